@@ -1,0 +1,91 @@
+# hprofan — plain Makefile. `make`, `make demo`, `make check`, `make bench`, `make install`.
+# Dependencies come from pkg-config; when one is missing, scripts/install-deps installs it.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+CC      ?= cc
+PKGS    := zlib libcjson libpcre2-8 ncursesw
+BUILD   ?= build
+SAN     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Wvla
+OPT     ?= -O2 -g
+HAVE_DEPS := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+ifeq ($(HAVE_DEPS),yes)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+endif
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) -Isrc $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRC := $(wildcard src/parser/*.c src/model/*.c src/analysis/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+HDRS    := $(wildcard src/*/*.h src/*.h)
+
+all: deps $(BUILD)/hprofan
+
+# Runs scripts/install-deps when pkg-config misses any library (CI machines start bare).
+deps:
+	@pkg-config --exists $(PKGS) 2>/dev/null || scripts/install-deps
+	@pkg-config --exists $(PKGS) || { echo "hprofan: missing build dependencies: $(PKGS)" >&2; exit 1; }
+
+.PHONY: all deps demo check check-fast unit clean bench install uninstall fuzz golden-update wall
+
+# Re-invoke make after deps are installed so pkg-config flags are evaluated.
+$(BUILD)/hprofan: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
+	@mkdir -p $(BUILD)
+	@if [ "$(HAVE_DEPS)" != yes ]; then $(MAKE) --no-print-directory $@; else \
+	  echo "  CC      $@"; \
+	  $(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(CLI_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm; fi
+
+# Sanitized build used by `make check`.
+$(BUILD)/san/hprofan: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
+	@mkdir -p $(BUILD)/san
+	@if [ "$(HAVE_DEPS)" != yes ]; then $(MAKE) --no-print-directory $@; else \
+	  echo "  CC      $@ (asan+ubsan)"; \
+	  $(CC) $(ALL_CFLAGS) -O1 $(SAN) -o $@ $(LIB_SRC) $(CLI_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm; fi
+
+SAMPLE := testdata/hprof/leakycache.hprof.gz
+
+demo: all
+	$(BUILD)/hprofan $(SAMPLE) --top 20
+
+# Unit tests (tests/unit/*.c each a program) linked against the library layers, sanitized.
+UNIT_SRC := $(wildcard tests/unit/*.c)
+HELPER_SRC := $(wildcard tests/helper/*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRC))
+
+$(BUILD)/san/unit/%: tests/unit/%.c $(LIB_SRC) $(HELPER_SRC) $(HDRS) $(wildcard tests/helper/*.h) Makefile
+	@mkdir -p $(BUILD)/san/unit
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Itests -o $@ $< $(LIB_SRC) $(HELPER_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+unit: deps $(UNIT_BIN)
+
+check: deps
+	@$(MAKE) --no-print-directory $(BUILD)/hprofan $(BUILD)/san/hprofan unit
+	@tests/run-all.sh $(BUILD)
+
+wall:
+	@tests/wall.sh
+
+bench: all
+	@bench/run.sh $(BUILD)/hprofan
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BUILD)/hprofan $(DESTDIR)$(BINDIR)/hprofan
+	install -m 644 man/hprofan.1 $(DESTDIR)$(MANDIR)/man1/hprofan.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hprofan $(DESTDIR)$(MANDIR)/man1/hprofan.1
+
+clean:
+	rm -rf $(BUILD)

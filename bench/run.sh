@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Benchmark hprofan on a large (>= 1 GB, >= 20 M objects) heap dump.
+#
+#   bench/run.sh path/to/hprofan
+#
+# The dump is generated once from bench/BigHeap.java and cached in
+# ${BENCH_DIR:-/tmp/hprofan-bench} (delete that directory to regenerate).
+# Environment:
+#   BENCH_DIR    cache directory                     (default /tmp/hprofan-bench)
+#   BENCH_XMX    generator JVM heap                  (default 6g)
+#   BENCH_SCALE  multiplies the generator's counts   (default 1.0)
+#
+# Each run is made with --stats; hprofan prints on stderr
+#   stats: bytes=N objects=N seconds=F peak_rss_kb=N model_bytes=N
+# which is turned into the table at the end. Exits 1 if a run fails.
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+  echo "usage: bench/run.sh path/to/hprofan" >&2
+  exit 2
+fi
+BIN=$1
+case "$BIN" in */*) ;; *) BIN=$(command -v "$BIN" || echo "$BIN") ;; esac
+if [ ! -x "$BIN" ]; then
+  echo "bench: $BIN: not an executable" >&2
+  exit 2
+fi
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+if ! command -v java >/dev/null 2>&1 || ! command -v jcmd >/dev/null 2>&1 ||
+   ! command -v javac >/dev/null 2>&1; then
+  echo "bench: no JDK on this machine; skipped"
+  exit 0
+fi
+
+BENCH_DIR=${BENCH_DIR:-/tmp/hprofan-bench}
+BENCH_XMX=${BENCH_XMX:-6g}
+BENCH_SCALE=${BENCH_SCALE:-1.0}
+DUMP="$BENCH_DIR/bigheap.hprof"
+META="$BENCH_DIR/bigheap.meta"
+MIN_BYTES=$((1024 * 1024 * 1024))
+mkdir -p "$BENCH_DIR"
+
+filesize() { wc -c <"$1" | tr -d ' '; }
+
+# ---------------------------------------------------------------- generate
+GEN_PID=""
+GEN_WORK=""
+# shellcheck disable=SC2317  # invoked by the EXIT trap
+gen_cleanup() {
+  if [ -n "$GEN_PID" ]; then kill "$GEN_PID" 2>/dev/null || true; fi
+  if [ -n "$GEN_WORK" ]; then rm -rf "$GEN_WORK"; fi
+}
+
+generate() {
+  local work pid t0
+  work=$(mktemp -d "$BENCH_DIR/gen.XXXXXX")
+  GEN_WORK=$work
+  trap gen_cleanup EXIT
+  rm -f "$DUMP" "$META"
+  echo "bench: generating heap dump in $BENCH_DIR (BigHeap, -Xmx$BENCH_XMX, scale $BENCH_SCALE)"
+  javac -d "$work/classes" "$HERE/BigHeap.java"
+  t0=$(date +%s)
+  java "-Xmx$BENCH_XMX" -XX:+UseParallelGC -cp "$work/classes" BigHeap "$BENCH_SCALE" \
+    >"$work/stdout" 2>"$work/stderr" &
+  pid=$!
+  GEN_PID=$pid
+  while ! grep -q '^READY' "$work/stdout" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "bench: generator JVM exited early:" >&2
+      cat "$work/stdout" "$work/stderr" >&2
+      exit 1
+    fi
+    sleep 1
+  done
+  echo "bench: generator: $(grep '^READY' "$work/stdout") ($(( $(date +%s) - t0 ))s)"
+  # The JVM's own count (the histogram forces a full GC, so only live objects).
+  jcmd "$pid" GC.class_histogram >"$work/histo.txt"
+  local total
+  total=$(awk '/^Total/ {print $2 " objects, " $3 " bytes"}' "$work/histo.txt")
+  echo "bench: JVM class histogram: $total"
+  t0=$(date +%s)
+  jcmd "$pid" GC.heap_dump "$work/bigheap.hprof" >"$work/jcmd.out"
+  if [ ! -s "$work/bigheap.hprof" ]; then
+    echo "bench: heap dump failed:" >&2
+    cat "$work/jcmd.out" >&2
+    exit 1
+  fi
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  GEN_PID=""
+  echo "bench: dumped $(filesize "$work/bigheap.hprof") bytes in $(( $(date +%s) - t0 ))s"
+  mv "$work/bigheap.hprof" "$DUMP"
+  {
+    echo "generator: $(grep '^READY' "$work/stdout")"
+    echo "histogram: $total"
+    echo "dump_bytes: $(filesize "$DUMP")"
+  } >"$META"
+  cp "$work/histo.txt" "$BENCH_DIR/bigheap.histo.txt"
+  rm -rf "$work"
+  GEN_WORK=""
+  trap - EXIT
+}
+
+if [ ! -s "$DUMP" ] || [ ! -s "$META" ]; then
+  generate
+else
+  echo "bench: using cached $DUMP"
+fi
+
+size=$(filesize "$DUMP")
+if [ "$size" -lt "$MIN_BYTES" ]; then
+  echo "bench: $DUMP is only $size bytes (< 1 GiB); delete $BENCH_DIR and raise BENCH_SCALE" >&2
+  exit 1
+fi
+echo "bench: dump $DUMP: $size bytes ($(awk -v b="$size" 'BEGIN {printf "%.2f", b / 1073741824}') GiB); $(grep '^histogram:' "$META")"
+
+# ---------------------------------------------------------------- runs
+TIME=""
+if [ -x /usr/bin/time ]; then
+  TIME=/usr/bin/time
+fi
+LOGS="$BENCH_DIR/logs"
+mkdir -p "$LOGS"
+ROWS=()
+FAILED=0
+
+# run NAME STDIN_FILE ARGS...  (STDIN_FILE "-" means none; otherwise piped with cat)
+run() {
+  local name=$1 input=$2 rc=0 t0 t1 rss="" line
+  shift 2
+  local err="$LOGS/$name.err" tf="$LOGS/$name.time"
+  local -a cmd=("$BIN" "$@")
+  if [ -n "$TIME" ]; then
+    cmd=("$TIME" -f %M -o "$tf" "${cmd[@]}")
+  fi
+  if [ "$input" = "-" ]; then
+    echo "bench: [$name] $BIN $*"
+  else
+    echo "bench: [$name] cat $input | $BIN $*"
+  fi
+  t0=$(date +%s.%N)
+  if [ "$input" = "-" ]; then
+    "${cmd[@]}" >"$LOGS/$name.out" 2>"$err" || rc=$?
+  else
+    # rc is hprofan's status, not cat's (cat gets SIGPIPE if hprofan stops early)
+    set +e
+    # shellcheck disable=SC2002  # a pipe on purpose: hprofan must not be able to seek
+    cat "$input" 2>/dev/null | "${cmd[@]}" >"$LOGS/$name.out" 2>"$err"
+    rc=${PIPESTATUS[1]}
+    set -e
+  fi
+  t1=$(date +%s.%N)
+  if [ "$rc" -ne 0 ]; then
+    echo "bench: [$name] exited with status $rc; stderr tail:" >&2
+    tail -5 "$err" >&2
+    FAILED=1
+  fi
+  if [ -n "$TIME" ] && [ -s "$tf" ]; then
+    rss=$(grep -E '^[0-9]+$' "$tf" | tail -1 || true)
+  fi
+  line=$(grep -E '(^|[^[:alnum:]_])stats: bytes=' "$err" | tail -1 | sed 's/^.*stats: /stats: /' || true)
+  ROWS+=("$(awk -v name="$name" -v rc="$rc" -v t0="$t0" -v t1="$t1" -v ext="$rss" \
+               -v hastime="${TIME:+1}" -v line="$line" '
+    function na(cond, fmt, v) { return cond ? sprintf(fmt, v) : "n/a" }
+    BEGIN {
+      n = split(line, kv, /[ \t]+/)
+      for (i = 1; i <= n; i++) if (split(kv[i], p, "=") == 2) s[p[1]] = p[2]
+      ok = ("bytes" in s) && ("objects" in s) && ("seconds" in s)
+      b = s["bytes"] + 0; o = s["objects"] + 0; sec = s["seconds"] + 0
+      rk = s["peak_rss_kb"] + 0; mb = s["model_bytes"] + 0
+      printf "%-12s %4s %8.2f %9s %8s %11s %10s", name, (rc == 0 ? "ok" : "rc=" rc), t1 - t0,
+        na(ok && sec > 0, "%.1f", b / sec / 1e6),
+        na(ok && o > 0, "%.1f", sec * 1e9 / o),
+        na(ok && ("peak_rss_kb" in s), "%.1f", rk / 1024),
+        (ok && ("model_bytes" in s)) ? (mb > 0 && o > 0 ? sprintf("%.1f", mb / o) : "-") : "n/a"
+      if (hastime) printf " %11s", (ext != "" ? sprintf("%.1f", ext / 1024) : "n/a")
+      printf "\n"
+    }')")
+}
+
+run top-first - "$DUMP" --top --quiet --stats
+run top-warm  - "$DUMP" --top --quiet --stats
+run top-stdin "$DUMP" - --top --quiet --stats
+run info      - info "$DUMP" --quiet --stats
+
+echo
+printf "%-12s %4s %8s %9s %8s %11s %10s" run rc wall_s MB/s ns/obj peak_rss_MB model_B/obj
+[ -n "$TIME" ] && printf " %11s" ext_rss_MB
+printf "\n"
+printf '%s\n' "${ROWS[@]}"
+echo "(MB/s and ns/obj from hprofan's own stats line; wall_s and ext_rss_MB measured outside; logs in $LOGS)"
+exit "$FAILED"

@@ -1,0 +1,93 @@
+/*
+ * cli.h — what the subcommands share: options, loading with progress and
+ * positioned errors, number formatting, regex filters, JSON output.
+ *
+ * Exit codes (the man page lists the same):
+ *   0 success, 1 bad or corrupt input / I/O error, 2 usage error,
+ *   3 truncated dump (without --salvage), 4 out of memory.
+ */
+#ifndef HP_CLI_H
+#define HP_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
+#include "parser/hprof.h"
+#include "model/heap.h"
+
+#define HP_SCHEMA "hprofan/1"
+
+enum { EXIT_OK = 0, EXIT_BAD = 1, EXIT_USAGE = 2, EXIT_TRUNC = 3, EXIT_NOMEM = 4 };
+
+struct cli_opts {
+	const char *file;
+	const char *command;
+	int top;                  /* rows to show; 0 all */
+	int top_given;
+	const char *sort;         /* count, shallow, name */
+	const char *filter, *exclude, *heap;
+	int json, quiet, salvage, stats, fast;
+	const char *output;       /* -o FILE */
+	int dump_index;
+	int size_kind;
+	int ref_size, header_size, align;
+};
+
+struct cli_cmd {
+	const char *name;
+	const char *usage;
+	int (*run)(struct cli_opts *o);
+};
+
+/* The result of loading a dump. */
+struct cli_load {
+	hp_heap *heap;
+	struct hp_stats stats;
+	uint64_t file_size;       /* on disk, 0 for a pipe */
+	const char *reader_kind;  /* "file", "gzip", "stream" */
+	uint64_t gzip_members;
+	int partial;              /* salvaged after an error */
+	char partial_msg[1024];
+	double seconds;
+};
+
+/* Opens, parses and finishes.  Prints the error and returns an exit code
+ * (non-zero) on failure; with --salvage a truncated or corrupt dump gives
+ * partial = 1 and 0. */
+int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L);
+void cli_load_release(struct cli_load *L);
+
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_print_stats(const struct cli_opts *o, const struct cli_load *L);
+
+/* "12,345" */
+const char *fmt_count(uint64_t v, char *buf, size_t n);
+/* "1.2 MiB" */
+const char *fmt_bytes(uint64_t v, char *buf, size_t n);
+/* "2018-01-14T12:47:39.123Z" */
+const char *fmt_time(uint64_t ms, char *buf, size_t n);
+
+/* PCRE2 class-name filter: NULL patterns match everything. */
+struct cli_filter;
+struct cli_filter *cli_filter_new(const char *include, const char *exclude);
+int cli_filter_match(const struct cli_filter *f, const char *name);
+void cli_filter_free(struct cli_filter *f);
+
+/* JSON helpers: exact 64-bit integers */
+void json_u64(cJSON *obj, const char *key, uint64_t v);
+cJSON *json_u64_item(uint64_t v);
+/* Writes text to -o FILE atomically (temp file + rename) or stdout. */
+int cli_write_output(const struct cli_opts *o, const char *text);
+/* Prints a JSON document (and frees it). */
+int cli_emit_json(const struct cli_opts *o, cJSON *doc);
+/* Escapes control characters and invalid UTF-8 for the terminal. */
+const char *safe_text(const char *s, char *buf, size_t n);
+
+cJSON *json_size_model(const hp_heap *h);
+cJSON *json_begin(const char *command, const struct cli_opts *o, const struct cli_load *L);
+
+int cmd_top(struct cli_opts *o);
+int cmd_info(struct cli_opts *o);
+
+#endif

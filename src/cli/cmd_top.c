@@ -1,0 +1,218 @@
+/* hprofan FILE --top [N]: the class histogram, one streaming pass. */
+#include "cli/cli.h"
+#include "parser/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct trow {
+	const struct hp_hrow *r;
+	const char *name;
+	const char *heap;
+	uint64_t count, shallow;
+};
+
+static int by_shallow(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->heap, y->heap);
+}
+
+int cmd_top(struct cli_opts *o)
+{
+	int (*cmp)(const void *, const void *) = by_shallow;
+	if (!o->sort || strcmp(o->sort, "shallow") == 0)
+		cmp = by_shallow;
+	else if (strcmp(o->sort, "count") == 0)
+		cmp = by_count;
+	else if (strcmp(o->sort, "name") == 0)
+		cmp = by_name;
+	else {
+		cli_error("--sort=%s: expected count, shallow or name", o->sort);
+		return EXIT_USAGE;
+	}
+	struct cli_filter *flt = NULL;
+	if ((o->filter || o->exclude) && !(flt = cli_filter_new(o->filter, o->exclude)))
+		return EXIT_USAGE;
+
+	struct cli_load L;
+	int rc = cli_load_dump(o, 0, &L);
+	if (rc) {
+		cli_filter_free(flt);
+		cli_load_release(&L);
+		return rc;
+	}
+	hp_heap *h = L.heap;
+	int android = h->header.version == 3;
+	int heap_filter = -1;
+	if (o->heap) {
+		for (unsigned i = 0; i < h->nheaps; i++)
+			if (strcmp(h->heap_names[i], o->heap) == 0)
+				heap_filter = (int)i;
+		if (heap_filter < 0) {
+			cli_error("%s: --heap %s: no such heap (the dump has:%s%s%s%s)", o->file, o->heap,
+				  h->nheaps > 0 ? " " : "", h->nheaps > 0 ? h->heap_names[0] : "",
+				  h->nheaps > 1 ? ", " : "", h->nheaps > 1 ? h->heap_names[1] : "");
+			cli_filter_free(flt);
+			cli_load_release(&L);
+			return EXIT_USAGE;
+		}
+	}
+	struct trow *rows = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *rows);
+	if (!rows) {
+		cli_error("out of memory");
+		cli_filter_free(flt);
+		cli_load_release(&L);
+		return EXIT_NOMEM;
+	}
+	size_t n = 0;
+	uint64_t tot_count = 0, tot_shallow = 0, all_shallow = 0;
+	for (size_t i = 0; i < h->nrows; i++) {
+		const struct hp_hrow *r = &h->rows[i];
+		uint64_t cnt = r->count + r->class_objs;
+		if (!cnt)
+			continue;
+		if (heap_filter >= 0 && r->heap != heap_filter)
+			continue;
+		all_shallow += r->shallow;
+		const char *name = h->classes[r->cls].name;
+		if (!cli_filter_match(flt, name))
+			continue;
+		rows[n].r = r;
+		rows[n].name = name;
+		rows[n].heap = h->heap_names[r->heap];
+		rows[n].count = cnt;
+		rows[n].shallow = r->shallow;
+		tot_count += cnt;
+		tot_shallow += r->shallow;
+		n++;
+	}
+	qsort(rows, n, sizeof *rows, cmp);
+	size_t shown = o->top > 0 && (size_t)o->top < n ? (size_t)o->top : n;
+
+	if (o->json) {
+		cJSON *j = json_begin("top", o, &L);
+		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+		cJSON_AddStringToObject(j, "sort", o->sort ? o->sort : "shallow");
+		if (o->filter)
+			cJSON_AddStringToObject(j, "filter", o->filter);
+		if (o->exclude)
+			cJSON_AddStringToObject(j, "exclude", o->exclude);
+		if (o->heap)
+			cJSON_AddStringToObject(j, "heap", o->heap);
+		cJSON *tot = cJSON_AddObjectToObject(j, "total");
+		json_u64(tot, "classes", n);
+		json_u64(tot, "instances", tot_count);
+		json_u64(tot, "shallow", tot_shallow);
+		json_u64(tot, "heap_shallow", all_shallow);
+		json_u64(j, "shown", shown);
+		cJSON *arr = cJSON_AddArrayToObject(j, "classes");
+		for (size_t i = 0; i < shown; i++) {
+			cJSON *e = cJSON_CreateObject();
+			json_u64(e, "rank", i + 1);
+			cJSON_AddStringToObject(e, "class", rows[i].name);
+			if (android)
+				cJSON_AddStringToObject(e, "heap", rows[i].heap);
+			json_u64(e, "instances", rows[i].count);
+			json_u64(e, "shallow", rows[i].shallow);
+			json_u64(e, "largest", rows[i].r->max_shallow);
+			cJSON_AddNumberToObject(e, "percent",
+				all_shallow ? (double)(int64_t)(10000.0 * rows[i].shallow / all_shallow) / 100.0 : 0.0);
+			cJSON_AddItemToArray(arr, e);
+		}
+		cJSON *w = cJSON_AddArrayToObject(j, "warnings");
+		for (size_t i = 0; i < h->nwarnings; i++)
+			cJSON_AddItemToArray(w, cJSON_CreateString(h->warnings[i]));
+		rc = cli_emit_json(o, j);
+	} else {
+		/* build the table in memory so -o can write it atomically */
+		size_t cap = 4096 + shown * 256, len = 0;
+		char *out = hp_malloc(cap);
+		if (!out) {
+			rc = EXIT_NOMEM;
+			goto done;
+		}
+		char a[32], b[32], nm[1024];
+		int cw = 9;     /* width of the instances column */
+		for (size_t i = 0; i < shown; i++) {
+			int l = (int)strlen(fmt_count(rows[i].count, a, sizeof a));
+			if (l > cw)
+				cw = l;
+		}
+		int hw = 0;
+		if (android) {
+			hw = 4;
+			for (unsigned i = 0; i < h->nheaps; i++)
+				if ((int)strlen(h->heap_names[i]) > hw)
+					hw = (int)strlen(h->heap_names[i]);
+		}
+#define OUT(...) do { int k_ = snprintf(out + len, cap - len, __VA_ARGS__); \
+		if (k_ > 0) len += (size_t)k_ < cap - len ? (size_t)k_ : cap - len - 1; } while (0)
+		if (L.partial)
+			OUT("warning: partial result: the dump could not be read to its end (--salvage)\n");
+		if (android)
+			OUT("%5s  %*s  %10s  %6s  %-*s  %s\n", "rank", cw, "instances", "shallow", "%", hw, "heap", "class");
+		else
+			OUT("%5s  %*s  %10s  %6s  %s\n", "rank", cw, "instances", "shallow", "%", "class");
+		for (size_t i = 0; i < shown; i++) {
+			double pct = all_shallow ? 100.0 * rows[i].shallow / all_shallow : 0;
+			safe_text(rows[i].name, nm, sizeof nm);
+			if (android)
+				OUT("%5zu  %*s  %10s  %5.1f%%  %-*s  %s\n", i + 1, cw, fmt_count(rows[i].count, a, sizeof a),
+				    fmt_bytes(rows[i].shallow, b, sizeof b), pct, hw, rows[i].heap, nm);
+			else
+				OUT("%5zu  %*s  %10s  %5.1f%%  %s\n", i + 1, cw, fmt_count(rows[i].count, a, sizeof a),
+				    fmt_bytes(rows[i].shallow, b, sizeof b), pct, nm);
+			if (cap - len < 2048) {
+				char *no = hp_realloc(out, cap * 2);
+				if (!no) {
+					hp_free(out);
+					rc = EXIT_NOMEM;
+					goto done;
+				}
+				out = no;
+				cap *= 2;
+			}
+		}
+		char c1[32];
+		OUT("%5s  %*s  %10s  %5.1f%%  %s classes%s (size model %s: ref %u, header %u, align %u)\n", "total", cw,
+		    fmt_count(tot_count, a, sizeof a), fmt_bytes(tot_shallow, b, sizeof b),
+		    all_shallow ? 100.0 * tot_shallow / all_shallow : 0.0, fmt_count(n, c1, sizeof c1),
+		    shown < n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
+		    h->size.ref_size, h->size.header, h->size.align);
+#undef OUT
+		rc = cli_write_output(o, out);
+		hp_free(out);
+		for (size_t i = 0; i < h->nwarnings && !o->quiet; i++)
+			cli_warn("%s", h->warnings[i]);
+	}
+done:
+	if (rc == EXIT_NOMEM)
+		cli_error("out of memory");
+	cli_print_stats(o, &L);
+	hp_free(rows);
+	cli_filter_free(flt);
+	cli_load_release(&L);
+	return rc;
+}

@@ -1,0 +1,491 @@
+#include "cli/cli.h"
+#include "parser/alloc.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("hprofan: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("hprofan: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *fmt_count(uint64_t v, char *buf, size_t n)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 1 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0 && o + 2 < n)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *fmt_bytes(uint64_t v, char *buf, size_t n)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (v < 1024) {
+		snprintf(buf, n, "%llu B", (unsigned long long)v);
+		return buf;
+	}
+	double d = (double)v;
+	int u = 0;
+	while (d >= 1024 && u < 6) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, n, d < 10 ? "%.2f %s" : d < 100 ? "%.1f %s" : "%.0f %s", d, units[u]);
+	return buf;
+}
+
+const char *fmt_time(uint64_t ms, char *buf, size_t n)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, n, "?");
+		return buf;
+	}
+	char d[32];
+	strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, n, "%s.%03uZ", d, (unsigned)(ms % 1000));
+	return buf;
+}
+
+/* Control characters, escape sequences and invalid UTF-8 never reach the
+ * terminal raw: they are shown as \xNN. */
+const char *safe_text(const char *s, char *buf, size_t n)
+{
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p && o + 5 < n) {
+		unsigned c = *p;
+		size_t len = 0;
+		if (c >= 0x20 && c < 0x7f) {
+			buf[o++] = (char)c;
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4;
+		int ok = len > 0;
+		for (size_t k = 1; ok && k < len; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				ok = 0;
+		if (ok && len == 3 && c == 0xed && p[1] >= 0xa0)
+			ok = 0;     /* surrogates (modified UTF-8) are not printable as is */
+		if (ok && o + len < n) {
+			memcpy(buf + o, p, len);
+			o += len;
+			p += len;
+			continue;
+		}
+		o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+		p++;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* ---- progress ------------------------------------------------------- */
+
+struct progress {
+	int enabled, shown;
+	double start, last;
+	uint64_t total;
+	const char *name;
+};
+
+static void progress_cb(void *ud, uint64_t done)
+{
+	struct progress *p = ud;
+	if (!p->enabled)
+		return;
+	double t = now();
+	if (t - p->start < 1.0 || t - p->last < 0.25)
+		return;
+	p->last = t;
+	p->shown = 1;
+	double rate = done / (t - p->start);
+	char a[32], b[32], r[32];
+	if (p->total && done <= p->total) {
+		double eta = rate > 0 ? (p->total - done) / rate : 0;
+		fprintf(stderr, "\rhprofan: reading %s: %s of %s (%.0f%%), %s/s, ETA %.0fs   ",
+			p->name, fmt_bytes(done, a, sizeof a), fmt_bytes(p->total, b, sizeof b),
+			100.0 * done / p->total, fmt_bytes((uint64_t)rate, r, sizeof r), eta);
+	} else {
+		fprintf(stderr, "\rhprofan: reading %s: %s, %s/s   ", p->name,
+			fmt_bytes(done, a, sizeof a), fmt_bytes((uint64_t)rate, r, sizeof r));
+	}
+	fflush(stderr);
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* ---- loading -------------------------------------------------------- */
+
+static int exit_for(int code)
+{
+	switch (code) {
+	case HP_ETRUNC: return EXIT_TRUNC;
+	case HP_ENOMEM: return EXIT_NOMEM;
+	case HP_EUSAGE: return EXIT_USAGE;
+	default: return EXIT_BAD;
+	}
+}
+
+static void format_error(const char *file, const struct hp_error *e, char *buf, size_t n)
+{
+	if (e->has_pos) {
+		char where[160] = "";
+		if (e->record) {
+			const char *tn = e->tag >= 0 ? hp_tag_name(e->tag) : NULL;
+			if (tn)
+				snprintf(where, sizeof where, " (record %llu, %s)", (unsigned long long)e->record, tn);
+			else if (e->tag >= 0)
+				snprintf(where, sizeof where, " (record %llu, tag 0x%02x)", (unsigned long long)e->record, e->tag);
+			else
+				snprintf(where, sizeof where, " (record %llu)", (unsigned long long)e->record);
+		} else {
+			snprintf(where, sizeof where, " (header)");
+		}
+		snprintf(buf, n, "%s: offset %llu (0x%llx)%s: %s", file, (unsigned long long)e->offset,
+			 (unsigned long long)e->offset, where, e->msg);
+	} else {
+		snprintf(buf, n, "%s: %s", file, e->msg);
+	}
+}
+
+int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
+{
+	memset(L, 0, sizeof *L);
+	struct hp_error err;
+	hp_error_clear(&err);
+	char msg[900];
+	double t0 = now();
+	hp_reader *r = NULL;
+	int rc = hp_reader_open(&r, o->file, &err);
+	if (rc) {
+		format_error(o->file, &err, msg, sizeof msg);
+		cli_error("%s", msg);
+		return exit_for(rc);
+	}
+	L->file_size = r->file_size;
+	L->reader_kind = hp_reader_kind_name(r);
+
+	struct hp_heap_opts ho;
+	hp_heap_opts_init(&ho);
+	ho.build_objects = build_objects;
+	ho.size_kind = o->size_kind;
+	ho.ref_size = o->ref_size;
+	ho.header_size = o->header_size;
+	ho.align = o->align;
+	ho.dump_index = o->dump_index;
+	L->heap = hp_heap_new(&ho);
+	if (!L->heap) {
+		hp_reader_free(r);
+		cli_error("%s: out of memory", o->file);
+		return EXIT_NOMEM;
+	}
+	struct hp_sink sink;
+	hp_heap_sink(L->heap, &sink);
+	struct progress pr = { .enabled = !o->quiet && isatty(2), .start = t0, .last = 0,
+			       .total = r->file_size, .name = o->file };
+	struct hp_parse_opts po;
+	hp_parse_opts_init(&po);
+	po.dump_index = o->dump_index;
+	po.progress = progress_cb;
+	po.progress_ud = &pr;
+	rc = hp_parse(r, &sink, &po, &L->stats, &err);
+	progress_end(&pr);
+	L->gzip_members = r->z_members;
+	hp_reader_free(r);
+	if (rc) {
+		format_error(o->file, &err, msg, sizeof msg);
+		if (!o->salvage || rc == HP_ENOMEM || rc == HP_EIO || rc == HP_EFORMAT || !L->stats.records) {
+			cli_error("%s", msg);
+			if (rc == HP_ETRUNC)
+				fprintf(stderr, "hprofan: the dump is truncated; --salvage analyses what precedes offset %llu\n",
+					(unsigned long long)err.offset);
+			else if (rc == HP_ECORRUPT && !o->salvage)
+				fprintf(stderr, "hprofan: --salvage analyses what precedes offset %llu\n",
+					(unsigned long long)err.offset);
+			return exit_for(rc);
+		}
+		L->partial = 1;
+		snprintf(L->partial_msg, sizeof L->partial_msg, "%s", msg);
+		cli_warn("%s", msg);
+		cli_warn("--salvage: analysing the %llu bytes before offset %llu; figures are partial",
+			 (unsigned long long)err.offset, (unsigned long long)err.offset);
+	}
+	if (o->dump_index > 0 && (unsigned)o->dump_index >= L->stats.ndumps) {
+		cli_error("%s: --dump %d: the file holds %u heap dump%s", o->file, o->dump_index,
+			  L->stats.ndumps, L->stats.ndumps == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	hp_error_clear(&err);
+	rc = hp_heap_finish(L->heap, &err);
+	if (rc) {
+		cli_error("%s: %s", o->file, err.msg);
+		return exit_for(rc);
+	}
+	L->seconds = now() - t0;
+	return EXIT_OK;
+}
+
+void cli_load_release(struct cli_load *L)
+{
+	hp_heap_free(L->heap);
+	hp_stats_release(&L->stats);
+	memset(L, 0, sizeof *L);
+}
+
+void cli_print_stats(const struct cli_opts *o, const struct cli_load *L)
+{
+	if (!o->stats)
+		return;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	const hp_heap *h = L->heap;
+	uint64_t objs = h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs;
+	fprintf(stderr, "stats: bytes=%llu objects=%llu seconds=%.6f peak_rss_kb=%ld model_bytes=%llu\n",
+		(unsigned long long)L->stats.bytes, (unsigned long long)objs, L->seconds,
+		ru.ru_maxrss, (unsigned long long)hp_heap_model_bytes(h));
+}
+
+/* ---- filters -------------------------------------------------------- */
+
+struct cli_filter {
+	pcre2_code *inc, *exc;
+	pcre2_match_data *md;
+};
+
+static pcre2_code *compile(const char *pat, const char *opt)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+	if (!re) {
+		PCRE2_UCHAR m[256];
+		pcre2_get_error_message(ec, m, sizeof m);
+		cli_error("%s '%s': bad regular expression at offset %zu: %s", opt, pat, (size_t)eo, (char *)m);
+	}
+	return re;
+}
+
+struct cli_filter *cli_filter_new(const char *include, const char *exclude)
+{
+	struct cli_filter *f = hp_calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	if (include && !(f->inc = compile(include, "--filter")))
+		goto fail;
+	if (exclude && !(f->exc = compile(exclude, "--exclude")))
+		goto fail;
+	f->md = pcre2_match_data_create(4, NULL);
+	if (!f->md)
+		goto fail;
+	return f;
+fail:
+	cli_filter_free(f);
+	return NULL;
+}
+
+int cli_filter_match(const struct cli_filter *f, const char *name)
+{
+	if (!f)
+		return 1;
+	size_t n = strlen(name);
+	if (f->inc && pcre2_match(f->inc, (PCRE2_SPTR)name, n, 0, PCRE2_NO_UTF_CHECK * 0, f->md, NULL) < 0)
+		return 0;
+	if (f->exc && pcre2_match(f->exc, (PCRE2_SPTR)name, n, 0, 0, f->md, NULL) >= 0)
+		return 0;
+	return 1;
+}
+
+void cli_filter_free(struct cli_filter *f)
+{
+	if (!f)
+		return;
+	pcre2_code_free(f->inc);
+	pcre2_code_free(f->exc);
+	pcre2_match_data_free(f->md);
+	hp_free(f);
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+cJSON *json_u64_item(uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+	return cJSON_CreateRaw(b);
+}
+
+void json_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	cJSON_AddItemToObject(obj, key, json_u64_item(v));
+}
+
+int cli_write_output(const struct cli_opts *o, const char *text)
+{
+	if (!o->output || strcmp(o->output, "-") == 0) {
+		if (fputs(text, stdout) == EOF || fflush(stdout) == EOF) {
+			cli_error("cannot write to standard output: %s", strerror(errno));
+			return EXIT_BAD;
+		}
+		return EXIT_OK;
+	}
+	size_t n = strlen(o->output);
+	char *tmp = hp_malloc(n + 32);
+	if (!tmp) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	snprintf(tmp, n + 32, "%s.tmp.XXXXXX", o->output);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_error("cannot create %s: %s", tmp, strerror(errno));
+		hp_free(tmp);
+		return EXIT_BAD;
+	}
+	size_t len = strlen(text), off = 0;
+	int ok = 1;
+	while (off < len) {
+		ssize_t k = write(fd, text + off, len - off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			ok = 0;
+			break;
+		}
+		off += (size_t)k;
+	}
+	if (ok && fsync(fd) != 0 && errno != EINVAL)
+		ok = 0;
+	fchmod(fd, 0644 & ~0);
+	if (close(fd) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, o->output) != 0) {
+		cli_error("cannot write %s: %s", o->output, strerror(errno));
+		unlink(tmp);
+		hp_free(tmp);
+		return EXIT_BAD;
+	}
+	hp_free(tmp);
+	return EXIT_OK;
+}
+
+int cli_emit_json(const struct cli_opts *o, cJSON *doc)
+{
+	if (!doc) {
+		cli_error("out of memory building JSON");
+		return EXIT_NOMEM;
+	}
+	char *s = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if (!s) {
+		cli_error("out of memory printing JSON");
+		return EXIT_NOMEM;
+	}
+	size_t n = strlen(s);
+	char *t = hp_malloc(n + 2);
+	if (!t) {
+		cJSON_free(s);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	memcpy(t, s, n);
+	t[n] = '\n';
+	t[n + 1] = '\0';
+	cJSON_free(s);
+	int rc = cli_write_output(o, t);
+	hp_free(t);
+	return rc;
+}
+
+static const char *source_name(int s)
+{
+	return s == 2 ? "option" : s == 1 ? "inferred" : "default";
+}
+
+cJSON *json_size_model(const hp_heap *h)
+{
+	const struct hp_size_model *m = &h->size;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "name", hp_size_kind_name(m->kind));
+	json_u64(j, "id_size", m->id_size);
+	json_u64(j, "ref_size", m->ref_size);
+	cJSON_AddStringToObject(j, "ref_size_source", source_name(m->ref_source));
+	json_u64(j, "header", m->header);
+	cJSON_AddStringToObject(j, "header_source", source_name(m->header_source));
+	json_u64(j, "array_header", m->array_header);
+	json_u64(j, "align", m->align);
+	cJSON_AddStringToObject(j, "align_source", source_name(m->align_source));
+	json_u64(j, "id_gcd", m->gcd);
+	if (m->compressed_evidence)
+		json_u64(j, "compressed_refs_evidence_offset", m->compressed_evidence);
+	if (m->kind == HP_SIZE_AHAT)
+		json_u64(j, "class_instance_size", m->class_instance_size);
+	return j;
+}
+
+cJSON *json_begin(const char *command, const struct cli_opts *o, const struct cli_load *L)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
+	cJSON_AddStringToObject(j, "command", command);
+	cJSON_AddStringToObject(j, "file", o->file);
+	cJSON_AddStringToObject(j, "format", L->stats.header.format);
+	json_u64(j, "id_size", L->stats.header.id_size);
+	cJSON_AddBoolToObject(j, "partial", L->partial);
+	if (L->partial)
+		cJSON_AddStringToObject(j, "partial_reason", L->partial_msg);
+	if (L->stats.parsed_dump >= 0)
+		json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
+	return j;
+}

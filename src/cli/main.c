@@ -1,0 +1,230 @@
+/* hprofan: argv, the command table, exit codes. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HPROFAN_VERSION "0.1.0"
+
+static const struct cli_cmd commands[] = {
+	{ "top", "hprofan [top] FILE [--top [N]] [--sort=count|shallow|name] [--filter RE] [--exclude RE] [--heap NAME]", cmd_top },
+	{ "info", "hprofan info FILE", cmd_info },
+};
+
+static const char usage_text[] =
+"usage: hprofan FILE [--top [N]] [options]     class histogram (default 20 rows)\n"
+"       hprofan info FILE [options]             what the dump holds\n"
+"       hprofan help [COMMAND] | --help | --version\n"
+"\n"
+"FILE is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for standard input.\n"
+"\n"
+"options:\n"
+"  --top [N]              show the N largest classes (default 20; 0 shows all)\n"
+"  --sort=KEY             count, shallow (default) or name\n"
+"  --filter RE            only classes whose name matches the PCRE2 pattern RE\n"
+"  --exclude RE           leave out classes whose name matches RE\n"
+"  --heap NAME            Android: only the objects of heap NAME (app, zygote, image)\n"
+"  --dump N               analyse heap dump N of the file (0-based; default 0)\n"
+"  --size-model=MODEL     mat (HotSpot default), ahat (Android default) or raw\n"
+"  --ref-size N           reference size in bytes (default: inferred)\n"
+"  --header-size N        object header size in bytes (default: inferred)\n"
+"  --align N              object alignment in bytes (default: inferred)\n"
+"  --json                 write JSON (schema hprofan/1) instead of a table\n"
+"  -o FILE                write the output to FILE (atomically)\n"
+"  --salvage              analyse a truncated or corrupt dump up to the break\n"
+"  --quiet                no progress display\n"
+"  --stats                print time, throughput and peak memory on stderr\n"
+"  -h, --help             this help\n"
+"  --version              the version\n"
+"\n"
+"exit status: 0 success, 1 bad or corrupt input, 2 usage error, 3 truncated dump,\n"
+"4 out of memory.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("hprofan: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nhprofan: try 'hprofan --help'\n", stderr);
+	return EXIT_USAGE;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* --name=value or --name value */
+static const char *optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, n) == 0 && a[n] == '=')
+		return a + n + 1;
+	if (strcmp(a, name) == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int matches(const char *a, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o;
+	memset(&o, 0, sizeof o);
+	o.top = 20;
+	const char *positional[4];
+	int npos = 0;
+	int help = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v;
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (npos >= 4)
+				return usage_error("too many arguments: %s", a);
+			positional[npos++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			while (++i < argc && npos < 4)
+				positional[npos++] = argv[i];
+			break;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			help = 1;
+		} else if (strcmp(a, "--version") == 0) {
+			printf("hprofan %s\n", HPROFAN_VERSION);
+			return EXIT_OK;
+		} else if (matches(a, "--top")) {
+			o.top_given = 1;
+			if (a[5] == '=') {
+				if (parse_int(a + 6, 0, INT_MAX, &o.top))
+					return usage_error("--top: expected a number, got '%s'", a + 6);
+			} else if (i + 1 < argc && is_number(argv[i + 1])) {
+				if (parse_int(argv[++i], 0, INT_MAX, &o.top))
+					return usage_error("--top: number too large: %s", argv[i]);
+			}
+		} else if (matches(a, "--sort")) {
+			if (!(v = optval(argc, argv, &i, "--sort")))
+				return usage_error("%s needs a value: count, shallow or name", a);
+			o.sort = v;
+		} else if (matches(a, "--filter")) {
+			if (!(v = optval(argc, argv, &i, "--filter")))
+				return usage_error("%s needs a regular expression", a);
+			o.filter = v;
+		} else if (matches(a, "--exclude")) {
+			if (!(v = optval(argc, argv, &i, "--exclude")))
+				return usage_error("%s needs a regular expression", a);
+			o.exclude = v;
+		} else if (matches(a, "--heap")) {
+			if (!(v = optval(argc, argv, &i, "--heap")))
+				return usage_error("%s needs a heap name", a);
+			o.heap = v;
+		} else if (matches(a, "--dump")) {
+			if (!(v = optval(argc, argv, &i, "--dump")) || parse_int(v, 0, INT_MAX, &o.dump_index))
+				return usage_error("%s needs a dump number (0, 1, ...)", a);
+		} else if (matches(a, "--size-model")) {
+			if (!(v = optval(argc, argv, &i, "--size-model")))
+				return usage_error("%s needs a value: mat, ahat or raw", a);
+			if (!strcmp(v, "mat"))
+				o.size_kind = HP_SIZE_MAT;
+			else if (!strcmp(v, "ahat"))
+				o.size_kind = HP_SIZE_AHAT;
+			else if (!strcmp(v, "raw"))
+				o.size_kind = HP_SIZE_RAW;
+			else
+				return usage_error("--size-model=%s: expected mat, ahat or raw", v);
+		} else if (matches(a, "--ref-size")) {
+			if (!(v = optval(argc, argv, &i, "--ref-size")) || parse_int(v, 4, 8, &o.ref_size) ||
+			    (o.ref_size != 4 && o.ref_size != 8))
+				return usage_error("%s needs 4 or 8", a);
+		} else if (matches(a, "--header-size")) {
+			if (!(v = optval(argc, argv, &i, "--header-size")) || parse_int(v, 0, 64, &o.header_size))
+				return usage_error("%s needs a size in bytes (0..64)", a);
+		} else if (matches(a, "--align")) {
+			if (!(v = optval(argc, argv, &i, "--align")) || parse_int(v, 1, 256, &o.align) ||
+			    (o.align & (o.align - 1)))
+				return usage_error("%s needs a power of two from 1 to 256", a);
+		} else if (strcmp(a, "--json") == 0) {
+			o.json = 1;
+		} else if (strcmp(a, "-o") == 0 || matches(a, "--output")) {
+			if (strcmp(a, "-o") == 0) {
+				if (i + 1 >= argc)
+					return usage_error("%s needs a file name", a);
+				o.output = argv[++i];
+			} else if (!(o.output = optval(argc, argv, &i, "--output"))) {
+				return usage_error("%s needs a file name", a);
+			}
+		} else if (strcmp(a, "--salvage") == 0) {
+			o.salvage = 1;
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			o.quiet = 1;
+		} else if (strcmp(a, "--stats") == 0) {
+			o.stats = 1;
+		} else if (strcmp(a, "--fast") == 0) {
+			o.fast = 1;
+		} else {
+			return usage_error("unknown option: %s", a);
+		}
+	}
+
+	const struct cli_cmd *cmd = NULL;
+	int first = 0;
+	if (npos > 0) {
+		if (strcmp(positional[0], "help") == 0) {
+			if (npos > 1) {
+				for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+					if (strcmp(commands[k].name, positional[1]) == 0) {
+						printf("usage: %s\n", commands[k].usage);
+						return EXIT_OK;
+					}
+				return usage_error("help: no such command: %s", positional[1]);
+			}
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+			if (strcmp(commands[k].name, positional[0]) == 0) {
+				cmd = &commands[k];
+				first = 1;
+			}
+	}
+	if (help) {
+		if (cmd)
+			printf("usage: %s\n", cmd->usage);
+		else
+			fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	if (!cmd)
+		cmd = &commands[0];
+	if (npos - first < 1)
+		return usage_error("%s", npos ? "missing the dump file" : "missing the dump file: hprofan FILE --top");
+	if (npos - first > 1)
+		return usage_error("unexpected argument: %s", positional[first + 1]);
+	o.file = positional[first];
+	o.command = cmd->name;
+	return cmd->run(&o);
+}

@@ -1,0 +1,506 @@
+/*
+ * finish.c — after the parse: names, super chains, the size model, the
+ * histogram sums and the sorted object table with its id index.
+ *
+ * Size models (the man page documents the same):
+ *  mat  (HotSpot default, Eclipse MAT's): pointer = id size, ref = 4 when an
+ *       object array starts inside where the previous one would end with
+ *       8-byte references, else the id size; header = pointer + ref;
+ *       align = largest power of two dividing the GCD of id differences,
+ *       clamped to 8..256.  Instance = align(level sizes up the super chain,
+ *       each level aligned to ref), object array = align(header + 4 + n*ref),
+ *       primitive array = align(align(header + 4, ref) + n*elem),
+ *       class object = align(static field bytes).
+ *  ahat (Android default): instance = CLASS DUMP instance size; arrays =
+ *       elements only; class object = java.lang.Class instance size + statics.
+ *  raw: the bytes the dump holds: instance field bytes, array elements,
+ *       static values; no header, no alignment.
+ */
+#include "model/heap.h"
+#include "parser/alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a <= 1 ? v : (v + a - 1) / a * a;
+}
+
+static int resolve_names(hp_heap *h)
+{
+	for (size_t i = 0; i < h->nclasses; i++) {
+		struct hp_class *c = &h->classes[i];
+		if (!c->name) {
+			uint32_t n;
+			const char *s = hp_heap_string(h, c->name_sid, &n);
+			if (s)
+				c->name = hp_java_name(s, n);
+			else {
+				char buf[48];
+				snprintf(buf, sizeof buf, "<unknown class 0x%llx>", (unsigned long long)c->id);
+				c->name = hp_strdup(buf);
+			}
+			if (!c->name)
+				return HP_ENOMEM;
+		}
+		if (h->jlc == HP_NONE && strcmp(c->name, "java.lang.Class") == 0 && !c->synthetic)
+			h->jlc = (uint32_t)i;
+		if (h->jlo == HP_NONE && strcmp(c->name, "java.lang.Object") == 0)
+			h->jlo = (uint32_t)i;
+		if (c->kind == HP_CK_INSTANCE) {
+			size_t nl = strlen(c->name);
+			if (nl > 2 && strcmp(c->name + nl - 2, "[]") == 0)
+				c->kind = HP_CK_OBJARRAY;
+		}
+		if (!c->dumped && !c->synthetic && c->kind == HP_CK_INSTANCE && c->row != HP_NONE) {
+			uint64_t cnt = 0;
+			for (uint32_t r = c->row; r != HP_NONE; r = h->rows[r].next)
+				cnt += h->rows[r].count;
+			h->missing_class_objects += cnt;
+			HP_TRY(hp_heap_add_warning(h, "%llu instances of class 0x%llx (%s), which has no CLASS DUMP; their size is unknown",
+						   (unsigned long long)cnt, (unsigned long long)c->id, c->name));
+		}
+		if (c->dumped && c->super_id) {
+			uint32_t s = hp_idmap_get(&h->class_map, c->super_id);
+			c->super = s == HP_IDMAP_NONE ? HP_NONE : s;
+			if (s == HP_IDMAP_NONE || !h->classes[s].dumped)
+				HP_TRY(hp_heap_add_warning(h, "class %s: super class 0x%llx has no CLASS DUMP",
+							   c->name, (unsigned long long)c->super_id));
+		}
+	}
+	if (h->jlc == HP_NONE && h->n_classobjs) {
+		size_t i;
+		for (i = 0; i < h->nclasses; i++)
+			if (h->classes[i].synthetic && strcmp(h->classes[i].name, "java.lang.Class") == 0)
+				break;
+		if (i == h->nclasses) {
+			if (h->nclasses >= h->classes_cap) {
+				size_t nc = h->classes_cap ? h->classes_cap * 2 : 16;
+				struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
+				if (!n)
+					return HP_ENOMEM;
+				h->classes = n;
+				h->classes_cap = nc;
+			}
+			struct hp_class *c = &h->classes[h->nclasses];
+			memset(c, 0, sizeof *c);
+			c->super = HP_NONE;
+			c->row = HP_NONE;
+			c->synthetic = 1;
+			if (!(c->name = hp_strdup("java.lang.Class")))
+				return HP_ENOMEM;
+			h->nclasses++;
+		}
+		h->jlc = (uint32_t)i;
+	}
+	return HP_OK;
+}
+
+static unsigned largest_pow2_divisor(uint64_t g)
+{
+	if (!g)
+		return 8;
+	uint64_t p = g & (~g + 1);
+	if (p < 8)
+		p = 8;
+	if (p > 256)
+		p = 256;
+	return (unsigned)p;
+}
+
+static void decide_model(hp_heap *h)
+{
+	struct hp_size_model *m = &h->size;
+	const struct hp_heap_opts *o = &h->opts;
+	memset(m, 0, sizeof *m);
+	m->id_size = h->I;
+	m->kind = o->size_kind;
+	if (m->kind == HP_SIZE_AUTO)
+		m->kind = h->header.version == 3 ? HP_SIZE_AHAT : HP_SIZE_MAT;
+	m->gcd = h->gcd;
+	m->compressed_evidence = h->found_compressed ? h->compressed_at : 0;
+	switch (m->kind) {
+	case HP_SIZE_MAT:
+		m->ref_size = h->found_compressed ? 4 : h->I;
+		m->ref_source = h->I == 8 ? 1 : 0;
+		m->header = h->I + m->ref_size;
+		m->header_source = 1;
+		m->align = largest_pow2_divisor(h->gcd);
+		m->align_source = 1;
+		break;
+	default:   /* ahat, raw */
+		m->ref_size = h->I;
+		m->header = 0;
+		m->align = 1;
+		break;
+	}
+	if (o->ref_size) {
+		m->ref_size = (unsigned)o->ref_size;
+		m->ref_source = 2;
+		if (m->kind == HP_SIZE_MAT && !o->header_size)
+			m->header = h->I + m->ref_size;
+	}
+	if (o->header_size) {
+		m->header = (unsigned)o->header_size;
+		m->header_source = 2;
+	}
+	if (o->align) {
+		m->align = (unsigned)o->align;
+		m->align_source = 2;
+	}
+	m->array_header = m->header + (m->kind == HP_SIZE_MAT ? 4 : 0);
+	if (h->jlc != HP_NONE)
+		m->class_instance_size = h->classes[h->jlc].instance_size;
+}
+
+static unsigned elem_size(const hp_heap *h, const struct hp_class *c)
+{
+	if (c->kind == HP_CK_PRIMARRAY)
+		return hp_type_size(c->elem_type, h->I);
+	return h->size.kind == HP_SIZE_MAT ? h->size.ref_size : h->I;
+}
+
+/* base bytes of an array before its elements */
+static uint64_t array_base(const hp_heap *h, const struct hp_class *c)
+{
+	const struct hp_size_model *m = &h->size;
+	if (m->kind != HP_SIZE_MAT)
+		return 0;
+	if (c->kind == HP_CK_PRIMARRAY)
+		return align_up(m->header + 4, m->ref_size);
+	return m->header + 4;
+}
+
+uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t n)
+{
+	return align_up(array_base(h, c) + n * elem_size(h, c), h->size.align);
+}
+
+/* instance sizes: iterative up the super chain, memoised, loop-safe */
+static int instance_sizes(hp_heap *h)
+{
+	const struct hp_size_model *m = &h->size;
+	unsigned I = h->I;
+	size_t n = h->nclasses;
+	uint8_t *state = hp_calloc(n ? n : 1, 1);   /* 0 todo, 1 on stack, 2 done */
+	uint64_t *level = hp_calloc(n ? n : 1, sizeof *level);
+	uint32_t *stack = hp_reallocarray(NULL, n ? n : 1, sizeof *stack);
+	if (!state || !level || !stack) {
+		hp_free(state);
+		hp_free(level);
+		hp_free(stack);
+		return HP_ENOMEM;
+	}
+	int rc = HP_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (state[i] == 2)
+			continue;
+		/* push the chain until a done class, a root or a loop */
+		size_t sp = 0;
+		uint32_t c = (uint32_t)i;
+		int loop = 0;
+		while (c != HP_NONE && state[c] != 2) {
+			if (state[c] == 1) {
+				loop = 1;
+				break;
+			}
+			state[c] = 1;
+			stack[sp++] = c;
+			c = h->classes[c].super;
+		}
+		if (loop) {
+			rc = hp_heap_add_warning(h, "the super class chain of %s loops; it is cut",
+						 h->classes[i].name);
+			if (rc)
+				break;
+		}
+		/* pop: compute each level from its super's */
+		while (sp > 0) {
+			uint32_t k = stack[--sp];
+			struct hp_class *cl = &h->classes[k];
+			uint32_t s = cl->super;
+			int has_super = s != HP_NONE && state[s] == 2 && !(loop && sp == 0 && s == c);
+			uint64_t own_mat = (uint64_t)cl->own_refs * m->ref_size + cl->own_prim;
+			uint64_t own_raw = (uint64_t)cl->own_refs * I + cl->own_prim;
+			switch (m->kind) {
+			case HP_SIZE_MAT:
+				if (!cl->super_id && !has_super)
+					level[k] = m->header;           /* java.lang.Object */
+				else
+					level[k] = align_up(own_mat + (has_super ? level[s] : m->header), m->ref_size);
+				cl->inst_size = align_up(level[k], m->align);
+				break;
+			case HP_SIZE_AHAT:
+				level[k] = own_raw + (has_super ? level[s] : 0);
+				cl->inst_size = cl->instance_size;
+				break;
+			default:
+				level[k] = own_raw + (has_super ? level[s] : 0);
+				cl->inst_size = level[k];
+				break;
+			}
+			state[k] = 2;
+		}
+	}
+	hp_free(state);
+	hp_free(level);
+	hp_free(stack);
+	/* class objects */
+	for (size_t i = 0; i < n && rc == HP_OK; i++) {
+		struct hp_class *cl = &h->classes[i];
+		uint64_t st_mat = (uint64_t)cl->static_refs * m->ref_size + cl->static_prim;
+		uint64_t st_raw = (uint64_t)cl->static_refs * I + cl->static_prim;
+		switch (m->kind) {
+		case HP_SIZE_MAT: cl->self_size = align_up(st_mat, m->align); break;
+		case HP_SIZE_AHAT: cl->self_size = m->class_instance_size + st_raw; break;
+		default: cl->self_size = st_raw; break;
+		}
+	}
+	return rc;
+}
+
+static uint64_t row_array_total(const hp_heap *h, const struct hp_class *c, const struct hp_hrow *r)
+{
+	uint64_t base = array_base(h, c), es = elem_size(h, c), A = h->size.align;
+	uint64_t total = r->count * base + r->sum_len * es;
+	if (A > 1 && r->lenmod) {
+		for (unsigned k = 0; k < HP_LENMOD; k++) {
+			if (!r->lenmod[k])
+				continue;
+			uint64_t v = base + (uint64_t)k * es;
+			total += r->lenmod[k] * ((A - v % A) % A);
+		}
+	}
+	return total;
+}
+
+static int sum_rows(hp_heap *h)
+{
+	/* class objects go to java.lang.Class in their heap */
+	if (h->jlc != HP_NONE) {
+		for (size_t i = 0; i < h->nclasses; i++) {
+			struct hp_class *c = &h->classes[i];
+			if (!c->dumped)
+				continue;
+			uint32_t r = HP_NONE;
+			for (uint32_t k = h->classes[h->jlc].row; k != HP_NONE; k = h->rows[k].next)
+				if (h->rows[k].heap == c->heap)
+					r = k;
+			if (r == HP_NONE) {
+				if (h->nrows >= h->rows_cap) {
+					size_t nc = h->rows_cap ? h->rows_cap * 2 : 64;
+					struct hp_hrow *nr = hp_reallocarray(h->rows, nc, sizeof *nr);
+					if (!nr)
+						return HP_ENOMEM;
+					h->rows = nr;
+					h->rows_cap = nc;
+				}
+				r = (uint32_t)h->nrows++;
+				memset(&h->rows[r], 0, sizeof h->rows[r]);
+				h->rows[r].cls = h->jlc;
+				h->rows[r].heap = c->heap;
+				h->rows[r].next = h->classes[h->jlc].row;
+				h->classes[h->jlc].row = r;
+			}
+			h->rows[r].class_objs++;
+			h->rows[r].shallow += c->self_size;
+			if (c->self_size > h->rows[r].max_shallow)
+				h->rows[r].max_shallow = c->self_size;
+		}
+	}
+	h->total_shallow = 0;
+	memset(h->heap_objects, 0, sizeof h->heap_objects);
+	memset(h->heap_bytes, 0, sizeof h->heap_bytes);
+	for (size_t i = 0; i < h->nrows; i++) {
+		struct hp_hrow *r = &h->rows[i];
+		const struct hp_class *c = &h->classes[r->cls];
+		if (r->lenmod) {
+			r->shallow += row_array_total(h, c, r);
+			uint64_t mx = hp_heap_array_size(h, c, r->max_len);
+			if (mx > r->max_shallow)
+				r->max_shallow = mx;
+		} else if (r->count) {
+			r->shallow += r->count * c->inst_size;
+			if (c->inst_size > r->max_shallow)
+				r->max_shallow = c->inst_size;
+		}
+		h->total_shallow += r->shallow;
+		h->heap_objects[r->heap] += r->count + r->class_objs;
+		h->heap_bytes[r->heap] += r->shallow;
+	}
+	return HP_OK;
+}
+
+/* ---- objects: sort by id, index ------------------------------------- */
+
+static int is_sorted(const uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (a[i] < a[i - 1])
+			return 0;
+	return 1;
+}
+
+/* LSD radix sort of (key, index) pairs by key, 16 bits a pass, skipping
+ * passes where every key has the same digit. */
+static int radix_perm(const uint64_t *keys, size_t n, uint32_t **out)
+{
+	uint32_t *a = hp_reallocarray(NULL, n, sizeof *a);
+	uint32_t *b = hp_reallocarray(NULL, n, sizeof *b);
+	size_t *cnt = hp_calloc(65536, sizeof *cnt);
+	if (!a || !b || !cnt) {
+		hp_free(a);
+		hp_free(b);
+		hp_free(cnt);
+		return HP_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i] = (uint32_t)i;
+	uint64_t diff = 0;
+	for (size_t i = 1; i < n; i++)
+		diff |= keys[i] ^ keys[0];
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		if (!((diff >> shift) & 0xffff))
+			continue;
+		memset(cnt, 0, 65536 * sizeof *cnt);
+		for (size_t i = 0; i < n; i++)
+			cnt[(keys[a[i]] >> shift) & 0xffff]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < 65536; d++) {
+			size_t t = cnt[d];
+			cnt[d] = sum;
+			sum += t;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(keys[a[i]] >> shift) & 0xffff]++] = a[i];
+		uint32_t *t = a;
+		a = b;
+		b = t;
+	}
+	hp_free(b);
+	hp_free(cnt);
+	*out = a;
+	return HP_OK;
+}
+
+#define PERMUTE(type, arr) do { \
+	type *np_ = hp_reallocarray(NULL, n, sizeof *np_); \
+	if (!np_) { hp_free(perm); return HP_ENOMEM; } \
+	for (size_t i_ = 0; i_ < n; i_++) np_[i_] = (arr)[perm[i_]]; \
+	hp_free(arr); (arr) = np_; } while (0)
+
+static int sort_objects(hp_heap *h)
+{
+	size_t n = h->nobj;
+	if (n == 0 || is_sorted(h->ids, n))
+		return HP_OK;
+	uint32_t *perm;
+	HP_TRY(radix_perm(h->ids, n, &perm));
+	PERMUTE(uint64_t, h->ids);
+	PERMUTE(uint32_t, h->cls);
+	PERMUTE(uint32_t, h->len);
+	PERMUTE(uint32_t, h->off_lo);
+	PERMUTE(uint16_t, h->off_hi);
+	hp_free(perm);
+	return HP_OK;
+}
+
+static int build_index(hp_heap *h)
+{
+	size_t n = h->nobj;
+	if (!n)
+		return HP_OK;
+	for (size_t i = 1; i < n; i++)
+		if (h->ids[i] == h->ids[i - 1])
+			h->duplicate_ids++;
+	if (h->duplicate_ids)
+		HP_TRY(hp_heap_add_warning(h, "%llu object ids appear more than once; lookups find the first",
+					   (unsigned long long)h->duplicate_ids));
+	h->min_id = h->ids[0];
+	uint64_t span = h->ids[n - 1] - h->min_id;
+	size_t want = n / 16 + 1;
+	unsigned shift = 0;
+	while (shift < 63 && (span >> shift) >= want)
+		shift++;
+	h->bucket_shift = shift;
+	h->nbuckets = (size_t)(span >> shift) + 1;
+	h->bucket = hp_reallocarray(NULL, h->nbuckets + 1, sizeof *h->bucket);
+	if (!h->bucket)
+		return HP_ENOMEM;
+	size_t i = 0;
+	for (size_t b = 0; b <= h->nbuckets; b++) {
+		while (i < n && ((h->ids[i] - h->min_id) >> shift) < b)
+			i++;
+		h->bucket[b] = (uint32_t)i;
+	}
+	return HP_OK;
+}
+
+size_t hp_heap_find(const hp_heap *h, uint64_t id)
+{
+	if (!h->nobj || id < h->min_id)
+		return SIZE_MAX;
+	uint64_t b = (id - h->min_id) >> h->bucket_shift;
+	if (b >= h->nbuckets)
+		return SIZE_MAX;
+	size_t lo = h->bucket[b], hi = h->bucket[b + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nobj && h->ids[lo] == id ? lo : SIZE_MAX;
+}
+
+uint64_t hp_heap_shallow(const hp_heap *h, size_t i)
+{
+	const struct hp_class *c = &h->classes[h->cls[i]];
+	switch (hp_heap_kind(h, i)) {
+	case HP_OBJ_INSTANCE: return c->inst_size;
+	case HP_OBJ_CLASS: {
+		size_t k = hp_idmap_get(&h->class_map, h->ids[i]);
+		return k == HP_IDMAP_NONE ? 0 : h->classes[k].self_size;
+	}
+	default: return hp_heap_array_size(h, c, h->len[i]);
+	}
+}
+
+uint64_t hp_heap_model_bytes(const hp_heap *h)
+{
+	return (uint64_t)h->nobj * (8 + 4 + 4 + 4 + 2) + (h->bucket ? (h->nbuckets + 1) * 4 : 0);
+}
+
+int hp_heap_finish(hp_heap *h, struct hp_error *err)
+{
+	int rc;
+	if (h->finished)
+		return HP_OK;
+	h->finished = 1;
+	if ((rc = resolve_names(h)) != HP_OK)
+		goto fail;
+	/* class objects of a built model point at java.lang.Class */
+	if (h->opts.build_objects && h->jlc != HP_NONE)
+		for (size_t i = 0; i < h->nobj; i++)
+			if (hp_heap_kind(h, i) == HP_OBJ_CLASS)
+				h->cls[i] = h->jlc;
+	decide_model(h);
+	if ((rc = instance_sizes(h)) != HP_OK)
+		goto fail;
+	if ((rc = sum_rows(h)) != HP_OK)
+		goto fail;
+	if (h->opts.build_objects) {
+		if ((rc = sort_objects(h)) != HP_OK)
+			goto fail;
+		if ((rc = build_index(h)) != HP_OK)
+			goto fail;
+	}
+	return HP_OK;
+fail:
+	if (rc == HP_ENOMEM)
+		return hp_error_set(err, HP_ENOMEM, "out of memory while finishing the model");
+	return hp_error_set(err, rc, "cannot finish the model");
+}

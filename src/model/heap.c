@@ -1,0 +1,714 @@
+#include "model/heap.h"
+#include "parser/alloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(arr, n, cap, err_ret) do { \
+	if ((n) >= (cap)) { \
+		size_t nc_ = (cap) ? (cap) * 2 : 16; \
+		void *np_ = hp_reallocarray((arr), nc_, sizeof *(arr)); \
+		if (!np_) return (err_ret); \
+		(arr) = np_; (cap) = nc_; \
+	} } while (0)
+
+static int oom(hp_heap *h)
+{
+	(void)h;
+	return HP_ENOMEM;
+}
+
+void hp_heap_opts_init(struct hp_heap_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->dump_index = 0;
+}
+
+hp_heap *hp_heap_new(const struct hp_heap_opts *o)
+{
+	hp_heap *h = hp_calloc(1, sizeof *h);
+	if (!h)
+		return NULL;
+	if (o)
+		h->opts = *o;
+	else
+		hp_heap_opts_init(&h->opts);
+	hp_idmap_init(&h->str_map);
+	hp_idmap_init(&h->class_map);
+	hp_idmap_init(&h->serial_map);
+	hp_idmap_init(&h->frame_map);
+	hp_idmap_init(&h->trace_map);
+	hp_idmap_init(&h->thread_map);
+	for (size_t i = 0; i < sizeof h->prim_class / sizeof h->prim_class[0]; i++)
+		h->prim_class[i] = HP_NONE;
+	h->jlc = h->jlo = HP_NONE;
+	h->last_cidx = HP_NONE;
+	return h;
+}
+
+void hp_heap_free(hp_heap *h)
+{
+	if (!h)
+		return;
+	hp_idmap_release(&h->str_map);
+	hp_idmap_release(&h->class_map);
+	hp_idmap_release(&h->serial_map);
+	hp_idmap_release(&h->frame_map);
+	hp_idmap_release(&h->trace_map);
+	hp_idmap_release(&h->thread_map);
+	hp_free(h->str_off);
+	hp_free(h->str_len);
+	hp_free(h->arena);
+	for (size_t i = 0; i < h->nclasses; i++)
+		hp_free((char *)h->classes[i].name);
+	hp_free(h->classes);
+	hp_free(h->fields);
+	hp_free(h->statics);
+	for (size_t i = 0; i < h->nrows; i++)
+		hp_free(h->rows[i].lenmod);
+	hp_free(h->rows);
+	hp_free(h->frames);
+	hp_free(h->traces);
+	hp_free(h->trace_frames);
+	hp_free(h->threads);
+	hp_free(h->roots);
+	for (unsigned i = 0; i < h->nheaps; i++)
+		hp_free(h->heap_names[i]);
+	hp_free(h->ids);
+	hp_free(h->cls);
+	hp_free(h->len);
+	hp_free(h->off_lo);
+	hp_free(h->off_hi);
+	hp_free(h->bucket);
+	for (size_t i = 0; i < h->nwarnings; i++)
+		hp_free(h->warnings[i]);
+	hp_free(h->warnings);
+	hp_free(h);
+}
+
+int hp_heap_add_warning(hp_heap *h, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (h->nwarnings >= 100)
+		return HP_OK;        /* enough said */
+	char **w = hp_reallocarray(h->warnings, h->nwarnings + 1, sizeof *w);
+	if (!w)
+		return HP_ENOMEM;
+	h->warnings = w;
+	if (!(w[h->nwarnings] = hp_strdup(buf)))
+		return HP_ENOMEM;
+	h->nwarnings++;
+	return HP_OK;
+}
+
+const char *hp_size_kind_name(int kind)
+{
+	switch (kind) {
+	case HP_SIZE_MAT: return "mat";
+	case HP_SIZE_AHAT: return "ahat";
+	case HP_SIZE_RAW: return "raw";
+	default: return "auto";
+	}
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+static const char *prim_of(char c)
+{
+	switch (c) {
+	case 'Z': return "boolean";
+	case 'C': return "char";
+	case 'F': return "float";
+	case 'D': return "double";
+	case 'B': return "byte";
+	case 'S': return "short";
+	case 'I': return "int";
+	case 'J': return "long";
+	case 'V': return "void";
+	default: return NULL;
+	}
+}
+
+char *hp_java_name(const char *raw, size_t len)
+{
+	size_t dims = 0;
+	while (dims < len && raw[dims] == '[')
+		dims++;
+	const char *base = raw + dims;
+	size_t blen = len - dims;
+	const char *prim = NULL;
+	if (dims) {
+		if (blen >= 2 && base[0] == 'L' && base[blen - 1] == ';') {
+			base++;
+			blen -= 2;
+		} else if (blen == 1 && (prim = prim_of(base[0]))) {
+			base = prim;
+			blen = strlen(prim);
+		}
+	}
+	size_t n = blen + 2 * dims;
+	char *out = hp_malloc(n + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < blen; i++) {
+		char c = base[i];
+		out[i] = (c == '/' && !prim) ? '.' : c;
+	}
+	for (size_t i = 0; i < dims; i++) {
+		out[blen + 2 * i] = '[';
+		out[blen + 2 * i + 1] = ']';
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static int prim_type_of_name(const char *n)
+{
+	static const struct { const char *name; int type; } t[] = {
+		{ "boolean[]", HP_T_BOOLEAN }, { "char[]", HP_T_CHAR }, { "float[]", HP_T_FLOAT },
+		{ "double[]", HP_T_DOUBLE }, { "byte[]", HP_T_BYTE }, { "short[]", HP_T_SHORT },
+		{ "int[]", HP_T_INT }, { "long[]", HP_T_LONG },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(n, t[i].name) == 0)
+			return t[i].type;
+	return 0;
+}
+
+/* ---- strings -------------------------------------------------------- */
+
+const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len)
+{
+	uint32_t i = hp_idmap_get(&h->str_map, sid);
+	if (i == HP_IDMAP_NONE) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = h->str_len[i];
+	return h->arena + h->str_off[i];
+}
+
+static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+{
+	hp_heap *h = ud;
+	if (h->arena_len + len + 1 > h->arena_cap) {
+		size_t nc = h->arena_cap ? h->arena_cap : 1 << 16;
+		while (nc < h->arena_len + len + 1)
+			nc *= 2;
+		char *na = hp_realloc(h->arena, nc);
+		if (!na)
+			return oom(h);
+		h->arena = na;
+		h->arena_cap = nc;
+	}
+	GROW(h->str_off, h->nstr, h->str_cap, oom(h));
+	uint32_t *nl = hp_reallocarray(h->str_len, h->str_cap, sizeof *nl);
+	if (!nl)
+		return oom(h);
+	h->str_len = nl;
+	uint32_t idx = (uint32_t)h->nstr;
+	if (hp_idmap_put(&h->str_map, id, idx) < 0)
+		return oom(h);
+	h->str_off[idx] = h->arena_len;
+	h->str_len[idx] = len;
+	memcpy(h->arena + h->arena_len, s, len);
+	h->arena[h->arena_len + len] = '\0';
+	h->arena_len += len + 1;
+	h->nstr++;
+	return HP_OK;
+}
+
+/* ---- classes -------------------------------------------------------- */
+
+static uint32_t class_new(hp_heap *h, uint64_t id)
+{
+	if (h->nclasses >= h->classes_cap) {
+		size_t nc = h->classes_cap ? h->classes_cap * 2 : 64;
+		struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
+		if (!n)
+			return HP_NONE;
+		h->classes = n;
+		h->classes_cap = nc;
+	}
+	uint32_t idx = (uint32_t)h->nclasses;
+	struct hp_class *c = &h->classes[idx];
+	memset(c, 0, sizeof *c);
+	c->id = id;
+	c->super = HP_NONE;
+	c->row = HP_NONE;
+	h->nclasses++;
+	return idx;
+}
+
+/* class index for an id, creating a placeholder when unknown */
+static uint32_t class_for(hp_heap *h, uint64_t id)
+{
+	if (id == h->last_cid && h->last_cidx != HP_NONE)
+		return h->last_cidx;
+	uint32_t idx = hp_idmap_get(&h->class_map, id);
+	if (idx == HP_IDMAP_NONE) {
+		idx = class_new(h, id);
+		if (idx == HP_NONE || hp_idmap_put(&h->class_map, id, idx) < 0)
+			return HP_NONE;
+	}
+	h->last_cid = id;
+	h->last_cidx = idx;
+	return idx;
+}
+
+static int on_load_class(void *ud, uint32_t serial, uint64_t class_id, uint32_t trace, uint64_t name_sid)
+{
+	hp_heap *h = ud;
+	uint32_t idx = class_for(h, class_id);
+	if (idx == HP_NONE)
+		return oom(h);
+	struct hp_class *c = &h->classes[idx];
+	c->serial = serial;
+	c->name_sid = name_sid;
+	if (hp_idmap_put(&h->serial_map, serial, idx) < 0)
+		return oom(h);
+	/* primitive array classes must be known before their arrays arrive */
+	uint32_t n;
+	const char *s = hp_heap_string(h, name_sid, &n);
+	if (s && n >= 2 && n <= 9) {
+		int t = 0;
+		if (s[0] == '[' && n == 2) {
+			const char *p = prim_of(s[1]);
+			char tmp[16];
+			if (p) {
+				snprintf(tmp, sizeof tmp, "%s[]", p);
+				t = prim_type_of_name(tmp);
+			}
+		} else {
+			char tmp[16];
+			memcpy(tmp, s, n);
+			tmp[n] = '\0';
+			t = prim_type_of_name(tmp);
+		}
+		if (t && h->prim_class[t] == HP_NONE) {
+			h->prim_class[t] = idx;
+			c->kind = HP_CK_PRIMARRAY;
+			c->elem_type = (uint8_t)t;
+		}
+	}
+	return HP_OK;
+}
+
+/* histogram row for (class, current heap) */
+static uint32_t row_for(hp_heap *h, uint32_t cidx, unsigned heap)
+{
+	struct hp_class *c = &h->classes[cidx];
+	uint32_t r = c->row;
+	while (r != HP_NONE) {
+		if (h->rows[r].heap == heap)
+			return r;
+		r = h->rows[r].next;
+	}
+	if (h->nrows >= h->rows_cap) {
+		size_t nc = h->rows_cap ? h->rows_cap * 2 : 64;
+		struct hp_hrow *n = hp_reallocarray(h->rows, nc, sizeof *n);
+		if (!n)
+			return HP_NONE;
+		h->rows = n;
+		h->rows_cap = nc;
+	}
+	r = (uint32_t)h->nrows++;
+	struct hp_hrow *row = &h->rows[r];
+	memset(row, 0, sizeof *row);
+	row->cls = cidx;
+	row->heap = (uint8_t)heap;
+	row->next = c->row;
+	c->row = r;
+	return r;
+}
+
+static int count_array(hp_heap *h, uint32_t r, uint32_t n)
+{
+	struct hp_hrow *row = &h->rows[r];
+	if (!row->lenmod) {
+		row->lenmod = hp_calloc(HP_LENMOD, sizeof *row->lenmod);
+		if (!row->lenmod)
+			return oom(h);
+	}
+	row->count++;
+	row->sum_len += n;
+	row->lenmod[n % HP_LENMOD]++;
+	if (n > row->max_len)
+		row->max_len = n;
+	return HP_OK;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* alignment evidence: GCD of all differences between non-zero ids */
+static inline void note_id(hp_heap *h, uint64_t id)
+{
+	if (!id)
+		return;
+	if (!h->gcd_have_first) {
+		h->gcd_first = id;
+		h->gcd_have_first = 1;
+		return;
+	}
+	if (h->gcd == 8 || h->gcd == 4 || h->gcd == 2 || h->gcd == 1)
+		return;     /* Eclipse MAT stops at 8 or less: the alignment is then 8 */
+	uint64_t d = id > h->gcd_first ? id - h->gcd_first : h->gcd_first - id;
+	if (d)
+		h->gcd = gcd64(h->gcd, d);
+}
+
+static int add_object(hp_heap *h, uint64_t id, uint32_t cidx, uint32_t len, int kind, uint64_t off)
+{
+	if (off >= HP_MAX_OFFSET)
+		return hp_heap_add_warning(h, "objects past 4 TiB into the dump are not kept in the model") == HP_OK
+			? HP_ENOMEM : HP_ENOMEM;
+	if (h->nobj >= h->obj_cap) {
+		size_t nc = h->obj_cap ? h->obj_cap * 2 : 1 << 14;
+		uint64_t *ni = hp_reallocarray(h->ids, nc, sizeof *ni);
+		if (!ni)
+			return oom(h);
+		h->ids = ni;
+		uint32_t *nc1 = hp_reallocarray(h->cls, nc, sizeof *nc1);
+		if (!nc1)
+			return oom(h);
+		h->cls = nc1;
+		uint32_t *nl = hp_reallocarray(h->len, nc, sizeof *nl);
+		if (!nl)
+			return oom(h);
+		h->len = nl;
+		uint32_t *nlo = hp_reallocarray(h->off_lo, nc, sizeof *nlo);
+		if (!nlo)
+			return oom(h);
+		h->off_lo = nlo;
+		uint16_t *nhi = hp_reallocarray(h->off_hi, nc, sizeof *nhi);
+		if (!nhi)
+			return oom(h);
+		h->off_hi = nhi;
+		h->obj_cap = nc;
+	}
+	size_t i = h->nobj++;
+	h->ids[i] = id;
+	h->cls[i] = cidx;
+	h->len[i] = len;
+	h->off_lo[i] = (uint32_t)off;
+	h->off_hi[i] = (uint16_t)(((off >> 32) & 0x3ff) | ((h->cur_heap & 15u) << 10) | ((unsigned)kind << 14));
+	return HP_OK;
+}
+
+static int parse_fields(hp_heap *h, const struct hp_class_dump *d, struct hp_class *c)
+{
+	unsigned I = h->I;
+	const uint8_t *p = d->statics;
+	c->first_static = (uint32_t)h->nstatics;
+	c->n_statics = d->n_statics;
+	for (unsigned i = 0; i < d->n_statics; i++) {
+		GROW(h->statics, h->nstatics, h->statics_cap, oom(h));
+		struct hp_static *s = &h->statics[h->nstatics++];
+		s->name_sid = hp_be_id(p, I);
+		s->type = p[I];
+		unsigned sz = hp_type_size(s->type, I);
+		const uint8_t *v = p + I + 1;
+		switch (sz) {
+		case 1: s->value = v[0]; break;
+		case 2: s->value = hp_be16(v); break;
+		case 4: s->value = hp_be32(v); break;
+		default: s->value = hp_be64(v); break;
+		}
+		if (s->type == HP_T_OBJECT)
+			c->static_refs++;
+		else
+			c->static_prim += sz;
+		p += I + 1 + sz;
+	}
+	p = d->fields;
+	c->first_field = (uint32_t)h->nfields;
+	c->n_fields = d->n_fields;
+	c->own_refs = c->own_prim = 0;
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		GROW(h->fields, h->nfields, h->fields_cap, oom(h));
+		struct hp_field *f = &h->fields[h->nfields++];
+		f->name_sid = hp_be_id(p, I);
+		f->type = p[I];
+		if (f->type == HP_T_OBJECT)
+			c->own_refs++;
+		else
+			c->own_prim += hp_type_size(f->type, I);
+		p += I + 1;
+	}
+	return HP_OK;
+}
+
+static int on_class_dump(void *ud, const struct hp_class_dump *d)
+{
+	hp_heap *h = ud;
+	uint32_t idx = class_for(h, d->id);
+	if (idx == HP_NONE)
+		return oom(h);
+	struct hp_class *c = &h->classes[idx];
+	if (c->dumped) {
+		return hp_heap_add_warning(h, "class 0x%llx is dumped twice (offset %llu); the second CLASS DUMP is ignored",
+					   (unsigned long long)d->id, (unsigned long long)d->offset);
+	}
+	c->dumped = 1;
+	c->super_id = d->super_id;
+	c->loader_id = d->loader_id;
+	c->instance_size = d->instance_size;
+	c->heap = (uint8_t)h->cur_heap;
+	c->offset = d->offset;
+	HP_TRY(parse_fields(h, d, c));
+	h->nclass_dumps++;
+	h->n_classobjs++;
+	h->heap_classes[h->cur_heap]++;
+	note_id(h, d->id);
+	if (h->opts.build_objects)
+		HP_TRY(add_object(h, d->id, idx, 0, HP_OBJ_CLASS, d->offset));
+	return HP_OK;
+}
+
+static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
+{
+	hp_heap *h = ud;
+	uint32_t cidx = class_for(h, class_id);
+	if (cidx == HP_NONE)
+		return oom(h);
+	uint32_t r = h->classes[cidx].row;
+	if (r == HP_NONE || h->rows[r].heap != h->cur_heap) {
+		r = row_for(h, cidx, h->cur_heap);
+		if (r == HP_NONE)
+			return oom(h);
+	}
+	h->rows[r].count++;
+	h->n_instances++;
+	note_id(h, id);
+	if (h->opts.build_objects)
+		return add_object(h, id, cidx, 0, HP_OBJ_INSTANCE, off);
+	return HP_OK;
+}
+
+static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
+{
+	hp_heap *h = ud;
+	uint32_t cidx = class_for(h, class_id);
+	if (cidx == HP_NONE)
+		return oom(h);
+	h->classes[cidx].kind = HP_CK_OBJARRAY;
+	uint32_t r = row_for(h, cidx, h->cur_heap);
+	if (r == HP_NONE)
+		return oom(h);
+	HP_TRY(count_array(h, r, n));
+	h->n_objarrays++;
+	note_id(h, id);
+	/* Eclipse MAT's rule: an array starting inside where the previous one
+	 * would end with 8-byte references proves compressed references */
+	if (h->I == 8 && !h->found_compressed) {
+		if (id > h->prev_array_start && id < h->prev_array_uend) {
+			h->found_compressed = 1;
+			h->compressed_at = off;
+		}
+		h->prev_array_start = id;
+		h->prev_array_uend = id + 16 + (uint64_t)n * 8;
+	}
+	if (h->opts.build_objects)
+		return add_object(h, id, cidx, n, HP_OBJ_OBJARRAY, off);
+	return HP_OK;
+}
+
+static uint32_t prim_class(hp_heap *h, unsigned type)
+{
+	if (h->prim_class[type] != HP_NONE)
+		return h->prim_class[type];
+	/* no LOAD CLASS for it: make one up, keyed by an id no object can have */
+	uint32_t idx = class_new(h, 0);
+	if (idx == HP_NONE)
+		return HP_NONE;
+	struct hp_class *c = &h->classes[idx];
+	char name[24];
+	snprintf(name, sizeof name, "%s[]", hp_type_name(type));
+	c->name = hp_strdup(name);
+	if (!c->name)
+		return HP_NONE;
+	c->kind = HP_CK_PRIMARRAY;
+	c->elem_type = (uint8_t)type;
+	c->synthetic = 1;
+	h->prim_class[type] = idx;
+	return idx;
+}
+
+static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+{
+	hp_heap *h = ud;
+	uint32_t cidx = prim_class(h, type);
+	if (cidx == HP_NONE)
+		return oom(h);
+	uint32_t r = h->classes[cidx].row;
+	if (r == HP_NONE || h->rows[r].heap != h->cur_heap) {
+		r = row_for(h, cidx, h->cur_heap);
+		if (r == HP_NONE)
+			return oom(h);
+	}
+	HP_TRY(count_array(h, r, n));
+	h->n_primarrays++;
+	note_id(h, id);
+	if (h->opts.build_objects)
+		return add_object(h, id, cidx, n, HP_OBJ_PRIMARRAY, off);
+	return HP_OK;
+}
+
+static int on_root(void *ud, const struct hp_root *rt)
+{
+	hp_heap *h = ud;
+	GROW(h->roots, h->nroots, h->roots_cap, oom(h));
+	struct hp_root_rec *r = &h->roots[h->nroots++];
+	r->object = rt->object;
+	r->thread_serial = rt->thread_serial;
+	r->frame = rt->frame;
+	r->kind = (uint8_t)rt->kind;
+	r->heap = (uint8_t)h->cur_heap;
+	r->has_thread = (uint8_t)rt->has_thread;
+	h->roots_by_kind[rt->kind]++;
+	if (rt->kind == HP_ROOT_THREAD_OBJECT) {
+		uint32_t ti = hp_idmap_get(&h->thread_map, rt->thread_serial);
+		if (ti == HP_IDMAP_NONE) {
+			GROW(h->threads, h->nthreads, h->threads_cap, oom(h));
+			ti = (uint32_t)h->nthreads++;
+			memset(&h->threads[ti], 0, sizeof h->threads[ti]);
+			h->threads[ti].serial = rt->thread_serial;
+			if (hp_idmap_put(&h->thread_map, rt->thread_serial, ti) < 0)
+				return oom(h);
+		}
+		h->threads[ti].object_id = rt->object;
+		h->threads[ti].trace_serial = rt->frame;
+		h->threads[ti].from_root = 1;
+	}
+	return HP_OK;
+}
+
+static int on_start_thread(void *ud, const struct hp_thread *t)
+{
+	hp_heap *h = ud;
+	uint32_t ti = hp_idmap_get(&h->thread_map, t->serial);
+	if (ti == HP_IDMAP_NONE) {
+		GROW(h->threads, h->nthreads, h->threads_cap, oom(h));
+		ti = (uint32_t)h->nthreads++;
+		memset(&h->threads[ti], 0, sizeof h->threads[ti]);
+		if (hp_idmap_put(&h->thread_map, t->serial, ti) < 0)
+			return oom(h);
+	}
+	struct hp_thread_rec *r = &h->threads[ti];
+	r->serial = t->serial;
+	r->object_id = t->object_id;
+	r->trace_serial = t->trace_serial;
+	r->name_sid = t->name_sid;
+	r->group_sid = t->group_sid;
+	r->from_start_thread = 1;
+	return HP_OK;
+}
+
+static int on_frame(void *ud, const struct hp_frame *f)
+{
+	hp_heap *h = ud;
+	GROW(h->frames, h->nframes, h->frames_cap, oom(h));
+	if (hp_idmap_put(&h->frame_map, f->id, (uint32_t)h->nframes) < 0)
+		return oom(h);
+	h->frames[h->nframes++] = *f;
+	return HP_OK;
+}
+
+static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
+{
+	hp_heap *h = ud;
+	GROW(h->traces, h->ntraces, h->traces_cap, oom(h));
+	struct hp_trace_rec *t = &h->traces[h->ntraces];
+	t->serial = serial;
+	t->thread_serial = thread_serial;
+	t->first = (uint32_t)h->ntrace_frames;
+	t->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		GROW(h->trace_frames, h->ntrace_frames, h->trace_frames_cap, oom(h));
+		h->trace_frames[h->ntrace_frames++] = hp_be_id(ids + (size_t)i * h->I, h->I);
+	}
+	if (hp_idmap_put(&h->trace_map, serial, (uint32_t)h->ntraces) < 0)
+		return oom(h);
+	h->ntraces++;
+	return HP_OK;
+}
+
+static int on_heap_info(void *ud, uint32_t heap_id, uint64_t name_sid)
+{
+	hp_heap *h = ud;
+	uint32_t n;
+	const char *s = hp_heap_string(h, name_sid, &n);
+	char buf[64];
+	if (!s) {
+		snprintf(buf, sizeof buf, "heap-%u", heap_id);
+		s = buf;
+		n = (uint32_t)strlen(buf);
+	}
+	for (unsigned i = 0; i < h->nheaps; i++) {
+		if (strlen(h->heap_names[i]) == n && memcmp(h->heap_names[i], s, n) == 0) {
+			h->cur_heap = i;
+			return HP_OK;
+		}
+	}
+	if (h->nheaps >= HP_MAX_HEAPS) {
+		h->cur_heap = HP_MAX_HEAPS - 1;
+		return HP_OK;
+	}
+	if (!(h->heap_names[h->nheaps] = hp_strndup(s, n)))
+		return oom(h);
+	h->heap_ids[h->nheaps] = heap_id;
+	h->cur_heap = h->nheaps++;
+	return HP_OK;
+}
+
+static int on_header(void *ud, const struct hp_header *hd)
+{
+	hp_heap *h = ud;
+	h->header = *hd;
+	h->I = hd->id_size;
+	if (hd->version == 3) {
+		/* Android: everything before the first HEAP DUMP INFO is "default" */
+		if (!(h->heap_names[0] = hp_strdup("default")))
+			return oom(h);
+		h->nheaps = 1;
+	} else {
+		if (!(h->heap_names[0] = hp_strdup("")))
+			return oom(h);
+		h->nheaps = 1;
+	}
+	return HP_OK;
+}
+
+void hp_heap_sink(hp_heap *h, struct hp_sink *s)
+{
+	memset(s, 0, sizeof *s);
+	s->ud = h;
+	s->header = on_header;
+	s->string = on_string;
+	s->load_class = on_load_class;
+	s->frame = on_frame;
+	s->trace = on_trace;
+	s->start_thread = on_start_thread;
+	s->root = on_root;
+	s->class_dump = on_class_dump;
+	s->instance = on_instance;
+	s->obj_array = on_obj_array;
+	s->prim_array = on_prim_array;
+	s->heap_info = on_heap_info;
+}

@@ -1,0 +1,784 @@
+#include "parser/hprof.h"
+#include "parser/alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PROGRESS_STEP (16ull << 20)
+
+unsigned hp_type_size(unsigned type, unsigned id_size)
+{
+	switch (type) {
+	case HP_T_OBJECT: return id_size;
+	case HP_T_BOOLEAN: case HP_T_BYTE: return 1;
+	case HP_T_CHAR: case HP_T_SHORT: return 2;
+	case HP_T_FLOAT: case HP_T_INT: return 4;
+	case HP_T_DOUBLE: case HP_T_LONG: return 8;
+	default: return 0;
+	}
+}
+
+const char *hp_type_name(unsigned type)
+{
+	switch (type) {
+	case HP_T_OBJECT: return "Object";
+	case HP_T_BOOLEAN: return "boolean";
+	case HP_T_CHAR: return "char";
+	case HP_T_FLOAT: return "float";
+	case HP_T_DOUBLE: return "double";
+	case HP_T_BYTE: return "byte";
+	case HP_T_SHORT: return "short";
+	case HP_T_INT: return "int";
+	case HP_T_LONG: return "long";
+	default: return NULL;
+	}
+}
+
+static const char *const root_names[HP_ROOT_NKINDS] = {
+	"unknown", "JNI global", "JNI local", "Java frame", "native stack", "sticky class",
+	"thread block", "monitor used", "thread object", "interned string", "finalizing",
+	"debugger", "reference cleanup", "VM internal", "JNI monitor", "unreachable"
+};
+static const char *const root_keys[HP_ROOT_NKINDS] = {
+	"unknown", "jni_global", "jni_local", "java_frame", "native_stack", "sticky_class",
+	"thread_block", "monitor_used", "thread_object", "interned_string", "finalizing",
+	"debugger", "reference_cleanup", "vm_internal", "jni_monitor", "unreachable"
+};
+
+const char *hp_root_kind_name(int kind)
+{
+	return kind >= 0 && kind < HP_ROOT_NKINDS ? root_names[kind] : "?";
+}
+
+const char *hp_root_kind_key(int kind)
+{
+	return kind >= 0 && kind < HP_ROOT_NKINDS ? root_keys[kind] : "?";
+}
+
+void hp_stats_release(struct hp_stats *st)
+{
+	hp_free(st->dumps);
+	st->dumps = NULL;
+	st->ndumps = st->dumps_cap = 0;
+}
+
+void hp_parse_opts_init(struct hp_parse_opts *o)
+{
+	memset(o, 0, sizeof *o);
+}
+
+struct parser {
+	hp_reader *r;
+	const struct hp_sink *s;
+	const struct hp_parse_opts *o;
+	struct hp_stats *st;
+	struct hp_error *err;
+	unsigned I;               /* id size */
+	uint64_t recno;           /* current record number (1-based) */
+	int tag;                  /* current record tag */
+	uint64_t rec_off;         /* current record offset */
+	uint64_t next_progress;
+	int deliver;              /* current dump's sub-records go to the sink */
+	int prev_sub;             /* previous sub-record tag in this dump, -1 none */
+	uint64_t prev_sub_off;
+	int prev_tag;             /* previous top-level record, -1 none */
+	uint64_t prev_off;
+	int times_nonzero;        /* some earlier record had a non-zero time field */
+	uint32_t cur_time;
+};
+
+static const char *tagname(int tag)
+{
+	const char *n = hp_tag_name(tag);
+	return n ? n : "unknown record";
+}
+
+static int perr(struct parser *P, int code, uint64_t off, int subtag, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int perr(struct parser *P, int code, uint64_t off, int subtag, const char *fmt, ...)
+{
+	va_list ap;
+	struct hp_error *e = P->err;
+	e->code = code;
+	e->offset = off;
+	e->record = P->recno;
+	e->tag = P->tag;
+	e->subtag = subtag;
+	e->has_pos = 1;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* A sink failed: keep its message, add the position. */
+static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
+{
+	struct hp_error *e = P->err;
+	if (rc == HP_ESTOP)
+		return rc;
+	if (!e->msg[0])
+		snprintf(e->msg, sizeof e->msg, "processing failed");
+	if (e->code == HP_OK)
+		e->code = rc;
+	if (!e->has_pos) {
+		e->offset = off;
+		e->record = P->recno;
+		e->tag = P->tag;
+		e->subtag = subtag;
+		e->has_pos = 1;
+	}
+	return rc;
+}
+
+#define SINK(P, cb, off, sub, ...) do { \
+	if ((P)->s->cb) { int rc_ = (P)->s->cb((P)->s->ud, __VA_ARGS__); \
+		if (rc_ != HP_OK) return sink_fail((P), rc_, (off), (sub)); } } while (0)
+
+static int read_header(struct parser *P)
+{
+	hp_reader *r = P->r;
+	struct hp_header *h = &P->st->header;
+	/* the format name: NUL-terminated, at most 23 characters + NUL */
+	size_t n = 0;
+	for (;;) {
+		int rc = hp_rd_need(r, n + 1, P->err);
+		if (rc == HP_ETRUNC)
+			return hp_error_setpos(P->err, HP_ETRUNC, hp_rd_offset(r), 0, -1, -1,
+				"file ends inside the header");
+		if (rc)
+			return rc;
+		if (r->pos[n] == '\0')
+			break;
+		if (++n >= sizeof h->format)
+			return hp_error_setpos(P->err, HP_EFORMAT, 0, 0, -1, -1,
+				"header format name is not NUL-terminated within %zu bytes", sizeof h->format);
+	}
+	memcpy(h->format, r->pos, n + 1);
+	if (strcmp(h->format, "JAVA PROFILE 1.0.1") == 0)
+		h->version = 1;
+	else if (strcmp(h->format, "JAVA PROFILE 1.0.2") == 0)
+		h->version = 2;
+	else if (strcmp(h->format, "JAVA PROFILE 1.0.3") == 0)
+		h->version = 3;
+	else
+		return hp_error_setpos(P->err, HP_EFORMAT, 0, 0, -1, -1,
+			"unsupported format \"%s\" (expected JAVA PROFILE 1.0.1, 1.0.2 or 1.0.3)", h->format);
+	int rc = hp_rd_need(r, n + 1 + 12, P->err);
+	if (rc == HP_ETRUNC)
+		return hp_error_setpos(P->err, HP_ETRUNC, hp_rd_offset(r) + n + 1, 0, -1, -1,
+			"file ends inside the header (%zu of %zu bytes)", hp_rd_avail(r), n + 13);
+	if (rc)
+		return rc;
+	const uint8_t *p = r->pos + n + 1;
+	h->id_size = hp_be32(p);
+	h->timestamp_ms = hp_be64(p + 4);
+	if (h->id_size != 4 && h->id_size != 8)
+		return hp_error_setpos(P->err, HP_EFORMAT, n + 1, 0, -1, -1,
+			"identifier size is %u; only 4 and 8 are valid", h->id_size);
+	h->length = n + 13;
+	P->I = h->id_size;
+	r->pos += n + 13;
+	SINK(P, header, 0, -1, h);
+	return HP_OK;
+}
+
+static int grow_dumps(struct parser *P)
+{
+	struct hp_stats *st = P->st;
+	if (st->ndumps == st->dumps_cap) {
+		unsigned nc = st->dumps_cap ? st->dumps_cap * 2 : 4;
+		struct hp_dump_info *d = hp_reallocarray(st->dumps, nc, sizeof *d);
+		if (!d)
+			return perr(P, HP_ENOMEM, P->rec_off, -1, "out of memory");
+		st->dumps = d;
+		st->dumps_cap = nc;
+	}
+	memset(&st->dumps[st->ndumps], 0, sizeof st->dumps[0]);
+	st->ndumps++;
+	return HP_OK;
+}
+
+static int end_dump(struct parser *P, uint64_t off)
+{
+	struct hp_stats *st = P->st;
+	if (!st->ndumps)
+		return HP_OK;
+	struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
+	d->complete = 1;
+	st->in_segmented_dump = 0;
+	if (P->deliver)
+		SINK(P, dump_end, off, -1, st->ndumps - 1, off);
+	P->deliver = 0;
+	return HP_OK;
+}
+
+static int begin_dump(struct parser *P)
+{
+	struct hp_stats *st = P->st;
+	HP_TRY(grow_dumps(P));
+	struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
+	d->offset = P->rec_off;
+	unsigned idx = st->ndumps - 1;
+	P->deliver = P->o->dump_index < 0 || (unsigned)P->o->dump_index == idx;
+	P->prev_sub = -1;
+	if (P->deliver) {
+		if (st->parsed_dump < 0)
+			st->parsed_dump = (int)idx;
+		SINK(P, dump_begin, P->rec_off, -1, idx, P->rec_off);
+	}
+	return HP_OK;
+}
+
+static void progress(struct parser *P)
+{
+	uint64_t off = hp_rd_offset(P->r);
+	if (off >= P->next_progress) {
+		P->next_progress = off + PROGRESS_STEP;
+		if (P->o->progress)
+			P->o->progress(P->o->progress_ud, hp_reader_progress(P->r));
+	}
+}
+
+/* Error for a sub-record that does not fit: truncation when the input ran
+ * out, corruption when the record's own length says so. */
+static int sub_short(struct parser *P, int rc, uint64_t off, int st_tag, uint64_t need, uint64_t rem)
+{
+	const char *sn = st_tag >= 0 ? hp_subtag_name(st_tag) : NULL;
+	if (rc == HP_ETRUNC && !sn)
+		return perr(P, HP_ETRUNC, off, st_tag,
+			"file ends inside %s record %llu at offset %llu (%llu of its bytes are missing)",
+			tagname(P->tag), (unsigned long long)P->recno, (unsigned long long)P->rec_off,
+			(unsigned long long)rem);
+	if (rc == HP_ETRUNC)
+		return perr(P, HP_ETRUNC, off, st_tag,
+			"file ends inside %s (needs %llu bytes, %llu remain in the file)",
+			sn, (unsigned long long)need, (unsigned long long)hp_rd_avail(P->r));
+	if (rc != HP_OK)
+		return rc;
+	return perr(P, HP_ECORRUPT, off, st_tag,
+		"%s needs %llu bytes but only %llu remain in its %s record (a sub-record may not straddle records)",
+		sn, (unsigned long long)need, (unsigned long long)rem, tagname(P->tag));
+}
+
+/* Fixed part of each sub-record after the tag byte; 0 for unknown tags. */
+static unsigned fixed_len(int t, unsigned I)
+{
+	switch (t) {
+	case 0xFF: case 0x05: case 0x07: case 0x89: case 0x8A: case 0x8B: case 0x8C:
+	case 0x8D: case 0x90:
+		return I;
+	case 0x01: return 2 * I;
+	case 0x02: case 0x03: case 0x08: case 0x8E: return I + 8;
+	case 0x04: case 0x06: return I + 4;
+	case 0x20: return 7 * I + 8 + 2;       /* up to and including the constant pool count */
+	case 0x21: return 2 * I + 8;
+	case 0x22: return 2 * I + 8;
+	case 0x23: case 0xC3: return I + 9;
+	case 0xFE: return 4 + I;
+	default: return 0;
+	}
+}
+
+static int root_kind_of(int t)
+{
+	switch (t) {
+	case 0xFF: return HP_ROOT_UNKNOWN;
+	case 0x01: return HP_ROOT_JNI_GLOBAL;
+	case 0x02: return HP_ROOT_JNI_LOCAL;
+	case 0x03: return HP_ROOT_JAVA_FRAME;
+	case 0x04: return HP_ROOT_NATIVE_STACK;
+	case 0x05: return HP_ROOT_STICKY_CLASS;
+	case 0x06: return HP_ROOT_THREAD_BLOCK;
+	case 0x07: return HP_ROOT_MONITOR_USED;
+	case 0x08: return HP_ROOT_THREAD_OBJECT;
+	case 0x89: return HP_ROOT_INTERNED_STRING;
+	case 0x8A: return HP_ROOT_FINALIZING;
+	case 0x8B: return HP_ROOT_DEBUGGER;
+	case 0x8C: return HP_ROOT_REFERENCE_CLEANUP;
+	case 0x8D: return HP_ROOT_VM_INTERNAL;
+	case 0x8E: return HP_ROOT_JNI_MONITOR;
+	case 0x90: return HP_ROOT_UNREACHABLE;
+	default: return -1;
+	}
+}
+
+/* Walks a CLASS DUMP's variable part; returns its total length (after the
+ * tag) in *total, having made it all available at r->pos + 1. */
+static int class_dump_len(struct parser *P, uint64_t rem, uint64_t off, uint64_t *total,
+			  uint32_t *statics_at, uint32_t *fields_at, uint16_t *ns, uint16_t *nf)
+{
+	hp_reader *r = P->r;
+	unsigned I = P->I;
+	uint64_t k = 1 + 7 * (uint64_t)I + 8;   /* at the constant pool count, from the tag */
+	int rc;
+#define NEED(n) do { uint64_t n_ = (n); if (n_ > rem) return sub_short(P, HP_OK, off, 0x20, n_ - 1, rem - 1); \
+	rc = hp_rd_need(r, (size_t)n_, P->err); if (rc) return sub_short(P, rc, off, 0x20, n_ - 1, rem - 1); } while (0)
+	NEED(k + 2);
+	unsigned ncp = hp_be16(r->pos + k);
+	k += 2;
+	for (unsigned i = 0; i < ncp; i++) {
+		NEED(k + 3);
+		unsigned t = r->pos[k + 2];
+		unsigned sz = hp_type_size(t, I);
+		if (!sz)
+			return perr(P, HP_ECORRUPT, off, 0x20,
+				"CLASS DUMP constant pool entry %u has invalid type %u", i, t);
+		k += 3 + sz;
+	}
+	NEED(k + 2);
+	*ns = hp_be16(r->pos + k);
+	k += 2;
+	*statics_at = (uint32_t)k;
+	for (unsigned i = 0; i < *ns; i++) {
+		NEED(k + I + 1);
+		unsigned t = r->pos[k + I];
+		unsigned sz = hp_type_size(t, I);
+		if (!sz)
+			return perr(P, HP_ECORRUPT, off, 0x20,
+				"CLASS DUMP static field %u has invalid type %u", i, t);
+		k += I + 1 + sz;
+	}
+	NEED(k + 2);
+	*nf = hp_be16(r->pos + k);
+	k += 2;
+	*fields_at = (uint32_t)k;
+	for (unsigned i = 0; i < *nf; i++) {
+		NEED(k + I + 1);
+		unsigned t = r->pos[k + I];
+		if (!hp_type_size(t, I))
+			return perr(P, HP_ECORRUPT, off, 0x20,
+				"CLASS DUMP instance field %u has invalid type %u", i, t);
+		k += I + 1;
+	}
+	NEED(k);
+#undef NEED
+	*total = k;
+	return HP_OK;
+}
+
+/* Parses the sub-records of one HEAP DUMP / HEAP DUMP SEGMENT body of `len` bytes. */
+static int parse_heap_body(struct parser *P, uint64_t len)
+{
+	hp_reader *r = P->r;
+	const struct hp_sink *s = P->s;
+	void *ud = s->ud;
+	unsigned I = P->I;
+	uint64_t rem = len;
+	struct hp_stats *st = P->st;
+	struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
+	int want_inst = P->o->want_instance_data, want_arr = P->o->want_array_data;
+	unsigned counter = 0;
+	int rc;
+
+	while (rem > 0) {
+		if ((++counter & 0x3fff) == 0)
+			progress(P);
+		uint64_t off = hp_rd_offset(r);
+		if ((rc = hp_rd_need(r, 1, P->err)) != HP_OK)
+			return sub_short(P, rc, off, -1, 1, rem);
+		int t = r->pos[0];
+		unsigned F = fixed_len(t, I);
+		if (F == 0) {
+			if (P->prev_sub >= 0)
+				return perr(P, HP_ECORRUPT, off, t,
+					"unknown heap-dump sub-record tag 0x%02x after %s at offset %llu; its length is unknowable, so this dump stops here",
+					t, hp_subtag_name(P->prev_sub), (unsigned long long)P->prev_sub_off);
+			return perr(P, HP_ECORRUPT, off, t,
+				"unknown heap-dump sub-record tag 0x%02x at the start of the dump; its length is unknowable, so this dump stops here", t);
+		}
+		if (1 + (uint64_t)F > rem)
+			return sub_short(P, HP_OK, off, t, F, rem - 1);
+		if ((rc = hp_rd_need(r, 1 + F, P->err)) != HP_OK)
+			return sub_short(P, rc, off, t, F, rem - 1);
+		const uint8_t *p = r->pos + 1;
+		uint64_t total = 0;     /* bytes of this sub-record including the tag */
+		st->subrecords_by_tag[t]++;
+		d->subrecords++;
+		switch (t) {
+		case 0x21: {            /* INSTANCE DUMP */
+			uint32_t n = hp_be32(p + 2 * I + 4);
+			total = 1 + (uint64_t)F + n;
+			if (total > rem)
+				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
+			st->instance_field_bytes += n;
+			if (P->deliver && s->instance) {
+				const uint8_t *f = NULL;
+				if (want_inst) {
+					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
+						return sub_short(P, rc, off, t, total - 1, rem - 1);
+					p = r->pos + 1;
+					f = p + F;
+				}
+				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 4, I);
+				if ((rc = s->instance(ud, id, cid, f, n, off)) != HP_OK)
+					return sink_fail(P, rc, off, t);
+			}
+			break;
+		}
+		case 0x22: {            /* OBJECT ARRAY DUMP */
+			uint32_t n = hp_be32(p + I + 4);
+			total = 1 + (uint64_t)F + (uint64_t)n * I;
+			if (total > rem)
+				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
+			if (P->deliver && s->obj_array) {
+				const uint8_t *e = NULL;
+				if (want_arr) {
+					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
+						return sub_short(P, rc, off, t, total - 1, rem - 1);
+					p = r->pos + 1;
+					e = p + F;
+				}
+				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 8, I);
+				if ((rc = s->obj_array(ud, id, cid, n, e, off)) != HP_OK)
+					return sink_fail(P, rc, off, t);
+			}
+			break;
+		}
+		case 0x23: case 0xC3: { /* PRIMITIVE ARRAY DUMP / NODATA */
+			uint32_t n = hp_be32(p + I + 4);
+			unsigned ty = p[I + 8];
+			unsigned es = hp_type_size(ty, I);
+			if (!es || ty == HP_T_OBJECT)
+				return perr(P, HP_ECORRUPT, off, t, "%s has invalid element type %u",
+					    hp_subtag_name(t), ty);
+			total = 1 + (uint64_t)F + (t == 0x23 ? (uint64_t)n * es : 0);
+			if (total > rem)
+				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
+			if (P->deliver && s->prim_array) {
+				const uint8_t *e = NULL;
+				if (want_arr && t == 0x23) {
+					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
+						return sub_short(P, rc, off, t, total - 1, rem - 1);
+					p = r->pos + 1;
+					e = p + F;
+				}
+				if ((rc = s->prim_array(ud, hp_be_id(p, I), ty, n, e, off, t == 0xC3)) != HP_OK)
+					return sink_fail(P, rc, off, t);
+			}
+			break;
+		}
+		case 0x20: {            /* CLASS DUMP */
+			uint32_t sa = 0, fa = 0;
+			uint16_t ns = 0, nf = 0;
+			if ((rc = class_dump_len(P, rem, off, &total, &sa, &fa, &ns, &nf)) != HP_OK)
+				return rc;
+			p = r->pos + 1;
+			if (P->deliver && s->class_dump) {
+				struct hp_class_dump c;
+				c.id = hp_be_id(p, I);
+				c.trace_serial = hp_be32(p + I);
+				c.super_id = hp_be_id(p + I + 4, I);
+				c.loader_id = hp_be_id(p + 2 * I + 4, I);
+				c.signers_id = hp_be_id(p + 3 * I + 4, I);
+				c.protection_domain_id = hp_be_id(p + 4 * I + 4, I);
+				c.instance_size = hp_be32(p + 7 * I + 4);
+				c.n_statics = ns;
+				c.n_fields = nf;
+				c.statics = r->pos + sa;
+				c.statics_len = (uint32_t)(fa - 2 - sa);
+				c.fields = r->pos + fa;
+				c.offset = off;
+				if ((rc = s->class_dump(ud, &c)) != HP_OK)
+					return sink_fail(P, rc, off, t);
+			}
+			break;
+		}
+		case 0xFE:              /* HEAP DUMP INFO (Android) */
+			total = 1 + F;
+			if (P->deliver && s->heap_info)
+				if ((rc = s->heap_info(ud, hp_be32(p), hp_be_id(p + 4, I))) != HP_OK)
+					return sink_fail(P, rc, off, t);
+			break;
+		default: {              /* GC roots */
+			total = 1 + F;
+			if (P->deliver && s->root) {
+				struct hp_root rt;
+				memset(&rt, 0, sizeof rt);
+				rt.kind = root_kind_of(t);
+				rt.object = hp_be_id(p, I);
+				rt.offset = off;
+				switch (t) {
+				case 0x01: rt.jni_ref = hp_be_id(p + I, I); break;
+				case 0x02: case 0x03: case 0x08: case 0x8E:
+					rt.thread_serial = hp_be32(p + I);
+					rt.frame = hp_be32(p + I + 4);
+					rt.has_thread = 1;
+					break;
+				case 0x04: case 0x06:
+					rt.thread_serial = hp_be32(p + I);
+					rt.has_thread = 1;
+					break;
+				}
+				if ((rc = s->root(ud, &rt)) != HP_OK)
+					return sink_fail(P, rc, off, t);
+			}
+			break;
+		}
+		}
+		if ((rc = hp_rd_skip(r, total, P->err)) != HP_OK)
+			return sub_short(P, rc, off, t, total - 1, rem - 1);
+		rem -= total;
+		P->prev_sub = t;
+		P->prev_sub_off = off;
+	}
+	return HP_OK;
+}
+
+/* Exact body length of fixed-size records; 0 for variable ones. */
+static uint64_t fixed_body(int tag, unsigned I)
+{
+	switch (tag) {
+	case 0x02: return 8 + 2 * (uint64_t)I;
+	case 0x03: case 0x0B: return 4;
+	case 0x04: return 8 + 4 * (uint64_t)I;
+	case 0x0A: return 8 + 4 * (uint64_t)I;
+	case 0x07: return 24;
+	case 0x0E: return 6;
+	case 0x2C: return 0;
+	default: return 0;
+	}
+}
+
+/* A record runs past the end of the input: truncation, unless the record
+ * itself looks like garbage, which means the framing broke here. */
+static int past_end(struct parser *P, uint32_t len, uint32_t time, uint64_t remain)
+{
+	uint64_t fb = fixed_body(P->tag, P->I);
+	int known = hp_tag_name(P->tag) != NULL;
+	const char *why = NULL;
+	char buf[96];
+	if (!known)
+		why = "the tag is not a known record";
+	else if ((fb || P->tag == 0x2C) && len != fb) {
+		snprintf(buf, sizeof buf, "%s always has %llu", tagname(P->tag), (unsigned long long)fb);
+		why = buf;
+	} else if (time != 0 && !P->times_nonzero && P->recno > 1) {
+		snprintf(buf, sizeof buf, "its time field 0x%08x is not 0 like every record before it", time);
+		why = buf;
+	}
+	if (why) {
+		if (P->prev_tag >= 0)
+			return perr(P, HP_ECORRUPT, P->rec_off, -1,
+				"record framing is broken: tag 0x%02x declares %u bytes, %llu remain, and %s (previous record: %s at offset %llu)",
+				P->tag, len, (unsigned long long)remain, why, tagname(P->prev_tag),
+				(unsigned long long)P->prev_off);
+		return perr(P, HP_ECORRUPT, P->rec_off, -1,
+			"record framing is broken: tag 0x%02x declares %u bytes, %llu remain, and %s",
+			P->tag, len, (unsigned long long)remain, why);
+	}
+	return perr(P, HP_ETRUNC, P->rec_off, -1,
+		"file ends inside %s record (declares %u bytes, %llu remain)",
+		tagname(P->tag), len, (unsigned long long)remain);
+}
+
+/* Checks a small record's body length and makes it available. */
+static int small_body(struct parser *P, uint32_t len, uint64_t min)
+{
+	if (len < min)
+		return perr(P, HP_ECORRUPT, P->rec_off, -1,
+			"%s record body is %u bytes; at least %llu expected",
+			tagname(P->tag), len, (unsigned long long)min);
+	int rc = hp_rd_need(P->r, len, P->err);
+	if (rc == HP_ETRUNC)
+		return past_end(P, len, P->cur_time, hp_rd_avail(P->r));
+	return rc;
+}
+
+int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
+	     struct hp_stats *st, struct hp_error *err)
+{
+	static const struct hp_sink empty_sink;
+	struct hp_parse_opts defopts;
+	if (!sink)
+		sink = &empty_sink;
+	if (!opts) {
+		hp_parse_opts_init(&defopts);
+		defopts.dump_index = -1;
+		opts = &defopts;
+	}
+	memset(st, 0, sizeof *st);
+	st->parsed_dump = -1;
+	struct parser P = { .r = r, .s = sink, .o = opts, .st = st, .err = err,
+			    .tag = -1, .prev_sub = -1, .prev_tag = -1 };
+	P.next_progress = PROGRESS_STEP;
+	int rc = read_header(&P);
+	if (rc)
+		return rc;
+	unsigned I = P.I;
+
+	for (;;) {
+		uint64_t off = hp_rd_offset(r);
+		st->bytes = off;
+		progress(&P);
+		rc = hp_rd_need(r, 9, err);
+		if (rc == HP_ETRUNC) {
+			if (hp_rd_avail(r) == 0)
+				break;          /* clean end of file */
+			P.tag = r->pos[0];
+			P.recno++;
+			return perr(&P, HP_ETRUNC, off, -1,
+				"file ends inside a record header (%zu of 9 bytes)", hp_rd_avail(r));
+		}
+		if (rc)
+			return rc;
+		int tag = r->pos[0];
+		uint32_t len = hp_be32(r->pos + 5);
+		if (P.recno) {
+			P.prev_tag = P.tag;
+			P.prev_off = P.rec_off;
+			if (P.cur_time && hp_tag_name(P.tag))
+				P.times_nonzero = 1;   /* garbage read as an unknown tag proves nothing */
+		}
+		P.cur_time = hp_be32(r->pos + 1);
+		P.recno++;
+		P.tag = tag;
+		P.rec_off = off;
+		if (fixed_body(tag, I) != len && (fixed_body(tag, I) || tag == 0x2C) &&
+		    !(tag == 0x2C && len == 0)) {
+			uint64_t ks = hp_rd_known_size(r);
+			if (!ks || off + 9 + (uint64_t)len > ks || len < fixed_body(tag, I))
+				return past_end(&P, len, P.cur_time, hp_rd_avail(r));
+		}
+		r->pos += 9;
+		st->records++;
+		st->records_by_tag[tag]++;
+
+		/* a known record of another kind ends a segmented dump left open */
+		if (st->in_segmented_dump && tag == 0x0C)
+			HP_TRY(end_dump(&P, off));
+
+		const uint8_t *p;
+		switch (tag) {
+		case 0x01:              /* STRING */
+			HP_TRY(small_body(&P, len, I));
+			p = r->pos;
+			SINK(&P, string, off, -1, hp_be_id(p, I), p + I, len - I);
+			break;
+		case 0x02:              /* LOAD CLASS */
+			HP_TRY(small_body(&P, len, 8 + 2 * I));
+			p = r->pos;
+			SINK(&P, load_class, off, -1, hp_be32(p), hp_be_id(p + 4, I), hp_be32(p + 4 + I),
+			     hp_be_id(p + 8 + I, I));
+			break;
+		case 0x04: {            /* STACK FRAME */
+			HP_TRY(small_body(&P, len, 8 + 4 * I));
+			p = r->pos;
+			struct hp_frame f = { hp_be_id(p, I), hp_be_id(p + I, I), hp_be_id(p + 2 * I, I),
+					      hp_be_id(p + 3 * I, I), hp_be32(p + 4 * I),
+					      (int32_t)hp_be32(p + 4 * I + 4) };
+			SINK(&P, frame, off, -1, &f);
+			break;
+		}
+		case 0x05: {            /* STACK TRACE */
+			HP_TRY(small_body(&P, len, 12));
+			p = r->pos;
+			uint32_t n = hp_be32(p + 8);
+			if ((uint64_t)n * I > len - 12)
+				return perr(&P, HP_ECORRUPT, off, -1,
+					"STACK TRACE declares %u frames (%llu bytes) but its body has %u bytes left",
+					n, (unsigned long long)n * I, len - 12);
+			SINK(&P, trace, off, -1, hp_be32(p), hp_be32(p + 4), n, p + 12);
+			break;
+		}
+		case 0x0A: {            /* START THREAD */
+			HP_TRY(small_body(&P, len, 8 + 4 * I));
+			p = r->pos;
+			struct hp_thread t = { hp_be32(p), hp_be32(p + 4 + I), hp_be_id(p + 4, I),
+					       hp_be_id(p + 8 + I, I), hp_be_id(p + 8 + 2 * I, I),
+					       hp_be_id(p + 8 + 3 * I, I) };
+			SINK(&P, start_thread, off, -1, &t);
+			break;
+		}
+		case 0x03: case 0x0B:   /* UNLOAD CLASS, END THREAD */
+			HP_TRY(small_body(&P, len, 4));
+			break;
+		case 0x0E:              /* CONTROL SETTINGS */
+			HP_TRY(small_body(&P, len, 6));
+			break;
+		case 0x07:              /* HEAP SUMMARY */
+			HP_TRY(small_body(&P, len, 24));
+			break;
+		case 0x06: {            /* ALLOC SITES */
+			HP_TRY(small_body(&P, len, 34));
+			uint32_t n = hp_be32(r->pos + 30);
+			if ((uint64_t)n * 25 > len - 34)
+				return perr(&P, HP_ECORRUPT, off, -1,
+					"ALLOC SITES declares %u sites but its body has room for %u",
+					n, (len - 34) / 25);
+			break;
+		}
+		case 0x0D: {            /* CPU SAMPLES */
+			HP_TRY(small_body(&P, len, 8));
+			uint32_t n = hp_be32(r->pos + 4);
+			if ((uint64_t)n * 8 > len - 8)
+				return perr(&P, HP_ECORRUPT, off, -1,
+					"CPU SAMPLES declares %u traces but its body has room for %u",
+					n, (len - 8) / 8);
+			break;
+		}
+		case 0x0C: case 0x1C: { /* HEAP DUMP, HEAP DUMP SEGMENT */
+			if (tag == 0x0C || !st->in_segmented_dump) {
+				HP_TRY(begin_dump(&P));
+				if (tag == 0x1C)
+					st->in_segmented_dump = 1;
+			}
+			struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
+			d->records++;
+			uint64_t body = hp_rd_offset(r);
+			if (P.deliver) {
+				rc = parse_heap_body(&P, len);
+				if (rc)
+					return rc;
+			} else {
+				rc = hp_rd_skip(r, len, err);
+				if (rc == HP_ETRUNC)
+					return past_end(&P, len, P.cur_time, hp_rd_offset(r) - body);
+				if (rc)
+					return rc;
+			}
+			d->end = hp_rd_offset(r);
+			if (tag == 0x0C)
+				HP_TRY(end_dump(&P, d->end));
+			continue;       /* body already consumed */
+		}
+		case 0x2C:              /* HEAP DUMP END */
+			if (st->in_segmented_dump) {
+				st->dumps[st->ndumps - 1].end = off + 9 + len;
+				HP_TRY(end_dump(&P, off));
+			}
+			break;
+		default: {              /* unknown: skip by length */
+			uint64_t avail_known = hp_rd_known_size(r);
+			if (avail_known && off + 9 + (uint64_t)len > avail_known)
+				return past_end(&P, len, P.cur_time, avail_known - off - 9);
+			st->unknown_records++;
+			st->unknown_bytes += len;
+			rc = hp_rd_skip(r, len, err);
+			if (rc == HP_ETRUNC)
+				return past_end(&P, len, P.cur_time, 0);
+			if (rc)
+				return rc;
+			continue;
+		}
+		}
+		/* small records: the body was made available above; step over it */
+		rc = hp_rd_skip(r, len, err);
+		if (rc == HP_ETRUNC)
+			return perr(&P, HP_ETRUNC, off, -1, "file ends inside %s record", tagname(tag));
+		if (rc)
+			return rc;
+	}
+	if (st->in_segmented_dump) {
+		/* segments without HEAP DUMP END: accepted, but the dump is not marked complete */
+		st->in_segmented_dump = 0;
+		if (P.deliver && sink->dump_end) {
+			rc = sink->dump_end(sink->ud, st->ndumps - 1, st->bytes);
+			if (rc)
+				return sink_fail(&P, rc, st->bytes, -1);
+		}
+	}
+	st->bytes = hp_rd_offset(r);
+	return HP_OK;
+}

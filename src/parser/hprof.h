@@ -1,0 +1,165 @@
+/*
+ * hprof.h — the streaming tag-dispatch parser.
+ *
+ * hp_parse() walks every top-level record and every heap-dump sub-record of
+ * the input once, in file order, and hands each to a sink: a struct of
+ * callbacks (any may be NULL).  Nothing is kept between callbacks: a command
+ * that only counts can stream a dump of any size in constant memory, and the
+ * model builder (src/model/) is just one more sink.
+ *
+ * Every length read from the file is checked against what remains of its
+ * record before it is used; an inconsistent record stops the parse with
+ * HP_ECORRUPT, a file that ends inside a record with HP_ETRUNC, both with the
+ * byte offset, record number and tag in the error.  Everything delivered to
+ * the sink before that point is whole, so a caller can salvage it.
+ *
+ * Pointers passed to callbacks point into the reader's window and are valid
+ * only during the callback.  Cost: O(bytes) time, O(1) memory beyond the
+ * reader's window and the dump table.
+ */
+#ifndef HP_HPROF_H
+#define HP_HPROF_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "parser/error.h"
+#include "parser/reader.h"
+
+/* basic types (hprof codes) */
+enum {
+	HP_T_OBJECT = 2, HP_T_BOOLEAN = 4, HP_T_CHAR = 5, HP_T_FLOAT = 6, HP_T_DOUBLE = 7,
+	HP_T_BYTE = 8, HP_T_SHORT = 9, HP_T_INT = 10, HP_T_LONG = 11
+};
+/* size of a basic type's value in the dump (objects: id size); 0 if invalid */
+unsigned hp_type_size(unsigned type, unsigned id_size);
+const char *hp_type_name(unsigned type);   /* "byte", "int", ...; NULL if invalid */
+
+enum hp_root_kind {
+	HP_ROOT_UNKNOWN, HP_ROOT_JNI_GLOBAL, HP_ROOT_JNI_LOCAL, HP_ROOT_JAVA_FRAME,
+	HP_ROOT_NATIVE_STACK, HP_ROOT_STICKY_CLASS, HP_ROOT_THREAD_BLOCK,
+	HP_ROOT_MONITOR_USED, HP_ROOT_THREAD_OBJECT, HP_ROOT_INTERNED_STRING,
+	HP_ROOT_FINALIZING, HP_ROOT_DEBUGGER, HP_ROOT_REFERENCE_CLEANUP,
+	HP_ROOT_VM_INTERNAL, HP_ROOT_JNI_MONITOR, HP_ROOT_UNREACHABLE,
+	HP_ROOT_NKINDS
+};
+const char *hp_root_kind_name(int kind);   /* "JNI global", "Java frame", ... */
+const char *hp_root_kind_key(int kind);    /* "jni_global", "java_frame", ... */
+
+struct hp_header {
+	char format[24];          /* "JAVA PROFILE 1.0.2" */
+	int version;              /* 1, 2 or 3 for 1.0.1/1.0.2/1.0.3 */
+	unsigned id_size;         /* 4 or 8 */
+	uint64_t timestamp_ms;
+	uint64_t length;          /* header bytes */
+};
+
+struct hp_frame {
+	uint64_t id, method_sid, signature_sid, source_sid;
+	uint32_t class_serial;
+	int32_t line;
+};
+
+struct hp_thread {
+	uint32_t serial, trace_serial;
+	uint64_t object_id, name_sid, group_sid, parent_group_sid;
+};
+
+struct hp_root {
+	int kind;                 /* enum hp_root_kind */
+	uint64_t object;
+	uint64_t jni_ref;         /* JNI GLOBAL only */
+	uint32_t thread_serial;   /* JNI LOCAL, JAVA FRAME, NATIVE STACK, THREAD BLOCK, THREAD OBJECT, JNI MONITOR */
+	uint32_t frame;           /* JNI LOCAL/JAVA FRAME: frame number (-1 none); THREAD OBJECT: trace serial; JNI MONITOR: depth */
+	int has_thread;
+	uint64_t offset;
+};
+
+struct hp_class_dump {
+	uint64_t id, super_id, loader_id, signers_id, protection_domain_id;
+	uint32_t trace_serial, instance_size;
+	uint16_t n_statics, n_fields;
+	const uint8_t *statics;   /* n_statics × (ID name sid, u1 type, value) */
+	uint32_t statics_len;
+	const uint8_t *fields;    /* n_fields × (ID name sid, u1 type) */
+	uint64_t offset;
+};
+
+struct hp_sink {
+	void *ud;
+	int (*header)(void *ud, const struct hp_header *h);
+	int (*string)(void *ud, uint64_t id, const uint8_t *utf8, uint32_t len);
+	int (*load_class)(void *ud, uint32_t serial, uint64_t class_id, uint32_t trace_serial, uint64_t name_sid);
+	int (*frame)(void *ud, const struct hp_frame *f);
+	int (*trace)(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *frame_ids);
+	int (*start_thread)(void *ud, const struct hp_thread *t);
+	int (*dump_begin)(void *ud, unsigned index, uint64_t offset);
+	int (*dump_end)(void *ud, unsigned index, uint64_t offset);
+	int (*root)(void *ud, const struct hp_root *r);
+	int (*class_dump)(void *ud, const struct hp_class_dump *c);
+	/* fields is NULL unless opts.want_instance_data */
+	int (*instance)(void *ud, uint64_t id, uint64_t class_id, const uint8_t *fields, uint32_t len, uint64_t offset);
+	/* elems is NULL unless opts.want_array_data */
+	int (*obj_array)(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *elems, uint64_t offset);
+	/* elems is NULL unless opts.want_array_data; nodata for Android 0xC3 */
+	int (*prim_array)(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *elems, uint64_t offset, int nodata);
+	int (*heap_info)(void *ud, uint32_t heap_id, uint64_t name_sid);
+};
+
+struct hp_parse_opts {
+	int dump_index;           /* deliver sub-records of this dump only (0-based); -1 all */
+	int want_instance_data;
+	int want_array_data;
+	void (*progress)(void *ud, uint64_t done);   /* called every few MiB */
+	void *progress_ud;
+};
+
+struct hp_dump_info {
+	uint64_t offset, end;     /* first and one past last byte of its records */
+	uint64_t records;         /* HEAP DUMP / SEGMENT records */
+	uint64_t subrecords;
+	int complete;             /* closed by HEAP DUMP END (segments) or whole record */
+};
+
+struct hp_stats {
+	struct hp_header header;
+	uint64_t records;                     /* top-level records */
+	uint64_t records_by_tag[256];
+	uint64_t subrecords_by_tag[256];
+	uint64_t unknown_records, unknown_bytes;
+	uint64_t bytes;                       /* bytes parsed (end offset) */
+	uint64_t instance_field_bytes;
+	struct hp_dump_info *dumps;           /* owned; hp_stats_release() frees */
+	unsigned ndumps, dumps_cap;
+	int parsed_dump;                      /* index delivered, -1 none */
+	int in_segmented_dump;
+};
+
+void hp_stats_release(struct hp_stats *st);
+void hp_parse_opts_init(struct hp_parse_opts *o);
+
+/* Parses the whole input.  st is filled as far as parsing got (also on error). */
+int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
+	     struct hp_stats *st, struct hp_error *err) HP_MUST_USE;
+
+static inline uint64_t hp_be_id(const uint8_t *p, unsigned id_size)
+{
+	if (id_size == 8)
+		return ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) |
+		       ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) |
+		       ((uint64_t)p[6] << 8) | p[7];
+	return ((uint64_t)p[0] << 24) | ((uint64_t)p[1] << 16) | ((uint64_t)p[2] << 8) | p[3];
+}
+static inline uint32_t hp_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint16_t hp_be16(const uint8_t *p)
+{
+	return (uint16_t)(((unsigned)p[0] << 8) | p[1]);
+}
+static inline uint64_t hp_be64(const uint8_t *p)
+{
+	return ((uint64_t)hp_be32(p) << 32) | hp_be32(p + 4);
+}
+
+#endif

@@ -1,0 +1,384 @@
+#include "parser/reader.h"
+#include "parser/alloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define BUF_INIT (1u << 20)
+#define ZIN_CAP  (256u << 10)
+
+static int io_error(struct hp_error *err, const hp_reader *r, const char *what)
+{
+	return hp_error_set(err, HP_EIO, "%s: %s", what, strerror(errno));
+}
+
+/* read() that retries on EINTR and fills as much as it can */
+static ssize_t read_some(int fd, uint8_t *dst, size_t n)
+{
+	for (;;) {
+		ssize_t k = read(fd, dst, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		return k;
+	}
+}
+
+/* raw bytes from the file descriptor, peeked bytes first */
+static ssize_t raw_read(hp_reader *r, uint8_t *dst, size_t n)
+{
+	if (r->peek_pos < r->peek_len) {
+		size_t k = r->peek_len - r->peek_pos;
+		if (k > n)
+			k = n;
+		memcpy(dst, r->peek + r->peek_pos, k);
+		r->peek_pos += k;
+		return (ssize_t)k;
+	}
+	return read_some(r->fd, dst, n);
+}
+
+static int sniff(hp_reader *r, const uint8_t *b, size_t n, struct hp_error *err)
+{
+	if (n == 0)
+		return hp_error_set(err, HP_EFORMAT, "empty file: no HPROF header");
+	if (n >= 4 && b[0] == 'P' && b[1] == 'K' && b[2] == 3 && b[3] == 4)
+		return hp_error_set(err, HP_EFORMAT,
+			"this is a zip archive, not a heap dump; unzip it first (unzip -p FILE > dump.hprof)");
+	if (n >= 3 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h')
+		return hp_error_set(err, HP_EFORMAT,
+			"this is a bzip2 file; decompress it first (bunzip2 -k FILE) or pipe it: bzcat FILE | hprofan - ...");
+	if (n >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD)
+		return hp_error_set(err, HP_EFORMAT,
+			"this is a zstd file; pipe it: zstdcat FILE | hprofan - ...");
+	if (n >= 6 && b[0] == 0xFD && memcmp(b + 1, "7zXZ", 4) == 0)
+		return hp_error_set(err, HP_EFORMAT,
+			"this is an xz file; pipe it: xzcat FILE | hprofan - ...");
+	size_t m = n < 13 ? n : 13;
+	if (memcmp(b, "JAVA PROFILE ", m) != 0 || n < 13)
+		return hp_error_set(err, HP_EFORMAT,
+			"not an HPROF heap dump (it does not start with \"JAVA PROFILE\")");
+	(void)r;
+	return HP_OK;
+}
+
+static int is_gzip(const uint8_t *b, size_t n)
+{
+	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+static int gz_init(hp_reader *r, struct hp_error *err)
+{
+	z_stream *z = hp_calloc(1, sizeof *z);
+	if (!z)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	r->z = z;
+	if (inflateInit2(z, 16 + MAX_WBITS) != Z_OK)
+		return hp_error_set(err, HP_ENOMEM, "cannot initialise zlib");
+	r->zin = hp_malloc(ZIN_CAP);
+	if (!r->zin)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	r->zin_cap = ZIN_CAP;
+	r->kind = HP_RD_GZIP;
+	return HP_OK;
+}
+
+/* Inflates into dst (up to n bytes); returns bytes produced, 0 at end, <0 on error. */
+static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_error *err)
+{
+	z_stream *z = r->z;
+	*got = 0;
+	z->next_out = dst;
+	z->avail_out = (uInt)(n > (1u << 30) ? (1u << 30) : n);
+	while (z->avail_out > 0) {
+		if (z->avail_in == 0 && !r->zin_eof) {
+			ssize_t k = raw_read(r, r->zin, r->zin_cap);
+			if (k < 0)
+				return io_error(err, r, "read");
+			if (k == 0)
+				r->zin_eof = 1;
+			z->next_in = r->zin;
+			z->avail_in = (uInt)k;
+		}
+		if (z->avail_in == 0 && r->zin_eof) {
+			if (r->z_in_member) {
+				/* the compressed stream stops inside a member */
+				r->at_eof = 2;
+			}
+			break;
+		}
+		if (!r->z_in_member) {
+			/* at a member boundary: only another gzip member may follow */
+			if (z->avail_in >= 1 && z->next_in[0] != 0x1f) {
+				/* trailing zero padding is tolerated; anything else is not */
+				size_t i = 0;
+				while (i < z->avail_in && z->next_in[i] == 0)
+					i++;
+				if (i == z->avail_in) {
+					r->z_in_total += z->avail_in;
+					z->avail_in = 0;
+					continue;
+				}
+				return hp_error_set(err, HP_ECORRUPT,
+					"gzip: garbage after member %llu at compressed byte %llu",
+					(unsigned long long)r->z_members,
+					(unsigned long long)r->z_in_total);
+			}
+			r->z_in_member = 1;
+		}
+		uInt before_in = z->avail_in;
+		int rc = inflate(z, Z_NO_FLUSH);
+		r->z_in_total += before_in - z->avail_in;
+		if (rc == Z_STREAM_END) {
+			r->z_members++;
+			r->z_in_member = 0;
+			inflateReset(z);
+			continue;
+		}
+		if (rc == Z_BUF_ERROR && z->avail_in == 0)
+			continue;
+		if (rc != Z_OK) {
+			return hp_error_set(err, HP_ECORRUPT,
+				"gzip: corrupt compressed data at compressed byte %llu (%s)",
+				(unsigned long long)r->z_in_total, z->msg ? z->msg : "inflate error");
+		}
+	}
+	*got = (size_t)((n > (1u << 30) ? (1u << 30) : n) - z->avail_out);
+	return HP_OK;
+}
+
+int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err)
+{
+	*out = NULL;
+	hp_reader *r = hp_calloc(1, sizeof *r);
+	if (!r)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	r->fd = -1;
+	r->name = hp_strdup(path);
+	if (!r->name) {
+		hp_free(r);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	int rc;
+	if (strcmp(path, "-") == 0) {
+		r->fd = 0;
+	} else {
+		r->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (r->fd < 0) {
+			rc = io_error(err, r, "cannot open");
+			goto fail;
+		}
+		r->own_fd = 1;
+	}
+	struct stat st;
+	if (fstat(r->fd, &st) != 0) {
+		rc = io_error(err, r, "cannot stat");
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		rc = io_error(err, r, "cannot read");
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode))
+		r->file_size = (uint64_t)st.st_size;
+
+	/* sniff the first bytes */
+	uint8_t head[16];
+	size_t hn = 0;
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		ssize_t k = pread(r->fd, head, sizeof head, 0);
+		if (k < 0) {
+			rc = io_error(err, r, "read");
+			goto fail;
+		}
+		hn = (size_t)k;
+	} else if (!S_ISREG(st.st_mode)) {
+		while (hn < sizeof head) {
+			ssize_t k = read_some(r->fd, head + hn, sizeof head - hn);
+			if (k < 0) {
+				rc = io_error(err, r, "read");
+				goto fail;
+			}
+			if (k == 0)
+				break;
+			hn += (size_t)k;
+		}
+		memcpy(r->peek, head, hn);
+		r->peek_len = hn;
+	}
+	if (is_gzip(head, hn)) {
+		if ((rc = gz_init(r, err)) != HP_OK)
+			goto fail;
+	} else {
+		if ((rc = sniff(r, head, hn, err)) != HP_OK)
+			goto fail;
+		if (S_ISREG(st.st_mode)) {
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+			if (m == MAP_FAILED) {
+				rc = io_error(err, r, "mmap");
+				goto fail;
+			}
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			madvise(m, (size_t)st.st_size, MADV_WILLNEED);
+			r->map = m;
+			r->map_len = (size_t)st.st_size;
+			r->kind = HP_RD_MMAP;
+			r->win = r->pos = m;
+			r->end = r->map + r->map_len;
+			r->at_eof = 1;
+			*out = r;
+			return HP_OK;
+		}
+		r->kind = HP_RD_FILE;
+	}
+	r->buf = hp_malloc(BUF_INIT);
+	if (!r->buf) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	r->cap = BUF_INIT;
+	r->win = r->pos = r->end = r->buf;
+	if (r->kind == HP_RD_GZIP) {
+		/* the inflated stream must itself be HPROF */
+		if ((rc = hp_rd_fill(r, 13, err)) != HP_OK && rc != HP_ETRUNC)
+			goto fail;
+		if ((rc = sniff(r, r->pos, hp_rd_avail(r), err)) != HP_OK) {
+			if (hp_rd_avail(r) == 0 && r->at_eof == 2)
+				hp_error_set(err, HP_ETRUNC, "gzip stream ends before any data");
+			else if (rc == HP_EFORMAT && hp_rd_avail(r) == 0)
+				hp_error_set(err, HP_EFORMAT, "empty gzip stream: no HPROF header");
+			else if (rc == HP_EFORMAT)
+				hp_error_set(err, HP_EFORMAT,
+					"gzip file does not contain an HPROF heap dump");
+			rc = err->code;
+			goto fail;
+		}
+	} else {
+		if ((rc = hp_rd_fill(r, 13, err)) != HP_OK && rc != HP_ETRUNC)
+			goto fail;
+		if ((rc = sniff(r, r->pos, hp_rd_avail(r), err)) != HP_OK)
+			goto fail;
+	}
+	*out = r;
+	return HP_OK;
+fail:
+	hp_reader_free(r);
+	return rc;
+}
+
+void hp_reader_free(hp_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->map_len);
+	if (r->z) {
+		inflateEnd(r->z);
+		hp_free(r->z);
+	}
+	hp_free(r->zin);
+	hp_free(r->buf);
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	hp_free(r->name);
+	hp_free(r);
+}
+
+const char *hp_reader_kind_name(const hp_reader *r)
+{
+	switch (r->kind) {
+	case HP_RD_MMAP: return "file";
+	case HP_RD_GZIP: return "gzip";
+	default: return "stream";
+	}
+}
+
+uint64_t hp_reader_progress(const hp_reader *r)
+{
+	if (r->kind == HP_RD_GZIP)
+		return r->z_in_total;
+	return hp_rd_offset(r);
+}
+
+/* Moves the unread bytes to the start of the buffer, growing it when the
+ * request does not fit, then reads until n bytes are available or input ends. */
+int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err)
+{
+	if (r->kind == HP_RD_MMAP || r->at_eof)
+		return HP_ETRUNC;
+	size_t have = (size_t)(r->end - r->pos);
+	if (r->pos != r->buf) {
+		r->win_off += (uint64_t)(r->pos - r->buf);
+		memmove(r->buf, r->pos, have);
+		r->win = r->pos = r->buf;
+		r->end = r->buf + have;
+	}
+	while (have < n) {
+		if (have == r->cap) {
+			/* grow by doubling: only ever as far as data actually arrived */
+			size_t nc = r->cap * 2;
+			if (nc < r->cap) 
+				return hp_error_set(err, HP_ENOMEM, "record too large for memory");
+			uint8_t *nb = hp_realloc(r->buf, nc);
+			if (!nb)
+				return hp_error_set(err, HP_ENOMEM,
+					"out of memory buffering a %zu-byte record", n);
+			r->buf = nb;
+			r->cap = nc;
+			r->win = r->pos = nb;
+			r->end = nb + have;
+		}
+		size_t room = r->cap - have;
+		size_t got = 0;
+		if (r->kind == HP_RD_GZIP) {
+			int rc = gz_read(r, r->buf + have, room, &got, err);
+			if (rc != HP_OK)
+				return rc;
+		} else {
+			ssize_t k = raw_read(r, r->buf + have, room);
+			if (k < 0)
+				return io_error(err, r, "read");
+			got = (size_t)k;
+		}
+		if (got == 0) {
+			if (!r->at_eof)
+				r->at_eof = 1;
+			return HP_ETRUNC;
+		}
+		have += got;
+		r->end = r->buf + have;
+	}
+	return HP_OK;
+}
+
+int hp_rd_skip_slow(hp_reader *r, uint64_t n, struct hp_error *err)
+{
+	for (;;) {
+		uint64_t have = (uint64_t)(r->end - r->pos);
+		if (have >= n) {
+			r->pos += n;
+			return HP_OK;
+		}
+		n -= have;
+		r->pos = r->end;
+		if (r->kind == HP_RD_MMAP || r->at_eof)
+			return HP_ETRUNC;
+		size_t want = n < r->cap ? (size_t)n : r->cap;
+		int rc = hp_rd_fill(r, want, err);
+		if (rc == HP_ETRUNC) {
+			if ((uint64_t)(r->end - r->pos) >= n) {
+				r->pos += n;
+				return HP_OK;
+			}
+			r->pos = r->end;
+			return HP_ETRUNC;
+		}
+		if (rc != HP_OK)
+			return rc;
+	}
+}

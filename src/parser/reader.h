@@ -1,0 +1,92 @@
+/*
+ * reader.h — bytes in: a sliding window over a dump, from a file, gzip or stdin.
+ *
+ * Regular uncompressed files are mmap()ed whole: the window is the file and
+ * every request is satisfied in place.  gzip input (detected by its magic
+ * bytes, including the concatenated members `jcmd GC.heap_dump -gz=N` writes)
+ * and pipes are streamed through a buffer that starts at 1 MiB and grows only
+ * as far as the largest single request actually present in the data, so
+ * memory never depends on a length field the data does not back up.
+ *
+ * Offsets are positions in the uncompressed stream.  Pointers into the window
+ * are valid until the next hp_rd_need/hp_rd_skip call.
+ */
+#ifndef HP_READER_H
+#define HP_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parser/error.h"
+
+enum hp_reader_kind { HP_RD_MMAP, HP_RD_FILE, HP_RD_GZIP };
+
+typedef struct hp_reader hp_reader;
+struct hp_reader {
+	/* the window: [win, end) holds the bytes at [win_off, win_off + (end-win)) */
+	const uint8_t *win, *pos, *end;
+	uint64_t win_off;
+	int at_eof;                 /* no more bytes will arrive after end */
+	/* private */
+	int kind, fd, own_fd;
+	uint8_t *map; size_t map_len;
+	uint8_t *buf; size_t cap;
+	void *z;                    /* z_stream when gzip */
+	uint8_t *zin; size_t zin_len, zin_cap;
+	int zin_eof;
+	uint64_t z_members;         /* gzip members finished */
+	uint64_t z_in_total;        /* compressed bytes consumed */
+	int z_in_member;            /* inside a member (not at a boundary) */
+	uint64_t file_size;         /* size on disk; 0 when unknown (pipe) */
+	uint8_t peek[16]; size_t peek_len, peek_pos;   /* sniffed bytes of a pipe */
+	char *name;
+};
+
+/* Opens `path` ("-" is stdin).  Sniffs the first bytes: gzip is streamed,
+ * zip archives, empty files and anything not starting "JAVA PROFILE" are
+ * refused with HP_EFORMAT and a helpful message. */
+int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err) HP_MUST_USE;
+void hp_reader_free(hp_reader *r);
+
+const char *hp_reader_kind_name(const hp_reader *r);
+/* compressed bytes consumed so far (gzip) or uncompressed offset; for progress */
+uint64_t hp_reader_progress(const hp_reader *r);
+
+int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err);
+int hp_rd_skip_slow(hp_reader *r, uint64_t n, struct hp_error *err);
+
+static inline uint64_t hp_rd_offset(const hp_reader *r)
+{
+	return r->win_off + (uint64_t)(r->pos - r->win);
+}
+
+static inline size_t hp_rd_avail(const hp_reader *r)
+{
+	return (size_t)(r->end - r->pos);
+}
+
+/* Makes at least n bytes available at r->pos.  HP_ETRUNC (no message set)
+ * when the input ends first; hp_rd_avail() then tells how many remain. */
+static inline int hp_rd_need(hp_reader *r, size_t n, struct hp_error *err)
+{
+	if ((size_t)(r->end - r->pos) >= n)
+		return HP_OK;
+	return hp_rd_fill(r, n, err);
+}
+
+/* Skips n bytes; HP_ETRUNC when the input ends first (pos is then at the end). */
+static inline int hp_rd_skip(hp_reader *r, uint64_t n, struct hp_error *err)
+{
+	if ((uint64_t)(r->end - r->pos) >= n) {
+		r->pos += n;
+		return HP_OK;
+	}
+	return hp_rd_skip_slow(r, n, err);
+}
+
+/* Total bytes of uncompressed input when known (mmap), else 0. */
+static inline uint64_t hp_rd_known_size(const hp_reader *r)
+{
+	return r->kind == HP_RD_MMAP ? (uint64_t)r->map_len : 0;
+}
+
+#endif

@@ -1,0 +1,38 @@
+# tests/lib.sh — sourced by tests/cli/*.sh.
+# Each check prints one line: "ok NAME", "FAIL NAME: why" or "skip NAME: why";
+# tests/run-all.sh counts them.  Environment: HPROFAN (binary under test),
+# CORPUS (../shared/corpus; may be absent), TESTDATA, TMPD (scratch dir).
+set -u
+: "${HPROFAN:?}" "${TMPD:?}"
+CORPUS=${CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/corpus}
+TESTDATA=${TESTDATA:-$(cd "$(dirname "$0")/../.." && pwd)/testdata}
+
+ok()   { printf 'ok %s\n' "$1"; }
+fail() { printf 'FAIL %s: %s\n' "$1" "$2"; }
+skip() { printf 'skip %s: %s\n' "$1" "$2"; }
+
+# have_corpus NAME: true when the corpus is present, else reports a skip
+have_corpus() {
+  if [ -d "$CORPUS" ] && [ -f "$CORPUS/MANIFEST.tsv" ]; then return 0; fi
+  skip "$1" "../shared/corpus is absent"
+  return 1
+}
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+  if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi
+}
+
+# run_hp OUTFILE ERRFILE ARGS... : runs hprofan, returns its exit code
+run_hp() {
+  local out=$1 err=$2; shift 2
+  "$HPROFAN" "$@" >"$out" 2>"$err"
+}
+
+# jget FILE EXPR : a value from a JSON file (python3 when present, else jq)
+jget() {
+  python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=eval(sys.argv[2],{"d":d})
+print(v if not isinstance(v,bool) else str(v).lower())' "$1" "$2"
+}
