@@ -5,7 +5,8 @@ set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-export HPROFAN=${HPROFAN:-$root/$BUILD/san/hprofan}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+export HPROFAN=${HPROFAN:-$BUILD/san/hprofan}
 export CORPUS=${CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}
 export TESTDATA=$root/testdata
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=99}
