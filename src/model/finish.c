@@ -278,6 +278,16 @@ static uint64_t row_array_total(const hp_heap *h, const struct hp_class *c, cons
 
 static int sum_rows(hp_heap *h)
 {
+	/* fold the per-class instance counts of heap 0 into rows */
+	for (size_t i = 0; i < h->ccount_cap && i < h->nclasses; i++) {
+		if (!h->ccount[i])
+			continue;
+		uint32_t r = hp_heap_row(h, (uint32_t)i, 0);
+		if (r == HP_NONE)
+			return HP_ENOMEM;
+		h->rows[r].count += h->ccount[i];
+		h->ccount[i] = 0;
+	}
 	/* class objects go to java.lang.Class in their heap */
 	if (h->jlc != HP_NONE) {
 		for (size_t i = 0; i < h->nclasses; i++) {

@@ -44,7 +44,8 @@ hp_heap *hp_heap_new(const struct hp_heap_opts *o)
 	for (size_t i = 0; i < sizeof h->prim_class / sizeof h->prim_class[0]; i++)
 		h->prim_class[i] = HP_NONE;
 	h->jlc = h->jlo = HP_NONE;
-	h->last_cidx = HP_NONE;
+	for (size_t i = 0; i < 64; i++)
+		h->ccache_idx[i] = HP_NONE;
 	return h;
 }
 
@@ -69,6 +70,7 @@ void hp_heap_free(hp_heap *h)
 	for (size_t i = 0; i < h->nrows; i++)
 		hp_free(h->rows[i].lenmod);
 	hp_free(h->rows);
+	hp_free(h->ccount);
 	hp_free(h->frames);
 	hp_free(h->traces);
 	hp_free(h->trace_frames);
@@ -249,18 +251,21 @@ static uint32_t class_new(hp_heap *h, uint64_t id)
 }
 
 /* class index for an id, creating a placeholder when unknown */
-static uint32_t class_for(hp_heap *h, uint64_t id)
+static inline uint32_t class_for(hp_heap *h, uint64_t id)
 {
-	if (id == h->last_cid && h->last_cidx != HP_NONE)
-		return h->last_cidx;
+	/* a direct-mapped cache in front of the hash: instances come in runs of
+	 * a few classes, and a hash probe costs more than the whole record */
+	unsigned slot = (unsigned)((id * 0x9E3779B97F4A7C15ull) >> 58);
+	if (h->ccache_idx[slot] != HP_NONE && h->ccache_id[slot] == id)
+		return h->ccache_idx[slot];
 	uint32_t idx = hp_idmap_get(&h->class_map, id);
 	if (idx == HP_IDMAP_NONE) {
 		idx = class_new(h, id);
 		if (idx == HP_NONE || hp_idmap_put(&h->class_map, id, idx) < 0)
 			return HP_NONE;
 	}
-	h->last_cid = id;
-	h->last_cidx = idx;
+	h->ccache_id[slot] = id;
+	h->ccache_idx[slot] = idx;
 	return idx;
 }
 
@@ -366,11 +371,14 @@ static inline void note_id(hp_heap *h, uint64_t id)
 		h->gcd_have_first = 1;
 		return;
 	}
-	if (h->gcd == 8 || h->gcd == 4 || h->gcd == 2 || h->gcd == 1)
+	if (h->gcd_done)
 		return;     /* Eclipse MAT stops at 8 or less: the alignment is then 8 */
 	uint64_t d = id > h->gcd_first ? id - h->gcd_first : h->gcd_first - id;
-	if (d)
+	if (d) {
 		h->gcd = gcd64(h->gcd, d);
+		if (h->gcd <= 8)
+			h->gcd_done = 1;
+	}
 }
 
 static int add_object(hp_heap *h, uint64_t id, uint32_t cidx, uint32_t len, int kind, uint64_t off)
@@ -481,24 +489,51 @@ static int on_class_dump(void *ud, const struct hp_class_dump *d)
 	return HP_OK;
 }
 
-static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
+static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t off)
 {
-	hp_heap *h = ud;
 	uint32_t cidx = class_for(h, class_id);
 	if (cidx == HP_NONE)
 		return oom(h);
-	uint32_t r = h->classes[cidx].row;
-	if (r == HP_NONE || h->rows[r].heap != h->cur_heap) {
-		r = row_for(h, cidx, h->cur_heap);
+	if (h->cur_heap == 0) {
+		if (cidx >= h->ccount_cap) {
+			size_t nc = h->ccount_cap ? h->ccount_cap : 256;
+			while (nc <= cidx)
+				nc *= 2;
+			uint64_t *n = hp_reallocarray(h->ccount, nc, sizeof *n);
+			if (!n)
+				return oom(h);
+			memset(n + h->ccount_cap, 0, (nc - h->ccount_cap) * sizeof *n);
+			h->ccount = n;
+			h->ccount_cap = nc;
+		}
+		h->ccount[cidx]++;
+	} else {
+		uint32_t r = row_for(h, cidx, h->cur_heap);
 		if (r == HP_NONE)
 			return oom(h);
+		h->rows[r].count++;
 	}
-	h->rows[r].count++;
 	h->n_instances++;
 	note_id(h, id);
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, 0, HP_OBJ_INSTANCE, off);
 	return HP_OK;
+}
+
+/* Hot: one call per instance.  Instances of the main heap are counted in a
+ * small per-class array (few cache lines); everything else takes the slow path. */
+static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
+{
+	hp_heap *h = ud;
+	unsigned slot = (unsigned)((class_id * 0x9E3779B97F4A7C15ull) >> 58);
+	uint32_t cidx = h->ccache_idx[slot];
+	if (cidx != HP_NONE && h->ccache_id[slot] == class_id && h->cur_heap == 0 &&
+	    cidx < h->ccount_cap && !h->opts.build_objects && h->gcd_done) {
+		h->ccount[cidx]++;
+		h->n_instances++;
+		return HP_OK;
+	}
+	return instance_slow(h, id, class_id, off);
 }
 
 static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
@@ -711,4 +746,10 @@ void hp_heap_sink(hp_heap *h, struct hp_sink *s)
 	s->obj_array = on_obj_array;
 	s->prim_array = on_prim_array;
 	s->heap_info = on_heap_info;
+}
+
+/* row for (class, heap), created when missing; HP_NONE when out of memory */
+uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap)
+{
+	return row_for(h, cidx, heap);
 }

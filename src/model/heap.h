@@ -129,9 +129,10 @@ struct hp_heap {
 	uint32_t jlc;                 /* java.lang.Class, HP_NONE until known */
 	uint32_t jlo;                 /* java.lang.Object */
 	size_t nclass_dumps;
-	uint64_t last_cid; uint32_t last_cidx;
+	uint64_t ccache_id[64]; uint32_t ccache_idx[64];   /* class id -> index cache */
 
-	/* histogram rows */
+	/* histogram rows; instances of heap 0 are counted in ccount[class] first */
+	uint64_t *ccount; size_t ccount_cap;
 	struct hp_hrow *rows; size_t nrows, rows_cap;
 
 	/* frames, traces, threads, roots */
@@ -162,7 +163,7 @@ struct hp_heap {
 
 	/* size-model inference while streaming */
 	struct hp_size_model size;
-	uint64_t gcd_first; int gcd_have_first; uint64_t gcd;
+	uint64_t gcd_first; int gcd_have_first, gcd_done; uint64_t gcd;
 	uint64_t prev_array_start, prev_array_uend; int found_compressed;
 	uint64_t compressed_at;
 
@@ -198,6 +199,8 @@ static inline uint64_t hp_heap_offset(const hp_heap *h, size_t i)
 	return ((uint64_t)(h->off_hi[i] & 0x3ff) << 32) | h->off_lo[i];
 }
 
+/* histogram row for (class, heap), created when missing; HP_NONE when out of memory */
+uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap);
 /* size of an array of class c with n elements under the model */
 uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t n);
 /* bytes the model keeps per object (ids, cls, len, where) plus the index */
