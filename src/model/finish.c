@@ -353,42 +353,60 @@ static int is_sorted(const uint64_t *a, size_t n)
 	return 1;
 }
 
-/* LSD radix sort of (key, index) pairs by key, 16 bits a pass, skipping
- * passes where every key has the same digit. */
-static int radix_perm(const uint64_t *keys, size_t n, uint32_t **out)
+/* LSD radix sort of the ids in place, 11 bits a pass (2,048 buckets keep the
+ * scatter inside the TLB), carrying each id's original position so the other
+ * columns can follow; digits that are the same in every id are skipped, so a
+ * heap spanning a few GiB takes three passes.  Temporary memory: 16 bytes per
+ * object (a second id buffer and two position buffers). */
+#define RADIX_BITS 11
+#define RADIX_N (1u << RADIX_BITS)
+
+static int radix_sort_ids(uint64_t *ids, size_t n, uint32_t **out)
 {
+	uint64_t *k2 = hp_reallocarray(NULL, n, sizeof *k2);
 	uint32_t *a = hp_reallocarray(NULL, n, sizeof *a);
 	uint32_t *b = hp_reallocarray(NULL, n, sizeof *b);
-	size_t *cnt = hp_calloc(65536, sizeof *cnt);
-	if (!a || !b || !cnt) {
+	size_t *cnt = hp_calloc(RADIX_N, sizeof *cnt);
+	if (!k2 || !a || !b || !cnt) {
+		hp_free(k2);
 		hp_free(a);
 		hp_free(b);
 		hp_free(cnt);
 		return HP_ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
-		a[i] = (uint32_t)i;
 	uint64_t diff = 0;
-	for (size_t i = 1; i < n; i++)
-		diff |= keys[i] ^ keys[0];
-	for (unsigned shift = 0; shift < 64; shift += 16) {
-		if (!((diff >> shift) & 0xffff))
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (uint32_t)i;
+		diff |= ids[i] ^ ids[0];
+	}
+	uint64_t *src = ids, *dst = k2;
+	for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
+		if (!((diff >> shift) & (RADIX_N - 1)))
 			continue;
-		memset(cnt, 0, 65536 * sizeof *cnt);
+		memset(cnt, 0, RADIX_N * sizeof *cnt);
 		for (size_t i = 0; i < n; i++)
-			cnt[(keys[a[i]] >> shift) & 0xffff]++;
+			cnt[(src[i] >> shift) & (RADIX_N - 1)]++;
 		size_t sum = 0;
-		for (size_t d = 0; d < 65536; d++) {
+		for (size_t d = 0; d < RADIX_N; d++) {
 			size_t t = cnt[d];
 			cnt[d] = sum;
 			sum += t;
 		}
-		for (size_t i = 0; i < n; i++)
-			b[cnt[(keys[a[i]] >> shift) & 0xffff]++] = a[i];
-		uint32_t *t = a;
+		for (size_t i = 0; i < n; i++) {
+			size_t at = cnt[(src[i] >> shift) & (RADIX_N - 1)]++;
+			dst[at] = src[i];
+			b[at] = a[i];
+		}
+		uint64_t *tk = src;
+		src = dst;
+		dst = tk;
+		uint32_t *tp = a;
 		a = b;
-		b = t;
+		b = tp;
 	}
+	if (src != ids)
+		memcpy(ids, src, n * sizeof *ids);
+	hp_free(k2);
 	hp_free(b);
 	hp_free(cnt);
 	*out = a;
@@ -401,14 +419,123 @@ static int radix_perm(const uint64_t *keys, size_t n, uint32_t **out)
 	for (size_t i_ = 0; i_ < n; i_++) np_[i_] = (arr)[perm[i_]]; \
 	hp_free(arr); (arr) = np_; } while (0)
 
+struct run { uint64_t first, last; size_t start, len; };
+
+static int by_first(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+struct idpos { uint64_t id; uint32_t pos; };
+
+static int by_id(const void *a, const void *b)
+{
+	const struct idpos *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* HotSpot writes the class objects first, in no particular order, then each
+ * heap region in address order (parallel dumpers: one region after another,
+ * in any order).  So the ids are a few long sorted runs over disjoint ranges
+ * plus a few thousand strays.  Sorting is then: sort the strays, order the
+ * long runs, merge the two, all in linear time.  Returns 1 with the
+ * permutation when the ids have that shape, 0 when a general sort is needed,
+ * -1 when out of memory. */
+#define LONG_RUN 256
+
+static int sort_by_runs(uint64_t *ids, size_t n, uint32_t **out)
+{
+	size_t nlong = 0, nstray = 0, st = 0;
+	for (size_t i = 1; i <= n; i++) {
+		if (i == n || ids[i] <= ids[i - 1]) {
+			if (i - st >= LONG_RUN)
+				nlong++;
+			else
+				nstray += i - st;
+			st = i;
+		}
+	}
+	if (nstray > n / 8 || nlong > n / LONG_RUN)
+		return 0;
+	struct run *runs = hp_reallocarray(NULL, nlong ? nlong : 1, sizeof *runs);
+	struct idpos *stray = hp_reallocarray(NULL, nstray ? nstray : 1, sizeof *stray);
+	if (!runs || !stray) {
+		hp_free(runs);
+		hp_free(stray);
+		return -1;
+	}
+	size_t k = 0, m = 0;
+	st = 0;
+	for (size_t i = 1; i <= n; i++) {
+		if (i == n || ids[i] <= ids[i - 1]) {
+			if (i - st >= LONG_RUN) {
+				runs[k].first = ids[st];
+				runs[k].last = ids[i - 1];
+				runs[k].start = st;
+				runs[k].len = i - st;
+				k++;
+			} else {
+				for (size_t j = st; j < i; j++, m++) {
+					stray[m].id = ids[j];
+					stray[m].pos = (uint32_t)j;
+				}
+			}
+			st = i;
+		}
+	}
+	qsort(runs, nlong, sizeof *runs, by_first);
+	for (size_t i = 1; i < nlong; i++)
+		if (runs[i].first <= runs[i - 1].last) {
+			hp_free(runs);
+			hp_free(stray);
+			return 0;
+		}
+	qsort(stray, nstray, sizeof *stray, by_id);
+	uint32_t *perm = hp_reallocarray(NULL, n, sizeof *perm);
+	uint64_t *sorted = hp_reallocarray(NULL, n, sizeof *sorted);
+	if (!perm || !sorted) {
+		hp_free(perm);
+		hp_free(sorted);
+		hp_free(runs);
+		hp_free(stray);
+		return -1;
+	}
+	size_t o = 0, si = 0;
+	for (size_t r = 0; r < nlong; r++) {
+		const uint64_t *src = ids + runs[r].start;
+		for (size_t j = 0; j < runs[r].len; j++) {
+			while (si < nstray && stray[si].id <= src[j]) {
+				sorted[o] = stray[si].id;
+				perm[o++] = stray[si++].pos;
+			}
+			sorted[o] = src[j];
+			perm[o++] = (uint32_t)(runs[r].start + j);
+		}
+	}
+	while (si < nstray) {
+		sorted[o] = stray[si].id;
+		perm[o++] = stray[si++].pos;
+	}
+	memcpy(ids, sorted, n * sizeof *ids);
+	hp_free(sorted);
+	hp_free(runs);
+	hp_free(stray);
+	*out = perm;
+	return 1;
+}
+
 static int sort_objects(hp_heap *h)
 {
 	size_t n = h->nobj;
 	if (n == 0 || is_sorted(h->ids, n))
 		return HP_OK;
 	uint32_t *perm;
-	HP_TRY(radix_perm(h->ids, n, &perm));
-	PERMUTE(uint64_t, h->ids);
+	int k = sort_by_runs(h->ids, n, &perm);
+	if (k < 0)
+		return HP_ENOMEM;
+	if (k == 0)
+		HP_TRY(radix_sort_ids(h->ids, n, &perm));
 	PERMUTE(uint32_t, h->cls);
 	PERMUTE(uint32_t, h->len);
 	PERMUTE(uint32_t, h->off_lo);

@@ -186,6 +186,10 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err)
 	}
 	if (S_ISREG(st.st_mode))
 		r->file_size = (uint64_t)st.st_size;
+#ifdef F_SETPIPE_SZ
+	if (S_ISFIFO(st.st_mode))
+		(void)fcntl(r->fd, F_SETPIPE_SZ, 1 << 20);   /* fewer, larger reads; best effort */
+#endif
 
 	/* sniff the first bytes */
 	uint8_t head[16];
