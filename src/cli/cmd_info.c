@@ -8,9 +8,9 @@
 static const char *flavour(const struct hp_header *h)
 {
 	switch (h->version) {
-	case 1: return "HotSpot or the JDK hprof agent, JAVA PROFILE 1.0.1";
-	case 2: return "HotSpot, segmented, JAVA PROFILE 1.0.2";
-	case 3: return "Android ART, JAVA PROFILE 1.0.3";
+	case 1: return "HotSpot or the JDK hprof agent";
+	case 2: return "HotSpot, segmented";
+	case 3: return "Android ART";
 	default: return "?";
 	}
 }
@@ -58,7 +58,8 @@ int cmd_info(struct cli_opts *o)
 			json_u64(d, "offset", st->dumps[i].offset);
 			json_u64(d, "end", st->dumps[i].end);
 			json_u64(d, "records", st->dumps[i].records);
-			json_u64(d, "subrecords", st->dumps[i].subrecords);
+			if ((int)i == st->parsed_dump)
+				json_u64(d, "subrecords", st->dumps[i].subrecords);
 			cJSON_AddBoolToObject(d, "complete", st->dumps[i].complete);
 			cJSON_AddBoolToObject(d, "analysed", (int)i == st->parsed_dump);
 			cJSON_AddItemToArray(dumps, d);
@@ -162,13 +163,15 @@ int cmd_info(struct cli_opts *o)
 		if (st->ndumps > 1)
 			fprintf(f, " (analysing dump %d; choose with --dump N)", st->parsed_dump);
 		fputc('\n', f);
-		for (unsigned i = 0; i < st->ndumps; i++)
-			fprintf(f, "  dump %u: offset %s, %s bytes, %s record%s, %s sub-records%s\n", i,
+		for (unsigned i = 0; i < st->ndumps; i++) {
+			fprintf(f, "  dump %u: offset %s, %s bytes, %s record%s", i,
 				fmt_count(st->dumps[i].offset, a, sizeof a),
 				fmt_count(st->dumps[i].end - st->dumps[i].offset, b, sizeof b),
-				fmt_count(st->dumps[i].records, c, sizeof c), st->dumps[i].records == 1 ? "" : "s",
-				fmt_count(st->dumps[i].subrecords, d, sizeof d),
-				st->dumps[i].complete ? "" : " (incomplete)");
+				fmt_count(st->dumps[i].records, c, sizeof c), st->dumps[i].records == 1 ? "" : "s");
+			if ((int)i == st->parsed_dump)
+				fprintf(f, ", %s sub-records (analysed)", fmt_count(st->dumps[i].subrecords, d, sizeof d));
+			fprintf(f, "%s\n", st->dumps[i].complete ? "" : " (incomplete)");
+		}
 		fprintf(f, "records:     %s\n", fmt_count(st->records, a, sizeof a));
 		for (int t = 0; t < 256; t++) {
 			if (!st->records_by_tag[t])

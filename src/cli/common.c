@@ -259,8 +259,8 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 		L->partial = 1;
 		snprintf(L->partial_msg, sizeof L->partial_msg, "%s", msg);
 		cli_warn("%s", msg);
-		cli_warn("--salvage: analysing the %llu bytes before offset %llu; figures are partial",
-			 (unsigned long long)err.offset, (unsigned long long)err.offset);
+		cli_warn("--salvage: analysing what precedes offset %llu; figures are partial",
+			 (unsigned long long)err.offset);
 	}
 	if (o->dump_index > 0 && (unsigned)o->dump_index >= L->stats.ndumps) {
 		cli_error("%s: --dump %d: the file holds %u heap dump%s", o->file, o->dump_index,

@@ -692,8 +692,8 @@ static int small_body(struct parser *P, uint32_t len, uint64_t min)
 	return rc;
 }
 
-int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
-	     struct hp_stats *st, struct hp_error *err)
+static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
+			 struct hp_stats *st, struct hp_error *err)
 {
 	static const struct hp_sink empty_sink;
 	struct hp_parse_opts defopts;
@@ -887,4 +887,17 @@ int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opt
 	}
 	st->bytes = hp_rd_offset(r);
 	return HP_OK;
+}
+
+int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
+	     struct hp_stats *st, struct hp_error *err)
+{
+	int rc = parse_records(r, sink, opts, st, err);
+	if (rc == HP_ETRUNC && r->kind == HP_RD_GZIP && r->at_eof == 2) {
+		size_t l = strlen(err->msg);
+		snprintf(err->msg + l, sizeof err->msg - l,
+			 "; the gzip stream is cut short after %llu compressed bytes",
+			 (unsigned long long)r->z_in_total);
+	}
+	return rc;
 }
