@@ -200,13 +200,13 @@ static int grow_dumps(struct parser *P)
 	return HP_OK;
 }
 
-static int end_dump(struct parser *P, uint64_t off)
+static int end_dump(struct parser *P, uint64_t off, int complete)
 {
 	struct hp_stats *st = P->st;
 	if (!st->ndumps)
 		return HP_OK;
 	struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
-	d->complete = 1;
+	d->complete = complete;
 	st->in_segmented_dump = 0;
 	if (P->deliver)
 		SINK(P, dump_end, off, -1, st->ndumps - 1, off);
@@ -686,7 +686,9 @@ static int small_body(struct parser *P, uint32_t len, uint64_t min)
 		return perr(P, HP_ECORRUPT, P->rec_off, -1,
 			"%s record body is %u bytes; at least %llu expected",
 			tagname(P->tag), len, (unsigned long long)min);
-	int rc = hp_rd_need(P->r, len, P->err);
+	uint64_t fb = fixed_body(P->tag, P->I);
+	size_t want = fb && len > fb ? (size_t)fb : len;   /* never buffer more than the layout */
+	int rc = hp_rd_need(P->r, want, P->err);
 	if (rc == HP_ETRUNC)
 		return past_end(P, len, P->cur_time, hp_rd_avail(P->r));
 	return rc;
@@ -720,8 +722,13 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		progress(&P);
 		rc = hp_rd_need(r, 9, err);
 		if (rc == HP_ETRUNC) {
-			if (hp_rd_avail(r) == 0)
+			if (hp_rd_avail(r) == 0) {
+				if (r->kind == HP_RD_GZIP && r->at_eof == 2)
+					return perr(&P, HP_ETRUNC, off, -1,
+						"the gzip stream ends without its end-of-member trailer after %llu compressed bytes",
+						(unsigned long long)r->z_in_total);
 				break;          /* clean end of file */
+			}
 			P.tag = r->pos[0];
 			P.recno++;
 			return perr(&P, HP_ETRUNC, off, -1,
@@ -741,11 +748,14 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		P.recno++;
 		P.tag = tag;
 		P.rec_off = off;
-		if (fixed_body(tag, I) != len && (fixed_body(tag, I) || tag == 0x2C) &&
-		    !(tag == 0x2C && len == 0)) {
+		{
+			/* a fixed-size record longer than its layout is accepted (the
+			 * rest is skipped) when the file holds it; past the end it
+			 * means the framing broke (past_end words it) */
+			uint64_t fb = fixed_body(tag, I);
 			uint64_t ks = hp_rd_known_size(r);
-			if (!ks || off + 9 + (uint64_t)len > ks || len < fixed_body(tag, I))
-				return past_end(&P, len, P.cur_time, hp_rd_avail(r));
+			if ((fb || tag == 0x2C) && len != fb && ks && off + 9 + (uint64_t)len > ks)
+				return past_end(&P, len, P.cur_time, ks - off - 9);
 		}
 		r->pos += 9;
 		st->records++;
@@ -753,7 +763,7 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 
 		/* a known record of another kind ends a segmented dump left open */
 		if (st->in_segmented_dump && tag == 0x0C)
-			HP_TRY(end_dump(&P, off));
+			HP_TRY(end_dump(&P, off, 0));   /* segments without HEAP DUMP END */
 
 		const uint8_t *p;
 		switch (tag) {
@@ -846,13 +856,13 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			}
 			d->end = hp_rd_offset(r);
 			if (tag == 0x0C)
-				HP_TRY(end_dump(&P, d->end));
+				HP_TRY(end_dump(&P, d->end, 1));
 			continue;       /* body already consumed */
 		}
 		case 0x2C:              /* HEAP DUMP END */
 			if (st->in_segmented_dump) {
 				st->dumps[st->ndumps - 1].end = off + 9 + len;
-				HP_TRY(end_dump(&P, off));
+				HP_TRY(end_dump(&P, off, 1));
 			}
 			break;
 		default: {              /* unknown: skip by length */
@@ -872,7 +882,7 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		/* small records: the body was made available above; step over it */
 		rc = hp_rd_skip(r, len, err);
 		if (rc == HP_ETRUNC)
-			return perr(&P, HP_ETRUNC, off, -1, "file ends inside %s record", tagname(tag));
+			return past_end(&P, len, P.cur_time, hp_rd_offset(r) - off - 9);
 		if (rc)
 			return rc;
 	}
@@ -893,7 +903,7 @@ int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opt
 	     struct hp_stats *st, struct hp_error *err)
 {
 	int rc = parse_records(r, sink, opts, st, err);
-	if (rc == HP_ETRUNC && r->kind == HP_RD_GZIP && r->at_eof == 2) {
+	if (rc == HP_ETRUNC && r->kind == HP_RD_GZIP && r->at_eof == 2 && !strstr(err->msg, "gzip")) {
 		size_t l = strlen(err->msg);
 		snprintf(err->msg + l, sizeof err->msg - l,
 			 "; the gzip stream is cut short after %llu compressed bytes",

@@ -252,9 +252,16 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err)
 		if ((rc = hp_rd_fill(r, 13, err)) != HP_OK && rc != HP_ETRUNC)
 			goto fail;
 		if ((rc = sniff(r, r->pos, hp_rd_avail(r), err)) != HP_OK) {
-			if (hp_rd_avail(r) == 0 && r->at_eof == 2)
-				hp_error_set(err, HP_ETRUNC, "gzip stream ends before any data");
-			else if (rc == HP_EFORMAT && hp_rd_avail(r) == 0)
+			size_t av = hp_rd_avail(r);
+			if (r->at_eof == 2 && av == 0)
+				hp_error_set(err, HP_ETRUNC,
+					"gzip stream ends before any data (cut short after %llu compressed bytes)",
+					(unsigned long long)r->z_in_total);
+			else if (r->at_eof == 2 && memcmp(r->pos, "JAVA PROFILE ", av < 13 ? av : 13) == 0)
+				hp_error_set(err, HP_ETRUNC,
+					"the gzip stream is cut short after %llu compressed bytes, inside the HPROF header",
+					(unsigned long long)r->z_in_total);
+			else if (rc == HP_EFORMAT && av == 0)
 				hp_error_set(err, HP_EFORMAT, "empty gzip stream: no HPROF header");
 			else if (rc == HP_EFORMAT)
 				hp_error_set(err, HP_EFORMAT,
