@@ -68,12 +68,22 @@ int cmd_top(struct cli_opts *o)
 	int heap_filter = -1;
 	if (o->heap) {
 		for (unsigned i = 0; i < h->nheaps; i++)
-			if (strcmp(h->heap_names[i], o->heap) == 0)
+			if (h->heap_objects[i] && h->heap_names[i][0] && strcmp(h->heap_names[i], o->heap) == 0)
 				heap_filter = (int)i;
 		if (heap_filter < 0) {
-			cli_error("%s: --heap %s: no such heap (the dump has:%s%s%s%s)", o->file, o->heap,
-				  h->nheaps > 0 ? " " : "", h->nheaps > 0 ? h->heap_names[0] : "",
-				  h->nheaps > 1 ? ", " : "", h->nheaps > 1 ? h->heap_names[1] : "");
+			char names[256] = "";
+			size_t nl = 0;
+			for (unsigned i = 0; i < h->nheaps; i++) {
+				if (!h->heap_objects[i] || !h->heap_names[i][0])
+					continue;
+				int k = snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", h->heap_names[i]);
+				if (k > 0 && (size_t)k < sizeof names - nl)
+					nl += (size_t)k;
+			}
+			if (nl)
+				cli_error("%s: --heap %s: no such heap (the dump has: %s)", o->file, o->heap, names);
+			else
+				cli_error("%s: --heap %s: this dump has no Android heaps", o->file, o->heap);
 			cli_filter_free(flt);
 			cli_load_release(&L);
 			return EXIT_USAGE;

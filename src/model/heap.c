@@ -306,11 +306,19 @@ static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 		h->arena = na;
 		h->arena_cap = nc;
 	}
-	GROW(h->str_off, h->nstr, h->str_cap, oom(h));
-	uint32_t *nl = hp_reallocarray(h->str_len, h->str_cap, sizeof *nl);
-	if (!nl)
-		return oom(h);
-	h->str_len = nl;
+	if (h->nstr >= h->str_cap) {
+		/* both columns grow together, only when full */
+		size_t nc = h->str_cap ? h->str_cap * 2 : 1024;
+		uint64_t *no = hp_reallocarray(h->str_off, nc, sizeof *no);
+		if (!no)
+			return oom(h);
+		h->str_off = no;
+		uint32_t *nl = hp_reallocarray(h->str_len, nc, sizeof *nl);
+		if (!nl)
+			return oom(h);
+		h->str_len = nl;
+		h->str_cap = nc;
+	}
 	uint32_t idx = (uint32_t)h->nstr;
 	if (hp_idmap_put(&h->str_map, id, idx) < 0)
 		return oom(h);
