@@ -139,8 +139,10 @@ static void decide_model(hp_heap *h)
 	if (o->ref_size) {
 		m->ref_size = (unsigned)o->ref_size;
 		m->ref_source = 2;
-		if (m->kind == HP_SIZE_MAT && !o->header_size)
+		if (m->kind == HP_SIZE_MAT && !o->header_size) {
 			m->header = h->I + m->ref_size;
+			m->header_source = 2;
+		}
 	}
 	if (o->header_size) {
 		m->header = (unsigned)o->header_size;
@@ -276,9 +278,9 @@ static uint64_t row_array_total(const hp_heap *h, const struct hp_class *c, cons
 	return total;
 }
 
-static int sum_rows(hp_heap *h)
+/* the per-class instance counts of heap 0 become rows */
+static int fold_counts(hp_heap *h)
 {
-	/* fold the per-class instance counts of heap 0 into rows */
 	for (size_t i = 0; i < h->ccount_cap && i < h->nclasses; i++) {
 		if (!h->ccount[i])
 			continue;
@@ -288,6 +290,11 @@ static int sum_rows(hp_heap *h)
 		h->rows[r].count += h->ccount[i];
 		h->ccount[i] = 0;
 	}
+	return HP_OK;
+}
+
+static int sum_rows(hp_heap *h)
+{
 	/* class objects go to java.lang.Class in their heap */
 	if (h->jlc != HP_NONE) {
 		for (size_t i = 0; i < h->nclasses; i++) {
@@ -617,6 +624,8 @@ int hp_heap_finish(hp_heap *h, struct hp_error *err)
 	if (h->finished)
 		return HP_OK;
 	h->finished = 1;
+	if ((rc = fold_counts(h)) != HP_OK)
+		goto fail;
 	if ((rc = resolve_names(h)) != HP_OK)
 		goto fail;
 	/* class objects of a built model point at java.lang.Class */

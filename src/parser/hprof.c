@@ -119,7 +119,7 @@ static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
 	if (rc == HP_ESTOP)
 		return rc;
 	if (!e->msg[0])
-		snprintf(e->msg, sizeof e->msg, "processing failed");
+		snprintf(e->msg, sizeof e->msg, "%s", rc == HP_ENOMEM ? "out of memory" : "processing failed");
 	if (e->code == HP_OK)
 		e->code = rc;
 	if (!e->has_pos) {
