@@ -215,6 +215,8 @@ char *hp_mutf8_to_utf8(const char *in, size_t n, size_t *out_len)
 		} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
 			cp = 0xFFFD;
 		}
+		if (cp == 0)
+			cp = 0x2400;    /* SYMBOL FOR NULL: a NUL would end the C string */
 		o += put_cp(out + o, cp);
 		i += k;
 	}

@@ -59,6 +59,9 @@ static int sniff(hp_reader *r, const uint8_t *b, size_t n, struct hp_error *err)
 		return hp_error_set(err, HP_EFORMAT,
 			"this is an xz file; pipe it: xzcat FILE | hprofan - ...");
 	size_t m = n < 13 ? n : 13;
+	if (n < 13 && memcmp(b, "JAVA PROFILE ", m) == 0)
+		return hp_error_setpos(err, HP_ETRUNC, n, 0, -1, -1,
+			"file ends inside the header (%zu bytes)", n);
 	if (memcmp(b, "JAVA PROFILE ", m) != 0 || n < 13)
 		return hp_error_set(err, HP_EFORMAT,
 			"not an HPROF heap dump (it does not start with \"JAVA PROFILE\")");

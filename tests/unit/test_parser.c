@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -913,6 +914,8 @@ static const uint8_t *b_data(const struct bld *b, size_t *n)
 
 static char tmpdir[512];
 static unsigned tmp_seq;
+static int in_memory;   /* run_bytes: plain and gzip files in memory (memfd) */
+static int have_proc;   /* /proc/self/fd works: memfd and SRC_PIPEBUF usable */
 
 static void tmp_init(void)
 {
@@ -1079,13 +1082,33 @@ static void run_bytes(struct run *R, const uint8_t *data, size_t n, int src, con
 		data = gz;
 		n = gzn;
 	}
+	if (src == SRC_PIPEBUF && (!have_proc || n > 60000))
+		src = SRC_FIFO;
 	switch (src) {
-	case SRC_FILE: case SRC_GZ1: case SRC_GZN: case SRC_RAWGZ:
+	case SRC_FILE: case SRC_GZ1: case SRC_GZN: case SRC_RAWGZ: {
+		/* the loops that parse thousands of cut files use an in-memory
+		 * file (creating and removing files on disk is slow on a busy
+		 * machine); everything else a real temporary file */
+		int mfd = in_memory && have_proc ? memfd_create("hp-test", 0) : -1;
+		if (mfd >= 0) {
+			size_t k = 0;
+			while (k < n) {
+				ssize_t w = write(mfd, data + k, n - k);
+				if (w <= 0)
+					abort();
+				k += (size_t)w;
+			}
+			snprintf(path, sizeof path, "/proc/self/fd/%d", mfd);
+			run_path(R, path, o);
+			close(mfd);
+			break;
+		}
 		tmp_path(path, sizeof path, src == SRC_FILE ? ".hprof" : ".hprof.gz");
 		write_bytes(path, data, n);
 		run_path(R, path, o);
 		unlink(path);
 		break;
+	}
 	case SRC_FIFO: case SRC_FIFO_GZ: {
 		snprintf(path, sizeof path, "%s/fifo%u", tmpdir, tmp_seq++);
 		if (mkfifo(path, 0600) != 0) {
@@ -1124,8 +1147,6 @@ static void run_bytes(struct run *R, const uint8_t *data, size_t n, int src, con
 			perror("pipe");
 			exit(2);
 		}
-		if (n > 60000)
-			abort();
 		size_t off = 0;
 		while (off < n) {
 			ssize_t k = write(fds[1], data + off, n - off);
@@ -1495,7 +1516,7 @@ static void test_big(void)
 		struct hpw_class c = { 0x1000, 0, 0, 0, 0, 0, 4 + I, 0, NULL, 0, NULL, 2, f };
 		b_class(&b, &c);
 		uint8_t fb[12];
-		for (uint32_t i = 0; i < 60000; i++) {
+		for (uint32_t i = 0; i < 25000; i++) {
 			put_be(fb, i * 2654435761u, 4);
 			put_be(fb + 4, 0x10000 + i * 16ull, I);
 			b_instance(&b, 0x10000 + i * 16ull, 0, 0x1000, fb, 4 + I);
@@ -1504,7 +1525,7 @@ static void test_big(void)
 				b_dump(&b, 0x1C);
 			}
 		}
-		size_t big = 3u << 20;   /* 3 MiB of bytes: larger than the 1 MiB window */
+		size_t big = 2u << 20;   /* 2 MiB of bytes: larger than the 1 MiB window */
 		uint8_t *raw = malloc(big);
 		for (size_t i = 0; i < big; i++)
 			raw[i] = (uint8_t)(i * 7 + (i >> 9));
@@ -1622,8 +1643,8 @@ static void test_segments_then_heap_dump(void)
 	CHECK_LOG(sb_str(&R.rec.log), sb_str(&b.ex));
 	CHECK_EQ(R.st.ndumps, 2);
 	if (R.st.ndumps == 2) {
-		/* KNOWN BUG (src/parser/hprof.c end_dump): the segmented dump
-		 * never saw HEAP DUMP END, yet it is marked complete */
+		/* the segmented dump never saw HEAP DUMP END: not complete
+		 * (HEAD a694d16..d5eab19 marked it complete) */
 		CHECK_EQ(R.st.dumps[0].complete, 0);
 		CHECK_EQ(R.st.dumps[1].complete, 1);
 		CHECK_EQ(R.st.dumps[0].end, b.dumps[0].end);
@@ -1670,7 +1691,7 @@ static void test_sink_stop(void)
 	uint64_t first_seg = b.dumps[0].off;
 	unsigned I = 8;
 	CHECK_EQ(R.err.offset, first_seg + 9 + 1 + 4 + I);
-	CHECK_HAS(R.err.msg, "processing failed");
+	CHECK_HAS(R.err.msg, "out of memory");
 	run_release(&R);
 	/* failing at the header callback */
 	g_stop_after = 1;
@@ -1678,6 +1699,7 @@ static void test_sink_stop(void)
 	run_path(&R, path, &o);
 	CHECK_EQ(R.rc, HP_ECORRUPT);
 	CHECK_EQ(R.err.offset, 0);
+	CHECK_HAS(R.err.msg, "processing failed");
 	run_release(&R);
 	unlink(path);
 	b_free(&b);
@@ -1943,7 +1965,8 @@ static void test_errors_records(void)
 		CHECK_EQ(n, 74);
 		run_bytes(&R, d, n, s, NULL);
 		EXPECT_ERR(&R, HP_ETRUNC, 45, 2, 0x01, "file ends inside STRING record (declares 44 bytes, 20 remain)");
-		CHECK_EQ(R.st.records, 1);
+		/* records counts the cut record too: its header was read */
+		CHECK_EQ(R.st.records, 2);
 		hpw_free(w);
 		run_release(&R);
 
@@ -2209,12 +2232,19 @@ static void test_fixed_length_mismatch(void)
 			}
 			run_release(&R);
 		}
+		snprintf(name, sizeof name, "fixed length mismatch %d: mmap vs stream", kind);
 		cur_test = name;
-		/* mmap and streaming must agree */
-		CHECK_EQ(rcs[1], rcs[0]);
-		CHECK_EQ(rcs[2], rcs[0]);
-		CHECK_EQ(offs[1], offs[0]);
-		CHECK_EQ(offs[2], offs[0]);
+		/* mmap and streaming must agree.  For kinds 0 and 1 (a LOAD CLASS
+		 * 4 bytes longer than its fixed size, a HEAP DUMP END with a 3-byte
+		 * body, both wholly present) mmap used to accept the record while
+		 * the streaming readers, not knowing the size, called past_end() at
+		 * once: HP_ECORRUPT "declares 20 bytes, 47 remain" */
+		int agree = rcs[1] == rcs[0] && rcs[2] == rcs[0] && offs[1] == offs[0] && offs[2] == offs[0];
+		if (!agree)
+			printf("    mmap: rc %d offset %llu; pipe: rc %d offset %llu; gzip: rc %d offset %llu\n",
+			       rcs[0], (unsigned long long)offs[0], rcs[1], (unsigned long long)offs[1], rcs[2],
+			       (unsigned long long)offs[2]);
+		CHECK(agree);
 		hpw_free(w);
 	}
 }
@@ -2232,7 +2262,7 @@ static void test_errors_gzip(void)
 	if (gz) {
 		run_bytes(&R, gz, gzn, SRC_RAWGZ, &o);
 		EXPECT_ERR(&R, HP_ETRUNC, 244, 2, 0x01, "file ends inside STRING record (declares 204 bytes, 86 remain)");
-		CHECK_EQ(R.st.records, 1);
+		CHECK_EQ(R.st.records, 2);
 		run_release(&R);
 		free(gz);
 	}
@@ -2243,25 +2273,26 @@ static void test_errors_gzip(void)
 	struct bld b;
 	build_full(&b, "JAVA PROFILE 1.0.2", 4, LAYOUT_SEGMENTS, 1, 1);
 	static const int members[] = { 1, 4 };
+	in_memory = 1;
 	for (size_t mi = 0; mi < 2; mi++) {
 		gz = hpw_gzip(b.w, members[mi], "HPROF BLOCKSIZE=1", &gzn);
-		unsigned ok = 0, trunc = 0, other = 0;
-		size_t first_ok = 0;
+		unsigned ok = 0, trunc = 0, eformat_cut = 0;
+		size_t first_ok = 0, first_ef = 0;
 		for (size_t cut = 0; cut < gzn; cut++) {
 			run_bytes(&R, gz, cut, SRC_RAWGZ, &o);
 			if (R.rc == HP_OK) {
 				if (!ok++)
 					first_ok = cut;
-			} else if (R.rc == HP_EFORMAT && cut >= 10) {
-				printf("    cut %zu: EFORMAT: %s\n", cut, R.err.msg);
 			} else if (R.rc == HP_ETRUNC) {
 				trunc++;
-			} else {
-				other++;
-				if (R.rc != HP_EFORMAT && R.rc != HP_ECORRUPT) {
-					printf("    cut %zu: rc %d: %s\n", cut, R.rc, R.err.msg);
-					CHECK(0);
-				}
+			} else if (R.rc == HP_EFORMAT && cut >= 2) {
+				/* a gzip stream cut after its magic is truncated, not
+				 * "not HPROF" */
+				if (!eformat_cut++)
+					first_ef = cut;
+			} else if (R.rc != HP_EFORMAT && R.rc != HP_ECORRUPT) {
+				printf("    cut %zu: rc %d: %s\n", cut, R.rc, R.err.msg);
+				CHECK(0);
 			}
 			run_release(&R);
 		}
@@ -2270,14 +2301,22 @@ static void test_errors_gzip(void)
 		if (members[mi] == 1) {
 			if (ok)
 				printf("    %u cuts of the .gz parse OK (first at %zu of %zu bytes)\n", ok, first_ok, gzn);
-			/* KNOWN BUG (src/parser/reader.c): a gzip stream that ends
-			 * inside its member (here: inside the 8-byte trailer) is
-			 * accepted when the inflated bytes end at a record boundary */
+			/* a gzip stream that ends inside a member (the reader sets
+			 * at_eof = 2) must not be accepted even when the inflated
+			 * bytes end at a record boundary (it once was: 70 cuts) */
 			CHECK_EQ(ok, 0);
 		}
+		if (eformat_cut)
+			printf("    %u cuts of the %d-member .gz give HP_EFORMAT (first at %zu of %zu bytes)\n",
+			       eformat_cut, members[mi], first_ef, gzn);
+		/* a gzip stream cut after fewer than 13 inflated bytes is
+		 * truncated, not "gzip file does not contain an HPROF heap dump"
+		 * (HP_EFORMAT), as hp_reader_open once said */
+		CHECK_EQ(eformat_cut, 0);
 		CHECK(trunc > 0);
 		free(gz);
 	}
+	in_memory = 0;
 	b_free(&b);
 
 	/* the gzip trailer alone missing (CRC32 + ISIZE) */
@@ -2285,14 +2324,17 @@ static void test_errors_gzip(void)
 	{
 		hpw *w = make_gz_source();
 		gz = hpw_gzip(w, 1, NULL, &gzn);
+		unsigned accepted = 0;
 		for (size_t k = 1; k <= 8; k++) {
 			run_bytes(&R, gz, gzn - k, SRC_RAWGZ, &o);
-			/* KNOWN BUG: see above */
-			CHECK(R.rc == HP_ETRUNC || R.rc == HP_ECORRUPT);
-			if (R.rc == HP_OK && k == 8)
-				printf("    a .gz without its 8-byte trailer parses OK\n");
+			if (R.rc == HP_OK)
+				accepted++;
+			else
+				CHECK(R.rc == HP_ETRUNC || R.rc == HP_ECORRUPT);
 			run_release(&R);
 		}
+		/* (all 8 cuts once parsed OK) */
+		CHECK_EQ(accepted, 0);
 		/* a corrupt CRC must be an error too */
 		gz[gzn - 8] ^= 0xFF;
 		run_bytes(&R, gz, gzn, SRC_RAWGZ, &o);
@@ -2317,7 +2359,8 @@ static void test_errors_gzip(void)
 		CHECK_EQ(R.rc, HP_ECORRUPT);
 		CHECK_HAS(R.err.msg, "garbage after member 2");
 		run_release(&R);
-		/* garbage that starts like a gzip member */
+		/* garbage that starts like a gzip member: inflate stops inside
+		 * it (this once parsed OK) */
 		memcpy(g2 + gzn, "\x1f\x8b\x08\x00garbage", 11);
 		run_bytes(&R, g2, gzn + 11, SRC_RAWGZ, &o);
 		CHECK(R.rc == HP_ECORRUPT || R.rc == HP_ETRUNC);
@@ -2443,10 +2486,10 @@ static void test_truncation(void)
 		const uint8_t *d = b_data(&b, &total);
 		snprintf(name, sizeof name, "truncation id%u", I);
 		cur_test = name;
-		printf("  small dump id%u: %zu bytes, %zu records\n", I, total, b.nrec);
-		CHECK(total > 1500 && total < 4000);
+		CHECK(total > 1400 && total < 4000);
 		struct hp_parse_opts o = popts(-1, 1, 1);
 		static const int srcs[] = { SRC_FILE, SRC_PIPEBUF, SRC_GZ1 };
+		in_memory = 1;
 		for (size_t si = 0; si < 3; si++) {
 			snprintf(name, sizeof name, "truncation id%u %s", I, src_names[srcs[si]]);
 			cur_test = name;
@@ -2456,8 +2499,9 @@ static void test_truncation(void)
 				run_bytes(&R, d, cut, srcs[si], &o);
 				int fail = 0;
 				if (cut < 13) {
-					/* too short to be recognised: refused by hp_reader_open */
-					if (R.open_rc != HP_EFORMAT && !(srcs[si] == SRC_GZ1 && R.open_rc == HP_ETRUNC))
+					/* too short to be recognised: refused by hp_reader_open,
+					 * as empty (0 bytes) or as a header cut short */
+					if (cut == 0 ? R.open_rc != HP_EFORMAT : R.open_rc != HP_ETRUNC)
 						fail = 1;
 				} else if (cut < b.hdr_len) {
 					if (R.rc != HP_ETRUNC || R.err.record != 0 || R.err.offset > cut)
@@ -2522,6 +2566,7 @@ static void test_truncation(void)
 			CHECK_EQ(n_ok, b.nrec + 1);
 			CHECK(n_trunc > 1000);
 		}
+		in_memory = 0;
 		/* cut exactly between segments: OK, one dump, not complete */
 		snprintf(name, sizeof name, "cut between segments id%u", I);
 		cur_test = name;
@@ -2598,20 +2643,19 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tmp_init();
-	test_names();
-	test_full();
-	test_gzip_members();
-	test_big();
-	test_multi();
-	test_segments_then_heap_dump();
-	test_sink_stop();
-	test_errors_open();
-	test_errors_header();
-	test_errors_records();
-	test_errors_huge();
-	test_fixed_length_mismatch();
-	test_errors_gzip();
-	test_truncation();
+	have_proc = access("/proc/self/fd", R_OK) == 0;
+	static void (*const tests[])(void) = {
+		test_names, test_full, test_gzip_members, test_big, test_multi, test_segments_then_heap_dump,
+		test_sink_stop, test_errors_open, test_errors_header, test_errors_records, test_errors_huge,
+		test_fixed_length_mismatch, test_errors_gzip, test_truncation,
+	};
+	int timing = getenv("TEST_TIMING") != NULL;
+	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+		double t0 = now_s();
+		tests[i]();
+		if (timing)
+			fprintf(stderr, "test %zu: %.2fs\n", i, now_s() - t0);
+	}
 	rmdir(tmpdir);
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
