@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include "parser/hprof.h"
 #include "model/heap.h"
+#include "analysis/retained.h"
 
 #define HP_SCHEMA "hprofan/1"
 
@@ -31,6 +32,12 @@ struct cli_opts {
 	int dump_index;
 	int size_kind;
 	int ref_size, header_size, align;
+	int weak;                 /* -1 default for the dump, else enum hp_weak_policy */
+	int roots;                /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL */
+	int depth;                /* dominators --depth */
+	int group_class;          /* dominators --group=class */
+	int all_weak;             /* path --all-weak */
+	const char *object_id;    /* object/path ID argument */
 };
 
 struct cli_cmd {
@@ -56,6 +63,16 @@ struct cli_load {
  * partial = 1 and 0. */
 int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L);
 void cli_load_release(struct cli_load *L);
+/* Loads with the object table and computes retained sizes (two more passes
+ * over the file).  Prints errors; returns an exit code. */
+int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained *R);
+/* JSON for the weak/roots policies in use */
+void json_policies(cJSON *j, const struct hp_retained *R);
+const char *roots_policy_name(int p);
+/* "java.util.HashMap @0x7f3a10" into buf */
+const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
+/* parses "0x1234", "1234" (decimal is taken as an id too); 0 on success */
+int parse_object_id(const char *s, uint64_t *id);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -89,5 +106,7 @@ cJSON *json_begin(const char *command, const struct cli_opts *o, const struct cl
 
 int cmd_top(struct cli_opts *o);
 int cmd_info(struct cli_opts *o);
+int cmd_dominators(struct cli_opts *o);
+int cmd_roots(struct cli_opts *o);
 
 #endif

@@ -9,8 +9,18 @@ struct trow {
 	const struct hp_hrow *r;
 	const char *name;
 	const char *heap;
-	uint64_t count, shallow;
+	uint64_t count, shallow, retained;
 };
+
+static int by_retained(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
 
 static int by_shallow(const void *a, const void *b)
 {
@@ -41,15 +51,28 @@ static int by_name(const void *a, const void *b)
 
 int cmd_top(struct cli_opts *o)
 {
+	int with_ret = !o->fast;
+	if (with_ret && strcmp(o->file, "-") == 0) {
+		with_ret = 0;
+		if (!o->quiet)
+			cli_warn("reading from a pipe: shallow sizes only (retained sizes need to read the file again; --fast says this is fine)");
+	}
+	const char *sort = o->sort ? o->sort : with_ret ? "retained" : "shallow";
 	int (*cmp)(const void *, const void *) = by_shallow;
-	if (!o->sort || strcmp(o->sort, "shallow") == 0)
+	if (strcmp(sort, "retained") == 0) {
+		if (!with_ret) {
+			cli_error("--sort=retained needs retained sizes (not with --fast or a pipe)");
+			return EXIT_USAGE;
+		}
+		cmp = by_retained;
+	} else if (strcmp(sort, "shallow") == 0)
 		cmp = by_shallow;
 	else if (strcmp(o->sort, "count") == 0)
 		cmp = by_count;
 	else if (strcmp(o->sort, "name") == 0)
 		cmp = by_name;
 	else {
-		cli_error("--sort=%s: expected count, shallow or name", o->sort);
+		cli_error("--sort=%s: expected retained, shallow, count or name", o->sort);
 		return EXIT_USAGE;
 	}
 	struct cli_filter *flt = NULL;
@@ -57,9 +80,12 @@ int cmd_top(struct cli_opts *o)
 		return EXIT_USAGE;
 
 	struct cli_load L;
-	int rc = cli_load_dump(o, 0, &L);
+	struct hp_retained R;
+	memset(&R, 0, sizeof R);
+	int rc = with_ret ? cli_load_retained(o, &L, &R) : cli_load_dump(o, 0, &L);
 	if (rc) {
 		cli_filter_free(flt);
+		hp_retained_release(&R);
 		cli_load_release(&L);
 		return rc;
 	}
@@ -85,6 +111,7 @@ int cmd_top(struct cli_opts *o)
 			else
 				cli_error("%s: --heap %s: this dump has no Android heaps", o->file, o->heap);
 			cli_filter_free(flt);
+			hp_retained_release(&R);
 			cli_load_release(&L);
 			return EXIT_USAGE;
 		}
@@ -93,6 +120,7 @@ int cmd_top(struct cli_opts *o)
 	if (!rows) {
 		cli_error("out of memory");
 		cli_filter_free(flt);
+		hp_retained_release(&R);
 		cli_load_release(&L);
 		return EXIT_NOMEM;
 	}
@@ -114,6 +142,7 @@ int cmd_top(struct cli_opts *o)
 		rows[n].heap = h->heap_names[r->heap];
 		rows[n].count = cnt;
 		rows[n].shallow = r->shallow;
+		rows[n].retained = with_ret ? R.row_retained[i] : 0;
 		tot_count += cnt;
 		tot_shallow += r->shallow;
 		n++;
@@ -124,7 +153,10 @@ int cmd_top(struct cli_opts *o)
 	if (o->json) {
 		cJSON *j = json_begin("top", o, &L);
 		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-		cJSON_AddStringToObject(j, "sort", o->sort ? o->sort : "shallow");
+		cJSON_AddStringToObject(j, "sort", sort);
+		cJSON_AddBoolToObject(j, "retained_sizes", with_ret);
+		if (with_ret)
+			json_policies(j, &R);
 		if (o->filter)
 			cJSON_AddStringToObject(j, "filter", o->filter);
 		if (o->exclude)
@@ -136,6 +168,12 @@ int cmd_top(struct cli_opts *o)
 		json_u64(tot, "instances", tot_count);
 		json_u64(tot, "shallow", tot_shallow);
 		json_u64(tot, "heap_shallow", all_shallow);
+		if (with_ret) {
+			json_u64(tot, "reachable_objects", R.reachable);
+			json_u64(tot, "reachable_shallow", R.reachable_bytes);
+			json_u64(tot, "unreachable_objects", R.unreachable);
+			json_u64(tot, "unreachable_shallow", R.unreachable_bytes);
+		}
 		json_u64(j, "shown", shown);
 		cJSON *arr = cJSON_AddArrayToObject(j, "classes");
 		for (size_t i = 0; i < shown; i++) {
@@ -146,6 +184,8 @@ int cmd_top(struct cli_opts *o)
 				cJSON_AddStringToObject(e, "heap", rows[i].heap);
 			json_u64(e, "instances", rows[i].count);
 			json_u64(e, "shallow", rows[i].shallow);
+			if (with_ret)
+				json_u64(e, "retained", rows[i].retained);
 			json_u64(e, "largest", rows[i].r->max_shallow);
 			cJSON_AddNumberToObject(e, "percent",
 				all_shallow ? (double)(int64_t)(10000.0 * rows[i].shallow / all_shallow) / 100.0 : 0.0);
@@ -157,9 +197,10 @@ int cmd_top(struct cli_opts *o)
 		rc = cli_emit_json(o, j);
 	} else {
 		/* build the table in memory so -o can write it atomically */
-		size_t cap = 4096 + shown * 256, len = 0;
-		char *out = hp_malloc(cap);
-		if (!out) {
+		char *out = NULL;
+		size_t cap = 0;
+		FILE *f = open_memstream(&out, &cap);
+		if (!f) {
 			rc = EXIT_NOMEM;
 			goto done;
 		}
@@ -177,43 +218,51 @@ int cmd_top(struct cli_opts *o)
 				if ((int)strlen(h->heap_names[i]) > hw)
 					hw = (int)strlen(h->heap_names[i]);
 		}
-#define OUT(...) do { int k_ = snprintf(out + len, cap - len, __VA_ARGS__); \
-		if (k_ > 0) len += (size_t)k_ < cap - len ? (size_t)k_ : cap - len - 1; } while (0)
+#define OUT(...) fprintf(f, __VA_ARGS__)
 		if (L.partial)
 			OUT("warning: partial result: the dump could not be read to its end (--salvage)\n");
+		OUT("%5s  %*s  %10s  %6s", "rank", cw, "instances", "shallow", "%");
+		if (with_ret)
+			OUT("  %10s  %6s", "retained", "%");
 		if (android)
-			OUT("%5s  %*s  %10s  %6s  %-*s  %s\n", "rank", cw, "instances", "shallow", "%", hw, "heap", "class");
-		else
-			OUT("%5s  %*s  %10s  %6s  %s\n", "rank", cw, "instances", "shallow", "%", "class");
+			OUT("  %-*s", hw, "heap");
+		OUT("  %s\n", "class");
 		for (size_t i = 0; i < shown; i++) {
 			double pct = all_shallow ? 100.0 * rows[i].shallow / all_shallow : 0;
 			safe_text(rows[i].name, nm, sizeof nm);
+			OUT("%5zu  %*s  %10s  %5.1f%%", i + 1, cw, fmt_count(rows[i].count, a, sizeof a),
+			    fmt_bytes(rows[i].shallow, b, sizeof b), pct);
+			if (with_ret)
+				OUT("  %10s  %5.1f%%", fmt_bytes(rows[i].retained, b, sizeof b),
+				    all_shallow ? 100.0 * rows[i].retained / all_shallow : 0.0);
 			if (android)
-				OUT("%5zu  %*s  %10s  %5.1f%%  %-*s  %s\n", i + 1, cw, fmt_count(rows[i].count, a, sizeof a),
-				    fmt_bytes(rows[i].shallow, b, sizeof b), pct, hw, rows[i].heap, nm);
-			else
-				OUT("%5zu  %*s  %10s  %5.1f%%  %s\n", i + 1, cw, fmt_count(rows[i].count, a, sizeof a),
-				    fmt_bytes(rows[i].shallow, b, sizeof b), pct, nm);
-			if (cap - len < 2048) {
-				char *no = hp_realloc(out, cap * 2);
-				if (!no) {
-					hp_free(out);
-					rc = EXIT_NOMEM;
-					goto done;
-				}
-				out = no;
-				cap *= 2;
-			}
+				OUT("  %-*s", hw, rows[i].heap);
+			OUT("  %s\n", nm);
 		}
 		char c1[32];
-		OUT("%5s  %*s  %10s  %5.1f%%  %s classes%s (size model %s: ref %u, header %u, align %u)\n", "total", cw,
-		    fmt_count(tot_count, a, sizeof a), fmt_bytes(tot_shallow, b, sizeof b),
-		    all_shallow ? 100.0 * tot_shallow / all_shallow : 0.0, fmt_count(n, c1, sizeof c1),
+		OUT("%5s  %*s  %10s  %5.1f%%", "total", cw, fmt_count(tot_count, a, sizeof a),
+		    fmt_bytes(tot_shallow, b, sizeof b), all_shallow ? 100.0 * tot_shallow / all_shallow : 0.0);
+		if (with_ret)
+			OUT("  %10s  %6s", "", "");
+		if (android)
+			OUT("  %-*s", hw, "");
+		OUT("  %s classes%s (size model %s: ref %u, header %u, align %u)\n", fmt_count(n, c1, sizeof c1),
 		    shown < n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
 		    h->size.ref_size, h->size.header, h->size.align);
+		if (with_ret) {
+			char u1[32], u2[32];
+			OUT("unreachable: %s objects, %s (not retained by any GC root; references: weak %s, roots %s)\n",
+			    fmt_count(R.unreachable, u1, sizeof u1), fmt_bytes(R.unreachable_bytes, u2, sizeof u2),
+			    hp_weak_policy_name(R.weak), roots_policy_name(R.roots_policy));
+		}
 #undef OUT
+		if (fclose(f) != 0 || !out) {
+			free(out);
+			rc = EXIT_NOMEM;
+			goto done;
+		}
 		rc = cli_write_output(o, out);
-		hp_free(out);
+		free(out);
 		for (size_t i = 0; i < h->nwarnings && !o->quiet; i++)
 			cli_warn("%s", h->warnings[i]);
 	}
@@ -223,6 +272,7 @@ done:
 	cli_print_stats(o, &L);
 	hp_free(rows);
 	cli_filter_free(flt);
+	hp_retained_release(&R);
 	cli_load_release(&L);
 	return rc;
 }

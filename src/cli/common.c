@@ -489,3 +489,98 @@ cJSON *json_begin(const char *command, const struct cli_opts *o, const struct cl
 		json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
 	return j;
 }
+
+/* ---- retained sizes ------------------------------------------------- */
+
+const char *roots_policy_name(int p)
+{
+	return p == HP_ROOTS_ALL ? "all" : "threads";
+}
+
+void json_policies(cJSON *j, const struct hp_retained *R)
+{
+	cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(R->weak));
+	cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(R->roots_policy));
+}
+
+const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
+{
+	char nm[512];
+	const char *name = h->classes[h->cls[obj]].name;
+	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
+		size_t k = hp_idmap_get(&h->class_map, h->ids[obj]);
+		if (k != HP_IDMAP_NONE) {
+			snprintf(buf, n, "class %s @0x%llx", safe_text(h->classes[k].name, nm, sizeof nm),
+				 (unsigned long long)h->ids[obj]);
+			return buf;
+		}
+	}
+	snprintf(buf, n, "%s @0x%llx", safe_text(name, nm, sizeof nm), (unsigned long long)h->ids[obj]);
+	return buf;
+}
+
+int parse_object_id(const char *s, uint64_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		return -1;
+	*id = v;
+	return 0;
+}
+
+struct ret_progress {
+	int enabled;
+	double start, last;
+	int pass;
+	const char *name;
+};
+
+static void ret_progress_cb(void *ud, uint64_t done)
+{
+	struct ret_progress *p = ud;
+	if (!p->enabled)
+		return;
+	double t = now();
+	if (t - p->start < 1.0 || t - p->last < 0.25)
+		return;
+	p->last = t;
+	char a[32];
+	fprintf(stderr, "\rhprofan: references in %s: %s read   ", p->name, fmt_bytes(done, a, sizeof a));
+	fflush(stderr);
+}
+
+int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained *R)
+{
+	memset(R, 0, sizeof *R);
+	if (strcmp(o->file, "-") == 0) {
+		cli_error("-: retained sizes read the dump three times, which a pipe cannot do; save it to a file (or use --fast for shallow sizes)");
+		return EXIT_USAGE;
+	}
+	int rc = cli_load_dump(o, 1, L);
+	if (rc)
+		return rc;
+	struct hp_retained_opts ro;
+	memset(&ro, 0, sizeof ro);
+	int android = L->heap->header.version == 3;
+	ro.weak = o->weak >= 0 ? o->weak : android ? HP_WEAK_SKIP_WEAK : HP_WEAK_FOLLOW;
+	ro.roots = o->roots >= 0 ? o->roots : android ? HP_ROOTS_ALL : HP_ROOTS_THREADS;
+	struct ret_progress pr = { .enabled = !o->quiet && isatty(2), .start = now(), .name = o->file };
+	ro.progress = ret_progress_cb;
+	ro.progress_ud = &pr;
+	struct hp_error err;
+	hp_error_clear(&err);
+	double t0 = now();
+	rc = hp_retained_compute(L->heap, o->file, &ro, R, &err);
+	if (pr.enabled && pr.last > 0)
+		fputs("\r\033[K", stderr);
+	if (rc) {
+		char msg[900];
+		format_error(o->file, &err, msg, sizeof msg);
+		cli_error("%s", msg);
+		return exit_for(rc);
+	}
+	L->seconds += now() - t0;
+	return EXIT_OK;
+}

@@ -9,20 +9,26 @@
 #define HPROFAN_VERSION "0.1.0"
 
 static const struct cli_cmd commands[] = {
-	{ "top", "hprofan [top] FILE [--top [N]] [--sort=count|shallow|name] [--filter RE] [--exclude RE] [--heap NAME]", cmd_top },
-	{ "info", "hprofan info FILE", cmd_info },
+	{ "top", "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME]", cmd_top },
+	{ "info", "hprofan info FILE [options]", cmd_info },
+	{ "dominators", "hprofan dominators FILE [--depth D] [--group=class] [--top N]", cmd_dominators },
+	{ "roots", "hprofan roots FILE [--top N]", cmd_roots },
 };
 
 static const char usage_text[] =
-"usage: hprofan FILE [--top [N]] [options]     class histogram (default 20 rows)\n"
+"usage: hprofan [top] FILE [--top [N]] [options]  class histogram (default 20 rows)\n"
 "       hprofan info FILE [options]             what the dump holds\n"
+"       hprofan dominators FILE [options]       the top of the dominator tree\n"
+"       hprofan roots FILE [options]            GC roots and what they retain\n"
 "       hprofan help [COMMAND] | --help | --version\n"
 "\n"
 "FILE is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for standard input.\n"
 "\n"
 "options:\n"
-"  --top [N]              show the N largest classes (default 20; 0 shows all)\n"
-"  --sort=KEY             count, shallow (default) or name\n"
+"  --top [N]              show the N largest rows (default 20; 0 shows all)\n"
+"  --sort=KEY             retained (default), shallow (default with --fast),\n"
+"                         count or name\n"
+"  --fast                 shallow sizes only, in one streaming pass\n"
 "  --filter RE            only classes whose name matches the PCRE2 pattern RE\n"
 "  --exclude RE           leave out classes whose name matches RE\n"
 "  --heap NAME            Android: only the objects of heap NAME (app, zygote, image)\n"
@@ -31,6 +37,13 @@ static const char usage_text[] =
 "  --ref-size N           reference size in bytes (default: inferred)\n"
 "  --header-size N        object header size in bytes (default: inferred)\n"
 "  --align N              object alignment in bytes (default: inferred)\n"
+"  --weak=POLICY          follow (HotSpot default), skip (soft, weak, final and\n"
+"                         phantom referents are not references) or skip-weak\n"
+"                         (soft referents followed; Android default)\n"
+"  --roots=POLICY         threads (HotSpot default: a thread retains its stack\n"
+"                         locals) or all (every root under the super-root)\n"
+"  --depth D              dominators: levels of the tree to show (default 1)\n"
+"  --group=class          dominators: merge same-class siblings\n"
 "  --json                 write JSON (schema hprofan/1) instead of a table\n"
 "  -o FILE                write the output to FILE (atomically)\n"
 "  --salvage              analyse a truncated or corrupt dump up to the break\n"
@@ -94,6 +107,9 @@ int main(int argc, char **argv)
 	struct cli_opts o;
 	memset(&o, 0, sizeof o);
 	o.top = 20;
+	o.weak = -1;
+	o.roots = -1;
+	o.depth = 1;
 	const char *positional[4];
 	int npos = 0;
 	int help = 0;
@@ -167,6 +183,33 @@ int main(int argc, char **argv)
 			if (!(v = optval(argc, argv, &i, "--align")) || parse_int(v, 1, 256, &o.align) ||
 			    (o.align & (o.align - 1)))
 				return usage_error("%s needs a power of two from 1 to 256", a);
+		} else if (matches(a, "--weak")) {
+			if (!(v = optval(argc, argv, &i, "--weak")))
+				return usage_error("%s needs a value: follow, skip or skip-weak", a);
+			if (!strcmp(v, "follow"))
+				o.weak = HP_WEAK_FOLLOW;
+			else if (!strcmp(v, "skip"))
+				o.weak = HP_WEAK_SKIP;
+			else if (!strcmp(v, "skip-weak"))
+				o.weak = HP_WEAK_SKIP_WEAK;
+			else
+				return usage_error("--weak=%s: expected follow, skip or skip-weak", v);
+		} else if (matches(a, "--roots")) {
+			if (!(v = optval(argc, argv, &i, "--roots")))
+				return usage_error("%s needs a value: threads or all", a);
+			if (!strcmp(v, "threads"))
+				o.roots = HP_ROOTS_THREADS;
+			else if (!strcmp(v, "all"))
+				o.roots = HP_ROOTS_ALL;
+			else
+				return usage_error("--roots=%s: expected threads or all", v);
+		} else if (matches(a, "--depth")) {
+			if (!(v = optval(argc, argv, &i, "--depth")) || parse_int(v, 1, 1000, &o.depth))
+				return usage_error("%s needs a number of levels (1..1000)", a);
+		} else if (matches(a, "--group")) {
+			if (!(v = optval(argc, argv, &i, "--group")) || strcmp(v, "class"))
+				return usage_error("%s: the only grouping is --group=class", a);
+			o.group_class = 1;
 		} else if (strcmp(a, "--json") == 0) {
 			o.json = 1;
 		} else if (strcmp(a, "-o") == 0 || matches(a, "--output")) {

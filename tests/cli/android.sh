@@ -20,13 +20,13 @@ bg() {   # bg NAME ARGS... : hprofan in the background, exit code in NAME.rc
   ( run_hp "$TMPD/$name" "$TMPD/$name.err" "$@"; echo $? > "$TMPD/$name.rc" ) &
 }
 bg a.info info "$A" --json --quiet
-bg a.top "$A" --top 0 --json --quiet
-bg a.app "$A" --top 0 --json --quiet --heap app
-bg a.zyg "$A" --top 0 --json --quiet --heap zygote
-bg a.bad "$A" --top 0 --json --quiet --heap nosuch
+bg a.top "$A" --top 0 --json --quiet --fast
+bg a.app "$A" --top 0 --json --quiet --fast --heap app
+bg a.zyg "$A" --top 0 --json --quiet --fast --heap zygote
+bg a.bad "$A" --top 0 --json --quiet --fast --heap nosuch
 bg v.info info "$V" --json --quiet
-bg v.top "$V" --top 0 --json --quiet
-bg v.ahat "$V" --top 0 --json --quiet --size-model=ahat
+bg v.top "$V" --top 0 --json --quiet --fast
+bg v.ahat "$V" --top 0 --json --quiet --fast --size-model=ahat
 wait
 
 for n in a.info a.top a.app a.zyg v.info v.top v.ahat; do

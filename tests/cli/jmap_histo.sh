@@ -50,7 +50,7 @@ agent_nocoops|sun_jdk6_31_hprofagent_nocompressedOops.txt|sun_jdk6_31_hprofagent
 while IFS='|' read -r label hist dump mat opts; do
   [ -n "$label" ] || continue
   # shellcheck disable=SC2086  # opts is a word list
-  ( run_hp "$TMPD/$label.json" "$TMPD/$label.err" "$M/$dump" --top 0 --json --quiet $opts
+  ( run_hp "$TMPD/$label.json" "$TMPD/$label.err" "$M/$dump" --top 0 --json --quiet --fast $opts
     echo $? > "$TMPD/$label.rc" ) &
 done <<< "$PAIRS"
 wait

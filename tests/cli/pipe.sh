@@ -34,8 +34,8 @@ compare() {
     else fail "pipe $label: $o = $ref" "the JSON differs: $(diff "$TMPD/$p.$ref" "$TMPD/$p.$o" | head -5 | tr '\n' ' ')"; fi
   done
 }
-top() { "$HPROFAN" "$@" --top 0 --json --quiet; }
-stdin_top() { local f=$1; shift; cat "$f" | "$HPROFAN" - "$@" --top 0 --json --quiet; }
+top() { "$HPROFAN" "$@" --top 0 --json --quiet --fast; }
+stdin_top() { local f=$1; shift; cat "$f" | "$HPROFAN" - "$@" --top 0 --json --quiet --fast; }
 
 # 1. the project's sample (a multi-member gzip) and its gunzipped form
 S=$TESTDATA/hprof/leakycache.hprof.gz
@@ -67,10 +67,10 @@ if have_corpus pipe-corpus; then
   TIME=/usr/bin/time
   if [ -x "$TIME" ] && "$TIME" -f %M -o "$TMPD/probe" true 2>/dev/null; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
-    bg g.file "$TIME" -f %M -o "$TMPD/g.file.kb" "$HPROFAN" "$G" --top 0 --json --quiet
+    bg g.file "$TIME" -f %M -o "$TMPD/g.file.kb" "$HPROFAN" "$G" --top 0 --json --quiet --fast
     bg g.info "$HPROFAN" info "$G" --json --quiet
     wait
-    bg g.stdin sh -c 'cat "$1" | "$2" -f %M -o "$3" "$4" - --top 0 --json --quiet' \
+    bg g.stdin sh -c 'cat "$1" | "$2" -f %M -o "$3" "$4" - --top 0 --json --quiet --fast' \
       sh "$G" "$TIME" "$TMPD/g.stdin.kb" "$HPROFAN"
     wait
   else

@@ -42,7 +42,7 @@ done
 while IFS=$'\t' read -r b j dump; do
   while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
   ( run_hp "$TMPD/$b.info" "$TMPD/$b.ierr" info "$CORPUS/$dump" --json --quiet; echo $? > "$TMPD/$b.irc" ) &
-  ( run_hp "$TMPD/$b.top" "$TMPD/$b.terr" "$CORPUS/$dump" --top 0 --json --quiet; echo $? > "$TMPD/$b.trc" ) &
+  ( run_hp "$TMPD/$b.top" "$TMPD/$b.terr" "$CORPUS/$dump" --top 0 --json --quiet --fast; echo $? > "$TMPD/$b.trc" ) &
 done < "$list"
 wait
 

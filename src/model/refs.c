@@ -1,0 +1,294 @@
+#include "model/refs.h"
+#include "parser/alloc.h"
+#include "parser/reader.h"
+
+#include <string.h>
+
+const char *hp_weak_policy_name(int p)
+{
+	switch (p) {
+	case HP_WEAK_SKIP: return "skip";
+	case HP_WEAK_SKIP_WEAK: return "skip-weak";
+	default: return "follow";
+	}
+}
+
+/* Where an instance of a class keeps its references. */
+struct layout {
+	uint32_t nbytes;      /* field bytes of the whole chain */
+	uint32_t nrefs;
+	uint32_t *offs;       /* byte offsets of reference fields */
+	int32_t referent;     /* offset of java.lang.ref.Reference.referent to skip, -1 none */
+	uint8_t done;
+};
+
+struct builder {
+	hp_heap *h;
+	const struct hp_refs_opts *o;
+	struct hp_refs *R;
+	struct layout *lay;   /* per class */
+	int fill;             /* 0: count, 1: fill */
+	uint64_t referent_sid_ok;
+	int kinds_done;
+	uint8_t *refkind;     /* per class: 0..4 */
+	struct hp_error *err;
+};
+
+static int name_is(const hp_heap *h, uint64_t sid, const char *want)
+{
+	uint32_t n;
+	const char *s = hp_heap_string(h, sid, &n);
+	return s && n == strlen(want) && memcmp(s, want, n) == 0;
+}
+
+int hp_refs_reference_kind(const hp_heap *h, uint32_t cls)
+{
+	/* walk up the chain (bounded: a loop cannot make it run forever) */
+	uint32_t c = cls;
+	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
+		const char *n = h->classes[c].name;
+		if (n) {
+			if (!strcmp(n, "java.lang.ref.SoftReference"))
+				return 1;
+			if (!strcmp(n, "java.lang.ref.WeakReference"))
+				return 2;
+			if (!strcmp(n, "java.lang.ref.FinalReference"))
+				return 3;
+			if (!strcmp(n, "java.lang.ref.PhantomReference"))
+				return 4;
+		}
+		c = h->classes[c].super;
+	}
+	return 0;
+}
+
+static int skip_kind(int policy, int kind)
+{
+	if (!kind)
+		return 0;
+	if (policy == HP_WEAK_SKIP)
+		return 1;
+	if (policy == HP_WEAK_SKIP_WEAK)
+		return kind != 1;
+	return 0;
+}
+
+static int make_layout(struct builder *B, uint32_t cls)
+{
+	hp_heap *h = B->h;
+	struct layout *L = &B->lay[cls];
+	unsigned I = h->I;
+	uint32_t nrefs = 0;
+	uint64_t pos = 0;
+	uint32_t c = cls;
+	int kind = skip_kind(B->o->weak, hp_refs_reference_kind(h, cls));
+	L->referent = -1;
+	/* first count, then record */
+	for (int pass = 0; pass < 2; pass++) {
+		pos = 0;
+		nrefs = 0;
+		c = cls;
+		for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
+			const struct hp_class *k = &h->classes[c];
+			int is_ref_class = kind && k->name && !strcmp(k->name, "java.lang.ref.Reference");
+			for (uint32_t f = 0; f < k->n_fields; f++) {
+				const struct hp_field *fd = &h->fields[k->first_field + f];
+				if (fd->type == HP_T_OBJECT) {
+					if (is_ref_class && name_is(h, fd->name_sid, "referent"))
+						L->referent = (int32_t)pos;
+					if (pass == 1)
+						L->offs[nrefs] = (uint32_t)pos;
+					nrefs++;
+				}
+				pos += hp_type_size(fd->type, I);
+			}
+			c = k->super;
+		}
+		if (pass == 0 && nrefs) {
+			L->offs = hp_reallocarray(NULL, nrefs, sizeof *L->offs);
+			if (!L->offs)
+				return HP_ENOMEM;
+		}
+	}
+	L->nrefs = nrefs;
+	L->nbytes = pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos;
+	L->done = 1;
+	return HP_OK;
+}
+
+static inline void edge(struct builder *B, size_t from, uint64_t id)
+{
+	if (!id)
+		return;
+	size_t to = hp_heap_find(B->h, id);
+	if (to == SIZE_MAX) {
+		if (!B->fill)
+			B->R->dangling++;
+		return;
+	}
+	if (B->fill)
+		B->R->adj[B->R->off[from]++] = (uint32_t)to;
+	else
+		B->R->off[from + 1]++;
+}
+
+static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
+{
+	struct builder *B = ud;
+	hp_heap *h = B->h;
+	size_t from = hp_heap_find(h, id);
+	if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_INSTANCE)
+		return HP_OK;
+	uint32_t cls = h->cls[from];
+	struct layout *L = &B->lay[cls];
+	if (!L->done)
+		HP_TRY(make_layout(B, cls));
+	if (len < L->nbytes && !B->fill)
+		B->R->short_instances++;
+	unsigned I = h->I;
+	for (uint32_t i = 0; i < L->nrefs; i++) {
+		uint32_t o = L->offs[i];
+		if ((uint64_t)o + I > len)
+			break;
+		if ((int32_t)o == L->referent) {
+			if (!B->fill && hp_be_id(f + o, I))
+				B->R->weak_skipped++;
+			continue;
+		}
+		edge(B, from, hp_be_id(f + o, I));
+	}
+	return HP_OK;
+}
+
+static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
+{
+	struct builder *B = ud;
+	size_t from = hp_heap_find(B->h, id);
+	if (from == SIZE_MAX || hp_heap_kind(B->h, from) != HP_OBJ_OBJARRAY)
+		return HP_OK;
+	unsigned I = B->h->I;
+	for (uint32_t i = 0; i < n; i++)
+		edge(B, from, hp_be_id(e + (size_t)i * I, I));
+	return HP_OK;
+}
+
+/* edges that come from the model, not from the records */
+static void model_edges(struct builder *B)
+{
+	hp_heap *h = B->h;
+	for (size_t i = 0; i < h->nclasses; i++) {
+		const struct hp_class *c = &h->classes[i];
+		if (!c->dumped)
+			continue;
+		size_t from = hp_heap_find(h, c->id);
+		if (from == SIZE_MAX)
+			continue;
+		edge(B, from, c->super_id);
+		edge(B, from, c->loader_id);
+		for (uint32_t s = 0; s < c->n_statics; s++) {
+			const struct hp_static *st = &h->statics[c->first_static + s];
+			if (st->type == HP_T_OBJECT)
+				edge(B, from, st->value);
+		}
+	}
+	if (!B->o->thread_locals)
+		return;
+	for (size_t i = 0; i < h->nroots; i++) {
+		const struct hp_root_rec *r = &h->roots[i];
+		if (!r->has_thread || r->kind == HP_ROOT_THREAD_OBJECT || r->kind == HP_ROOT_JNI_MONITOR)
+			continue;
+		uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
+		if (t == HP_IDMAP_NONE || !h->threads[t].object_id)
+			continue;
+		size_t from = hp_heap_find(h, h->threads[t].object_id);
+		if (from == SIZE_MAX)
+			continue;
+		if (!B->fill)
+			B->R->thread_edges++;
+		edge(B, from, r->object);
+	}
+}
+
+static int pass(struct builder *B, const char *path)
+{
+	hp_reader *r;
+	HP_TRY(hp_reader_open(&r, path, B->err));
+	struct hp_sink s;
+	memset(&s, 0, sizeof s);
+	s.ud = B;
+	s.instance = on_instance;
+	s.obj_array = on_obj_array;
+	struct hp_parse_opts po;
+	hp_parse_opts_init(&po);
+	po.dump_index = B->h->opts.dump_index;
+	po.want_instance_data = 1;
+	po.want_array_data = 1;
+	po.progress = B->o->progress;
+	po.progress_ud = B->o->progress_ud;
+	struct hp_stats st;
+	int rc = hp_parse(r, &s, &po, &st, B->err);
+	hp_stats_release(&st);
+	hp_reader_free(r);
+	/* a salvaged model stops where the first pass stopped: same error again */
+	if (rc == HP_ETRUNC || rc == HP_ECORRUPT)
+		rc = HP_OK;
+	return rc;
+}
+
+int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
+		  struct hp_refs *R, struct hp_error *err)
+{
+	memset(R, 0, sizeof *R);
+	struct builder B = { .h = h, .o = o, .R = R, .err = err };
+	size_t n = h->nobj;
+	R->n = n;
+	R->off = hp_calloc(n + 1, sizeof *R->off);
+	B.lay = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *B.lay);
+	int rc = HP_OK;
+	if (!R->off || !B.lay) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
+		goto out;
+	}
+	/* count */
+	if ((rc = pass(&B, path)) != HP_OK)
+		goto out;
+	model_edges(&B);
+	for (size_t i = 0; i < n; i++)
+		R->off[i + 1] += R->off[i];
+	R->nedges = R->off[n];
+	R->adj = hp_reallocarray(NULL, R->nedges ? R->nedges : 1, sizeof *R->adj);
+	if (!R->adj) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory for %llu references",
+				  (unsigned long long)R->nedges);
+		goto out;
+	}
+	/* fill: off[i] runs from the start of i's edges to the start of i+1's */
+	B.fill = 1;
+	if ((rc = pass(&B, path)) != HP_OK)
+		goto out;
+	model_edges(&B);
+	memmove(R->off + 1, R->off, n * sizeof *R->off);
+	R->off[0] = 0;
+	if (R->off[n] != R->nedges)
+		rc = hp_error_set(err, HP_ECORRUPT, "the dump changed between passes (%llu references, then %llu)",
+				  (unsigned long long)R->nedges, (unsigned long long)R->off[n]);
+out:
+	if (B.lay) {
+		for (size_t i = 0; i < h->nclasses; i++)
+			hp_free(B.lay[i].offs);
+		hp_free(B.lay);
+	}
+	if (rc && rc != HP_OK) {
+		if (err->code == HP_OK)
+			hp_error_set(err, rc, "cannot build the reference graph");
+		hp_refs_release(R);
+	}
+	return rc;
+}
+
+void hp_refs_release(struct hp_refs *r)
+{
+	hp_free(r->off);
+	hp_free(r->adj);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,55 @@
+/*
+ * refs.h — the outgoing-reference graph of a heap, in CSR form.
+ *
+ * Edges come from instance fields (each class's layout up the super chain),
+ * object array elements, class statics, a class's super class and loader,
+ * and, when asked, from a thread to the objects its stack frames hold
+ * (JAVA FRAME, JNI LOCAL, NATIVE STACK, THREAD BLOCK roots with a known
+ * thread).  References to ids that are not objects of the dump are dropped
+ * and counted.
+ *
+ * hp_refs_build() re-reads the dump twice (count, then fill) with the same
+ * streaming parser, so it needs a file it can reopen: a regular file or a
+ * gzip file, not a pipe.  Memory: 8 bytes per object (off) + 4 bytes per
+ * edge (adj), plus per class a small layout table while building.
+ * off and adj are owned by struct hp_refs; hp_refs_release() frees them.
+ */
+#ifndef HP_REFS_H
+#define HP_REFS_H
+
+#include <stdint.h>
+#include "model/heap.h"
+
+enum hp_weak_policy {
+	HP_WEAK_FOLLOW = 0,   /* Eclipse MAT: every reference, referents included */
+	HP_WEAK_SKIP,         /* VisualVM: referents of Soft, Weak, Final, Phantom skipped */
+	HP_WEAK_SKIP_WEAK     /* ahat: soft referents followed; weak, final, phantom skipped */
+};
+const char *hp_weak_policy_name(int p);
+
+struct hp_refs_opts {
+	int weak;             /* enum hp_weak_policy */
+	int thread_locals;    /* thread-local roots become Thread -> object edges */
+	void (*progress)(void *ud, uint64_t done);
+	void *progress_ud;
+};
+
+struct hp_refs {
+	size_t n;             /* objects */
+	uint64_t *off;        /* n + 1 */
+	uint32_t *adj;        /* off[n] targets */
+	uint64_t nedges;
+	uint64_t dangling;    /* references to ids the dump does not hold */
+	uint64_t weak_skipped;
+	uint64_t thread_edges;
+	uint64_t short_instances;   /* instances with fewer field bytes than their layout */
+};
+
+int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
+		  struct hp_refs *out, struct hp_error *err) HP_MUST_USE;
+void hp_refs_release(struct hp_refs *r);
+
+/* The referent kind of a class: 0 none, 1 soft, 2 weak, 3 final, 4 phantom. */
+int hp_refs_reference_kind(const hp_heap *h, uint32_t cls);
+
+#endif
