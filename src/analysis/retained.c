@@ -3,6 +3,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -45,6 +53,92 @@ static int collect_roots(hp_heap *h, struct hp_retained *R)
 			R->root_objs[u++] = R->root_objs[i];
 	R->nroot_objs = u;
 	return HP_OK;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* VisualVM's dominators: reach[] marks the objects the GC roots reach without
+ * the listed referents; every other object becomes a root of the dominator
+ * graph (which has the referents), so that what it references is shared. */
+static int visualvm_roots(hp_heap *h, struct hp_retained *R, uint8_t **reach_out)
+{
+	size_t n = h->nobj;
+	const struct hp_refs *G = &R->refs;
+	uint8_t *reach = hp_calloc(n ? n : 1, 1);
+	uint32_t *queue = hp_reallocarray(NULL, n ? n : 1, sizeof *queue);
+	if (!reach || !queue) {
+		hp_free(reach);
+		hp_free(queue);
+		return HP_ENOMEM;
+	}
+	qsort(G->referents, G->nreferents, sizeof *G->referents, cmp_pair);
+	size_t qn = 0;
+	for (size_t i = 0; i < R->nroot_objs; i++)
+		if (!reach[R->root_objs[i]]) {
+			reach[R->root_objs[i]] = 1;
+			queue[qn++] = R->root_objs[i];
+		}
+	for (size_t qi = 0; qi < qn; qi++) {
+		uint32_t v = queue[qi];
+		/* the referents of v, each to skip once (lo..hi in the sorted list) */
+		size_t lo = 0, hi = G->nreferents;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (G->referents[mid][0] < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		size_t rk = lo, rend = lo;
+		while (rend < G->nreferents && G->referents[rend][0] == v)
+			rend++;
+		for (uint64_t e = G->off[v]; e < G->off[v + 1]; e++) {
+			uint32_t w = G->adj[e];
+			if (rk < rend && G->referents[rk][1] == w) {
+				rk++;
+				continue;
+			}
+			if (!reach[w]) {
+				reach[w] = 1;
+				queue[qn++] = w;
+			}
+		}
+	}
+	hp_free(queue);
+	size_t extra = n - qn;
+	if (extra) {
+		uint32_t *nr = hp_reallocarray(R->root_objs, R->nroot_objs + extra, sizeof *nr);
+		if (!nr) {
+			hp_free(reach);
+			return HP_ENOMEM;
+		}
+		R->root_objs = nr;
+		for (size_t v = 0; v < n; v++)
+			if (!reach[v])
+				R->root_objs[R->nroot_objs++] = (uint32_t)v;
+	}
+	*reach_out = reach;
+	return HP_OK;
+}
+
+/* after the dominator tree: the objects no root reaches leave it again (each
+ * hangs off the super-root, and so does everything it dominates) */
+static void visualvm_drop(struct hp_retained *R, const uint8_t *reach, size_t nroots)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < R->dom.nreach; i++) {
+		uint32_t v = R->dom.order[i];
+		if (reach[v])
+			R->dom.order[k++] = v;
+		else
+			R->dom.idom[v] = HP_DOM_UNREACHABLE;
+	}
+	R->dom.nreach = k;
+	R->nroot_objs = nroots;
 }
 
 static int has_super_edge(const struct hp_retained *R, uint32_t v)
@@ -146,11 +240,18 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 	memset(&ro, 0, sizeof ro);
 	ro.weak = o->weak;
 	ro.thread_locals = o->roots == HP_ROOTS_THREADS;
+	/* VisualVM's and NetBeans' size models come with their dominators */
+	int visualvm = o->visualvm || h->size.kind == HP_SIZE_VISUALVM || h->size.kind == HP_SIZE_NETBEANS;
+	ro.mark_referents = visualvm && o->weak != HP_WEAK_FOLLOW;
+	ro.no_super_edges = visualvm;
 	ro.progress = o->progress;
 	ro.progress_ud = o->progress_ud;
+	double t = seconds();
 	int rc = hp_refs_build(h, path, &ro, &R->refs, err);
 	if (rc)
 		return rc;
+	R->t_refs = seconds() - t;
+	t = seconds();
 	R->shallow = hp_reallocarray(NULL, n ? n : 1, sizeof *R->shallow);
 	R->retained = hp_calloc(n ? n : 1, sizeof *R->retained);
 	if (!R->shallow || !R->retained)
@@ -159,9 +260,24 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 		R->shallow[i] = hp_heap_shallow(h, i);
 	if ((rc = collect_roots(h, R)) != HP_OK)
 		goto nomem;
+	R->t_retained = seconds() - t;
+	t = seconds();
+	uint8_t *reach = NULL;
+	size_t nroots = R->nroot_objs;
+	if (visualvm && (rc = visualvm_roots(h, R, &reach)) != HP_OK)
+		goto nomem;
 	rc = hp_dom_compute(&R->dom, (uint32_t)n, R->refs.off, R->refs.adj, R->root_objs, R->nroot_objs, err);
-	if (rc)
+	if (rc) {
+		hp_free(reach);
 		return rc;
+	}
+	if (reach) {
+		visualvm_drop(R, reach, nroots);
+		hp_free(reach);
+	}
+	R->dom_peak_bytes = R->dom.peak_bytes;
+	R->t_dom = seconds() - t;
+	t = seconds();
 	rc = hp_dom_retained(&R->dom, R->shallow, R->retained, &R->reachable_bytes, err);
 	if (rc)
 		return rc;
@@ -192,8 +308,11 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 	}
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		R->kinds[k].roots = h->roots_by_kind[k];
+	R->t_retained += seconds() - t;
+	t = seconds();
 	if ((rc = class_sums(h, R)) != HP_OK)
 		goto nomem;
+	R->t_aggregate = seconds() - t;
 	return HP_OK;
 nomem:
 	return hp_error_set(err, HP_ENOMEM, "out of memory computing retained sizes");

@@ -10,6 +10,14 @@
  * HP_ROOTS_ALL every root hangs off the super-root (ahat, VisualVM).
  * Objects no root reaches are counted apart and retain nothing.
  *
+ * VisualVM's dominators (opts.visualvm): reachability as above, but the
+ * references that keep nothing alive still share what they point to: a
+ * referent the weak policy skips is an edge for the dominator tree, and an
+ * object no root reaches holds what it references (its targets hang off the
+ * super-root).  Classes do not reference their super class.  This is what
+ * VisualVM's iterative dominator computation converges to, since it
+ * intersects the dominator chains of every referrer an object has.
+ *
  * Per class: the retained size of all its instances counted once, i.e. the
  * sum over instances with no ancestor of the same class in the dominator
  * tree (one iterative walk of the tree with a per-class depth counter).
@@ -30,6 +38,7 @@ enum { HP_ROOTS_THREADS = 0, HP_ROOTS_ALL = 1 };
 struct hp_retained_opts {
 	int weak;             /* enum hp_weak_policy */
 	int roots;            /* HP_ROOTS_THREADS or HP_ROOTS_ALL */
+	int visualvm;         /* VisualVM's dominators (see above) */
 	void (*progress)(void *ud, uint64_t done);
 	void *progress_ud;
 };
@@ -57,6 +66,9 @@ struct hp_retained {
 	uint64_t *class_retained;     /* per class index */
 	uint64_t *row_retained;       /* per histogram row (class, heap) */
 	struct hp_root_kind_sum kinds[HP_ROOT_NKINDS];
+	/* seconds spent in each phase, for --stats and make bench */
+	double t_refs, t_dom, t_retained, t_aggregate;
+	uint64_t dom_peak_bytes;
 };
 
 int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_opts *o,

@@ -56,6 +56,8 @@ struct cli_load {
 	int partial;              /* salvaged after an error */
 	char partial_msg[1024];
 	double seconds;
+	double t_parse;           /* the first pass, for --stats */
+	const struct hp_retained *ret;   /* set by cli_load_retained, for --stats */
 };
 
 /* Opens, parses and finishes.  Prints the error and returns an exit code

@@ -274,6 +274,7 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 		return exit_for(rc);
 	}
 	L->seconds = now() - t0;
+	L->t_parse = L->seconds;
 	return EXIT_OK;
 }
 
@@ -295,6 +296,15 @@ void cli_print_stats(const struct cli_opts *o, const struct cli_load *L)
 	fprintf(stderr, "stats: bytes=%llu objects=%llu seconds=%.6f peak_rss_kb=%ld model_bytes=%llu\n",
 		(unsigned long long)L->stats.bytes, (unsigned long long)objs, L->seconds,
 		ru.ru_maxrss, (unsigned long long)hp_heap_model_bytes(h));
+	if (L->ret) {
+		const struct hp_retained *R = L->ret;
+		double n = objs ? (double)objs : 1;
+		fprintf(stderr, "phases: parse=%.3fs (%.0f ns/obj) refs=%.3fs (%.0f ns/obj, %llu refs) "
+			"dominators=%.3fs (%.0f ns/obj, peak %llu bytes) retained=%.3fs aggregate=%.3fs\n",
+			L->t_parse, 1e9 * L->t_parse / n, R->t_refs, 1e9 * R->t_refs / n,
+			(unsigned long long)R->refs.nedges, R->t_dom, 1e9 * R->t_dom / n,
+			(unsigned long long)R->dom_peak_bytes, R->t_retained, R->t_aggregate);
+	}
 }
 
 /* ---- filters -------------------------------------------------------- */
@@ -582,5 +592,6 @@ int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained
 		return exit_for(rc);
 	}
 	L->seconds += now() - t0;
+	L->ret = R;
 	return EXIT_OK;
 }

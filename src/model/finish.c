@@ -15,6 +15,25 @@
  *       elements only; class object = java.lang.Class instance size + statics.
  *  raw: the bytes the dump holds: instance field bytes, array elements,
  *       static values; no header, no alignment.
+ *  visualvm (VisualVM's heap library, lib.jfluid.heap): align = 8; ref =
+ *       4 with 4-byte ids, else the difference of two static long offsets
+ *       VisualVM reads (java.lang.Class$Atomic.annotationTypeOffset -
+ *       annotationDataOffset, else FutureTask.waitersOffset - runnerOffset),
+ *       else (VisualVM looks for the system property
+ *       java.vm.compressedOopsMode, which needs object data) mat's evidence
+ *       of compressed references, else the id size; header = id + ref.
+ *       Instance = align(header + the fields of the whole super chain, refs
+ *       at ref), with no per-level rounding; arrays = align(header + 4 +
+ *       n*elem), references at ref; class objects = 0 (VisualVM leaves them
+ *       out of the heap's size and of retained sizes).  When java.lang.Object's
+ *       CLASS DUMP states a non-zero instance size (Android), header = that
+ *       size, ref = header - id (4 or 8), and an instance takes the size its
+ *       CLASS DUMP states, unaligned, as VisualVM does.
+ *  netbeans (the NetBeans profiler's heap library, VisualVM's ancestor, as
+ *       in NetBeans 9): header = 2 ids, ref = id, instance = header + the
+ *       fields of the chain (the CLASS DUMP's size when java.lang.Object's
+ *       is not 0), arrays = header + 8 + n*elem, class objects = 0, no
+ *       alignment.
  */
 #include "model/heap.h"
 #include "parser/alloc.h"
@@ -110,6 +129,68 @@ static unsigned largest_pow2_divisor(uint64_t g)
 	return (unsigned)p;
 }
 
+/* the value of a static field of type long of the class named cls, 0 if none */
+static int static_long(const hp_heap *h, const char *cls, const char *field, int64_t *out)
+{
+	size_t fl = strlen(field);
+	for (size_t i = 0; i < h->nclasses; i++) {
+		const struct hp_class *c = &h->classes[i];
+		if (!c->dumped || !c->name || strcmp(c->name, cls))
+			continue;
+		for (uint32_t k = 0; k < c->n_statics; k++) {
+			const struct hp_static *st = &h->statics[c->first_static + k];
+			uint32_t n;
+			const char *s = hp_heap_string(h, st->name_sid, &n);
+			if (st->type == HP_T_LONG && s && n == fl && !memcmp(s, field, n)) {
+				*out = (int64_t)st->value;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* VisualVM's guess of the reference size from two static offsets: 0 when it has none */
+static unsigned offsets_diff(const hp_heap *h, const char *cls, const char *f1, const char *f2)
+{
+	int64_t a, b;
+	if (!static_long(h, cls, f1, &a) || !static_long(h, cls, f2, &b))
+		return 0;
+	int32_t d = (int32_t)(b - a);
+	return d == 4 || d == 8 ? (unsigned)d : 0;
+}
+
+static void decide_visualvm(hp_heap *h, struct hp_size_model *m)
+{
+	unsigned I = h->I;
+	uint32_t obj_size = h->jlo != HP_NONE && h->classes[h->jlo].dumped ? h->classes[h->jlo].instance_size : 0;
+	m->align = 8;
+	m->align_source = 0;
+	if (obj_size > 0) {
+		/* the CLASS DUMP sizes are real (Android): VisualVM's "newSize" */
+		m->real_instance_sizes = 1;
+		m->header = obj_size;
+		m->header_source = 1;
+		m->ref_size = I != 8 ? I : obj_size - I == 4 || obj_size - I == 8 ? obj_size - I : obj_size < I + 8 ? 4 : 8;
+		m->ref_source = I == 8 ? 1 : 0;
+		return;
+	}
+	if (I != 8) {
+		m->ref_size = I;
+		m->ref_source = 0;
+	} else {
+		unsigned r = offsets_diff(h, "java.lang.Class$Atomic", "annotationDataOffset", "annotationTypeOffset");
+		if (!r)
+			r = offsets_diff(h, "java.util.concurrent.FutureTask", "runnerOffset", "waitersOffset");
+		if (!r && h->found_compressed)
+			r = 4;
+		m->ref_size = r ? r : I;
+		m->ref_source = r ? 1 : 0;
+	}
+	m->header = I + m->ref_size;
+	m->header_source = 1;
+}
+
 static void decide_model(hp_heap *h)
 {
 	struct hp_size_model *m = &h->size;
@@ -130,6 +211,16 @@ static void decide_model(hp_heap *h)
 		m->align = largest_pow2_divisor(h->gcd);
 		m->align_source = 1;
 		break;
+	case HP_SIZE_VISUALVM:
+		decide_visualvm(h, m);
+		break;
+	case HP_SIZE_NETBEANS:
+		m->ref_size = h->I;
+		m->header = 2 * h->I;
+		m->align = 1;
+		m->real_instance_sizes = h->jlo != HP_NONE && h->classes[h->jlo].dumped &&
+					 h->classes[h->jlo].instance_size > 0;
+		break;
 	default:   /* ahat, raw */
 		m->ref_size = h->I;
 		m->header = 0;
@@ -139,7 +230,7 @@ static void decide_model(hp_heap *h)
 	if (o->ref_size) {
 		m->ref_size = (unsigned)o->ref_size;
 		m->ref_source = 2;
-		if (m->kind == HP_SIZE_MAT && !o->header_size) {
+		if (m->kind != HP_SIZE_AHAT && m->kind != HP_SIZE_RAW && !o->header_size) {
 			m->header = h->I + m->ref_size;
 			m->header_source = 2;
 		}
@@ -152,7 +243,8 @@ static void decide_model(hp_heap *h)
 		m->align = (unsigned)o->align;
 		m->align_source = 2;
 	}
-	m->array_header = m->header + (m->kind == HP_SIZE_MAT ? 4 : 0);
+	m->array_header = m->header + (m->kind == HP_SIZE_MAT || m->kind == HP_SIZE_VISUALVM ? 4 :
+				       m->kind == HP_SIZE_NETBEANS ? 8 : 0);
 	if (h->jlc != HP_NONE)
 		m->class_instance_size = h->classes[h->jlc].instance_size;
 }
@@ -161,13 +253,15 @@ static unsigned elem_size(const hp_heap *h, const struct hp_class *c)
 {
 	if (c->kind == HP_CK_PRIMARRAY)
 		return hp_type_size(c->elem_type, h->I);
-	return h->size.kind == HP_SIZE_MAT ? h->size.ref_size : h->I;
+	return h->size.kind == HP_SIZE_AHAT || h->size.kind == HP_SIZE_RAW ? h->I : h->size.ref_size;
 }
 
 /* base bytes of an array before its elements */
 static uint64_t array_base(const hp_heap *h, const struct hp_class *c)
 {
 	const struct hp_size_model *m = &h->size;
+	if (m->kind == HP_SIZE_VISUALVM || m->kind == HP_SIZE_NETBEANS)
+		return m->array_header;
 	if (m->kind != HP_SIZE_MAT)
 		return 0;
 	if (c->kind == HP_CK_PRIMARRAY)
@@ -238,6 +332,11 @@ static int instance_sizes(hp_heap *h)
 				level[k] = own_raw + (has_super ? level[s] : 0);
 				cl->inst_size = cl->instance_size;
 				break;
+			case HP_SIZE_VISUALVM:
+			case HP_SIZE_NETBEANS:
+				level[k] = own_mat + (has_super ? level[s] : m->header);
+				cl->inst_size = m->real_instance_sizes ? cl->instance_size : align_up(level[k], m->align);
+				break;
 			default:
 				level[k] = own_raw + (has_super ? level[s] : 0);
 				cl->inst_size = level[k];
@@ -257,6 +356,7 @@ static int instance_sizes(hp_heap *h)
 		switch (m->kind) {
 		case HP_SIZE_MAT: cl->self_size = align_up(st_mat, m->align); break;
 		case HP_SIZE_AHAT: cl->self_size = m->class_instance_size + st_raw; break;
+		case HP_SIZE_VISUALVM: case HP_SIZE_NETBEANS: cl->self_size = 0; break;
 		default: cl->self_size = st_raw; break;
 		}
 	}
@@ -547,6 +647,13 @@ static int sort_objects(hp_heap *h)
 	PERMUTE(uint32_t, h->len);
 	PERMUTE(uint32_t, h->off_lo);
 	PERMUTE(uint16_t, h->off_hi);
+	/* invert in place: perm[i] = file index of number i -> file_order[k] = number */
+	uint32_t *inv = hp_reallocarray(NULL, n, sizeof *inv);
+	if (inv) {
+		for (size_t i = 0; i < n; i++)
+			inv[perm[i]] = (uint32_t)i;
+		h->file_order = inv;
+	}
 	hp_free(perm);
 	return HP_OK;
 }

@@ -84,6 +84,7 @@ void hp_heap_free(hp_heap *h)
 	hp_free(h->off_lo);
 	hp_free(h->off_hi);
 	hp_free(h->bucket);
+	hp_free(h->file_order);
 	for (size_t i = 0; i < h->nwarnings; i++)
 		hp_free(h->warnings[i]);
 	hp_free(h->warnings);

@@ -38,7 +38,8 @@
 
 enum hp_obj_kind { HP_OBJ_INSTANCE = 0, HP_OBJ_OBJARRAY = 1, HP_OBJ_PRIMARRAY = 2, HP_OBJ_CLASS = 3 };
 enum hp_class_kind { HP_CK_INSTANCE = 0, HP_CK_OBJARRAY = 1, HP_CK_PRIMARRAY = 2 };
-enum hp_size_kind { HP_SIZE_AUTO = 0, HP_SIZE_MAT, HP_SIZE_AHAT, HP_SIZE_RAW };
+enum hp_size_kind { HP_SIZE_AUTO = 0, HP_SIZE_MAT, HP_SIZE_AHAT, HP_SIZE_RAW, HP_SIZE_VISUALVM,
+		     HP_SIZE_NETBEANS };
 
 struct hp_field { uint64_t name_sid; uint8_t type; };
 struct hp_static { uint64_t name_sid; uint64_t value; uint8_t type; };
@@ -93,13 +94,15 @@ struct hp_thread_rec {
 };
 
 struct hp_size_model {
-	int kind;                     /* HP_SIZE_MAT, HP_SIZE_AHAT, HP_SIZE_RAW */
+	int kind;                     /* enum hp_size_kind, never HP_SIZE_AUTO */
 	unsigned id_size;
 	unsigned ref_size, header, array_header, align;
 	int ref_source, header_source, align_source;   /* 0 default, 1 inferred, 2 option */
 	uint64_t gcd;                 /* GCD of id differences (0 if < 2 objects) */
 	uint64_t compressed_evidence; /* offset of the array that proved compressed refs, 0 none */
 	uint64_t class_instance_size; /* ahat: java.lang.Class instance size */
+	int real_instance_sizes;      /* visualvm, netbeans: CLASS DUMP states real instance sizes
+	                                 (java.lang.Object's is not 0: Android) */
 };
 
 struct hp_heap_opts {
@@ -155,6 +158,9 @@ struct hp_heap {
 	uint64_t *ids; uint32_t *cls; uint32_t *len; uint32_t *off_lo; uint16_t *off_hi;
 	size_t nobj, obj_cap;
 	uint32_t *bucket; unsigned bucket_shift; size_t nbuckets; uint64_t min_id;
+	uint32_t *file_order;         /* object number of the k-th object in file order; NULL when
+	                                 the dump was in id order.  Kept for hp_refs_build(), which
+	                                 frees it (4 bytes per object until then). */
 	uint64_t duplicate_ids;
 
 	/* counts */

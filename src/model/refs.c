@@ -32,7 +32,25 @@ struct builder {
 	int kinds_done;
 	uint8_t *refkind;     /* per class: 0..4 */
 	struct hp_error *err;
+	size_t file_idx;      /* objects seen so far in this pass, in file order */
 };
+
+/* The object number of the record with this id: the next object in file
+ * order as the model saw it (no lookup), or, when the model skipped a record
+ * (a repeated CLASS DUMP, say), a lookup that leaves the order alone. */
+static inline size_t obj_of(struct builder *B, uint64_t id)
+{
+	const hp_heap *h = B->h;
+	size_t k = B->file_idx;
+	if (k < h->nobj) {
+		size_t v = h->file_order ? h->file_order[k] : k;
+		if (h->ids[v] == id) {
+			B->file_idx++;
+			return v;
+		}
+	}
+	return hp_heap_find(h, id);
+}
 
 static int name_is(const hp_heap *h, uint64_t sid, const char *want)
 {
@@ -116,27 +134,47 @@ static int make_layout(struct builder *B, uint32_t cls)
 	return HP_OK;
 }
 
+/* Counting counts every non-null reference; filling resolves it, writing
+ * UINT32_MAX for ids the dump does not hold, which are squeezed out after. */
 static inline void edge(struct builder *B, size_t from, uint64_t id)
 {
 	if (!id)
 		return;
-	size_t to = hp_heap_find(B->h, id);
-	if (to == SIZE_MAX) {
-		if (!B->fill)
-			B->R->dangling++;
+	if (!B->fill) {
+		B->R->off[from + 1]++;
 		return;
 	}
-	if (B->fill)
-		B->R->adj[B->R->off[from]++] = (uint32_t)to;
-	else
-		B->R->off[from + 1]++;
+	size_t to = hp_heap_find(B->h, id);
+	B->R->adj[B->R->off[from]++] = to == SIZE_MAX ? UINT32_MAX : (uint32_t)to;
+}
+
+/* mark_referents: the referent stays an edge and is listed */
+static int note_referent(struct builder *B, size_t from, uint64_t id)
+{
+	struct hp_refs *R = B->R;
+	edge(B, from, id);
+	size_t to;
+	if (!B->fill || !id || (to = hp_heap_find(B->h, id)) == SIZE_MAX)
+		return HP_OK;
+	if (R->nreferents == R->referents_cap) {
+		size_t nc = R->referents_cap ? 2 * R->referents_cap : 256;
+		uint32_t (*nr)[2] = hp_reallocarray(R->referents, nc, sizeof *nr);
+		if (!nr)
+			return HP_ENOMEM;
+		R->referents = nr;
+		R->referents_cap = nc;
+	}
+	R->referents[R->nreferents][0] = (uint32_t)from;
+	R->referents[R->nreferents][1] = (uint32_t)to;
+	R->nreferents++;
+	return HP_OK;
 }
 
 static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
 {
 	struct builder *B = ud;
 	hp_heap *h = B->h;
-	size_t from = hp_heap_find(h, id);
+	size_t from = obj_of(B, id);
 	if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_INSTANCE)
 		return HP_OK;
 	uint32_t cls = h->cls[from];
@@ -153,6 +191,8 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 		if ((int32_t)o == L->referent) {
 			if (!B->fill && hp_be_id(f + o, I))
 				B->R->weak_skipped++;
+			if (B->o->mark_referents)
+				HP_TRY(note_referent(B, from, hp_be_id(f + o, I)));
 			continue;
 		}
 		edge(B, from, hp_be_id(f + o, I));
@@ -163,12 +203,29 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
 {
 	struct builder *B = ud;
-	size_t from = hp_heap_find(B->h, id);
+	size_t from = obj_of(B, id);
 	if (from == SIZE_MAX || hp_heap_kind(B->h, from) != HP_OBJ_OBJARRAY)
 		return HP_OK;
 	unsigned I = B->h->I;
 	for (uint32_t i = 0; i < n; i++)
 		edge(B, from, hp_be_id(e + (size_t)i * I, I));
+	return HP_OK;
+}
+
+/* the other objects only advance the file-order counter */
+static int on_class_dump(void *ud, const struct hp_class_dump *c)
+{
+	(void)obj_of(ud, c->id);
+	return HP_OK;
+}
+
+static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+{
+	struct builder *B = ud;
+	const hp_heap *h = B->h;
+	size_t k = B->file_idx;     /* advance only when it is the expected one; never look up */
+	if (k < h->nobj && h->ids[h->file_order ? h->file_order[k] : k] == id)
+		B->file_idx++;
 	return HP_OK;
 }
 
@@ -183,7 +240,8 @@ static void model_edges(struct builder *B)
 		size_t from = hp_heap_find(h, c->id);
 		if (from == SIZE_MAX)
 			continue;
-		edge(B, from, c->super_id);
+		if (!B->o->no_super_edges)
+			edge(B, from, c->super_id);
 		edge(B, from, c->loader_id);
 		for (uint32_t s = 0; s < c->n_statics; s++) {
 			const struct hp_static *st = &h->statics[c->first_static + s];
@@ -218,6 +276,9 @@ static int pass(struct builder *B, const char *path)
 	s.ud = B;
 	s.instance = on_instance;
 	s.obj_array = on_obj_array;
+	s.class_dump = on_class_dump;
+	s.prim_array = on_prim_array;
+	B->file_idx = 0;
 	struct hp_parse_opts po;
 	hp_parse_opts_init(&po);
 	po.dump_index = B->h->opts.dump_index;
@@ -269,9 +330,30 @@ int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
 	model_edges(&B);
 	memmove(R->off + 1, R->off, n * sizeof *R->off);
 	R->off[0] = 0;
-	if (R->off[n] != R->nedges)
+	if (R->off[n] != R->nedges) {
 		rc = hp_error_set(err, HP_ECORRUPT, "the dump changed between passes (%llu references, then %llu)",
 				  (unsigned long long)R->nedges, (unsigned long long)R->off[n]);
+		goto out;
+	}
+	/* squeeze out references to ids the dump does not hold */
+	{
+		uint64_t w = 0, r0 = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r1 = R->off[i + 1];
+			R->off[i] = w;
+			for (uint64_t k = r0; k < r1; k++) {
+				if (R->adj[k] != UINT32_MAX)
+					R->adj[w++] = R->adj[k];
+				else
+					R->dangling++;
+			}
+			r0 = r1;
+		}
+		R->off[n] = w;
+		R->nedges = w;
+	}
+	hp_free(h->file_order);     /* only this needed it */
+	h->file_order = NULL;
 out:
 	if (B.lay) {
 		for (size_t i = 0; i < h->nclasses; i++)
@@ -290,5 +372,6 @@ void hp_refs_release(struct hp_refs *r)
 {
 	hp_free(r->off);
 	hp_free(r->adj);
+	hp_free(r->referents);
 	memset(r, 0, sizeof *r);
 }
