@@ -236,6 +236,7 @@ static void progress(struct parser *P)
 	uint64_t off = hp_rd_offset(P->r);
 	if (off >= P->next_progress) {
 		P->next_progress = off + PROGRESS_STEP;
+		hp_reader_release_before(P->r, off);   /* between records: nothing before off is in use */
 		if (P->o->progress)
 			P->o->progress(P->o->progress_ud, hp_reader_progress(P->r));
 	}

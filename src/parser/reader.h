@@ -37,6 +37,7 @@ struct hp_reader {
 	uint64_t z_in_total;        /* compressed bytes consumed */
 	int z_in_member;            /* inside a member (not at a boundary) */
 	uint64_t file_size;         /* size on disk; 0 when unknown (pipe) */
+	uint64_t released;          /* mapped bytes before this were given back */
 	uint8_t peek[16]; size_t peek_len, peek_pos;   /* sniffed bytes of a pipe */
 	char *name;
 };
@@ -50,6 +51,11 @@ void hp_reader_free(hp_reader *r);
 const char *hp_reader_kind_name(const hp_reader *r);
 /* compressed bytes consumed so far (gzip) or uncompressed offset; for progress */
 uint64_t hp_reader_progress(const hp_reader *r);
+
+/* Tells the reader nothing before `off` will be read again: a mapped file
+ * gives those pages back (they stay in the page cache), so reading a dump
+ * of any size keeps only a few MiB of it resident. */
+void hp_reader_release_before(hp_reader *r, uint64_t off);
 
 int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err);
 int hp_rd_skip_slow(hp_reader *r, uint64_t n, struct hp_error *err);
