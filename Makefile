@@ -79,13 +79,21 @@ wall:
 bench: all
 	@bench/run.sh $(BUILD)/hprofan
 
+# Completion directories: where bash-completion and zsh look under PREFIX.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(BUILD)/hprofan $(DESTDIR)$(BINDIR)/hprofan
 	install -m 644 man/hprofan.1 $(DESTDIR)$(MANDIR)/man1/hprofan.1
+	install -m 644 completions/hprofan.bash $(DESTDIR)$(BASHCOMPDIR)/hprofan
+	install -m 644 completions/_hprofan $(DESTDIR)$(ZSHCOMPDIR)/_hprofan
 
+# Removes the files install wrote, not the directories (they may be shared).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hprofan $(DESTDIR)$(MANDIR)/man1/hprofan.1
+	rm -f $(DESTDIR)$(BINDIR)/hprofan $(DESTDIR)$(MANDIR)/man1/hprofan.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/hprofan $(DESTDIR)$(ZSHCOMPDIR)/_hprofan
 
 clean:
 	rm -rf $(BUILD)

@@ -4,9 +4,10 @@
  *
  * Numbering: the super-root is preorder number 0, reachable objects get
  * 1..N-1 in DFS order, and pre[v] == 0 means "not reached".  Per preorder
- * number: order[] (shifted by one: order[i-1] is the object numbered i),
- * cur[] (64-bit), and nd[], four 32-bit words in one cache line slot so
- * that eval() finds a node's ancestor and label with one memory access.
+ * number: nd[] (struct node, 16 bytes, so that eval() finds everything it
+ * needs about a node in one cache line), cur[] (64-bit edge cursor, then
+ * reverse-edge offsets) and semi[].  order[] (order[i-1] is the object
+ * numbered i) is built from pre[] at the end, when the rest is freed.
  *
  * On a big graph every pass is a stream of cache misses (object numbers
  * and preorder numbers are unrelated), so the passes over edges run in
@@ -38,12 +39,13 @@
  * eval() compresses paths) an ancestor.  label: while the node is not yet
  * linked (numbers <= the one being processed), the head of its bucket (0 =
  * empty: the super-root is in no bucket); once linked, the vertex of least
- * semidominator on the compressed path.  semi: the semidominator.  idm: the
- * next node in the same bucket, then the idom or a node with the same idom.
- * During the DFS, semi and idm hold the end of the node's edges (64-bit).
+ * semidominator on the compressed path, and lsemi that semidominator (kept
+ * here so that eval() never looks up another node's semi).  idm: the next
+ * node in the same bucket, then the idom or a node with the same idom.
+ * During the DFS, lsemi and idm hold the end of the node's edges (64-bit).
  */
 struct node {
-	uint32_t anc, label, semi, idm;
+	uint32_t anc, label, lsemi, idm;
 };
 
 struct mem {
@@ -98,27 +100,28 @@ static void *shrink(struct mem *m, void *p, size_t from, size_t to, size_t size)
 
 static inline void set_end(struct node *x, uint64_t end)
 {
-	x->semi = (uint32_t)end;
+	x->lsemi = (uint32_t)end;
 	x->idm = (uint32_t)(end >> 32);
 }
 
 static inline uint64_t get_end(const struct node *x)
 {
-	return (uint64_t)x->idm << 32 | x->semi;
+	return (uint64_t)x->idm << 32 | x->lsemi;
 }
 
 /*
  * The vertex with the least semidominator on the forest path from v (linked:
- * v >= ll) up to, not including, the root of its tree; compresses the path.
+ * v >= ll) up to, not including, the root of its tree, and that
+ * semidominator: returned as label << 32 | semi.  Compresses the path.
  * Nodes numbered >= ll are linked to their DFS parent anc; the others are
  * forest roots.  The path is walked up once reversing anc (so no stack is
  * needed), then down once setting each anc to the root and each label to
  * the least-semi label above it.
  */
-static uint32_t eval(struct node *nd, uint32_t v, uint32_t ll)
+static uint64_t eval(struct node *nd, uint32_t v, uint32_t ll)
 {
 	if (nd[v].anc < ll)
-		return nd[v].label;
+		return (uint64_t)nd[v].label << 32 | nd[v].lsemi;
 	uint32_t prev = NONE, cur = v;
 	do {
 		uint32_t next = nd[cur].anc;
@@ -126,24 +129,28 @@ static uint32_t eval(struct node *nd, uint32_t v, uint32_t ll)
 		prev = cur;
 		cur = next;
 	} while (nd[cur].anc >= ll);
-	uint32_t root = nd[cur].anc, lab = nd[cur].label, c = prev;
+	uint32_t root = nd[cur].anc, lab = nd[cur].label, ls = nd[cur].lsemi, c = prev;
 	while (c != NONE) {
-		uint32_t next = nd[c].anc, lc = nd[c].label;
-		nd[c].anc = root;
-		if (nd[lab].semi < nd[lc].semi)
-			nd[c].label = lab;
-		else
-			lab = lc;
+		struct node *x = &nd[c];
+		uint32_t next = x->anc;
+		x->anc = root;
+		if (ls < x->lsemi) {
+			x->label = lab;
+			x->lsemi = ls;
+		} else {
+			lab = x->label;
+			ls = x->lsemi;
+		}
 		c = next;
 	}
-	return lab;
+	return (uint64_t)lab << 32 | ls;
 }
 
 int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint32_t *adj,
 		   const uint32_t *roots, size_t nroots, struct hp_error *err)
 {
 	struct mem m = { 0, 0 };
-	uint32_t *pre = NULL, *order = NULL, *radj = NULL;
+	uint32_t *pre = NULL, *order = NULL, *semi = NULL, *radj = NULL;
 	struct node *nd = NULL;
 	uint64_t *cur = NULL, nrev = 0;
 	uint32_t N = 1;
@@ -155,10 +162,9 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 				    (unsigned long)n, (unsigned long)HP_DOM_MAX_NODES);
 	size_t n1 = (size_t)n + 1;
 	pre = grab(&m, n, sizeof *pre, 1);
-	order = grab(&m, n, sizeof *order, 0);
 	nd = grab(&m, n1, sizeof *nd, 0);
 	cur = grab(&m, n1, sizeof *cur, 0);
-	if (!pre || !order || !nd || !cur)
+	if (!pre || !nd || !cur)
 		goto nomem;
 
 	/* 1. DFS from the super-root.  The tree's parent links are the stack;
@@ -176,7 +182,6 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 			continue;
 		uint32_t c = N++;
 		pre[r] = c;
-		order[c - 1] = r;
 		nd[c].anc = 0;
 		nd[c].label = 0;
 		set_end(&nd[c], off[r + 1]);
@@ -188,9 +193,8 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 				t = adj[e];
 				if (t >= n) {
 					rc = hp_error_set(err, HP_EUSAGE,
-							  "dominators: edge %llu of object %lu goes to %lu, beyond the %lu objects",
-							  (unsigned long long)e, (unsigned long)order[c - 1],
-							  (unsigned long)t, (unsigned long)n);
+							  "dominators: edge %llu goes to object %lu, beyond the %lu objects",
+							  (unsigned long long)e, (unsigned long)t, (unsigned long)n);
 					goto fail;
 				}
 				if (!pre[t])
@@ -200,7 +204,6 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 				cur[c] = e + 1;
 				uint32_t j = N++;
 				pre[t] = j;
-				order[j - 1] = t;
 				nd[j].anc = c;
 				nd[j].label = 0;
 				set_end(&nd[j], off[t + 1]);
@@ -211,7 +214,6 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 			}
 		}
 	}
-	order = shrink(&m, order, n, N - 1, sizeof *order);
 	nd = shrink(&m, nd, n1, N, sizeof *nd);
 	cur = shrink(&m, cur, n1, (size_t)N + 1, sizeof *cur);
 
@@ -255,6 +257,10 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 				PREFETCH(&pre[TARGET_AT(e + 2 * AHEAD)]);
 			if (e + AHEAD < nadj)
 				PREFETCH_W(&cur[pre[TARGET_AT(e + AHEAD)]]);
+			if (e + AHEAD / 2 < nadj) {
+				uint64_t at = cur[pre[TARGET_AT(e + AHEAD / 2)]];
+				PREFETCH_W(&radj[at ? at - 1 : 0]);
+			}
 			uint32_t p = pre[adj[e]];
 			if (p != i)
 				radj[--cur[p]] = i;
@@ -266,47 +272,76 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 
 	/* 3. Semidominators in reverse preorder; each node waits in the bucket
 	 * of its semidominator, which is emptied when that one is processed. */
-	nd[0].semi = 0;
+	semi = grab(&m, N, sizeof *semi, 0);
+	if (!semi)
+		goto nomem;
+	semi[0] = 0;
 	for (uint32_t i = N; i-- > 0;) {
 		if (i > 0) {
 			uint32_t s = i;
 			for (uint64_t e = cur[i], end = cur[i + 1]; e < end; e++) {
 				uint32_t v = radj[e];
-				if (e >= AHEAD)   /* the edges ahead are below: i goes down */
+				/* eval() walks up from an edge's source: prefetch the
+				 * first node of the path AHEAD edges before it is needed
+				 * (the edges ahead are below: i goes down), the second
+				 * 2/3 AHEAD before (the first is in cache by then), the
+				 * third 1/3 AHEAD before.  Paths may be compressed in
+				 * between; a prefetch is only a hint. */
+				if (e >= AHEAD)
 					PREFETCH(&nd[radj[e - AHEAD]]);
+				if (e >= AHEAD * 2 / 3) {
+					uint32_t a = nd[radj[e - AHEAD * 2 / 3]].anc;
+					PREFETCH(&nd[a < N ? a : 0]);
+				}
+				if (e >= AHEAD / 3) {
+					uint32_t a = nd[radj[e - AHEAD / 3]].anc;
+					a = a < N ? nd[a].anc : 0;
+					PREFETCH(&nd[a < N ? a : 0]);
+				}
 				if (v < i) {
 					if (v < s)
 						s = v;
 				} else {
-					uint32_t u = eval(nd, v, i + 1);
-					if (nd[u].semi < s)
-						s = nd[u].semi;
+					uint32_t su = (uint32_t)eval(nd, v, i + 1);
+					if (su < s)
+						s = su;
 				}
 			}
-			nd[i].semi = s;
+			semi[i] = s;
 			nd[i].idm = nd[s].label;
 			nd[s].label = i;
 		}
+		/* the nodes whose semidominator is i: semi(v) = i */
 		uint32_t v = nd[i].label;
 		while (v) {
 			uint32_t next = nd[v].idm;
-			uint32_t u = eval(nd, v, i + 1);
-			nd[v].idm = nd[u].semi < nd[v].semi ? u : i;
+			uint64_t u = eval(nd, v, i + 1);
+			nd[v].idm = (uint32_t)u < i ? (uint32_t)(u >> 32) : i;
 			v = next;
 		}
 		nd[i].label = i;
+		nd[i].lsemi = semi[i];
 	}
 	drop(&m, radj, (size_t)nrev, sizeof *radj);
 	radj = NULL;
 	drop(&m, cur, (size_t)N + 1, sizeof *cur);
 	cur = NULL;
 
-	/* 4. Relative dominators to idoms in preorder, then to object numbers
-	 * (nd[i].anc is free now); pre[] becomes idom[]. */
+	/* 4. Relative dominators to idoms in preorder; order[] from pre[]; the
+	 * idoms to object numbers (in nd[i].anc, free now); pre[] becomes idom[]. */
+	for (uint32_t i = 1; i < N; i++)
+		if (nd[i].idm != semi[i])
+			nd[i].idm = nd[nd[i].idm].idm;
+	drop(&m, semi, N, sizeof *semi);
+	semi = NULL;
+	order = grab(&m, (size_t)N - 1, sizeof *order, 0);
+	if (!order)
+		goto nomem;
+	for (uint32_t v = 0; v < n; v++)
+		if (pre[v])
+			order[pre[v] - 1] = v;
 	for (uint32_t i = 1; i < N; i++) {
 		uint32_t r = nd[i].idm;
-		if (r != nd[i].semi)
-			nd[i].idm = r = nd[r].idm;
 		nd[i].anc = r ? order[r - 1] : HP_DOM_SUPER;
 	}
 	for (uint32_t v = 0; v < n; v++) {
@@ -328,6 +363,7 @@ nomem:
 fail:
 	hp_free(pre);
 	hp_free(order);
+	hp_free(semi);
 	hp_free(nd);
 	hp_free(cur);
 	hp_free(radj);

@@ -61,84 +61,359 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* VisualVM's dominators: reach[] marks the objects the GC roots reach without
- * the listed referents; every other object becomes a root of the dominator
- * graph (which has the referents), so that what it references is shared. */
-static int visualvm_roots(hp_heap *h, struct hp_retained *R, uint8_t **reach_out)
+static int has_super_edge(const struct hp_retained *R, uint32_t v);
+
+/*
+ * VisualVM's retained sizes (lib.jfluid.heap: NearestGCRoot, TreeObject,
+ * DominatorTree, HprofHeap.computeRetainedSize), reproduced on the exact
+ * dominator tree.
+ *
+ * 1. The search for GC-root paths: breadth first from the roots (by kind in
+ *    VisualVM's order, file order within a kind), over every reference but
+ *    the referents the weak policy skips; a class's statics, then its loader.
+ *    When an instance (or class object) is the first of its class to be
+ *    searched and its class object has not been found yet, the class object
+ *    is found through it and the instance becomes a referrer of the class
+ *    (an edge here).  What the search finds is reachable; the parent of an
+ *    object is the object it was found through.
+ * 2. The dominator tree is over every reference, referents included, and
+ *    an object the search does not find still holds what it references: it
+ *    is a root of the dominator graph (then dropped from the tree again), so
+ *    what it references hangs off the super-root.  This is what VisualVM's
+ *    iterative intersection of the dominator chains of all referrers of an
+ *    object converges to.
+ * 3. Tree objects: a found object with no reference the search follows is a
+ *    leaf, of retained size its own; an object all of whose references
+ *    (referents included, the class edge of step 1 not) go to tree objects
+ *    that have no other referrer is a tree object, of retained size its own
+ *    plus theirs, checked level by level from the leaves up through parents
+ *    in search order.  GC roots can be tree children this way, and a class
+ *    object's own size here is java.lang.Class's instance size.
+ * 4. Every found instance or array (never a class object) adds, if it is
+ *    not a tree object, its size to itself; and its size (its tree size if
+ *    it is a tree object) to each dominator up to the first tree object.
+ * So a class object that is not a tree object retains what it dominates but
+ * not itself, what a tree class object dominates counts nowhere above it,
+ * and a GC root can count in the one object that references it.
+ */
+enum { VV_REACH = 1, VV_MULTI = 2, VV_TREE = 4 };
+
+struct vv {
+	hp_heap *h;
+	struct hp_retained *R;
+	size_t n;
+	uint8_t *fl;              /* VV_* per object */
+	uint32_t *parent;         /* the object the search found it through, HP_NONE */
+	uint32_t *first;          /* first referrer; then the last check that counted it */
+	uint32_t *mark;           /* step 3: the level that queued it, plus one */
+	int64_t *ret;             /* step 3: tree sizes; -1 marks a queued parent */
+	uint32_t *level, *next;   /* step 3: parents to check, this level and the next */
+	size_t nlevel, nnext;
+	uint32_t (*cx)[2];        /* step 1: instance -> class object edges */
+	size_t ncx, cxcap;
+	uint64_t class_size;      /* java.lang.Class's instance size */
+};
+
+static uint64_t vv_size(const struct vv *V, uint32_t v)
 {
-	size_t n = h->nobj;
-	const struct hp_refs *G = &R->refs;
-	uint8_t *reach = hp_calloc(n ? n : 1, 1);
-	uint32_t *queue = hp_reallocarray(NULL, n ? n : 1, sizeof *queue);
-	if (!reach || !queue) {
-		hp_free(reach);
-		hp_free(queue);
-		return HP_ENOMEM;
+	return hp_heap_kind(V->h, v) == HP_OBJ_CLASS ? V->class_size : V->R->shallow[v];
+}
+
+static void vv_referrer(struct vv *V, uint32_t from, uint32_t to)
+{
+	if (V->first[to] == HP_NONE)
+		V->first[to] = from;
+	else if (V->first[to] != from)
+		V->fl[to] |= VV_MULTI;
+}
+
+/* the referents of v in G's sorted list: [*lo, *hi) */
+static void vv_referents(const struct hp_refs *G, uint32_t v, size_t *lo_out, size_t *hi_out)
+{
+	size_t lo = 0, hi = G->nreferents;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (G->referents[mid][0] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	qsort(G->referents, G->nreferents, sizeof *G->referents, cmp_pair);
+	hi = lo;
+	while (hi < G->nreferents && G->referents[hi][0] == v)
+		hi++;
+	*lo_out = lo;
+	*hi_out = hi;
+}
+
+static int vv_add_cx(struct vv *V, uint32_t from, uint32_t to)
+{
+	if (V->ncx == V->cxcap) {
+		size_t nc = V->cxcap ? 2 * V->cxcap : 64;
+		uint32_t (*nx)[2] = hp_reallocarray(V->cx, nc, sizeof *nx);
+		if (!nx)
+			return HP_ENOMEM;
+		V->cx = nx;
+		V->cxcap = nc;
+	}
+	V->cx[V->ncx][0] = from;
+	V->cx[V->ncx][1] = to;
+	V->ncx++;
+	return HP_OK;
+}
+
+/* step 1, and the leaves of step 3 */
+static int vv_search(struct vv *V)
+{
+	hp_heap *h = V->h;
+	struct hp_retained *R = V->R;
+	const struct hp_refs *G = &R->refs;
+	size_t n = V->n;
+	uint8_t *cdone = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
+	uint32_t *queue = hp_reallocarray(NULL, n ? n : 1, sizeof *queue);
+	int rc = HP_ENOMEM;
+	if (!cdone || !queue)
+		goto out;
 	size_t qn = 0;
-	for (size_t i = 0; i < R->nroot_objs; i++)
-		if (!reach[R->root_objs[i]]) {
-			reach[R->root_objs[i]] = 1;
+	for (int kind = 0; kind < HP_ROOT_NKINDS; kind++) {
+		for (size_t i = 0; i < h->nroots; i++) {
+			if (h->roots[i].kind != kind)
+				continue;
+			size_t o = hp_heap_find(h, h->roots[i].object);
+			if (o == SIZE_MAX || (V->fl[o] & VV_REACH) || !has_super_edge(R, (uint32_t)o))
+				continue;
+			V->fl[o] |= VV_REACH;
+			queue[qn++] = (uint32_t)o;
+		}
+	}
+	for (size_t i = 0; i < R->nroot_objs; i++)   /* roots no kind lists (none today) */
+		if (!(V->fl[R->root_objs[i]] & VV_REACH)) {
+			V->fl[R->root_objs[i]] |= VV_REACH;
 			queue[qn++] = R->root_objs[i];
 		}
 	for (size_t qi = 0; qi < qn; qi++) {
 		uint32_t v = queue[qi];
-		/* the referents of v, each to skip once (lo..hi in the sorted list) */
-		size_t lo = 0, hi = G->nreferents;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (G->referents[mid][0] < v)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		size_t rk = lo, rend = lo;
-		while (rend < G->nreferents && G->referents[rend][0] == v)
-			rend++;
+		size_t rk, rend;
+		vv_referents(G, v, &rk, &rend);
+		int strong = 0;
 		for (uint64_t e = G->off[v]; e < G->off[v + 1]; e++) {
 			uint32_t w = G->adj[e];
 			if (rk < rend && G->referents[rk][1] == w) {
 				rk++;
 				continue;
 			}
-			if (!reach[w]) {
-				reach[w] = 1;
+			strong = 1;
+			if (!(V->fl[w] & VV_REACH)) {
+				V->fl[w] |= VV_REACH;
+				V->parent[w] = v;
 				queue[qn++] = w;
 			}
 		}
-	}
-	hp_free(queue);
-	size_t extra = n - qn;
-	if (extra) {
-		uint32_t *nr = hp_reallocarray(R->root_objs, R->nroot_objs + extra, sizeof *nr);
-		if (!nr) {
-			hp_free(reach);
-			return HP_ENOMEM;
+		int kind = hp_heap_kind(h, v);
+		uint32_t c = h->cls[v];
+		if ((kind == HP_OBJ_INSTANCE || kind == HP_OBJ_CLASS) && c != HP_NONE && !cdone[c]) {
+			cdone[c] = 1;
+			size_t k = h->classes[c].dumped ? hp_heap_find(h, h->classes[c].id) : SIZE_MAX;
+			if (k != SIZE_MAX && !(V->fl[k] & VV_REACH)) {
+				V->fl[k] |= VV_REACH;
+				V->parent[k] = v;
+				queue[qn++] = (uint32_t)k;
+				vv_referrer(V, v, (uint32_t)k);
+				if (vv_add_cx(V, v, (uint32_t)k) != HP_OK)
+					goto out;
+				strong = 1;
+			}
 		}
-		R->root_objs = nr;
-		for (size_t v = 0; v < n; v++)
-			if (!reach[v])
-				R->root_objs[R->nroot_objs++] = (uint32_t)v;
+		if (strong)
+			continue;
+		/* a leaf; its parent is checked first when it is its only referrer */
+		V->fl[v] |= VV_TREE;
+		V->ret[v] = (int64_t)vv_size(V, v);
+		uint32_t p = V->parent[v];
+		if (!(V->fl[v] & VV_MULTI) && p != HP_NONE && V->ret[p] == 0) {
+			V->ret[p] = -1;
+			V->level[V->nlevel++] = p;
+		}
 	}
-	*reach_out = reach;
+	rc = HP_OK;
+out:
+	hp_free(cdone);
+	hp_free(queue);
+	return rc;
+}
+
+/* step 3 after the leaves; the class edges are not in G yet */
+static void vv_trees(struct vv *V)
+{
+	const struct hp_refs *G = &V->R->refs;
+	uint32_t check = 0, lvl = 0;
+	for (size_t i = 0; i < V->n; i++)
+		V->first[i] = UINT32_MAX;
+	while (V->nlevel) {
+		int changed = 0;
+		lvl++;
+		V->nnext = 0;
+		for (size_t i = 0; i < V->nlevel; i++) {
+			uint32_t p = V->level[i];
+			int64_t sum = 0;
+			int ok = 1;
+			check++;
+			for (uint64_t e = G->off[p]; e < G->off[p + 1] && ok; e++) {
+				uint32_t c = G->adj[e];
+				if ((V->fl[c] & VV_MULTI) || !(V->fl[c] & VV_TREE))
+					ok = 0;
+				else if (V->first[c] != check) {
+					V->first[c] = check;
+					sum += V->ret[c];
+				}
+			}
+			if (!ok)
+				continue;
+			V->fl[p] |= VV_TREE;
+			V->ret[p] = (int64_t)vv_size(V, p) + sum;
+			changed = 1;
+			uint32_t q = V->parent[p];
+			if (!(V->fl[p] & VV_MULTI) && q != HP_NONE && V->mark[q] != lvl) {
+				V->mark[q] = lvl;
+				V->next[V->nnext++] = q;
+			}
+		}
+		if (!changed)
+			break;
+		uint32_t *t = V->level;
+		V->level = V->next;
+		V->next = t;
+		V->nlevel = V->nnext;
+	}
+}
+
+/* Inserts the edges pairs[k] = (from, to), sorted by from, into the graph
+ * in place: adj grows by np entries, each node's block moves right. */
+static int insert_edges(struct hp_refs *G, const uint32_t (*pairs)[2], size_t np)
+{
+	size_t n = G->n;
+	if (!np)
+		return HP_OK;
+	uint32_t *adj = hp_reallocarray(G->adj, G->nedges + np, sizeof *adj);
+	if (!adj)
+		return HP_ENOMEM;
+	G->adj = adj;
+	size_t k = np;                      /* pairs[0..k) have from < v */
+	for (size_t v = n; v-- > 0;) {
+		size_t mine = 0;
+		while (k > 0 && pairs[k - 1][0] == v) {
+			k--;
+			mine++;
+		}
+		uint64_t lo = G->off[v], hi = G->off[v + 1];
+		/* k pairs come before v's block: it moves right by k, then gets its own */
+		memmove(adj + lo + k, adj + lo, (hi - lo) * sizeof *adj);
+		for (size_t j = 0; j < mine; j++)
+			adj[hi + k + j] = pairs[k + j][1];
+		G->off[v + 1] = hi + k + mine;
+	}
+	G->nedges += np;
 	return HP_OK;
 }
 
-/* after the dominator tree: the objects no root reaches leave it again (each
- * hangs off the super-root, and so does everything it dominates) */
-static void visualvm_drop(struct hp_retained *R, const uint8_t *reach, size_t nroots)
+static void vv_free(struct vv *V)
 {
+	hp_free(V->fl);
+	hp_free(V->parent);
+	hp_free(V->first);
+	hp_free(V->mark);
+	hp_free(V->ret);
+	hp_free(V->level);
+	hp_free(V->next);
+	hp_free(V->cx);
+	memset(V, 0, sizeof *V);
+}
+
+/* steps 1 and 3; then the class edges go into the graph and every object
+ * the search did not find becomes a root of it */
+static int vv_prepare(hp_heap *h, struct hp_retained *R, struct vv *V)
+{
+	size_t n = h->nobj, m = n ? n : 1;
+	struct hp_refs *G = &R->refs;
+	memset(V, 0, sizeof *V);
+	V->h = h;
+	V->R = R;
+	V->n = n;
+	V->fl = hp_calloc(m, 1);
+	V->parent = hp_reallocarray(NULL, m, sizeof *V->parent);
+	V->first = hp_reallocarray(NULL, m, sizeof *V->first);
+	V->mark = hp_calloc(m, sizeof *V->mark);
+	V->ret = hp_calloc(m, sizeof *V->ret);
+	V->level = hp_reallocarray(NULL, m, sizeof *V->level);
+	V->next = hp_reallocarray(NULL, m, sizeof *V->next);
+	if (!V->fl || !V->parent || !V->first || !V->mark || !V->ret || !V->level || !V->next)
+		return HP_ENOMEM;
+	V->class_size = h->jlc != HP_NONE ? h->classes[h->jlc].inst_size : 0;
+	if (G->nreferents)
+		qsort(G->referents, G->nreferents, sizeof *G->referents, cmp_pair);
+	for (size_t v = 0; v < n; v++) {
+		V->parent[v] = HP_NONE;
+		V->first[v] = HP_NONE;
+	}
+	for (size_t v = 0; v < n; v++)
+		for (uint64_t e = G->off[v]; e < G->off[v + 1]; e++)
+			vv_referrer(V, (uint32_t)v, G->adj[e]);
+	HP_TRY(vv_search(V));
+	vv_trees(V);
+	if (V->ncx)
+		qsort(V->cx, V->ncx, sizeof *V->cx, cmp_pair);
+	HP_TRY(insert_edges(G, (const uint32_t (*)[2])V->cx, V->ncx));
+	size_t extra = 0;
+	for (size_t v = 0; v < n; v++)
+		extra += !(V->fl[v] & VV_REACH);
+	if (extra) {
+		uint32_t *nr = hp_reallocarray(R->root_objs, R->nroot_objs + extra, sizeof *nr);
+		if (!nr)
+			return HP_ENOMEM;
+		R->root_objs = nr;
+		for (size_t v = 0; v < n; v++)
+			if (!(V->fl[v] & VV_REACH))
+				R->root_objs[R->nroot_objs++] = (uint32_t)v;
+	}
+	return HP_OK;
+}
+
+/* after the dominator tree: the objects the search did not find leave it
+ * again (each hangs off the super-root, and so does all it dominates) */
+static void vv_drop(struct vv *V, size_t nroots)
+{
+	struct hp_retained *R = V->R;
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < R->dom.nreach; i++) {
 		uint32_t v = R->dom.order[i];
-		if (reach[v])
+		if (V->fl[v] & VV_REACH)
 			R->dom.order[k++] = v;
 		else
 			R->dom.idom[v] = HP_DOM_UNREACHABLE;
 	}
 	R->dom.nreach = k;
 	R->nroot_objs = nroots;
+}
+
+/* step 4 on the dominator tree, children before parents */
+static void vv_retained(struct vv *V)
+{
+	struct hp_retained *R = V->R;
+	const hp_heap *h = V->h;
+	for (size_t v = 0; v < V->n; v++) {
+		if (!(V->fl[v] & VV_REACH))
+			R->retained[v] = 0;
+		else if (V->fl[v] & VV_TREE)
+			R->retained[v] = (uint64_t)V->ret[v];
+		else
+			R->retained[v] = hp_heap_kind(h, v) == HP_OBJ_CLASS ? 0 : R->shallow[v];
+	}
+	for (uint32_t k = R->dom.nreach; k-- > 0;) {
+		uint32_t v = R->dom.order[k], p = R->dom.idom[v];
+		if (p == HP_DOM_SUPER || (V->fl[p] & VV_TREE))
+			continue;
+		if (!(V->fl[v] & VV_TREE) || hp_heap_kind(h, v) != HP_OBJ_CLASS)
+			R->retained[p] += R->retained[v];
+	}
 }
 
 static int has_super_edge(const struct hp_retained *R, uint32_t v)
@@ -164,7 +439,7 @@ static uint32_t row_of(const hp_heap *h, uint32_t cls, unsigned heap)
 
 /* Per class (and per histogram row): walk the dominator tree depth first,
  * iteratively, counting an object only when no ancestor has its class. */
-static int class_sums(hp_heap *h, struct hp_retained *R)
+static int class_sums(hp_heap *h, struct hp_retained *R, int visualvm)
 {
 	size_t n = h->nobj;
 	const uint32_t *idom = R->dom.idom;
@@ -212,7 +487,8 @@ static int class_sums(hp_heap *h, struct hp_retained *R)
 		}
 		uint32_t v = kids[f->next++];
 		uint32_t c = h->cls[v];
-		if (!active[c]) {
+		/* VisualVM sums instances and arrays only, not class objects */
+		if (!active[c] && !(visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS)) {
 			R->class_retained[c] += R->retained[v];
 			uint32_t r = row_of(h, c, hp_heap_heap(h, v));
 			if (r != HP_NONE)
@@ -262,25 +538,31 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 		goto nomem;
 	R->t_retained = seconds() - t;
 	t = seconds();
-	uint8_t *reach = NULL;
+	struct vv V;
+	memset(&V, 0, sizeof V);
 	size_t nroots = R->nroot_objs;
-	if (visualvm && (rc = visualvm_roots(h, R, &reach)) != HP_OK)
+	if (visualvm && (rc = vv_prepare(h, R, &V)) != HP_OK) {
+		vv_free(&V);
 		goto nomem;
+	}
 	rc = hp_dom_compute(&R->dom, (uint32_t)n, R->refs.off, R->refs.adj, R->root_objs, R->nroot_objs, err);
 	if (rc) {
-		hp_free(reach);
+		vv_free(&V);
 		return rc;
 	}
-	if (reach) {
-		visualvm_drop(R, reach, nroots);
-		hp_free(reach);
-	}
+	if (visualvm)
+		vv_drop(&V, nroots);
 	R->dom_peak_bytes = R->dom.peak_bytes;
 	R->t_dom = seconds() - t;
 	t = seconds();
 	rc = hp_dom_retained(&R->dom, R->shallow, R->retained, &R->reachable_bytes, err);
-	if (rc)
+	if (rc) {
+		vv_free(&V);
 		return rc;
+	}
+	if (visualvm)
+		vv_retained(&V);
+	vv_free(&V);
 	R->reachable = R->dom.nreach;
 	R->unreachable = n - R->dom.nreach;
 	uint64_t all = 0;
@@ -310,7 +592,7 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 		R->kinds[k].roots = h->roots_by_kind[k];
 	R->t_retained += seconds() - t;
 	t = seconds();
-	if ((rc = class_sums(h, R)) != HP_OK)
+	if ((rc = class_sums(h, R, visualvm)) != HP_OK)
 		goto nomem;
 	R->t_aggregate = seconds() - t;
 	return HP_OK;

@@ -10,13 +10,15 @@
  * HP_ROOTS_ALL every root hangs off the super-root (ahat, VisualVM).
  * Objects no root reaches are counted apart and retain nothing.
  *
- * VisualVM's dominators (opts.visualvm): reachability as above, but the
- * references that keep nothing alive still share what they point to: a
- * referent the weak policy skips is an edge for the dominator tree, and an
- * object no root reaches holds what it references (its targets hang off the
- * super-root).  Classes do not reference their super class.  This is what
- * VisualVM's iterative dominator computation converges to, since it
- * intersects the dominator chains of every referrer an object has.
+ * VisualVM's retained sizes (opts.visualvm, and always under the visualvm
+ * and netbeans size models): VisualVM's search for live objects, its
+ * dominator tree (referents and unreachable objects share what they
+ * reference, no class -> super class edges, an instance may hold its class)
+ * and its "tree objects" rules, object for object (retained.c says how).
+ * They are not sums over dominator subtrees: a class object that is not a
+ * tree object retains all but itself, and a GC root can count in its one
+ * referrer.  Per class, class objects do not count.  Extra memory: about
+ * 33 bytes per object while computing.
  *
  * Per class: the retained size of all its instances counted once, i.e. the
  * sum over instances with no ancestor of the same class in the dominator
@@ -38,7 +40,7 @@ enum { HP_ROOTS_THREADS = 0, HP_ROOTS_ALL = 1 };
 struct hp_retained_opts {
 	int weak;             /* enum hp_weak_policy */
 	int roots;            /* HP_ROOTS_THREADS or HP_ROOTS_ALL */
-	int visualvm;         /* VisualVM's dominators (see above) */
+	int visualvm;         /* VisualVM's retained sizes (see above) */
 	void (*progress)(void *ud, uint64_t done);
 	void *progress_ud;
 };

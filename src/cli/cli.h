@@ -110,5 +110,35 @@ int cmd_top(struct cli_opts *o);
 int cmd_info(struct cli_opts *o);
 int cmd_dominators(struct cli_opts *o);
 int cmd_roots(struct cli_opts *o);
+int cmd_object(struct cli_opts *o);
+int cmd_path(struct cli_opts *o);
+
+/* cmd_path.c, shared with cmd_object.c: paths from GC roots and how one
+ * object refers to the next. */
+struct hp_objread;
+struct hp_objref;
+struct hp_text;
+/* Up to k (0: all) shortest paths from the objects GC roots name to obj,
+ * over a graph built for them (weak referents skipped unless all_weak):
+ * text into f, or one JSON object per path into arr.  Errors are printed;
+ * returns an exit code, *npaths the paths found. */
+int cli_show_paths(const struct cli_opts *o, hp_heap *h, struct hp_objread *rd, uint32_t obj, size_t k,
+		   int all_weak, FILE *f, cJSON *arr, size_t *npaths);
+/* {"id": "0x7f3a10", "class": "java.util.HashMap"} (and "class_object_of") */
+cJSON *cli_object_json(const hp_heap *h, size_t obj);
+/* ".table", "[12]", "static SESSIONS", "<super class>", ... */
+const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf, size_t n);
+cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r);
+/* "Java frame (thread \"worker-1\"), sticky class"; "" when obj is no GC root */
+const char *cli_root_text(const hp_heap *h, struct hp_objread *rd, uint32_t obj, char *buf, size_t n);
+/* adds "gc_root": [kinds] and "thread"/"thread_serial" when obj is a GC root */
+void cli_root_json(cJSON *e, const hp_heap *h, struct hp_objread *rd, uint32_t obj);
+/* Java text quoted for the terminal ("..." with \n, \u0000, ... escapes and
+ * "..." when cut); caller frees */
+char *cli_quote_text(const struct hp_text *t);
+/* the same as a JSON string (cJSON cannot hold U+0000) */
+cJSON *cli_text_json(const struct hp_text *t);
+/* exit code for an HP_E* status */
+int cli_exit_code(int hp_status);
 
 #endif

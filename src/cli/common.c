@@ -564,6 +564,7 @@ static void ret_progress_cb(void *ud, uint64_t done)
 int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained *R)
 {
 	memset(R, 0, sizeof *R);
+	memset(L, 0, sizeof *L);
 	if (strcmp(o->file, "-") == 0) {
 		cli_error("-: retained sizes read the dump three times, which a pipe cannot do; save it to a file (or use --fast for shallow sizes)");
 		return EXIT_USAGE;

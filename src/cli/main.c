@@ -13,6 +13,8 @@ static const struct cli_cmd commands[] = {
 	{ "info", "hprofan info FILE [options]", cmd_info },
 	{ "dominators", "hprofan dominators FILE [--depth D] [--group=class] [--top N]", cmd_dominators },
 	{ "roots", "hprofan roots FILE [--top N]", cmd_roots },
+	{ "object", "hprofan object FILE ID [--top N] [--all-weak]", cmd_object },
+	{ "path", "hprofan path FILE ID [--top N] [--all-weak]", cmd_path },
 };
 
 static const char usage_text[] =
@@ -20,6 +22,8 @@ static const char usage_text[] =
 "       hprofan info FILE [options]             what the dump holds\n"
 "       hprofan dominators FILE [options]       the top of the dominator tree\n"
 "       hprofan roots FILE [options]            GC roots and what they retain\n"
+"       hprofan object FILE ID [options]        one object: fields, referrers, path\n"
+"       hprofan path FILE ID [options]          shortest paths from GC roots to ID\n"
 "       hprofan help [COMMAND] | --help | --version\n"
 "\n"
 "FILE is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for standard input.\n"
@@ -33,7 +37,8 @@ static const char usage_text[] =
 "  --exclude RE           leave out classes whose name matches RE\n"
 "  --heap NAME            Android: only the objects of heap NAME (app, zygote, image)\n"
 "  --dump N               analyse heap dump N of the file (0-based; default 0)\n"
-"  --size-model=MODEL     mat (HotSpot default), ahat (Android default) or raw\n"
+"  --size-model=MODEL     mat (HotSpot default), ahat (Android default), raw,\n"
+"                         visualvm or netbeans\n"
 "  --ref-size N           reference size in bytes (default: inferred)\n"
 "  --header-size N        object header size in bytes (default: inferred)\n"
 "  --align N              object alignment in bytes (default: inferred)\n"
@@ -44,6 +49,8 @@ static const char usage_text[] =
 "                         locals) or all (every root under the super-root)\n"
 "  --depth D              dominators: levels of the tree to show (default 1)\n"
 "  --group=class          dominators: merge same-class siblings\n"
+"  --all-weak             object, path: paths may go through the referents of\n"
+"                         soft, weak, final and phantom references\n"
 "  --json                 write JSON (schema hprofan/1) instead of a table\n"
 "  -o FILE                write the output to FILE (atomically)\n"
 "  --salvage              analyse a truncated or corrupt dump up to the break\n"
@@ -163,15 +170,19 @@ int main(int argc, char **argv)
 				return usage_error("%s needs a dump number (0, 1, ...)", a);
 		} else if (matches(a, "--size-model")) {
 			if (!(v = optval(argc, argv, &i, "--size-model")))
-				return usage_error("%s needs a value: mat, ahat or raw", a);
+				return usage_error("%s needs a value: mat, ahat, raw, visualvm or netbeans", a);
 			if (!strcmp(v, "mat"))
 				o.size_kind = HP_SIZE_MAT;
 			else if (!strcmp(v, "ahat"))
 				o.size_kind = HP_SIZE_AHAT;
 			else if (!strcmp(v, "raw"))
 				o.size_kind = HP_SIZE_RAW;
+			else if (!strcmp(v, "visualvm"))
+				o.size_kind = HP_SIZE_VISUALVM;
+			else if (!strcmp(v, "netbeans"))
+				o.size_kind = HP_SIZE_NETBEANS;
 			else
-				return usage_error("--size-model=%s: expected mat, ahat or raw", v);
+				return usage_error("--size-model=%s: expected mat, ahat, raw, visualvm or netbeans", v);
 		} else if (matches(a, "--ref-size")) {
 			if (!(v = optval(argc, argv, &i, "--ref-size")) || parse_int(v, 4, 8, &o.ref_size) ||
 			    (o.ref_size != 4 && o.ref_size != 8))
@@ -210,6 +221,8 @@ int main(int argc, char **argv)
 			if (!(v = optval(argc, argv, &i, "--group")) || strcmp(v, "class"))
 				return usage_error("%s: the only grouping is --group=class", a);
 			o.group_class = 1;
+		} else if (strcmp(a, "--all-weak") == 0) {
+			o.all_weak = 1;
 		} else if (strcmp(a, "--json") == 0) {
 			o.json = 1;
 		} else if (strcmp(a, "-o") == 0 || matches(a, "--output")) {
@@ -263,6 +276,12 @@ int main(int argc, char **argv)
 	}
 	if (!cmd)
 		cmd = &commands[0];
+	/* object and path take an object id after the file */
+	int want_id = cmd->run == cmd_object || cmd->run == cmd_path;
+	if (want_id && npos - first == 1)
+		return usage_error("missing the object id: hprofan %s FILE ID", cmd->name);
+	if (want_id && npos - first == 2)
+		o.object_id = positional[--npos];
 	if (npos - first < 1)
 		return usage_error("%s", npos ? "missing the dump file" : "missing the dump file: hprofan FILE --top");
 	if (npos - first > 1)

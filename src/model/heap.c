@@ -116,6 +116,8 @@ const char *hp_size_kind_name(int kind)
 	case HP_SIZE_MAT: return "mat";
 	case HP_SIZE_AHAT: return "ahat";
 	case HP_SIZE_RAW: return "raw";
+	case HP_SIZE_VISUALVM: return "visualvm";
+	case HP_SIZE_NETBEANS: return "netbeans";
 	default: return "auto";
 	}
 }

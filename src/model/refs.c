@@ -242,12 +242,13 @@ static void model_edges(struct builder *B)
 			continue;
 		if (!B->o->no_super_edges)
 			edge(B, from, c->super_id);
-		edge(B, from, c->loader_id);
+		/* statics, then the loader: VisualVM's order, which its paths follow */
 		for (uint32_t s = 0; s < c->n_statics; s++) {
 			const struct hp_static *st = &h->statics[c->first_static + s];
 			if (st->type == HP_T_OBJECT)
 				edge(B, from, st->value);
 		}
+		edge(B, from, c->loader_id);
 	}
 	if (!B->o->thread_locals)
 		return;

@@ -30,6 +30,9 @@ const char *hp_weak_policy_name(int p);
 struct hp_refs_opts {
 	int weak;             /* enum hp_weak_policy */
 	int thread_locals;    /* thread-local roots become Thread -> object edges */
+	int mark_referents;   /* referents the weak policy skips stay edges, listed in
+	                         hp_refs.referents (VisualVM's dominators) */
+	int no_super_edges;   /* no class -> super class edges (VisualVM) */
 	void (*progress)(void *ud, uint64_t done);
 	void *progress_ud;
 };
@@ -39,6 +42,9 @@ struct hp_refs {
 	uint64_t *off;        /* n + 1 */
 	uint32_t *adj;        /* off[n] targets */
 	uint64_t nedges;
+	uint32_t (*referents)[2]; /* mark_referents: (reference, referent) of each skipped
+	                             referent that is an edge, in file order */
+	size_t nreferents, referents_cap;
 	uint64_t dangling;    /* references to ids the dump does not hold */
 	uint64_t weak_skipped;
 	uint64_t thread_edges;

@@ -1,0 +1,181 @@
+# bash completion for hprofan(1)                              -*- shell-script -*-
+#
+# `make install` puts this file in $(PREFIX)/share/bash-completion/completions/hprofan,
+# where bash-completion loads it the first time hprofan is completed; without
+# bash-completion, `source` it from ~/.bashrc.  It uses no bash-completion helper.
+#
+# Completes the commands, every option, the values of the options that have
+# a fixed set (--sort, --size-model, --heap, --weak, --roots, --group,
+# --ref-size, --align), and dump files: *.hprof, *.hprof.gz, *.bin,
+# *.android-hprof, *.gz and directories (any file after -o).
+#
+# The lists are the ones `hprofan --help` prints.  tests/cli/completion.sh fails
+# when they differ, so a new command or option goes into these lists, into
+# completions/_hprofan (zsh) and into the man page.
+
+# commands, as `hprofan --help` lists them
+_hprofan_commands='top info dominators roots object path help'
+# options, as `hprofan --help` lists them
+_hprofan_options='--top --sort --fast --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group --all-weak --json -o --salvage --quiet --stats -h --help --version'
+# the options that take a value: the next word, or after '=' in the same word
+_hprofan_takes_value='--sort --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group -o'
+# the options --help writes as --opt=VALUE: offered with the '=' attached
+_hprofan_with_equals='--sort --size-model --weak --roots --group'
+
+# Planned, not offered until `hprofan --help` lists them: then move each name
+# from here into the lists above (and give its values in _hprofan_values).
+_hprofan_planned_commands='browse'
+_hprofan_planned_options=''
+_hprofan_planned_values=''
+
+# _hprofan_values OPTION: prints the values OPTION takes (nothing: free text)
+_hprofan_values() {
+  case $1 in
+    --sort)       echo retained shallow count name ;;
+    --size-model) echo mat ahat raw visualvm netbeans ;;
+    --heap)       echo app zygote image default ;;
+    --weak)       echo follow skip skip-weak ;;
+    --roots)      echo threads all ;;
+    --group)      echo class ;;
+    --ref-size)   echo 4 8 ;;
+    --align)      echo 1 2 4 8 16 32 64 128 256 ;;
+  esac
+}
+
+# _hprofan_in WORD LIST: true when WORD is one of the words of LIST
+_hprofan_in() {
+  case " $2 " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+
+# _hprofan_add_words PREFIX CUR WORDS...: adds to COMPREPLY each word that
+# starts with CUR (PREFIX in front of it) and is not planned
+_hprofan_add_words() {
+  local prefix=$1 cur=$2 w
+  shift 2
+  for w in "$@"; do
+    _hprofan_in "$w" "$_hprofan_planned_values" && continue
+    [[ $w == "$cur"* ]] && COMPREPLY+=("$prefix$w")
+  done
+}
+
+# _hprofan_add_files CUR KIND: adds the files starting with CUR; KIND dumps
+# keeps directories and the names a heap dump has, KIND any keeps all
+_hprofan_add_files() {
+  local f
+  while IFS= read -r f; do
+    if [[ $2 == any || -d $f ]]; then
+      COMPREPLY+=("$f")
+    else
+      case $f in
+        *.hprof | *.hprof.gz | *.bin | *.android-hprof | *.gz) COMPREPLY+=("$f") ;;
+      esac
+    fi
+  done < <(compgen -f -- "$1")
+  compopt -o filenames 2>/dev/null
+}
+
+# _hprofan_add_options CUR: adds the options that start with CUR
+_hprofan_add_options() {
+  local o all_equals=1
+  for o in $_hprofan_options; do
+    [[ $o == "$1"* ]] || continue
+    if _hprofan_in "$o" "$_hprofan_with_equals"; then
+      COMPREPLY+=("$o=")
+    else
+      COMPREPLY+=("$o")
+      all_equals=0
+    fi
+  done
+  # no space after "--sort=", unless other options are offered too
+  ((${#COMPREPLY[@]} && all_equals)) && compopt -o nospace 2>/dev/null
+  return 0
+}
+
+_hprofan() {
+  local IFS=$' \t\n'
+  COMPREPLY=()
+  # The words up to the cursor, the ones bash split at '=' (COMP_WORDBREAKS
+  # holds it by default) joined again: "--sort" "=" "co" -> "--sort=co".
+  local -a words=()
+  local i j=-1 w glue=0
+  for ((i = 0; i <= COMP_CWORD; i++)); do
+    w=${COMP_WORDS[i]-}
+    if [[ $w == "=" && $j -ge 0 && ${words[j]} == --* && ${words[j]} != *=* ]]; then
+      words[j]+="="
+      glue=1
+    elif ((glue)); then
+      words[j]+=$w
+      glue=0
+    else
+      words[++j]=$w
+    fi
+  done
+  local cword=$j cur=${words[j]}
+
+  # What precedes the current word: the positional arguments, and whether
+  # the previous word is an option that wants a value.
+  local -a pos=()
+  local want='' dashdash=0
+  for ((i = 1; i < cword; i++)); do
+    w=${words[i]}
+    if [[ -n $want ]]; then
+      want=''
+    elif ((dashdash)) || [[ $w == - || $w != -* ]]; then
+      pos+=("$w")
+    elif [[ $w == -- ]]; then
+      dashdash=1
+    elif [[ $w == --top ]]; then
+      w=${words[i + 1]-}
+      [[ -n $w && $w != *[!0-9]* ]] && ((i + 1 < cword)) && ((i++))
+    elif [[ $w != *=* ]] && _hprofan_in "$w" "$_hprofan_takes_value"; then
+      want=$w
+    fi
+  done
+
+  # the value of an option: "--heap a", "--heap=a"
+  local opt='' val=$cur prefix=''
+  if [[ -n $want ]]; then
+    opt=$want
+  elif ((!dashdash)) && [[ $cur == --*=* ]]; then
+    opt=${cur%%=*}
+    val=${cur#*=}
+    # bash replaces only the text after the last '=' when '=' breaks words
+    [[ ${COMP_WORDBREAKS-} == *=* ]] || prefix=$opt=
+  fi
+  if [[ -n $opt ]]; then
+    if [[ $opt == -o ]]; then
+      _hprofan_add_files "$val" any
+    else
+      # shellcheck disable=SC2046 # the values are single words
+      _hprofan_add_words "$prefix" "$val" $(_hprofan_values "$opt")
+    fi
+    return 0
+  fi
+
+  # an option
+  if ((!dashdash)) && [[ $cur == -* ]]; then
+    _hprofan_add_options "$cur"
+    return 0
+  fi
+
+  # a positional argument: [COMMAND] FILE, or help COMMAND
+  local c
+  if ((${#pos[@]} == 0)); then
+    # shellcheck disable=SC2086 # a list of words
+    _hprofan_add_words '' "$cur" $_hprofan_commands
+    _hprofan_add_files "$cur" dumps
+  elif ((${#pos[@]} == 1)) && [[ ${pos[0]} == help ]]; then
+    for c in $_hprofan_commands; do
+      [[ $c != help && $c == "$cur"* ]] && COMPREPLY+=("$c")
+    done
+  elif ((${#pos[@]} == 1)) && _hprofan_in "${pos[0]}" "$_hprofan_commands"; then
+    _hprofan_add_files "$cur" dumps
+  elif [[ -z $cur ]] && ((!dashdash)); then
+    # the file is there: what is left are options
+    _hprofan_add_options ''
+  fi
+  return 0
+}
+
+complete -F _hprofan hprofan

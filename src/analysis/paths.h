@@ -1,0 +1,80 @@
+/*
+ * paths.h — how an object is reached: shortest paths from GC roots,
+ * referrers, the dominator chain.
+ *
+ * Shortest paths: one breadth-first search over the forward reference graph
+ * (struct hp_refs, CSR) from every start object at once (the CLI passes the
+ * objects some GC root names), fully iterative: a queue, no recursion, so a
+ * chain of millions of links is fine.  For every object it leaves the object
+ * it was first reached from (parent) and its distance from the nearest start
+ * (depth).  Which references count is the graph's business: build it with
+ * HP_WEAK_SKIP to leave out the referents of soft, weak, final and phantom
+ * references, with HP_WEAK_FOLLOW to take every reference.
+ * Time O(objects + edges).  Memory: 8 bytes per object kept (parent, depth)
+ * and 4 more during the search (the queue).
+ *
+ * More than one path (hp_paths_shortest): the first is the BFS tree's path;
+ * the others end with a different last referrer each, the referrers taken
+ * nearest the roots first (ties by object number), each with the BFS tree's
+ * shortest path to it.  So path k is the shortest path whose last step comes
+ * from the k-th nearest referrer; paths may share their beginnings.  A
+ * referrer reached only through the target itself is left out (the path
+ * would loop).
+ *
+ * Referrers (hp_paths_referrers): one scan of all edges, O(edges).
+ * Dominator chain (hp_paths_dom_chain): idom links up to the super-root.
+ *
+ * Ownership: struct hp_paths owns parent and depth (hp_paths_release());
+ * the graph is borrowed for each call.  Arrays returned through pointers
+ * are the caller's (hp_free()); struct hp_pathlist is released with
+ * hp_paths_list_release().
+ */
+#ifndef HP_PATHS_H
+#define HP_PATHS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "model/refs.h"
+#include "analysis/dominators.h"
+
+#define HP_PATH_UNSEEN UINT32_MAX         /* parent of an object no start reaches */
+#define HP_PATH_START  (UINT32_MAX - 1)   /* parent of a start object */
+
+struct hp_paths {
+	size_t n;
+	uint32_t *parent;         /* n: object, HP_PATH_START or HP_PATH_UNSEEN */
+	uint32_t *depth;          /* n: edges from the nearest start (UINT32_MAX unseen) */
+	uint64_t reached;         /* objects reached, starts included */
+};
+
+/* Breadth-first search of g from the starts (repeats are fine; each must be
+ * < g->n, else HP_EUSAGE).  On error *P is empty. */
+int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
+		 struct hp_error *err) HP_MUST_USE;
+void hp_paths_release(struct hp_paths *P);
+
+/* Paths from a start to the target, each listed start first, target last. */
+struct hp_pathlist {
+	size_t npaths;
+	size_t *first;            /* npaths + 1: path p is nodes[first[p] .. first[p + 1]) */
+	uint32_t *nodes;
+};
+
+/* Up to k shortest paths to target as described above: none when no start
+ * reaches it (npaths 0, HP_OK). */
+int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_t target, size_t k,
+		      struct hp_pathlist *out, struct hp_error *err) HP_MUST_USE;
+void hp_paths_list_release(struct hp_pathlist *l);
+
+/* The distinct objects with an edge to target (target itself when it refers
+ * to itself), in object order: *out (caller frees) and *n. */
+int hp_paths_referrers(const struct hp_refs *g, uint32_t target, uint32_t **out, size_t *n,
+		       struct hp_error *err) HP_MUST_USE;
+
+/* v's dominators, nearest first (v itself is not in the list), up to the
+ * one the super-root dominates: *out (caller frees) and *n; *n is 0 for an
+ * object only the super-root dominates, and for an unreachable one. */
+int hp_paths_dom_chain(const struct hp_dom *d, uint32_t v, uint32_t **out, size_t *n,
+		       struct hp_error *err) HP_MUST_USE;
+
+#endif

@@ -1,0 +1,671 @@
+/* hprofan object FILE ID: one object: what it holds, who holds it, what
+ * dominates it and the shortest path to it from a GC root. */
+#include "cli/cli.h"
+#include "analysis/paths.h"
+#include "model/objread.h"
+#include "parser/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_ROWS 10      /* referrers, array elements */
+#define STRING_CHARS 200     /* characters of a String field shown */
+#define TEXT_CHARS 1000      /* characters of the object itself when it is text */
+#define JSON_TEXT_CHARS (1u << 20)   /* the same in JSON */
+#define CHAIN_ROWS 50        /* dominators shown in the table */
+
+struct octx {
+	struct cli_opts *o;
+	hp_heap *h;
+	struct hp_retained *R;
+	struct hp_objread *rd;
+	struct hp_error err;
+	uint64_t total;          /* shallow bytes of the whole heap */
+	int path_rc;             /* exit code of cli_show_paths() (which printed the error) */
+};
+
+/* ---- values ----------------------------------------------------------- */
+
+/* shortest decimal that reads back as the same float / double */
+static void fmt_real(char *buf, size_t n, double v, int is_float)
+{
+	if (isnan(v)) {
+		snprintf(buf, n, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, n, v > 0 ? "Infinity" : "-Infinity");
+		return;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, n, "%.*g", p, v);
+		if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+static double real_of(uint8_t type, uint64_t bits)
+{
+	if (type == HP_T_FLOAT) {
+		uint32_t b = (uint32_t)bits;
+		float f;
+		memcpy(&f, &b, sizeof f);
+		return f;
+	}
+	double d;
+	memcpy(&d, &bits, sizeof d);
+	return d;
+}
+
+static int64_t signed_of(uint8_t type, uint64_t bits)
+{
+	switch (type) {
+	case HP_T_BYTE: return (int8_t)bits;
+	case HP_T_SHORT: return (int16_t)bits;
+	case HP_T_INT: return (int32_t)bits;
+	default: return (int64_t)bits;
+	}
+}
+
+/* a char as a Java literal: 'a', '\n', '\u0000', 'é' */
+static void fmt_char(char *buf, size_t n, uint32_t u)
+{
+	if (u == '\'' || u == '\\')
+		snprintf(buf, n, "'\\%c'", (char)u);
+	else if (u == '\n')
+		snprintf(buf, n, "'\\n'");
+	else if (u == '\t')
+		snprintf(buf, n, "'\\t'");
+	else if (u < 0x20 || (u >= 0x7f && u < 0xa0) || (u >= 0xd800 && u <= 0xdfff))
+		snprintf(buf, n, "'\\u%04x'", u);
+	else if (u < 0x80)
+		snprintf(buf, n, "'%c'", (char)u);
+	else if (u < 0x800)
+		snprintf(buf, n, "'%c%c'", (char)(0xc0 | (u >> 6)), (char)(0x80 | (u & 0x3f)));
+	else
+		snprintf(buf, n, "'%c%c%c'", (char)(0xe0 | (u >> 12)), (char)(0x80 | ((u >> 6) & 0x3f)),
+			 (char)(0x80 | (u & 0x3f)));
+}
+
+/* a primitive value for the table */
+static const char *fmt_prim(char *buf, size_t n, uint8_t type, uint64_t bits)
+{
+	switch (type) {
+	case HP_T_BOOLEAN:
+		snprintf(buf, n, "%s", bits ? "true" : "false");
+		break;
+	case HP_T_CHAR:
+		fmt_char(buf, n, (uint32_t)bits);
+		break;
+	case HP_T_FLOAT:
+	case HP_T_DOUBLE:
+		fmt_real(buf, n, real_of(type, bits), type == HP_T_FLOAT);
+		break;
+	default:
+		snprintf(buf, n, "%lld", (long long)signed_of(type, bits));
+		break;
+	}
+	return buf;
+}
+
+/* a primitive value for JSON: numbers exact, NaN and infinities as strings */
+static cJSON *json_prim(uint8_t type, uint64_t bits)
+{
+	char b[64];
+	switch (type) {
+	case HP_T_BOOLEAN:
+		return cJSON_CreateBool(bits != 0);
+	case HP_T_CHAR: {
+		uint32_t u = (uint32_t)bits;
+		if (u == 0 || (u >= 0xd800 && u <= 0xdfff)) {
+			snprintf(b, sizeof b, "\"\\u%04x\"", u);
+			return cJSON_CreateRaw(b);
+		}
+		char c[8];
+		size_t k = 0;
+		if (u < 0x80) {
+			c[k++] = (char)u;
+		} else if (u < 0x800) {
+			c[k++] = (char)(0xc0 | (u >> 6));
+			c[k++] = (char)(0x80 | (u & 0x3f));
+		} else {
+			c[k++] = (char)(0xe0 | (u >> 12));
+			c[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+			c[k++] = (char)(0x80 | (u & 0x3f));
+		}
+		c[k] = '\0';
+		return cJSON_CreateString(c);
+	}
+	case HP_T_FLOAT:
+	case HP_T_DOUBLE: {
+		double d = real_of(type, bits);
+		fmt_real(b, sizeof b, d, type == HP_T_FLOAT);
+		if (isnan(d) || isinf(d))
+			return cJSON_CreateString(b);
+		return cJSON_CreateRaw(b);
+	}
+	default:
+		snprintf(b, sizeof b, "%lld", (long long)signed_of(type, bits));
+		return cJSON_CreateRaw(b);
+	}
+}
+
+/* a String or a char[] is shown as text */
+static int is_text(const hp_heap *h, size_t obj)
+{
+	return hp_objread_is_string(h, obj) ||
+	       (hp_heap_kind(h, obj) == HP_OBJ_PRIMARRAY && h->classes[h->cls[obj]].elem_type == HP_T_CHAR);
+}
+
+/* the text of a String or char[] object (NULL utf8 when it is neither) */
+static int text_of(struct octx *c, size_t obj, size_t max, struct hp_text *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!is_text(c->h, obj))
+		return HP_OK;
+	return hp_objread_text(c->rd, obj, max, t, &c->err);
+}
+
+/* "java.util.HashMap @0x...", "\"text\" (java.lang.String @0x...)" or "null" */
+static int fmt_ref(struct octx *c, uint64_t id, char *buf, size_t n)
+{
+	if (!id) {
+		snprintf(buf, n, "null");
+		return HP_OK;
+	}
+	size_t v = hp_heap_find(c->h, id);
+	if (v == SIZE_MAX) {
+		snprintf(buf, n, "0x%llx (not in the dump)", (unsigned long long)id);
+		return HP_OK;
+	}
+	char lab[800];
+	object_label(c->h, v, lab, sizeof lab);
+	struct hp_text t;
+	HP_TRY(text_of(c, v, STRING_CHARS, &t));
+	if (t.utf8) {
+		char *q = cli_quote_text(&t);
+		snprintf(buf, n, "%s (%s)", q ? q : "?", lab);
+		hp_free(q);
+	} else {
+		snprintf(buf, n, "%s", lab);
+	}
+	hp_objread_text_release(&t);
+	return HP_OK;
+}
+
+static int json_ref(struct octx *c, cJSON *e, uint64_t id)
+{
+	size_t v = id ? hp_heap_find(c->h, id) : SIZE_MAX;
+	if (!id) {
+		cJSON_AddNullToObject(e, "value");
+		return HP_OK;
+	}
+	char b[32];
+	snprintf(b, sizeof b, "0x%llx", (unsigned long long)id);
+	cJSON_AddStringToObject(e, "value", b);
+	if (v == SIZE_MAX) {
+		cJSON_AddBoolToObject(e, "in_dump", 0);
+		return HP_OK;
+	}
+	cJSON *r = cli_object_json(c->h, v);
+	cJSON_AddItemToObject(e, "object", r);
+	struct hp_text t;
+	HP_TRY(text_of(c, v, STRING_CHARS, &t));
+	if (t.utf8) {
+		cJSON_AddItemToObject(r, "string", cli_text_json(&t));
+		if (t.truncated)
+			cJSON_AddBoolToObject(r, "string_truncated", 1);
+	}
+	hp_objread_text_release(&t);
+	return HP_OK;
+}
+
+/* ---- sections ------------------------------------------------------- */
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case HP_OBJ_INSTANCE: return "instance";
+	case HP_OBJ_OBJARRAY: return "object_array";
+	case HP_OBJ_PRIMARRAY: return "primitive_array";
+	default: return "class";
+	}
+}
+
+static const char *type_name(uint8_t t)
+{
+	const char *n = hp_type_name(t);
+	return t == HP_T_OBJECT ? "object" : n ? n : "?";
+}
+
+static int rows_limit(const struct cli_opts *o)
+{
+	return o->top_given ? o->top : DEFAULT_ROWS;
+}
+
+struct refrow { uint32_t v; uint64_t retained; };
+
+static int by_ret(const void *a, const void *b)
+{
+	const struct refrow *x = a, *y = b;
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* the referrers in the retained-size graph, most retained first */
+static int referrers(struct octx *c, uint32_t v, struct refrow **rows, size_t *n)
+{
+	uint32_t *r;
+	size_t k;
+	*rows = NULL;
+	*n = 0;
+	HP_TRY(hp_paths_referrers(&c->R->refs, v, &r, &k, &c->err));
+	struct refrow *rr = hp_reallocarray(NULL, k ? k : 1, sizeof *rr);
+	if (!rr) {
+		hp_free(r);
+		return hp_error_set(&c->err, HP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < k; i++) {
+		rr[i].v = r[i];
+		rr[i].retained = c->R->retained[r[i]];
+	}
+	hp_free(r);
+	qsort(rr, k, sizeof *rr, by_ret);
+	*rows = rr;
+	*n = k;
+	return HP_OK;
+}
+
+/* one forward pass over a gzip dump for everything the report reads */
+static int prefetch(struct octx *c, uint32_t v, const struct hp_objdata *d, const struct refrow *refs,
+		    size_t nshow)
+{
+	size_t cap = 2 + nshow + d->nfields + d->nelems;
+	uint32_t *p = hp_reallocarray(NULL, cap, sizeof *p);
+	if (!p)
+		return hp_error_set(&c->err, HP_ENOMEM, "out of memory");
+	size_t n = 0;
+	p[n++] = v;
+	for (size_t i = 0; i < nshow; i++)
+		p[n++] = refs[i].v;
+	for (size_t i = 0; i < d->nfields; i++) {
+		size_t t = d->fields[i].type == HP_T_OBJECT && d->fields[i].bits ? hp_heap_find(c->h, d->fields[i].bits)
+										   : SIZE_MAX;
+		if (t != SIZE_MAX)
+			p[n++] = (uint32_t)t;
+	}
+	for (size_t i = 0; d->elem_type == HP_T_OBJECT && i < d->nelems; i++) {
+		size_t t = d->elems[i] ? hp_heap_find(c->h, d->elems[i]) : SIZE_MAX;
+		if (t != SIZE_MAX)
+			p[n++] = (uint32_t)t;
+	}
+	int rc = hp_objread_prefetch_text(c->rd, p, n, &c->err);
+	hp_free(p);
+	return rc;
+}
+
+static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objdata *d,
+		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain)
+{
+	hp_heap *h = c->h;
+	const struct hp_retained *R = c->R;
+	char lab[800], a[64], b[64], rt[800], val[4096], nm[512];
+	fprintf(f, "%s\n", object_label(h, v, lab, sizeof lab));
+	const char *cname = h->classes[h->cls[v]].name;
+	switch (d->kind) {
+	case HP_OBJ_INSTANCE: {
+		fprintf(f, "  kind      instance of %s", safe_text(cname, nm, sizeof nm));
+		uint32_t s = h->classes[h->cls[v]].super;
+		if (s != HP_NONE && h->classes[s].name && strcmp(h->classes[s].name, "java.lang.Object"))
+			fprintf(f, " (extends %s)", safe_text(h->classes[s].name, nm, sizeof nm));
+		fputc('\n', f);
+		break;
+	}
+	case HP_OBJ_OBJARRAY:
+	case HP_OBJ_PRIMARRAY:
+		fprintf(f, "  kind      %s, %s element%s\n", safe_text(cname, nm, sizeof nm),
+			fmt_count(d->length, a, sizeof a), d->length == 1 ? "" : "s");
+		break;
+	default:
+		fprintf(f, "  kind      class object (java.lang.Class)\n");
+		break;
+	}
+	if (h->nheaps > 0 && h->heap_names[hp_heap_heap(h, v)] && h->heap_names[hp_heap_heap(h, v)][0])
+		fprintf(f, "  heap      %s\n", h->heap_names[hp_heap_heap(h, v)]);
+	fprintf(f, "  shallow   %s\n", fmt_bytes(R->shallow[v], a, sizeof a));
+	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
+		fprintf(f, "  retained  %s (no GC root reaches it)\n", fmt_bytes(R->retained[v], a, sizeof a));
+	else
+		fprintf(f, "  retained  %s (%.1f%% of the heap)\n", fmt_bytes(R->retained[v], a, sizeof a),
+			c->total ? 100.0 * R->retained[v] / c->total : 0.0);
+	cli_root_text(h, c->rd, v, rt, sizeof rt);
+	fprintf(f, "  GC root   %s\n", rt[0] ? rt : "no");
+	if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes)
+		fprintf(f, "  warning   the record holds %u field bytes, its class's layout %u\n", d->field_bytes,
+			d->layout_bytes);
+
+	/* text of a String or a char[] */
+	if (is_text(h, v)) {
+		struct hp_text t;
+		HP_TRY(hp_objread_text(c->rd, v, TEXT_CHARS, &t, &c->err));
+		char *q = cli_quote_text(&t);
+		fprintf(f, "  text      %s", q ? q : "?");
+		if (t.utf8 && t.truncated)
+			fprintf(f, " (%s characters)", fmt_count(t.chars, a, sizeof a));
+		fputc('\n', f);
+		hp_free(q);
+		hp_objread_text_release(&t);
+	}
+
+	if (d->kind == HP_OBJ_CLASS && d->class_of != HP_NONE) {
+		const struct hp_class *k = &h->classes[d->class_of];
+		size_t s = k->super_id ? hp_heap_find(h, k->super_id) : SIZE_MAX;
+		size_t l = k->loader_id ? hp_heap_find(h, k->loader_id) : SIZE_MAX;
+		fprintf(f, "  class     %s\n", safe_text(k->name, nm, sizeof nm));
+		if (s != SIZE_MAX)
+			fprintf(f, "  super     %s\n", object_label(h, s, lab, sizeof lab));
+		fprintf(f, "  loader    %s\n", l != SIZE_MAX ? object_label(h, l, lab, sizeof lab) : "(bootstrap)");
+		fprintf(f, "  instance  %u field bytes\n", k->instance_size);
+	}
+
+	/* fields / statics */
+	if (d->kind == HP_OBJ_INSTANCE || d->kind == HP_OBJ_CLASS) {
+		fprintf(f, "%s:%s\n", d->kind == HP_OBJ_CLASS ? "static fields" : "fields", d->nfields ? "" : " none");
+		uint32_t decl = HP_NONE;
+		for (size_t i = 0; i < d->nfields; i++) {
+			const struct hp_objval *fv = &d->fields[i];
+			if (d->kind == HP_OBJ_INSTANCE && fv->decl != decl) {
+				decl = fv->decl;
+				fprintf(f, "  %s\n", safe_text(h->classes[decl].name ? h->classes[decl].name : "?", nm, sizeof nm));
+			}
+			if (fv->type == HP_T_OBJECT) {
+				HP_TRY(fmt_ref(c, fv->bits, val, sizeof val));
+			} else {
+				char pv[64];
+				snprintf(val, sizeof val, "%s (%s)", fmt_prim(pv, sizeof pv, fv->type, fv->bits), type_name(fv->type));
+			}
+			fprintf(f, "%s%s = %s\n", d->kind == HP_OBJ_INSTANCE ? "    " : "  ",
+				safe_text(fv->name, nm, sizeof nm), val);
+		}
+	}
+
+	/* elements */
+	if (d->kind == HP_OBJ_OBJARRAY || d->kind == HP_OBJ_PRIMARRAY) {
+		if (d->nodata) {
+			fprintf(f, "elements: not in the dump (PRIMITIVE ARRAY NODATA)\n");
+		} else {
+			fprintf(f, "elements (%s of %s):\n", fmt_count(d->nelems, a, sizeof a), fmt_count(d->length, b, sizeof b));
+			for (uint32_t i = 0; i < d->nelems; i++) {
+				if (d->elem_type == HP_T_OBJECT)
+					HP_TRY(fmt_ref(c, d->elems[i], val, sizeof val));
+				else
+					fmt_prim(val, sizeof val, d->elem_type, d->elems[i]);
+				fprintf(f, "  [%u] = %s\n", i, val);
+			}
+			if (d->nelems < d->length)
+				fprintf(f, "  ... %s more\n", fmt_count(d->length - d->nelems, a, sizeof a));
+		}
+	}
+
+	/* referrers */
+	size_t lim = rows_limit(c->o) > 0 ? (size_t)rows_limit(c->o) : nref;
+	size_t shown = nref < lim ? nref : lim;
+	fprintf(f, "referrers (%s%s, most retained first):%s\n", shown < nref ? "top " : "",
+		fmt_count(shown, a, sizeof a), nref ? "" : " none");
+	for (size_t i = 0; i < shown; i++) {
+		struct hp_objref ref;
+		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
+		char via[600];
+		fprintf(f, "  %10s  %s %s\n", fmt_bytes(R->retained[refs[i].v], a, sizeof a),
+			object_label(h, refs[i].v, lab, sizeof lab), cli_via_text(h, &ref, via, sizeof via));
+	}
+	if (shown < nref)
+		fprintf(f, "  ... %s more\n", fmt_count(nref - shown, a, sizeof a));
+
+	/* dominators */
+	fprintf(f, "dominators (nearest first):");
+	if (!nchain)
+		fprintf(f, " none: %s\n", R->dom.idom[v] == HP_DOM_UNREACHABLE ? "no GC root reaches it"
+			: "only the GC roots together (the super-root) dominate it");
+	else
+		fputc('\n', f);
+	for (size_t i = 0; i < nchain && i < CHAIN_ROWS; i++) {
+		uint32_t u = chain[i];
+		fprintf(f, "  %10s  %s", fmt_bytes(R->retained[u], a, sizeof a), object_label(h, u, lab, sizeof lab));
+		if (R->root_kinds[u])
+			fprintf(f, "  [GC root: %s]", cli_root_text(h, c->rd, u, rt, sizeof rt));
+		fputc('\n', f);
+	}
+	if (nchain > CHAIN_ROWS)
+		fprintf(f, "  ... %s more up to the GC root\n", fmt_count(nchain - CHAIN_ROWS, a, sizeof a));
+
+	/* the shortest path */
+	fprintf(f, "shortest path from a GC root (weak referents %s):\n", c->o->all_weak ? "followed" : "excluded");
+	size_t np;
+	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, f, NULL, &np)) != EXIT_OK)
+		return HP_ESTOP;
+	if (!np)
+		fprintf(f, "  none%s\n", c->o->all_weak ? "" : " (--all-weak also follows soft, weak, final and phantom referents)");
+	return HP_OK;
+}
+
+static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_objdata *d,
+		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain)
+{
+	hp_heap *h = c->h;
+	const struct hp_retained *R = c->R;
+	cJSON *ob = cli_object_json(h, v);
+	cJSON_AddItemToObject(j, "object", ob);
+	cJSON_AddStringToObject(ob, "kind", kind_name(d->kind));
+	const struct hp_class *k0 = &h->classes[h->cls[v]];
+	if (k0->dumped && hp_heap_find(h, k0->id) != SIZE_MAX) {
+		char b[32];
+		snprintf(b, sizeof b, "0x%llx", (unsigned long long)k0->id);
+		cJSON_AddStringToObject(ob, "class_id", b);
+	}
+	if (h->nheaps > 0 && h->heap_names[hp_heap_heap(h, v)] && h->heap_names[hp_heap_heap(h, v)][0])
+		cJSON_AddStringToObject(ob, "heap", h->heap_names[hp_heap_heap(h, v)]);
+	json_u64(ob, "shallow", R->shallow[v]);
+	json_u64(ob, "retained", R->retained[v]);
+	cJSON_AddBoolToObject(ob, "reachable", R->dom.idom[v] != HP_DOM_UNREACHABLE);
+	cli_root_json(ob, h, c->rd, v);
+	if (is_text(h, v)) {
+		struct hp_text t;
+		HP_TRY(hp_objread_text(c->rd, v, JSON_TEXT_CHARS, &t, &c->err));
+		cJSON_AddItemToObject(ob, "string", cli_text_json(&t));
+		if (t.truncated) {
+			cJSON_AddBoolToObject(ob, "string_truncated", 1);
+			json_u64(ob, "string_chars", t.chars);
+		}
+		hp_objread_text_release(&t);
+	}
+	if (d->kind == HP_OBJ_CLASS && d->class_of != HP_NONE) {
+		const struct hp_class *k = &h->classes[d->class_of];
+		size_t s = k->super_id ? hp_heap_find(h, k->super_id) : SIZE_MAX;
+		size_t l = k->loader_id ? hp_heap_find(h, k->loader_id) : SIZE_MAX;
+		if (s != SIZE_MAX)
+			cJSON_AddItemToObject(ob, "super", cli_object_json(h, s));
+		if (l != SIZE_MAX)
+			cJSON_AddItemToObject(ob, "loader", cli_object_json(h, l));
+		json_u64(ob, "instance_size", k->instance_size);
+	}
+	if (d->kind == HP_OBJ_INSTANCE || d->kind == HP_OBJ_CLASS) {
+		cJSON *fs = cJSON_AddArrayToObject(ob, d->kind == HP_OBJ_CLASS ? "statics" : "fields");
+		for (size_t i = 0; i < d->nfields; i++) {
+			const struct hp_objval *fv = &d->fields[i];
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "name", fv->name);
+			cJSON_AddStringToObject(e, "declared_by", h->classes[fv->decl].name ? h->classes[fv->decl].name : "?");
+			cJSON_AddStringToObject(e, "type", type_name(fv->type));
+			if (fv->type == HP_T_OBJECT)
+				HP_TRY(json_ref(c, e, fv->bits));
+			else
+				cJSON_AddItemToObject(e, "value", json_prim(fv->type, fv->bits));
+			cJSON_AddItemToArray(fs, e);
+		}
+		if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes) {
+			json_u64(ob, "field_bytes", d->field_bytes);
+			json_u64(ob, "layout_bytes", d->layout_bytes);
+		}
+	}
+	if (d->kind == HP_OBJ_OBJARRAY || d->kind == HP_OBJ_PRIMARRAY) {
+		json_u64(ob, "length", d->length);
+		cJSON_AddStringToObject(ob, "element_type", type_name(d->elem_type));
+		if (d->nodata) {
+			cJSON_AddBoolToObject(ob, "nodata", 1);
+		} else {
+			cJSON *es = cJSON_AddArrayToObject(ob, "elements");
+			for (uint32_t i = 0; i < d->nelems; i++) {
+				if (d->elem_type != HP_T_OBJECT) {
+					cJSON_AddItemToArray(es, json_prim(d->elem_type, d->elems[i]));
+					continue;
+				}
+				cJSON *e = cJSON_CreateObject();
+				HP_TRY(json_ref(c, e, d->elems[i]));
+				cJSON_AddItemToArray(es, e);
+			}
+		}
+	}
+	size_t lim = rows_limit(c->o) > 0 ? (size_t)rows_limit(c->o) : nref;
+	size_t shown = nref < lim ? nref : lim;
+	json_u64(j, "referrers_total", nref);
+	cJSON *ra = cJSON_AddArrayToObject(j, "referrers");
+	for (size_t i = 0; i < shown; i++) {
+		struct hp_objref ref;
+		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
+		cJSON *e = cli_object_json(h, refs[i].v);
+		json_u64(e, "shallow", R->shallow[refs[i].v]);
+		json_u64(e, "retained", R->retained[refs[i].v]);
+		cJSON_AddItemToObject(e, "via", cli_via_json(h, &ref));
+		cJSON_AddItemToArray(ra, e);
+	}
+	cJSON *da = cJSON_AddArrayToObject(j, "dominators");
+	for (size_t i = 0; i < nchain; i++) {
+		cJSON *e = cli_object_json(h, chain[i]);
+		json_u64(e, "shallow", R->shallow[chain[i]]);
+		json_u64(e, "retained", R->retained[chain[i]]);
+		if (R->root_kinds[chain[i]])
+			cli_root_json(e, h, c->rd, chain[i]);
+		cJSON_AddItemToArray(da, e);
+	}
+	cJSON *p = cJSON_AddObjectToObject(j, "path");
+	cJSON_AddStringToObject(p, "weak_referents", c->o->all_weak ? "followed" : "excluded");
+	cJSON *pa = cJSON_CreateArray();
+	size_t np;
+	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, NULL, pa, &np)) != EXIT_OK) {
+		cJSON_Delete(pa);
+		return HP_ESTOP;
+	}
+	cJSON *first = cJSON_DetachItemFromArray(pa, 0);
+	cJSON_Delete(pa);
+	cJSON_AddBoolToObject(p, "reachable", first != NULL);
+	if (first) {
+		cJSON *len = cJSON_DetachItemFromObject(first, "length");
+		cJSON *steps = cJSON_DetachItemFromObject(first, "steps");
+		cJSON_Delete(first);
+		cJSON_AddItemToObject(p, "length", len);
+		cJSON_AddItemToObject(p, "steps", steps);
+	}
+	return HP_OK;
+}
+
+/* prints what went wrong (unless cli_show_paths() did) and gives the exit code */
+static int failed(struct octx *c, int hr)
+{
+	if (hr == HP_ESTOP)
+		return c->path_rc;
+	cli_error("%s: %s", c->o->file, c->err.msg[0] ? c->err.msg : "error");
+	return cli_exit_code(hr);
+}
+
+int cmd_object(struct cli_opts *o)
+{
+	uint64_t id;
+	if (!o->object_id || parse_object_id(o->object_id, &id)) {
+		cli_error("object: '%s' is not an object id: give it in hex (0x7f3a10) or decimal",
+			  o->object_id ? o->object_id : "");
+		return EXIT_USAGE;
+	}
+	struct cli_load L;
+	struct hp_retained R;
+	memset(&L, 0, sizeof L);   /* cli_load_retained() may refuse before touching it */
+	int rc = cli_load_retained(o, &L, &R);
+	struct octx c = { .o = o, .h = L.heap, .R = &R };
+	struct hp_objdata d;
+	memset(&d, 0, sizeof d);
+	struct refrow *refs = NULL;
+	uint32_t *chain = NULL;
+	size_t nref = 0, nchain = 0;
+	if (rc)
+		goto out;
+	hp_heap *h = L.heap;
+	size_t v = hp_heap_find(h, id);
+	if (v == SIZE_MAX) {
+		cli_error("%s: no object 0x%llx in the dump", o->file, (unsigned long long)id);
+		rc = EXIT_BAD;
+		goto out;
+	}
+	for (size_t i = 0; i < h->nobj; i++)
+		c.total += R.shallow[i];
+	hp_error_clear(&c.err);
+	int hr = hp_objread_open(&c.rd, h, o->file, &c.err);
+	int lim = rows_limit(o);
+	uint32_t max_elems = lim > 0 ? (uint32_t)lim : UINT32_MAX;
+	if (hr == HP_OK)
+		hr = hp_objread_decode(c.rd, v, max_elems, &d, &c.err);
+	if (hr == HP_OK)
+		hr = referrers(&c, (uint32_t)v, &refs, &nref);
+	if (hr == HP_OK)
+		hr = hp_paths_dom_chain(&R.dom, (uint32_t)v, &chain, &nchain, &c.err);
+	if (hr == HP_OK)
+		hr = prefetch(&c, (uint32_t)v, &d, refs, lim > 0 && (size_t)lim < nref ? (size_t)lim : nref);
+	if (hr != HP_OK) {
+		rc = failed(&c, hr);
+		goto out;
+	}
+	if (o->json) {
+		cJSON *j = json_begin("object", o, &L);
+		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+		json_policies(j, &R);
+		hr = json_report(&c, j, (uint32_t)v, &d, refs, nref, chain, nchain);
+		if (hr == HP_OK) {
+			rc = cli_emit_json(o, j);
+		} else {
+			cJSON_Delete(j);
+			rc = failed(&c, hr);
+		}
+	} else {
+		char *out = NULL;
+		size_t cap = 0;
+		FILE *f = open_memstream(&out, &cap);
+		if (!f) {
+			cli_error("out of memory");
+			rc = EXIT_NOMEM;
+			goto out;
+		}
+		if (L.partial)
+			fprintf(f, "warning: partial result: %s\n", L.partial_msg);
+		hr = text_report(&c, f, (uint32_t)v, &d, refs, nref, chain, nchain);
+		if (fclose(f) != 0 || !out) {
+			cli_error("out of memory");
+			rc = EXIT_NOMEM;
+		} else if (hr != HP_OK) {
+			rc = failed(&c, hr);
+		} else {
+			rc = cli_write_output(o, out);
+		}
+		free(out);
+	}
+out:
+	if (L.heap)
+		cli_print_stats(o, &L);
+	hp_objread_release(&d);
+	hp_free(refs);
+	hp_free(chain);
+	hp_objread_free(c.rd);
+	hp_retained_release(&R);
+	cli_load_release(&L);
+	return rc;
+}

@@ -1,0 +1,481 @@
+#!/usr/bin/env bash
+# docs/hprofan.schema.json, the JSON Schema (draft 2020-12) of hprofan's JSON
+# output, against real output and against docs/json-schema.md:
+#  (a) the documents hprofan writes validate: top and info on the sample (gzip,
+#      plain, pipe, every size model, filters, -o FILE), on a dump cut short
+#      (--salvage: partial documents) and, with the shared corpus, on the
+#      Android dump (--heap app), the corrupt VisualVM dump (--salvage), a file
+#      without a heap dump and one with two;
+#  (b) documents that break the schema are rejected (a counter as a string,
+#      a negative or fractional count, a required member missing, a wrong
+#      schema name or command, partial without a reason, ...), and a member
+#      the schema does not name is accepted (members may be added);
+#  (c) the schema and docs/json-schema.md agree: every member the tables
+#      document is in the schema with the same type, required unless marked
+#      optional, and the complete examples validate;
+#  (d) every command hprofan --help lists whose JSON docs/json-schema.md
+#      documents has a schema, and the schema knows no undocumented command.
+# Validation uses python3's jsonschema module when it is importable (Debian:
+# python3-jsonschema) and always a small validator built into this script for
+# the keywords the schema uses (it refuses a schema with any other keyword, so
+# a change to the schema cannot make it pass by being ignored).  Only without
+# python3 is the test a skip.
+. "$(dirname "$0")/../lib.sh"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+SCHEMA=$SRC/docs/hprofan.schema.json
+MD=$SRC/docs/json-schema.md
+SAMPLE=$TESTDATA/hprof/leakycache.hprof.gz
+
+if ! command -v python3 >/dev/null 2>&1; then
+  skip json-schema "python3 is absent"
+  exit 0
+fi
+[ -f "$SCHEMA" ] || { fail json-schema "docs/hprofan.schema.json is missing"; exit 0; }
+
+DOCS=$TMPD/docs
+mkdir -p "$DOCS"
+: >"$TMPD/list"
+
+# doc NAME COMMAND ARGS...: runs hprofan ARGS (with --json --quiet), and lists
+# its output for validation as a COMMAND document
+doc() {
+  local name=$1 cmd=$2; shift 2
+  "$HPROFAN" "$@" --json --quiet >"$DOCS/$name.json" 2>"$DOCS/$name.err"
+  local rc=$?
+  if [ $rc != 0 ] || [ ! -s "$DOCS/$name.json" ]; then
+    fail "schema: $name" "hprofan $* exited $rc: $(head -c 300 "$DOCS/$name.err")"
+    return
+  fi
+  printf '%s\t%s\t%s\n' "$name" "$cmd" "$DOCS/$name.json" >>"$TMPD/list"
+}
+# doc_pipe NAME COMMAND FILE ARGS...: the same, reading FILE from a pipe
+doc_pipe() {
+  local name=$1 cmd=$2 file=$3; shift 3
+  # shellcheck disable=SC2002 # a pipe, not a redirected file (that is mapped)
+  cat "$file" | "$HPROFAN" "$@" --json --quiet >"$DOCS/$name.json" 2>"$DOCS/$name.err"
+  local rc=$?
+  if [ $rc != 0 ] || [ ! -s "$DOCS/$name.json" ]; then
+    fail "schema: $name" "cat $file | hprofan $* exited $rc: $(head -c 300 "$DOCS/$name.err")"
+    return
+  fi
+  printf '%s\t%s\t%s\n' "$name" "$cmd" "$DOCS/$name.json" >>"$TMPD/list"
+}
+
+# ---- (a) real documents -------------------------------------------------------
+
+gzip -dc "$SAMPLE" >"$TMPD/leaky.hprof"
+head -c 3000000 "$TMPD/leaky.hprof" >"$TMPD/cut.hprof"
+
+doc top-sample top "$SAMPLE" --top 5
+doc top-sample-all top top "$SAMPLE" --top 0 --sort=name --filter Leaky --exclude Listener
+doc top-fast-count top "$SAMPLE" --fast --sort=count --top 3
+doc top-raw-plain top "$TMPD/leaky.hprof" --size-model=raw --top 3
+doc_pipe top-gzip-pipe top "$SAMPLE" - --top 3
+doc info-gzip info info "$SAMPLE"
+doc info-plain-ahat info info "$TMPD/leaky.hprof" --size-model=ahat --ref-size 8 --header-size 16 --align 16
+doc_pipe info-pipe info "$TMPD/leaky.hprof" info -
+doc_pipe info-gzip-pipe info "$SAMPLE" info -
+doc top-cut-salvage top "$TMPD/cut.hprof" --salvage --top 3
+doc info-cut-salvage info info "$TMPD/cut.hprof" --salvage
+# -o FILE writes the same document
+if "$HPROFAN" info "$SAMPLE" --json --quiet -o "$DOCS/info-o.json" >"$DOCS/info-o.out" 2>&1 &&
+   [ ! -s "$DOCS/info-o.out" ] && [ -s "$DOCS/info-o.json" ]; then
+  printf '%s\t%s\t%s\n' info-o info "$DOCS/info-o.json" >>"$TMPD/list"
+else
+  fail "schema: info-o" "hprofan info --json -o FILE failed: $(head -c 300 "$DOCS/info-o.out")"
+fi
+
+if have_corpus "schema: corpus documents"; then
+  A=$CORPUS/tadfisher__platform_tools_base/dialer.android-hprof
+  BAD=$CORPUS/oracle__visualvm/small_heap.CORRUPT-spelling-amount.bin
+  doc top-android-app top "$A" --heap app --top 5
+  doc top-android-fast top "$A" --fast --top 0
+  doc info-android info info "$A"
+  doc top-corrupt-salvage top "$BAD" --salvage
+  doc info-corrupt-salvage info info "$BAD" --salvage
+  doc top-no-heap-dump top "$CORPUS/frohoff__jdk8u-jdk/minimal.bin"
+  doc info-no-heap-dump info info "$CORPUS/frohoff__jdk8u-jdk/minimal.bin"
+  doc info-two-dumps info info "$CORPUS/eclipse-mat__mat/oracle_jdk7_21_hprofagent.hprof" --dump 1
+fi
+
+# ---- (d) the commands --help lists --------------------------------------------
+
+"$HPROFAN" --help 2>/dev/null |
+  awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' |
+  grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | grep -vx help |
+  LC_ALL=C sort -u >"$TMPD/commands"
+
+# ---- the validators --------------------------------------------------------------
+
+cat >"$TMPD/validate.py" <<'PY'
+import copy, json, re, sys
+
+schema_path, md_path, list_path, commands_path = sys.argv[1:5]
+
+def ok(name): print("ok " + name)
+def fail(name, why): print("FAIL %s: %s" % (name, why))
+
+def no_duplicates(pairs):
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise ValueError("member %r appears twice" % k)
+        seen.add(k)
+    return dict(pairs)
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.loads(f.read(), object_pairs_hook=no_duplicates)
+
+schema = load(schema_path)
+
+# -- the built-in validator: the keywords below, nothing else ---------------------
+class SchemaError(Exception):
+    pass
+
+ANNOTATIONS = {"$schema", "$id", "title", "description", "$comment", "$defs", "examples", "default"}
+KEYWORDS = {"type", "required", "properties", "additionalProperties", "items", "enum", "const",
+            "minimum", "maximum", "pattern", "allOf", "anyOf", "oneOf", "not", "if", "then",
+            "else", "$ref"}
+
+def resolve(ref):
+    if not ref.startswith("#/"):
+        raise SchemaError("only local $ref is supported: " + ref)
+    node = schema
+    for part in ref[2:].split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+def is_type(v, t):
+    if t == "object": return isinstance(v, dict)
+    if t == "array": return isinstance(v, list)
+    if t == "string": return isinstance(v, str)
+    if t == "boolean": return isinstance(v, bool)
+    if t == "null": return v is None
+    # stricter than JSON Schema on purpose: an integer is written without a
+    # fraction or exponent (hprofan writes integers in full)
+    if t == "integer": return isinstance(v, int) and not isinstance(v, bool)
+    if t == "number": return isinstance(v, (int, float)) and not isinstance(v, bool)
+    raise SchemaError("unknown type " + repr(t))
+
+def same(a, b):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return a == b
+
+def short(v):
+    s = json.dumps(v, ensure_ascii=False)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+def errors(v, s, path):
+    if s is True:
+        return
+    if s is False:
+        yield "%s: not allowed" % path
+        return
+    for k in s:
+        if k not in KEYWORDS and k not in ANNOTATIONS:
+            raise SchemaError("keyword %r is not supported by the built-in validator" % k)
+    if "$ref" in s:
+        yield from errors(v, resolve(s["$ref"]), path)
+    if "type" in s:
+        types = s["type"] if isinstance(s["type"], list) else [s["type"]]
+        if not any(is_type(v, t) for t in types):
+            yield "%s: %s is not of type %s" % (path, short(v), " or ".join(types))
+            return
+    if "const" in s and not same(v, s["const"]):
+        yield "%s: %s is not %s" % (path, short(v), short(s["const"]))
+    if "enum" in s and not any(same(v, e) for e in s["enum"]):
+        yield "%s: %s is not one of %s" % (path, short(v), short(s["enum"]))
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if "minimum" in s and v < s["minimum"]:
+            yield "%s: %s is less than %s" % (path, v, s["minimum"])
+        if "maximum" in s and v > s["maximum"]:
+            yield "%s: %s is more than %s" % (path, v, s["maximum"])
+    if isinstance(v, str) and "pattern" in s and not re.search(s["pattern"], v):
+        yield "%s: %s does not match %s" % (path, short(v), s["pattern"])
+    if isinstance(v, dict):
+        for r in s.get("required", []):
+            if r not in v:
+                yield "%s: required member %r is missing" % (path, r)
+        props = s.get("properties", {})
+        for k, sub in props.items():
+            if k in v:
+                yield from errors(v[k], sub, "%s.%s" % (path, k))
+        if "additionalProperties" in s:
+            for k in v:
+                if k not in props:
+                    yield from errors(v[k], s["additionalProperties"], "%s.%s" % (path, k))
+    if isinstance(v, list) and "items" in s:
+        for i, x in enumerate(v):
+            yield from errors(x, s["items"], "%s[%d]" % (path, i))
+    for sub in s.get("allOf", []):
+        yield from errors(v, sub, path)
+    if "anyOf" in s and not any(valid(v, sub) for sub in s["anyOf"]):
+        yield "%s: matches none of anyOf" % path
+    if "oneOf" in s:
+        n = sum(1 for sub in s["oneOf"] if valid(v, sub))
+        if n != 1:
+            yield "%s: matches %d of oneOf, not 1" % (path, n)
+    if "not" in s and valid(v, s["not"]):
+        yield "%s: must not match %s" % (path, short(s["not"]))
+    if "if" in s:
+        if valid(v, s["if"]):
+            if "then" in s:
+                yield from errors(v, s["then"], path)
+        elif "else" in s:
+            yield from errors(v, s["else"], path)
+
+def valid(v, s):
+    return next(errors(v, s, "$"), None) is None
+
+def builtin(doc):
+    return [e for e in errors(doc, schema, "$")]
+
+validators = [("builtin", builtin)]
+
+# every keyword in the schema, wherever it is, must be one the validator knows
+def check(s):
+    if isinstance(s, bool):
+        return
+    for k in s:
+        if k not in KEYWORDS and k not in ANNOTATIONS:
+            raise SchemaError("keyword %r is not supported by the built-in validator" % k)
+    if "$ref" in s:
+        resolve(s["$ref"])
+    for k, x in s.items():
+        if k in ("properties", "$defs"):
+            for y in x.values():
+                check(y)
+        elif k in ("allOf", "anyOf", "oneOf"):
+            for y in x:
+                check(y)
+        elif k in ("items", "additionalProperties", "not", "if", "then", "else"):
+            check(x)
+try:
+    check(schema)
+    ok("schema: the built-in validator knows every keyword the schema uses")
+except (SchemaError, KeyError) as e:
+    fail("schema: the built-in validator knows every keyword the schema uses", str(e))
+    sys.exit(0)
+
+try:
+    import jsonschema
+    cls = jsonschema.validators.validator_for(schema, default=None)
+    if cls is not None:     # else too old for the draft: the built-in validator runs alone
+        try:
+            cls.check_schema(schema)
+            ok("schema: the schema is valid %s (jsonschema)" % cls.__name__)
+            v = cls(schema)
+            validators.append(("jsonschema", lambda doc: ["%s: %s" % ("$" + "".join(
+                "[%d]" % p if isinstance(p, int) else "." + p for p in e.absolute_path), e.message)
+                for e in v.iter_errors(doc)]))
+        except jsonschema.exceptions.SchemaError as e:
+            fail("schema: the schema is valid (jsonschema)", e.message)
+except ImportError:
+    pass    # the built-in validator runs alone
+
+def check_doc(name, doc, want_valid):
+    for vname, fn in validators:
+        errs = fn(doc)
+        label = "schema: %s (%s)" % (name, vname)
+        if want_valid:
+            if errs: fail(label, "; ".join(errs[:3]))
+            else: ok(label)
+        else:
+            if errs: ok(label + " rejected")
+            else: fail(label + " rejected", "the schema accepts it")
+
+# -- (a) real documents -------------------------------------------------------------
+docs = {}
+with open(list_path) as f:
+    for line in f:
+        name, command, path = line.rstrip("\n").split("\t")
+        try:
+            doc = load(path)
+        except ValueError as e:
+            fail("schema: %s is JSON" % name, str(e))
+            continue
+        if not isinstance(doc, dict) or doc.get("command") != command:
+            fail("schema: %s is a %s document" % (name, command),
+                 "command is %s" % short(doc.get("command") if isinstance(doc, dict) else doc))
+            continue
+        docs[name] = doc
+        check_doc(name, doc, True)
+
+# -- (b) broken documents -----------------------------------------------------------
+def mutate(doc, path, value=None, delete=False):
+    d = copy.deepcopy(doc)
+    node = d
+    for p in path[:-1]:
+        node = node[p]
+    if delete:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return d
+
+top = docs.get("top-sample")
+info = docs.get("info-gzip")
+if top is None or info is None:
+    fail("schema: broken documents", "top-sample or info-gzip was not written")
+else:
+    broken = [
+        ("top without schema", mutate(top, ["schema"], delete=True)),
+        ("schema hprofan/2", mutate(top, ["schema"], "hprofan/2")),
+        ("an unknown command", mutate(top, ["command"], "nosuch")),
+        ("top without classes", mutate(top, ["classes"], delete=True)),
+        ("a class's shallow as a string", mutate(top, ["classes", 0, "shallow"], "3251344")),
+        ("a negative instance count", mutate(top, ["classes", 0, "instances"], -1)),
+        ("a fractional total", mutate(top, ["total", "shallow"], 1.5)),
+        ("a row without largest", mutate(top, ["classes", 0, "largest"], delete=True)),
+        ("percent as a string", mutate(top, ["classes", 0, "percent"], "63.92")),
+        ("id_size 6", mutate(top, ["id_size"], 6)),
+        ("partial as a number", mutate(top, ["partial"], 0)),
+        ("partial without partial_reason", mutate(top, ["partial"], True)),
+        ("partial_reason when not partial", mutate(top, ["partial_reason"], "x")),
+        ("a size model named foo", mutate(top, ["size_model", "name"], "foo")),
+        ("a warning that is not a string", mutate(top, ["warnings"], [1])),
+        ("info without objects", mutate(info, ["objects"], delete=True)),
+        ("a record count as a string", mutate(info, ["records", "STRING"], "40115")),
+        ("a root count below zero", mutate(info, ["gc_roots", "by_kind", "java_frame"], -64)),
+        ("a dump's complete as a string", mutate(info, ["dumps", 0, "complete"], "true")),
+        ("a timestamp without milliseconds", mutate(info, ["timestamp"], "2026-11-22T11:22:55Z")),
+        ("gzip input without gzip_members", mutate(info, ["gzip_members"], delete=True)),
+        ("a count past 2^64-1", mutate(info, ["bytes"], 2**64)),
+    ]
+    for name, d in broken:
+        check_doc(name, d, False)
+    check_doc("a member the schema does not name", mutate(mutate(top, ["new_member"], {"x": 1}),
+              ["classes", 0, "new_member"], "y"), True)
+
+# -- (c) docs/json-schema.md ---------------------------------------------------------
+md = open(md_path, encoding="utf-8").read()
+root_props = schema["properties"]
+defs = schema["$defs"]
+
+def deref(s):
+    while isinstance(s, dict) and "$ref" in s and "properties" not in s and "type" not in s and "enum" not in s and "const" not in s:
+        s = resolve(s["$ref"])
+    return s
+
+def kind_of(s):
+    s = deref(s)
+    if "type" in s: return s["type"]
+    for key in ("const", "enum"):
+        if key in s:
+            vals = s[key] if key == "enum" else [s[key]]
+            ts = {"string" if isinstance(x, str) else "boolean" if isinstance(x, bool)
+                  else "integer" if isinstance(x, int) else "number" for x in vals}
+            return ts.pop() if len(ts) == 1 else "mixed"
+    if "$ref" in s: return kind_of(resolve(s["$ref"]))
+    return None
+
+def lookup(container, member):
+    """the schema of member (a.b, a[].b) in container; (schema, required?)"""
+    node, req = container, None
+    parts = re.findall(r"[A-Za-z_]+|\[\]", member)
+    for i, p in enumerate(parts):
+        node = deref(node)
+        if p == "[]":
+            node = node["items"]
+            continue
+        props = node.get("properties", {})
+        if p not in props:
+            return None, None
+        req = p in node.get("required", [])
+        node = props[p]
+    return node, req
+
+section = None
+rows = 0
+documented = set()      # the commands whose documents have a "## `NAME`" section
+for line in md.splitlines():
+    m = re.match(r"^##(#?) `([a-z_]+)`", line)
+    if line.startswith("## Members of every document"):
+        section = ("document", schema)
+    elif m:
+        if not m.group(1):
+            documented.add(m.group(2))
+        section = (m.group(2), defs.get(m.group(2)))
+        if section[1] is None:
+            fail("docs: `%s`" % m.group(2), "docs/json-schema.md has a section on it, "
+                 "docs/hprofan.schema.json no $defs/%s" % m.group(2))
+            section = None
+    elif line.startswith("## "):
+        section = None
+    m = re.match(r"^\| `([^`]+)` \| ([^|]+) \| (.*) \|$", line)
+    if not m or section is None:
+        continue
+    member, typ, meaning = m.group(1), m.group(2).strip(), m.group(3)
+    rows += 1
+    name = "docs: %s member %s" % (section[0], member)
+    s, required = lookup(section[1], member)
+    if s is None:
+        fail(name, "docs/json-schema.md documents it, docs/hprofan.schema.json does not")
+        continue
+    optional = "*optional*" in typ or "*Android only*" in typ
+    want = typ.split(",")[0].strip()
+    got = kind_of(s)
+    problems = []
+    if want == "array of strings":
+        if got != "array" or kind_of(deref(s).get("items", {})) != "string":
+            problems.append("the schema's type is not an array of strings")
+    elif got != want:
+        problems.append("type %s in the docs, %s in the schema" % (want, got))
+    if optional and required:
+        problems.append("optional in the docs, required in the schema")
+    if not optional and not required:
+        problems.append("required in the docs, optional in the schema")
+    d = deref(s)
+    enum = d.get("enum") if isinstance(d.get("enum"), list) else None
+    if enum and all(isinstance(x, str) for x in enum):
+        quoted = set(re.findall(r'`"([^"`]*)"`', meaning))
+        missing = [x for x in quoted if x not in enum]
+        if missing:
+            problems.append("the docs name %s, the schema's enum lacks it" % ", ".join(sorted(missing)))
+    if problems: fail(name, "; ".join(problems))
+    else: ok(name)
+if rows < 50:
+    fail("docs: the member tables of docs/json-schema.md", "found only %d rows" % rows)
+
+# the complete examples (a JSON block that parses and has every document member)
+blocks = re.findall(r"```json\n(.*?)```", md, re.S)
+n = 0
+for i, b in enumerate(blocks):
+    try:
+        d = json.loads(b, object_pairs_hook=no_duplicates)
+    except ValueError:
+        continue
+    if not all(k in d for k in schema["required"]):
+        continue
+    n += 1
+    check_doc("docs example %d (%s)" % (i + 1, d.get("command")), d, True)
+if n < 2:
+    fail("docs: complete examples", "found %d complete JSON examples in docs/json-schema.md, want 2 or more" % n)
+
+# -- (d) commands ---------------------------------------------------------------------
+# a command --help lists has a schema once docs/json-schema.md documents its
+# JSON (commands still being written may have neither yet)
+known = root_props["command"].get("enum", [])
+for c in open(commands_path).read().split():
+    if c in known:
+        ok("schema: command %s has a schema" % c)
+    elif c in documented:
+        fail("schema: command %s has a schema" % c, "docs/json-schema.md documents its JSON, "
+             "docs/hprofan.schema.json does not know it (command enum, $defs/%s)" % c)
+for c in known:
+    if c not in documented:
+        fail("docs: command %s" % c, "the schema knows it, docs/json-schema.md has no section on it")
+PY
+
+python3 "$TMPD/validate.py" "$SCHEMA" "$MD" "$TMPD/list" "$TMPD/commands" 2>&1 |
+  sed -E '/^(ok|FAIL|skip) /!s/^/FAIL json-schema: validator: /'
