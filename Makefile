@@ -97,3 +97,41 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- fuzzing (tests/fuzz/) -------------------------------------------------
+# One libFuzzer target per parser entry point.  `make fuzz` builds them with
+# clang and runs each FUZZ_SECONDS on a scratch copy of its seed corpus; new
+# crashers land in $(BUILD)/fuzz/ (copy them to tests/fuzz/regressions/).
+# `make check` (through `unit`) builds the same targets with replay.c's main
+# under ASan/UBSan; tests/cli/fuzz_replay.sh replays the seeds and regressions.
+FUZZ_TARGETS := scanner subrecord gzip pipeline
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_BIN     := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_REPLAY  := $(patsubst %,$(BUILD)/san/fuzz/replay_%,$(FUZZ_TARGETS))
+FUZZ_DEPS    := $(LIB_SRC) $(HELPER_SRC) $(HDRS) $(wildcard tests/helper/*.h) tests/fuzz/fuzz.h Makefile
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS)
+	@mkdir -p $(BUILD)/fuzz
+	@echo "  CC      $@ (libFuzzer)"
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) -O1 $(FUZZ_FLAGS) -Itests -o $@ $< $(LIB_SRC) $(HELPER_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+$(BUILD)/san/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS)
+	@mkdir -p $(BUILD)/san/fuzz
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Itests -o $@ $< tests/fuzz/replay.c $(LIB_SRC) $(HELPER_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+unit: $(FUZZ_REPLAY)
+
+fuzz: deps $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+	  rm -rf $(BUILD)/fuzz/corpus-$$t; mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+	  cp tests/fuzz/corpus/$$t/* $(BUILD)/fuzz/corpus-$$t/; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS)s"; \
+	  $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -dict=tests/fuzz/hprof.dict -artifact_prefix=$(BUILD)/fuzz/$$t- -print_final_stats=1 \
+	    $(BUILD)/fuzz/corpus-$$t tests/fuzz/regressions > $(BUILD)/fuzz/$$t.log 2>&1; rc=$$?; \
+	  grep -E '^#[0-9]+.*DONE|^stat::number_of_executed_units|^SUMMARY' $(BUILD)/fuzz/$$t.log; \
+	  [ $$rc -eq 0 ] || { tail -n 40 $(BUILD)/fuzz/$$t.log; exit 1; }; \
+	done

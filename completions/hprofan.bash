@@ -14,9 +14,9 @@
 # completions/_hprofan (zsh) and into the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots object path help'
+_hprofan_commands='top info dominators roots object path browse help'
 # options, as `hprofan --help` lists them
-_hprofan_options='--top --sort --fast --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group --all-weak --json -o --salvage --quiet --stats -h --help --version'
+_hprofan_options='--top --sort --fast --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group --retained-set --all-weak -i --json -o --salvage --quiet --stats -h --help --version'
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group -o'
 # the options --help writes as --opt=VALUE: offered with the '=' attached
@@ -24,7 +24,7 @@ _hprofan_with_equals='--sort --size-model --weak --roots --group'
 
 # Planned, not offered until `hprofan --help` lists them: then move each name
 # from here into the lists above (and give its values in _hprofan_values).
-_hprofan_planned_commands='browse'
+_hprofan_planned_commands=''
 _hprofan_planned_options=''
 _hprofan_planned_values=''
 

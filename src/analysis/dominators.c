@@ -10,10 +10,13 @@
  * numbered i) is built from pre[] at the end, when the rest is freed.
  *
  * On a big graph every pass is a stream of cache misses (object numbers
- * and preorder numbers are unrelated), so the passes over edges run in
- * object order, where off[] and adj[] are read sequentially, and prefetch a
- * few dozen edges ahead; the arrays are asked for huge pages, which more
- * than halves the cost of a miss on machines whose page walks are slow.
+ * and preorder numbers are unrelated), so: the passes over edges run in
+ * object order, where off[] and adj[] are read sequentially, and prefetch
+ * a few dozen edges ahead; the semidominator loop prefetches the first
+ * nodes of the paths eval() will walk; the DFS prefetches off[] of each
+ * target it looks at; and the arrays are advised to use huge pages (in a
+ * virtual machine, a TLB miss costs several memory accesses).  Each of
+ * these was measured with bench/dom_bench.c.
  */
 #include "analysis/dominators.h"
 #include "parser/alloc.h"
@@ -197,6 +200,7 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 							  (unsigned long long)e, (unsigned long)t, (unsigned long)n);
 					goto fail;
 				}
+				PREFETCH(&off[t]);   /* needed next if t is new */
 				if (!pre[t])
 					break;
 			}
@@ -284,19 +288,23 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 				/* eval() walks up from an edge's source: prefetch the
 				 * first node of the path AHEAD edges before it is needed
 				 * (the edges ahead are below: i goes down), the second
-				 * 2/3 AHEAD before (the first is in cache by then), the
-				 * third 1/3 AHEAD before.  Paths may be compressed in
+				 * 3/4 AHEAD before (the first is in cache by then), the
+				 * third 1/2, the fourth 1/4.  Paths may be compressed in
 				 * between; a prefetch is only a hint. */
-				if (e >= AHEAD)
-					PREFETCH(&nd[radj[e - AHEAD]]);
-				if (e >= AHEAD * 2 / 3) {
-					uint32_t a = nd[radj[e - AHEAD * 2 / 3]].anc;
-					PREFETCH(&nd[a < N ? a : 0]);
-				}
-				if (e >= AHEAD / 3) {
-					uint32_t a = nd[radj[e - AHEAD / 3]].anc;
-					a = a < N ? nd[a].anc : 0;
-					PREFETCH(&nd[a < N ? a : 0]);
+				if (e >= AHEAD) {
+#define UP(x) (nd[x].anc < N ? nd[x].anc : 0)
+					uint32_t a = radj[e - AHEAD];
+					PREFETCH(&nd[a]);
+					a = radj[e - AHEAD * 3 / 4];
+					PREFETCH(&nd[UP(a)]);
+					a = radj[e - AHEAD / 2];
+					a = UP(a);
+					PREFETCH(&nd[UP(a)]);
+					a = radj[e - AHEAD / 4];
+					a = UP(a);
+					a = UP(a);
+					PREFETCH(&nd[UP(a)]);
+#undef UP
 				}
 				if (v < i) {
 					if (v < s)
@@ -315,6 +323,7 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 		uint32_t v = nd[i].label;
 		while (v) {
 			uint32_t next = nd[v].idm;
+			PREFETCH(&nd[next]);
 			uint64_t u = eval(nd, v, i + 1);
 			nd[v].idm = (uint32_t)u < i ? (uint32_t)(u >> 32) : i;
 			v = next;

@@ -30,19 +30,21 @@
  * 30-million-object heap can hit.
  *
  * Memory during hp_dom_compute(), on top of the caller's graph, for n
- * objects of which r are reachable and e_r edges leave reachable objects:
- *   4 n               idom (the preorder number of each object until the end)
- *   28 (r + 1)        per reachable object: DFS parent / compressed ancestor,
- *                     label, its semidominator, bucket link / relative idom
- *                     (16, one cache-line slot), edge cursor / reverse-edge
- *                     offset (8), semidominator (4)
- *   4 (e_r + nroots)  reverse edges (self-loops not stored)
- * i.e. at most 32 bytes per object + 4 per edge (+ 4 per root entry) at the
- * peak; hp_dom.peak_bytes reports the exact figure.  The arrays are given
- * back as soon as they are done with; what stays is idom (4 n) and order
- * (4 r).  Big arrays are advised to use huge pages (Linux), which matters
- * because every pass is mostly cache misses: a caller that does the same
- * for its off[] and adj[] makes the depth-first search faster too.
+ * objects of which r are reachable, with e_r edges leaving reachable ones:
+ *   4 n     idom (until the end: the preorder number of each object)
+ *   24 n    during the DFS: per object 16 (DFS parent / compressed ancestor,
+ *           label, the label's semidominator, bucket link / relative idom:
+ *           one cache-line slot) and 8 (edge cursor, then reverse-edge
+ *           offsets); cut down to r entries when the DFS is over
+ *   4 r     semidominators
+ *   4 (e_r + nroots)   reverse edges (self-loops not stored)
+ * Peak: max(28 n, 4 n + 28 r + 4 (e_r + nroots)), i.e. at most 32 bytes per
+ * object + 4 per edge (+ 4 per root entry); hp_dom.peak_bytes reports the
+ * exact figure.  What stays afterwards is idom (4 n) and order (4 r), order
+ * being built at the end when the rest has been given back.  Big arrays are
+ * advised to use huge pages (Linux), which matters because every pass is
+ * mostly cache misses; a caller that does the same for its off[] and adj[]
+ * makes the depth-first search faster too.
  *
  * Ownership: hp_dom_compute() fills a caller-owned struct hp_dom; idom and
  * order belong to it until hp_dom_release().  The graph, roots and sizes

@@ -26,10 +26,8 @@ static int is_thread_local(int kind)
 
 static int collect_roots(hp_heap *h, struct hp_retained *R)
 {
-	size_t n = h->nobj;
-	R->root_kinds = hp_calloc(n ? n : 1, sizeof *R->root_kinds);
 	R->root_objs = hp_reallocarray(NULL, h->nroots ? h->nroots : 1, sizeof *R->root_objs);
-	if (!R->root_kinds || !R->root_objs)
+	if (!R->root_objs)
 		return HP_ENOMEM;
 	size_t k = 0;
 	for (size_t i = 0; i < h->nroots; i++) {
@@ -37,7 +35,6 @@ static int collect_roots(hp_heap *h, struct hp_retained *R)
 		size_t o = hp_heap_find(h, r->object);
 		if (o == SIZE_MAX)
 			continue;
-		R->root_kinds[o] |= (uint16_t)(1u << r->kind);
 		if (R->roots_policy == HP_ROOTS_THREADS && r->has_thread && is_thread_local(r->kind)) {
 			uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
 			if (t != HP_IDMAP_NONE && h->threads[t].object_id &&
@@ -52,6 +49,22 @@ static int collect_roots(hp_heap *h, struct hp_retained *R)
 		if (!u || R->root_objs[u - 1] != R->root_objs[i])
 			R->root_objs[u++] = R->root_objs[i];
 	R->nroot_objs = u;
+	return HP_OK;
+}
+
+/* which kinds of root name each object (2 bytes per object, allocated
+ * after the dominators so as not to add to their peak) */
+static int mark_root_kinds(hp_heap *h, struct hp_retained *R)
+{
+	size_t n = h->nobj;
+	R->root_kinds = hp_calloc(n ? n : 1, sizeof *R->root_kinds);
+	if (!R->root_kinds)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < h->nroots; i++) {
+		size_t o = hp_heap_find(h, h->roots[i].object);
+		if (o != SIZE_MAX)
+			R->root_kinds[o] |= (uint16_t)(1u << h->roots[i].kind);
+	}
 	return HP_OK;
 }
 
@@ -505,6 +518,18 @@ out:
 	return rc;
 }
 
+static int alloc_sizes(hp_heap *h, struct hp_retained *R)
+{
+	size_t n = h->nobj;
+	R->shallow = hp_reallocarray(NULL, n ? n : 1, sizeof *R->shallow);
+	R->retained = hp_calloc(n ? n : 1, sizeof *R->retained);
+	if (!R->shallow || !R->retained)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		R->shallow[i] = hp_heap_shallow(h, i);
+	return HP_OK;
+}
+
 int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_opts *o,
 			struct hp_retained *R, struct hp_error *err)
 {
@@ -528,12 +553,10 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 		return rc;
 	R->t_refs = seconds() - t;
 	t = seconds();
-	R->shallow = hp_reallocarray(NULL, n ? n : 1, sizeof *R->shallow);
-	R->retained = hp_calloc(n ? n : 1, sizeof *R->retained);
-	if (!R->shallow || !R->retained)
+	/* sizes are allocated after the dominators (whose peak they would add
+	 * to), except in VisualVM's mode, whose root search needs them first */
+	if (visualvm && alloc_sizes(h, R) != HP_OK)
 		goto nomem;
-	for (size_t i = 0; i < n; i++)
-		R->shallow[i] = hp_heap_shallow(h, i);
 	if ((rc = collect_roots(h, R)) != HP_OK)
 		goto nomem;
 	R->t_retained = seconds() - t;
@@ -555,6 +578,10 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 	R->dom_peak_bytes = R->dom.peak_bytes;
 	R->t_dom = seconds() - t;
 	t = seconds();
+	if ((!visualvm && alloc_sizes(h, R) != HP_OK) || mark_root_kinds(h, R) != HP_OK) {
+		vv_free(&V);
+		goto nomem;
+	}
 	rc = hp_dom_retained(&R->dom, R->shallow, R->retained, &R->reachable_bytes, err);
 	if (rc) {
 		vv_free(&V);

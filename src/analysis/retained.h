@@ -77,4 +77,10 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 			struct hp_retained *out, struct hp_error *err) HP_MUST_USE;
 void hp_retained_release(struct hp_retained *r);
 
+/* The retained set of the objects v with in_set[v] != 0 (n entries): the
+ * objects that only paths through the set reach, the set included.  Uses the
+ * reference graph and roots of R (so its weak and roots policies). */
+int hp_retained_set(const hp_heap *h, const struct hp_retained *R, const uint8_t *in_set,
+		    uint64_t *objects, uint64_t *bytes, struct hp_error *err) HP_MUST_USE;
+
 #endif

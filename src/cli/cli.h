@@ -37,7 +37,9 @@ struct cli_opts {
 	int depth;                /* dominators --depth */
 	int group_class;          /* dominators --group=class */
 	int all_weak;             /* path --all-weak */
+	int retained_set;         /* top --retained-set */
 	const char *object_id;    /* object/path ID argument */
+	int interactive;          /* -i: browse */
 };
 
 struct cli_cmd {
@@ -112,6 +114,7 @@ int cmd_dominators(struct cli_opts *o);
 int cmd_roots(struct cli_opts *o);
 int cmd_object(struct cli_opts *o);
 int cmd_path(struct cli_opts *o);
+int cmd_browse(struct cli_opts *o);
 
 /* cmd_path.c, shared with cmd_object.c: paths from GC roots and how one
  * object refers to the next. */

@@ -324,7 +324,8 @@ int cli_show_paths(const struct cli_opts *o, hp_heap *h, struct hp_objread *rd, 
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	memcpy(pre, pl.nodes, nn * sizeof *pre);
+	if (nn)
+		memcpy(pre, pl.nodes, nn * sizeof *pre);
 	size_t np = nn;
 	for (size_t p = 0; p < pl.npaths; p++) {
 		int tk;

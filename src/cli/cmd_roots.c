@@ -1,5 +1,6 @@
 /* hprofan roots FILE: GC roots by kind and the roots that retain most. */
 #include "cli/cli.h"
+#include "model/objread.h"
 #include "parser/alloc.h"
 
 #include <stdlib.h>
@@ -25,12 +26,41 @@ static const struct hp_thread_rec *thread_of(const hp_heap *h, uint32_t serial)
 	return t == HP_IDMAP_NONE ? NULL : &h->threads[t];
 }
 
-/* "main" or "thread 3" */
-static const char *thread_label(const hp_heap *h, uint32_t serial, char *buf, size_t n)
+/* The thread's name: from START THREAD when the dump has it (the hprof
+ * agent, ART), else read from the java.lang.Thread object's name field
+ * (HotSpot writes no START THREAD records). */
+static const char *thread_name(const hp_heap *h, hp_objread **rd, const char *path, uint32_t serial,
+			       char *buf, size_t n)
 {
 	const struct hp_thread_rec *t = thread_of(h, serial);
+	if (!t)
+		return NULL;
+	if (t->name_sid && sid_text(h, t->name_sid, buf, n))
+		return buf;
+	size_t obj = t->object_id ? hp_heap_find(h, t->object_id) : SIZE_MAX;
+	if (obj == SIZE_MAX)
+		return NULL;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (!*rd && hp_objread_open(rd, h, path, &err) != HP_OK)
+		return NULL;
+	struct hp_text txt;
+	memset(&txt, 0, sizeof txt);
+	const char *res = NULL;
+	if (hp_objread_thread_name(*rd, obj, 200, &txt, &err) == HP_OK && txt.utf8) {
+		safe_text(txt.utf8, buf, n);
+		res = buf;
+	}
+	hp_objread_text_release(&txt);
+	return res;
+}
+
+/* "main" or "thread 3" */
+static const char *thread_label(const hp_heap *h, hp_objread **rd, const char *path, uint32_t serial,
+				char *buf, size_t n)
+{
 	char nm[256];
-	if (t && t->name_sid && sid_text(h, t->name_sid, nm, sizeof nm))
+	if (thread_name(h, rd, path, serial, nm, sizeof nm))
 		snprintf(buf, n, "\"%s\"", nm);
 	else
 		snprintf(buf, n, "thread %u", serial);
@@ -96,6 +126,7 @@ int cmd_roots(struct cli_opts *o)
 		return rc;
 	}
 	hp_heap *h = L.heap;
+	hp_objread *rd = NULL;      /* opened when a thread name must be read from its object */
 	/* root objects that nothing but the super-root dominates, by retained */
 	size_t nr = 0;
 	struct rrow *rows = hp_reallocarray(NULL, h->nobj ? h->nobj : 1, sizeof *rows);
@@ -160,8 +191,7 @@ int cmd_roots(struct cli_opts *o)
 				if (rr->object != h->ids[v] || !rr->has_thread)
 					continue;
 				json_u64(e, "thread_serial", rr->thread_serial);
-				const struct hp_thread_rec *t = thread_of(h, rr->thread_serial);
-				if (t && t->name_sid && sid_text(h, t->name_sid, buf, sizeof buf))
+				if (thread_name(h, &rd, o->file, rr->thread_serial, buf, sizeof buf))
 					cJSON_AddStringToObject(e, "thread", buf);
 				if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
 				    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
@@ -195,7 +225,7 @@ int cmd_roots(struct cli_opts *o)
 		if (missing)
 			fprintf(f, "; %s roots name objects the dump does not hold", fmt_count(missing, a, sizeof a));
 		fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R.weak), roots_policy_name(R.roots_policy));
-		fprintf(f, "%10s  %6s  %-18s  %s\n", "retained", "%", "kind", "root");
+		fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%", "kind", "root");
 		for (size_t i = 0; i < shown; i++) {
 			uint32_t v = rows[i].v;
 			char kinds[128] = "";
@@ -206,13 +236,13 @@ int cmd_roots(struct cli_opts *o)
 					if (w > 0 && (size_t)w < sizeof kinds - kl)
 						kl += (size_t)w;
 				}
-			fprintf(f, "%10s  %5.1f%%  %-18s  %s\n", fmt_bytes(R.retained[v], a, sizeof a),
+			fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", fmt_bytes(R.retained[v], a, sizeof a),
 				all ? 100.0 * R.retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
 			for (size_t r = 0; r < h->nroots; r++) {
 				const struct hp_root_rec *rr = &h->roots[r];
 				if (rr->object != h->ids[v] || !rr->has_thread)
 					continue;
-				fprintf(f, "%10s  %6s  %-18s    %s", "", "", "", thread_label(h, rr->thread_serial, buf, sizeof buf));
+				fprintf(f, "%10s  %6s  %-24s    %s", "", "", "", thread_label(h, &rd, o->file, rr->thread_serial, buf, sizeof buf));
 				if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
 				    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
 					fprintf(f, " %s", buf);
@@ -232,6 +262,7 @@ out:
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	cli_print_stats(o, &L);
+	hp_objread_free(rd);
 	hp_free(rows);
 	cli_filter_free(flt);
 	hp_retained_release(&R);

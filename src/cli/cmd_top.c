@@ -147,6 +147,46 @@ int cmd_top(struct cli_opts *o)
 		tot_shallow += r->shallow;
 		n++;
 	}
+	/* the retained set of everything the selected rows hold */
+	uint64_t set_in = 0, set_objs = 0, set_bytes = 0;
+	if (o->retained_set) {
+		if (!with_ret) {
+			cli_error("--retained-set needs retained sizes (not with --fast or a pipe)");
+			rc = EXIT_USAGE;
+			goto done;
+		}
+		uint8_t *sel = hp_calloc(h->nrows ? h->nrows : 1, 1);
+		uint8_t *in_set = hp_calloc(h->nobj ? h->nobj : 1, 1);
+		struct hp_error err;
+		hp_error_clear(&err);
+		if (!sel || !in_set) {
+			hp_free(sel);
+			hp_free(in_set);
+			rc = EXIT_NOMEM;
+			goto done;
+		}
+		for (size_t i = 0; i < n; i++)
+			sel[rows[i].r - h->rows] = 1;
+		for (size_t v = 0; v < h->nobj; v++) {
+			unsigned hp = hp_heap_heap(h, v);
+			for (uint32_t r = h->classes[h->cls[v]].row; r != HP_NONE; r = h->rows[r].next)
+				if (h->rows[r].heap == hp) {
+					if (sel[r]) {
+						in_set[v] = 1;
+						set_in++;
+					}
+					break;
+				}
+		}
+		int src = hp_retained_set(h, &R, in_set, &set_objs, &set_bytes, &err);
+		hp_free(sel);
+		hp_free(in_set);
+		if (src) {
+			cli_error("%s: %s", o->file, err.msg);
+			rc = EXIT_NOMEM;
+			goto done;
+		}
+	}
 	qsort(rows, n, sizeof *rows, cmp);
 	size_t shown = o->top > 0 && (size_t)o->top < n ? (size_t)o->top : n;
 
@@ -175,6 +215,12 @@ int cmd_top(struct cli_opts *o)
 			json_u64(tot, "unreachable_shallow", R.unreachable_bytes);
 		}
 		json_u64(j, "shown", shown);
+		if (o->retained_set) {
+			cJSON *rs = cJSON_AddObjectToObject(j, "retained_set");
+			json_u64(rs, "objects_in_set", set_in);
+			json_u64(rs, "objects", set_objs);
+			json_u64(rs, "shallow", set_bytes);
+		}
 		cJSON *arr = cJSON_AddArrayToObject(j, "classes");
 		for (size_t i = 0; i < shown; i++) {
 			cJSON *e = cJSON_CreateObject();
@@ -249,6 +295,12 @@ int cmd_top(struct cli_opts *o)
 		OUT("  %s classes%s (size model %s: ref %u, header %u, align %u)\n", fmt_count(n, c1, sizeof c1),
 		    shown < n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
 		    h->size.ref_size, h->size.header, h->size.align);
+		if (o->retained_set) {
+			char u1[32], u2[32], u3[32];
+			OUT("retained set of the %s objects of these %s rows: %s objects, %s\n",
+			    fmt_count(set_in, u1, sizeof u1), fmt_count(n, u3, sizeof u3),
+			    fmt_count(set_objs, u2, sizeof u2), fmt_bytes(set_bytes, c1, sizeof c1));
+		}
 		if (with_ret) {
 			char u1[32], u2[32];
 			OUT("unreachable: %s objects, %s (not retained by any GC root; references: weak %s, roots %s)\n",

@@ -575,8 +575,10 @@ int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained
 	struct hp_retained_opts ro;
 	memset(&ro, 0, sizeof ro);
 	int android = L->heap->header.version == 3;
-	ro.weak = o->weak >= 0 ? o->weak : android ? HP_WEAK_SKIP_WEAK : HP_WEAK_FOLLOW;
-	ro.roots = o->roots >= 0 ? o->roots : android ? HP_ROOTS_ALL : HP_ROOTS_THREADS;
+	/* VisualVM's and NetBeans' size models come with their conventions */
+	int vvm = L->heap->size.kind == HP_SIZE_VISUALVM || L->heap->size.kind == HP_SIZE_NETBEANS;
+	ro.weak = o->weak >= 0 ? o->weak : android ? HP_WEAK_SKIP_WEAK : vvm ? HP_WEAK_SKIP : HP_WEAK_FOLLOW;
+	ro.roots = o->roots >= 0 ? o->roots : (android || vvm) ? HP_ROOTS_ALL : HP_ROOTS_THREADS;
 	struct ret_progress pr = { .enabled = !o->quiet && isatty(2), .start = now(), .name = o->file };
 	ro.progress = ret_progress_cb;
 	ro.progress_ud = &pr;

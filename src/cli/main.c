@@ -15,6 +15,7 @@ static const struct cli_cmd commands[] = {
 	{ "roots", "hprofan roots FILE [--top N]", cmd_roots },
 	{ "object", "hprofan object FILE ID [--top N] [--all-weak]", cmd_object },
 	{ "path", "hprofan path FILE ID [--top N] [--all-weak]", cmd_path },
+	{ "browse", "hprofan browse FILE [options]", cmd_browse },
 };
 
 static const char usage_text[] =
@@ -24,6 +25,7 @@ static const char usage_text[] =
 "       hprofan roots FILE [options]            GC roots and what they retain\n"
 "       hprofan object FILE ID [options]        one object: fields, referrers, path\n"
 "       hprofan path FILE ID [options]          shortest paths from GC roots to ID\n"
+"       hprofan browse FILE [options]           browse interactively (also: FILE -i)\n"
 "       hprofan help [COMMAND] | --help | --version\n"
 "\n"
 "FILE is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for standard input.\n"
@@ -49,8 +51,11 @@ static const char usage_text[] =
 "                         locals) or all (every root under the super-root)\n"
 "  --depth D              dominators: levels of the tree to show (default 1)\n"
 "  --group=class          dominators: merge same-class siblings\n"
+"  --retained-set         top: also the retained set of all objects of the rows\n"
+"                         selected (what would be freed without them)\n"
 "  --all-weak             object, path: paths may go through the referents of\n"
 "                         soft, weak, final and phantom references\n"
+"  -i                     browse the dump interactively (hprofan browse FILE)\n"
 "  --json                 write JSON (schema hprofan/1) instead of a table\n"
 "  -o FILE                write the output to FILE (atomically)\n"
 "  --salvage              analyse a truncated or corrupt dump up to the break\n"
@@ -221,8 +226,12 @@ int main(int argc, char **argv)
 			if (!(v = optval(argc, argv, &i, "--group")) || strcmp(v, "class"))
 				return usage_error("%s: the only grouping is --group=class", a);
 			o.group_class = 1;
+		} else if (strcmp(a, "--retained-set") == 0) {
+			o.retained_set = 1;
 		} else if (strcmp(a, "--all-weak") == 0) {
 			o.all_weak = 1;
+		} else if (strcmp(a, "-i") == 0) {
+			o.interactive = 1;
 		} else if (strcmp(a, "--json") == 0) {
 			o.json = 1;
 		} else if (strcmp(a, "-o") == 0 || matches(a, "--output")) {
@@ -276,6 +285,13 @@ int main(int argc, char **argv)
 	}
 	if (!cmd)
 		cmd = &commands[0];
+	if (o.interactive) {
+		if (first && cmd->run != cmd_browse)
+			return usage_error("-i browses the dump; it does not go with '%s'", cmd->name);
+		for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+			if (commands[k].run == cmd_browse)
+				cmd = &commands[k];
+	}
 	/* object and path take an object id after the file */
 	int want_id = cmd->run == cmd_object || cmd->run == cmd_path;
 	if (want_id && npos - first == 1)

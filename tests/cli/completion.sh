@@ -86,7 +86,8 @@ printf 'JAVA PROFILE 1.0.2\0\0\0\0\010\0\0\0\0\0\0\0\0' >"$TMPD/empty.hprof"
 checkers() {
   local c
   for c in $b_cmds; do
-    [ "$c" = help ] && continue
+    # browse without a terminal is exit status 2 whatever its options
+    case $c in help|browse) continue ;; esac
     "$HPROFAN" "$c" "$TMPD/empty.hprof" $(id_arg "$c") --quiet "$1=no-such-value" >/dev/null 2>&1
     [ $? = 2 ] && printf '%s ' "$c"
   done
@@ -251,7 +252,7 @@ comp "in completes info" "info" "hprofan in" hprofan in
 comp "help offers the other commands" "$(printf '%s\n' "$b_cmds" | grep -vx help)" "hprofan help " hprofan help ""
 comp "first word: commands, dump files, directories" \
   "$(sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof' $b_cmds)" "hprofan " hprofan ""
-comp "a file name ending .hprof.gz" "b.hprof.gz" "hprofan b" hprofan b
+comp "a file name ending .hprof.gz (and the command browse)" "$(sorted b.hprof.gz browse)" "hprofan b" hprofan b
 comp "a file name with a space" "my dump.hprof" "hprofan my" hprofan my
 comp "after a command: dump files only" \
   "$(sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof')" "hprofan info " hprofan info ""
@@ -260,7 +261,7 @@ comp "-o takes any file" "$(sorted notes.txt)" "hprofan a.hprof -o n" hprofan a.
 comp "--top N then options, the file being there" \
   "$(printf '%s\n' $b_opts | sed -E "s/^($(printf '%s\n' $b_equals | paste -sd'|'))\$/\1=/" | LC_ALL=C sort)" \
   "hprofan a.hprof --top 5 " hprofan a.hprof --top 5 ""
-comp "--top N before the file" "b.hprof.gz" "hprofan --top 5 b" hprofan --top 5 b
+comp "--top N before the file" "$(sorted b.hprof.gz browse)" "hprofan --top 5 b" hprofan --top 5 b
 comp "after --, no options" "" "hprofan -- --s" hprofan -- --s
 
 # ---- (d) zsh -------------------------------------------------------------------

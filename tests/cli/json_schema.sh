@@ -2,10 +2,16 @@
 # docs/hprofan.schema.json, the JSON Schema (draft 2020-12) of hprofan's JSON
 # output, against real output and against docs/json-schema.md:
 #  (a) the documents hprofan writes validate: top and info on the sample (gzip,
-#      plain, pipe, every size model, filters, -o FILE), on a dump cut short
-#      (--salvage: partial documents) and, with the shared corpus, on the
-#      Android dump (--heap app), the corrupt VisualVM dump (--salvage), a file
-#      without a heap dump and one with two;
+#      plain, pipe, every size model, filters, -o FILE, --fast and retained
+#      sizes under each policy), on a dump cut short (--salvage: partial
+#      documents); dominators (--depth, --group=class, --filter), roots, and
+#      object and path on ids taken from dominators --json (an instance, a
+#      class object, a GC root, object and primitive arrays, a String, an
+#      object unreachable under --weak=skip, --all-weak); with the shared
+#      corpus, on the Android dump (--heap app, retained sizes, object and
+#      path), stack roots with frames and thread names, a JDK 6 String, the
+#      corrupt VisualVM dump (--salvage), a file without a heap dump and one
+#      with two;
 #  (b) documents that break the schema are rejected (a counter as a string,
 #      a negative or fractional count, a required member missing, a wrong
 #      schema name or command, partial without a reason, ...), and a member
@@ -85,6 +91,67 @@ else
   fail "schema: info-o" "hprofan info --json -o FILE failed: $(head -c 300 "$DOCS/info-o.out")"
 fi
 
+# the retained-size commands; object and path take their ids from
+# dominators --json (pick FILE KIND prints one id of that kind, or nothing)
+doc top-retained-policies top "$SAMPLE" --weak=skip --roots=all --top 3
+doc top-visualvm top "$SAMPLE" --weak=skip --roots=all --size-model=visualvm --top 3
+doc dominators-sample dominators dominators "$SAMPLE" --depth 6 --top 6
+doc dominators-group dominators dominators "$SAMPLE" --depth 3 --top 5 --group=class
+doc dominators-filter dominators dominators "$SAMPLE" --filter Leaky --weak=skip --roots=all --size-model=netbeans
+doc roots-sample roots roots "$SAMPLE" --top 10
+doc roots-all roots roots "$TMPD/leaky.hprof" --top 0 --roots=all --weak=skip-weak
+doc roots-cut-salvage roots roots "$TMPD/cut.hprof" --salvage --top 3
+pick() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+kind = sys.argv[2]
+def walk(es):
+    for e in es:
+        yield e
+        yield from walk(e.get("children", []))
+for e in walk(doc.get("dominators", [])):
+    c = e.get("class", "")
+    if "id" not in e:
+        continue
+    if (kind == "class" and "class_object_of" in e) or \
+       (kind == "root" and "gc_root" in e) or \
+       (kind == "objarray" and c.endswith("[]") and c[:-2] not in
+            ("boolean", "char", "float", "double", "byte", "short", "int", "long")) or \
+       (kind == "primarray" and c in ("byte[]", "char[]", "int[]", "long[]")) or \
+       (kind == "string" and c == "java.lang.String") or \
+       (kind == "instance" and not c.endswith("[]") and c != "java.lang.Class") or \
+       (kind == c):
+        print(e["id"])
+        break
+PY
+}
+# doc_id NAME COMMAND KIND DOMINATORS-DOC FILE ARGS...: doc with the id of KIND
+doc_id() {
+  local name=$1 cmd=$2 kind=$3 from=$4 file=$5; shift 5
+  local id
+  id=$(pick "$DOCS/$from.json" "$kind" 2>/dev/null)
+  if [ -z "$id" ]; then
+    fail "schema: $name" "no $kind in the output of $from (hprofan dominators --json)"
+    return
+  fi
+  doc "$name" "$cmd" "$cmd" "$file" "$id" "$@"
+}
+if [ -s "$DOCS/dominators-sample.json" ]; then
+  doc_id object-session object 'LeakyCache$Session' dominators-sample "$SAMPLE" --top 3
+  doc_id object-session-all object 'LeakyCache$Session' dominators-sample "$SAMPLE" --top 0 --all-weak
+  doc_id object-class object class dominators-sample "$SAMPLE" --top 4
+  doc_id object-root object root dominators-sample "$TMPD/leaky.hprof" --roots=all
+  doc_id object-objarray object objarray dominators-sample "$SAMPLE" --top 5
+  doc_id object-primarray object primarray dominators-sample "$SAMPLE" --top 5
+  doc_id object-string object string dominators-sample "$SAMPLE"
+  doc_id object-primarray-skip object primarray dominators-sample "$SAMPLE" --weak=skip --size-model=visualvm
+  doc_id path-session path 'LeakyCache$Session' dominators-sample "$SAMPLE"
+  doc_id path-session-one path 'LeakyCache$Session' dominators-sample "$TMPD/leaky.hprof" --top 1
+  doc_id path-primarray path primarray dominators-sample "$SAMPLE" --top 0
+  doc_id path-primarray-all-weak path primarray dominators-sample "$SAMPLE" --all-weak --top 0
+fi
+
 if have_corpus "schema: corpus documents"; then
   A=$CORPUS/tadfisher__platform_tools_base/dialer.android-hprof
   BAD=$CORPUS/oracle__visualvm/small_heap.CORRUPT-spelling-amount.bin
@@ -96,6 +163,28 @@ if have_corpus "schema: corpus documents"; then
   doc top-no-heap-dump top "$CORPUS/frohoff__jdk8u-jdk/minimal.bin"
   doc info-no-heap-dump info info "$CORPUS/frohoff__jdk8u-jdk/minimal.bin"
   doc info-two-dumps info info "$CORPUS/eclipse-mat__mat/oracle_jdk7_21_hprofagent.hprof" --dump 1
+  # Android (heaps, Android root kinds), stack roots with frames and thread
+  # names, an old String layout, a salvaged corrupt dump
+  J8=$CORPUS/eclipse-mat__mat/oracle_jdk8_05_x64.hprof
+  J6=$CORPUS/eclipse-mat__mat/sun_jdk6_18_x32.hprof
+  AGENT=$CORPUS/eclipse-mat__mat/oracle_jdk7_21_hprofagent.hprof
+  doc top-android-retained top "$A" --top 5
+  doc dominators-android dominators dominators "$A" --depth 3 --top 5
+  doc roots-android roots roots "$A" --top 20
+  doc roots-frames roots roots "$J8" --top 0 --roots=all
+  doc roots-agent-threads roots roots "$AGENT" --top 0 --roots=all --dump 1
+  doc dominators-j6 dominators dominators "$J6" --depth 4 --top 8
+  doc dominators-corrupt-salvage dominators dominators "$BAD" --salvage --depth 2
+  if [ -s "$DOCS/dominators-android.json" ]; then
+    doc_id object-android object instance dominators-android "$A" --top 3
+    doc_id object-android-class object class dominators-android "$A" --top 3
+    doc_id path-android path instance dominators-android "$A"
+  fi
+  if [ -s "$DOCS/dominators-j6.json" ]; then
+    doc_id object-j6-string object string dominators-j6 "$J6"
+    doc_id object-j6-root object root dominators-j6 "$J6" --top 3
+    doc_id path-j6-root path root dominators-j6 "$J6"
+  fi
 fi
 
 # ---- (d) the commands --help lists --------------------------------------------
@@ -357,6 +446,52 @@ else:
     check_doc("a member the schema does not name", mutate(mutate(top, ["new_member"], {"x": 1}),
               ["classes", 0, "new_member"], "y"), True)
 
+dom, roots = docs.get("dominators-sample"), docs.get("roots-sample")
+obj, path = docs.get("object-session"), docs.get("path-session")
+if None in (dom, roots, obj, path):
+    fail("schema: broken documents of the retained-size commands",
+         "dominators-sample, roots-sample, object-session or path-session was not written")
+else:
+    fast = docs.get("top-fast-count")
+    broken = [
+        ("top with retained sizes but no weak_policy", mutate(top, ["weak_policy"], delete=True)),
+        ("top with retained sizes, a row without retained", mutate(top, ["classes", 0, "retained"], delete=True)),
+        ("top without reachable_objects", mutate(top, ["total", "reachable_objects"], delete=True)),
+        ("top without retained_sizes", mutate(top, ["retained_sizes"], delete=True)),
+        ("a weak policy named weak", mutate(top, ["weak_policy"], "weak")),
+        ("dominators without size_model", mutate(dom, ["size_model"], delete=True)),
+        ("dominators depth 0", mutate(dom, ["depth"], 0)),
+        ("a dominator without retained", mutate(dom, ["dominators", 0, "retained"], delete=True)),
+        ("a dominator's percent over 100", mutate(dom, ["dominators", 0, "percent"], 100.5)),
+        ("a dominator id in decimal", mutate(dom, ["dominators", 0, "id"], "4252115160")),
+        ("a child without id or group", mutate(dom, ["dominators", 0, "children", 0, "id"], delete=True)),
+        ("a group of one", mutate(mutate(dom, ["dominators", 0, "group"], "x"), ["dominators", 0, "count"], 1)),
+        ("a group with children", mutate(mutate(mutate(dom, ["dominators", 0, "group"], "x"),
+                                               ["dominators", 0, "count"], 2), ["dominators", 0, "id"], delete=True)),
+        ("a root kind named static", mutate(roots, ["kinds", 0, "kind"], "static")),
+        ("roots without joint", mutate(roots, ["total", "joint"], delete=True)),
+        ("a root without kinds", mutate(roots, ["roots", 0, "kinds"], delete=True)),
+        ("object without referrers", mutate(obj, ["referrers"], delete=True)),
+        ("an object of kind array", mutate(obj, ["object", "kind"], "array")),
+        ("an instance without fields", mutate(obj, ["object", "fields"], delete=True)),
+        ("a field of type Object", mutate(obj, ["object", "fields", 0, "type"], "Object")),
+        ("an int field that is null", mutate(mutate(obj, ["object", "fields", 0, "type"], "int"),
+                                          ["object", "fields", 0, "value"], None)),
+        ("a reference field without value", mutate(obj, ["object", "fields", 4, "value"], delete=True)),
+        ("a referrer without via", mutate(obj, ["referrers", 0, "via"], delete=True)),
+        ("a via of kind pointer", mutate(obj, ["referrers", 0, "via", "kind"], "pointer")),
+        ("a reachable path without steps", mutate(obj, ["path", "steps"], delete=True)),
+        ("path without target", mutate(path, ["target"], delete=True)),
+        ("weak_referents ignored", mutate(path, ["weak_referents"], "ignored")),
+        ("a path step without shallow", mutate(path, ["paths", 0, "steps", 0, "shallow"], delete=True)),
+        ("a path length as a string", mutate(path, ["paths", 0, "length"], "5")),
+    ]
+    if fast is not None:
+        broken.append(("top --fast with weak_policy", mutate(fast, ["weak_policy"], "follow")))
+        broken.append(("top --fast sorted by retained", mutate(fast, ["sort"], "retained")))
+    for name, d in broken:
+        check_doc(name, d, False)
+
 # -- (c) docs/json-schema.md ---------------------------------------------------------
 md = open(md_path, encoding="utf-8").read()
 root_props = schema["properties"]
@@ -429,6 +564,11 @@ for line in md.splitlines():
     if want == "array of strings":
         if got != "array" or kind_of(deref(s).get("items", {})) != "string":
             problems.append("the schema's type is not an array of strings")
+    elif " or " in want:
+        # several types: "string or null"
+        gotset = set(got) if isinstance(got, list) else {got}
+        if gotset != set(want.split(" or ")):
+            problems.append("type %s in the docs, %s in the schema" % (want, got))
     elif got != want:
         problems.append("type %s in the docs, %s in the schema" % (want, got))
     if optional and required:

@@ -11,12 +11,14 @@
 # hprofan's java.lang.Class row also holds the class objects (CLASS DUMPs);
 # root kinds "JNI global" -> jni_global etc.
 #
-# Shallow sizes are NOT compared: VisualVM's model (header = id size + oop
-# size, instance = header + fields with no per-level alignment, arrays =
-# align8(header + 4 + n*elem)) is not one hprofan's options can reproduce: its
-# MAT model aligns every level of the class chain to the reference size and
-# aligns a primitive array's header to it (it differs on e.g. ClassC in
-# sun_jdk6_18_x32, Constructor in hprof-64.bin), and raw/ahat have no header.
+# Shallow sizes are not compared here: hprofan's default model for HotSpot
+# is MAT's, which differs from VisualVM's (MAT aligns every level of the class
+# chain to the reference size and a primitive array's header to it: e.g.
+# ClassC in sun_jdk6_18_x32, Constructor in hprof-64.bin). VisualVM's model
+# (header = id size + oop size, instance = align8(header + the fields of the
+# whole class chain), arrays = align8(header + 4 + n*elem), class objects in
+# no total) is --size-model=visualvm, and tests/cli/golden_retained.sh checks
+# its shallow and retained sizes against the same expected/*.vvm.json files.
 . "$(dirname "$0")/../lib.sh"
 have_corpus visualvm-counts || exit 0
 command -v python3 >/dev/null 2>&1 || { skip visualvm-counts "python3 is absent"; exit 0; }

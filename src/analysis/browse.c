@@ -1,0 +1,547 @@
+/* browse.c — the list model of hprofan browse (see browse.h). */
+#include "analysis/browse.h"
+#include "parser/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int nomem(struct hp_error *err)
+{
+	return hp_error_set(err, HP_ENOMEM, "out of memory");
+}
+
+static void level_free(struct hp_blevel *L)
+{
+	hp_free(L->rows);
+	hp_free(L->members);
+	hp_free(L->vis);
+	hp_free(L->filter);
+	memset(L, 0, sizeof *L);
+}
+
+void hp_browse_release(struct hp_browse *m)
+{
+	for (size_t i = 0; i < m->depth; i++)
+		level_free(&m->levels[i]);
+	hp_free(m->levels);
+	hp_free(m->subtree);
+	hp_free(m->cls_off);
+	hp_free(m->cls_objs);
+	hp_free(m->cls_shallow);
+	memset(m, 0, sizeof *m);
+}
+
+int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retained *R, struct hp_error *err)
+{
+	memset(m, 0, sizeof *m);
+	m->h = h;
+	m->R = R;
+	m->group_min = 2;
+	size_t n = h->nobj, nc = h->nclasses;
+	m->subtree = hp_calloc(n ? n : 1, sizeof *m->subtree);
+	m->cls_off = hp_calloc(nc + 1, sizeof *m->cls_off);
+	m->cls_objs = hp_malloc((n ? n : 1) * sizeof *m->cls_objs);
+	m->cls_shallow = hp_calloc(nc ? nc : 1, sizeof *m->cls_shallow);
+	if (!m->subtree || !m->cls_off || !m->cls_objs || !m->cls_shallow) {
+		hp_browse_release(m);
+		return nomem(err);
+	}
+	/* subtree counts: the preorder puts idom[v] before v */
+	const struct hp_dom *d = &R->dom;
+	for (uint32_t k = 0; k < d->nreach; k++)
+		m->subtree[d->order[k]] = 1;
+	for (uint32_t k = d->nreach; k-- > 0;) {
+		uint32_t v = d->order[k], p = d->idom[v];
+		if (p < n)
+			m->subtree[p] += m->subtree[v];
+	}
+	/* instances by class */
+	for (size_t v = 0; v < n; v++) {
+		m->cls_off[h->cls[v] + 1]++;
+		m->cls_shallow[h->cls[v]] += R->shallow[v];
+	}
+	for (size_t c = 0; c < nc; c++)
+		m->cls_off[c + 1] += m->cls_off[c];
+	uint32_t *fill = hp_malloc((nc ? nc : 1) * sizeof *fill);
+	if (!fill) {
+		hp_browse_release(m);
+		return nomem(err);
+	}
+	memcpy(fill, m->cls_off, nc * sizeof *fill);
+	for (size_t v = 0; v < n; v++)
+		m->cls_objs[fill[h->cls[v]]++] = (uint32_t)v;
+	hp_free(fill);
+	int rc = hp_browse_set_view(m, HP_BV_DOM, err);
+	if (rc)
+		hp_browse_release(m);
+	return rc;
+}
+
+/* ---- rows ------------------------------------------------------------- */
+
+const char *hp_browse_name(const struct hp_browse *m, const struct hp_brow *r)
+{
+	const hp_heap *h = m->h;
+	switch (r->kind) {
+	case HP_BR_OBJECT:
+		if (hp_heap_kind(h, r->id) == HP_OBJ_CLASS) {
+			size_t k = hp_idmap_get(&h->class_map, h->ids[r->id]);
+			if (k != HP_IDMAP_NONE)
+				return h->classes[k].name;
+		}
+		return h->classes[h->cls[r->id]].name;
+	case HP_BR_GROUP:
+	case HP_BR_CLASS:
+		return h->classes[r->id].name;
+	default:
+		return hp_root_kind_name((int)r->id);
+	}
+}
+
+uint64_t hp_browse_size(const struct hp_browse *m, const struct hp_brow *r)
+{
+	return m->shallow ? r->shallow : r->retained;
+}
+
+const struct hp_brow *hp_browse_row(const struct hp_browse *m, size_t i)
+{
+	const struct hp_blevel *L = hp_browse_level(m);
+	return &L->rows[L->vis[i]];
+}
+
+const struct hp_brow *hp_browse_cur(const struct hp_browse *m)
+{
+	const struct hp_blevel *L = hp_browse_level(m);
+	return L->nvis ? hp_browse_row(m, L->cursor) : NULL;
+}
+
+uint64_t hp_browse_total(const struct hp_browse *m)
+{
+	const struct hp_blevel *L = hp_browse_level(m);
+	return m->shallow ? L->total_shallow : L->total_retained;
+}
+
+uint64_t hp_browse_max(const struct hp_browse *m)
+{
+	const struct hp_blevel *L = hp_browse_level(m);
+	uint64_t mx = 0;
+	for (size_t i = 0; i < L->nvis; i++) {
+		uint64_t s = hp_browse_size(m, &L->rows[L->vis[i]]);
+		if (s > mx)
+			mx = s;
+	}
+	return mx;
+}
+
+static int has_children(const struct hp_browse *m, uint32_t v)
+{
+	return m->R->child_off[v + 1] > m->R->child_off[v];
+}
+
+int hp_browse_can_open(const struct hp_browse *m, const struct hp_brow *r)
+{
+	switch (r->kind) {
+	case HP_BR_OBJECT: return has_children(m, r->id);
+	case HP_BR_GROUP: return r->n > 0;
+	default: return 1;   /* a class, a root kind: its list (empty or not) */
+	}
+}
+
+static struct hp_brow object_row(const struct hp_browse *m, uint32_t v)
+{
+	struct hp_brow r;
+	memset(&r, 0, sizeof r);
+	r.kind = HP_BR_OBJECT;
+	r.id = v;
+	r.retained = m->R->retained[v];
+	r.shallow = m->R->shallow[v];
+	r.count = m->subtree[v];
+	return r;
+}
+
+/* ---- sorting ---------------------------------------------------------- */
+
+struct sortctx { const struct hp_browse *m; int key, reverse; };
+
+static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+static int row_cmp(const void *pa, const void *pb, void *ud)
+{
+	const struct sortctx *c = ud;
+	const struct hp_brow *a = pa, *b = pb;
+	int r = 0;
+	switch (c->key) {
+	case HP_BSORT_SIZE:
+		r = -cmp_u64(hp_browse_size(c->m, a), hp_browse_size(c->m, b));
+		break;
+	case HP_BSORT_COUNT:
+		r = -cmp_u64(a->count, b->count);
+		break;
+	default:
+		r = strcmp(hp_browse_name(c->m, a), hp_browse_name(c->m, b));
+		break;
+	}
+	if (!r && c->key != HP_BSORT_SIZE)
+		r = -cmp_u64(hp_browse_size(c->m, a), hp_browse_size(c->m, b));
+	if (!r)
+		r = a->kind != b->kind ? (a->kind < b->kind ? -1 : 1) : cmp_u64(a->id, b->id);
+	return c->reverse ? -r : r;
+}
+
+static void rebuild_vis(struct hp_blevel *L)
+{
+	L->nvis = 0;
+	for (size_t i = 0; i < L->nrows; i++)
+		if (!L->rows[i].hidden)
+			L->vis[L->nvis++] = i;
+	if (L->cursor >= L->nvis)
+		L->cursor = L->nvis ? L->nvis - 1 : 0;
+}
+
+/* Puts the level in the model's order, keeping the cursor on its row. */
+static void level_sort(struct hp_browse *m, struct hp_blevel *L)
+{
+	if (L->sort == m->sort && L->reverse == m->reverse && L->shallow == m->shallow)
+		return;
+	struct hp_brow keep;
+	int have = L->nvis > 0;
+	if (have)
+		keep = L->rows[L->vis[L->cursor]];
+	struct sortctx c = { m, m->sort, m->reverse };
+	qsort_r(L->rows, L->nrows, sizeof *L->rows, row_cmp, &c);
+	L->sort = m->sort;
+	L->reverse = m->reverse;
+	L->shallow = m->shallow;
+	rebuild_vis(L);
+	if (have)
+		for (size_t i = 0; i < L->nvis; i++) {
+			const struct hp_brow *r = &L->rows[L->vis[i]];
+			if (r->kind == keep.kind && r->id == keep.id) {
+				L->cursor = i;
+				break;
+			}
+		}
+}
+
+/* ---- levels ----------------------------------------------------------- */
+
+static struct hp_blevel *push(struct hp_browse *m, int kind, uint32_t node, size_t nrows, struct hp_error *err)
+{
+	if (m->depth == m->cap) {
+		size_t nc = m->cap ? 2 * m->cap : 8;
+		struct hp_blevel *l = hp_reallocarray(m->levels, nc, sizeof *l);
+		if (!l) {
+			nomem(err);
+			return NULL;
+		}
+		m->levels = l;
+		m->cap = nc;
+	}
+	struct hp_blevel *L = &m->levels[m->depth];
+	memset(L, 0, sizeof *L);
+	L->kind = kind;
+	L->node = node;
+	L->rows = hp_calloc(nrows ? nrows : 1, sizeof *L->rows);
+	L->vis = hp_calloc(nrows ? nrows : 1, sizeof *L->vis);
+	if (!L->rows || !L->vis) {
+		level_free(L);
+		nomem(err);
+		return NULL;
+	}
+	L->sort = -1;
+	m->depth++;
+	return L;
+}
+
+/* the rows are in; sort and show them */
+static void finish(struct hp_browse *m, struct hp_blevel *L)
+{
+	L->total_shallow = 0;
+	for (size_t i = 0; i < L->nrows; i++)
+		L->total_shallow += L->rows[i].shallow;
+	rebuild_vis(L);
+	level_sort(m, L);
+	L->cursor = 0;
+}
+
+struct member { uint32_t cls, obj; };
+
+static int member_cmp(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+	return a->cls != b->cls ? (a->cls < b->cls ? -1 : 1) : (a->obj < b->obj ? -1 : a->obj > b->obj);
+}
+
+/* the dominator children of v (n: the super-root), same-class siblings grouped */
+static int open_dom(struct hp_browse *m, uint32_t v, struct hp_error *err)
+{
+	const hp_heap *h = m->h;
+	const struct hp_retained *R = m->R;
+	size_t a = R->child_off[v], b = R->child_off[v + 1], k = b - a;
+	struct member *mb = hp_malloc((k ? k : 1) * sizeof *mb);
+	if (!mb)
+		return nomem(err);
+	for (size_t i = 0; i < k; i++) {
+		uint32_t c = R->children[a + i];
+		/* class objects stand alone: each is a different class */
+		mb[i].cls = hp_heap_kind(h, c) == HP_OBJ_CLASS ? UINT32_MAX : h->cls[c];
+		mb[i].obj = c;
+	}
+	qsort(mb, k, sizeof *mb, member_cmp);
+	size_t nrows = 0, ngrouped = 0;
+	for (size_t i = 0; i < k;) {
+		size_t j = i;
+		while (j < k && mb[j].cls == mb[i].cls)
+			j++;
+		if (mb[i].cls != UINT32_MAX && m->group_min && j - i >= m->group_min) {
+			nrows++;
+			ngrouped += j - i;
+		} else {
+			nrows += j - i;
+		}
+		i = j;
+	}
+	struct hp_blevel *L = push(m, HP_BL_DOM, v, nrows, err);
+	if (!L) {
+		hp_free(mb);
+		return HP_ENOMEM;
+	}
+	L->members = hp_malloc((ngrouped ? ngrouped : 1) * sizeof *L->members);
+	if (!L->members) {
+		hp_free(mb);
+		level_free(L);
+		m->depth--;
+		return nomem(err);
+	}
+	size_t r = 0, g = 0;
+	for (size_t i = 0; i < k;) {
+		size_t j = i;
+		while (j < k && mb[j].cls == mb[i].cls)
+			j++;
+		if (mb[i].cls != UINT32_MAX && m->group_min && j - i >= m->group_min) {
+			struct hp_brow *row = &L->rows[r++];
+			row->kind = HP_BR_GROUP;
+			row->id = mb[i].cls;
+			row->first = (uint32_t)g;
+			row->n = (uint32_t)(j - i);
+			for (size_t q = i; q < j; q++) {
+				L->members[g++] = mb[q].obj;
+				row->retained += R->retained[mb[q].obj];
+				row->shallow += R->shallow[mb[q].obj];
+				row->count += m->subtree[mb[q].obj];
+			}
+		} else {
+			for (size_t q = i; q < j; q++)
+				L->rows[r++] = object_row(m, mb[q].obj);
+		}
+		i = j;
+	}
+	hp_free(mb);
+	L->nrows = r;
+	L->total_retained = v < h->nobj ? R->retained[v] : R->reachable_bytes;
+	finish(m, L);
+	return HP_OK;
+}
+
+static int open_objects(struct hp_browse *m, int kind, uint32_t node, const uint32_t *objs, size_t n,
+			uint64_t total, struct hp_error *err)
+{
+	struct hp_blevel *L = push(m, kind, node, n, err);
+	if (!L)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		L->rows[i] = object_row(m, objs[i]);
+	L->nrows = n;
+	L->total_retained = total;
+	finish(m, L);
+	return HP_OK;
+}
+
+static int open_histo(struct hp_browse *m, struct hp_error *err)
+{
+	const hp_heap *h = m->h;
+	size_t k = 0;
+	for (size_t c = 0; c < h->nclasses; c++)
+		k += m->cls_off[c + 1] > m->cls_off[c];
+	struct hp_blevel *L = push(m, HP_BL_HISTO, 0, k, err);
+	if (!L)
+		return HP_ENOMEM;
+	for (size_t c = 0; c < h->nclasses; c++) {
+		if (m->cls_off[c + 1] == m->cls_off[c])
+			continue;
+		struct hp_brow *r = &L->rows[L->nrows++];
+		r->kind = HP_BR_CLASS;
+		r->id = (uint32_t)c;
+		r->count = m->cls_off[c + 1] - m->cls_off[c];
+		r->shallow = m->cls_shallow[c];
+		r->retained = m->R->class_retained[c];
+	}
+	L->total_retained = m->R->reachable_bytes;
+	finish(m, L);
+	return HP_OK;
+}
+
+static int open_kinds(struct hp_browse *m, struct hp_error *err)
+{
+	size_t k = 0;
+	for (int i = 0; i < HP_ROOT_NKINDS; i++)
+		k += m->h->roots_by_kind[i] > 0;
+	struct hp_blevel *L = push(m, HP_BL_KINDS, 0, k, err);
+	if (!L)
+		return HP_ENOMEM;
+	for (int i = 0; i < HP_ROOT_NKINDS; i++) {
+		if (!m->h->roots_by_kind[i])
+			continue;
+		struct hp_brow *r = &L->rows[L->nrows++];
+		r->kind = HP_BR_ROOTKIND;
+		r->id = (uint32_t)i;
+		r->count = m->R->kinds[i].objects;
+		r->retained = m->R->kinds[i].retained;
+	}
+	L->total_retained = m->R->reachable_bytes;
+	finish(m, L);
+	return HP_OK;
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* the distinct objects root records of kind k name (work: the root records) */
+static int open_roots(struct hp_browse *m, int k, struct hp_error *err)
+{
+	const hp_heap *h = m->h;
+	uint32_t *objs = hp_malloc((h->nroots ? h->nroots : 1) * sizeof *objs);
+	if (!objs)
+		return nomem(err);
+	size_t n = 0;
+	for (size_t i = 0; i < h->nroots; i++) {
+		if (h->roots[i].kind != k)
+			continue;
+		size_t v = hp_heap_find(h, h->roots[i].object);
+		if (v != SIZE_MAX)
+			objs[n++] = (uint32_t)v;
+	}
+	qsort(objs, n, sizeof *objs, u32_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || objs[u - 1] != objs[i])
+			objs[u++] = objs[i];
+	int rc = open_objects(m, HP_BL_ROOTS, (uint32_t)k, objs, u, m->R->reachable_bytes, err);
+	hp_free(objs);
+	return rc;
+}
+
+int hp_browse_set_view(struct hp_browse *m, int v, struct hp_error *err)
+{
+	while (m->depth)
+		level_free(&m->levels[--m->depth]);
+	m->view = v;
+	switch (v) {
+	case HP_BV_HISTO: return open_histo(m, err);
+	case HP_BV_ROOTS: return open_kinds(m, err);
+	default: return open_dom(m, (uint32_t)m->h->nobj, err);
+	}
+}
+
+int hp_browse_descend(struct hp_browse *m, struct hp_error *err)
+{
+	const struct hp_brow *cr = hp_browse_cur(m);
+	if (!cr || !hp_browse_can_open(m, cr))
+		return 0;
+	struct hp_brow r = *cr;
+	struct hp_blevel *L = hp_browse_level(m);
+	int rc;
+	switch (r.kind) {
+	case HP_BR_OBJECT:
+		rc = open_dom(m, r.id, err);
+		break;
+	case HP_BR_GROUP: {
+		/* the members stay in the parent level, which outlives this one */
+		rc = open_objects(m, HP_BL_GROUP, r.id, L->members + r.first, r.n, r.retained, err);
+		break;
+	}
+	case HP_BR_CLASS:
+		rc = open_objects(m, HP_BL_INSTANCES, r.id, m->cls_objs + m->cls_off[r.id],
+				  m->cls_off[r.id + 1] - m->cls_off[r.id], r.retained, err);
+		break;
+	default:
+		rc = open_roots(m, (int)r.id, err);
+		break;
+	}
+	return rc == HP_OK ? 1 : rc;
+}
+
+int hp_browse_ascend(struct hp_browse *m)
+{
+	if (m->depth <= 1)
+		return 0;
+	level_free(&m->levels[--m->depth]);
+	level_sort(m, hp_browse_level(m));
+	return 1;
+}
+
+void hp_browse_move(struct hp_browse *m, long delta)
+{
+	struct hp_blevel *L = hp_browse_level(m);
+	if (!L->nvis)
+		return;
+	long c = (long)L->cursor + delta;
+	if (c < 0)
+		c = 0;
+	if ((size_t)c >= L->nvis)
+		c = (long)L->nvis - 1;
+	L->cursor = (size_t)c;
+}
+
+void hp_browse_goto(struct hp_browse *m, size_t pos)
+{
+	struct hp_blevel *L = hp_browse_level(m);
+	L->cursor = !L->nvis ? 0 : pos >= L->nvis ? L->nvis - 1 : pos;
+}
+
+void hp_browse_sort(struct hp_browse *m, int key)
+{
+	if (m->sort == key)
+		m->reverse = !m->reverse;
+	else
+		m->sort = key, m->reverse = 0;
+	level_sort(m, hp_browse_level(m));
+}
+
+void hp_browse_toggle_shallow(struct hp_browse *m)
+{
+	m->shallow = !m->shallow;
+	level_sort(m, hp_browse_level(m));
+}
+
+int hp_browse_filter(struct hp_browse *m, int (*match)(void *ud, const char *name), void *ud,
+		     const char *text, struct hp_error *err)
+{
+	struct hp_blevel *L = hp_browse_level(m);
+	char *t = NULL;
+	if (match && text && !(t = hp_malloc(strlen(text) + 1)))
+		return nomem(err);
+	if (t)
+		memcpy(t, text, strlen(text) + 1);
+	hp_free(L->filter);
+	L->filter = t;
+	struct hp_brow keep;
+	int have = L->nvis > 0;
+	if (have)
+		keep = L->rows[L->vis[L->cursor]];
+	for (size_t i = 0; i < L->nrows; i++)
+		L->rows[i].hidden = t && !match(ud, hp_browse_name(m, &L->rows[i]));
+	rebuild_vis(L);
+	L->cursor = 0;
+	L->top = 0;
+	if (have)
+		for (size_t i = 0; i < L->nvis; i++) {
+			const struct hp_brow *r = &L->rows[L->vis[i]];
+			if (r->kind == keep.kind && r->id == keep.id)
+				L->cursor = i;
+		}
+	return HP_OK;
+}

@@ -1,0 +1,770 @@
+/*
+ * hprofan browse FILE (hprofan FILE -i): the interactive browser, ncdu's
+ * browser.c over the list model in src/analysis/browse.h.  This file only
+ * draws and reads keys: title bar, path line, list, status bar; pop-ups for
+ * an object (fields and referrers; the path to a GC root) and for help.
+ */
+#include "cli/cli.h"
+#include "analysis/browse.h"
+#include "analysis/paths.h"
+#include "model/objread.h"
+#include "parser/alloc.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#define POPUP_ELEMS 32
+#define POPUP_REFERRERS 50
+#define TEXT_CHARS 80
+
+struct view {
+	struct cli_opts *o;
+	hp_heap *h;
+	struct hp_retained *R;
+	struct hp_browse m;
+	hp_objread *rd;
+	int utf8, color;
+	char msg[512];          /* shown in the status bar until the next key */
+	pcre2_code *re;         /* the pattern being applied */
+	pcre2_match_data *md;
+};
+
+/* ---- text on screen --------------------------------------------------- */
+
+/* Bytes of s that fill at most width columns; *cols gets the columns used. */
+static size_t fit(const struct view *w, const char *s, int width, int *cols)
+{
+	size_t i = 0, len = strlen(s);
+	int c = 0;
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	while (i < len) {
+		size_t k = 1;
+		int cw = 1;
+		if (w->utf8 && (unsigned char)s[i] >= 0x80) {
+			wchar_t wc;
+			k = mbrtowc(&wc, s + i, len - i, &st);
+			if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+				k = 1;
+				memset(&st, 0, sizeof st);
+			} else {
+				cw = wcwidth(wc);
+				if (cw < 0)
+					cw = 1;
+			}
+		}
+		if (c + cw > width)
+			break;
+		c += cw;
+		i += k;
+	}
+	*cols = c;
+	return i;
+}
+
+/* s in at most width columns at (y, x), cut with '~' when too long, padded */
+static void put(const struct view *w, int y, int x, const char *s, int width)
+{
+	if (width <= 0)
+		return;
+	char buf[2048];
+	const char *t = s;
+	if (!w->utf8) {   /* plain ASCII: anything else is '?' */
+		size_t o = 0;
+		for (const unsigned char *p = (const unsigned char *)s; *p && o + 1 < sizeof buf; p++)
+			if (*p < 0x80)
+				buf[o++] = (char)*p;
+			else if ((*p & 0xc0) != 0x80)
+				buf[o++] = '?';
+		buf[o] = '\0';
+		t = buf;
+	}
+	int cols;
+	size_t n = fit(w, t, width, &cols);
+	if (t[n]) {   /* cut: make room for the mark */
+		n = fit(w, t, width - 1, &cols);
+		mvaddnstr(y, x, t, (int)n);
+		addch('~');
+		cols++;
+	} else {
+		mvaddnstr(y, x, t, (int)n);
+	}
+	for (; cols < width; cols++)
+		addch(' ');
+}
+
+static const char *row_label(const struct view *w, const struct hp_brow *r, char *buf, size_t n)
+{
+	char a[32], nm[600];
+	switch (r->kind) {
+	case HP_BR_OBJECT:
+		return object_label(w->h, r->id, buf, n);
+	case HP_BR_GROUP:
+		snprintf(buf, n, "[%s %s %s]", fmt_count(r->n, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
+			 safe_text(w->h->classes[r->id].name, nm, sizeof nm));
+		return buf;
+	case HP_BR_CLASS:
+		return safe_text(w->h->classes[r->id].name, buf, n);
+	default:
+		snprintf(buf, n, "%s (%s root records)", hp_root_kind_name((int)r->id),
+			 fmt_count(w->h->roots_by_kind[r->id], a, sizeof a));
+		return buf;
+	}
+}
+
+/* flag column: GC root, then class object, array, leaf or group */
+static void row_flags(const struct view *w, const struct hp_brow *r, char f[3])
+{
+	f[0] = f[1] = ' ';
+	f[2] = '\0';
+	if (r->kind == HP_BR_GROUP) {
+		f[1] = '+';
+	} else if (r->kind == HP_BR_OBJECT) {
+		int k = hp_heap_kind(w->h, r->id);
+		if (w->R->root_kinds[r->id])
+			f[0] = 'R';
+		f[1] = k == HP_OBJ_CLASS ? 'C' : k != HP_OBJ_INSTANCE ? '[' :
+		       !hp_browse_can_open(&w->m, r) ? '.' : ' ';
+	}
+}
+
+static const char *level_name(const struct view *w, size_t i, char *buf, size_t n)
+{
+	const struct hp_blevel *L = &w->m.levels[i];
+	char a[32], nm[600];
+	switch (L->kind) {
+	case HP_BL_DOM:
+		if (L->node >= w->h->nobj)
+			return i == 0 ? "dominators" : "?";
+		return object_label(w->h, L->node, buf, n);
+	case HP_BL_GROUP:
+		snprintf(buf, n, "[%s %s %s]", fmt_count(L->nrows, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
+			 safe_text(w->h->classes[L->node].name, nm, sizeof nm));
+		return buf;
+	case HP_BL_HISTO: return "classes";
+	case HP_BL_INSTANCES:
+		snprintf(buf, n, "instances of %s", safe_text(w->h->classes[L->node].name, nm, sizeof nm));
+		return buf;
+	case HP_BL_KINDS: return "GC roots";
+	default: return hp_root_kind_name((int)L->node);
+	}
+}
+
+static int list_height(void)
+{
+	return LINES - 3 > 1 ? LINES - 3 : 1;
+}
+
+static void bar_attr(const struct view *w, int on)
+{
+	if (w->color)
+		on ? attron(COLOR_PAIR(1)) : attroff(COLOR_PAIR(1));
+}
+
+static void draw(struct view *w)
+{
+	erase();
+	struct hp_browse *m = &w->m;
+	struct hp_blevel *L = hp_browse_level(m);
+	char buf[2048], a[32], b[32], c[32];
+	static const char *const views[] = { "dominator tree", "class histogram", "GC roots" };
+
+	attron(A_REVERSE);
+	snprintf(buf, sizeof buf, " hprofan: %s of %s  (? help, q quit)", views[m->view], w->o->file);
+	put(w, 0, 0, buf, COLS);
+	attroff(A_REVERSE);
+
+	/* path line: the levels from the top, cut at the left when too long */
+	char path[4096] = "";
+	size_t pl = 0;
+	for (size_t i = 0; i < m->depth; i++) {
+		char nb[800];
+		pl += (size_t)snprintf(path + pl, sizeof path - pl, "%s%s", i ? (w->utf8 ? " \xe2\x80\xba " : " > ") : "",
+				       level_name(w, i, nb, sizeof nb));
+		if (pl >= sizeof path)
+			pl = sizeof path - 1;
+	}
+	int pcols;
+	const char *ps = path;
+	while (*ps && (fit(w, ps, INT32_MAX / 2, &pcols), pcols > COLS - 2))
+		do
+			ps++;
+		while (((unsigned char)*ps & 0xc0) == 0x80);   /* whole characters */
+	put(w, 1, 0, ps == path ? path : ps, COLS);
+
+	/* the list */
+	int H = list_height();
+	if (L->cursor < L->top)
+		L->top = L->cursor;
+	if (L->cursor >= L->top + (size_t)H)
+		L->top = L->cursor - (size_t)H + 1;
+	uint64_t mx = hp_browse_max(m), total = hp_browse_total(m);
+	int barw = COLS >= 70 ? 10 : 0;
+	int fixed = 2 + 1 + 9 + 1 + (barw ? barw + 3 : 0) + 6 + 1 + 11 + 1;
+	for (int y = 0; y < H && L->top + (size_t)y < L->nvis; y++) {
+		size_t i = L->top + (size_t)y;
+		const struct hp_brow *r = hp_browse_row(m, i);
+		uint64_t sz = hp_browse_size(m, r);
+		char fl[3];
+		row_flags(w, r, fl);
+		int sel = i == L->cursor;
+		if (sel)
+			attron(A_REVERSE);
+		int x = 0;
+		snprintf(buf, sizeof buf, "%s %9s ", fl, fmt_bytes(sz, a, sizeof a));
+		put(w, 2 + y, x, buf, 13);
+		x += 13;
+		if (barw) {
+			int fill = mx ? (int)((double)sz * barw / (double)mx + 0.5) : 0;
+			mvaddch(2 + y, x++, '[');
+			bar_attr(w, 1);
+			for (int k = 0; k < barw; k++) {
+				if (k < fill && w->utf8)
+					addstr("\xe2\x96\x88");
+				else
+					addch(k < fill ? '#' : ' ');
+			}
+			bar_attr(w, 0);
+			addstr("] ");
+			x += barw + 2;
+		}
+		double pct = total ? 100.0 * (double)sz / (double)total : 0;
+		snprintf(buf, sizeof buf, "%5.1f%% %11s ", pct, fmt_count(r->count, b, sizeof b));
+		put(w, 2 + y, x, buf, 6 + 1 + 11 + 1);
+		x += 19;
+		char lab[1024];
+		put(w, 2 + y, x, row_label(w, r, lab, sizeof lab), COLS - fixed);
+		if (sel)
+			attroff(A_REVERSE);
+	}
+	if (!L->nvis)
+		put(w, 3, 2, L->filter ? "no rows match the filter" : "nothing here", COLS - 4);
+
+	/* status bar */
+	static const char *const keys[] = { "size", "name", "count" };
+	const struct hp_brow *cur = hp_browse_cur(m);
+	if (w->msg[0]) {
+		snprintf(buf, sizeof buf, " %s", w->msg);
+	} else {
+		int o = snprintf(buf, sizeof buf, " %s | sort %s%s | %zu/%zu rows", m->shallow ? "shallow" : "retained",
+				 keys[m->sort], m->reverse ? " (reversed)" : "", L->nvis ? L->cursor + 1 : 0, L->nvis);
+		if (L->filter)
+			o += snprintf(buf + o, sizeof buf - (size_t)o, " | /%s/", L->filter);
+		if (cur && o < (int)sizeof buf)
+			snprintf(buf + o, sizeof buf - (size_t)o, " | retained %s B, shallow %s B",
+				 fmt_count(cur->retained, b, sizeof b), fmt_count(cur->shallow, c, sizeof c));
+	}
+	attron(A_REVERSE);
+	put(w, LINES - 1, 0, buf, COLS);
+	attroff(A_REVERSE);
+	refresh();
+}
+
+/* ---- pop-ups ---------------------------------------------------------- */
+
+struct lines { char **v; size_t n; };
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		hp_free(l->v[i]);
+	hp_free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+/* splits text at newlines (text is freed) */
+static int lines_of(char *text, struct lines *l)
+{
+	memset(l, 0, sizeof *l);
+	if (!text)
+		return -1;
+	size_t cnt = 1;
+	for (char *p = text; *p; p++)
+		cnt += *p == '\n';
+	l->v = hp_calloc(cnt, sizeof *l->v);
+	if (!l->v) {
+		free(text);
+		return -1;
+	}
+	char *s = text;
+	while (*s) {
+		char *e = strchr(s, '\n');
+		size_t k = e ? (size_t)(e - s) : strlen(s);
+		char *t = hp_malloc(k + 1);
+		if (!t)
+			break;
+		memcpy(t, s, k);
+		t[k] = '\0';
+		l->v[l->n++] = t;
+		s += k + (e != NULL);
+	}
+	free(text);
+	return 0;
+}
+
+static void box_at(const struct view *w, int y0, int x0, int hh, int ww)
+{
+	for (int y = y0; y < y0 + hh; y++)
+		for (int x = x0; x < x0 + ww; x++) {
+			int top = y == y0 || y == y0 + hh - 1, side = x == x0 || x == x0 + ww - 1;
+			const char *ch = " ";
+			if (w->utf8)
+				ch = top && side ? (y == y0 ? (x == x0 ? "\xe2\x94\x8c" : "\xe2\x94\x90")
+							    : (x == x0 ? "\xe2\x94\x94" : "\xe2\x94\x98"))
+				     : top ? "\xe2\x94\x80" : side ? "\xe2\x94\x82" : " ";
+			else
+				ch = top && side ? "+" : top ? "-" : side ? "|" : " ";
+			mvaddstr(y, x, ch);
+		}
+}
+
+/* Shows tabs of lines; Tab switches, j/k scroll, q/Esc/i close.  Returns
+ * the key that closed it (KEY_RESIZE too: the caller redraws). */
+static void popup(struct view *w, const char *const *titles, struct lines *tabs, int ntabs)
+{
+	int tab = 0;
+	size_t top[4] = { 0 };
+	for (;;) {
+		draw(w);
+		int hh = LINES - 4, ww = COLS - 4;
+		if (hh < 5 || ww < 20)
+			return;
+		box_at(w, 2, 2, hh, ww);
+		int x = 4;
+		for (int t = 0; t < ntabs; t++) {
+			char tb[128];
+			snprintf(tb, sizeof tb, " %s ", titles[t]);
+			if (t == tab)
+				attron(A_REVERSE);
+			put(w, 2, x, tb, (int)strlen(tb));
+			if (t == tab)
+				attroff(A_REVERSE);
+			x += (int)strlen(tb) + 1;
+		}
+		struct lines *l = &tabs[tab];
+		int inner = hh - 3;
+		for (int y = 0; y < inner && top[tab] + (size_t)y < l->n; y++)
+			put(w, 3 + y, 4, l->v[top[tab] + (size_t)y], ww - 4);
+		put(w, 2 + hh - 1, 4, ntabs > 1 ? " Tab: next tab, j/k: scroll, q: close " : " j/k: scroll, q: close ",
+		    ww - 8 < 40 ? ww - 8 : 40);
+		refresh();
+		int k = getch();
+		switch (k) {
+		case '\t': case KEY_RIGHT: case KEY_LEFT: case KEY_BTAB:
+			tab = (tab + (k == KEY_LEFT || k == KEY_BTAB ? ntabs - 1 : 1)) % ntabs;
+			break;
+		case 'j': case KEY_DOWN:
+			if (top[tab] + 1 < l->n)
+				top[tab]++;
+			break;
+		case 'k': case KEY_UP:
+			if (top[tab])
+				top[tab]--;
+			break;
+		case KEY_NPAGE: case ' ':
+			top[tab] = top[tab] + (size_t)inner < l->n ? top[tab] + (size_t)inner : top[tab];
+			break;
+		case KEY_PPAGE:
+			top[tab] = top[tab] > (size_t)inner ? top[tab] - (size_t)inner : 0;
+			break;
+		case KEY_RESIZE:
+			break;
+		case 'q': case 27: case 'i': case '?': case '\n': case '\r': case KEY_ENTER:
+			return;
+		default:
+			break;
+		}
+	}
+}
+
+static void show_help(struct view *w)
+{
+	static const char help[] =
+		"j/k, Up/Down      move            PgUp/PgDn, Home/End  page, ends\n"
+		"l, Enter, Right   open            h, Left, Backspace   back up\n"
+		"s / n / C         sort by size / name / count (again: reverse)\n"
+		"a                 retained <-> shallow sizes\n"
+		"i                 the object: fields, referrers, path to a GC root\n"
+		"/                 only classes matching a PCRE2 pattern (empty: all)\n"
+		"D / H / R         dominator tree / class histogram / GC roots\n"
+		"q                 quit\n"
+		"\n"
+		"Columns: flags, size, bar (largest sibling = full), % of the parent,\n"
+		"objects (in the dominator subtree; classes: instances), name.\n"
+		"Flags: R GC root, C class object, [ array, . dominates nothing, + group.\n";
+	size_t n = sizeof help;
+	char *t = malloc(n);
+	if (!t)
+		return;
+	memcpy(t, help, n);
+	struct lines l;
+	if (lines_of(t, &l))
+		return;
+	const char *title = "hprofan browse: keys";
+	popup(w, &title, &l, 1);
+	lines_free(&l);
+}
+
+static void fmt_value(struct view *w, FILE *f, uint8_t type, uint64_t bits)
+{
+	char lab[800];
+	switch (type) {
+	case HP_T_OBJECT: {
+		if (!bits) {
+			fputs("null", f);
+			break;
+		}
+		size_t v = hp_heap_find(w->h, bits);
+		if (v == SIZE_MAX) {
+			fprintf(f, "0x%llx (not in the dump)", (unsigned long long)bits);
+			break;
+		}
+		fputs(object_label(w->h, v, lab, sizeof lab), f);
+		struct hp_text t;
+		struct hp_error err;
+		hp_error_clear(&err);
+		if (hp_objread_is_string(w->h, v) && hp_objread_text(w->rd, v, TEXT_CHARS, &t, &err) == HP_OK) {
+			if (t.utf8) {
+				char *q = cli_quote_text(&t);
+				if (q)
+					fprintf(f, " %s", q);
+				hp_free(q);
+			}
+			hp_objread_text_release(&t);
+		}
+		break;
+	}
+	case HP_T_BOOLEAN: fputs(bits ? "true" : "false", f); break;
+	case HP_T_CHAR: fprintf(f, "U+%04llX", (unsigned long long)bits); break;
+	case HP_T_FLOAT: { uint32_t u = (uint32_t)bits; float x; memcpy(&x, &u, 4); fprintf(f, "%g", x); break; }
+	case HP_T_DOUBLE: { double x; memcpy(&x, &bits, 8); fprintf(f, "%g", x); break; }
+	case HP_T_BYTE: fprintf(f, "%d", (int)(int8_t)bits); break;
+	case HP_T_SHORT: fprintf(f, "%d", (int)(int16_t)bits); break;
+	case HP_T_INT: fprintf(f, "%d", (int)(int32_t)bits); break;
+	default: fprintf(f, "%lld", (long long)bits); break;
+	}
+}
+
+/* the Fields tab: what the object is, its values, who refers to it */
+static char *object_text(struct view *w, uint32_t v)
+{
+	char *out = NULL;
+	size_t cap = 0;
+	FILE *f = open_memstream(&out, &cap);
+	if (!f)
+		return NULL;
+	char lab[800], a[32], b[32], rt[800], nm[600];
+	fprintf(f, "%s\n", object_label(w->h, v, lab, sizeof lab));
+	fprintf(f, "retained %s B, shallow %s B, %s objects in its dominator subtree\n",
+		fmt_count(w->R->retained[v], a, sizeof a), fmt_count(w->R->shallow[v], b, sizeof b),
+		fmt_count(w->m.subtree[v], rt, sizeof rt));
+	const char *root = cli_root_text(w->h, w->rd, v, rt, sizeof rt);
+	if (root[0])
+		fprintf(f, "GC root: %s\n", root);
+	struct hp_error err;
+	hp_error_clear(&err);
+	struct hp_objdata d;
+	if (hp_objread_decode(w->rd, v, POPUP_ELEMS, &d, &err) != HP_OK) {
+		fprintf(f, "cannot read the object: %s\n", err.msg);
+	} else {
+		if (d.kind == HP_OBJ_INSTANCE || d.kind == HP_OBJ_CLASS) {
+			fprintf(f, "\n%s:\n", d.kind == HP_OBJ_CLASS ? "statics" : "fields");
+			for (size_t i = 0; i < d.nfields; i++) {
+				fprintf(f, "  %s = ", safe_text(d.fields[i].name, nm, sizeof nm));
+				fmt_value(w, f, d.fields[i].type, d.fields[i].bits);
+				fputc('\n', f);
+			}
+			if (!d.nfields)
+				fputs("  (none)\n", f);
+		} else {
+			fprintf(f, "\nlength %u%s\n", d.length, d.nodata ? " (values not in the dump)" : "");
+			for (uint32_t i = 0; i < d.nelems; i++) {
+				fprintf(f, "  [%u] = ", i);
+				fmt_value(w, f, d.elem_type, d.elems[i]);
+				fputc('\n', f);
+			}
+			if (d.nelems < d.length && !d.nodata)
+				fprintf(f, "  ... %u more\n", d.length - d.nelems);
+		}
+		hp_objread_release(&d);
+	}
+	uint32_t *refs = NULL;
+	size_t nr = 0;
+	if (hp_paths_referrers(&w->R->refs, v, &refs, &nr, &err) == HP_OK) {
+		fprintf(f, "\nreferrers (%zu):\n", nr);
+		for (size_t i = 0; i < nr && i < POPUP_REFERRERS; i++)
+			fprintf(f, "  %s\n", object_label(w->h, refs[i], lab, sizeof lab));
+		if (nr > POPUP_REFERRERS)
+			fprintf(f, "  ... %zu more\n", nr - POPUP_REFERRERS);
+		hp_free(refs);
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static char *path_text(struct view *w, uint32_t v)
+{
+	char *out = NULL;
+	size_t cap = 0;
+	FILE *f = open_memstream(&out, &cap);
+	if (!f)
+		return NULL;
+	size_t np = 0;
+	fputs("the shortest path from a GC root:\n", f);
+	int rc = cli_show_paths(w->o, w->h, w->rd, v, 1, w->o->all_weak, f, NULL, &np);
+	if (rc == EXIT_OK && !np)
+		fputs("  no GC root reaches it\n", f);
+	else if (rc != EXIT_OK)
+		fputs("  (the search failed)\n", f);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void show_info(struct view *w)
+{
+	const struct hp_brow *r = hp_browse_cur(&w->m);
+	if (!r || r->kind != HP_BR_OBJECT) {
+		snprintf(w->msg, sizeof w->msg, "i shows an object: open the group or class first");
+		return;
+	}
+	if (!w->rd) {
+		struct hp_error err;
+		hp_error_clear(&err);
+		if (hp_objread_open(&w->rd, w->h, w->o->file, &err) != HP_OK) {
+			snprintf(w->msg, sizeof w->msg, "%.200s: %.250s", w->o->file, err.msg);
+			return;
+		}
+	}
+	put(w, LINES - 1, 0, " reading the object and searching for a path ...", COLS);
+	refresh();
+	struct lines tabs[2];
+	if (lines_of(object_text(w, r->id), &tabs[0])) {
+		snprintf(w->msg, sizeof w->msg, "out of memory");
+		return;
+	}
+	if (lines_of(path_text(w, r->id), &tabs[1])) {
+		lines_free(&tabs[0]);
+		snprintf(w->msg, sizeof w->msg, "out of memory");
+		return;
+	}
+	static const char *const titles[] = { "Object", "Path to GC root" };
+	popup(w, titles, tabs, 2);
+	lines_free(&tabs[0]);
+	lines_free(&tabs[1]);
+}
+
+/* ---- filter ----------------------------------------------------------- */
+
+static int re_match(void *ud, const char *name)
+{
+	struct view *w = ud;
+	return pcre2_match(w->re, (PCRE2_SPTR)name, strlen(name), 0, 0, w->md, NULL) >= 0;
+}
+
+/* reads a pattern on the status line; empty clears the filter, Esc cancels */
+static void ask_filter(struct view *w)
+{
+	char pat[256] = "";
+	size_t n = 0;
+	struct hp_blevel *L = hp_browse_level(&w->m);
+	if (L->filter) {
+		snprintf(pat, sizeof pat, "%s", L->filter);
+		n = strlen(pat);
+	}
+	curs_set(1);
+	for (;;) {
+		char line[300];
+		snprintf(line, sizeof line, "/%s", pat);
+		attron(A_REVERSE);
+		put(w, LINES - 1, 0, line, COLS);
+		attroff(A_REVERSE);
+		int cols;
+		fit(w, line, COLS - 1, &cols);
+		move(LINES - 1, cols < COLS - 1 ? cols : COLS - 1);
+		refresh();
+		int k = getch();
+		if (k == 27) {
+			curs_set(0);
+			return;
+		}
+		if (k == '\n' || k == '\r' || k == KEY_ENTER)
+			break;
+		if (k == KEY_RESIZE) {
+			draw(w);
+			continue;
+		}
+		if (k == KEY_BACKSPACE || k == 127 || k == 8) {
+			while (n > 0 && ((unsigned char)pat[n - 1] & 0xc0) == 0x80)
+				n--;
+			if (n > 0)
+				n--;
+			pat[n] = '\0';
+		} else if (k >= 0x20 && k < 0x100 && n + 1 < sizeof pat) {
+			pat[n++] = (char)k;
+			pat[n] = '\0';
+		}
+	}
+	curs_set(0);
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (!n) {
+		if (hp_browse_filter(&w->m, NULL, NULL, NULL, &err) != HP_OK)
+			snprintf(w->msg, sizeof w->msg, "%.400s", err.msg);
+		return;
+	}
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+	if (!re) {
+		PCRE2_UCHAR em[256];
+		pcre2_get_error_message(ec, em, sizeof em);
+		char sp[300];
+		snprintf(w->msg, sizeof w->msg, "/%s/: bad regular expression at offset %zu: %s",
+			 safe_text(pat, sp, sizeof sp), (size_t)eo, (char *)em);
+		return;
+	}
+	w->re = re;
+	if (hp_browse_filter(&w->m, re_match, w, pat, &err) != HP_OK)
+		snprintf(w->msg, sizeof w->msg, "%.400s", err.msg);
+	w->re = NULL;
+	pcre2_code_free(re);
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+static int run(struct view *w)
+{
+	struct hp_error err;
+	for (;;) {
+		draw(w);
+		w->msg[0] = '\0';
+		int k = getch();
+		struct hp_blevel *L = hp_browse_level(&w->m);
+		int rc = HP_OK;
+		hp_error_clear(&err);
+		switch (k) {
+		case 'q': return EXIT_OK;
+		case 'j': case KEY_DOWN: hp_browse_move(&w->m, 1); break;
+		case 'k': case KEY_UP: hp_browse_move(&w->m, -1); break;
+		case KEY_NPAGE: hp_browse_move(&w->m, list_height()); break;
+		case KEY_PPAGE: hp_browse_move(&w->m, -list_height()); break;
+		case KEY_HOME: case 'g': hp_browse_goto(&w->m, 0); break;
+		case KEY_END: case 'G': hp_browse_goto(&w->m, SIZE_MAX); break;
+		case 'l': case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT:
+			rc = hp_browse_descend(&w->m, &err);
+			if (rc == 0 && hp_browse_cur(&w->m))
+				snprintf(w->msg, sizeof w->msg, "it dominates no other object");
+			rc = rc == 1 ? HP_OK : rc;
+			break;
+		case 'h': case KEY_LEFT: case KEY_BACKSPACE: case 127: case 8:
+			hp_browse_ascend(&w->m);
+			break;
+		case 's': hp_browse_sort(&w->m, HP_BSORT_SIZE); break;
+		case 'n': hp_browse_sort(&w->m, HP_BSORT_NAME); break;
+		case 'C': hp_browse_sort(&w->m, HP_BSORT_COUNT); break;
+		case 'a': hp_browse_toggle_shallow(&w->m); break;
+		case 'D': rc = hp_browse_set_view(&w->m, HP_BV_DOM, &err); break;
+		case 'H': rc = hp_browse_set_view(&w->m, HP_BV_HISTO, &err); break;
+		case 'R': rc = hp_browse_set_view(&w->m, HP_BV_ROOTS, &err); break;
+		case 'i': show_info(w); break;
+		case '/': ask_filter(w); break;
+		case '?': show_help(w); break;
+		case KEY_RESIZE: break;
+		default: break;
+		}
+		(void)L;
+		if (rc != HP_OK) {
+			snprintf(w->msg, sizeof w->msg, "%.400s", err.msg);
+			if (rc == HP_ENOMEM && w->m.depth == 0)
+				return EXIT_NOMEM;
+		}
+	}
+}
+
+int cmd_browse(struct cli_opts *o)
+{
+	const char *term = getenv("TERM");
+	if (!term || !*term || strcmp(term, "dumb") == 0) {
+		cli_error("browse needs a terminal that can move the cursor (TERM is %s); try 'hprofan dominators %s'",
+			  term && *term ? term : "unset", o->file);
+		return EXIT_USAGE;
+	}
+	if (!isatty(0) || !isatty(1)) {
+		cli_error("browse needs a terminal on standard input and output; try 'hprofan dominators %s'", o->file);
+		return EXIT_USAGE;
+	}
+	setlocale(LC_ALL, "");
+	struct view w;
+	memset(&w, 0, sizeof w);
+	w.o = o;
+	w.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	struct cli_load L;
+	struct hp_retained R;
+	int rc = cli_load_retained(o, &L, &R);
+	if (rc) {
+		hp_retained_release(&R);
+		cli_load_release(&L);
+		return rc;
+	}
+	w.h = L.heap;
+	w.R = &R;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_browse_init(&w.m, w.h, &R, &err) != HP_OK) {
+		cli_error("%s: %s", o->file, err.msg);
+		hp_retained_release(&R);
+		cli_load_release(&L);
+		return EXIT_NOMEM;
+	}
+	w.md = pcre2_match_data_create(4, NULL);
+	if (!w.md) {
+		cli_error("out of memory");
+		rc = EXIT_NOMEM;
+		goto out;
+	}
+	if (!getenv("ESCDELAY"))
+		set_escdelay(25);
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		cli_error("cannot start the terminal '%s'", term);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	const char *nc = getenv("NO_COLOR");
+	if ((!nc || !*nc) && has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(1, COLOR_CYAN, -1);
+		w.color = 1;
+	}
+	rc = run(&w);
+	endwin();
+	delscreen(scr);
+out:
+	if (w.md)
+		pcre2_match_data_free(w.md);
+	if (w.rd)
+		hp_objread_free(w.rd);
+	hp_browse_release(&w.m);
+	hp_retained_release(&R);
+	cli_load_release(&L);
+	return rc;
+}

@@ -1,0 +1,329 @@
+/*
+ * test_browse_model.c — the list model under hprofan browse
+ * (src/analysis/browse), without a terminal, on a dump built byte by byte:
+ *
+ * Classes: Object 0x100, Node 0x120 {next: Object}, Holder 0x130 with
+ * statics A -> 0x1000 and B -> 0x1010, Object[] 0x160.
+ * Objects:
+ *   A 0x1000 Node {next ARR}       ARR 0x1020 Object[4] {N1, N2, N3, BIG}
+ *   N1 0x1030, N2 0x1040, N3 0x1050 Node {next 0}
+ *   BIG 0x1060 byte[1000]
+ *   B 0x1010 Object[1] {C}         C 0x1070 Node {next 0}
+ *   G 0x1100 Node (JNI global)     U 0x1200 Node (no root reaches it)
+ * Roots: STICKY CLASS Holder, JNI GLOBAL G.
+ * Dominator tree: Holder -> A, B; A -> ARR; ARR -> N1, N2, N3, BIG; B -> C.
+ * So ARR's level holds two rows: byte[] @0x1060 and the group [3 x Node];
+ * ARR's subtree holds 5 objects, A's 6.
+ */
+#include "analysis/browse.h"
+#include "analysis/retained.h"
+#include "helper/hpw.h"
+#include "model/heap.h"
+#include "parser/hprof.h"
+#include "parser/reader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int passed, failed;
+#define CHECK(cond, ...) do { if (cond) passed++; else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+enum {
+	OBJ_C = 0x100, NODE_C = 0x120, HOLDER_C = 0x130, OARR_C = 0x160,
+	A = 0x1000, B = 0x1010, ARR = 0x1020, N1 = 0x1030, N2 = 0x1040, N3 = 0x1050, BIG = 0x1060,
+	C = 0x1070, G = 0x1100, U = 0x1200
+};
+
+static uint64_t next_sid = 1000;
+static uint32_t next_serial = 1;
+
+static uint64_t sid(hpw *w, const char *s)
+{
+	hpw_string(w, next_sid, s);
+	return next_sid++;
+}
+
+static void class_dump(hpw *w, uint64_t cid, uint64_t super, uint64_t fsid, int nf,
+		       const struct hpw_static_field *st, int ns)
+{
+	struct hpw_instance_field f = { fsid, HPW_T_OBJECT };
+	struct hpw_class c;
+	memset(&c, 0, sizeof c);
+	c.class_id = cid;
+	c.super_id = super;
+	c.instance_size = nf ? 8 : 0;
+	c.nfields = (uint16_t)nf;
+	c.fields = nf ? &f : NULL;
+	c.nstatics = (uint16_t)ns;
+	c.statics = st;
+	hpw_class_dump(w, &c);
+}
+
+static void node(hpw *w, uint64_t id, uint64_t next)
+{
+	hpw_instance_begin(w, id, 0, NODE_C);
+	hpw_value(w, HPW_T_OBJECT, next);
+	hpw_instance_end(w);
+}
+
+static int write_dump(const char *path)
+{
+	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 8, 1700000000000ull);
+	uint64_t next = sid(w, "next"), sa = sid(w, "A"), sb = sid(w, "B");
+	hpw_load_class(w, next_serial++, OBJ_C, 0, sid(w, "java/lang/Object"));
+	hpw_load_class(w, next_serial++, NODE_C, 0, sid(w, "Node"));
+	hpw_load_class(w, next_serial++, HOLDER_C, 0, sid(w, "Holder"));
+	hpw_load_class(w, next_serial++, OARR_C, 0, sid(w, "[Ljava/lang/Object;"));
+	hpw_begin_dump(w, HPW_TAG_HEAP_DUMP_SEGMENT);
+	hpw_root_sticky_class(w, HOLDER_C);
+	hpw_root_jni_global(w, G, 0x9999);
+	class_dump(w, OBJ_C, 0, 0, 0, NULL, 0);
+	class_dump(w, NODE_C, OBJ_C, next, 1, NULL, 0);
+	struct hpw_static_field st[2] = { { sa, HPW_T_OBJECT, A }, { sb, HPW_T_OBJECT, B } };
+	class_dump(w, HOLDER_C, OBJ_C, 0, 0, st, 2);
+	class_dump(w, OARR_C, OBJ_C, 0, 0, NULL, 0);
+	node(w, A, ARR);
+	uint64_t bl[1] = { C };
+	hpw_obj_array(w, B, 0, OARR_C, 1, bl);
+	uint64_t el[4] = { N1, N2, N3, BIG };
+	hpw_obj_array(w, ARR, 0, OARR_C, 4, el);
+	node(w, N1, 0);
+	node(w, N2, 0);
+	node(w, N3, 0);
+	static uint8_t bytes[1000];
+	hpw_prim_array(w, BIG, 0, HPW_T_BYTE, 1000, bytes, sizeof bytes);
+	node(w, C, 0);
+	node(w, G, 0);
+	node(w, U, A);
+	hpw_end_dump(w);
+	hpw_dump_end(w);
+	int rc = hpw_write_file(w, path);
+	hpw_free(w);
+	return rc;
+}
+
+static hp_heap *load(const char *path)
+{
+	struct hp_error err;
+	hp_error_clear(&err);
+	hp_reader *r = NULL;
+	if (hp_reader_open(&r, path, &err) != HP_OK)
+		return NULL;
+	struct hp_heap_opts ho;
+	hp_heap_opts_init(&ho);
+	ho.build_objects = 1;
+	hp_heap *h = hp_heap_new(&ho);
+	struct hp_sink s;
+	hp_heap_sink(h, &s);
+	struct hp_parse_opts po;
+	hp_parse_opts_init(&po);
+	struct hp_stats stt;
+	int rc = hp_parse(r, &s, &po, &stt, &err);
+	hp_stats_release(&stt);
+	hp_reader_free(r);
+	if (rc == HP_OK)
+		rc = hp_heap_finish(h, &err);
+	if (rc != HP_OK) {
+		printf("load %s: %s\n", path, err.msg);
+		hp_heap_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* the vis index of the row for object id (or group of class name), SIZE_MAX if none */
+static size_t find_obj(const struct hp_browse *m, uint64_t id)
+{
+	const struct hp_blevel *L = hp_browse_level(m);
+	for (size_t i = 0; i < L->nvis; i++) {
+		const struct hp_brow *r = hp_browse_row(m, i);
+		if (r->kind == HP_BR_OBJECT && m->h->ids[r->id] == id)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+static size_t find_name(const struct hp_browse *m, int kind, const char *name)
+{
+	const struct hp_blevel *L = hp_browse_level(m);
+	for (size_t i = 0; i < L->nvis; i++) {
+		const struct hp_brow *r = hp_browse_row(m, i);
+		if (r->kind == kind && strcmp(hp_browse_name(m, r), name) == 0)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+static int has_substr(void *ud, const char *name)
+{
+	return strstr(name, (const char *)ud) != NULL;
+}
+
+/* opens the row for object id at the current level */
+static int open_obj(struct hp_browse *m, uint64_t id)
+{
+	size_t i = find_obj(m, id);
+	if (i == SIZE_MAX)
+		return 0;
+	hp_browse_goto(m, i);
+	struct hp_error err;
+	hp_error_clear(&err);
+	return hp_browse_descend(m, &err) == 1;
+}
+
+int main(void)
+{
+	char dir[512], path[600];
+	const char *t = getenv("TMPDIR");
+	snprintf(dir, sizeof dir, "%s/hp-test-browse.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	snprintf(path, sizeof path, "%s/tree.hprof", dir);
+	if (write_dump(path)) {
+		perror(path);
+		return 2;
+	}
+	hp_heap *h = load(path);
+	if (!h)
+		return 2;
+	struct hp_retained R;
+	struct hp_retained_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.weak = HP_WEAK_FOLLOW;
+	ro.roots = HP_ROOTS_THREADS;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_retained_compute(h, path, &ro, &R, &err) != HP_OK) {
+		printf("retained: %s\n", err.msg);
+		return 2;
+	}
+	struct hp_browse m;
+	CHECK(hp_browse_init(&m, h, &R, &err) == HP_OK, "init: %s", err.msg);
+
+	/* subtree counts */
+	size_t arr = hp_heap_find(h, ARR), a = hp_heap_find(h, A), u = hp_heap_find(h, U);
+	CHECK(m.subtree[arr] == 5, "ARR's subtree: %u objects, expected 5", m.subtree[arr]);
+	CHECK(m.subtree[a] == 6, "A's subtree: %u objects, expected 6", m.subtree[a]);
+	CHECK(m.subtree[u] == 0, "U is unreachable: %u", m.subtree[u]);
+
+	/* the top level: Holder (a class object, never grouped) and G, largest first */
+	struct hp_blevel *L = hp_browse_level(&m);
+	CHECK(L->kind == HP_BL_DOM && L->node == h->nobj, "top level is the super-root's children");
+	CHECK(find_obj(&m, HOLDER_C) != SIZE_MAX, "the class object Holder is a row of its own");
+	CHECK(find_obj(&m, G) != SIZE_MAX, "the JNI global G is a row");
+	int sorted = 1;
+	for (size_t i = 1; i < L->nvis; i++)
+		if (hp_browse_size(&m, hp_browse_row(&m, i - 1)) < hp_browse_size(&m, hp_browse_row(&m, i)))
+			sorted = 0;
+	CHECK(sorted, "the top level is sorted by retained size, largest first");
+	CHECK(L->cursor == 0, "the cursor starts on the first row");
+
+	/* Holder -> A -> ARR */
+	CHECK(open_obj(&m, HOLDER_C), "Holder opens");
+	/* (and class java.lang.Object, its super class, which nothing else holds) */
+	CHECK(find_obj(&m, A) != SIZE_MAX && find_obj(&m, B) != SIZE_MAX, "Holder dominates A and B");
+	CHECK(hp_browse_row(&m, 0)->id == a, "A (it retains the most) comes first");
+	CHECK(open_obj(&m, A), "A opens");
+	CHECK(open_obj(&m, ARR), "ARR opens");
+	L = hp_browse_level(&m);
+	CHECK(m.depth == 4 && L->nvis == 2, "ARR's level: depth %zu, %zu rows (byte[] and the group)", m.depth, L->nvis);
+	size_t gi = find_name(&m, HP_BR_GROUP, "Node");
+	CHECK(gi != SIZE_MAX, "N1, N2, N3 are grouped");
+	if (gi == SIZE_MAX)
+		goto out;
+	const struct hp_brow *g = hp_browse_row(&m, gi);
+	CHECK(g->n == 3 && g->count == 3, "the group holds 3 objects: n %u count %llu", g->n,
+	      (unsigned long long)g->count);
+	CHECK(g->retained == 3 * R.shallow[hp_heap_find(h, N1)], "the group retains its members' sum");
+	CHECK(find_obj(&m, BIG) == 0 && gi == 1, "by size: byte[1000] first, the group second");
+
+	/* sorting: name, count, reversing, the cursor stays on its row */
+	hp_browse_goto(&m, 1);   /* on the group */
+	hp_browse_sort(&m, HP_BSORT_NAME);
+	CHECK(find_name(&m, HP_BR_GROUP, "Node") == 0, "by name: Node before byte[]");
+	CHECK(hp_browse_level(&m)->cursor == 0, "the cursor followed the group to row 0");
+	hp_browse_sort(&m, HP_BSORT_NAME);
+	CHECK(find_name(&m, HP_BR_GROUP, "Node") == 1 && m.reverse, "n again reverses: byte[] first");
+	hp_browse_sort(&m, HP_BSORT_COUNT);
+	CHECK(find_name(&m, HP_BR_GROUP, "Node") == 0 && !m.reverse, "by count: the group (3) first");
+	hp_browse_sort(&m, HP_BSORT_COUNT);
+	CHECK(find_name(&m, HP_BR_GROUP, "Node") == 1, "C again: reversed");
+	hp_browse_sort(&m, HP_BSORT_SIZE);
+	CHECK(find_obj(&m, BIG) == 0 && !m.reverse, "back to size, largest first");
+	hp_browse_toggle_shallow(&m);
+	CHECK(m.shallow && hp_browse_size(&m, hp_browse_row(&m, 0)) == R.shallow[hp_heap_find(h, BIG)],
+	      "a: shallow sizes");
+	hp_browse_toggle_shallow(&m);
+
+	/* the group opens like a folder; going up lands on it again */
+	hp_browse_goto(&m, 1);
+	CHECK(hp_browse_descend(&m, &err) == 1, "the group opens");
+	L = hp_browse_level(&m);
+	CHECK(L->kind == HP_BL_GROUP && L->nvis == 3, "the group's level lists 3 Nodes");
+	CHECK(hp_browse_row(&m, 0)->id == hp_heap_find(h, N1), "equal sizes: by object number");
+	hp_browse_move(&m, 10);
+	CHECK(hp_browse_level(&m)->cursor == 2, "move is clamped to the last row");
+	hp_browse_move(&m, -1);
+	CHECK(hp_browse_descend(&m, &err) == 0, "a leaf does not open");
+	CHECK(hp_browse_ascend(&m) == 1, "up");
+	CHECK(hp_browse_level(&m)->cursor == 1 && hp_browse_cur(&m)->kind == HP_BR_GROUP,
+	      "back on the group, cursor 1");
+	CHECK(hp_browse_descend(&m, &err) == 1 && hp_browse_level(&m)->cursor == 0,
+	      "a level opened again starts at the top");
+	hp_browse_ascend(&m);
+	CHECK(hp_browse_ascend(&m) == 1 && hp_browse_cur(&m)->id == arr, "up again: on ARR");
+	CHECK(hp_browse_ascend(&m) == 1 && hp_browse_cur(&m)->id == a, "up again: on A");
+	CHECK(hp_browse_ascend(&m) == 1 && hp_browse_cur(&m)->id == hp_heap_find(h, HOLDER_C),
+	      "up again: on Holder");
+	CHECK(hp_browse_ascend(&m) == 0, "no level above the top");
+
+	/* filter: per level, kept when coming back */
+	CHECK(open_obj(&m, HOLDER_C) && open_obj(&m, A) && open_obj(&m, ARR), "down to ARR again");
+	CHECK(hp_browse_filter(&m, has_substr, (void *)"byte", "byte", &err) == HP_OK, "filter");
+	L = hp_browse_level(&m);
+	CHECK(L->nvis == 1 && hp_browse_row(&m, 0)->id == hp_heap_find(h, BIG), "only byte[] matches 'byte'");
+	CHECK(L->filter && strcmp(L->filter, "byte") == 0, "the level keeps the pattern text");
+	CHECK(hp_browse_filter(&m, has_substr, (void *)"nothing", "nothing", &err) == HP_OK &&
+	      hp_browse_level(&m)->nvis == 0 && hp_browse_cur(&m) == NULL, "no match: no rows, no cursor");
+	CHECK(hp_browse_descend(&m, &err) == 0, "nothing to open in an empty list");
+	CHECK(hp_browse_filter(&m, has_substr, (void *)"Node", "Node", &err) == HP_OK &&
+	      hp_browse_level(&m)->nvis == 1, "'Node' matches the group");
+	CHECK(hp_browse_descend(&m, &err) == 1 && !hp_browse_level(&m)->filter &&
+	      hp_browse_level(&m)->nvis == 3, "the group opens unfiltered");
+	hp_browse_ascend(&m);
+	CHECK(hp_browse_level(&m)->nvis == 1 && hp_browse_level(&m)->filter, "the filter is still there");
+	CHECK(hp_browse_filter(&m, NULL, NULL, NULL, &err) == HP_OK && hp_browse_level(&m)->nvis == 2 &&
+	      !hp_browse_level(&m)->filter, "cleared: both rows");
+
+	/* the histogram: Node has 7 instances; Enter lists them by retained */
+	CHECK(hp_browse_set_view(&m, HP_BV_HISTO, &err) == HP_OK && m.depth == 1, "histogram view");
+	size_t ni = find_name(&m, HP_BR_CLASS, "Node");
+	CHECK(ni != SIZE_MAX && hp_browse_row(&m, ni)->count == 7, "Node: 7 instances");
+	hp_browse_goto(&m, ni);
+	CHECK(hp_browse_descend(&m, &err) == 1 && hp_browse_level(&m)->nvis == 7, "its instances");
+	CHECK(hp_browse_row(&m, 0)->id == a, "A retains the most");
+	CHECK(hp_browse_descend(&m, &err) == 1 && hp_browse_level(&m)->kind == HP_BL_DOM &&
+	      hp_browse_level(&m)->nvis == 1, "Enter again: A's dominator children (ARR)");
+
+	/* roots: kinds, then the roots, then what they retain */
+	CHECK(hp_browse_set_view(&m, HP_BV_ROOTS, &err) == HP_OK, "roots view");
+	size_t ki = find_name(&m, HP_BR_ROOTKIND, hp_root_kind_name(HP_ROOT_JNI_GLOBAL));
+	CHECK(ki != SIZE_MAX && hp_browse_level(&m)->nvis == 2, "two root kinds");
+	hp_browse_goto(&m, ki);
+	CHECK(hp_browse_descend(&m, &err) == 1 && hp_browse_level(&m)->nvis == 1 &&
+	      hp_browse_row(&m, 0)->id == hp_heap_find(h, G), "JNI global: G");
+	CHECK(hp_browse_descend(&m, &err) == 0, "G dominates nothing");
+
+out:
+	hp_browse_release(&m);
+	hp_retained_release(&R);
+	hp_heap_free(h);
+	unlink(path);
+	rmdir(dir);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
