@@ -180,10 +180,11 @@ run() {
     }')")
 }
 
-run top-first - "$DUMP" --top --quiet --stats
-run top-warm  - "$DUMP" --top --quiet --stats
-run top-stdin "$DUMP" - --top --quiet --stats
+run top-first - "$DUMP" --top --fast --quiet --stats
+run top-warm  - "$DUMP" --top --fast --quiet --stats
+run top-stdin "$DUMP" - --top --fast --quiet --stats
 run info      - info "$DUMP" --quiet --stats
+run retained  - "$DUMP" --top --quiet --stats
 
 echo
 printf "%-12s %4s %8s %9s %8s %11s %10s" run rc wall_s MB/s ns/obj peak_rss_MB model_B/obj
@@ -191,4 +192,18 @@ printf "%-12s %4s %8s %9s %8s %11s %10s" run rc wall_s MB/s ns/obj peak_rss_MB m
 printf "\n"
 printf '%s\n' "${ROWS[@]}"
 echo "(MB/s and ns/obj from hprofan's own stats line; wall_s and ext_rss_MB measured outside; logs in $LOGS)"
+# retained sizes, end to end (parse, references, dominators, retained, print), per phase
+if [ -s "$LOGS/retained.err" ]; then
+  echo
+  echo "retained run, per phase:"
+  grep -E '^phases: ' "$LOGS/retained.err" | sed 's/^phases: //; s/ \([a-z]*=\)/\n  \1/g; s/^/  /'
+  objs=$(grep -oE 'objects=[0-9]+' "$LOGS/retained.err" | head -1 | cut -d= -f2)
+  refs=$(grep -oE '[0-9]+ refs' "$LOGS/retained.err" | head -1 | cut -d' ' -f1)
+  kb=$(grep -oE 'peak_rss_kb=[0-9]+' "$LOGS/retained.err" | head -1 | cut -d= -f2)
+  if [ -n "$objs" ] && [ -n "$refs" ] && [ -n "$kb" ]; then
+    awk -v o="$objs" -v r="$refs" -v kb="$kb" 'BEGIN {
+      printf "  peak %.0f MiB = %.1f bytes per object + 4 per reference (budget: 64 + 4)\n",
+        kb / 1024, (kb * 1024 - 4 * r) / o }'
+  fi
+fi
 exit "$FAILED"
