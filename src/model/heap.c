@@ -143,7 +143,7 @@ static const char *prim_of(char c)
 /* Modified UTF-8 (NUL as C0 80, supplementary characters as surrogate
  * pairs) to standard UTF-8; every byte sequence that is not valid becomes
  * U+FFFD, so names are always valid UTF-8 for JSON and terminals. */
-static size_t put_cp(char *out, uint32_t cp)
+size_t hp_utf8_put(char *out, uint32_t cp)
 {
 	if (cp < 0x80) {
 		out[0] = (char)cp;
@@ -202,7 +202,7 @@ char *hp_mutf8_to_utf8(const char *in, size_t n, size_t *out_len)
 		uint32_t cp;
 		size_t k = get_cp(p + i, n - i, &cp);
 		if (!k) {
-			o += put_cp(out + o, 0xFFFD);
+			o += hp_utf8_put(out + o, 0xFFFD);
 			i++;
 			continue;
 		}
@@ -210,7 +210,7 @@ char *hp_mutf8_to_utf8(const char *in, size_t n, size_t *out_len)
 			uint32_t lo;
 			size_t k2 = i + k < n ? get_cp(p + i + k, n - i - k, &lo) : 0;
 			if (k2 && lo >= 0xDC00 && lo <= 0xDFFF) {
-				o += put_cp(out + o, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+				o += hp_utf8_put(out + o, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
 				i += k + k2;
 				continue;
 			}
@@ -220,7 +220,7 @@ char *hp_mutf8_to_utf8(const char *in, size_t n, size_t *out_len)
 		}
 		if (cp == 0)
 			cp = 0x2400;    /* SYMBOL FOR NULL: a NUL would end the C string */
-		o += put_cp(out + o, cp);
+		o += hp_utf8_put(out + o, cp);
 		i += k;
 	}
 	out[o] = '\0';

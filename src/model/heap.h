@@ -212,6 +212,8 @@ uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t
 /* bytes the model keeps per object (ids, cls, len, where) plus the index */
 uint64_t hp_heap_model_bytes(const hp_heap *h);
 
+/* Writes code point cp as UTF-8 (1 to 4 bytes) at out; returns the length. */
+size_t hp_utf8_put(char *out, uint32_t cp);
 /* Modified UTF-8 to valid UTF-8 (invalid sequences become U+FFFD); NUL-terminated, caller frees */
 char *hp_mutf8_to_utf8(const char *in, size_t n, size_t *out_len);
 /* "java/lang/String" -> "java.lang.String", "[[I" -> "int[][]", "[Lx;" -> "x[]"; valid UTF-8 */

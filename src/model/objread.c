@@ -565,30 +565,6 @@ static int utf16_big_endian(hp_objread *f)
 	return f->utf16_big;
 }
 
-static size_t put_utf8(char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | (cp >> 18));
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 enum { ENC_LATIN1, ENC_UTF16BE, ENC_UTF16LE };
 
 /* units UTF-16 code units (or LATIN1 bytes) at p into out->utf8 */
@@ -601,7 +577,7 @@ static int to_utf8(const uint8_t *p, size_t units, int enc, struct hp_text *out,
 	size_t o = 0;
 	for (size_t i = 0; i < units; i++) {
 		if (enc == ENC_LATIN1) {
-			o += put_utf8(s + o, p[i]);
+			o += hp_utf8_put(s + o, p[i]);
 			continue;
 		}
 		uint32_t u = enc == ENC_UTF16BE ? hp_be16(p + 2 * i) : (uint32_t)(p[2 * i] | (p[2 * i + 1] << 8));
@@ -609,14 +585,14 @@ static int to_utf8(const uint8_t *p, size_t units, int enc, struct hp_text *out,
 			uint32_t lo = enc == ENC_UTF16BE ? hp_be16(p + 2 * i + 2)
 							  : (uint32_t)(p[2 * i + 2] | (p[2 * i + 3] << 8));
 			if (lo >= 0xDC00 && lo <= 0xDFFF) {
-				o += put_utf8(s + o, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
+				o += hp_utf8_put(s + o, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
 				i++;
 				continue;
 			}
 		}
 		if (u >= 0xD800 && u <= 0xDFFF)
 			u = 0xFFFD;
-		o += put_utf8(s + o, u);
+		o += hp_utf8_put(s + o, u);
 	}
 	s[o] = '\0';
 	out->utf8 = s;
