@@ -163,9 +163,7 @@ int cmd_dominators(struct cli_opts *o)
 		return rc;
 	}
 	hp_heap *h = L.heap;
-	uint64_t all = 0;
-	for (size_t i = 0; i < h->nobj; i++)
-		all += R.shallow[i];
+	uint64_t all = R.reachable_bytes + R.unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .o = o, .h = h, .R = &R, .flt = flt, .total = all };
 	if (o->json) {
 		cJSON *j = json_begin("dominators", o, &L);

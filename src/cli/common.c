@@ -130,8 +130,9 @@ const char *safe_text(const char *s, char *buf, size_t n)
 struct progress {
 	int enabled, shown;
 	double start, last;
-	uint64_t total;
+	uint64_t total;           /* 0: unknown, no percentage or ETA */
 	const char *name;
+	const char *what;         /* "reading", "references in" */
 };
 
 static void progress_cb(void *ud, uint64_t done)
@@ -148,11 +149,11 @@ static void progress_cb(void *ud, uint64_t done)
 	char a[32], b[32], r[32];
 	if (p->total && done <= p->total) {
 		double eta = rate > 0 ? (p->total - done) / rate : 0;
-		fprintf(stderr, "\rhprofan: reading %s: %s of %s (%.0f%%), %s/s, ETA %.0fs   ",
-			p->name, fmt_bytes(done, a, sizeof a), fmt_bytes(p->total, b, sizeof b),
+		fprintf(stderr, "\rhprofan: %s %s: %s of %s (%.0f%%), %s/s, ETA %.0fs   ",
+			p->what, p->name, fmt_bytes(done, a, sizeof a), fmt_bytes(p->total, b, sizeof b),
 			100.0 * done / p->total, fmt_bytes((uint64_t)rate, r, sizeof r), eta);
 	} else {
-		fprintf(stderr, "\rhprofan: reading %s: %s, %s/s   ", p->name,
+		fprintf(stderr, "\rhprofan: %s %s: %s, %s/s   ", p->what, p->name,
 			fmt_bytes(done, a, sizeof a), fmt_bytes((uint64_t)rate, r, sizeof r));
 	}
 	fflush(stderr);
@@ -234,7 +235,7 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 	struct hp_sink sink;
 	hp_heap_sink(L->heap, &sink);
 	struct progress pr = { .enabled = !o->quiet && isatty(2), .start = t0, .last = 0,
-			       .total = r->file_size, .name = o->file };
+			       .total = r->file_size, .name = o->file, .what = "reading" };
 	struct hp_parse_opts po;
 	hp_parse_opts_init(&po);
 	po.dump_index = o->dump_index;
@@ -540,27 +541,6 @@ int parse_object_id(const char *s, uint64_t *id)
 	return 0;
 }
 
-struct ret_progress {
-	int enabled;
-	double start, last;
-	int pass;
-	const char *name;
-};
-
-static void ret_progress_cb(void *ud, uint64_t done)
-{
-	struct ret_progress *p = ud;
-	if (!p->enabled)
-		return;
-	double t = now();
-	if (t - p->start < 1.0 || t - p->last < 0.25)
-		return;
-	p->last = t;
-	char a[32];
-	fprintf(stderr, "\rhprofan: references in %s: %s read   ", p->name, fmt_bytes(done, a, sizeof a));
-	fflush(stderr);
-}
-
 int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained *R)
 {
 	memset(R, 0, sizeof *R);
@@ -579,15 +559,15 @@ int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained
 	int vvm = L->heap->size.kind == HP_SIZE_VISUALVM || L->heap->size.kind == HP_SIZE_NETBEANS;
 	ro.weak = o->weak >= 0 ? o->weak : android ? HP_WEAK_SKIP_WEAK : vvm ? HP_WEAK_SKIP : HP_WEAK_FOLLOW;
 	ro.roots = o->roots >= 0 ? o->roots : (android || vvm) ? HP_ROOTS_ALL : HP_ROOTS_THREADS;
-	struct ret_progress pr = { .enabled = !o->quiet && isatty(2), .start = now(), .name = o->file };
-	ro.progress = ret_progress_cb;
+	struct progress pr = { .enabled = !o->quiet && isatty(2), .start = now(), .name = o->file,
+			       .what = "references in" };
+	ro.progress = progress_cb;
 	ro.progress_ud = &pr;
 	struct hp_error err;
 	hp_error_clear(&err);
 	double t0 = now();
 	rc = hp_retained_compute(L->heap, o->file, &ro, R, &err);
-	if (pr.enabled && pr.last > 0)
-		fputs("\r\033[K", stderr);
+	progress_end(&pr);
 	if (rc) {
 		char msg[900];
 		format_error(o->file, &err, msg, sizeof msg);
