@@ -38,6 +38,7 @@
 #include "model/heap.h"
 #include "parser/alloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -725,9 +726,93 @@ uint64_t hp_heap_model_bytes(const hp_heap *h)
 	return (uint64_t)h->nobj * (8 + 4 + 4 + 4 + 2) + (h->bucket ? (h->nbuckets + 1) * 4 : 0);
 }
 
+/* ---- what the model needs (--max-memory) -------------------------------- */
+
+/* the capacity a table doubling from `first` reaches for n entries */
+static uint64_t grown(uint64_t n, uint64_t first)
+{
+	if (!n)
+		return 0;
+	uint64_t c = first;
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
+/* an idmap of n entries: 12 bytes a slot, at most half full, from 64 slots */
+static uint64_t idmap_bytes(uint64_t n)
+{
+	if (!n)
+		return 0;
+	uint64_t c = 64;
+	while (n * 2 > c)
+		c *= 2;
+	return c * 12;
+}
+
+#define NAME_BYTES 96            /* a class name, with the allocator's overhead */
+#define SMALL_BYTES (128u << 10) /* warnings, heap names, the allocator's rounding */
+
+void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
+{
+	const struct hp_tally *t = &h->tally;
+	/* classes: loaded or dumped, plus the ones made up for primitive
+	 * arrays and java.lang.Class */
+	uint64_t nclasses = (t->load_classes > t->class_dumps ? t->load_classes : t->class_dumps) + 9;
+	/* array rows: distinct (class, heap) pairs, estimated from the
+	 * fraction of the sketch's bits still clear (linear counting) */
+	unsigned zeros = 0;
+	for (size_t i = 0; i < HP_TALLY_ROWBITS / 64; i++)
+		zeros += 64 - (unsigned)__builtin_popcountll(t->rowbits[i]);
+	double m = HP_TALLY_ROWBITS;
+	uint64_t arows = zeros ? (uint64_t)ceil(m * log(m / zeros)) : t->arrays;
+	if (arows > t->arrays)
+		arows = t->arrays;
+	uint64_t nrows = arows + nclasses;     /* instance rows: one per class */
+
+	uint64_t b = SMALL_BYTES;
+	b += grown(t->string_bytes + t->strings, 1 << 16);                /* the string arena */
+	b += grown(t->strings, 1024) * (sizeof *h->str_off + sizeof *h->str_len);
+	b += idmap_bytes(t->strings);
+	b += grown(nclasses, 64) * sizeof(struct hp_class) + nclasses * NAME_BYTES;
+	b += idmap_bytes(nclasses) + idmap_bytes(t->load_classes);
+	b += grown(nclasses, 256) * sizeof *h->ccount;
+	b += grown(t->fields, 16) * sizeof(struct hp_field) + grown(t->statics, 16) * sizeof(struct hp_static);
+	b += grown(nrows, 64) * sizeof(struct hp_hrow) + arows * HP_LENMOD * sizeof(uint64_t);
+	b += grown(t->roots, 16) * sizeof(struct hp_root_rec);
+	b += grown(t->frames, 16) * sizeof(struct hp_frame) + idmap_bytes(t->frames);
+	b += grown(t->traces, 16) * sizeof(struct hp_trace_rec) + idmap_bytes(t->traces);
+	b += grown(t->trace_frames, 16) * sizeof(uint64_t);
+	b += grown(t->threads, 16) * sizeof(struct hp_thread_rec) + idmap_bytes(t->threads);
+	/* the largest passing need: a map rehashing (old and new slots) or
+	 * instance_sizes()' three arrays */
+	uint64_t transient = idmap_bytes(t->strings) / 2;
+	if (nclasses * 13 > transient)
+		transient = nclasses * 13;
+
+	uint64_t n = h->n_instances + h->n_objarrays + h->n_primarrays + t->class_dumps;
+	if (h->opts.build_objects && n) {
+		b += grown(n, 1 << 14) * (8 + 4 + 4 + 4 + 2);    /* the columns, as grown */
+		b += (n / 16 + 2) * sizeof *h->bucket;
+		if (t->unsorted) {
+			/* file_order stays; sort_objects() needs 16 bytes per object
+			 * at its peak (radix: a second id buffer, two positions) */
+			b += n * sizeof *h->file_order;
+			uint64_t sort = 12 * n + RADIX_N * sizeof(size_t);
+			if (sort > transient)
+				transient = sort;
+		}
+	}
+	need->objects = n;
+	need->tables = b;
+	need->peak = b + transient;
+}
+
 int hp_heap_finish(hp_heap *h, struct hp_error *err)
 {
 	int rc;
+	if (h->over_limit)
+		return hp_error_set(err, HP_ENOMEM, "the memory limit was reached while reading: the model is incomplete");
 	if (h->finished)
 		return HP_OK;
 	h->finished = 1;

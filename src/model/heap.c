@@ -20,6 +20,60 @@ static int oom(hp_heap *h)
 	return HP_ENOMEM;
 }
 
+/* The memory limit refused an allocation: nothing stored is read again, so
+ * the big tables go back (room for the reader) and the records that follow
+ * are only counted. */
+static void go_over_limit(hp_heap *h)
+{
+	h->over_limit = 1;
+	hp_free(h->ids);
+	hp_free(h->cls);
+	hp_free(h->len);
+	hp_free(h->off_lo);
+	hp_free(h->off_hi);
+	h->ids = NULL;
+	h->cls = h->len = h->off_lo = NULL;
+	h->off_hi = NULL;
+	h->nobj = h->obj_cap = 0;
+	hp_free(h->arena);
+	hp_free(h->str_off);
+	hp_free(h->str_len);
+	h->arena = NULL;
+	h->str_off = NULL;
+	h->str_len = NULL;
+	h->arena_len = h->arena_cap = h->nstr = h->str_cap = 0;
+	hp_idmap_release(&h->str_map);
+}
+
+/* the result of storing a record: a refusal of the limit is not an error */
+static int stored(hp_heap *h, int rc)
+{
+	if (rc != HP_ENOMEM || !hp_alloc_limit() || !hp_alloc_refused_by_limit())
+		return rc;
+	go_over_limit(h);
+	return HP_OK;
+}
+
+/* ---- the tally (see heap.h) ------------------------------------------ */
+
+static inline void tally_order(hp_heap *h, uint64_t id)
+{
+	if (id < h->tally.last_id)
+		h->tally.unsorted = 1;
+	h->tally.last_id = id;
+}
+
+/* an array row for (key, current heap): one bit of the sketch */
+static inline void tally_row(hp_heap *h, uint64_t key)
+{
+	uint64_t x = (key ^ (h->tally.heap_id * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9ull;
+	unsigned bit = (unsigned)(x >> 52) & (HP_TALLY_ROWBITS - 1);
+	h->tally.rowbits[bit / 64] |= 1ull << (bit % 64);
+	h->tally.arrays++;
+}
+
 void hp_heap_opts_init(struct hp_heap_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -298,9 +352,8 @@ const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len)
 	return h->arena + h->str_off[i];
 }
 
-static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 {
-	hp_heap *h = ud;
 	if (h->arena_len + len + 1 > h->arena_cap) {
 		size_t nc = h->arena_cap ? h->arena_cap : 1 << 16;
 		while (nc < h->arena_len + len + 1)
@@ -334,6 +387,16 @@ static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 	h->arena_len += len + 1;
 	h->nstr++;
 	return HP_OK;
+}
+
+static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+{
+	hp_heap *h = ud;
+	h->tally.strings++;
+	h->tally.string_bytes += len;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_string(h, id, s, len));
 }
 
 /* ---- classes -------------------------------------------------------- */
@@ -377,9 +440,8 @@ static inline uint32_t class_for(hp_heap *h, uint64_t id)
 	return idx;
 }
 
-static int on_load_class(void *ud, uint32_t serial, uint64_t class_id, uint32_t trace, uint64_t name_sid)
+static int store_load_class(hp_heap *h, uint32_t serial, uint64_t class_id, uint64_t name_sid)
 {
-	hp_heap *h = ud;
 	uint32_t idx = class_for(h, class_id);
 	if (idx == HP_NONE)
 		return oom(h);
@@ -413,6 +475,15 @@ static int on_load_class(void *ud, uint32_t serial, uint64_t class_id, uint32_t 
 		}
 	}
 	return HP_OK;
+}
+
+static int on_load_class(void *ud, uint32_t serial, uint64_t class_id, uint32_t trace, uint64_t name_sid)
+{
+	hp_heap *h = ud;
+	h->tally.load_classes++;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_load_class(h, serial, class_id, name_sid));
 }
 
 /* histogram row for (class, current heap) */
@@ -570,9 +641,8 @@ static int parse_fields(hp_heap *h, const struct hp_class_dump *d, struct hp_cla
 	return HP_OK;
 }
 
-static int on_class_dump(void *ud, const struct hp_class_dump *d)
+static int store_class_dump(hp_heap *h, const struct hp_class_dump *d)
 {
-	hp_heap *h = ud;
 	uint32_t idx = class_for(h, d->id);
 	if (idx == HP_NONE)
 		return oom(h);
@@ -597,7 +667,20 @@ static int on_class_dump(void *ud, const struct hp_class_dump *d)
 	return HP_OK;
 }
 
-static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t off)
+static int on_class_dump(void *ud, const struct hp_class_dump *d)
+{
+	hp_heap *h = ud;
+	h->tally.class_dumps++;
+	h->tally.fields += d->n_fields;
+	h->tally.statics += d->n_statics;
+	if (h->opts.build_objects)
+		tally_order(h, d->id);
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_class_dump(h, d));
+}
+
+static int store_instance(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t off)
 {
 	uint32_t cidx = class_for(h, class_id);
 	if (cidx == HP_NONE)
@@ -621,11 +704,20 @@ static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint
 			return oom(h);
 		h->rows[r].count++;
 	}
-	h->n_instances++;
 	note_id(h, id);
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, 0, HP_OBJ_INSTANCE, off);
 	return HP_OK;
+}
+
+static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t off)
+{
+	h->n_instances++;
+	if (h->opts.build_objects)
+		tally_order(h, id);
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_instance(h, id, class_id, off));
 }
 
 /* Hot: one call per instance.  Instances of the main heap are counted in a
@@ -644,9 +736,8 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	return instance_slow(h, id, class_id, off);
 }
 
-static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
+static int store_obj_array(hp_heap *h, uint64_t id, uint64_t class_id, uint32_t n, uint64_t off)
 {
-	hp_heap *h = ud;
 	uint32_t cidx = class_for(h, class_id);
 	if (cidx == HP_NONE)
 		return oom(h);
@@ -655,7 +746,6 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 	if (r == HP_NONE)
 		return oom(h);
 	HP_TRY(count_array(h, r, n));
-	h->n_objarrays++;
 	note_id(h, id);
 	/* Eclipse MAT's rule: an array starting inside where the previous one
 	 * would end with 8-byte references proves compressed references */
@@ -670,6 +760,18 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, n, HP_OBJ_OBJARRAY, off);
 	return HP_OK;
+}
+
+static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
+{
+	hp_heap *h = ud;
+	h->n_objarrays++;
+	tally_row(h, class_id);
+	if (h->opts.build_objects)
+		tally_order(h, id);
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_obj_array(h, id, class_id, n, off));
 }
 
 static uint32_t prim_class(hp_heap *h, unsigned type)
@@ -693,9 +795,8 @@ static uint32_t prim_class(hp_heap *h, unsigned type)
 	return idx;
 }
 
-static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+static int store_prim_array(hp_heap *h, uint64_t id, unsigned type, uint32_t n, uint64_t off)
 {
-	hp_heap *h = ud;
 	uint32_t cidx = prim_class(h, type);
 	if (cidx == HP_NONE)
 		return oom(h);
@@ -706,16 +807,26 @@ static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const
 			return oom(h);
 	}
 	HP_TRY(count_array(h, r, n));
-	h->n_primarrays++;
 	note_id(h, id);
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, n, HP_OBJ_PRIMARRAY, off);
 	return HP_OK;
 }
 
-static int on_root(void *ud, const struct hp_root *rt)
+static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
 {
 	hp_heap *h = ud;
+	h->n_primarrays++;
+	tally_row(h, 0xFFFFFFFFFFFFFF00ull | type);    /* no class id: one row per type */
+	if (h->opts.build_objects)
+		tally_order(h, id);
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_prim_array(h, id, type, n, off));
+}
+
+static int store_root(hp_heap *h, const struct hp_root *rt)
+{
 	GROW(h->roots, h->nroots, h->roots_cap, oom(h));
 	struct hp_root_rec *r = &h->roots[h->nroots++];
 	r->object = rt->object;
@@ -742,9 +853,18 @@ static int on_root(void *ud, const struct hp_root *rt)
 	return HP_OK;
 }
 
-static int on_start_thread(void *ud, const struct hp_thread *t)
+static int on_root(void *ud, const struct hp_root *rt)
 {
 	hp_heap *h = ud;
+	h->tally.roots++;
+	h->tally.threads += rt->kind == HP_ROOT_THREAD_OBJECT;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_root(h, rt));
+}
+
+static int store_start_thread(hp_heap *h, const struct hp_thread *t)
+{
 	uint32_t ti = hp_idmap_get(&h->thread_map, t->serial);
 	if (ti == HP_IDMAP_NONE) {
 		GROW(h->threads, h->nthreads, h->threads_cap, oom(h));
@@ -763,9 +883,17 @@ static int on_start_thread(void *ud, const struct hp_thread *t)
 	return HP_OK;
 }
 
-static int on_frame(void *ud, const struct hp_frame *f)
+static int on_start_thread(void *ud, const struct hp_thread *t)
 {
 	hp_heap *h = ud;
+	h->tally.threads++;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_start_thread(h, t));
+}
+
+static int store_frame(hp_heap *h, const struct hp_frame *f)
+{
 	GROW(h->frames, h->nframes, h->frames_cap, oom(h));
 	if (hp_idmap_put(&h->frame_map, f->id, (uint32_t)h->nframes) < 0)
 		return oom(h);
@@ -773,9 +901,17 @@ static int on_frame(void *ud, const struct hp_frame *f)
 	return HP_OK;
 }
 
-static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
+static int on_frame(void *ud, const struct hp_frame *f)
 {
 	hp_heap *h = ud;
+	h->tally.frames++;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_frame(h, f));
+}
+
+static int store_trace(hp_heap *h, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
+{
 	GROW(h->traces, h->ntraces, h->traces_cap, oom(h));
 	struct hp_trace_rec *t = &h->traces[h->ntraces];
 	t->serial = serial;
@@ -792,9 +928,18 @@ static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t 
 	return HP_OK;
 }
 
-static int on_heap_info(void *ud, uint32_t heap_id, uint64_t name_sid)
+static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
 {
 	hp_heap *h = ud;
+	h->tally.traces++;
+	h->tally.trace_frames += n;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_trace(h, serial, thread_serial, n, ids));
+}
+
+static int store_heap_info(hp_heap *h, uint32_t heap_id, uint64_t name_sid)
+{
 	uint32_t n;
 	const char *s = hp_heap_string(h, name_sid, &n);
 	char buf[64];
@@ -820,12 +965,18 @@ static int on_heap_info(void *ud, uint32_t heap_id, uint64_t name_sid)
 	return HP_OK;
 }
 
-static int on_header(void *ud, const struct hp_header *hd)
+static int on_heap_info(void *ud, uint32_t heap_id, uint64_t name_sid)
 {
 	hp_heap *h = ud;
-	h->header = *hd;
-	h->I = hd->id_size;
-	if (hd->version == 3) {
+	h->tally.heap_id = heap_id;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_heap_info(h, heap_id, name_sid));
+}
+
+static int store_header(hp_heap *h)
+{
+	if (h->header.version == 3) {
 		/* Android: everything before the first HEAP DUMP INFO is "default" */
 		if (!(h->heap_names[0] = hp_strdup("default")))
 			return oom(h);
@@ -836,6 +987,16 @@ static int on_header(void *ud, const struct hp_header *hd)
 		h->nheaps = 1;
 	}
 	return HP_OK;
+}
+
+static int on_header(void *ud, const struct hp_header *hd)
+{
+	hp_heap *h = ud;
+	h->header = *hd;
+	h->I = hd->id_size;
+	if (h->over_limit)
+		return HP_OK;
+	return stored(h, store_header(h));
 }
 
 void hp_heap_sink(hp_heap *h, struct hp_sink *s)

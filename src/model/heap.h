@@ -20,6 +20,14 @@
  * is accumulated while streaming, so `--top` needs no per-object memory at all
  * (HP_HEAP_STREAM).  Names and strings are owned by the heap; all pointers
  * returned stay valid until hp_heap_free().
+ *
+ * Under a memory limit (parser/alloc.h, hprofan --max-memory), when the limit
+ * refuses one of the sink's allocations the parse goes on: the heap gives
+ * its object columns and strings back and from then on only counts the
+ * records (over_limit), and hp_heap_need() says what the whole model would
+ * have taken.  The counts behind that figure (the tally) are kept the same
+ * way from the first record on, so it does not depend on where the limit
+ * was hit.  A heap over the limit cannot be finished.
  */
 #ifndef HP_HEAP_H
 #define HP_HEAP_H
@@ -35,6 +43,7 @@
 #define HP_NONE UINT32_MAX
 #define HP_MAX_HEAPS 16
 #define HP_LENMOD 256          /* array lengths are bucketed mod this for exact aligned sums */
+#define HP_TALLY_ROWBITS 4096
 
 enum hp_obj_kind { HP_OBJ_INSTANCE = 0, HP_OBJ_OBJARRAY = 1, HP_OBJ_PRIMARRAY = 2, HP_OBJ_CLASS = 3 };
 enum hp_class_kind { HP_CK_INSTANCE = 0, HP_CK_OBJARRAY = 1, HP_CK_PRIMARRAY = 2 };
@@ -177,6 +186,20 @@ struct hp_heap {
 	char **warnings; size_t nwarnings;
 	uint64_t missing_class_objects;   /* instances whose class has no CLASS DUMP */
 	int finished;
+
+	/* the memory limit: what the records need, counted whether stored or not
+	 * (objects: n_instances, n_objarrays, n_primarrays and class_dumps) */
+	int over_limit;               /* the limit refused an allocation: only counting */
+	struct hp_tally {
+		uint64_t strings, string_bytes, load_classes, class_dumps, fields, statics;
+		uint64_t roots, frames, traces, trace_frames, threads;
+		uint64_t arrays;          /* array records */
+		uint64_t heap_id;         /* Android heap of the records, as written */
+		uint64_t last_id;         /* build_objects: were the ids ascending? */
+		int unsorted;
+		uint64_t rowbits[HP_TALLY_ROWBITS / 64];   /* (array class, heap) seen: a
+		                             linear-counting sketch of the array rows */
+	} tally;
 };
 typedef struct hp_heap hp_heap;
 
@@ -211,6 +234,18 @@ uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap);
 uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t n);
 /* bytes the model keeps per object (ids, cls, len, where) plus the index */
 uint64_t hp_heap_model_bytes(const hp_heap *h);
+
+/* What building the model of the records parsed so far takes (all of them,
+ * also those only counted over the limit), in bytes, estimated from the
+ * tally and the growth rules of the tables: `tables` what the finished
+ * model keeps, `peak` the most at any one time (the tables plus the sort in
+ * hp_heap_finish() or the rehash of the largest map).  Not counted: the
+ * reader's buffers.  The same wherever the limit refused. */
+struct hp_heap_need {
+	uint64_t objects;             /* objects in the dump, all kinds */
+	uint64_t tables, peak;
+};
+void hp_heap_need(const hp_heap *h, struct hp_heap_need *need);
 
 /* Writes code point cp as UTF-8 (1 to 4 bytes) at out; returns the length. */
 size_t hp_utf8_put(char *out, uint32_t cp);

@@ -2,6 +2,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__APPLE__)
+#include <malloc/malloc.h>
+#define usable_size(p) malloc_size(p)
+#else
+#include <malloc.h>
+#define usable_size(p) malloc_usable_size(p)
+#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -50,37 +57,139 @@ static void *advise(void *p, size_t bytes)
 	return p;
 }
 
+/* ---- the memory limit ------------------------------------------------ */
+
+static uint64_t limit;          /* 0: no limit, no accounting */
+static uint64_t in_use, peak, refusals, refused_request, refused_in_use;
+static int last_refused;
+
+/* 1 (and the refusal noted) when taking `sub` bytes away and adding `add`
+ * would leave more than the limit in use */
+static int refuse(uint64_t add, uint64_t sub)
+{
+	uint64_t base = in_use - (sub < in_use ? sub : in_use);
+	if (add > limit || base > limit - add) {
+		refusals++;
+		refused_request = add;
+		refused_in_use = in_use;
+		last_refused = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* a failure that is not the limit's */
+static void *failed(void)
+{
+	last_refused = 0;
+	return NULL;
+}
+
+static void account(uint64_t add, uint64_t sub)
+{
+	in_use = in_use - (sub < in_use ? sub : in_use) + add;
+	if (in_use > peak)
+		peak = in_use;
+}
+
+/* malloc (count == 0) or calloc(count, size) of n bytes under the limit;
+ * the allocator's rounding counts, so a block it rounds past the limit
+ * is given back and refused */
+static __attribute__((noinline)) void *limited_alloc(size_t n, size_t count, size_t size)
+{
+	if (refuse(n, 0))
+		return NULL;
+	void *p = count ? calloc(count, size) : malloc(n);
+	if (!p)
+		return failed();
+	size_t u = usable_size(p);
+	if (u > n && refuse(u, 0)) {
+		free(p);
+		refused_request = n;
+		return NULL;
+	}
+	account(u, 0);
+	return advise(p, n);
+}
+
+static __attribute__((noinline)) void *limited_realloc(void *p, size_t n)
+{
+	size_t old = p ? usable_size(p) : 0;
+	if (n > old && refuse(n, old))     /* shrinking is always allowed */
+		return NULL;
+	void *q = realloc(p, n);
+	if (!q)
+		return failed();
+	account(usable_size(q), old);
+	return advise(q, n);
+}
+
+void hp_alloc_set_limit(uint64_t bytes)
+{
+	if (!bytes)
+		in_use = peak = refusals = refused_request = refused_in_use = 0;
+	limit = bytes;
+	last_refused = 0;
+}
+
+uint64_t hp_alloc_limit(void) { return limit; }
+uint64_t hp_alloc_in_use(void) { return in_use; }
+uint64_t hp_alloc_peak(void) { return peak; }
+uint64_t hp_alloc_refusals(void) { return refusals; }
+int hp_alloc_refused_by_limit(void) { return last_refused; }
+uint64_t hp_alloc_refused_request(void) { return refused_request; }
+uint64_t hp_alloc_refused_in_use(void) { return refused_in_use; }
+
+/* ---- the functions --------------------------------------------------- */
+
 void *hp_malloc(size_t n)
 {
 	if (should_fail())
-		return NULL;
-	return advise(malloc(n ? n : 1), n);
+		return failed();
+	if (limit)
+		return limited_alloc(n ? n : 1, 0, 0);
+	void *p = malloc(n ? n : 1);
+	return p ? advise(p, n) : failed();
 }
 
 void *hp_calloc(size_t n, size_t size)
 {
 	if (should_fail())
-		return NULL;
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	return size && n <= SIZE_MAX / size ? advise(p, n * size) : p;
+		return failed();
+	n = n ? n : 1;
+	size = size ? size : 1;
+	if (limit) {
+		if (n > SIZE_MAX / size)
+			return failed();
+		return limited_alloc(n * size, n, size);
+	}
+	void *p = calloc(n, size);
+	if (!p)
+		return failed();
+	return n <= SIZE_MAX / size ? advise(p, n * size) : p;
 }
 
 void *hp_realloc(void *p, size_t n)
 {
 	if (should_fail())
-		return NULL;
-	return advise(realloc(p, n ? n : 1), n);
+		return failed();
+	if (limit)
+		return limited_realloc(p, n ? n : 1);
+	void *q = realloc(p, n ? n : 1);
+	return q ? advise(q, n) : failed();
 }
 
 void *hp_reallocarray(void *p, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
-		return NULL;
+		return failed();
 	return hp_realloc(p, n * size);
 }
 
 void hp_free(void *p)
 {
+	if (limit && p)
+		account(0, usable_size(p));
 	free(p);
 }
 
