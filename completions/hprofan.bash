@@ -16,9 +16,9 @@
 # commands, as `hprofan --help` lists them
 _hprofan_commands='top info dominators roots object path browse help'
 # options, as `hprofan --help` lists them
-_hprofan_options='--top --sort --fast --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group --retained-set --all-weak -i --json -o --salvage --quiet --stats -h --help --version'
+_hprofan_options='--top --sort --fast --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group --retained-set --all-weak -i --json -o --salvage --quiet --max-memory --stats -h --help --version'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group -o'
+_hprofan_takes_value='--sort --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group -o --max-memory'
 # the options --help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group'
 

@@ -40,6 +40,7 @@ struct cli_opts {
 	int retained_set;         /* top --retained-set */
 	const char *object_id;    /* object/path ID argument */
 	int interactive;          /* -i: browse */
+	uint64_t max_memory;      /* --max-memory, bytes; 0 none */
 };
 
 struct cli_cmd {
@@ -79,6 +80,9 @@ const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
 int parse_object_id(const char *s, uint64_t *id);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* --max-memory: when the limit refused an allocation, makes sure a message
+ * says so (once; the loaders say what the model needs) and returns 1 */
+int cli_limit_hit(const char *file);
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_print_stats(const struct cli_opts *o, const struct cli_load *L);
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,99 @@ static int exit_for(int code)
 	}
 }
 
+/* ---- the memory limit (--max-memory) --------------------------------- */
+
+/* The analyses after the model need, by a rough rule, this much per object
+ * (the reference graph, the dominator tree, retained sizes) and 8 bytes per
+ * reference on top; the references are not known before they are read. */
+#define RETAINED_BYTES_PER_OBJECT 64
+
+static int limit_reported;     /* a message about the limit was printed */
+static int loading_retained;   /* cli_load_dump() called by cli_load_retained() */
+
+/* fmt_bytes() rounded up at the precision shown: a need is never printed
+ * below what it is */
+static const char *fmt_need(uint64_t v, char *buf, size_t n)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (v < 1024)
+		return fmt_bytes(v, buf, n);
+	double d = (double)v;
+	int u = 0;
+	while (d >= 1024 && u < 6) {
+		d /= 1024;
+		u++;
+	}
+	double scale = d < 10 ? 100 : d < 100 ? 10 : 1;
+	d = ceil(d * scale - 1e-9) / scale;
+	snprintf(buf, n, scale == 100 ? "%.2f %s" : scale == 10 ? "%.1f %s" : "%.0f %s", d, units[u]);
+	return buf;
+}
+
+static void limit_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "hprofan: FILE: ...; --max-memory is 500 MiB" */
+static void limit_error(const char *file, const char *fmt, ...)
+{
+	char msg[600], l[32];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cli_error("%s: %s; --max-memory is %s", file, msg, fmt_bytes(hp_alloc_limit(), l, sizeof l));
+	limit_reported = 1;
+}
+
+/* the limit refused an allocation since `before` refusals */
+static int limit_refused(uint64_t before)
+{
+	return hp_alloc_limit() && hp_alloc_refusals() > before;
+}
+
+int cli_limit_hit(const char *file)
+{
+	if (!hp_alloc_limit() || !hp_alloc_refusals())
+		return 0;
+	if (!limit_reported) {
+		char a[32], b[32];
+		limit_error(file, "the memory limit was hit (%s asked for, %s in use)",
+			    fmt_bytes(hp_alloc_refused_request(), a, sizeof a),
+			    fmt_bytes(hp_alloc_refused_in_use(), b, sizeof b));
+	}
+	return 1;
+}
+
+/* What the load would need, once the limit refused part of it: `base` bytes
+ * in use before the parse (the reader's buffers, the heap's struct) and
+ * what the reader grew by, plus the model's estimate.  stopped_at: the
+ * parse did not finish (offset), so the figure is a lower bound. */
+static void report_model_need(const char *file, const hp_heap *h, uint64_t base, uint64_t before_reader,
+			      int stopped, uint64_t stopped_at)
+{
+	struct hp_heap_need need;
+	hp_heap_need(h, &need);
+	char x[32], y[32], n[32];
+	uint64_t total = base + need.peak;
+	fmt_count(need.objects, n, sizeof n);
+	if (stopped) {
+		limit_error(file, "offset %llu: the memory limit was hit reading; the model needs more than %s (%s objects before this offset)",
+			    (unsigned long long)stopped_at, fmt_need(total, x, sizeof x), n);
+	} else if (!h->opts.build_objects) {
+		limit_error(file, "the class histogram needs about %s (%s objects, nothing kept per object)",
+			    fmt_need(total, x, sizeof x), n);
+	} else if (loading_retained) {
+		/* after the load: the model's tables (not the reader, not the sort)
+		 * and the retained-size analysis */
+		uint64_t ret = before_reader + need.tables + need.objects * RETAINED_BYTES_PER_OBJECT;
+		if (ret < total)
+			ret = total;
+		limit_error(file, "the model needs about %s (%s objects), and retained sizes about %s in all",
+			    fmt_need(total, x, sizeof x), n, fmt_need(ret, y, sizeof y));
+	} else {
+		limit_error(file, "the model needs about %s (%s objects)", fmt_need(total, x, sizeof x), n);
+	}
+}
+
 static void format_error(const char *file, const struct hp_error *e, char *buf, size_t n)
 {
 	if (e->has_pos) {
@@ -209,8 +303,15 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 	char msg[900];
 	double t0 = now();
 	hp_reader *r = NULL;
+	uint64_t refusals0 = hp_alloc_refusals(), before_reader = hp_alloc_in_use();
 	int rc = hp_reader_open(&r, o->file, &err);
 	if (rc) {
+		if (rc == HP_ENOMEM && limit_refused(refusals0)) {
+			char a[32];
+			limit_error(o->file, "the memory limit was hit opening the dump (its buffers need more than %s)",
+				    fmt_bytes(hp_alloc_refused_in_use() + hp_alloc_refused_request(), a, sizeof a));
+			return EXIT_NOMEM;
+		}
 		format_error(o->file, &err, msg, sizeof msg);
 		cli_error("%s", msg);
 		return exit_for(rc);
@@ -229,9 +330,15 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 	L->heap = hp_heap_new(&ho);
 	if (!L->heap) {
 		hp_reader_free(r);
-		cli_error("%s: out of memory", o->file);
+		if (limit_refused(refusals0))
+			limit_error(o->file, "the memory limit was hit opening the dump");
+		else
+			cli_error("%s: out of memory", o->file);
 		return EXIT_NOMEM;
 	}
+	/* what is in use before the model grows, and the reader's buffer then */
+	uint64_t base = hp_alloc_in_use();
+	size_t rd_cap0 = r->cap;
 	struct hp_sink sink;
 	hp_heap_sink(L->heap, &sink);
 	struct progress pr = { .enabled = !o->quiet && isatty(2), .start = t0, .last = 0,
@@ -244,7 +351,15 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 	rc = hp_parse(r, &sink, &po, &L->stats, &err);
 	progress_end(&pr);
 	L->gzip_members = r->z_members;
+	if (r->cap > rd_cap0)
+		base += r->cap - rd_cap0;
 	hp_reader_free(r);
+	if (rc == HP_ENOMEM && limit_refused(refusals0)) {
+		/* the reader or the parser itself was refused: the tally stops here */
+		report_model_need(o->file, L->heap, base, before_reader, 1,
+				  err.has_pos ? err.offset : L->stats.bytes);
+		return EXIT_NOMEM;
+	}
 	if (rc) {
 		format_error(o->file, &err, msg, sizeof msg);
 		if (!o->salvage || rc == HP_ENOMEM || rc == HP_EIO || rc == HP_EFORMAT || !L->stats.records) {
@@ -268,8 +383,16 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 			  L->stats.ndumps, L->stats.ndumps == 1 ? "" : "s");
 		return EXIT_USAGE;
 	}
+	if (L->heap->over_limit) {
+		report_model_need(o->file, L->heap, base, before_reader, 0, 0);
+		return EXIT_NOMEM;
+	}
 	hp_error_clear(&err);
 	rc = hp_heap_finish(L->heap, &err);
+	if (rc == HP_ENOMEM && limit_refused(refusals0)) {
+		report_model_need(o->file, L->heap, base, before_reader, 0, 0);
+		return EXIT_NOMEM;
+	}
 	if (rc) {
 		cli_error("%s: %s", o->file, err.msg);
 		return exit_for(rc);
@@ -297,6 +420,10 @@ void cli_print_stats(const struct cli_opts *o, const struct cli_load *L)
 	fprintf(stderr, "stats: bytes=%llu objects=%llu seconds=%.6f peak_rss_kb=%ld model_bytes=%llu\n",
 		(unsigned long long)L->stats.bytes, (unsigned long long)objs, L->seconds,
 		ru.ru_maxrss, (unsigned long long)hp_heap_model_bytes(h));
+	if (hp_alloc_limit())
+		fprintf(stderr, "memory: max_memory=%llu alloc_peak=%llu alloc_in_use=%llu\n",
+			(unsigned long long)hp_alloc_limit(), (unsigned long long)hp_alloc_peak(),
+			(unsigned long long)hp_alloc_in_use());
 	if (L->ret) {
 		const struct hp_retained *R = L->ret;
 		double n = objs ? (double)objs : 1;
@@ -549,7 +676,9 @@ int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained
 		cli_error("-: retained sizes read the dump three times, which a pipe cannot do; save it to a file (or use --fast for shallow sizes)");
 		return EXIT_USAGE;
 	}
+	loading_retained = 1;
 	int rc = cli_load_dump(o, 1, L);
+	loading_retained = 0;
 	if (rc)
 		return rc;
 	struct hp_retained_opts ro;
@@ -566,8 +695,20 @@ int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained
 	struct hp_error err;
 	hp_error_clear(&err);
 	double t0 = now();
+	uint64_t refusals0 = hp_alloc_refusals(), model = hp_alloc_in_use();
 	rc = hp_retained_compute(L->heap, o->file, &ro, R, &err);
 	progress_end(&pr);
+	if (rc == HP_ENOMEM && limit_refused(refusals0)) {
+		/* the rough rule, and never less than what was asked for when
+		 * the limit refused */
+		uint64_t objs = L->heap->nobj;
+		uint64_t need = model + objs * RETAINED_BYTES_PER_OBJECT;
+		uint64_t asked = hp_alloc_refused_in_use() + hp_alloc_refused_request();
+		char a[32], n[32];
+		limit_error(o->file, "retained sizes need about %s in all (%s objects; more with many references)",
+			    fmt_need(need > asked ? need : asked, a, sizeof a), fmt_count(objs, n, sizeof n));
+		return EXIT_NOMEM;
+	}
 	if (rc) {
 		char msg[900];
 		format_error(o->file, &err, msg, sizeof msg);

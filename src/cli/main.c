@@ -1,5 +1,6 @@
 /* hprofan: argv, the command table, exit codes. */
 #include "cli/cli.h"
+#include "parser/alloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -60,6 +61,10 @@ static const char usage_text[] =
 "  -o FILE                write the output to FILE (atomically)\n"
 "  --salvage              analyse a truncated or corrupt dump up to the break\n"
 "  --quiet                no progress display\n"
+"  --max-memory SIZE      refuse to build a model larger than SIZE and say how\n"
+"                         much it needs; SIZE is bytes, or with K, M, G, T (or\n"
+"                         KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
+"                         (powers of ten)\n"
 "  --stats                print time, throughput and peak memory on stderr\n"
 "  -h, --help             this help\n"
 "  --version              the version\n"
@@ -84,6 +89,60 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 		return -1;
 	*out = (int)v;
 	return 0;
+}
+
+/*
+ * --max-memory SIZE: digits, an optional fraction, an optional unit.  K, M,
+ * G, T (either case) and KiB, MiB, GiB, TiB are powers of 1024, as the sizes
+ * hprofan prints are; kB/KB, MB, GB, TB powers of 1000 (as GNU tools read
+ * them); B or nothing is bytes.  A fraction (1.5G) is rounded down to a
+ * byte; 0, a fraction of a byte and anything else are refused.
+ */
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const struct { const char *unit; uint64_t mult; } units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1ull << 10 }, { "M", 1ull << 20 }, { "G", 1ull << 30 }, { "T", 1ull << 40 },
+		{ "k", 1ull << 10 }, { "m", 1ull << 20 }, { "g", 1ull << 30 }, { "t", 1ull << 40 },
+		{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
+		{ "kB", 1000 }, { "KB", 1000 }, { "MB", 1000000 }, { "GB", 1000000000 },
+		{ "TB", 1000000000000ull },
+	};
+	const char *p = s;
+	uint64_t whole = 0, frac = 0, scale = 1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (scale >= 1000000)
+				return -1;       /* six digits are plenty (and cannot overflow below) */
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+		}
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		uint64_t m = units[i].mult;
+		if (whole > UINT64_MAX / m)
+			return -1;
+		if (frac && m == 1)
+			return -1;       /* a fraction of a byte */
+		uint64_t part = frac * m / scale;     /* rounded down to a byte */
+		if (whole * m > UINT64_MAX - part || whole * m + part == 0)
+			return -1;
+		*out = whole * m + part;
+		return 0;
+	}
+	return -1;
 }
 
 static int is_number(const char *s)
@@ -248,6 +307,12 @@ int main(int argc, char **argv)
 			o.quiet = 1;
 		} else if (strcmp(a, "--stats") == 0) {
 			o.stats = 1;
+		} else if (matches(a, "--max-memory")) {
+			if (!(v = optval(argc, argv, &i, "--max-memory")))
+				return usage_error("%s needs a size (such as 512M or 4G)", a);
+			if (parse_size(v, &o.max_memory))
+				return usage_error("--max-memory %s: expected a size of more than 0 bytes, "
+						   "such as 512M, 4G or 1.5GiB", v);
 		} else if (strcmp(a, "--fast") == 0) {
 			o.fast = 1;
 		} else {
@@ -304,5 +369,11 @@ int main(int argc, char **argv)
 		return usage_error("unexpected argument: %s", positional[first + 1]);
 	o.file = positional[first];
 	o.command = cmd->name;
-	return cmd->run(&o);
+	/* from here on every allocation counts against the limit */
+	if (o.max_memory)
+		hp_alloc_set_limit(o.max_memory);
+	int rc = cmd->run(&o);
+	if (rc == EXIT_NOMEM)
+		cli_limit_hit(o.file);
+	return rc;
 }
