@@ -5,7 +5,7 @@
  * Numbering: the super-root is preorder number 0, reachable objects get
  * 1..N-1 in DFS order, and pre[v] == 0 means "not reached".  Per preorder
  * number: nd[] (struct node, 16 bytes, so that eval() finds everything it
- * needs about a node in one cache line), cur[] (64-bit edge cursor, then
+ * needs about a node in one cache line), cur[] (edge cursor, then
  * reverse-edge offsets) and semi[].  order[] (order[i-1] is the object
  * numbered i) is built from pre[] at the end, when the rest is freed.
  *
@@ -149,234 +149,64 @@ static uint64_t eval(struct node *nd, uint32_t v, uint32_t ll)
 	return (uint64_t)lab << 32 | ls;
 }
 
-int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint32_t *adj,
-		   const uint32_t *roots, size_t nroots, struct hp_error *err)
-{
-	struct mem m = { 0, 0 };
-	uint32_t *pre = NULL, *order = NULL, *semi = NULL, *radj = NULL;
-	struct node *nd = NULL;
-	uint64_t *cur = NULL, nrev = 0;
-	uint32_t N = 1;
-	int rc = HP_OK;
+int hp_dom_wide_cursors;
 
+#define DOM_FN dom_o64_c32
+#define DOM_OFF uint64_t
+#define DOM_CUR uint32_t
+#include "analysis/dominators_lt.h"
+#undef DOM_FN
+#undef DOM_CUR
+#define DOM_FN dom_o64_c64
+#define DOM_CUR uint64_t
+#include "analysis/dominators_lt.h"
+#undef DOM_FN
+#undef DOM_CUR
+#undef DOM_OFF
+#define DOM_FN dom_o32_c32
+#define DOM_OFF uint32_t
+#define DOM_CUR uint32_t
+#include "analysis/dominators_lt.h"
+#undef DOM_FN
+#undef DOM_CUR
+#define DOM_FN dom_o32_c64
+#define DOM_CUR uint64_t
+#include "analysis/dominators_lt.h"
+#undef DOM_FN
+#undef DOM_CUR
+#undef DOM_OFF
+
+static int dom_start(struct hp_dom *d, uint32_t n, struct hp_error *err)
+{
 	memset(d, 0, sizeof *d);
 	if (n > HP_DOM_MAX_NODES)
 		return hp_error_set(err, HP_EUSAGE, "dominators: %lu objects, at most %lu supported",
 				    (unsigned long)n, (unsigned long)HP_DOM_MAX_NODES);
-	size_t n1 = (size_t)n + 1;
-	pre = grab(&m, n, sizeof *pre, 1);
-	nd = grab(&m, n1, sizeof *nd, 0);
-	cur = grab(&m, n1, sizeof *cur, 0);
-	if (!pre || !nd || !cur)
-		goto nomem;
-
-	/* 1. DFS from the super-root.  The tree's parent links are the stack;
-	 * cur[i] is the next edge of node i to look at, get_end() its last. */
-	nd[0].anc = NONE;
-	nd[0].label = 0;
-	for (size_t k = 0; k < nroots; k++) {
-		uint32_t r = roots[k];
-		if (r >= n) {
-			rc = hp_error_set(err, HP_EUSAGE, "dominators: root %zu is object %lu, beyond the %lu objects",
-					  k, (unsigned long)r, (unsigned long)n);
-			goto fail;
-		}
-		if (pre[r])
-			continue;
-		uint32_t c = N++;
-		pre[r] = c;
-		nd[c].anc = 0;
-		nd[c].label = 0;
-		set_end(&nd[c], off[r + 1]);
-		cur[c] = off[r];
-		while (c) {
-			uint64_t e = cur[c], end = get_end(&nd[c]);
-			uint32_t t = 0;
-			for (; e < end; e++) {
-				t = adj[e];
-				if (t >= n) {
-					rc = hp_error_set(err, HP_EUSAGE,
-							  "dominators: edge %llu goes to object %lu, beyond the %lu objects",
-							  (unsigned long long)e, (unsigned long)t, (unsigned long)n);
-					goto fail;
-				}
-				PREFETCH(&off[t]);   /* needed next if t is new */
-				if (!pre[t])
-					break;
-			}
-			if (e < end) {
-				cur[c] = e + 1;
-				uint32_t j = N++;
-				pre[t] = j;
-				nd[j].anc = c;
-				nd[j].label = 0;
-				set_end(&nd[j], off[t + 1]);
-				cur[j] = off[t];
-				c = j;
-			} else {
-				c = nd[c].anc;
-			}
-		}
-	}
-	nd = shrink(&m, nd, n1, N, sizeof *nd);
-	cur = shrink(&m, cur, n1, (size_t)N + 1, sizeof *cur);
-
-	/* 2. Predecessors in preorder numbers: count into cur[], prefix sums
-	 * (cur[p] = end of p's list), fill downwards (cur[p] = start).  Both
-	 * passes walk the objects in their own order and skip unreached ones;
-	 * self-loops are left out.  Targets of unreached objects were never
-	 * checked, so a prefetch clamps them. */
-	memset(cur, 0, ((size_t)N + 1) * sizeof *cur);
-	uint64_t nadj = n ? off[n] : 0;
-#define TARGET_AT(x) (adj[x] < n ? adj[x] : 0)
-	for (uint32_t v = 0; v < n; v++) {
-		uint32_t i = pre[v];
-		if (!i)
-			continue;
-		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
-			if (e + AHEAD < nadj)
-				PREFETCH(&pre[TARGET_AT(e + AHEAD)]);
-			uint32_t p = pre[adj[e]];
-			if (p != i)
-				cur[p]++;
-		}
-	}
-	for (size_t k = 0; k < nroots; k++)
-		cur[pre[roots[k]]]++;
-	for (uint32_t p = 1; p < N; p++)
-		cur[p] += cur[p - 1];
-	nrev = cur[N - 1];
-	cur[N] = nrev;
-	if (nrev > SIZE_MAX / sizeof *radj)
-		goto nomem;
-	radj = grab(&m, (size_t)nrev, sizeof *radj, 0);
-	if (!radj)
-		goto nomem;
-	for (uint32_t v = 0; v < n; v++) {
-		uint32_t i = pre[v];
-		if (!i)
-			continue;
-		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
-			if (e + 2 * AHEAD < nadj)
-				PREFETCH(&pre[TARGET_AT(e + 2 * AHEAD)]);
-			if (e + AHEAD < nadj)
-				PREFETCH_W(&cur[pre[TARGET_AT(e + AHEAD)]]);
-			if (e + AHEAD / 2 < nadj) {
-				uint64_t at = cur[pre[TARGET_AT(e + AHEAD / 2)]];
-				PREFETCH_W(&radj[at ? at - 1 : 0]);
-			}
-			uint32_t p = pre[adj[e]];
-			if (p != i)
-				radj[--cur[p]] = i;
-		}
-	}
-#undef TARGET_AT
-	for (size_t k = 0; k < nroots; k++)
-		radj[--cur[pre[roots[k]]]] = 0;
-
-	/* 3. Semidominators in reverse preorder; each node waits in the bucket
-	 * of its semidominator, which is emptied when that one is processed. */
-	semi = grab(&m, N, sizeof *semi, 0);
-	if (!semi)
-		goto nomem;
-	semi[0] = 0;
-	for (uint32_t i = N; i-- > 0;) {
-		if (i > 0) {
-			uint32_t s = i;
-			for (uint64_t e = cur[i], end = cur[i + 1]; e < end; e++) {
-				uint32_t v = radj[e];
-				/* eval() walks up from an edge's source: prefetch the
-				 * first node of the path AHEAD edges before it is needed
-				 * (the edges ahead are below: i goes down), the second
-				 * 3/4 AHEAD before (the first is in cache by then), the
-				 * third 1/2, the fourth 1/4.  Paths may be compressed in
-				 * between; a prefetch is only a hint. */
-				if (e >= AHEAD) {
-#define UP(x) (nd[x].anc < N ? nd[x].anc : 0)
-					uint32_t a = radj[e - AHEAD];
-					PREFETCH(&nd[a]);
-					a = radj[e - AHEAD * 3 / 4];
-					PREFETCH(&nd[UP(a)]);
-					a = radj[e - AHEAD / 2];
-					a = UP(a);
-					PREFETCH(&nd[UP(a)]);
-					a = radj[e - AHEAD / 4];
-					a = UP(a);
-					a = UP(a);
-					PREFETCH(&nd[UP(a)]);
-#undef UP
-				}
-				if (v < i) {
-					if (v < s)
-						s = v;
-				} else {
-					uint32_t su = (uint32_t)eval(nd, v, i + 1);
-					if (su < s)
-						s = su;
-				}
-			}
-			semi[i] = s;
-			nd[i].idm = nd[s].label;
-			nd[s].label = i;
-		}
-		/* the nodes whose semidominator is i: semi(v) = i */
-		uint32_t v = nd[i].label;
-		while (v) {
-			uint32_t next = nd[v].idm;
-			PREFETCH(&nd[next]);
-			uint64_t u = eval(nd, v, i + 1);
-			nd[v].idm = (uint32_t)u < i ? (uint32_t)(u >> 32) : i;
-			v = next;
-		}
-		nd[i].label = i;
-		nd[i].lsemi = semi[i];
-	}
-	drop(&m, radj, (size_t)nrev, sizeof *radj);
-	radj = NULL;
-	drop(&m, cur, (size_t)N + 1, sizeof *cur);
-	cur = NULL;
-
-	/* 4. Relative dominators to idoms in preorder; order[] from pre[]; the
-	 * idoms to object numbers (in nd[i].anc, free now); pre[] becomes idom[]. */
-	for (uint32_t i = 1; i < N; i++)
-		if (nd[i].idm != semi[i])
-			nd[i].idm = nd[nd[i].idm].idm;
-	drop(&m, semi, N, sizeof *semi);
-	semi = NULL;
-	order = grab(&m, (size_t)N - 1, sizeof *order, 0);
-	if (!order)
-		goto nomem;
-	for (uint32_t v = 0; v < n; v++)
-		if (pre[v])
-			order[pre[v] - 1] = v;
-	for (uint32_t i = 1; i < N; i++) {
-		uint32_t r = nd[i].idm;
-		nd[i].anc = r ? order[r - 1] : HP_DOM_SUPER;
-	}
-	for (uint32_t v = 0; v < n; v++) {
-		uint32_t p = pre[v];
-		pre[v] = p ? nd[p].anc : HP_DOM_UNREACHABLE;
-	}
-	drop(&m, nd, N, sizeof *nd);
-
-	d->n = n;
-	d->idom = pre;
-	d->order = order;
-	d->nreach = N - 1;
-	d->peak_bytes = m.peak;
 	return HP_OK;
+}
 
-nomem:
-	rc = hp_error_set(err, HP_ENOMEM, "dominators: out of memory (%lu objects, %llu bytes held)",
-			  (unsigned long)n, (unsigned long long)m.cur);
-fail:
-	hp_free(pre);
-	hp_free(order);
-	hp_free(semi);
-	hp_free(nd);
-	hp_free(cur);
-	hp_free(radj);
-	return rc;
+/* 32-bit cursors when every forward and reverse edge position fits */
+static int narrow_cursors(uint64_t nedges, size_t nroots)
+{
+	return !hp_dom_wide_cursors && nroots <= UINT32_MAX && nedges <= UINT32_MAX - nroots;
+}
+
+int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint32_t *adj,
+		   const uint32_t *roots, size_t nroots, struct hp_error *err)
+{
+	HP_TRY(dom_start(d, n, err));
+	if (narrow_cursors(n ? off[n] : 0, nroots))
+		return dom_o64_c32(d, n, off, adj, roots, nroots, err);
+	return dom_o64_c64(d, n, off, adj, roots, nroots, err);
+}
+
+int hp_dom_compute32(struct hp_dom *d, uint32_t n, const uint32_t *off, const uint32_t *adj,
+		     const uint32_t *roots, size_t nroots, struct hp_error *err)
+{
+	HP_TRY(dom_start(d, n, err));
+	if (narrow_cursors(n ? off[n] : 0, nroots))
+		return dom_o32_c32(d, n, off, adj, roots, nroots, err);
+	return dom_o32_c64(d, n, off, adj, roots, nroots, err);
 }
 
 int hp_dom_retained(const struct hp_dom *d, const uint64_t *shallow, uint64_t *retained,
@@ -387,7 +217,17 @@ int hp_dom_retained(const struct hp_dom *d, const uint64_t *shallow, uint64_t *r
 		return hp_error_set(err, HP_EUSAGE, "dominators: retained sizes asked of an empty tree");
 	for (uint32_t v = 0; v < d->n; v++)
 		retained[v] = d->idom[v] == HP_DOM_UNREACHABLE ? 0 : shallow[v];
+	/* a walk up order[] that lands at random: fetch idom[] 2 * AHEAD steps
+	 * early, then the two retained[] entries AHEAD steps early */
 	for (uint32_t k = d->nreach; k-- > 0;) {
+		if (k >= 2 * AHEAD)
+			PREFETCH(&d->idom[d->order[k - 2 * AHEAD]]);
+		if (k >= AHEAD) {
+			uint32_t w = d->order[k - AHEAD], q = d->idom[w];
+			PREFETCH(&retained[w]);
+			if (q < d->n)
+				PREFETCH_W(&retained[q]);
+		}
 		uint32_t v = d->order[k], p = d->idom[v];
 		if (p == HP_DOM_SUPER)
 			sum += retained[v];

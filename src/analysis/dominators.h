@@ -32,15 +32,16 @@
  * Memory during hp_dom_compute(), on top of the caller's graph, for n
  * objects of which r are reachable, with e_r edges leaving reachable ones:
  *   4 n     idom (until the end: the preorder number of each object)
- *   24 n    during the DFS: per object 16 (DFS parent / compressed ancestor,
+ *   20 n    during the DFS: per object 16 (DFS parent / compressed ancestor,
  *           label, the label's semidominator, bucket link / relative idom:
- *           one cache-line slot) and 8 (edge cursor, then reverse-edge
- *           offsets); cut down to r entries when the DFS is over
+ *           one cache-line slot) and 4 (edge cursor, then reverse-edge
+ *           offsets; 8 when the graph has 4 G edges or more, counting the
+ *           root entries); cut down to r entries when the DFS is over
  *   4 r     semidominators
  *   4 (e_r + nroots)   reverse edges (self-loops not stored)
- * Peak: max(28 n, 4 n + 28 r + 4 (e_r + nroots)), i.e. at most 32 bytes per
- * object + 4 per edge (+ 4 per root entry); hp_dom.peak_bytes reports the
- * exact figure.  What stays afterwards is idom (4 n) and order (4 r), order
+ * Peak: max(24 n, 4 n + 24 r + 4 (e_r + nroots)), i.e. at most 28 bytes per
+ * object + 4 per edge (+ 4 per root entry; 4 more per object past 4 G
+ * edges); hp_dom.peak_bytes reports the exact figure.  What stays afterwards is idom (4 n) and order (4 r), order
  * being built at the end when the rest has been given back.  Big arrays are
  * advised to use huge pages (Linux), which matters because every pass is
  * mostly cache misses; a caller that does the same for its off[] and adj[]
@@ -77,6 +78,11 @@ struct hp_dom {
  */
 int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint32_t *adj,
 		   const uint32_t *roots, size_t nroots, struct hp_error *err) HP_MUST_USE;
+/* the same for a graph whose edge offsets fit in 32 bits (fewer than 4 G edges) */
+int hp_dom_compute32(struct hp_dom *d, uint32_t n, const uint32_t *off, const uint32_t *adj,
+		     const uint32_t *roots, size_t nroots, struct hp_error *err) HP_MUST_USE;
+/* tests only: nonzero makes both use 64-bit cursors even when 32 bits would do */
+extern int hp_dom_wide_cursors;
 
 /*
  * retained[v] = sum of shallow[] over v's dominator subtree (v included); 0

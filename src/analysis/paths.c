@@ -50,7 +50,7 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 	}
 	while (head < tail) {
 		uint32_t v = queue[head++];
-		for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++) {
+		for (uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1); e < eend; e++) {
 			uint32_t w = g->adj[e];
 			if (w >= n) {
 				rc = hp_error_set(err, HP_EUSAGE, "edge %u -> %u leaves the graph of %zu objects", v, w, n);
@@ -85,7 +85,7 @@ int hp_paths_referrers(const struct hp_refs *g, uint32_t target, uint32_t **out,
 	*n = 0;
 	size_t cnt = 0;
 	for (size_t v = 0; v < g->n; v++)
-		for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++)
+		for (uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1); e < eend; e++)
 			if (g->adj[e] == target) {
 				cnt++;
 				break;
@@ -95,7 +95,7 @@ int hp_paths_referrers(const struct hp_refs *g, uint32_t target, uint32_t **out,
 		return hp_error_set(err, HP_ENOMEM, "out of memory listing %zu referrers", cnt);
 	size_t k = 0;
 	for (size_t v = 0; v < g->n && k < cnt; v++)
-		for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++)
+		for (uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1); e < eend; e++)
 			if (g->adj[e] == target) {
 				r[k++] = (uint32_t)v;
 				break;

@@ -5,6 +5,15 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define PREFETCH(p) ((void)0)
+#define PREFETCH_W(p) ((void)0)
+#endif
+#define AHEAD 16          /* prefetch distance, in objects */
+
 static double seconds(void)
 {
 	struct timespec ts;
@@ -208,7 +217,7 @@ static int vv_search(struct vv *V)
 		size_t rk, rend;
 		vv_referents(G, v, &rk, &rend);
 		int strong = 0;
-		for (uint64_t e = G->off[v]; e < G->off[v + 1]; e++) {
+		for (uint64_t e = hp_refs_off(G, v), eend = hp_refs_off(G, v + 1); e < eend; e++) {
 			uint32_t w = G->adj[e];
 			if (rk < rend && G->referents[rk][1] == w) {
 				rk++;
@@ -270,7 +279,7 @@ static void vv_trees(struct vv *V)
 			int64_t sum = 0;
 			int ok = 1;
 			check++;
-			for (uint64_t e = G->off[p]; e < G->off[p + 1] && ok; e++) {
+			for (uint64_t e = hp_refs_off(G, p), eend = hp_refs_off(G, p + 1); e < eend && ok; e++) {
 				uint32_t c = G->adj[e];
 				if ((V->fl[c] & VV_MULTI) || !(V->fl[c] & VV_TREE))
 					ok = 0;
@@ -306,6 +315,7 @@ static int insert_edges(struct hp_refs *G, const uint32_t (*pairs)[2], size_t np
 	size_t n = G->n;
 	if (!np)
 		return HP_OK;
+	HP_TRY(hp_refs_widen(G));   /* offsets move: 64-bit while they do */
 	uint32_t *adj = hp_reallocarray(G->adj, G->nedges + np, sizeof *adj);
 	if (!adj)
 		return HP_ENOMEM;
@@ -325,7 +335,7 @@ static int insert_edges(struct hp_refs *G, const uint32_t (*pairs)[2], size_t np
 		G->off[v + 1] = hi + k + mine;
 	}
 	G->nedges += np;
-	return HP_OK;
+	return hp_refs_narrow(G);
 }
 
 static void vv_free(struct vv *V)
@@ -368,7 +378,7 @@ static int vv_prepare(hp_heap *h, struct hp_retained *R, struct vv *V)
 		V->first[v] = HP_NONE;
 	}
 	for (size_t v = 0; v < n; v++)
-		for (uint64_t e = G->off[v]; e < G->off[v + 1]; e++)
+		for (uint64_t e = hp_refs_off(G, v), eend = hp_refs_off(G, v + 1); e < eend; e++)
 			vv_referrer(V, (uint32_t)v, G->adj[e]);
 	HP_TRY(vv_search(V));
 	vv_trees(V);
@@ -469,20 +479,29 @@ static int class_sums(hp_heap *h, struct hp_retained *R, int visualvm)
 		rc = HP_ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < R->dom.nreach; i++) {
-		uint32_t v = R->dom.order[i];
-		uint32_t p = idom[v] == HP_DOM_SUPER ? (uint32_t)n : idom[v];
-		coff[p + 1]++;
+	/* order[] lands at random in idom[] and coff[]: prefetch ahead */
+	uint32_t nr = R->dom.nreach;
+#define PARENT(v) (idom[v] == HP_DOM_SUPER ? (uint32_t)n : idom[v])
+	for (uint32_t i = 0; i < nr; i++) {
+		if (i + 2 * AHEAD < nr)
+			PREFETCH(&idom[R->dom.order[i + 2 * AHEAD]]);
+		if (i + AHEAD < nr)
+			PREFETCH_W(&coff[PARENT(R->dom.order[i + AHEAD]) + 1]);
+		coff[PARENT(R->dom.order[i]) + 1]++;
 	}
 	for (size_t i = 0; i <= n; i++)
 		coff[i + 1] += coff[i];
 	{
 		/* fill using a moving cursor, then restore */
-		for (uint32_t i = 0; i < R->dom.nreach; i++) {
+		for (uint32_t i = 0; i < nr; i++) {
+			if (i + 2 * AHEAD < nr)
+				PREFETCH(&idom[R->dom.order[i + 2 * AHEAD]]);
+			if (i + AHEAD < nr)
+				PREFETCH_W(&coff[PARENT(R->dom.order[i + AHEAD])]);
 			uint32_t v = R->dom.order[i];
-			uint32_t p = idom[v] == HP_DOM_SUPER ? (uint32_t)n : idom[v];
-			kids[coff[p]++] = v;
+			kids[coff[PARENT(v)]++] = v;
 		}
+#undef PARENT
 		memmove(coff + 1, coff, (n + 1) * sizeof *coff);
 		coff[0] = 0;
 	}
@@ -499,6 +518,14 @@ static int class_sums(hp_heap *h, struct hp_retained *R, int visualvm)
 			continue;
 		}
 		uint32_t v = kids[f->next++];
+		if (f->next + 2 < coff[f->v + 1]) {
+			/* a sibling two ahead: what the walk will read of it */
+			uint32_t s = kids[f->next + 2];
+			PREFETCH(&h->cls[s]);
+			PREFETCH(&h->off_hi[s]);
+			PREFETCH(&R->retained[s]);
+			PREFETCH(&coff[s]);
+		}
 		uint32_t c = h->cls[v];
 		/* VisualVM sums instances and arrays only, not class objects */
 		if (!active[c] && !(visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS)) {
@@ -568,7 +595,12 @@ int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_o
 		vv_free(&V);
 		goto nomem;
 	}
-	rc = hp_dom_compute(&R->dom, (uint32_t)n, R->refs.off, R->refs.adj, R->root_objs, R->nroot_objs, err);
+	if (R->refs.off32)
+		rc = hp_dom_compute32(&R->dom, (uint32_t)n, R->refs.off32, R->refs.adj, R->root_objs,
+				      R->nroot_objs, err);
+	else
+		rc = hp_dom_compute(&R->dom, (uint32_t)n, R->refs.off, R->refs.adj, R->root_objs,
+				    R->nroot_objs, err);
 	if (rc) {
 		vv_free(&V);
 		return rc;

@@ -33,7 +33,7 @@ int hp_retained_set(const hp_heap *h, const struct hp_retained *R, const uint8_t
 	}
 	while (head < tail) {
 		uint32_t v = queue[head++];
-		for (uint64_t k = R->refs.off[v]; k < R->refs.off[v + 1]; k++) {
+		for (uint64_t k = hp_refs_off(&R->refs, v), kend = hp_refs_off(&R->refs, v + 1); k < kend; k++) {
 			uint32_t w = R->refs.adj[k];
 			if (in_set[w] || SEEN(w))
 				continue;

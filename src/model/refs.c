@@ -27,13 +27,34 @@ struct builder {
 	const struct hp_refs_opts *o;
 	struct hp_refs *R;
 	struct layout *lay;   /* per class */
-	int fill;             /* 0: count, 1: fill */
-	uint64_t referent_sid_ok;
-	int kinds_done;
-	uint8_t *refkind;     /* per class: 0..4 */
 	struct hp_error *err;
 	size_t file_idx;      /* objects seen so far in this pass, in file order */
+	int nomem;
+	/* the edges of the records, in file order, resolved to object numbers */
+	uint32_t *ef;
+	size_t nef, efcap;
+	/* one block per record that has edges: its object and how many */
+	struct block { uint32_t v, k; } *blk;
+	size_t nblk, blkcap;
+	/* edges from the model (class statics, super, loader; thread locals) */
+	uint32_t (*extra)[2];
+	size_t nextra, extracap;
 };
+
+/* Grows *p (of *cap elements of `size` bytes) to hold one more; 0 on failure. */
+static int grow(void *pp, size_t *cap, size_t have, size_t size, size_t first)
+{
+	void **p = pp;
+	if (have < *cap)
+		return 1;
+	size_t nc = *cap ? 2 * *cap : first;
+	void *q = hp_reallocarray(*p, nc, size);
+	if (!q)
+		return 0;
+	*p = q;
+	*cap = nc;
+	return 1;
+}
 
 /* The object number of the record with this id: the next object in file
  * order as the model saw it (no lookup), or, when the model skipped a record
@@ -134,27 +155,67 @@ static int make_layout(struct builder *B, uint32_t cls)
 	return HP_OK;
 }
 
-/* Counting counts every non-null reference; filling resolves it, writing
- * UINT32_MAX for ids the dump does not hold, which are squeezed out after. */
-static inline void edge(struct builder *B, size_t from, uint64_t id)
+/* A reference of the record being read: resolved now; ids the dump does
+ * not hold are counted and dropped.  Returns the target or SIZE_MAX. */
+static inline size_t edge(struct builder *B, uint64_t id)
 {
 	if (!id)
-		return;
-	if (!B->fill) {
-		B->R->off[from + 1]++;
-		return;
-	}
+		return SIZE_MAX;
 	size_t to = hp_heap_find(B->h, id);
-	B->R->adj[B->R->off[from]++] = to == SIZE_MAX ? UINT32_MAX : (uint32_t)to;
+	if (to == SIZE_MAX) {
+		B->R->dangling++;
+		return SIZE_MAX;
+	}
+	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
+		B->nomem = 1;
+		return SIZE_MAX;
+	}
+	B->ef[B->nef++] = (uint32_t)to;
+	return to;
+}
+
+/* Closes the record of object v whose edges start at ef[start]. */
+static inline int end_record(struct builder *B, size_t v, size_t start)
+{
+	if (B->nomem)
+		return HP_ENOMEM;
+	if (B->nef == start)
+		return HP_OK;
+	if (B->nblk == B->blkcap && !grow(&B->blk, &B->blkcap, B->nblk, sizeof *B->blk, 4096))
+		return HP_ENOMEM;
+	uint32_t k = (uint32_t)(B->nef - start);   /* a record has fewer than 2^32 references */
+	B->blk[B->nblk].v = (uint32_t)v;
+	B->blk[B->nblk].k = k;
+	B->nblk++;
+	B->R->off[v + 1] += k;
+	return HP_OK;
+}
+
+/* An edge the model knows of, not a record; dangling ones are dropped. */
+static int extra_edge(struct builder *B, size_t from, uint64_t id)
+{
+	if (!id)
+		return HP_OK;
+	size_t to = hp_heap_find(B->h, id);
+	if (to == SIZE_MAX) {
+		B->R->dangling++;
+		return HP_OK;
+	}
+	if (!grow(&B->extra, &B->extracap, B->nextra, sizeof *B->extra, 256))
+		return HP_ENOMEM;
+	B->extra[B->nextra][0] = (uint32_t)from;
+	B->extra[B->nextra][1] = (uint32_t)to;
+	B->nextra++;
+	B->R->off[from + 1]++;
+	return HP_OK;
 }
 
 /* mark_referents: the referent stays an edge and is listed */
 static int note_referent(struct builder *B, size_t from, uint64_t id)
 {
 	struct hp_refs *R = B->R;
-	edge(B, from, id);
-	size_t to;
-	if (!B->fill || !id || (to = hp_heap_find(B->h, id)) == SIZE_MAX)
+	size_t to = edge(B, id);
+	if (to == SIZE_MAX)
 		return HP_OK;
 	if (R->nreferents == R->referents_cap) {
 		size_t nc = R->referents_cap ? 2 * R->referents_cap : 256;
@@ -181,23 +242,24 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	struct layout *L = &B->lay[cls];
 	if (!L->done)
 		HP_TRY(make_layout(B, cls));
-	if (len < L->nbytes && !B->fill)
+	if (len < L->nbytes)
 		B->R->short_instances++;
 	unsigned I = h->I;
+	size_t start = B->nef;
 	for (uint32_t i = 0; i < L->nrefs; i++) {
 		uint32_t o = L->offs[i];
 		if ((uint64_t)o + I > len)
 			break;
 		if ((int32_t)o == L->referent) {
-			if (!B->fill && hp_be_id(f + o, I))
+			if (hp_be_id(f + o, I))
 				B->R->weak_skipped++;
 			if (B->o->mark_referents)
 				HP_TRY(note_referent(B, from, hp_be_id(f + o, I)));
 			continue;
 		}
-		edge(B, from, hp_be_id(f + o, I));
+		(void)edge(B, hp_be_id(f + o, I));
 	}
-	return HP_OK;
+	return end_record(B, from, start);
 }
 
 static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
@@ -207,9 +269,10 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 	if (from == SIZE_MAX || hp_heap_kind(B->h, from) != HP_OBJ_OBJARRAY)
 		return HP_OK;
 	unsigned I = B->h->I;
+	size_t start = B->nef;
 	for (uint32_t i = 0; i < n; i++)
-		edge(B, from, hp_be_id(e + (size_t)i * I, I));
-	return HP_OK;
+		(void)edge(B, hp_be_id(e + (size_t)i * I, I));
+	return end_record(B, from, start);
 }
 
 /* the other objects only advance the file-order counter */
@@ -230,7 +293,7 @@ static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const
 }
 
 /* edges that come from the model, not from the records */
-static void model_edges(struct builder *B)
+static int model_edges(struct builder *B)
 {
 	hp_heap *h = B->h;
 	for (size_t i = 0; i < h->nclasses; i++) {
@@ -241,17 +304,17 @@ static void model_edges(struct builder *B)
 		if (from == SIZE_MAX)
 			continue;
 		if (!B->o->no_super_edges)
-			edge(B, from, c->super_id);
+			HP_TRY(extra_edge(B, from, c->super_id));
 		/* statics, then the loader: VisualVM's order, which its paths follow */
 		for (uint32_t s = 0; s < c->n_statics; s++) {
 			const struct hp_static *st = &h->statics[c->first_static + s];
 			if (st->type == HP_T_OBJECT)
-				edge(B, from, st->value);
+				HP_TRY(extra_edge(B, from, st->value));
 		}
-		edge(B, from, c->loader_id);
+		HP_TRY(extra_edge(B, from, c->loader_id));
 	}
 	if (!B->o->thread_locals)
-		return;
+		return HP_OK;
 	for (size_t i = 0; i < h->nroots; i++) {
 		const struct hp_root_rec *r = &h->roots[i];
 		if (!r->has_thread || r->kind == HP_ROOT_THREAD_OBJECT || r->kind == HP_ROOT_JNI_MONITOR)
@@ -262,10 +325,10 @@ static void model_edges(struct builder *B)
 		size_t from = hp_heap_find(h, h->threads[t].object_id);
 		if (from == SIZE_MAX)
 			continue;
-		if (!B->fill)
-			B->R->thread_edges++;
-		edge(B, from, r->object);
+		B->R->thread_edges++;
+		HP_TRY(extra_edge(B, from, r->object));
 	}
+	return HP_OK;
 }
 
 static int pass(struct builder *B, const char *path)
@@ -311,51 +374,45 @@ int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
 		goto out;
 	}
-	/* count */
-	if ((rc = pass(&B, path)) != HP_OK)
-		goto out;
-	model_edges(&B);
+	/* one pass: each record's edges go to ef[] in file order, off[v + 1]
+	 * counts them, blk[] says whose they are */
+	if ((rc = pass(&B, path)) != HP_OK || (rc = model_edges(&B)) != HP_OK)
+		goto nomem_or_rc;
 	for (size_t i = 0; i < n; i++)
 		R->off[i + 1] += R->off[i];
 	R->nedges = R->off[n];
+	/* into object order: off[v] is v's write cursor until the shift back */
 	R->adj = hp_reallocarray(NULL, R->nedges ? R->nedges : 1, sizeof *R->adj);
 	if (!R->adj) {
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for %llu references",
 				  (unsigned long long)R->nedges);
 		goto out;
 	}
-	/* fill: off[i] runs from the start of i's edges to the start of i+1's */
-	B.fill = 1;
-	if ((rc = pass(&B, path)) != HP_OK)
-		goto out;
-	model_edges(&B);
+	{
+		size_t p = 0;
+		for (size_t b = 0; b < B.nblk; b++) {
+			uint32_t v = B.blk[b].v, k = B.blk[b].k;
+			memcpy(R->adj + R->off[v], B.ef + p, (size_t)k * sizeof *R->adj);
+			R->off[v] += k;
+			p += k;
+		}
+		hp_free(B.ef);
+		B.ef = NULL;
+		for (size_t x = 0; x < B.nextra; x++)   /* after the records' edges */
+			R->adj[R->off[B.extra[x][0]]++] = B.extra[x][1];
+	}
 	memmove(R->off + 1, R->off, n * sizeof *R->off);
 	R->off[0] = 0;
-	if (R->off[n] != R->nedges) {
-		rc = hp_error_set(err, HP_ECORRUPT, "the dump changed between passes (%llu references, then %llu)",
-				  (unsigned long long)R->nedges, (unsigned long long)R->off[n]);
-		goto out;
-	}
-	/* squeeze out references to ids the dump does not hold */
-	{
-		uint64_t w = 0, r0 = 0;
-		for (size_t i = 0; i < n; i++) {
-			uint64_t r1 = R->off[i + 1];
-			R->off[i] = w;
-			for (uint64_t k = r0; k < r1; k++) {
-				if (R->adj[k] != UINT32_MAX)
-					R->adj[w++] = R->adj[k];
-				else
-					R->dangling++;
-			}
-			r0 = r1;
-		}
-		R->off[n] = w;
-		R->nedges = w;
-	}
 	hp_free(h->file_order);     /* only this needed it */
 	h->file_order = NULL;
+	rc = hp_refs_narrow(R);
+nomem_or_rc:
+	if (rc == HP_ENOMEM && err->code == HP_OK)
+		hp_error_set(err, HP_ENOMEM, "out of memory for the references (%zu so far)", B.nef);
 out:
+	hp_free(B.ef);
+	hp_free(B.blk);
+	hp_free(B.extra);
 	if (B.lay) {
 		for (size_t i = 0; i < h->nclasses; i++)
 			hp_free(B.lay[i].offs);
@@ -369,8 +426,43 @@ out:
 	return rc;
 }
 
+int hp_refs_narrow(struct hp_refs *r)
+{
+	if (!r->off || r->nedges > UINT32_MAX)
+		return HP_OK;
+	/* entry i moves from byte 8i to byte 4i: it never lands on an entry not
+	 * yet read (memcpy: the block is read as one type and written as another) */
+	unsigned char *b = (unsigned char *)r->off;
+	for (size_t i = 0; i <= r->n; i++) {
+		uint64_t v;
+		memcpy(&v, b + 8 * i, sizeof v);
+		uint32_t w = (uint32_t)v;
+		memcpy(b + 4 * i, &w, sizeof w);
+	}
+	uint32_t *shrunk = hp_realloc(b, (r->n + 1) * sizeof *shrunk);
+	r->off32 = shrunk ? shrunk : (uint32_t *)(void *)b;   /* a failed shrink keeps the bigger block */
+	r->off = NULL;
+	return HP_OK;
+}
+
+int hp_refs_widen(struct hp_refs *r)
+{
+	if (!r->off32)
+		return HP_OK;
+	uint64_t *o = hp_reallocarray(NULL, r->n + 1, sizeof *o);
+	if (!o)
+		return HP_ENOMEM;
+	for (size_t i = 0; i <= r->n; i++)
+		o[i] = r->off32[i];
+	hp_free(r->off32);
+	r->off32 = NULL;
+	r->off = o;
+	return HP_OK;
+}
+
 void hp_refs_release(struct hp_refs *r)
 {
+	hp_free(r->off32);
 	hp_free(r->off);
 	hp_free(r->adj);
 	hp_free(r->referents);

@@ -8,11 +8,18 @@
  * thread).  References to ids that are not objects of the dump are dropped
  * and counted.
  *
- * hp_refs_build() re-reads the dump twice (count, then fill) with the same
- * streaming parser, so it needs a file it can reopen: a regular file or a
- * gzip file, not a pipe.  Memory: 8 bytes per object (off) + 4 bytes per
- * edge (adj), plus per class a small layout table while building.
- * off and adj are owned by struct hp_refs; hp_refs_release() frees them.
+ * hp_refs_build() re-reads the dump once with the same streaming parser,
+ * so it needs a file it can reopen: a regular file or a gzip file, not a
+ * pipe.  Each record's edges are resolved as it is read and kept in file
+ * order (4 bytes per edge, with 8 bytes per record that has any saying
+ * whose they are), then copied into object order: while building, 8 bytes
+ * per object + 8 per edge on top of the result.  Memory: 4 bytes per object (off32) + 4 bytes per
+ * edge (adj), plus per class a small layout table while building.  Edge
+ * offsets are 64-bit while building (8 bytes per object then); when the
+ * graph has fewer than 4 G edges (always, short of a 16 GiB adj[]) they are
+ * narrowed to 32 bits at the end and off is NULL; otherwise off32 is NULL.
+ * Read them with hp_refs_off(), which works either way.
+ * off/off32 and adj are owned by struct hp_refs; hp_refs_release() frees them.
  */
 #ifndef HP_REFS_H
 #define HP_REFS_H
@@ -39,7 +46,8 @@ struct hp_refs_opts {
 
 struct hp_refs {
 	size_t n;             /* objects */
-	uint64_t *off;        /* n + 1 */
+	uint64_t *off;        /* n + 1, or NULL when narrowed to off32 */
+	uint32_t *off32;      /* n + 1 when every offset fits in 32 bits, else NULL */
 	uint32_t *adj;        /* off[n] targets */
 	uint64_t nedges;
 	uint32_t (*referents)[2]; /* mark_referents: (reference, referent) of each skipped
@@ -54,6 +62,16 @@ struct hp_refs {
 int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		  struct hp_refs *out, struct hp_error *err) HP_MUST_USE;
 void hp_refs_release(struct hp_refs *r);
+
+/* Where object v's edges start in adj (v's end is hp_refs_off(r, v + 1)). */
+static inline uint64_t hp_refs_off(const struct hp_refs *r, size_t v)
+{
+	return r->off32 ? r->off32[v] : r->off[v];
+}
+/* off -> off32 in place when nedges fits in 32 bits (else nothing happens);
+ * off32 -> off.  Both keep the graph as it is on HP_ENOMEM. */
+int hp_refs_narrow(struct hp_refs *r) HP_MUST_USE;
+int hp_refs_widen(struct hp_refs *r) HP_MUST_USE;
 
 /* The referent kind of a class: 0 none, 1 soft, 2 weak, 3 final, 4 phantom. */
 int hp_refs_reference_kind(const hp_heap *h, uint32_t cls);

@@ -58,6 +58,53 @@ static void graph_free(struct graph *g)
 	free(g->adj);
 }
 
+/*
+ * hp_dom_compute() as every caller can reach it: 64-bit and 32-bit edge
+ * offsets, each with 32-bit cursors (the default below 4 G edges) and with
+ * 64-bit ones (forced).  All four must give the same tree, order included;
+ * the narrow cursors must need 4 bytes per reached node less at the peak.
+ * *d gets the default one's result.
+ */
+static int compute_variants(struct hp_dom *d, const char *name, const struct graph *g,
+			    const uint32_t *roots, size_t nroots, struct hp_error *err)
+{
+	int rc = hp_dom_compute(d, g->n, g->off, g->adj, roots, nroots, err);
+	if (rc != HP_OK)
+		return rc;
+	uint32_t *off32 = malloc(((size_t)g->n + 1) * sizeof *off32);
+	if (!off32)
+		abort();
+	for (size_t v = 0; v <= g->n; v++)
+		off32[v] = (uint32_t)g->off[v];
+	for (int variant = 1; variant < 4; variant++) {
+		struct hp_dom o;
+		struct hp_error e2;
+		hp_error_clear(&e2);
+		hp_dom_wide_cursors = variant & 1;
+		int r2 = variant & 2 ? hp_dom_compute32(&o, g->n, off32, g->adj, roots, nroots, &e2)
+				     : hp_dom_compute(&o, g->n, g->off, g->adj, roots, nroots, &e2);
+		hp_dom_wide_cursors = 0;
+		CHECK(r2 == HP_OK, "%s: variant %d: %s", name, variant, e2.msg);
+		if (r2 != HP_OK)
+			continue;
+		int same = o.n == d->n && o.nreach == d->nreach &&
+			   !memcmp(o.idom, d->idom, (size_t)d->n * sizeof *d->idom) &&
+			   !memcmp(o.order, d->order, (size_t)d->nreach * sizeof *d->order);
+		CHECK(same, "%s: variant %d (%s offsets, %s cursors) gives another tree", name, variant,
+		      variant & 2 ? "32-bit" : "64-bit", variant & 1 ? "64-bit" : "32-bit");
+		if (variant & 1)
+			CHECK(o.peak_bytes >= d->peak_bytes + 4ull * d->nreach,
+			      "%s: 64-bit cursors peak %llu, 32-bit %llu, %u reached", name,
+			      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes, d->nreach);
+		else
+			CHECK(o.peak_bytes == d->peak_bytes, "%s: variant %d peak %llu, want %llu", name, variant,
+			      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes);
+		hp_dom_release(&o);
+	}
+	free(off32);
+	return HP_OK;
+}
+
 /* order[] holds every reachable node once, and idom[v] comes before v */
 static int order_ok(const struct hp_dom *d)
 {
@@ -102,7 +149,7 @@ static void run_small(const char *name, uint32_t n, const uint32_t (*edges)[2], 
 	struct hp_error err;
 	hp_error_clear(&err);
 	graph_build(&g, n, edges, m);
-	int rc = hp_dom_compute(&d, n, g.off, g.adj, roots, nroots, &err);
+	int rc = compute_variants(&d, name, &g, roots, nroots, &err);
 	CHECK(rc == HP_OK, "%s: compute: %s", name, err.msg);
 	if (rc != HP_OK) {
 		graph_free(&g);
@@ -580,7 +627,9 @@ static void test_random_large(int graphs)
 		struct hp_error err;
 		hp_error_clear(&err);
 		graph_build(&g, n, (const uint32_t (*)[2])edges, m);
-		if (hp_dom_compute(&d, n, g.off, g.adj, roots, nroots, &err) != HP_OK) {
+		char gname[48];
+		snprintf(gname, sizeof gname, "large random graph %d", gi);
+		if (compute_variants(&d, gname, &g, roots, nroots, &err) != HP_OK) {
 			CHECK(0, "large random graph %d: %s", gi, err.msg);
 			continue;
 		}

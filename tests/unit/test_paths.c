@@ -495,7 +495,22 @@ static void test_chain(void)
 	/* the dominator chain of the last link: every link before it */
 	struct hp_dom d;
 	uint32_t root = (uint32_t)obj(h, base);
-	rc = hp_dom_compute(&d, (uint32_t)h->nobj, G.g.off, G.g.adj, &root, 1, &err);
+	CHECK(G.g.off32 && !G.g.off, "the graph's offsets were narrowed to 32 bits");
+	{
+		/* widen and narrow again: the same offsets each way */
+		uint32_t *keep = malloc((G.g.n + 1) * sizeof *keep);
+		if (!keep)
+			abort();
+		memcpy(keep, G.g.off32, (G.g.n + 1) * sizeof *keep);
+		int same = hp_refs_widen(&G.g) == HP_OK && G.g.off && !G.g.off32;
+		for (size_t v = 0; same && v <= G.g.n; v++)
+			same = G.g.off[v] == keep[v] && hp_refs_off(&G.g, v) == keep[v];
+		same = same && hp_refs_narrow(&G.g) == HP_OK && G.g.off32 && !G.g.off &&
+		       !memcmp(G.g.off32, keep, (G.g.n + 1) * sizeof *keep);
+		CHECK(same, "refs offsets: widen then narrow changed them");
+		free(keep);
+	}
+	rc = hp_dom_compute32(&d, (uint32_t)h->nobj, G.g.off32, G.g.adj, &root, 1, &err);
 	CHECK(rc == HP_OK, "dominators: %s", err.msg);
 	if (rc == HP_OK) {
 		uint32_t *c;
