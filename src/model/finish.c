@@ -552,8 +552,9 @@ static int by_id(const void *a, const void *b)
  * -1 when out of memory. */
 #define LONG_RUN 256
 
-static int sort_by_runs(uint64_t *ids, size_t n, uint32_t **out)
+static int sort_by_runs(uint64_t **idsp, size_t n, uint32_t **out)
 {
+	const uint64_t *ids = *idsp;
 	size_t nlong = 0, nstray = 0, st = 0;
 	for (size_t i = 1; i <= n; i++) {
 		if (i == n || ids[i] <= ids[i - 1]) {
@@ -625,8 +626,8 @@ static int sort_by_runs(uint64_t *ids, size_t n, uint32_t **out)
 		sorted[o] = stray[si].id;
 		perm[o++] = stray[si++].pos;
 	}
-	memcpy(ids, sorted, n * sizeof *ids);
-	hp_free(sorted);
+	hp_free(*idsp);          /* the sorted copy takes the column's place */
+	*idsp = sorted;
 	hp_free(runs);
 	hp_free(stray);
 	*out = perm;
@@ -639,14 +640,30 @@ static int sort_objects(hp_heap *h)
 	if (n == 0 || is_sorted(h->ids, n))
 		return HP_OK;
 	uint32_t *perm;
-	int k = sort_by_runs(h->ids, n, &perm);
+	int k = sort_by_runs(&h->ids, n, &perm);
 	if (k < 0)
 		return HP_ENOMEM;
 	if (k == 0)
 		HP_TRY(radix_sort_ids(h->ids, n, &perm));
-	PERMUTE(uint32_t, h->cls);
-	PERMUTE(uint32_t, h->len);
-	PERMUTE(uint32_t, h->off_lo);
+	/* the 32-bit columns go through one scratch block: each column's old
+	 * block is the next one's scratch (fresh memory costs page faults) */
+	{
+		uint32_t *scratch = hp_reallocarray(NULL, n, sizeof *scratch);
+		if (!scratch) {
+			hp_free(perm);
+			return HP_ENOMEM;
+		}
+		uint32_t **col[3] = { &h->cls, &h->len, &h->off_lo };
+		for (int c = 0; c < 3; c++) {
+			const uint32_t *a = *col[c];
+			for (size_t i = 0; i < n; i++)
+				scratch[i] = a[perm[i]];
+			uint32_t *t = *col[c];
+			*col[c] = scratch;
+			scratch = t;
+		}
+		hp_free(scratch);
+	}
 	PERMUTE(uint16_t, h->off_hi);
 	/* invert in place: perm[i] = file index of number i -> file_order[k] = number */
 	uint32_t *inv = hp_reallocarray(NULL, n, sizeof *inv);

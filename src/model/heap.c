@@ -721,17 +721,33 @@ static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint
 }
 
 /* Hot: one call per instance.  Instances of the main heap are counted in a
- * small per-class array (few cache lines); everything else takes the slow path. */
+ * small per-class array (few cache lines) and, when the model keeps objects
+ * and its columns have room, appended to them here (what store_instance()
+ * and add_object() would do); everything else takes the slow path. */
 static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
 {
 	hp_heap *h = ud;
 	unsigned slot = (unsigned)((class_id * 0x9E3779B97F4A7C15ull) >> 58);
 	uint32_t cidx = h->ccache_idx[slot];
 	if (cidx != HP_NONE && h->ccache_id[slot] == class_id && h->cur_heap == 0 &&
-	    cidx < h->ccount_cap && !h->opts.build_objects && h->gcd_done) {
-		h->ccount[cidx]++;
-		h->n_instances++;
-		return HP_OK;
+	    cidx < h->ccount_cap && h->gcd_done) {
+		if (!h->opts.build_objects) {
+			h->ccount[cidx]++;
+			h->n_instances++;
+			return HP_OK;
+		}
+		if (h->nobj < h->obj_cap && off < HP_MAX_OFFSET && !h->over_limit) {
+			h->ccount[cidx]++;
+			h->n_instances++;
+			tally_order(h, id);
+			size_t i = h->nobj++;
+			h->ids[i] = id;
+			h->cls[i] = cidx;
+			h->len[i] = 0;
+			h->off_lo[i] = (uint32_t)off;
+			h->off_hi[i] = (uint16_t)(((off >> 32) & 0x3ff) | ((unsigned)HP_OBJ_INSTANCE << 14));
+			return HP_OK;
+		}
 	}
 	return instance_slow(h, id, class_id, off);
 }
