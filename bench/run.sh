@@ -12,7 +12,15 @@
 #
 # Each run is made with --stats; hprofan prints on stderr
 #   stats: bytes=N objects=N seconds=F peak_rss_kb=N model_bytes=N
-# which is turned into the table at the end. Exits 1 if a run fails.
+# which is turned into the table at the end.
+#
+# Last, bench/browse_latency.sh drives `hprofan browse` on the dump through
+# tmux and measures each key press, from send-keys to the changed screen
+# (moves, pages, ends, opening and leaving rows, sorts, views, pop-ups, a
+# filter, and moves among the instances of the class that has the most: 12 M
+# rows here); the summary ends with its median, p95 and max against the
+# 50 ms target (skipped without tmux).
+# Exits 1 if a run fails.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
@@ -186,6 +194,14 @@ run top-stdin "$DUMP" - --top --fast --quiet --stats
 run info      - info "$DUMP" --quiet --stats
 run retained  - "$DUMP" --top --quiet --stats
 
+# key-press latency of the browser (its own log; the last line goes in the summary)
+echo "bench: [browse] bench/browse_latency.sh $BIN $DUMP"
+if ! "$HERE/browse_latency.sh" "$BIN" "$DUMP" >"$LOGS/browse.out" 2>&1; then
+  echo "bench: [browse] failed; tail:" >&2
+  tail -5 "$LOGS/browse.out" >&2
+  FAILED=1
+fi
+
 echo
 printf "%-12s %4s %8s %9s %8s %11s %10s" run rc wall_s MB/s ns/obj peak_rss_MB model_B/obj
 [ -n "$TIME" ] && printf " %11s" ext_rss_MB
@@ -205,5 +221,11 @@ if [ -s "$LOGS/retained.err" ]; then
       printf "  peak %.0f MiB = %.1f bytes per object + 4 per reference (budget: 64 + 4)\n",
         kb / 1024, (kb * 1024 - 4 * r) / o }'
   fi
+fi
+# the browser's key latency, per kind of key
+if [ -s "$LOGS/browse.out" ]; then
+  echo
+  grep -E '^browse: (first screen|one capture-pane|each figure|.*skipped)' "$LOGS/browse.out" || true
+  sed -n '/^kind /,$p' "$LOGS/browse.out"
 fi
 exit "$FAILED"

@@ -124,13 +124,7 @@ uint64_t hp_browse_total(const struct hp_browse *m)
 uint64_t hp_browse_max(const struct hp_browse *m)
 {
 	const struct hp_blevel *L = hp_browse_level(m);
-	uint64_t mx = 0;
-	for (size_t i = 0; i < L->nvis; i++) {
-		uint64_t s = hp_browse_size(m, &L->rows[L->vis[i]]);
-		if (s > mx)
-			mx = s;
-	}
-	return mx;
+	return m->shallow ? L->max_shallow : L->max_retained;
 }
 
 static int has_children(const struct hp_browse *m, uint32_t v)
@@ -188,12 +182,22 @@ static int row_cmp(const void *pa, const void *pb, void *ud)
 	return c->reverse ? -r : r;
 }
 
+/* the visible rows, in order, and their largest sizes: whenever the rows,
+ * their order or the filter change (never on a redraw: see hp_browse_max) */
 static void rebuild_vis(struct hp_blevel *L)
 {
 	L->nvis = 0;
-	for (size_t i = 0; i < L->nrows; i++)
-		if (!L->rows[i].hidden)
-			L->vis[L->nvis++] = i;
+	L->max_retained = L->max_shallow = 0;
+	for (size_t i = 0; i < L->nrows; i++) {
+		const struct hp_brow *r = &L->rows[i];
+		if (r->hidden)
+			continue;
+		L->vis[L->nvis++] = i;
+		if (r->retained > L->max_retained)
+			L->max_retained = r->retained;
+		if (r->shallow > L->max_shallow)
+			L->max_shallow = r->shallow;
+	}
 	if (L->cursor >= L->nvis)
 		L->cursor = L->nvis ? L->nvis - 1 : 0;
 }

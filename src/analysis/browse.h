@@ -14,7 +14,10 @@
  *               they dominate.
  * Rows are built, grouped and sorted when a level is opened, and re-sorted
  * or filtered on request: work proportional to that level's rows (or, for a
- * root kind, to the root records), never to the heap.
+ * root kind, to the root records), never to the heap.  Moving the cursor
+ * and what a redraw asks (hp_browse_row, _max, _total) take constant time
+ * whatever the level's size: a level of every instance of a class can hold
+ * most of the heap.
  *
  * hp_browse_init() does the per-heap work once: the number of objects in
  * every dominator subtree (one reverse pass over the DFS preorder) and the
@@ -65,6 +68,7 @@ struct hp_blevel {
 	int sort, reverse, shallow;   /* the order the rows are in */
 	char *filter;         /* pattern text when filtered, else NULL */
 	uint64_t total_retained, total_shallow;   /* what percentages are of */
+	uint64_t max_retained, max_shallow;       /* the largest visible sizes (bars) */
 };
 
 struct hp_browse {
@@ -102,7 +106,8 @@ const struct hp_brow *hp_browse_cur(const struct hp_browse *m);
 uint64_t hp_browse_size(const struct hp_browse *m, const struct hp_brow *r);
 /* what the current level's percentages are of */
 uint64_t hp_browse_total(const struct hp_browse *m);
-/* the largest shown size among the visible rows (for bars) */
+/* the largest shown size among the visible rows (for bars); kept with the
+ * rows, so O(1) */
 uint64_t hp_browse_max(const struct hp_browse *m);
 /* the class name a row sorts and filters by (a class object: the class it is) */
 const char *hp_browse_name(const struct hp_browse *m, const struct hp_brow *r);

@@ -156,6 +156,18 @@ static size_t find_name(const struct hp_browse *m, int kind, const char *name)
 	return SIZE_MAX;
 }
 
+/* the largest shown size among the visible rows, the long way */
+static uint64_t max_by_scan(const struct hp_browse *m)
+{
+	const struct hp_blevel *L = hp_browse_level(m);
+	uint64_t mx = 0;
+	for (size_t i = 0; i < L->nvis; i++) {
+		uint64_t s = hp_browse_size(m, hp_browse_row(m, i));
+		mx = s > mx ? s : mx;
+	}
+	return mx;
+}
+
 static int has_substr(void *ud, const char *name)
 {
 	return strstr(name, (const char *)ud) != NULL;
@@ -240,6 +252,8 @@ int main(void)
 	      (unsigned long long)g->count);
 	CHECK(g->retained == 3 * R.shallow[hp_heap_find(h, N1)], "the group retains its members' sum");
 	CHECK(find_obj(&m, BIG) == 0 && gi == 1, "by size: byte[1000] first, the group second");
+	CHECK(hp_browse_max(&m) == R.retained[hp_heap_find(h, BIG)] && hp_browse_max(&m) == max_by_scan(&m),
+	      "the bars' maximum is byte[1000]'s retained size");
 
 	/* sorting: name, count, reversing, the cursor stays on its row */
 	hp_browse_goto(&m, 1);   /* on the group */
@@ -257,6 +271,8 @@ int main(void)
 	hp_browse_toggle_shallow(&m);
 	CHECK(m.shallow && hp_browse_size(&m, hp_browse_row(&m, 0)) == R.shallow[hp_heap_find(h, BIG)],
 	      "a: shallow sizes");
+	CHECK(hp_browse_max(&m) == R.shallow[hp_heap_find(h, BIG)] && hp_browse_max(&m) == max_by_scan(&m),
+	      "a: the bars' maximum is a shallow size");
 	hp_browse_toggle_shallow(&m);
 
 	/* the group opens like a folder; going up lands on it again */
@@ -286,12 +302,16 @@ int main(void)
 	CHECK(hp_browse_filter(&m, has_substr, (void *)"byte", "byte", &err) == HP_OK, "filter");
 	L = hp_browse_level(&m);
 	CHECK(L->nvis == 1 && hp_browse_row(&m, 0)->id == hp_heap_find(h, BIG), "only byte[] matches 'byte'");
+	CHECK(hp_browse_max(&m) == max_by_scan(&m), "filtered: the maximum is the visible rows'");
 	CHECK(L->filter && strcmp(L->filter, "byte") == 0, "the level keeps the pattern text");
 	CHECK(hp_browse_filter(&m, has_substr, (void *)"nothing", "nothing", &err) == HP_OK &&
 	      hp_browse_level(&m)->nvis == 0 && hp_browse_cur(&m) == NULL, "no match: no rows, no cursor");
 	CHECK(hp_browse_descend(&m, &err) == 0, "nothing to open in an empty list");
+	CHECK(hp_browse_max(&m) == 0, "nothing visible: maximum 0");
 	CHECK(hp_browse_filter(&m, has_substr, (void *)"Node", "Node", &err) == HP_OK &&
 	      hp_browse_level(&m)->nvis == 1, "'Node' matches the group");
+	CHECK(hp_browse_max(&m) == hp_browse_row(&m, 0)->retained && hp_browse_max(&m) < R.retained[hp_heap_find(h, BIG)],
+	      "'Node': the maximum is the group's, not byte[]'s");
 	CHECK(hp_browse_descend(&m, &err) == 1 && !hp_browse_level(&m)->filter &&
 	      hp_browse_level(&m)->nvis == 3, "the group opens unfiltered");
 	hp_browse_ascend(&m);
@@ -306,6 +326,8 @@ int main(void)
 	hp_browse_goto(&m, ni);
 	CHECK(hp_browse_descend(&m, &err) == 1 && hp_browse_level(&m)->nvis == 7, "its instances");
 	CHECK(hp_browse_row(&m, 0)->id == a, "A retains the most");
+	CHECK(hp_browse_max(&m) == R.retained[a] && hp_browse_max(&m) == max_by_scan(&m),
+	      "instances: the maximum is A's");
 	CHECK(hp_browse_descend(&m, &err) == 1 && hp_browse_level(&m)->kind == HP_BL_DOM &&
 	      hp_browse_level(&m)->nvis == 1, "Enter again: A's dominator children (ARR)");
 
