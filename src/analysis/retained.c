@@ -469,7 +469,9 @@ static int class_sums(hp_heap *h, struct hp_retained *R, int visualvm)
 	uint32_t *coff = hp_calloc(n + 2, sizeof *coff);     /* children of v at [coff[v], coff[v+1]); super = n */
 	uint32_t *kids = hp_reallocarray(NULL, R->dom.nreach ? R->dom.nreach : 1, sizeof *kids);
 	uint32_t *active = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *active);
-	struct frame { uint32_t v, next; } *stack = hp_reallocarray(NULL, R->dom.nreach + 1, sizeof *stack);
+	/* the walk's stack grows with the tree's depth, not with its size */
+	struct frame { uint32_t v, next; } *stack = hp_reallocarray(NULL, 4096, sizeof *stack);
+	size_t cap = 4096;
 	R->class_retained = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *R->class_retained);
 	R->row_retained = hp_calloc(h->nrows ? h->nrows : 1, sizeof *R->row_retained);
 	R->child_off = coff;
@@ -535,6 +537,15 @@ static int class_sums(hp_heap *h, struct hp_retained *R, int visualvm)
 				R->row_retained[r] += R->retained[v];
 		}
 		active[c]++;
+		if (sp == cap) {
+			struct frame *ns = hp_reallocarray(stack, 2 * cap, sizeof *ns);
+			if (!ns) {
+				rc = HP_ENOMEM;
+				goto out;
+			}
+			stack = ns;
+			cap *= 2;
+		}
 		stack[sp].v = v;
 		stack[sp].next = coff[v];
 		sp++;

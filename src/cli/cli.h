@@ -68,7 +68,7 @@ struct cli_load {
  * partial = 1 and 0. */
 int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L);
 void cli_load_release(struct cli_load *L);
-/* Loads with the object table and computes retained sizes (two more passes
+/* Loads with the object table and computes retained sizes (one more pass
  * over the file).  Prints errors; returns an exit code. */
 int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained *R);
 /* JSON for the weak/roots policies in use */

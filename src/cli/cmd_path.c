@@ -396,7 +396,7 @@ int cmd_path(struct cli_opts *o)
 		return EXIT_USAGE;
 	}
 	if (strcmp(o->file, "-") == 0) {
-		cli_error("-: path reads the dump three times, which a pipe cannot do; save it to a file");
+		cli_error("-: path reads the dump twice, which a pipe cannot do; save it to a file");
 		return EXIT_USAGE;
 	}
 	struct cli_load L;

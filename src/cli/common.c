@@ -183,9 +183,11 @@ static int exit_for(int code)
 /* ---- the memory limit (--max-memory) --------------------------------- */
 
 /* The analyses after the model need, by a rough rule, this much per object
- * (the reference graph, the dominator tree, retained sizes) and 8 bytes per
- * reference on top; the references are not known before they are read. */
-#define RETAINED_BYTES_PER_OBJECT 64
+ * (the reference graph, the dominator tree, retained sizes: 36 bytes per
+ * object at the dominators' peak, see dominators.h and refs.h) and 8 bytes
+ * per reference on top; the references are not known before they are read,
+ * so this counts about 1.5 per object. */
+#define RETAINED_BYTES_PER_OBJECT 48
 
 static int limit_reported;     /* a message about the limit was printed */
 static int loading_retained;   /* cli_load_dump() called by cli_load_retained() */
@@ -673,7 +675,7 @@ int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained
 	memset(R, 0, sizeof *R);
 	memset(L, 0, sizeof *L);
 	if (strcmp(o->file, "-") == 0) {
-		cli_error("-: retained sizes read the dump three times, which a pipe cannot do; save it to a file (or use --fast for shallow sizes)");
+		cli_error("-: retained sizes read the dump twice, which a pipe cannot do; save it to a file (or use --fast for shallow sizes)");
 		return EXIT_USAGE;
 	}
 	loading_retained = 1;

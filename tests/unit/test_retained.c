@@ -111,6 +111,47 @@ static const char *write_dump(char *path, size_t n)
 	return path;
 }
 
+/* A chain [root] -> N0 -> N1 -> ... of CHAIN links, every 1,000th one a
+ * Link2 (same fields, 16 bytes): the dominator tree is the chain itself, far
+ * deeper than any fixed stack.  Hand-worked: retained(Ni) = 16 (CHAIN - i);
+ * Node retains 16 CHAIN (N0, nothing above it); Link2 retains what its first
+ * one (N1000) does, 16 (CHAIN - 1000): every later Link2 is below it. */
+#define CHAIN 100000u
+enum { LINK2 = 0x150, CHAIN0 = 0x100000 };
+
+static const char *write_chain(char *path, size_t n)
+{
+	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 4, 0);
+	const char *names[] = { "java/lang/Object", "Node", "Link2", "next", "other" };
+	for (int i = 0; i < 5; i++)
+		hpw_string(w, (uint64_t)(i + 1), names[i]);
+	hpw_load_class(w, 1, OBJ, 0, 1);
+	hpw_load_class(w, 2, NODE, 0, 2);
+	hpw_load_class(w, 3, LINK2, 0, 3);
+	hpw_begin_dump(w, 0x1C);
+	struct hpw_instance_field nf[2] = { { 4, HPW_T_OBJECT }, { 5, HPW_T_OBJECT } };
+	cls(w, OBJ, 0, NULL, 0);
+	cls(w, NODE, OBJ, nf, 2);
+	cls(w, LINK2, OBJ, nf, 2);
+	hpw_root_jni_global(w, CHAIN0, 1);
+	for (uint32_t i = 0; i < CHAIN; i++) {
+		uint64_t id = CHAIN0 + 16ull * i, next = i + 1 < CHAIN ? id + 16 : 0;
+		uint8_t f[8] = { 0 };
+		for (int b = 0; b < 4; b++)
+			f[b] = (uint8_t)(next >> (24 - 8 * b));
+		hpw_instance(w, id, 0, i && i % 1000 == 0 ? LINK2 : NODE, f, 8);
+	}
+	hpw_end_dump(w);
+	hpw_dump_end(w);
+	const char *t = getenv("TMPDIR");
+	snprintf(path, n, "%s/hp-test-chain-XXXXXX", t && *t ? t : "/tmp");
+	int fd = mkstemp(path);
+	close(fd);
+	hpw_write_file(w, path);
+	hpw_free(w);
+	return path;
+}
+
 struct run {
 	hp_heap *h;
 	struct hp_retained R;
@@ -171,11 +212,43 @@ static uint64_t ret(const struct run *X_, uint64_t id)
 #define IDOM_SUPER(X_, id) do { uint64_t got_; CHECK(idom_id((X_), (id), &got_) == HP_DOM_SUPER, "idom(0x%x) is not the super-root", (unsigned)(id)); } while (0)
 #define RET(X_, id, want) CHECK(ret((X_), (id)) == (want), "retained(0x%x) = %llu, want %u", (unsigned)(id), (unsigned long long)ret((X_), (id)), (unsigned)(want))
 
+static void chain_test(void)
+{
+	char path[600];
+	write_chain(path, sizeof path);
+	struct run M;
+	run(&M, path, HP_WEAK_FOLLOW, HP_ROOTS_THREADS);
+	if (M.ok) {
+		int idoms = 1, rets = 1;
+		for (uint32_t i = 1; i < CHAIN && idoms; i++) {
+			uint64_t got;
+			idom_id(&M, CHAIN0 + 16ull * i, &got);
+			idoms = got == CHAIN0 + 16ull * (i - 1);
+		}
+		for (uint32_t i = 0; i < CHAIN && rets; i++)
+			rets = ret(&M, CHAIN0 + 16ull * i) == 16ull * (CHAIN - i);
+		CHECK(idoms, "chain: every link's idom is the link before it");
+		CHECK(rets, "chain: retained(Ni) = 16 (CHAIN - i)");
+		size_t node = M.h->cls[hp_heap_find(M.h, CHAIN0)];
+		size_t link2 = M.h->cls[hp_heap_find(M.h, CHAIN0 + 16ull * 1000)];
+		CHECK(M.R.class_retained[node] == 16ull * CHAIN, "chain: Node retains %llu, want %llu",
+		      (unsigned long long)M.R.class_retained[node], 16ull * CHAIN);
+		CHECK(M.R.class_retained[link2] == 16ull * (CHAIN - 1000), "chain: Link2 retains %llu, want %llu",
+		      (unsigned long long)M.R.class_retained[link2], 16ull * (CHAIN - 1000));
+		CHECK(M.R.reachable == CHAIN, "chain: %llu reachable, want the %u links (the class objects no root holds)",
+		      (unsigned long long)M.R.reachable, CHAIN);
+	}
+	release(&M);
+	unlink(path);
+}
+
 int main(void)
 {
 	char path[600];
 	write_dump(path, sizeof path);
 	struct run M;
+
+	chain_test();
 
 	/* Eclipse MAT's conventions: every reference, thread-local roots held by threads */
 	run(&M, path, HP_WEAK_FOLLOW, HP_ROOTS_THREADS);
