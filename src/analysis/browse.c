@@ -202,6 +202,93 @@ static void rebuild_vis(struct hp_blevel *L)
 		L->cursor = L->nvis ? L->nvis - 1 : 0;
 }
 
+size_t hp_browse_radix_from = 20000;
+
+/*
+ * row_cmp's order for a big level, in linear time: each row's order is a
+ * tuple of up to three 64-bit keys, most significant first, every one made
+ * ascending (a descending size is ~size; reverse complements all of them).
+ * LSD radix sort by byte, least significant key first, skipping the bytes
+ * that are the same in every row; the keys travel with the row numbers so
+ * each pass reads sequentially.  Sorting by name takes this path only when
+ * every row has the same name (one class's instances), which leaves the
+ * size and the id.  Returns 0 when out of memory (the caller falls back to
+ * qsort_r), 1 when sorted.
+ */
+struct keyed { uint64_t key; uint32_t row; };
+
+static int radix_rows(const struct hp_browse *m, struct hp_blevel *L, int key, int reverse)
+{
+	size_t n = L->nrows;
+	if (n > UINT32_MAX)
+		return 0;
+	uint64_t flip = reverse ? ~0ull : 0;
+	struct keyed *a = hp_reallocarray(NULL, n, sizeof *a), *b = hp_reallocarray(NULL, n, sizeof *b);
+	struct hp_brow *out = hp_reallocarray(NULL, n, sizeof *out);
+	if (!a || !b || !out) {
+		hp_free(a);
+		hp_free(b);
+		hp_free(out);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i].row = (uint32_t)i;
+	int nkeys = key == HP_BSORT_COUNT ? 3 : 2;
+	for (int k = nkeys - 1; k >= 0; k--) {
+		/* key k of each row, in the current order */
+		for (size_t i = 0; i < n; i++) {
+			const struct hp_brow *r = &L->rows[a[i].row];
+			uint64_t x;
+			if (k == nkeys - 1)
+				x = (uint64_t)r->kind << 32 | r->id;
+			else if (k == 0 && key == HP_BSORT_COUNT)
+				x = ~r->count;
+			else
+				x = ~hp_browse_size(m, r);
+			a[i].key = x ^ flip;
+		}
+		uint64_t same_and = ~0ull, same_or = 0;
+		for (size_t i = 0; i < n; i++) {
+			same_and &= a[i].key;
+			same_or |= a[i].key;
+		}
+		uint64_t varies = same_and ^ same_or;
+		for (int shift = 0; shift < 64; shift += 8) {
+			if (!((varies >> shift) & 0xff))
+				continue;
+			size_t cnt[257] = { 0 };
+			for (size_t i = 0; i < n; i++)
+				cnt[((a[i].key >> shift) & 0xff) + 1]++;
+			for (int d = 0; d < 256; d++)
+				cnt[d + 1] += cnt[d];
+			for (size_t i = 0; i < n; i++)
+				b[cnt[(a[i].key >> shift) & 0xff]++] = a[i];
+			struct keyed *t = a;
+			a = b;
+			b = t;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = L->rows[a[i].row];
+	hp_free(a);
+	hp_free(b);
+	hp_free(L->rows);
+	L->rows = out;
+	return 1;
+}
+
+/* every row has the same name: sorting by name is sorting by size, then id */
+static int one_name(const struct hp_browse *m, const struct hp_blevel *L)
+{
+	const char *first = L->nrows ? hp_browse_name(m, &L->rows[0]) : NULL;
+	for (size_t i = 1; i < L->nrows; i++) {
+		const char *s = hp_browse_name(m, &L->rows[i]);
+		if (s != first && (!s || !first || strcmp(s, first)))
+			return 0;
+	}
+	return 1;
+}
+
 /* Puts the level in the model's order, keeping the cursor on its row. */
 static void level_sort(struct hp_browse *m, struct hp_blevel *L)
 {
@@ -212,7 +299,15 @@ static void level_sort(struct hp_browse *m, struct hp_blevel *L)
 	if (have)
 		keep = L->rows[L->vis[L->cursor]];
 	struct sortctx c = { m, m->sort, m->reverse };
-	qsort_r(L->rows, L->nrows, sizeof *L->rows, row_cmp, &c);
+	int done = 0;
+	if (L->nrows >= hp_browse_radix_from) {
+		if (m->sort != HP_BSORT_NAME)
+			done = radix_rows(m, L, m->sort, m->reverse);
+		else if (one_name(m, L))
+			done = radix_rows(m, L, HP_BSORT_SIZE, m->reverse);
+	}
+	if (!done)
+		qsort_r(L->rows, L->nrows, sizeof *L->rows, row_cmp, &c);
 	L->sort = m->sort;
 	L->reverse = m->reverse;
 	L->shallow = m->shallow;

@@ -136,4 +136,8 @@ void hp_browse_toggle_shallow(struct hp_browse *m);
 int hp_browse_filter(struct hp_browse *m, int (*match)(void *ud, const char *name), void *ud,
 		     const char *text, struct hp_error *err) HP_MUST_USE;
 
+/* levels of at least this many rows are sorted by a radix sort (same order
+ * as the comparison sort below it); tests lower it */
+extern size_t hp_browse_radix_from;
+
 #endif

@@ -15,6 +15,7 @@
 #include "parser/hprof.h"
 #include "model/heap.h"
 #include "analysis/retained.h"
+#include "analysis/paths.h"
 
 #define HP_SCHEMA "hprofan/1"
 
@@ -125,12 +126,23 @@ int cmd_browse(struct cli_opts *o);
 struct hp_objread;
 struct hp_objref;
 struct hp_text;
-/* Up to k (0: all) shortest paths from the objects GC roots name to obj,
- * over a graph built for them (weak referents skipped unless all_weak):
- * text into f, or one JSON object per path into arr.  Errors are printed;
- * returns an exit code, *npaths the paths found. */
+/* The graph paths are searched in (weak referents skipped unless all_weak)
+ * and a breadth-first search of it from the objects GC roots name: one
+ * more pass over the dump, 12 bytes per object + 4 per reference. */
+struct cli_paths {
+	int ready, all_weak;
+	struct hp_refs g;
+	struct hp_paths P;
+};
+/* Errors are printed; returns an exit code (on error *c is left empty). */
+int cli_paths_prepare(const struct cli_opts *o, hp_heap *h, int all_weak, struct cli_paths *c);
+void cli_paths_release(struct cli_paths *c);
+/* Up to k (0: all) shortest paths from the objects GC roots name to obj:
+ * text into f, or one JSON object per path into arr.  ready (may be NULL)
+ * is a search made for the same all_weak, else one is made and dropped.
+ * Errors are printed; returns an exit code, *npaths the paths found. */
 int cli_show_paths(const struct cli_opts *o, hp_heap *h, struct hp_objread *rd, uint32_t obj, size_t k,
-		   int all_weak, FILE *f, cJSON *arr, size_t *npaths);
+		   int all_weak, struct cli_paths *ready, FILE *f, cJSON *arr, size_t *npaths);
 /* {"id": "0x7f3a10", "class": "java.util.HashMap"} (and "class_object_of") */
 cJSON *cli_object_json(const hp_heap *h, size_t obj);
 /* ".table", "[12]", "static SESSIONS", "<super class>", ... */

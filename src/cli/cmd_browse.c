@@ -31,6 +31,7 @@ struct view {
 	struct hp_retained *R;
 	struct hp_browse m;
 	hp_objread *rd;
+	struct cli_paths paths;  /* searched once, before the screen opens: i stays fast */
 	int utf8, color;
 	char msg[512];          /* shown in the status bar until the next key */
 	pcre2_code *re;         /* the pattern being applied */
@@ -522,7 +523,7 @@ static char *path_text(struct view *w, uint32_t v)
 		return NULL;
 	size_t np = 0;
 	fputs("the shortest path from a GC root:\n", f);
-	int rc = cli_show_paths(w->o, w->h, w->rd, v, 1, w->o->all_weak, f, NULL, &np);
+	int rc = cli_show_paths(w->o, w->h, w->rd, v, 1, w->o->all_weak, &w->paths, f, NULL, &np);
 	if (rc == EXIT_OK && !np)
 		fputs("  no GC root reaches it\n", f);
 	else if (rc != EXIT_OK)
@@ -730,6 +731,13 @@ int cmd_browse(struct cli_opts *o)
 		cli_load_release(&L);
 		return EXIT_NOMEM;
 	}
+	/* the paths to GC roots the info popup shows: one more pass now, so
+	 * that i answers at once (when it fails, i searches on its own) */
+	if (!o->quiet && isatty(2))
+		fprintf(stderr, "hprofan: %s: searching the paths from GC roots ...", o->file);
+	(void)cli_paths_prepare(o, w.h, o->all_weak, &w.paths);
+	if (!o->quiet && isatty(2))
+		fputs("\r\033[K", stderr);
 	w.md = pcre2_match_data_create(4, NULL);
 	if (!w.md) {
 		cli_error("out of memory");
@@ -763,6 +771,7 @@ out:
 		pcre2_match_data_free(w.md);
 	if (w.rd)
 		hp_objread_free(w.rd);
+	cli_paths_release(&w.paths);
 	hp_browse_release(&w.m);
 	hp_retained_release(&R);
 	cli_load_release(&L);

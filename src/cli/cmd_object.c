@@ -444,7 +444,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	/* the shortest path */
 	fprintf(f, "shortest path from a GC root (weak referents %s):\n", c->o->all_weak ? "followed" : "excluded");
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, f, NULL, &np)) != EXIT_OK)
+	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, NULL, f, NULL, &np)) != EXIT_OK)
 		return HP_ESTOP;
 	if (!np)
 		fprintf(f, "  none%s\n", c->o->all_weak ? "" : " (--all-weak also follows soft, weak, final and phantom referents)");
@@ -554,7 +554,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	cJSON_AddStringToObject(p, "weak_referents", c->o->all_weak ? "followed" : "excluded");
 	cJSON *pa = cJSON_CreateArray();
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, NULL, pa, &np)) != EXIT_OK) {
+	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, NULL, NULL, pa, &np)) != EXIT_OK) {
 		cJSON_Delete(pa);
 		return HP_ESTOP;
 	}

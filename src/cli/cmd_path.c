@@ -278,10 +278,9 @@ static int report(const char *file, const struct hp_error *err, int rc)
 	return cli_exit_code(rc);
 }
 
-int cli_show_paths(const struct cli_opts *o, hp_heap *h, struct hp_objread *rd, uint32_t obj, size_t k,
-		   int all_weak, FILE *f, cJSON *arr, size_t *npaths)
+int cli_paths_prepare(const struct cli_opts *o, hp_heap *h, int all_weak, struct cli_paths *c)
 {
-	*npaths = 0;
+	memset(c, 0, sizeof *c);
 	struct hp_error err;
 	hp_error_clear(&err);
 	uint32_t *starts = hp_reallocarray(NULL, h->nroots ? h->nroots : 1, sizeof *starts);
@@ -295,25 +294,54 @@ int cli_show_paths(const struct cli_opts *o, hp_heap *h, struct hp_objread *rd, 
 		if (v != SIZE_MAX)
 			starts[ns++] = (uint32_t)v;
 	}
-	struct hp_refs g;
 	struct hp_refs_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.weak = all_weak ? HP_WEAK_FOLLOW : HP_WEAK_SKIP;
 	ro.thread_locals = 0;         /* a stack local is a start of its own */
-	int rc = hp_refs_build(h, o->file, &ro, &g, &err);
+	int rc = hp_refs_build(h, o->file, &ro, &c->g, &err);
 	if (rc) {
 		hp_free(starts);
 		return report(o->file, &err, rc);
 	}
-	struct hp_paths P;
-	rc = hp_paths_bfs(&P, &g, starts, ns, &err);
+	rc = hp_paths_bfs(&c->P, &c->g, starts, ns, &err);
 	hp_free(starts);
+	if (rc) {
+		hp_refs_release(&c->g);
+		return report(o->file, &err, rc);
+	}
+	c->ready = 1;
+	c->all_weak = all_weak;
+	return EXIT_OK;
+}
+
+void cli_paths_release(struct cli_paths *c)
+{
+	if (c->ready) {
+		hp_paths_release(&c->P);
+		hp_refs_release(&c->g);
+	}
+	memset(c, 0, sizeof *c);
+}
+
+int cli_show_paths(const struct cli_opts *o, hp_heap *h, struct hp_objread *rd, uint32_t obj, size_t k,
+		   int all_weak, struct cli_paths *ready, FILE *f, cJSON *arr, size_t *npaths)
+{
+	*npaths = 0;
+	struct hp_error err;
+	hp_error_clear(&err);
+	struct cli_paths own;
+	struct cli_paths *c = ready;
+	int rc;
+	if (!c || !c->ready || c->all_weak != all_weak) {
+		if ((rc = cli_paths_prepare(o, h, all_weak, &own)) != EXIT_OK)
+			return rc;
+		c = &own;
+	}
 	struct hp_pathlist pl;
 	memset(&pl, 0, sizeof pl);
-	if (rc == HP_OK)
-		rc = hp_paths_shortest(&P, &g, obj, k ? k : SIZE_MAX, &pl, &err);
-	hp_paths_release(&P);
-	hp_refs_release(&g);
+	rc = hp_paths_shortest(&c->P, &c->g, obj, k ? k : SIZE_MAX, &pl, &err);
+	if (c == &own)
+		cli_paths_release(&own);
 	if (rc)
 		return report(o->file, &err, rc);
 	/* one forward pass over a gzip dump for the records and thread names */
@@ -427,7 +455,7 @@ int cmd_path(struct cli_opts *o)
 		cJSON_AddItemToObject(j, "target", cli_object_json(h, v));
 		cJSON_AddStringToObject(j, "weak_referents", weak);
 		cJSON *arr = cJSON_AddArrayToObject(j, "paths");
-		rc = cli_show_paths(o, h, rd, (uint32_t)v, k, o->all_weak, NULL, arr, &npaths);
+		rc = cli_show_paths(o, h, rd, (uint32_t)v, k, o->all_weak, NULL, NULL, arr, &npaths);
 		cJSON_AddBoolToObject(j, "reachable", npaths > 0);
 		if (rc == EXIT_OK)
 			rc = cli_emit_json(o, j);
@@ -447,7 +475,7 @@ int cmd_path(struct cli_opts *o)
 			fprintf(f, "warning: partial result: %s\n", L.partial_msg);
 		fprintf(f, "shortest paths from GC roots to %s (weak referents %s)\n",
 			object_label(h, v, lab, sizeof lab), weak);
-		rc = cli_show_paths(o, h, rd, (uint32_t)v, k, o->all_weak, f, NULL, &npaths);
+		rc = cli_show_paths(o, h, rd, (uint32_t)v, k, o->all_weak, NULL, f, NULL, &npaths);
 		if (rc == EXIT_OK && !npaths)
 			fprintf(f, "no GC root reaches it%s\n", o->all_weak ? "" :
 				" without going through the referent of a soft, weak, final or phantom reference"

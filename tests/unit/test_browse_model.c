@@ -185,6 +185,160 @@ static int open_obj(struct hp_browse *m, uint64_t id)
 	return hp_browse_descend(m, &err) == 1;
 }
 
+/* ---- the radix sort against the comparison sort ----------------------- */
+
+/* ARR2 (a JNI global) holds 600 byte[] of 12 lengths, 300 Nodes and 90
+ * int[] of 3 lengths: many equal sizes, in every view. */
+enum { ARR2 = 0x100000, MANY = 0x200000, NMANY = 990 };
+
+static int write_many(const char *path)
+{
+	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 8, 1700000000000ull);
+	uint64_t next = sid(w, "next");
+	hpw_load_class(w, next_serial++, OBJ_C, 0, sid(w, "java/lang/Object"));
+	hpw_load_class(w, next_serial++, NODE_C, 0, sid(w, "Node"));
+	hpw_load_class(w, next_serial++, OARR_C, 0, sid(w, "[Ljava/lang/Object;"));
+	hpw_begin_dump(w, HPW_TAG_HEAP_DUMP_SEGMENT);
+	hpw_root_jni_global(w, ARR2, 0x7777);
+	class_dump(w, OBJ_C, 0, 0, 0, NULL, 0);
+	class_dump(w, NODE_C, OBJ_C, next, 1, NULL, 0);
+	class_dump(w, OARR_C, OBJ_C, 0, 0, NULL, 0);
+	static uint64_t el[NMANY];
+	for (uint32_t i = 0; i < NMANY; i++)
+		el[i] = MANY + 16ull * i;
+	hpw_obj_array(w, ARR2, 0, OARR_C, NMANY, el);
+	static uint8_t bytes[64];
+	for (uint32_t i = 0; i < NMANY; i++) {
+		uint64_t id = MANY + 16ull * i;
+		if (i < 600) {
+			hpw_prim_array(w, id, 0, HPW_T_BYTE, (i * 7) % 12 * 4, bytes, (i * 7) % 12 * 4);
+		} else if (i < 900) {
+			/* odd Nodes also hold an int[] (ARR2 holds it too) */
+			hpw_instance_begin(w, id, 0, NODE_C);
+			hpw_value(w, HPW_T_OBJECT, i % 2 ? MANY + 16ull * (900 + i % 90) : 0);
+			hpw_instance_end(w);
+		} else {
+			hpw_prim_array(w, id, 0, HPW_T_INT, (i % 3) * 2, bytes, (i % 3) * 8);
+		}
+	}
+	hpw_end_dump(w);
+	hpw_dump_end(w);
+	int rc = hpw_write_file(w, path);
+	hpw_free(w);
+	return rc;
+}
+
+/* rows of the current levels of a and b are the same, in the same order */
+static int same_rows(const struct hp_browse *a, const struct hp_browse *b)
+{
+	const struct hp_blevel *x = hp_browse_level(a), *y = hp_browse_level(b);
+	if (x->nvis != y->nvis)
+		return 0;
+	for (size_t i = 0; i < x->nvis; i++) {
+		const struct hp_brow *p = hp_browse_row(a, i), *q = hp_browse_row(b, i);
+		if (p->kind != q->kind || p->id != q->id)
+			return 0;
+	}
+	return 1;
+}
+
+/* a sort key (or the toggle, key -1) applied to both models, a with the
+ * comparison sort, b with the radix sort (every level counts as big) */
+static void both(struct hp_browse *a, struct hp_browse *b, int key)
+{
+	hp_browse_radix_from = SIZE_MAX;
+	if (key < 0)
+		hp_browse_toggle_shallow(a);
+	else
+		hp_browse_sort(a, key);
+	hp_browse_radix_from = 1;
+	if (key < 0)
+		hp_browse_toggle_shallow(b);
+	else
+		hp_browse_sort(b, key);
+}
+
+static void test_radix(const char *dir)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/many.hprof", dir);
+	if (write_many(path)) {
+		CHECK(0, "cannot write %s", path);
+		return;
+	}
+	hp_heap *h = load(path);
+	if (!h)
+		return;
+	struct hp_retained R;
+	struct hp_retained_opts ro;
+	memset(&ro, 0, sizeof ro);
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_retained_compute(h, path, &ro, &R, &err) != HP_OK) {
+		CHECK(0, "retained: %s", err.msg);
+		hp_heap_free(h);
+		return;
+	}
+	struct hp_browse a, b;
+	hp_browse_radix_from = SIZE_MAX;
+	int ok = hp_browse_init(&a, h, &R, &err) == HP_OK;
+	hp_browse_radix_from = 1;
+	ok = ok && hp_browse_init(&b, h, &R, &err) == HP_OK;
+	CHECK(ok, "init: %s", err.msg);
+	static const int keys[] = { HP_BSORT_NAME, HP_BSORT_NAME, HP_BSORT_COUNT, HP_BSORT_COUNT, -1,
+				    HP_BSORT_SIZE, HP_BSORT_SIZE, HP_BSORT_NAME, -1, HP_BSORT_COUNT, HP_BSORT_SIZE };
+	int levels = 0, bad = 0;
+	for (int view = HP_BV_DOM; ok && view <= HP_BV_ROOTS; view++) {
+		hp_browse_radix_from = SIZE_MAX;
+		ok = hp_browse_set_view(&a, view, &err) == HP_OK;
+		hp_browse_radix_from = 1;
+		ok = ok && hp_browse_set_view(&b, view, &err) == HP_OK;
+		/* down the first row each time, comparing every order on the way */
+		for (int depth = 0; ok && depth < 4; depth++) {
+			levels++;
+			if (!same_rows(&a, &b))
+				bad++;
+			for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+				both(&a, &b, keys[k]);
+				if (!same_rows(&a, &b)) {
+					printf("radix: view %d depth %d key %d: another order\n", view, depth, keys[k]);
+					bad++;
+				}
+			}
+			/* open the row with the most rows under it, in both */
+			const struct hp_blevel *L = hp_browse_level(&a);
+			size_t best = SIZE_MAX;
+			uint64_t most = 0;
+			for (size_t i = 0; i < L->nvis; i++) {
+				const struct hp_brow *r = hp_browse_row(&a, i);
+				uint64_t c = r->kind == HP_BR_GROUP ? r->n : r->count;
+				if (hp_browse_can_open(&a, r) && (best == SIZE_MAX || c > most)) {
+					best = i;
+					most = c;
+				}
+			}
+			if (best == SIZE_MAX)
+				break;
+			hp_browse_goto(&a, best);
+			hp_browse_goto(&b, best);
+			hp_browse_radix_from = SIZE_MAX;
+			int da = hp_browse_descend(&a, &err);
+			hp_browse_radix_from = 1;
+			int db = hp_browse_descend(&b, &err);
+			if (da != 1 || db != 1)
+				break;
+		}
+	}
+	hp_browse_radix_from = 20000;
+	CHECK(ok && levels >= 6 && !bad, "the radix sort gives the comparison sort's order: %d levels, %d differ",
+	      levels, bad);
+	hp_browse_release(&a);
+	hp_browse_release(&b);
+	hp_retained_release(&R);
+	hp_heap_free(h);
+	unlink(path);
+}
+
 int main(void)
 {
 	char dir[512], path[600];
@@ -345,6 +499,7 @@ out:
 	hp_retained_release(&R);
 	hp_heap_free(h);
 	unlink(path);
+	test_radix(dir);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

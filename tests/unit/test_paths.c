@@ -25,6 +25,7 @@
 #include "model/refs.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
+#include "parser/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1022,6 +1023,77 @@ static void test_gzip(void)
 	hp_heap_free(h);
 }
 
+/* ---- referrers against a brute force ----------------------------------- */
+
+/* Random graphs with empty edge lists, repeated edges and self-loops, some
+ * longer than the 16-entry blocks the scan compares at once: for every
+ * target, hp_paths_referrers() lists each object with an edge to it once,
+ * in object order, with 64-bit and with 32-bit offsets. */
+static void test_referrers_random(void)
+{
+	uint64_t seed = 0x5eed;
+	int bad = 0, graphs = 0;
+	for (int gi = 0; gi < 40 && !bad; gi++, graphs++) {
+		uint32_t n = 1 + (uint32_t)(gi * 7 % 97);
+		uint64_t *off = calloc((size_t)n + 1, sizeof *off);
+		uint32_t *off32 = calloc((size_t)n + 1, sizeof *off32);
+		uint32_t *adj = malloc(((size_t)n * 40 + 1) * sizeof *adj);
+		if (!off || !off32 || !adj)
+			abort();
+		uint64_t m = 0;
+		for (uint32_t v = 0; v < n; v++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			uint32_t deg = (uint32_t)(seed >> 33) % 4 == 0 ? (uint32_t)(seed >> 40) % 40 : (uint32_t)(seed >> 40) % 3;
+			for (uint32_t j = 0; j < deg; j++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				adj[m++] = (uint32_t)(seed >> 35) % n;
+			}
+			off[v + 1] = m;
+		}
+		for (uint32_t v = 0; v <= n; v++)
+			off32[v] = (uint32_t)off[v];
+		for (int width = 0; width < 2 && !bad; width++) {
+			struct hp_refs g;
+			memset(&g, 0, sizeof g);
+			g.n = n;
+			g.nedges = m;
+			g.adj = adj;
+			if (width)
+				g.off32 = off32;
+			else
+				g.off = off;
+			for (uint32_t t = 0; t < n && !bad; t++) {
+				uint32_t *r;
+				size_t nr;
+				struct hp_error err;
+				hp_error_clear(&err);
+				if (hp_paths_referrers(&g, t, &r, &nr, &err) != HP_OK) {
+					bad = 1;
+					break;
+				}
+				size_t k = 0;
+				for (uint32_t v = 0; v < n && !bad; v++) {
+					int has = 0;
+					for (uint64_t e = off[v]; e < off[v + 1]; e++)
+						has |= adj[e] == t;
+					if (has && (k >= nr || r[k++] != v))
+						bad = 1;
+				}
+				if (k != nr)
+					bad = 1;
+				if (bad)
+					printf("referrers: graph %d (n %u), target %u, %s offsets: %zu listed\n", gi, n, t,
+					       width ? "32-bit" : "64-bit", nr);
+				hp_free(r);
+			}
+		}
+		free(off);
+		free(off32);
+		free(adj);
+	}
+	CHECK(!bad, "referrers of every object of %d random graphs match a brute force", graphs);
+}
+
 /* ---- allocation failure ------------------------------------------------- */
 
 /* the graph: 0 -> 1 -> 2 -> 3, 0 -> 3, 4 -> 3 (4 unreachable); path search
@@ -1093,6 +1165,7 @@ int main(void)
 	test_alloc_failure();   /* first: the children must start with no allocation made */
 	tmp_init();
 	test_graph_paths();
+	test_referrers_random();
 	test_chain();
 	test_decode();
 	test_strings(JDK6, "jdk6");
