@@ -2,6 +2,7 @@
 #include "parser/alloc.h"
 #include "parser/reader.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *hp_weak_policy_name(int p)
@@ -33,7 +34,12 @@ struct builder {
 	/* the edges of the records, in file order, resolved to object numbers */
 	uint32_t *ef;
 	size_t nef, efcap;
-	/* one block per record that has edges: its object and how many */
+	/* While the records come in object order (HotSpot and ART write them
+	 * so), ef[] is already in object order and nothing more is kept; from
+	 * the first record out of order, one block per record that has edges:
+	 * its object and how many. */
+	int in_order;
+	size_t last_v;
 	struct block { uint32_t v, k; } *blk;
 	size_t nblk, blkcap;
 	/* edges from the model (class statics, super, loader; thread locals) */
@@ -181,13 +187,90 @@ static inline int end_record(struct builder *B, size_t v, size_t start)
 		return HP_ENOMEM;
 	if (B->nef == start)
 		return HP_OK;
+	uint32_t k = (uint32_t)(B->nef - start);   /* a record has fewer than 2^32 references */
+	if (B->in_order) {
+		if (B->last_v == SIZE_MAX || v > B->last_v) {
+			B->last_v = v;
+			B->R->off[v + 1] += k;
+			return HP_OK;
+		}
+		/* the first record out of order: the blocks so far, from the counts */
+		B->in_order = 0;
+		for (size_t u = 0; u <= B->last_v; u++) {
+			uint64_t c = B->R->off[u + 1];
+			if (!c)
+				continue;
+			if (B->nblk == B->blkcap && !grow(&B->blk, &B->blkcap, B->nblk, sizeof *B->blk, 4096))
+				return HP_ENOMEM;
+			B->blk[B->nblk].v = (uint32_t)u;
+			B->blk[B->nblk].k = (uint32_t)c;
+			B->nblk++;
+		}
+	}
 	if (B->nblk == B->blkcap && !grow(&B->blk, &B->blkcap, B->nblk, sizeof *B->blk, 4096))
 		return HP_ENOMEM;
-	uint32_t k = (uint32_t)(B->nef - start);   /* a record has fewer than 2^32 references */
 	B->blk[B->nblk].v = (uint32_t)v;
 	B->blk[B->nblk].k = k;
 	B->nblk++;
 	B->R->off[v + 1] += k;
+	return HP_OK;
+}
+
+struct xedge { uint32_t from, to; size_t seq; };
+
+static int by_from(const void *a, const void *b)
+{
+	const struct xedge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Records in object order: ef[] holds their edges in place; the model's
+ * edges go in after each object's own, by moving the stretches between
+ * their objects right, from the end (one memmove per object that has
+ * model edges).  off[] holds the final offsets (off[v] = v's start).
+ */
+static int merge_in_place(struct builder *B)
+{
+	struct hp_refs *R = B->R;
+	size_t nx = B->nextra;
+	uint64_t nrec = B->nef, m = R->nedges;
+	uint32_t *adj = hp_reallocarray(B->ef, m ? m : 1, sizeof *adj);
+	if (!adj)
+		return HP_ENOMEM;
+	B->ef = NULL;
+	R->adj = adj;
+	if (!nx)
+		return HP_OK;
+	struct xedge *x = hp_reallocarray(NULL, nx, sizeof *x);
+	if (!x)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < nx; i++) {
+		x[i].from = B->extra[i][0];
+		x[i].to = B->extra[i][1];
+		x[i].seq = i;
+	}
+	qsort(x, nx, sizeof *x, by_from);
+	uint64_t r = nrec;          /* record edges [0, r) are not yet in place */
+	size_t i = nx;
+	while (i > 0) {
+		uint32_t v = x[i - 1].from;
+		size_t j = i;
+		while (j > 0 && x[j - 1].from == v)
+			j--;
+		/* the extras [0, i) belong to v or below: what lies above v's own
+		 * edges moves right by i; v's extras [j, i) end at off[v + 1] */
+		uint64_t end_v = R->off[v + 1];
+		uint64_t seg = r - (end_v - i);
+		memmove(adj + end_v, adj + end_v - i, seg * sizeof *adj);
+		for (size_t t = j; t < i; t++)
+			adj[end_v - (i - t)] = x[t].to;
+		r = end_v - i;
+		i = j;
+	}
+	hp_free(x);
 	return HP_OK;
 }
 
@@ -364,7 +447,7 @@ int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		  struct hp_refs *R, struct hp_error *err)
 {
 	memset(R, 0, sizeof *R);
-	struct builder B = { .h = h, .o = o, .R = R, .err = err };
+	struct builder B = { .h = h, .o = o, .R = R, .err = err, .in_order = 1, .last_v = SIZE_MAX };
 	size_t n = h->nobj;
 	R->n = n;
 	R->off = hp_calloc(n + 1, sizeof *R->off);
@@ -375,12 +458,17 @@ int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		goto out;
 	}
 	/* one pass: each record's edges go to ef[] in file order, off[v + 1]
-	 * counts them, blk[] says whose they are */
+	 * counts them, blk[] says whose they are (unless in order) */
 	if ((rc = pass(&B, path)) != HP_OK || (rc = model_edges(&B)) != HP_OK)
 		goto nomem_or_rc;
 	for (size_t i = 0; i < n; i++)
 		R->off[i + 1] += R->off[i];
 	R->nedges = R->off[n];
+	if (B.in_order) {
+		if ((rc = merge_in_place(&B)) != HP_OK)
+			goto nomem_or_rc;
+		goto placed;
+	}
 	/* into object order: off[v] is v's write cursor until the shift back */
 	R->adj = hp_reallocarray(NULL, R->nedges ? R->nedges : 1, sizeof *R->adj);
 	if (!R->adj) {
@@ -403,6 +491,7 @@ int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
 	}
 	memmove(R->off + 1, R->off, n * sizeof *R->off);
 	R->off[0] = 0;
+placed:
 	hp_free(h->file_order);     /* only this needed it */
 	h->file_order = NULL;
 	rc = hp_refs_narrow(R);

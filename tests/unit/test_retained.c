@@ -58,7 +58,7 @@ static void cls(hpw *w, uint64_t id, uint64_t super, const struct hpw_instance_f
 	hpw_class_dump(w, &c);
 }
 
-static const char *write_dump(char *path, size_t n)
+static const char *write_dump(char *path, size_t n, int reversed)
 {
 	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 4, 0);
 	const char *names[] = { "java/lang/Object", "java/lang/Thread", "Node", "java/lang/ref/Reference",
@@ -84,22 +84,25 @@ static const char *write_dump(char *path, size_t n)
 	hpw_root_jni_global(w, W, 5);
 	hpw_root_thread_object(w, T, 1, 0);
 	hpw_root_java_frame(w, L, 1, 0);
-	node(w, R1, A, B);
-	node(w, A, C, 0);
-	node(w, B, C, 0);
-	node(w, C, 0, 0);
-	node(w, G1, S, 0);
-	node(w, G2, S, 0);
-	node(w, S, 0, 0);
-	node(w, R3, X, 0);
-	node(w, X, Y, 0);
-	node(w, Y, X, 0);
-	uint8_t wf[4] = { (uint8_t)(Z >> 24), (uint8_t)(Z >> 16), (uint8_t)(Z >> 8), (uint8_t)Z };
-	hpw_instance(w, W, 0, WEAK, wf, 4);
-	node(w, Z, 0, 0);
-	hpw_instance(w, T, 0, THREAD, NULL, 0);
-	node(w, L, 0, 0);
-	node(w, U, 0, 0);
+	/* the objects in id order, or (reversed) backwards: the reference graph
+	 * is built another way then (records out of object order) */
+	static const uint64_t nodes[][3] = {
+		{ R1, A, B }, { A, C, 0 }, { B, C, 0 }, { C, 0, 0 }, { G1, S, 0 }, { G2, S, 0 },
+		{ S, 0, 0 }, { R3, X, 0 }, { X, Y, 0 }, { Y, X, 0 }, { W, 0, 0 }, { Z, 0, 0 },
+		{ T, 0, 0 }, { L, 0, 0 }, { U, 0, 0 },
+	};
+	size_t nn = sizeof nodes / sizeof nodes[0];
+	for (size_t k = 0; k < nn; k++) {
+		const uint64_t *o = nodes[reversed ? nn - 1 - k : k];
+		if (o[0] == W) {
+			uint8_t wf[4] = { (uint8_t)(Z >> 24), (uint8_t)(Z >> 16), (uint8_t)(Z >> 8), (uint8_t)Z };
+			hpw_instance(w, W, 0, WEAK, wf, 4);
+		} else if (o[0] == T) {
+			hpw_instance(w, T, 0, THREAD, NULL, 0);
+		} else {
+			node(w, o[0], o[1], o[2]);
+		}
+	}
 	hpw_end_dump(w);
 	hpw_dump_end(w);
 	const char *t = getenv("TMPDIR");
@@ -242,13 +245,43 @@ static void chain_test(void)
 	unlink(path);
 }
 
+/* The same dump with its objects written backwards gives the same graph
+ * (each object's edges in the same order), tree and sizes. */
+static void reversed_test(const char *path)
+{
+	char rpath[600];
+	write_dump(rpath, sizeof rpath, 1);
+	for (int roots = HP_ROOTS_THREADS; roots <= HP_ROOTS_ALL; roots++) {
+		struct run F, Bk;
+		run(&F, path, HP_WEAK_FOLLOW, roots);
+		run(&Bk, rpath, HP_WEAK_FOLLOW, roots);
+		if (F.ok && Bk.ok) {
+			int same = F.h->nobj == Bk.h->nobj && F.R.refs.nedges == Bk.R.refs.nedges;
+			for (size_t v = 0; same && v <= F.h->nobj; v++)
+				same = hp_refs_off(&F.R.refs, v) == hp_refs_off(&Bk.R.refs, v);
+			for (uint64_t e = 0; same && e < F.R.refs.nedges; e++)
+				same = F.R.refs.adj[e] == Bk.R.refs.adj[e];
+			for (size_t v = 0; same && v < F.h->nobj; v++)
+				same = F.R.dom.idom[v] == Bk.R.dom.idom[v] && F.R.retained[v] == Bk.R.retained[v];
+			CHECK(same, "objects written backwards (roots policy %d): another graph or tree", roots);
+			CHECK(F.R.refs.nedges > 0 && F.R.refs.thread_edges == (roots == HP_ROOTS_THREADS),
+			      "the graph has %llu edges, %llu from threads", (unsigned long long)F.R.refs.nedges,
+			      (unsigned long long)F.R.refs.thread_edges);
+		}
+		release(&F);
+		release(&Bk);
+	}
+	unlink(rpath);
+}
+
 int main(void)
 {
 	char path[600];
-	write_dump(path, sizeof path);
+	write_dump(path, sizeof path, 0);
 	struct run M;
 
 	chain_test();
+	reversed_test(path);
 
 	/* Eclipse MAT's conventions: every reference, thread-local roots held by threads */
 	run(&M, path, HP_WEAK_FOLLOW, HP_ROOTS_THREADS);
