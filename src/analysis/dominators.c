@@ -14,17 +14,15 @@
  * object order, where off[] and adj[] are read sequentially, and prefetch
  * a few dozen edges ahead; the semidominator loop prefetches the first
  * nodes of the paths eval() will walk; the DFS prefetches off[] of each
- * target it looks at; and the arrays are advised to use huge pages (in a
- * virtual machine, a TLB miss costs several memory accesses).  Each of
+ * target it looks at; and the arrays use huge pages (hp_malloc() advises
+ * every big block to; in a virtual machine, a TLB miss costs several memory
+ * accesses).  Each of
  * these was measured with bench/dom_bench.c.
  */
 #include "analysis/dominators.h"
 #include "parser/alloc.h"
 
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #define NONE UINT32_MAX
 #define AHEAD 32          /* prefetch distance, in edges */
@@ -55,27 +53,12 @@ struct mem {
 	uint64_t cur, peak;
 };
 
-static void advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
-	if (b > a)
-		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);   /* a hint; failure is harmless */
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
-
 static void *grab(struct mem *m, size_t count, size_t size, int zero)
 {
 	if (size && count > SIZE_MAX / size)
 		return NULL;
 	void *p = zero ? hp_calloc(count, size) : hp_malloc(count * size);
 	if (p) {
-		advise_huge(p, count * size);
 		m->cur += (uint64_t)count * size;
 		if (m->cur > m->peak)
 			m->peak = m->cur;

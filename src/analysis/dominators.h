@@ -42,10 +42,9 @@
  * Peak: max(24 n, 4 n + 24 r + 4 (e_r + nroots)), i.e. at most 28 bytes per
  * object + 4 per edge (+ 4 per root entry; 4 more per object past 4 G
  * edges); hp_dom.peak_bytes reports the exact figure.  What stays afterwards is idom (4 n) and order (4 r), order
- * being built at the end when the rest has been given back.  Big arrays are
- * advised to use huge pages (Linux), which matters because every pass is
- * mostly cache misses; a caller that does the same for its off[] and adj[]
- * makes the depth-first search faster too.
+ * being built at the end when the rest has been given back.  Big arrays
+ * use huge pages (Linux; hp_malloc() advises every big block to), which
+ * matters because every pass is mostly cache misses.
  *
  * Ownership: hp_dom_compute() fills a caller-owned struct hp_dom; idom and
  * order belong to it until hp_dom_release().  The graph, roots and sizes
