@@ -20,20 +20,13 @@
  * these was measured with bench/dom_bench.c.
  */
 #include "analysis/dominators.h"
+#include "analysis/prefetch.h"
 #include "parser/alloc.h"
 
 #include <string.h>
 
 #define NONE UINT32_MAX
 #define AHEAD 32          /* prefetch distance, in edges */
-
-#if defined(__GNUC__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#define PREFETCH_W(p) __builtin_prefetch((p), 1)
-#else
-#define PREFETCH(p) ((void)0)
-#define PREFETCH_W(p) ((void)0)
-#endif
 
 /*
  * One reachable node, by preorder number.  anc: the DFS parent, then (as

@@ -1,17 +1,11 @@
 #include "analysis/retained.h"
+#include "analysis/prefetch.h"
 #include "parser/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#if defined(__GNUC__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#define PREFETCH_W(p) __builtin_prefetch((p), 1)
-#else
-#define PREFETCH(p) ((void)0)
-#define PREFETCH_W(p) ((void)0)
-#endif
 #define AHEAD 16          /* prefetch distance, in objects */
 
 static double seconds(void)
