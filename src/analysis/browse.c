@@ -87,12 +87,12 @@ const char *hp_browse_name(const struct hp_browse *m, const struct hp_brow *r)
 		if (hp_heap_kind(h, r->id) == HP_OBJ_CLASS) {
 			size_t k = hp_idmap_get(&h->class_map, h->ids[r->id]);
 			if (k != HP_IDMAP_NONE)
-				return h->classes[k].name;
+				return hp_class_name(h, k);
 		}
-		return h->classes[h->cls[r->id]].name;
+		return hp_class_name(h, h->cls[r->id]);
 	case HP_BR_GROUP:
 	case HP_BR_CLASS:
-		return h->classes[r->id].name;
+		return hp_class_name(h, r->id);
 	default:
 		return hp_root_kind_name((int)r->id);
 	}

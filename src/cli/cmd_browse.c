@@ -110,10 +110,10 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 		return object_label(w->h, r->id, buf, n);
 	case HP_BR_GROUP:
 		snprintf(buf, n, "[%s %s %s]", fmt_count(r->n, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
-			 safe_text(w->h->classes[r->id].name, nm, sizeof nm));
+			 safe_text(hp_class_name(w->h, r->id), nm, sizeof nm));
 		return buf;
 	case HP_BR_CLASS:
-		return safe_text(w->h->classes[r->id].name, buf, n);
+		return safe_text(hp_class_name(w->h, r->id), buf, n);
 	default:
 		snprintf(buf, n, "%s (%s root records)", hp_root_kind_name((int)r->id),
 			 fmt_count(w->h->roots_by_kind[r->id], a, sizeof a));
@@ -148,11 +148,11 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 		return object_label(w->h, L->node, buf, n);
 	case HP_BL_GROUP:
 		snprintf(buf, n, "[%s %s %s]", fmt_count(L->nrows, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
-			 safe_text(w->h->classes[L->node].name, nm, sizeof nm));
+			 safe_text(hp_class_name(w->h, L->node), nm, sizeof nm));
 		return buf;
 	case HP_BL_HISTO: return "classes";
 	case HP_BL_INSTANCES:
-		snprintf(buf, n, "instances of %s", safe_text(w->h->classes[L->node].name, nm, sizeof nm));
+		snprintf(buf, n, "instances of %s", safe_text(hp_class_name(w->h, L->node), nm, sizeof nm));
 		return buf;
 	case HP_BL_KINDS: return "GC roots";
 	default: return hp_root_kind_name((int)L->node);

@@ -76,7 +76,7 @@ static struct drow *rows_of(struct dctx *c, uint32_t p, size_t *nrows)
 
 static int matches_row(struct dctx *c, const struct drow *r)
 {
-	return cli_filter_match(c->flt, c->h->classes[r->cls].name);
+	return cli_filter_match(c->flt, hp_class_name(c->h, r->cls));
 }
 
 /* depth is bounded by --depth (at most 1000), not by the dump */
@@ -98,7 +98,7 @@ static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
 		if (r->count > 1) {
 			char cnt[32];
 			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", fmt_count(r->count, cnt, sizeof cnt),
-				 safe_text(c->h->classes[r->cls].name, nm, sizeof nm));
+				 safe_text(hp_class_name(c->h, r->cls), nm, sizeof nm));
 		} else {
 			object_label(c->h, r->v, lab, sizeof lab);
 		}
@@ -107,17 +107,17 @@ static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
 		if (arr) {
 			cJSON *e = cJSON_CreateObject();
 			if (r->count > 1) {
-				cJSON_AddStringToObject(e, "group", c->h->classes[r->cls].name);
+				cJSON_AddStringToObject(e, "group", hp_class_name(c->h, r->cls));
 				json_u64(e, "count", r->count);
 			} else {
 				char id[32];
 				snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->h->ids[r->v]);
 				cJSON_AddStringToObject(e, "id", id);
-				cJSON_AddStringToObject(e, "class", c->h->classes[r->cls].name);
+				cJSON_AddStringToObject(e, "class", hp_class_name(c->h, r->cls));
 				if (hp_heap_kind(c->h, r->v) == HP_OBJ_CLASS) {
 					size_t ci = hp_idmap_get(&c->h->class_map, c->h->ids[r->v]);
 					if (ci != HP_IDMAP_NONE)
-						cJSON_AddStringToObject(e, "class_object_of", c->h->classes[ci].name);
+						cJSON_AddStringToObject(e, "class_object_of", hp_class_name(c->h, ci));
 				}
 				if (c->R->root_kinds[r->v]) {
 					cJSON *rk = cJSON_AddArrayToObject(e, "gc_root");

@@ -108,7 +108,7 @@ int cmd_info(struct cli_opts *o)
 				if (!h->heap_objects[i] && !h->heap_classes[i])
 					continue;
 				cJSON *e = cJSON_CreateObject();
-				cJSON_AddStringToObject(e, "name", h->heap_names[i]);
+				cJSON_AddStringToObject(e, "name", hp_heap_name(h, i));
 				json_u64(e, "objects", h->heap_objects[i]);
 				json_u64(e, "classes", h->heap_classes[i]);
 				json_u64(e, "instances", h->heap_objects[i] - h->heap_classes[i]);
@@ -131,7 +131,7 @@ int cmd_info(struct cli_opts *o)
 			cJSON_AddItemToArray(w, cJSON_CreateString(b));
 		}
 		for (size_t i = 0; i < h->nwarnings; i++)
-			cJSON_AddItemToArray(w, cJSON_CreateString(h->warnings[i]));
+			cJSON_AddItemToArray(w, cJSON_CreateString(hp_heap_warning(h, i)));
 		rc = cli_emit_json(o, j);
 	} else {
 		char *out = NULL;
@@ -202,7 +202,7 @@ int cmd_info(struct cli_opts *o)
 			for (unsigned i = 0; i < h->nheaps; i++) {
 				if (!h->heap_objects[i] && !h->heap_classes[i])
 					continue;
-				fprintf(f, "  %-20s %10s %12s %12s\n", h->heap_names[i],
+				fprintf(f, "  %-20s %10s %12s %12s\n", hp_heap_name(h, i),
 					fmt_count(h->heap_classes[i], a, sizeof a),
 					fmt_count(h->heap_objects[i] - h->heap_classes[i], b, sizeof b),
 					fmt_bytes(h->heap_bytes[i], c, sizeof c));
@@ -233,7 +233,7 @@ int cmd_info(struct cli_opts *o)
 				(unsigned long long)st->unknown_records, (unsigned long long)st->unknown_bytes);
 		for (size_t i = 0; i < h->nwarnings; i++) {
 			char buf[1024];
-			fprintf(f, "warning: %s\n", safe_text(h->warnings[i], buf, sizeof buf));
+			fprintf(f, "warning: %s\n", safe_text(hp_heap_warning(h, i), buf, sizeof buf));
 		}
 		if (fclose(f) != 0 || !out) {
 			cli_error("out of memory");

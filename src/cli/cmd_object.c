@@ -313,13 +313,13 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	const struct hp_retained *R = c->R;
 	char lab[800], a[64], b[64], rt[800], val[4096], nm[512];
 	fprintf(f, "%s\n", object_label(h, v, lab, sizeof lab));
-	const char *cname = h->classes[h->cls[v]].name;
+	const char *cname = hp_class_name(h, h->cls[v]);
 	switch (d->kind) {
 	case HP_OBJ_INSTANCE: {
 		fprintf(f, "  kind      instance of %s", safe_text(cname, nm, sizeof nm));
 		uint32_t s = h->classes[h->cls[v]].super;
-		if (s != HP_NONE && h->classes[s].name && strcmp(h->classes[s].name, "java.lang.Object"))
-			fprintf(f, " (extends %s)", safe_text(h->classes[s].name, nm, sizeof nm));
+		if (s != HP_NONE && hp_class_name(h, s) && strcmp(hp_class_name(h, s), "java.lang.Object"))
+			fprintf(f, " (extends %s)", safe_text(hp_class_name(h, s), nm, sizeof nm));
 		fputc('\n', f);
 		break;
 	}
@@ -332,8 +332,8 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		fprintf(f, "  kind      class object (java.lang.Class)\n");
 		break;
 	}
-	if (h->nheaps > 0 && h->heap_names[hp_heap_heap(h, v)] && h->heap_names[hp_heap_heap(h, v)][0])
-		fprintf(f, "  heap      %s\n", h->heap_names[hp_heap_heap(h, v)]);
+	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v)) && hp_heap_name(h, hp_heap_heap(h, v))[0])
+		fprintf(f, "  heap      %s\n", hp_heap_name(h, hp_heap_heap(h, v)));
 	fprintf(f, "  shallow   %s\n", fmt_bytes(R->shallow[v], a, sizeof a));
 	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
 		fprintf(f, "  retained  %s (no GC root reaches it)\n", fmt_bytes(R->retained[v], a, sizeof a));
@@ -363,7 +363,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		const struct hp_class *k = &h->classes[d->class_of];
 		size_t s = k->super_id ? hp_heap_find(h, k->super_id) : SIZE_MAX;
 		size_t l = k->loader_id ? hp_heap_find(h, k->loader_id) : SIZE_MAX;
-		fprintf(f, "  class     %s\n", safe_text(k->name, nm, sizeof nm));
+		fprintf(f, "  class     %s\n", safe_text(hp_class_name(h, d->class_of), nm, sizeof nm));
 		if (s != SIZE_MAX)
 			fprintf(f, "  super     %s\n", object_label(h, s, lab, sizeof lab));
 		fprintf(f, "  loader    %s\n", l != SIZE_MAX ? object_label(h, l, lab, sizeof lab) : "(bootstrap)");
@@ -378,7 +378,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 			const struct hp_objval *fv = &d->fields[i];
 			if (d->kind == HP_OBJ_INSTANCE && fv->decl != decl) {
 				decl = fv->decl;
-				fprintf(f, "  %s\n", safe_text(h->classes[decl].name ? h->classes[decl].name : "?", nm, sizeof nm));
+				fprintf(f, "  %s\n", safe_text(hp_class_name(h, decl) ? hp_class_name(h, decl) : "?", nm, sizeof nm));
 			}
 			if (fv->type == HP_T_OBJECT) {
 				HP_TRY(fmt_ref(c, fv->bits, val, sizeof val));
@@ -465,8 +465,8 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		snprintf(b, sizeof b, "0x%llx", (unsigned long long)k0->id);
 		cJSON_AddStringToObject(ob, "class_id", b);
 	}
-	if (h->nheaps > 0 && h->heap_names[hp_heap_heap(h, v)] && h->heap_names[hp_heap_heap(h, v)][0])
-		cJSON_AddStringToObject(ob, "heap", h->heap_names[hp_heap_heap(h, v)]);
+	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v)) && hp_heap_name(h, hp_heap_heap(h, v))[0])
+		cJSON_AddStringToObject(ob, "heap", hp_heap_name(h, hp_heap_heap(h, v)));
 	json_u64(ob, "shallow", R->shallow[v]);
 	json_u64(ob, "retained", R->retained[v]);
 	cJSON_AddBoolToObject(ob, "reachable", R->dom.idom[v] != HP_DOM_UNREACHABLE);
@@ -497,7 +497,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			const struct hp_objval *fv = &d->fields[i];
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "name", fv->name);
-			cJSON_AddStringToObject(e, "declared_by", h->classes[fv->decl].name ? h->classes[fv->decl].name : "?");
+			cJSON_AddStringToObject(e, "declared_by", hp_class_name(h, fv->decl) ? hp_class_name(h, fv->decl) : "?");
 			cJSON_AddStringToObject(e, "type", type_name(fv->type));
 			if (fv->type == HP_T_OBJECT)
 				HP_TRY(json_ref(c, e, fv->bits));

@@ -117,11 +117,11 @@ cJSON *cli_object_json(const hp_heap *h, size_t obj)
 	char id[32];
 	snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[obj]);
 	cJSON_AddStringToObject(e, "id", id);
-	cJSON_AddStringToObject(e, "class", h->classes[h->cls[obj]].name);
+	cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[obj]));
 	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
 		size_t ci = hp_idmap_get(&h->class_map, h->ids[obj]);
 		if (ci != HP_IDMAP_NONE)
-			cJSON_AddStringToObject(e, "class_object_of", h->classes[ci].name);
+			cJSON_AddStringToObject(e, "class_object_of", hp_class_name(h, ci));
 	}
 	return e;
 }
@@ -256,8 +256,8 @@ cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
 	cJSON_AddStringToObject(e, "kind", kinds[k]);
 	if (k == HP_REF_FIELD || k == HP_REF_STATIC) {
 		cJSON_AddStringToObject(e, "name", r->name ? r->name : "?");
-		if (r->decl != HP_NONE && h->classes[r->decl].name)
-			cJSON_AddStringToObject(e, "declared_by", h->classes[r->decl].name);
+		if (r->decl != HP_NONE && hp_class_name(h, r->decl))
+			cJSON_AddStringToObject(e, "declared_by", hp_class_name(h, r->decl));
 	} else if (k == HP_REF_ELEMENT) {
 		json_u64(e, "index", r->index);
 	} else if (k == HP_REF_LOCAL) {

@@ -86,8 +86,8 @@ static const char *frame_label(const hp_heap *h, uint32_t serial, uint32_t depth
 	sid_text(h, f->method_sid, m, sizeof m);
 	sid_text(h, f->source_sid, src, sizeof src);
 	uint32_t ci = hp_idmap_get(&h->serial_map, f->class_serial);
-	if (ci != HP_IDMAP_NONE && h->classes[ci].name)
-		safe_text(h->classes[ci].name, cls, sizeof cls);
+	if (ci != HP_IDMAP_NONE && hp_class_name(h, ci))
+		safe_text(hp_class_name(h, ci), cls, sizeof cls);
 	char line[64];
 	if (f->line > 0)
 		snprintf(line, sizeof line, ":%d", f->line);
@@ -137,7 +137,7 @@ int cmd_roots(struct cli_opts *o)
 	for (size_t v = 0; v < h->nobj; v++) {
 		if (!R.root_kinds[v] || R.dom.idom[v] != HP_DOM_SUPER)
 			continue;
-		if (!cli_filter_match(flt, h->classes[h->cls[v]].name))
+		if (!cli_filter_match(flt, hp_class_name(h, h->cls[v])))
 			continue;
 		rows[nr].v = (uint32_t)v;
 		rows[nr].retained = R.retained[v];
@@ -179,7 +179,7 @@ int cmd_roots(struct cli_opts *o)
 			char id[32], buf[1024];
 			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[v]);
 			cJSON_AddStringToObject(e, "id", id);
-			cJSON_AddStringToObject(e, "class", h->classes[h->cls[v]].name);
+			cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[v]));
 			json_u64(e, "shallow", R.shallow[v]);
 			json_u64(e, "retained", R.retained[v]);
 			cJSON *ks = cJSON_AddArrayToObject(e, "kinds");

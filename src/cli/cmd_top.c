@@ -94,15 +94,15 @@ int cmd_top(struct cli_opts *o)
 	int heap_filter = -1;
 	if (o->heap) {
 		for (unsigned i = 0; i < h->nheaps; i++)
-			if (h->heap_objects[i] && h->heap_names[i][0] && strcmp(h->heap_names[i], o->heap) == 0)
+			if (h->heap_objects[i] && hp_heap_name(h, i)[0] && strcmp(hp_heap_name(h, i), o->heap) == 0)
 				heap_filter = (int)i;
 		if (heap_filter < 0) {
 			char names[256] = "";
 			size_t nl = 0;
 			for (unsigned i = 0; i < h->nheaps; i++) {
-				if (!h->heap_objects[i] || !h->heap_names[i][0])
+				if (!h->heap_objects[i] || !hp_heap_name(h, i)[0])
 					continue;
-				int k = snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", h->heap_names[i]);
+				int k = snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", hp_heap_name(h, i));
 				if (k > 0 && (size_t)k < sizeof names - nl)
 					nl += (size_t)k;
 			}
@@ -134,12 +134,12 @@ int cmd_top(struct cli_opts *o)
 		if (heap_filter >= 0 && r->heap != heap_filter)
 			continue;
 		all_shallow += r->shallow;
-		const char *name = h->classes[r->cls].name;
+		const char *name = hp_class_name(h, r->cls);
 		if (!cli_filter_match(flt, name))
 			continue;
 		rows[n].r = r;
 		rows[n].name = name;
-		rows[n].heap = h->heap_names[r->heap];
+		rows[n].heap = hp_heap_name(h, r->heap);
 		rows[n].count = cnt;
 		rows[n].shallow = r->shallow;
 		rows[n].retained = with_ret ? R.row_retained[i] : 0;
@@ -239,7 +239,7 @@ int cmd_top(struct cli_opts *o)
 		}
 		cJSON *w = cJSON_AddArrayToObject(j, "warnings");
 		for (size_t i = 0; i < h->nwarnings; i++)
-			cJSON_AddItemToArray(w, cJSON_CreateString(h->warnings[i]));
+			cJSON_AddItemToArray(w, cJSON_CreateString(hp_heap_warning(h, i)));
 		rc = cli_emit_json(o, j);
 	} else {
 		/* build the table in memory so -o can write it atomically */
@@ -261,8 +261,8 @@ int cmd_top(struct cli_opts *o)
 		if (android) {
 			hw = 4;
 			for (unsigned i = 0; i < h->nheaps; i++)
-				if ((int)strlen(h->heap_names[i]) > hw)
-					hw = (int)strlen(h->heap_names[i]);
+				if ((int)strlen(hp_heap_name(h, i)) > hw)
+					hw = (int)strlen(hp_heap_name(h, i));
 		}
 #define OUT(...) fprintf(f, __VA_ARGS__)
 		if (L.partial)
@@ -316,7 +316,7 @@ int cmd_top(struct cli_opts *o)
 		rc = cli_write_output(o, out);
 		free(out);
 		for (size_t i = 0; i < h->nwarnings && !o->quiet; i++)
-			cli_warn("%s", h->warnings[i]);
+			cli_warn("%s", hp_heap_warning(h, i));
 	}
 done:
 	if (rc == EXIT_NOMEM)

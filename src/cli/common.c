@@ -385,7 +385,7 @@ int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L)
 			  L->stats.ndumps, L->stats.ndumps == 1 ? "" : "s");
 		return EXIT_USAGE;
 	}
-	if (L->heap->over_limit) {
+	if (hp_heap_over_limit(L->heap)) {
 		report_model_need(o->file, L->heap, base, before_reader, 0, 0);
 		return EXIT_NOMEM;
 	}
@@ -646,11 +646,11 @@ void json_policies(cJSON *j, const struct hp_retained *R)
 const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
 {
 	char nm[512];
-	const char *name = h->classes[h->cls[obj]].name;
+	const char *name = hp_class_name(h, h->cls[obj]);
 	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
 		size_t k = hp_idmap_get(&h->class_map, h->ids[obj]);
 		if (k != HP_IDMAP_NONE) {
-			snprintf(buf, n, "class %s @0x%llx", safe_text(h->classes[k].name, nm, sizeof nm),
+			snprintf(buf, n, "class %s @0x%llx", safe_text(hp_class_name(h, k), nm, sizeof nm),
 				 (unsigned long long)h->ids[obj]);
 			return buf;
 		}

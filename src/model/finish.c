@@ -36,6 +36,7 @@
  *       alignment.
  */
 #include "model/heap.h"
+#include "model/build.h"
 #include "parser/alloc.h"
 
 #include <math.h>
@@ -55,23 +56,26 @@ static int resolve_names(hp_heap *h)
 		if (!c->name) {
 			uint32_t n;
 			const char *s = hp_heap_string(h, c->name_sid, &n);
-			if (s)
-				c->name = hp_java_name(s, n);
-			else {
-				char buf[48];
+			char *jn = NULL, buf[48];
+			if (s) {
+				if (!(jn = hp_java_name(s, n)))
+					return HP_ENOMEM;
+			} else {
 				snprintf(buf, sizeof buf, "<unknown class 0x%llx>", (unsigned long long)c->id);
-				c->name = hp_strdup(buf);
 			}
-			if (!c->name)
-				return HP_ENOMEM;
+			const char *nm = jn ? jn : buf;
+			int rc = hp_build_text(h->build, nm, strlen(nm), &c->name);
+			hp_free(jn);
+			HP_TRY(rc);
 		}
-		if (h->jlc == HP_NONE && strcmp(c->name, "java.lang.Class") == 0 && !c->synthetic)
+		const char *name = hp_class_name(h, i);
+		if (h->jlc == HP_NONE && strcmp(name, "java.lang.Class") == 0 && !c->synthetic)
 			h->jlc = (uint32_t)i;
-		if (h->jlo == HP_NONE && strcmp(c->name, "java.lang.Object") == 0)
+		if (h->jlo == HP_NONE && strcmp(name, "java.lang.Object") == 0)
 			h->jlo = (uint32_t)i;
 		if (c->kind == HP_CK_INSTANCE) {
-			size_t nl = strlen(c->name);
-			if (nl > 2 && strcmp(c->name + nl - 2, "[]") == 0)
+			size_t nl = strlen(name);
+			if (nl > 2 && strcmp(name + nl - 2, "[]") == 0)
 				c->kind = HP_CK_OBJARRAY;
 		}
 		if (!c->dumped && !c->synthetic && c->kind == HP_CK_INSTANCE && c->row != HP_NONE) {
@@ -80,37 +84,36 @@ static int resolve_names(hp_heap *h)
 				cnt += h->rows[r].count;
 			h->missing_class_objects += cnt;
 			HP_TRY(hp_heap_add_warning(h, "%llu instances of class 0x%llx (%s), which has no CLASS DUMP; their size is unknown",
-						   (unsigned long long)cnt, (unsigned long long)c->id, c->name));
+						   (unsigned long long)cnt, (unsigned long long)c->id, hp_class_name(h, i)));
 		}
 		if (c->dumped && c->super_id) {
 			uint32_t s = hp_idmap_get(&h->class_map, c->super_id);
 			c->super = s == HP_IDMAP_NONE ? HP_NONE : s;
 			if (s == HP_IDMAP_NONE || !h->classes[s].dumped)
 				HP_TRY(hp_heap_add_warning(h, "class %s: super class 0x%llx has no CLASS DUMP",
-							   c->name, (unsigned long long)c->super_id));
+							   hp_class_name(h, i), (unsigned long long)c->super_id));
 		}
 	}
 	if (h->jlc == HP_NONE && h->n_classobjs) {
 		size_t i;
 		for (i = 0; i < h->nclasses; i++)
-			if (h->classes[i].synthetic && strcmp(h->classes[i].name, "java.lang.Class") == 0)
+			if (h->classes[i].synthetic && strcmp(hp_class_name(h, i), "java.lang.Class") == 0)
 				break;
 		if (i == h->nclasses) {
-			if (h->nclasses >= h->classes_cap) {
-				size_t nc = h->classes_cap ? h->classes_cap * 2 : 16;
+			if (h->nclasses >= h->build->classes_cap) {
+				size_t nc = h->build->classes_cap ? h->build->classes_cap * 2 : 16;
 				struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
 				if (!n)
 					return HP_ENOMEM;
 				h->classes = n;
-				h->classes_cap = nc;
+				h->build->classes_cap = nc;
 			}
 			struct hp_class *c = &h->classes[h->nclasses];
 			memset(c, 0, sizeof *c);
 			c->super = HP_NONE;
 			c->row = HP_NONE;
 			c->synthetic = 1;
-			if (!(c->name = hp_strdup("java.lang.Class")))
-				return HP_ENOMEM;
+			HP_TRY(hp_build_text(h->build, "java.lang.Class", 15, &c->name));
 			h->nclasses++;
 		}
 		h->jlc = (uint32_t)i;
@@ -136,7 +139,7 @@ static int static_long(const hp_heap *h, const char *cls, const char *field, int
 	size_t fl = strlen(field);
 	for (size_t i = 0; i < h->nclasses; i++) {
 		const struct hp_class *c = &h->classes[i];
-		if (!c->dumped || !c->name || strcmp(c->name, cls))
+		if (!c->dumped || !c->name || strcmp(hp_class_name(h, i), cls))
 			continue;
 		for (uint32_t k = 0; k < c->n_statics; k++) {
 			const struct hp_static *st = &h->statics[c->first_static + k];
@@ -183,7 +186,7 @@ static void decide_visualvm(hp_heap *h, struct hp_size_model *m)
 		unsigned r = offsets_diff(h, "java.lang.Class$Atomic", "annotationDataOffset", "annotationTypeOffset");
 		if (!r)
 			r = offsets_diff(h, "java.util.concurrent.FutureTask", "runnerOffset", "waitersOffset");
-		if (!r && h->found_compressed)
+		if (!r && h->build->found_compressed)
 			r = 4;
 		m->ref_size = r ? r : I;
 		m->ref_source = r ? 1 : 0;
@@ -201,15 +204,15 @@ static void decide_model(hp_heap *h)
 	m->kind = o->size_kind;
 	if (m->kind == HP_SIZE_AUTO)
 		m->kind = h->header.version == 3 ? HP_SIZE_AHAT : HP_SIZE_MAT;
-	m->gcd = h->gcd;
-	m->compressed_evidence = h->found_compressed ? h->compressed_at : 0;
+	m->gcd = h->build->gcd;
+	m->compressed_evidence = h->build->found_compressed ? h->build->compressed_at : 0;
 	switch (m->kind) {
 	case HP_SIZE_MAT:
-		m->ref_size = h->found_compressed ? 4 : h->I;
+		m->ref_size = h->build->found_compressed ? 4 : h->I;
 		m->ref_source = h->I == 8 ? 1 : 0;
 		m->header = h->I + m->ref_size;
 		m->header_source = 1;
-		m->align = largest_pow2_divisor(h->gcd);
+		m->align = largest_pow2_divisor(h->build->gcd);
 		m->align_source = 1;
 		break;
 	case HP_SIZE_VISUALVM:
@@ -309,7 +312,7 @@ static int instance_sizes(hp_heap *h)
 		}
 		if (loop) {
 			rc = hp_heap_add_warning(h, "the super class chain of %s loops; it is cut",
-						 h->classes[i].name);
+						 hp_class_name(h, i));
 			if (rc)
 				break;
 		}
@@ -364,16 +367,17 @@ static int instance_sizes(hp_heap *h)
 	return rc;
 }
 
-static uint64_t row_array_total(const hp_heap *h, const struct hp_class *c, const struct hp_hrow *r)
+static uint64_t row_array_total(const hp_heap *h, const struct hp_class *c, const struct hp_hrow *r,
+				const uint64_t *lenmod)
 {
 	uint64_t base = array_base(h, c), es = elem_size(h, c), A = h->size.align;
 	uint64_t total = r->count * base + r->sum_len * es;
-	if (A > 1 && r->lenmod) {
+	if (A > 1 && lenmod) {
 		for (unsigned k = 0; k < HP_LENMOD; k++) {
-			if (!r->lenmod[k])
+			if (!lenmod[k])
 				continue;
 			uint64_t v = base + (uint64_t)k * es;
-			total += r->lenmod[k] * ((A - v % A) % A);
+			total += lenmod[k] * ((A - v % A) % A);
 		}
 	}
 	return total;
@@ -382,14 +386,14 @@ static uint64_t row_array_total(const hp_heap *h, const struct hp_class *c, cons
 /* the per-class instance counts of heap 0 become rows */
 static int fold_counts(hp_heap *h)
 {
-	for (size_t i = 0; i < h->ccount_cap && i < h->nclasses; i++) {
-		if (!h->ccount[i])
+	for (size_t i = 0; i < h->build->ccount_cap && i < h->nclasses; i++) {
+		if (!h->build->ccount[i])
 			continue;
 		uint32_t r = hp_heap_row(h, (uint32_t)i, 0);
 		if (r == HP_NONE)
 			return HP_ENOMEM;
-		h->rows[r].count += h->ccount[i];
-		h->ccount[i] = 0;
+		h->rows[r].count += h->build->ccount[i];
+		h->build->ccount[i] = 0;
 	}
 	return HP_OK;
 }
@@ -407,13 +411,13 @@ static int sum_rows(hp_heap *h)
 				if (h->rows[k].heap == c->heap)
 					r = k;
 			if (r == HP_NONE) {
-				if (h->nrows >= h->rows_cap) {
-					size_t nc = h->rows_cap ? h->rows_cap * 2 : 64;
+				if (h->nrows >= h->build->rows_cap) {
+					size_t nc = h->build->rows_cap ? h->build->rows_cap * 2 : 64;
 					struct hp_hrow *nr = hp_reallocarray(h->rows, nc, sizeof *nr);
 					if (!nr)
 						return HP_ENOMEM;
 					h->rows = nr;
-					h->rows_cap = nc;
+					h->build->rows_cap = nc;
 				}
 				r = (uint32_t)h->nrows++;
 				memset(&h->rows[r], 0, sizeof h->rows[r]);
@@ -434,8 +438,8 @@ static int sum_rows(hp_heap *h)
 	for (size_t i = 0; i < h->nrows; i++) {
 		struct hp_hrow *r = &h->rows[i];
 		const struct hp_class *c = &h->classes[r->cls];
-		if (r->lenmod) {
-			r->shallow += row_array_total(h, c, r);
+		if (r->is_array) {
+			r->shallow += row_array_total(h, c, r, i < h->build->lenmod_cap ? h->build->lenmod[i] : NULL);
 			uint64_t mx = hp_heap_array_size(h, c, r->max_len);
 			if (mx > r->max_shallow)
 				r->max_shallow = mx;
@@ -772,7 +776,10 @@ static uint64_t idmap_bytes(uint64_t n)
 
 void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
 {
-	const struct hp_tally *t = &h->tally;
+	memset(need, 0, sizeof *need);
+	if (!h->build)
+		return;              /* a finished heap needs what it holds */
+	const struct hp_tally *t = &h->build->tally;
 	/* classes: loaded or dumped, plus the ones made up for primitive
 	 * arrays and java.lang.Class */
 	uint64_t nclasses = (t->load_classes > t->class_dumps ? t->load_classes : t->class_dumps) + 9;
@@ -793,7 +800,7 @@ void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
 	b += idmap_bytes(t->strings);
 	b += grown(nclasses, 64) * sizeof(struct hp_class) + nclasses * NAME_BYTES;
 	b += idmap_bytes(nclasses) + idmap_bytes(t->load_classes);
-	b += grown(nclasses, 256) * sizeof *h->ccount;
+	b += grown(nclasses, 256) * sizeof *h->build->ccount;
 	b += grown(t->fields, 16) * sizeof(struct hp_field) + grown(t->statics, 16) * sizeof(struct hp_static);
 	b += grown(nrows, 64) * sizeof(struct hp_hrow) + arows * HP_LENMOD * sizeof(uint64_t);
 	b += grown(t->roots, 16) * sizeof(struct hp_root_rec);
@@ -828,11 +835,10 @@ void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
 int hp_heap_finish(hp_heap *h, struct hp_error *err)
 {
 	int rc;
-	if (h->over_limit)
+	if (!h->build)
+		return HP_OK;        /* finished already */
+	if (h->build->over_limit)
 		return hp_error_set(err, HP_ENOMEM, "the memory limit was reached while reading: the model is incomplete");
-	if (h->finished)
-		return HP_OK;
-	h->finished = 1;
 	if ((rc = fold_counts(h)) != HP_OK)
 		goto fail;
 	if ((rc = resolve_names(h)) != HP_OK)
@@ -853,6 +859,8 @@ int hp_heap_finish(hp_heap *h, struct hp_error *err)
 		if ((rc = build_index(h)) != HP_OK)
 			goto fail;
 	}
+	hp_build_free(h->build);
+	h->build = NULL;
 	return HP_OK;
 fail:
 	if (rc == HP_ENOMEM)

@@ -1,4 +1,5 @@
 #include "model/heap.h"
+#include "model/build.h"
 #include "parser/alloc.h"
 
 #include <stdarg.h>
@@ -25,7 +26,7 @@ static int oom(hp_heap *h)
  * are only counted. */
 static void go_over_limit(hp_heap *h)
 {
-	h->over_limit = 1;
+	h->build->over_limit = 1;
 	hp_free(h->ids);
 	hp_free(h->cls);
 	hp_free(h->len);
@@ -34,14 +35,14 @@ static void go_over_limit(hp_heap *h)
 	h->ids = NULL;
 	h->cls = h->len = h->off_lo = NULL;
 	h->off_hi = NULL;
-	h->nobj = h->obj_cap = 0;
+	h->nobj = h->build->obj_cap = 0;
 	hp_free(h->arena);
 	hp_free(h->str_off);
 	hp_free(h->str_len);
 	h->arena = NULL;
 	h->str_off = NULL;
 	h->str_len = NULL;
-	h->arena_len = h->arena_cap = h->nstr = h->str_cap = 0;
+	h->arena_len = h->build->arena_cap = h->nstr = h->build->str_cap = 0;
 	hp_idmap_release(&h->str_map);
 }
 
@@ -58,20 +59,20 @@ static int stored(hp_heap *h, int rc)
 
 static inline void tally_order(hp_heap *h, uint64_t id)
 {
-	if (id < h->tally.last_id)
-		h->tally.unsorted = 1;
-	h->tally.last_id = id;
+	if (id < h->build->tally.last_id)
+		h->build->tally.unsorted = 1;
+	h->build->tally.last_id = id;
 }
 
 /* an array row for (key, current heap): one bit of the sketch */
 static inline void tally_row(hp_heap *h, uint64_t key)
 {
-	uint64_t x = (key ^ (h->tally.heap_id * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
+	uint64_t x = (key ^ (h->build->tally.heap_id * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
 	x ^= x >> 29;
 	x *= 0xBF58476D1CE4E5B9ull;
 	unsigned bit = (unsigned)(x >> 52) & (HP_TALLY_ROWBITS - 1);
-	h->tally.rowbits[bit / 64] |= 1ull << (bit % 64);
-	h->tally.arrays++;
+	h->build->tally.rowbits[bit / 64] |= 1ull << (bit % 64);
+	h->build->tally.arrays++;
 }
 
 void hp_heap_opts_init(struct hp_heap_opts *o)
@@ -85,6 +86,20 @@ hp_heap *hp_heap_new(const struct hp_heap_opts *o)
 	hp_heap *h = hp_calloc(1, sizeof *h);
 	if (!h)
 		return NULL;
+	struct hp_heap_build *b = hp_calloc(1, sizeof *b);
+	/* the text arena starts with the empty string: offset 0 is "" */
+	h->text = hp_malloc(256);
+	if (!b || !h->text) {
+		hp_free(b);
+		hp_free(h->text);
+		hp_free(h);
+		return NULL;
+	}
+	h->text[0] = '\0';
+	h->text_len = 1;
+	b->text_cap = 256;
+	b->h = h;
+	h->build = b;
 	if (o)
 		h->opts = *o;
 	else
@@ -99,7 +114,7 @@ hp_heap *hp_heap_new(const struct hp_heap_opts *o)
 		h->prim_class[i] = HP_NONE;
 	h->jlc = h->jlo = HP_NONE;
 	for (size_t i = 0; i < 64; i++)
-		h->ccache_idx[i] = HP_NONE;
+		b->ccache_idx[i] = HP_NONE;
 	return h;
 }
 
@@ -116,22 +131,17 @@ void hp_heap_free(hp_heap *h)
 	hp_free(h->str_off);
 	hp_free(h->str_len);
 	hp_free(h->arena);
-	for (size_t i = 0; i < h->nclasses; i++)
-		hp_free((char *)h->classes[i].name);
+	hp_build_free(h->build);
+	hp_free(h->text);
 	hp_free(h->classes);
 	hp_free(h->fields);
 	hp_free(h->statics);
-	for (size_t i = 0; i < h->nrows; i++)
-		hp_free(h->rows[i].lenmod);
 	hp_free(h->rows);
-	hp_free(h->ccount);
 	hp_free(h->frames);
 	hp_free(h->traces);
 	hp_free(h->trace_frames);
 	hp_free(h->threads);
 	hp_free(h->roots);
-	for (unsigned i = 0; i < h->nheaps; i++)
-		hp_free(h->heap_names[i]);
 	hp_free(h->ids);
 	hp_free(h->cls);
 	hp_free(h->len);
@@ -139,8 +149,6 @@ void hp_heap_free(hp_heap *h)
 	hp_free(h->off_hi);
 	hp_free(h->bucket);
 	hp_free(h->file_order);
-	for (size_t i = 0; i < h->nwarnings; i++)
-		hp_free(h->warnings[i]);
 	hp_free(h->warnings);
 	hp_free(h);
 }
@@ -152,16 +160,56 @@ int hp_heap_add_warning(hp_heap *h, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (h->nwarnings >= 100)
-		return HP_OK;        /* enough said */
-	char **w = hp_reallocarray(h->warnings, h->nwarnings + 1, sizeof *w);
-	if (!w)
-		return HP_ENOMEM;
-	h->warnings = w;
-	if (!(w[h->nwarnings] = hp_strdup(buf)))
-		return HP_ENOMEM;
+	if (h->nwarnings >= 100 || !h->build)
+		return HP_OK;        /* enough said (and a finished heap is not changed) */
+	struct hp_heap_build *b = h->build;
+	if (h->nwarnings >= b->warnings_cap) {
+		size_t nc = b->warnings_cap ? b->warnings_cap * 2 : 8;
+		uint64_t *w = hp_reallocarray(h->warnings, nc, sizeof *w);
+		if (!w)
+			return HP_ENOMEM;
+		h->warnings = w;
+		b->warnings_cap = nc;
+	}
+	HP_TRY(hp_build_text(b, buf, strlen(buf), &h->warnings[h->nwarnings]));
 	h->nwarnings++;
 	return HP_OK;
+}
+
+int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *off)
+{
+	hp_heap *h = b->h;
+	if (h->text_len + n + 1 > b->text_cap) {
+		size_t nc = b->text_cap;
+		while (nc < h->text_len + n + 1)
+			nc *= 2;
+		char *t = hp_realloc(h->text, nc);
+		if (!t)
+			return HP_ENOMEM;
+		h->text = t;
+		b->text_cap = nc;
+	}
+	memcpy(h->text + h->text_len, s, n);
+	h->text[h->text_len + n] = '\0';
+	*off = h->text_len;
+	h->text_len += n + 1;
+	return HP_OK;
+}
+
+void hp_build_free(struct hp_heap_build *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->lenmod_cap; i++)
+		hp_free(b->lenmod[i]);
+	hp_free(b->lenmod);
+	hp_free(b->ccount);
+	hp_free(b);
+}
+
+int hp_heap_over_limit(const hp_heap *h)
+{
+	return h->build && h->build->over_limit;
 }
 
 const char *hp_size_kind_name(int kind)
@@ -354,19 +402,19 @@ const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len)
 
 static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 {
-	if (h->arena_len + len + 1 > h->arena_cap) {
-		size_t nc = h->arena_cap ? h->arena_cap : 1 << 16;
+	if (h->arena_len + len + 1 > h->build->arena_cap) {
+		size_t nc = h->build->arena_cap ? h->build->arena_cap : 1 << 16;
 		while (nc < h->arena_len + len + 1)
 			nc *= 2;
 		char *na = hp_realloc(h->arena, nc);
 		if (!na)
 			return oom(h);
 		h->arena = na;
-		h->arena_cap = nc;
+		h->build->arena_cap = nc;
 	}
-	if (h->nstr >= h->str_cap) {
+	if (h->nstr >= h->build->str_cap) {
 		/* both columns grow together, only when full */
-		size_t nc = h->str_cap ? h->str_cap * 2 : 1024;
+		size_t nc = h->build->str_cap ? h->build->str_cap * 2 : 1024;
 		uint64_t *no = hp_reallocarray(h->str_off, nc, sizeof *no);
 		if (!no)
 			return oom(h);
@@ -375,7 +423,7 @@ static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 		if (!nl)
 			return oom(h);
 		h->str_len = nl;
-		h->str_cap = nc;
+		h->build->str_cap = nc;
 	}
 	uint32_t idx = (uint32_t)h->nstr;
 	if (hp_idmap_put(&h->str_map, id, idx) < 0)
@@ -392,9 +440,9 @@ static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 {
 	hp_heap *h = ud;
-	h->tally.strings++;
-	h->tally.string_bytes += len;
-	if (h->over_limit)
+	h->build->tally.strings++;
+	h->build->tally.string_bytes += len;
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_string(h, id, s, len));
 }
@@ -403,13 +451,13 @@ static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 
 static uint32_t class_new(hp_heap *h, uint64_t id)
 {
-	if (h->nclasses >= h->classes_cap) {
-		size_t nc = h->classes_cap ? h->classes_cap * 2 : 64;
+	if (h->nclasses >= h->build->classes_cap) {
+		size_t nc = h->build->classes_cap ? h->build->classes_cap * 2 : 64;
 		struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
 		if (!n)
 			return HP_NONE;
 		h->classes = n;
-		h->classes_cap = nc;
+		h->build->classes_cap = nc;
 	}
 	uint32_t idx = (uint32_t)h->nclasses;
 	struct hp_class *c = &h->classes[idx];
@@ -427,16 +475,16 @@ static inline uint32_t class_for(hp_heap *h, uint64_t id)
 	/* a direct-mapped cache in front of the hash: instances come in runs of
 	 * a few classes, and a hash probe costs more than the whole record */
 	unsigned slot = (unsigned)((id * 0x9E3779B97F4A7C15ull) >> 58);
-	if (h->ccache_idx[slot] != HP_NONE && h->ccache_id[slot] == id)
-		return h->ccache_idx[slot];
+	if (h->build->ccache_idx[slot] != HP_NONE && h->build->ccache_id[slot] == id)
+		return h->build->ccache_idx[slot];
 	uint32_t idx = hp_idmap_get(&h->class_map, id);
 	if (idx == HP_IDMAP_NONE) {
 		idx = class_new(h, id);
 		if (idx == HP_NONE || hp_idmap_put(&h->class_map, id, idx) < 0)
 			return HP_NONE;
 	}
-	h->ccache_id[slot] = id;
-	h->ccache_idx[slot] = idx;
+	h->build->ccache_id[slot] = id;
+	h->build->ccache_idx[slot] = idx;
 	return idx;
 }
 
@@ -480,8 +528,8 @@ static int store_load_class(hp_heap *h, uint32_t serial, uint64_t class_id, uint
 static int on_load_class(void *ud, uint32_t serial, uint64_t class_id, uint32_t trace, uint64_t name_sid)
 {
 	hp_heap *h = ud;
-	h->tally.load_classes++;
-	if (h->over_limit)
+	h->build->tally.load_classes++;
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_load_class(h, serial, class_id, name_sid));
 }
@@ -496,13 +544,13 @@ static uint32_t row_for(hp_heap *h, uint32_t cidx, unsigned heap)
 			return r;
 		r = h->rows[r].next;
 	}
-	if (h->nrows >= h->rows_cap) {
-		size_t nc = h->rows_cap ? h->rows_cap * 2 : 64;
+	if (h->nrows >= h->build->rows_cap) {
+		size_t nc = h->build->rows_cap ? h->build->rows_cap * 2 : 64;
 		struct hp_hrow *n = hp_reallocarray(h->rows, nc, sizeof *n);
 		if (!n)
 			return HP_NONE;
 		h->rows = n;
-		h->rows_cap = nc;
+		h->build->rows_cap = nc;
 	}
 	r = (uint32_t)h->nrows++;
 	struct hp_hrow *row = &h->rows[r];
@@ -516,15 +564,28 @@ static uint32_t row_for(hp_heap *h, uint32_t cidx, unsigned heap)
 
 static int count_array(hp_heap *h, uint32_t r, uint32_t n)
 {
+	struct hp_heap_build *b = h->build;
 	struct hp_hrow *row = &h->rows[r];
-	if (!row->lenmod) {
-		row->lenmod = hp_calloc(HP_LENMOD, sizeof *row->lenmod);
-		if (!row->lenmod)
+	if (r >= b->lenmod_cap) {
+		size_t nc = b->lenmod_cap ? b->lenmod_cap : 64;
+		while (nc <= r)
+			nc *= 2;
+		uint64_t **nl = hp_reallocarray(b->lenmod, nc, sizeof *nl);
+		if (!nl)
+			return oom(h);
+		memset(nl + b->lenmod_cap, 0, (nc - b->lenmod_cap) * sizeof *nl);
+		b->lenmod = nl;
+		b->lenmod_cap = nc;
+	}
+	if (!b->lenmod[r]) {
+		b->lenmod[r] = hp_calloc(HP_LENMOD, sizeof *b->lenmod[r]);
+		if (!b->lenmod[r])
 			return oom(h);
 	}
+	row->is_array = 1;
 	row->count++;
 	row->sum_len += n;
-	row->lenmod[n % HP_LENMOD]++;
+	b->lenmod[r][n % HP_LENMOD]++;
 	if (n > row->max_len)
 		row->max_len = n;
 	return HP_OK;
@@ -545,18 +606,18 @@ static inline void note_id(hp_heap *h, uint64_t id)
 {
 	if (!id)
 		return;
-	if (!h->gcd_have_first) {
-		h->gcd_first = id;
-		h->gcd_have_first = 1;
+	if (!h->build->gcd_have_first) {
+		h->build->gcd_first = id;
+		h->build->gcd_have_first = 1;
 		return;
 	}
-	if (h->gcd_done)
+	if (h->build->gcd_done)
 		return;     /* Eclipse MAT stops at 8 or less: the alignment is then 8 */
-	uint64_t d = id > h->gcd_first ? id - h->gcd_first : h->gcd_first - id;
+	uint64_t d = id > h->build->gcd_first ? id - h->build->gcd_first : h->build->gcd_first - id;
 	if (d) {
-		h->gcd = gcd64(h->gcd, d);
-		if (h->gcd <= 8)
-			h->gcd_done = 1;
+		h->build->gcd = gcd64(h->build->gcd, d);
+		if (h->build->gcd <= 8)
+			h->build->gcd_done = 1;
 	}
 }
 
@@ -565,8 +626,8 @@ static int add_object(hp_heap *h, uint64_t id, uint32_t cidx, uint32_t len, int 
 	if (off >= HP_MAX_OFFSET)
 		return hp_heap_add_warning(h, "objects past 4 TiB into the dump are not kept in the model") == HP_OK
 			? HP_ENOMEM : HP_ENOMEM;
-	if (h->nobj >= h->obj_cap) {
-		size_t nc = h->obj_cap ? h->obj_cap * 2 : 1 << 14;
+	if (h->nobj >= h->build->obj_cap) {
+		size_t nc = h->build->obj_cap ? h->build->obj_cap * 2 : 1 << 14;
 		uint64_t *ni = hp_reallocarray(h->ids, nc, sizeof *ni);
 		if (!ni)
 			return oom(h);
@@ -587,14 +648,14 @@ static int add_object(hp_heap *h, uint64_t id, uint32_t cidx, uint32_t len, int 
 		if (!nhi)
 			return oom(h);
 		h->off_hi = nhi;
-		h->obj_cap = nc;
+		h->build->obj_cap = nc;
 	}
 	size_t i = h->nobj++;
 	h->ids[i] = id;
 	h->cls[i] = cidx;
 	h->len[i] = len;
 	h->off_lo[i] = (uint32_t)off;
-	h->off_hi[i] = (uint16_t)(((off >> 32) & 0x3ff) | ((h->cur_heap & 15u) << 10) | ((unsigned)kind << 14));
+	h->off_hi[i] = (uint16_t)(((off >> 32) & 0x3ff) | ((h->build->cur_heap & 15u) << 10) | ((unsigned)kind << 14));
 	return HP_OK;
 }
 
@@ -605,7 +666,7 @@ static int parse_fields(hp_heap *h, const struct hp_class_dump *d, struct hp_cla
 	c->first_static = (uint32_t)h->nstatics;
 	c->n_statics = d->n_statics;
 	for (unsigned i = 0; i < d->n_statics; i++) {
-		GROW(h->statics, h->nstatics, h->statics_cap, oom(h));
+		GROW(h->statics, h->nstatics, h->build->statics_cap, oom(h));
 		struct hp_static *s = &h->statics[h->nstatics++];
 		s->name_sid = hp_be_id(p, I);
 		s->type = p[I];
@@ -628,7 +689,7 @@ static int parse_fields(hp_heap *h, const struct hp_class_dump *d, struct hp_cla
 	c->n_fields = d->n_fields;
 	c->own_refs = c->own_prim = 0;
 	for (unsigned i = 0; i < d->n_fields; i++) {
-		GROW(h->fields, h->nfields, h->fields_cap, oom(h));
+		GROW(h->fields, h->nfields, h->build->fields_cap, oom(h));
 		struct hp_field *f = &h->fields[h->nfields++];
 		f->name_sid = hp_be_id(p, I);
 		f->type = p[I];
@@ -655,12 +716,12 @@ static int store_class_dump(hp_heap *h, const struct hp_class_dump *d)
 	c->super_id = d->super_id;
 	c->loader_id = d->loader_id;
 	c->instance_size = d->instance_size;
-	c->heap = (uint8_t)h->cur_heap;
+	c->heap = (uint8_t)h->build->cur_heap;
 	c->offset = d->offset;
 	HP_TRY(parse_fields(h, d, c));
 	h->nclass_dumps++;
 	h->n_classobjs++;
-	h->heap_classes[h->cur_heap]++;
+	h->heap_classes[h->build->cur_heap]++;
 	note_id(h, d->id);
 	if (h->opts.build_objects)
 		HP_TRY(add_object(h, d->id, idx, 0, HP_OBJ_CLASS, d->offset));
@@ -670,12 +731,12 @@ static int store_class_dump(hp_heap *h, const struct hp_class_dump *d)
 static int on_class_dump(void *ud, const struct hp_class_dump *d)
 {
 	hp_heap *h = ud;
-	h->tally.class_dumps++;
-	h->tally.fields += d->n_fields;
-	h->tally.statics += d->n_statics;
+	h->build->tally.class_dumps++;
+	h->build->tally.fields += d->n_fields;
+	h->build->tally.statics += d->n_statics;
 	if (h->opts.build_objects)
 		tally_order(h, d->id);
-	if (h->over_limit)
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_class_dump(h, d));
 }
@@ -685,21 +746,21 @@ static int store_instance(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t o
 	uint32_t cidx = class_for(h, class_id);
 	if (cidx == HP_NONE)
 		return oom(h);
-	if (h->cur_heap == 0) {
-		if (cidx >= h->ccount_cap) {
-			size_t nc = h->ccount_cap ? h->ccount_cap : 256;
+	if (h->build->cur_heap == 0) {
+		if (cidx >= h->build->ccount_cap) {
+			size_t nc = h->build->ccount_cap ? h->build->ccount_cap : 256;
 			while (nc <= cidx)
 				nc *= 2;
-			uint64_t *n = hp_reallocarray(h->ccount, nc, sizeof *n);
+			uint64_t *n = hp_reallocarray(h->build->ccount, nc, sizeof *n);
 			if (!n)
 				return oom(h);
-			memset(n + h->ccount_cap, 0, (nc - h->ccount_cap) * sizeof *n);
-			h->ccount = n;
-			h->ccount_cap = nc;
+			memset(n + h->build->ccount_cap, 0, (nc - h->build->ccount_cap) * sizeof *n);
+			h->build->ccount = n;
+			h->build->ccount_cap = nc;
 		}
-		h->ccount[cidx]++;
+		h->build->ccount[cidx]++;
 	} else {
-		uint32_t r = row_for(h, cidx, h->cur_heap);
+		uint32_t r = row_for(h, cidx, h->build->cur_heap);
 		if (r == HP_NONE)
 			return oom(h);
 		h->rows[r].count++;
@@ -715,7 +776,7 @@ static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint
 	h->n_instances++;
 	if (h->opts.build_objects)
 		tally_order(h, id);
-	if (h->over_limit)
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_instance(h, id, class_id, off));
 }
@@ -727,17 +788,18 @@ static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint
 static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
 {
 	hp_heap *h = ud;
+	struct hp_heap_build *b = h->build;
 	unsigned slot = (unsigned)((class_id * 0x9E3779B97F4A7C15ull) >> 58);
-	uint32_t cidx = h->ccache_idx[slot];
-	if (cidx != HP_NONE && h->ccache_id[slot] == class_id && h->cur_heap == 0 &&
-	    cidx < h->ccount_cap && h->gcd_done) {
+	uint32_t cidx = b->ccache_idx[slot];
+	if (cidx != HP_NONE && b->ccache_id[slot] == class_id && b->cur_heap == 0 &&
+	    cidx < b->ccount_cap && b->gcd_done) {
 		if (!h->opts.build_objects) {
-			h->ccount[cidx]++;
+			b->ccount[cidx]++;
 			h->n_instances++;
 			return HP_OK;
 		}
-		if (h->nobj < h->obj_cap && off < HP_MAX_OFFSET && !h->over_limit) {
-			h->ccount[cidx]++;
+		if (h->nobj < b->obj_cap && off < HP_MAX_OFFSET && !b->over_limit) {
+			b->ccount[cidx]++;
 			h->n_instances++;
 			tally_order(h, id);
 			size_t i = h->nobj++;
@@ -758,20 +820,20 @@ static int store_obj_array(hp_heap *h, uint64_t id, uint64_t class_id, uint32_t 
 	if (cidx == HP_NONE)
 		return oom(h);
 	h->classes[cidx].kind = HP_CK_OBJARRAY;
-	uint32_t r = row_for(h, cidx, h->cur_heap);
+	uint32_t r = row_for(h, cidx, h->build->cur_heap);
 	if (r == HP_NONE)
 		return oom(h);
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
 	/* Eclipse MAT's rule: an array starting inside where the previous one
 	 * would end with 8-byte references proves compressed references */
-	if (h->I == 8 && !h->found_compressed) {
-		if (id > h->prev_array_start && id < h->prev_array_uend) {
-			h->found_compressed = 1;
-			h->compressed_at = off;
+	if (h->I == 8 && !h->build->found_compressed) {
+		if (id > h->build->prev_array_start && id < h->build->prev_array_uend) {
+			h->build->found_compressed = 1;
+			h->build->compressed_at = off;
 		}
-		h->prev_array_start = id;
-		h->prev_array_uend = id + 16 + (uint64_t)n * 8;
+		h->build->prev_array_start = id;
+		h->build->prev_array_uend = id + 16 + (uint64_t)n * 8;
 	}
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, n, HP_OBJ_OBJARRAY, off);
@@ -785,7 +847,7 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 	tally_row(h, class_id);
 	if (h->opts.build_objects)
 		tally_order(h, id);
-	if (h->over_limit)
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_obj_array(h, id, class_id, n, off));
 }
@@ -801,9 +863,9 @@ static uint32_t prim_class(hp_heap *h, unsigned type)
 	struct hp_class *c = &h->classes[idx];
 	char name[24];
 	snprintf(name, sizeof name, "%s[]", hp_type_name(type));
-	c->name = hp_strdup(name);
-	if (!c->name)
+	if (hp_build_text(h->build, name, strlen(name), &h->classes[idx].name))
 		return HP_NONE;
+	c = &h->classes[idx];
 	c->kind = HP_CK_PRIMARRAY;
 	c->elem_type = (uint8_t)type;
 	c->synthetic = 1;
@@ -817,8 +879,8 @@ static int store_prim_array(hp_heap *h, uint64_t id, unsigned type, uint32_t n, 
 	if (cidx == HP_NONE)
 		return oom(h);
 	uint32_t r = h->classes[cidx].row;
-	if (r == HP_NONE || h->rows[r].heap != h->cur_heap) {
-		r = row_for(h, cidx, h->cur_heap);
+	if (r == HP_NONE || h->rows[r].heap != h->build->cur_heap) {
+		r = row_for(h, cidx, h->build->cur_heap);
 		if (r == HP_NONE)
 			return oom(h);
 	}
@@ -836,26 +898,26 @@ static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const
 	tally_row(h, 0xFFFFFFFFFFFFFF00ull | type);    /* no class id: one row per type */
 	if (h->opts.build_objects)
 		tally_order(h, id);
-	if (h->over_limit)
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_prim_array(h, id, type, n, off));
 }
 
 static int store_root(hp_heap *h, const struct hp_root *rt)
 {
-	GROW(h->roots, h->nroots, h->roots_cap, oom(h));
+	GROW(h->roots, h->nroots, h->build->roots_cap, oom(h));
 	struct hp_root_rec *r = &h->roots[h->nroots++];
 	r->object = rt->object;
 	r->thread_serial = rt->thread_serial;
 	r->frame = rt->frame;
 	r->kind = (uint8_t)rt->kind;
-	r->heap = (uint8_t)h->cur_heap;
+	r->heap = (uint8_t)h->build->cur_heap;
 	r->has_thread = (uint8_t)rt->has_thread;
 	h->roots_by_kind[rt->kind]++;
 	if (rt->kind == HP_ROOT_THREAD_OBJECT) {
 		uint32_t ti = hp_idmap_get(&h->thread_map, rt->thread_serial);
 		if (ti == HP_IDMAP_NONE) {
-			GROW(h->threads, h->nthreads, h->threads_cap, oom(h));
+			GROW(h->threads, h->nthreads, h->build->threads_cap, oom(h));
 			ti = (uint32_t)h->nthreads++;
 			memset(&h->threads[ti], 0, sizeof h->threads[ti]);
 			h->threads[ti].serial = rt->thread_serial;
@@ -872,9 +934,9 @@ static int store_root(hp_heap *h, const struct hp_root *rt)
 static int on_root(void *ud, const struct hp_root *rt)
 {
 	hp_heap *h = ud;
-	h->tally.roots++;
-	h->tally.threads += rt->kind == HP_ROOT_THREAD_OBJECT;
-	if (h->over_limit)
+	h->build->tally.roots++;
+	h->build->tally.threads += rt->kind == HP_ROOT_THREAD_OBJECT;
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_root(h, rt));
 }
@@ -883,7 +945,7 @@ static int store_start_thread(hp_heap *h, const struct hp_thread *t)
 {
 	uint32_t ti = hp_idmap_get(&h->thread_map, t->serial);
 	if (ti == HP_IDMAP_NONE) {
-		GROW(h->threads, h->nthreads, h->threads_cap, oom(h));
+		GROW(h->threads, h->nthreads, h->build->threads_cap, oom(h));
 		ti = (uint32_t)h->nthreads++;
 		memset(&h->threads[ti], 0, sizeof h->threads[ti]);
 		if (hp_idmap_put(&h->thread_map, t->serial, ti) < 0)
@@ -902,15 +964,15 @@ static int store_start_thread(hp_heap *h, const struct hp_thread *t)
 static int on_start_thread(void *ud, const struct hp_thread *t)
 {
 	hp_heap *h = ud;
-	h->tally.threads++;
-	if (h->over_limit)
+	h->build->tally.threads++;
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_start_thread(h, t));
 }
 
 static int store_frame(hp_heap *h, const struct hp_frame *f)
 {
-	GROW(h->frames, h->nframes, h->frames_cap, oom(h));
+	GROW(h->frames, h->nframes, h->build->frames_cap, oom(h));
 	if (hp_idmap_put(&h->frame_map, f->id, (uint32_t)h->nframes) < 0)
 		return oom(h);
 	h->frames[h->nframes++] = *f;
@@ -920,22 +982,22 @@ static int store_frame(hp_heap *h, const struct hp_frame *f)
 static int on_frame(void *ud, const struct hp_frame *f)
 {
 	hp_heap *h = ud;
-	h->tally.frames++;
-	if (h->over_limit)
+	h->build->tally.frames++;
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_frame(h, f));
 }
 
 static int store_trace(hp_heap *h, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
 {
-	GROW(h->traces, h->ntraces, h->traces_cap, oom(h));
+	GROW(h->traces, h->ntraces, h->build->traces_cap, oom(h));
 	struct hp_trace_rec *t = &h->traces[h->ntraces];
 	t->serial = serial;
 	t->thread_serial = thread_serial;
 	t->first = (uint32_t)h->ntrace_frames;
 	t->n = n;
 	for (uint32_t i = 0; i < n; i++) {
-		GROW(h->trace_frames, h->ntrace_frames, h->trace_frames_cap, oom(h));
+		GROW(h->trace_frames, h->ntrace_frames, h->build->trace_frames_cap, oom(h));
 		h->trace_frames[h->ntrace_frames++] = hp_be_id(ids + (size_t)i * h->I, h->I);
 	}
 	if (hp_idmap_put(&h->trace_map, serial, (uint32_t)h->ntraces) < 0)
@@ -947,9 +1009,9 @@ static int store_trace(hp_heap *h, uint32_t serial, uint32_t thread_serial, uint
 static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
 {
 	hp_heap *h = ud;
-	h->tally.traces++;
-	h->tally.trace_frames += n;
-	if (h->over_limit)
+	h->build->tally.traces++;
+	h->build->tally.trace_frames += n;
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_trace(h, serial, thread_serial, n, ids));
 }
@@ -965,43 +1027,41 @@ static int store_heap_info(hp_heap *h, uint32_t heap_id, uint64_t name_sid)
 		n = (uint32_t)strlen(buf);
 	}
 	for (unsigned i = 0; i < h->nheaps; i++) {
-		if (strlen(h->heap_names[i]) == n && memcmp(h->heap_names[i], s, n) == 0) {
-			h->cur_heap = i;
+		const char *hn = hp_heap_name(h, i);
+		if (strlen(hn) == n && memcmp(hn, s, n) == 0) {
+			h->build->cur_heap = i;
 			return HP_OK;
 		}
 	}
 	if (h->nheaps >= HP_MAX_HEAPS) {
-		h->cur_heap = HP_MAX_HEAPS - 1;
+		h->build->cur_heap = HP_MAX_HEAPS - 1;
 		return HP_OK;
 	}
-	if (!(h->heap_names[h->nheaps] = hp_strndup(s, n)))
+	/* the name may contain a NUL: it ends there, as it did */
+	size_t nn = strnlen(s, n);
+	if (hp_build_text(h->build, s, nn, &h->heap_name[h->nheaps]))
 		return oom(h);
 	h->heap_ids[h->nheaps] = heap_id;
-	h->cur_heap = h->nheaps++;
+	h->build->cur_heap = h->nheaps++;
 	return HP_OK;
 }
 
 static int on_heap_info(void *ud, uint32_t heap_id, uint64_t name_sid)
 {
 	hp_heap *h = ud;
-	h->tally.heap_id = heap_id;
-	if (h->over_limit)
+	h->build->tally.heap_id = heap_id;
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_heap_info(h, heap_id, name_sid));
 }
 
 static int store_header(hp_heap *h)
 {
-	if (h->header.version == 3) {
-		/* Android: everything before the first HEAP DUMP INFO is "default" */
-		if (!(h->heap_names[0] = hp_strdup("default")))
-			return oom(h);
-		h->nheaps = 1;
-	} else {
-		if (!(h->heap_names[0] = hp_strdup("")))
-			return oom(h);
-		h->nheaps = 1;
-	}
+	/* Android: everything before the first HEAP DUMP INFO is "default" */
+	h->heap_name[0] = 0;
+	if (h->header.version == 3 && hp_build_text(h->build, "default", 7, &h->heap_name[0]))
+		return oom(h);
+	h->nheaps = 1;
 	return HP_OK;
 }
 
@@ -1010,7 +1070,7 @@ static int on_header(void *ud, const struct hp_header *hd)
 	hp_heap *h = ud;
 	h->header = *hd;
 	h->I = hd->id_size;
-	if (h->over_limit)
+	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_header(h));
 }
@@ -1018,7 +1078,7 @@ static int on_header(void *ud, const struct hp_header *hd)
 void hp_heap_sink(hp_heap *h, struct hp_sink *s)
 {
 	memset(s, 0, sizeof *s);
-	s->ud = h;
+	s->ud = h;      /* the callbacks reach the builder through h->build */
 	s->header = on_header;
 	s->string = on_string;
 	s->load_class = on_load_class;

@@ -10,21 +10,29 @@
  *   off_hi[] u16  file offset bits 32..41 (dumps up to 4 TiB), Android heap
  *                 index (bits 10..13), object kind (bits 14..15)
  *   bucket[]      id index: one u32 per 16 objects (0.25 byte per object)
- * plus, while hp_heap_finish() sorts a dump that is not in address order,
- * 4 bytes per object for the permutation and 8 for one column at a time.
+ * plus, for a dump that is not in address order, file_order[] (u32: the
+ * object number of each record in file order, which hp_refs_build() walks),
+ * and while hp_heap_finish() sorts it 4 bytes per object for the
+ * permutation and 8 for one column at a time.
  * Objects are numbered 0..n-1 in id order; hp_heap_find() maps an id to its
  * number through a bucket index over the sorted ids (O(1) expected).
  *
  * Everything else is per class, string, thread, frame or root.  The per-class
  * histogram (count and the data to size arrays exactly under any size model)
  * is accumulated while streaming, so `--top` needs no per-object memory at all
- * (HP_HEAP_STREAM).  Names and strings are owned by the heap; all pointers
+ * (build_objects 0).  Names and strings are owned by the heap; all pointers
  * returned stay valid until hp_heap_free().
+ *
+ * Two parts: struct hp_heap, the tables every query reads (no pointer inside
+ * a table entry: names are offsets into an arena), and the builder's state
+ * (model/build.h: capacities, caches, counters, size-model evidence, the
+ * tally) that only the sink and hp_heap_finish() use; a finished heap has
+ * let go of it and does not change any more.
  *
  * Under a memory limit (parser/alloc.h, hprofan --max-memory), when the limit
  * refuses one of the sink's allocations the parse goes on: the heap gives
  * its object columns and strings back and from then on only counts the
- * records (over_limit), and hp_heap_need() says what the whole model would
+ * records (hp_heap_over_limit()), and hp_heap_need() says what the whole model would
  * have taken.  The counts behind that figure (the tally) are kept the same
  * way from the first record on, so it does not depend on where the limit
  * was hit.  A heap over the limit cannot be finished.
@@ -56,7 +64,8 @@ struct hp_static { uint64_t name_sid; uint64_t value; uint8_t type; };
 struct hp_class {
 	uint64_t id;
 	uint64_t name_sid;
-	const char *name;             /* Java notation: java.lang.String, byte[], a.B$C[] */
+	uint64_t name;                /* offset of its name in hp_heap.text (hp_class_name());
+	                                 Java notation: java.lang.String, byte[], a.B$C[] */
 	uint32_t serial;              /* LOAD CLASS serial, 0 if none */
 	uint32_t super;               /* class index or HP_NONE */
 	uint64_t super_id, loader_id;
@@ -83,10 +92,10 @@ struct hp_hrow {
 	uint64_t count;               /* instances / arrays */
 	uint64_t class_objs;          /* class objects counted in this row (java.lang.Class) */
 	uint64_t sum_len;             /* arrays: total elements */
-	uint64_t *lenmod;             /* arrays: HP_LENMOD counters of length mod HP_LENMOD */
 	uint64_t shallow;             /* filled by hp_heap_finish() */
 	uint64_t max_shallow;         /* largest single object (instances, arrays) */
 	uint32_t max_len;
+	uint8_t is_array;             /* the row counts arrays */
 };
 
 struct hp_root_rec {
@@ -121,87 +130,88 @@ struct hp_heap_opts {
 	int dump_index;
 };
 
+/* The builder's state while the sink fills the heap (capacities, caches,
+ * per-class counters, size-model evidence, the tally): model/build.h, freed
+ * by a successful hp_heap_finish(). */
+struct hp_heap_build;
+
+/*
+ * The model queries read.  Every table is a plain column or an array of
+ * structs without pointers; names and strings are offsets into the two
+ * arenas (arena: the dump's strings as written; text: class names, heap
+ * names and warnings as valid UTF-8), so the whole of it could be mapped
+ * from a file as it is.  After hp_heap_finish() nothing in it changes.
+ */
 struct hp_heap {
 	struct hp_header header;
 	unsigned I;
 	struct hp_heap_opts opts;
+	struct hp_heap_build *build;  /* non-NULL until hp_heap_finish() succeeds */
 
-	/* strings */
+	/* strings from the dump */
 	struct hp_idmap str_map;      /* sid -> string index */
-	uint64_t *str_off; uint32_t *str_len; size_t nstr, str_cap;
-	char *arena; size_t arena_len, arena_cap;
+	uint64_t *str_off; uint32_t *str_len; size_t nstr;
+	char *arena; size_t arena_len;
+
+	/* names made by hprofan (offset 0 is the empty string) */
+	char *text; size_t text_len;
 
 	/* classes */
-	struct hp_class *classes; size_t nclasses, classes_cap;
+	struct hp_class *classes; size_t nclasses;
 	struct hp_idmap class_map;    /* class object id -> index */
 	struct hp_idmap serial_map;   /* LOAD CLASS serial -> index */
-	struct hp_field *fields; size_t nfields, fields_cap;
-	struct hp_static *statics; size_t nstatics, statics_cap;
+	struct hp_field *fields; size_t nfields;
+	struct hp_static *statics; size_t nstatics;
 	uint32_t prim_class[12];      /* element type -> class index */
 	uint32_t jlc;                 /* java.lang.Class, HP_NONE until known */
 	uint32_t jlo;                 /* java.lang.Object */
 	size_t nclass_dumps;
-	uint64_t ccache_id[64]; uint32_t ccache_idx[64];   /* class id -> index cache */
 
-	/* histogram rows; instances of heap 0 are counted in ccount[class] first */
-	uint64_t *ccount; size_t ccount_cap;
-	struct hp_hrow *rows; size_t nrows, rows_cap;
+	/* histogram rows */
+	struct hp_hrow *rows; size_t nrows;
 
 	/* frames, traces, threads, roots */
-	struct hp_frame *frames; size_t nframes, frames_cap;
+	struct hp_frame *frames; size_t nframes;
 	struct hp_idmap frame_map;
-	struct hp_trace_rec *traces; size_t ntraces, traces_cap;
-	uint64_t *trace_frames; size_t ntrace_frames, trace_frames_cap;
+	struct hp_trace_rec *traces; size_t ntraces;
+	uint64_t *trace_frames; size_t ntrace_frames;
 	struct hp_idmap trace_map;
-	struct hp_thread_rec *threads; size_t nthreads, threads_cap;
+	struct hp_thread_rec *threads; size_t nthreads;
 	struct hp_idmap thread_map;   /* serial -> index */
-	struct hp_root_rec *roots; size_t nroots, roots_cap;
+	struct hp_root_rec *roots; size_t nroots;
 	uint64_t roots_by_kind[HP_ROOT_NKINDS];
 
 	/* Android heaps */
-	char *heap_names[HP_MAX_HEAPS]; unsigned nheaps; unsigned cur_heap;
+	uint64_t heap_name[HP_MAX_HEAPS];   /* offsets in text (hp_heap_name()) */
+	unsigned nheaps;
 	uint64_t heap_ids[HP_MAX_HEAPS];
 	uint64_t heap_objects[HP_MAX_HEAPS], heap_bytes[HP_MAX_HEAPS], heap_classes[HP_MAX_HEAPS];
 
 	/* objects (build_objects only) */
 	uint64_t *ids; uint32_t *cls; uint32_t *len; uint32_t *off_lo; uint16_t *off_hi;
-	size_t nobj, obj_cap;
+	size_t nobj;
 	uint32_t *bucket; unsigned bucket_shift; size_t nbuckets; uint64_t min_id;
 	uint32_t *file_order;         /* object number of the k-th object in file order; NULL when
-	                                 the dump was in id order.  Kept for hp_refs_build(), which
-	                                 frees it (4 bytes per object until then). */
+	                                 the dump was in id order (4 bytes per object then) */
 	uint64_t duplicate_ids;
 
 	/* counts */
 	uint64_t n_instances, n_objarrays, n_primarrays, n_classobjs;
 	uint64_t total_shallow;
 
-	/* size-model inference while streaming */
 	struct hp_size_model size;
-	uint64_t gcd_first; int gcd_have_first, gcd_done; uint64_t gcd;
-	uint64_t prev_array_start, prev_array_uend; int found_compressed;
-	uint64_t compressed_at;
 
-	/* warnings */
-	char **warnings; size_t nwarnings;
+	/* warnings: offsets in text (hp_heap_warning()) */
+	uint64_t *warnings; size_t nwarnings;
 	uint64_t missing_class_objects;   /* instances whose class has no CLASS DUMP */
-	int finished;
-
-	/* the memory limit: what the records need, counted whether stored or not
-	 * (objects: n_instances, n_objarrays, n_primarrays and class_dumps) */
-	int over_limit;               /* the limit refused an allocation: only counting */
-	struct hp_tally {
-		uint64_t strings, string_bytes, load_classes, class_dumps, fields, statics;
-		uint64_t roots, frames, traces, trace_frames, threads;
-		uint64_t arrays;          /* array records */
-		uint64_t heap_id;         /* Android heap of the records, as written */
-		uint64_t last_id;         /* build_objects: were the ids ascending? */
-		int unsorted;
-		uint64_t rowbits[HP_TALLY_ROWBITS / 64];   /* (array class, heap) seen: a
-		                             linear-counting sketch of the array rows */
-	} tally;
 };
 typedef struct hp_heap hp_heap;
+
+static inline const char *hp_heap_text(const hp_heap *h, uint64_t off) { return h->text + off; }
+static inline const char *hp_class_name(const hp_heap *h, size_t k) { return h->text + h->classes[k].name; }
+/* Android heap i's name ("app", "zygote"; "" for the one heap of a HotSpot dump) */
+static inline const char *hp_heap_name(const hp_heap *h, unsigned i) { return h->text + h->heap_name[i]; }
+static inline const char *hp_heap_warning(const hp_heap *h, size_t i) { return h->text + h->warnings[i]; }
 
 void hp_heap_opts_init(struct hp_heap_opts *o);
 hp_heap *hp_heap_new(const struct hp_heap_opts *o);
@@ -228,8 +238,6 @@ static inline uint64_t hp_heap_offset(const hp_heap *h, size_t i)
 	return ((uint64_t)(h->off_hi[i] & 0x3ff) << 32) | h->off_lo[i];
 }
 
-/* histogram row for (class, heap), created when missing; HP_NONE when out of memory */
-uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap);
 /* size of an array of class c with n elements under the model */
 uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t n);
 /* bytes the model keeps per object (ids, cls, len, where) plus the index */
@@ -246,6 +254,9 @@ struct hp_heap_need {
 	uint64_t tables, peak;
 };
 void hp_heap_need(const hp_heap *h, struct hp_heap_need *need);
+/* 1 when the memory limit refused one of the sink's allocations: the heap
+ * only counted from then on and cannot be finished */
+int hp_heap_over_limit(const hp_heap *h);
 
 /* Writes code point cp as UTF-8 (1 to 4 bytes) at out; returns the length. */
 size_t hp_utf8_put(char *out, uint32_t cp);

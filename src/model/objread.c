@@ -510,7 +510,7 @@ const struct hp_objval *hp_objread_field(const hp_objread *f, const struct hp_ob
 		const struct hp_objval *v = &o->fields[i];
 		if (!v->name || strcmp(v->name, name) != 0)
 			continue;
-		const char *dn = f->h->classes[v->decl].name;
+		const char *dn = hp_class_name(f->h, v->decl);
 		if (decl_name && (!dn || strcmp(dn, decl_name) != 0))
 			continue;
 		return v;
@@ -526,7 +526,7 @@ static uint32_t string_class(hp_objread *f)
 		return f->string_cls;
 	f->string_cls = HP_NONE;
 	for (size_t i = 0; i < f->h->nclasses; i++) {
-		const char *n = f->h->classes[i].name;
+		const char *n = hp_class_name(f->h, i);
 		if (n && !strcmp(n, "java.lang.String") && f->h->classes[i].kind == HP_CK_INSTANCE) {
 			f->string_cls = (uint32_t)i;
 			break;
@@ -539,7 +539,7 @@ int hp_objread_is_string(const hp_heap *h, size_t obj)
 {
 	if (obj >= h->nobj || hp_heap_kind(h, obj) != HP_OBJ_INSTANCE)
 		return 0;
-	const char *n = h->classes[h->cls[obj]].name;
+	const char *n = hp_class_name(h, h->cls[obj]);
 	return n && !strcmp(n, "java.lang.String");
 }
 
@@ -552,7 +552,7 @@ static int utf16_big_endian(hp_objread *f)
 	f->utf16_big = 0;
 	for (size_t i = 0; i < h->nclasses; i++) {
 		const struct hp_class *c = &h->classes[i];
-		if (!c->name || strcmp(c->name, "java.lang.StringUTF16") != 0)
+		if (!c->name || strcmp(hp_class_name(h, i), "java.lang.StringUTF16") != 0)
 			continue;
 		for (uint32_t s = 0; s < c->n_statics; s++) {
 			const struct hp_static *st = &h->statics[c->first_static + s];
@@ -730,7 +730,7 @@ int hp_objread_thread_name(hp_objread *f, size_t thread_obj, size_t max_chars, s
 static int is_thread_class(const hp_heap *h, uint32_t c)
 {
 	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-		if (h->classes[c].name && !strcmp(h->classes[c].name, "java.lang.Thread"))
+		if (hp_class_name(h, c) && !strcmp(hp_class_name(h, c), "java.lang.Thread"))
 			return 1;
 		c = h->classes[c].super;
 	}

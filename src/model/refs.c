@@ -91,7 +91,7 @@ int hp_refs_reference_kind(const hp_heap *h, uint32_t cls)
 	/* walk up the chain (bounded: a loop cannot make it run forever) */
 	uint32_t c = cls;
 	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-		const char *n = h->classes[c].name;
+		const char *n = hp_class_name(h, c);
 		if (n) {
 			if (!strcmp(n, "java.lang.ref.SoftReference"))
 				return 1;
@@ -135,7 +135,7 @@ static int make_layout(struct builder *B, uint32_t cls)
 		c = cls;
 		for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
 			const struct hp_class *k = &h->classes[c];
-			int is_ref_class = kind && k->name && !strcmp(k->name, "java.lang.ref.Reference");
+			int is_ref_class = kind && k->name && !strcmp(hp_class_name(h, c), "java.lang.ref.Reference");
 			for (uint32_t f = 0; f < k->n_fields; f++) {
 				const struct hp_field *fd = &h->fields[k->first_field + f];
 				if (fd->type == HP_T_OBJECT) {
@@ -492,8 +492,6 @@ int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
 	memmove(R->off + 1, R->off, n * sizeof *R->off);
 	R->off[0] = 0;
 placed:
-	hp_free(h->file_order);     /* only this needed it */
-	h->file_order = NULL;
 	rc = hp_refs_narrow(R);
 nomem_or_rc:
 	if (rc == HP_ENOMEM && err->code == HP_OK)

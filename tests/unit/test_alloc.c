@@ -281,7 +281,7 @@ static void run_parse(const char *path, int build_objects, uint64_t limit, struc
 	if (limit)
 		hp_alloc_set_limit(out->base + limit);
 	out->rc_parse = hp_parse(r, &s, NULL, &st, &err);
-	out->over = h->over_limit;
+	out->over = hp_heap_over_limit(h);
 	hp_heap_need(h, &out->need);
 	out->rc_finish = out->rc_parse == HP_OK ? hp_heap_finish(h, &err) : out->rc_parse;
 	out->limited = hp_alloc_refused_by_limit();

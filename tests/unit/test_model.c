@@ -64,7 +64,7 @@ static void check_streq_(const char *a, const char *b, const char *file, int lin
 static int has_warning(const hp_heap *h, const char *words)
 {
 	for (size_t i = 0; i < h->nwarnings; i++)
-		if (strstr(h->warnings[i], words))
+		if (strstr(hp_heap_warning(h, i), words))
 			return 1;
 	return 0;
 }
@@ -153,7 +153,7 @@ static const struct hp_class *class_by_id(const hp_heap *h, uint64_t id)
 static const struct hp_class *class_by_name(const hp_heap *h, const char *name)
 {
 	for (size_t i = 0; i < h->nclasses; i++)
-		if (h->classes[i].name && strcmp(h->classes[i].name, name) == 0)
+		if (hp_class_name(h, i) && strcmp(hp_class_name(h, i), name) == 0)
 			return &h->classes[i];
 	return NULL;
 }
@@ -203,7 +203,7 @@ static void cross_check_rows(const hp_heap *h)
 		if (r->count != cnt[k] || r->class_objs != cobj[k] || r->shallow != sh[k]) {
 			bad++;
 			printf("    row %s heap %u: count %llu/%llu class_objs %llu/%llu shallow %llu/%llu (row/objects)\n",
-			       h->classes[r->cls].name, r->heap, (unsigned long long)r->count,
+			       hp_class_name(h, r->cls), r->heap, (unsigned long long)r->count,
 			       (unsigned long long)cnt[k], (unsigned long long)r->class_objs,
 			       (unsigned long long)cobj[k], (unsigned long long)r->shallow, (unsigned long long)sh[k]);
 		}
@@ -232,7 +232,7 @@ static void compare_rows(const hp_heap *a, const hp_heap *b)
 		const struct hp_hrow *rb = NULL;
 		for (size_t k = 0; k < b->nrows && !rb; k++) {
 			const struct hp_class *cb = &b->classes[b->rows[k].cls];
-			if (cb->id == ca->id && strcmp(cb->name, ca->name) == 0 && b->rows[k].heap == ra->heap)
+			if (cb->id == ca->id && strcmp(hp_heap_text(b, cb->name), hp_heap_text(a, ca->name)) == 0 && b->rows[k].heap == ra->heap)
 				rb = &b->rows[k];
 		}
 		if (!rb || rb->count != ra->count || rb->class_objs != ra->class_objs || rb->shallow != ra->shallow ||
@@ -592,13 +592,13 @@ static void test_hotspot_models(void)
 		CHECK_EQ(h->nclass_dumps, 13);
 		CHECK_EQ(h->nwarnings, 0);
 		for (size_t i = 0; i < h->nwarnings; i++)
-			printf("    warning: %s\n", h->warnings[i]);
+			printf("    warning: %s\n", hp_heap_warning(h, i));
 		/* names */
 		for (int c = 0; c < C_N; c++) {
 			const struct hp_class *cl = class_by_id(h, s.cid[c]);
 			CHECK(cl != NULL);
 			if (cl)
-				CHECK_STREQ(cl->name, cls_java[c]);
+				CHECK_STREQ(hp_heap_text(h, cl->name), cls_java[c]);
 		}
 		/* rows by hand for the M32 dump:
 		 *  A: 3 instances x 16 = 48; D: 2 x 32 = 64;
@@ -826,10 +826,10 @@ static void test_android(void)
 	CHECK_EQ(h->size.class_instance_size, 112);
 	CHECK_EQ(h->nheaps, 4);
 	if (h->nheaps == 4) {
-		CHECK_STREQ(h->heap_names[0], "default");
-		CHECK_STREQ(h->heap_names[1], "zygote");
-		CHECK_STREQ(h->heap_names[2], "app");
-		CHECK_STREQ(h->heap_names[3], "image");
+		CHECK_STREQ(hp_heap_name(h, 0), "default");
+		CHECK_STREQ(hp_heap_name(h, 1), "zygote");
+		CHECK_STREQ(hp_heap_name(h, 2), "app");
+		CHECK_STREQ(hp_heap_name(h, 3), "image");
 		CHECK_EQ(h->heap_ids[1], 'Z');
 		CHECK_EQ(h->heap_ids[2], 'A');
 		CHECK_EQ(h->heap_ids[3], 'I');
@@ -896,7 +896,7 @@ static void test_android(void)
 	cross_check_rows(h);
 	CHECK_EQ(h->nwarnings, 0);
 	for (size_t i = 0; i < h->nwarnings; i++)
-		printf("    warning: %s\n", h->warnings[i]);
+		printf("    warning: %s\n", hp_heap_warning(h, i));
 
 	struct hp_heap_opts os = hopts(0, HP_SIZE_AUTO);
 	hp_heap *h2 = model_run(w, &os);
@@ -1038,7 +1038,7 @@ static void test_missing_class(void)
 		CHECK(has_warning(h, "class com.example.Orphan: super class 0x999 has no CLASS DUMP"));
 		CHECK_EQ(h->missing_class_objects, 3);
 		const struct hp_class *u = class_by_id(h, 0x777);
-		CHECK(u && strcmp(u->name, "<unknown class 0x777>") == 0);
+		CHECK(u && strcmp(hp_heap_text(h, u->name), "<unknown class 0x777>") == 0);
 		CHECK(hp_heap_find(h, 0x1020) != SIZE_MAX);
 		cross_check_rows(h);
 		hp_heap_free(h);

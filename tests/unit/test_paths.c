@@ -402,10 +402,10 @@ static void test_graph_paths(void)
 		struct hp_objref ref;
 		rc = hp_objread_find_ref(f, obj(h, HOLDER_C), obj(h, A), &ref, &err);
 		CHECK(rc == HP_OK && ref.kind == HP_REF_STATIC && streq(ref.name, "INSTANCE") &&
-		      streq(h->classes[ref.decl].name, "Holder"), "Holder -> A: kind %d %s", ref.kind, ref.name);
+		      streq(hp_class_name(h, ref.decl), "Holder"), "Holder -> A: kind %d %s", ref.kind, ref.name);
 		rc = hp_objread_find_ref(f, obj(h, A), obj(h, B), &ref, &err);
 		CHECK(rc == HP_OK && ref.kind == HP_REF_FIELD && streq(ref.name, "next") && ref.count == 1 &&
-		      streq(h->classes[ref.decl].name, "Node"), "A -> B: kind %d %s", ref.kind, ref.name);
+		      streq(hp_class_name(h, ref.decl), "Node"), "A -> B: kind %d %s", ref.kind, ref.name);
 		rc = hp_objread_find_ref(f, obj(h, B), obj(h, ARR), &ref, &err);
 		CHECK(rc == HP_OK && ref.kind == HP_REF_FIELD && streq(ref.name, "next") && ref.count == 2,
 		      "B -> ARR: kind %d %s count %llu", ref.kind, ref.name, (unsigned long long)ref.count);
@@ -417,7 +417,7 @@ static void test_graph_paths(void)
 		      (unsigned long long)ref.index);
 		rc = hp_objread_find_ref(f, obj(h, W), obj(h, X), &ref, &err);
 		CHECK(rc == HP_OK && ref.kind == HP_REF_FIELD && streq(ref.name, "referent") &&
-		      streq(h->classes[ref.decl].name, "java.lang.ref.Reference"), "W -> X: %d %s", ref.kind, ref.name);
+		      streq(hp_class_name(h, ref.decl), "java.lang.ref.Reference"), "W -> X: %d %s", ref.kind, ref.name);
 		rc = hp_objread_find_ref(f, obj(h, T), obj(h, L), &ref, &err);
 		CHECK(rc == HP_OK && ref.kind == HP_REF_LOCAL && ref.root_kind == HP_ROOT_JAVA_FRAME && ref.frame == 0,
 		      "T -> L: kind %d", ref.kind);
@@ -626,9 +626,9 @@ static void test_decode(void)
 		const uint64_t bits[] = { 0xfe, 0xe5, 0x8000, 0xffffffffu, hpw_float_bits(1.5f),
 					  hpw_double_bits(-0.25), IARR, 0x8000000000000001ull, 1 };
 		for (int i = 0; i < 9; i++)
-			CHECK(streq(d.fields[i].name, names[i]) && streq(h->classes[d.fields[i].decl].name, decl[i]) &&
+			CHECK(streq(d.fields[i].name, names[i]) && streq(hp_class_name(h, d.fields[i].decl), decl[i]) &&
 			      d.fields[i].bits == bits[i], "field %d: %s.%s = 0x%llx", i,
-			      h->classes[d.fields[i].decl].name, d.fields[i].name, (unsigned long long)d.fields[i].bits);
+			      hp_class_name(h, d.fields[i].decl), d.fields[i].name, (unsigned long long)d.fields[i].bits);
 		const struct hp_objval *v = hp_objread_field(f, &d, "l", "Base");
 		CHECK(v && v->type == HP_T_LONG && v->bits == 0x8000000000000001ull, "field l of Base");
 		CHECK(hp_objread_field(f, &d, "l", "Sub") == NULL, "no field l declared by Sub");
@@ -666,7 +666,7 @@ static void test_decode(void)
 	hp_objread_text_release(&t);
 
 	rc = hp_objread_decode(f, obj(h, SUB_C), 10, &d, &err);
-	CHECK(rc == HP_OK && d.kind == HP_OBJ_CLASS && d.nfields == 3 && streq(h->classes[d.class_of].name, "Sub") &&
+	CHECK(rc == HP_OK && d.kind == HP_OBJ_CLASS && d.nfields == 3 && streq(hp_class_name(h, d.class_of), "Sub") &&
 	      streq(d.fields[0].name, "K") && d.fields[0].bits == 42 && d.fields[1].bits == 0x400a000000000000ull &&
 	      d.fields[2].type == HP_T_OBJECT && d.fields[2].bits == SUBI, "class Sub statics: %zu", d.nfields);
 	hp_objread_release(&d);
