@@ -29,6 +29,19 @@ LIB_SRC := $(wildcard src/parser/*.c src/model/*.c src/analysis/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 HDRS    := $(wildcard src/*/*.h src/*.h)
 
+# The library layers are compiled once per flavour into a static library
+# that the binary, the unit tests, the fuzz targets and the benches link:
+#   $(BUILD)/         -O2 -g: hprofan, make bench
+#   $(BUILD)/san/     -O1 with ASan+UBSan: make check
+# Objects carry their header dependencies (-MMD), so a changed header
+# rebuilds what includes it and nothing else.
+LIB_OBJ     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+CLI_OBJ     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+SAN_LIB_OBJ := $(patsubst src/%.c,$(BUILD)/san/obj/%.o,$(LIB_SRC))
+SAN_CLI_OBJ := $(patsubst src/%.c,$(BUILD)/san/obj/%.o,$(CLI_SRC))
+SAN_HELPER_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.o,$(wildcard tests/helper/*.c))
+SAN_CFLAGS   = $(ALL_CFLAGS) -O1 $(SAN)
+
 all: deps $(BUILD)/hprofan
 
 # Runs scripts/install-deps when pkg-config misses any library (CI machines start bare).
@@ -36,43 +49,79 @@ deps:
 	@pkg-config --exists $(PKGS) 2>/dev/null || scripts/install-deps
 	@pkg-config --exists $(PKGS) || { echo "hprofan: missing build dependencies: $(PKGS)" >&2; exit 1; }
 
-.PHONY: all deps demo check check-fast unit clean bench install uninstall fuzz golden-update wall
+.PHONY: all deps demo check unit clean bench dom-bench install uninstall fuzz wall
 
-# Re-invoke make after deps are installed so pkg-config flags are evaluated.
-$(BUILD)/hprofan: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
-	@mkdir -p $(BUILD)
-	@if [ "$(HAVE_DEPS)" != yes ]; then $(MAKE) --no-print-directory $@; else \
-	  echo "  CC      $@"; \
-	  $(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(CLI_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm; fi
+# Without the dependencies' flags (a bare machine), make runs again once
+# `deps` has installed them, so that pkg-config's answers are read.
+ifeq ($(HAVE_DEPS),yes)
+$(BUILD)/obj/%.o: src/%.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/san/obj/%.o: src/%.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/san/obj/tests/%.o: tests/%.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+
+$(BUILD)/libhprofan.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/san/libhprofan.a: $(SAN_LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/hprofan: $(CLI_OBJ) $(BUILD)/libhprofan.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 # Sanitized build used by `make check`.
-$(BUILD)/san/hprofan: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
-	@mkdir -p $(BUILD)/san
-	@if [ "$(HAVE_DEPS)" != yes ]; then $(MAKE) --no-print-directory $@; else \
-	  echo "  CC      $@ (asan+ubsan)"; \
-	  $(CC) $(ALL_CFLAGS) -O1 $(SAN) -o $@ $(LIB_SRC) $(CLI_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm; fi
+$(BUILD)/san/hprofan: $(SAN_CLI_OBJ) $(BUILD)/san/libhprofan.a
+	@echo "  LD      $@ (asan+ubsan)"
+	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $(SAN_CLI_OBJ) $(BUILD)/san/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+else
+$(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/libhprofan.a $(BUILD)/san/libhprofan.a: deps
+	@$(MAKE) --no-print-directory $@
+endif
+
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/san/obj/*/*.d $(BUILD)/san/obj/tests/*/*.d)
 
 SAMPLE := testdata/hprof/leakycache.hprof.gz
 
 demo: all
 	$(BUILD)/hprofan $(SAMPLE) --top 20
 
-# Unit tests (tests/unit/*.c each a program) linked against the library layers, sanitized.
+# Unit tests (tests/unit/*.c each a program) linked against the sanitized library.
 UNIT_SRC := $(wildcard tests/unit/*.c)
-HELPER_SRC := $(wildcard tests/helper/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRC))
 
-$(BUILD)/san/unit/%: tests/unit/%.c $(LIB_SRC) $(HELPER_SRC) $(HDRS) $(wildcard tests/helper/*.h) Makefile
-	@mkdir -p $(BUILD)/san/unit
-	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Itests -o $@ $< $(LIB_SRC) $(HELPER_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+$(BUILD)/san/unit/%: $(BUILD)/san/obj/tests/unit/%.o $(SAN_HELPER_OBJ) $(BUILD)/san/libhprofan.a
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $< $(SAN_HELPER_OBJ) $(BUILD)/san/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 unit: deps $(UNIT_BIN)
 
+# The synthetic-graph bench of the dominator tree: built by `make check` so
+# that it keeps compiling, run by `make dom-bench` (about a minute).
+$(BUILD)/dom_bench: bench/dom_bench.c $(BUILD)/libhprofan.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+dom-bench: deps $(BUILD)/dom_bench
+	$(BUILD)/dom_bench
+
 check: deps
-	@$(MAKE) --no-print-directory $(BUILD)/hprofan $(BUILD)/san/hprofan unit
+	@$(MAKE) --no-print-directory $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/dom_bench unit
 	@tests/run-all.sh $(BUILD)
 
+# The layer wall alone: only src/cli/ prints, exits or touches curses.
 wall:
 	@tests/wall.sh
 
@@ -110,17 +159,36 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_BIN     := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_REPLAY  := $(patsubst %,$(BUILD)/san/fuzz/replay_%,$(FUZZ_TARGETS))
-FUZZ_DEPS    := $(LIB_SRC) $(HELPER_SRC) $(HDRS) $(wildcard tests/helper/*.h) tests/fuzz/fuzz.h Makefile
+# the libFuzzer flavour of the library: clang, with the fuzzer's coverage
+FUZZ_LIB_OBJ := $(patsubst src/%.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC)) \
+                $(patsubst tests/%.c,$(BUILD)/fuzz/obj/tests/%.o,$(wildcard tests/helper/*.c))
+FUZZ_CFLAGS   = $(ALL_CFLAGS) -O1 $(FUZZ_FLAGS)
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS)
-	@mkdir -p $(BUILD)/fuzz
+$(BUILD)/fuzz/obj/%.o: src/%.c Makefile
+	@mkdir -p $(@D)
 	@echo "  CC      $@ (libFuzzer)"
-	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) -O1 $(FUZZ_FLAGS) -Itests -o $@ $< $(LIB_SRC) $(HELPER_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/san/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS)
-	@mkdir -p $(BUILD)/san/fuzz
-	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Itests -o $@ $< tests/fuzz/replay.c $(LIB_SRC) $(HELPER_SRC) $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+$(BUILD)/fuzz/obj/tests/%.o: tests/%.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC      $@ (libFuzzer)"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/libhprofan.a: $(FUZZ_LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+-include $(wildcard $(BUILD)/fuzz/obj/*/*.d $(BUILD)/fuzz/obj/tests/*/*.d)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(BUILD)/fuzz/libhprofan.a
+	@echo "  LD      $@ (libFuzzer)"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -o $@ $< $(BUILD)/fuzz/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+$(BUILD)/san/fuzz/replay_%: $(BUILD)/san/obj/tests/fuzz/fuzz_%.o $(BUILD)/san/obj/tests/fuzz/replay.o \
+                            $(SAN_HELPER_OBJ) $(BUILD)/san/libhprofan.a
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 unit: $(FUZZ_REPLAY)
 

@@ -4,25 +4,33 @@
 # where bash-completion loads it the first time hprofan is completed; without
 # bash-completion, `source` it from ~/.bashrc.  It uses no bash-completion helper.
 #
-# Completes the commands, every option, the values of the options that have
-# a fixed set (--sort, --size-model, --heap, --weak, --roots, --group,
-# --ref-size, --align), and dump files: *.hprof, *.hprof.gz, *.bin,
-# *.android-hprof, *.gz and directories (any file after -o).
+# Completes the commands, the options of the command on the line (top when
+# none is named), the values of the options that have a fixed set (--sort,
+# --size-model, --heap, --weak, --roots, --group, --ref-size, --align), and
+# dump files: *.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz and
+# directories (any file after -o).
 #
-# The lists are the ones `hprofan --help` prints.  tests/cli/completion.sh fails
-# when they differ, so a new command or option goes into these lists, into
-# completions/_hprofan (zsh) and into the man page.
+# The lists are the ones `hprofan help COMMAND` prints (each command's option
+# table).  tests/cli/completion.sh fails when they differ, so a new command
+# or option goes into these lists, into completions/_hprofan (zsh) and into
+# the man page.
 
 # commands, as `hprofan --help` lists them
 _hprofan_commands='top info dominators roots object path browse help'
-# options, as `hprofan --help` lists them
-_hprofan_options='--top --sort --fast --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group --retained-set --all-weak -i --json -o --salvage --quiet --max-memory --stats -h --help --version'
+# the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
+_hprofan_options_top='--top --sort --fast --heap --retained-set --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_dominators='--top --depth --group --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_roots='--top --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --filter --exclude --heap --dump --size-model --ref-size --header-size --align --weak --roots --depth --group -o --max-memory'
-# the options --help writes as --opt=VALUE: offered with the '=' attached
+_hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group'
+# the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group'
 
-# Planned, not offered until `hprofan --help` lists them: then move each name
+# Planned, not offered until `hprofan help` lists them: then move each name
 # from here into the lists above (and give its values in _hprofan_values).
 _hprofan_planned_commands=''
 _hprofan_planned_options=''
@@ -75,10 +83,10 @@ _hprofan_add_files() {
   compopt -o filenames 2>/dev/null
 }
 
-# _hprofan_add_options CUR: adds the options that start with CUR
+# _hprofan_add_options CUR COMMAND: adds the options of COMMAND that start with CUR
 _hprofan_add_options() {
-  local o all_equals=1
-  for o in $_hprofan_options; do
+  local o all_equals=1 list=_hprofan_options_${2:-top}
+  for o in ${!list}; do
     [[ $o == "$1"* ]] || continue
     if _hprofan_in "$o" "$_hprofan_with_equals"; then
       COMPREPLY+=("$o=")
@@ -153,9 +161,15 @@ _hprofan() {
     return 0
   fi
 
+  # the command: the first positional word, when it is one (else top)
+  local cmd=top
+  if ((${#pos[@]})) && [[ ${pos[0]} != help ]] && _hprofan_in "${pos[0]}" "$_hprofan_commands"; then
+    cmd=${pos[0]}
+  fi
+
   # an option
   if ((!dashdash)) && [[ $cur == -* ]]; then
-    _hprofan_add_options "$cur"
+    _hprofan_add_options "$cur" "$cmd"
     return 0
   fi
 
@@ -173,7 +187,7 @@ _hprofan() {
     _hprofan_add_files "$cur" dumps
   elif [[ -z $cur ]] && ((!dashdash)); then
     # the file is there: what is left are options
-    _hprofan_add_options ''
+    _hprofan_add_options '' "$cmd"
   fi
   return 0
 }

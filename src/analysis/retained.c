@@ -21,13 +21,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int is_thread_local(int kind)
-{
-	return kind == HP_ROOT_JAVA_FRAME || kind == HP_ROOT_JNI_LOCAL ||
-	       kind == HP_ROOT_NATIVE_STACK || kind == HP_ROOT_THREAD_BLOCK;
-}
-
-static int collect_roots(hp_heap *h, struct hp_retained *R)
+static int collect_roots(const hp_heap *h, struct hp_retained *R)
 {
 	R->root_objs = hp_reallocarray(NULL, h->nroots ? h->nroots : 1, sizeof *R->root_objs);
 	if (!R->root_objs)
@@ -38,7 +32,7 @@ static int collect_roots(hp_heap *h, struct hp_retained *R)
 		size_t o = hp_heap_find(h, r->object);
 		if (o == SIZE_MAX)
 			continue;
-		if (R->roots_policy == HP_ROOTS_THREADS && r->has_thread && is_thread_local(r->kind)) {
+		if (R->roots_policy == HP_ROOTS_THREADS && r->has_thread && hp_root_thread_local(r->kind)) {
 			uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
 			if (t != HP_IDMAP_NONE && h->threads[t].object_id &&
 			    hp_heap_find(h, h->threads[t].object_id) != SIZE_MAX)
@@ -57,7 +51,7 @@ static int collect_roots(hp_heap *h, struct hp_retained *R)
 
 /* which kinds of root name each object (2 bytes per object, allocated
  * after the dominators so as not to add to their peak) */
-static int mark_root_kinds(hp_heap *h, struct hp_retained *R)
+static int mark_root_kinds(const hp_heap *h, struct hp_retained *R)
 {
 	size_t n = h->nobj;
 	R->root_kinds = hp_calloc(n ? n : 1, sizeof *R->root_kinds);
@@ -115,7 +109,7 @@ static int has_super_edge(const struct hp_retained *R, uint32_t v);
 enum { VV_REACH = 1, VV_MULTI = 2, VV_TREE = 4 };
 
 struct vv {
-	hp_heap *h;
+	const hp_heap *h;
 	struct hp_retained *R;
 	size_t n;
 	uint8_t *fl;              /* VV_* per object */
@@ -180,7 +174,7 @@ static int vv_add_cx(struct vv *V, uint32_t from, uint32_t to)
 /* step 1, and the leaves of step 3 */
 static int vv_search(struct vv *V)
 {
-	hp_heap *h = V->h;
+	const hp_heap *h = V->h;
 	struct hp_retained *R = V->R;
 	const struct hp_refs *G = &R->refs;
 	size_t n = V->n;
@@ -347,7 +341,7 @@ static void vv_free(struct vv *V)
 
 /* steps 1 and 3; then the class edges go into the graph and every object
  * the search did not find becomes a root of it */
-static int vv_prepare(hp_heap *h, struct hp_retained *R, struct vv *V)
+static int vv_prepare(const hp_heap *h, struct hp_retained *R, struct vv *V)
 {
 	size_t n = h->nobj, m = n ? n : 1;
 	struct hp_refs *G = &R->refs;
@@ -456,7 +450,7 @@ static uint32_t row_of(const hp_heap *h, uint32_t cls, unsigned heap)
 
 /* Per class (and per histogram row): walk the dominator tree depth first,
  * iteratively, counting an object only when no ancestor has its class. */
-static int class_sums(hp_heap *h, struct hp_retained *R, int visualvm)
+static int class_sums(const hp_heap *h, struct hp_retained *R, int visualvm)
 {
 	size_t n = h->nobj;
 	const uint32_t *idom = R->dom.idom;
@@ -550,7 +544,7 @@ out:
 	return rc;
 }
 
-static int alloc_sizes(hp_heap *h, struct hp_retained *R)
+static int alloc_sizes(const hp_heap *h, struct hp_retained *R)
 {
 	size_t n = h->nobj;
 	R->shallow = hp_reallocarray(NULL, n ? n : 1, sizeof *R->shallow);
@@ -562,7 +556,7 @@ static int alloc_sizes(hp_heap *h, struct hp_retained *R)
 	return HP_OK;
 }
 
-int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_opts *o,
+int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_retained_opts *o,
 			struct hp_retained *R, struct hp_error *err)
 {
 	memset(R, 0, sizeof *R);

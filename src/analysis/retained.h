@@ -73,7 +73,7 @@ struct hp_retained {
 	uint64_t dom_peak_bytes;
 };
 
-int hp_retained_compute(hp_heap *h, const char *path, const struct hp_retained_opts *o,
+int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_retained_opts *o,
 			struct hp_retained *out, struct hp_error *err) HP_MUST_USE;
 void hp_retained_release(struct hp_retained *r);
 

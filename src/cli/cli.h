@@ -1,6 +1,22 @@
 /*
- * cli.h — what the subcommands share: options, loading with progress and
- * positioned errors, number formatting, regex filters, JSON output.
+ * cli.h — what the subcommands share.
+ *
+ * A command is a struct cli_command (command.h): its name, usage, the
+ * tables of the options it takes and run().  main.c finds the command,
+ * parses argv against its tables into struct cli_common (options many
+ * commands take) and the command's own options struct, and calls run()
+ * with a struct cli_ctx.  run() opens a session per FILE (load.c), collects
+ * its result and renders it as a table or JSON (output.c).
+ *
+ * The files of this folder, by job:
+ *   main.c      argv, the command table, help, "did you mean"
+ *   opt.c       option tables: parsing, help lines, the shared tables
+ *   load.c      sessions: progress, errors, --max-memory reports, --stats
+ *   output.c    -o (atomic), JSON helpers and the document's header
+ *   format.c    numbers, sizes, times, text escaped for the terminal
+ *   filter.c    class-name filters (PCRE2)
+ *   objtext.c   objects, GC roots, references and Java text as words/JSON
+ *   cmd_*.c     one command each
  *
  * Exit codes (the man page lists the same):
  *   0 success, 1 bad or corrupt input / I/O error, 2 usage error,
@@ -14,150 +30,156 @@
 #include <cjson/cJSON.h>
 #include "parser/hprof.h"
 #include "model/heap.h"
+#include "model/objread.h"
 #include "analysis/retained.h"
 #include "analysis/paths.h"
+#include "analysis/session.h"
 
 #define HP_SCHEMA "hprofan/1"
+#define HPROFAN_VERSION "0.1.0"
 
 enum { EXIT_OK = 0, EXIT_BAD = 1, EXIT_USAGE = 2, EXIT_TRUNC = 3, EXIT_NOMEM = 4 };
 
-struct cli_opts {
-	const char *file;
-	const char *command;
-	int top;                  /* rows to show; 0 all */
-	int top_given;
-	const char *sort;         /* count, shallow, name */
-	const char *filter, *exclude, *heap;
-	int json, quiet, salvage, stats, fast;
-	const char *output;       /* -o FILE */
+/* Options many commands take (each command's tables say which). */
+struct cli_common {
+	int json, quiet, stats, salvage;
+	const char *output;           /* -o FILE */
+	uint64_t max_memory;          /* --max-memory, bytes; 0 none */
 	int dump_index;
 	int size_kind;
 	int ref_size, header_size, align;
-	int weak;                 /* -1 default for the dump, else enum hp_weak_policy */
-	int roots;                /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL */
-	int depth;                /* dominators --depth */
-	int group_class;          /* dominators --group=class */
-	int all_weak;             /* path --all-weak */
-	int retained_set;         /* top --retained-set */
-	const char *object_id;    /* object/path ID argument */
-	int interactive;          /* -i: browse */
-	uint64_t max_memory;      /* --max-memory, bytes; 0 none */
+	int weak;                     /* -1 default for the dump, else enum hp_weak_policy */
+	int roots;                    /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL */
+	const char *filter, *exclude; /* class names */
 };
 
-struct cli_cmd {
-	const char *name;
-	const char *usage;
-	int (*run)(struct cli_opts *o);
+struct cli_command;
+
+/* What run() gets. */
+struct cli_ctx {
+	const struct cli_command *cmd;
+	struct cli_common *c;
+	const char *const *files;     /* the FILE arguments */
+	int nfiles;
+	const char *const *args;      /* what follows the files (an object id) */
+	int nargs;
+	void *own;                    /* the command's options struct */
 };
 
-/* The result of loading a dump. */
-struct cli_load {
-	hp_heap *heap;
-	struct hp_stats stats;
-	uint64_t file_size;       /* on disk, 0 for a pipe */
-	const char *reader_kind;  /* "file", "gzip", "stream" */
-	uint64_t gzip_members;
-	int partial;              /* salvaged after an error */
-	char partial_msg[1024];
-	double seconds;
-	double t_parse;           /* the first pass, for --stats */
-	const struct hp_retained *ret;   /* set by cli_load_retained, for --stats */
-};
-
-/* Opens, parses and finishes.  Prints the error and returns an exit code
- * (non-zero) on failure; with --salvage a truncated or corrupt dump gives
- * partial = 1 and 0. */
-int cli_load_dump(struct cli_opts *o, int build_objects, struct cli_load *L);
-void cli_load_release(struct cli_load *L);
-/* Loads with the object table and computes retained sizes (one more pass
- * over the file).  Prints errors; returns an exit code. */
-int cli_load_retained(struct cli_opts *o, struct cli_load *L, struct hp_retained *R);
-/* JSON for the weak/roots policies in use */
-void json_policies(cJSON *j, const struct hp_retained *R);
-const char *roots_policy_name(int p);
-/* "java.util.HashMap @0x7f3a10" into buf */
-const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
-/* parses "0x1234", "1234" (decimal is taken as an id too); 0 on success */
-int parse_object_id(const char *s, uint64_t *id);
-
+/* ---- messages (stderr) ------------------------------------------------ */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* --max-memory: when the limit refused an allocation, makes sure a message
- * says so (once; the loaders say what the model needs) and returns 1 */
-int cli_limit_hit(const char *file);
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void cli_print_stats(const struct cli_opts *o, const struct cli_load *L);
+/* "hprofan: MSG" and the line that says where help is; returns EXIT_USAGE */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* exit code for an HP_E* status */
+int cli_exit_code(int hp_status);
+/* "FILE: offset 123 (0x7b) (record 4, HEAP DUMP SEGMENT): MSG", or
+ * "FILE: MSG" for an error without a position */
+void cli_format_error(const char *file, const struct hp_error *e, char *buf, size_t n);
 
+/* ---- format.c --------------------------------------------------------- */
 /* "12,345" */
 const char *fmt_count(uint64_t v, char *buf, size_t n);
 /* "1.2 MiB" */
 const char *fmt_bytes(uint64_t v, char *buf, size_t n);
+/* fmt_bytes() rounded up at the precision shown (a need is never printed
+ * below what it is) */
+const char *fmt_need(uint64_t v, char *buf, size_t n);
 /* "2018-01-14T12:47:39.123Z" */
 const char *fmt_time(uint64_t ms, char *buf, size_t n);
+/* Text from the dump for the terminal: control characters, escape
+ * sequences and invalid UTF-8 shown as \xNN. */
+const char *safe_text(const char *s, char *buf, size_t n);
 
-/* PCRE2 class-name filter: NULL patterns match everything. */
+/* ---- filter.c: class names -------------------------------------------- */
 struct cli_filter;
-struct cli_filter *cli_filter_new(const char *include, const char *exclude);
+/* NULL patterns match everything; prints the error and returns NULL on a
+ * bad pattern (*rc EXIT_USAGE) or no memory (*rc EXIT_NOMEM) */
+struct cli_filter *cli_filter_new(const char *include, const char *exclude, int *rc);
 int cli_filter_match(const struct cli_filter *f, const char *name);
 void cli_filter_free(struct cli_filter *f);
+/* one pattern, for the browser's filter: NULL and the error in msg on a
+ * bad pattern */
+struct cli_regex;
+struct cli_regex *cli_regex_new(const char *pat, char *msg, size_t n);
+int cli_regex_match(const struct cli_regex *r, const char *s);
+void cli_regex_free(struct cli_regex *r);
+
+/* ---- load.c: sessions ------------------------------------------------- */
+/* A session for FILE under the common options (progress on a terminal
+ * unless --quiet).  Prints errors; returns an exit code. */
+int cli_session(struct cli_ctx *x, const char *file, hp_session **S);
+void cli_session_close(hp_session *S);
+/* The getters of session.h, printing what went wrong (with the file name,
+ * the offset, what --max-memory would need) and returning an exit code. */
+int cli_histogram(hp_session *S, const hp_heap **h);
+int cli_model(hp_session *S, const hp_heap **h);
+int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R);
+int cli_objread(hp_session *S, hp_objread **rd);
+int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps);
+/* "-: WHAT reads the dump twice, which a pipe cannot do; ..." when S
+ * cannot be read again; returns EXIT_USAGE then, else EXIT_OK */
+int cli_refuse_pipe(hp_session *S, const char *what, const char *hint);
+/* --max-memory: when the limit refused an allocation, makes sure a
+ * message says so (once); returns 1 then */
+int cli_limit_hit(const char *file);
+/* --stats: time, throughput and peak memory on stderr */
+void cli_print_stats(const struct cli_ctx *x, hp_session *S);
+/* "warning: partial result: ..." when the dump was salvaged */
+void cli_partial_note(FILE *f, hp_session *S);
+
+/* ---- output.c --------------------------------------------------------- */
+/* A table is written into memory, then out at once: to -o FILE
+ * atomically, else to standard output. */
+struct cli_out { char *buf; size_t len; FILE *f; };
+/* NULL when out of memory (said so) */
+FILE *cli_text_begin(struct cli_out *o);
+/* closes the table and, when rc is EXIT_OK, writes it; returns the exit code */
+int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc);
+/* prints doc (and frees it) when rc is EXIT_OK; returns the exit code */
+int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc);
+/* Writes text to -o FILE atomically (temp file + rename) or stdout. */
+int cli_write_output(const struct cli_ctx *x, const char *text);
 
 /* JSON helpers: exact 64-bit integers */
 void json_u64(cJSON *obj, const char *key, uint64_t v);
 cJSON *json_u64_item(uint64_t v);
-/* Writes text to -o FILE atomically (temp file + rename) or stdout. */
-int cli_write_output(const struct cli_opts *o, const char *text);
-/* Prints a JSON document (and frees it). */
-int cli_emit_json(const struct cli_opts *o, cJSON *doc);
-/* Escapes control characters and invalid UTF-8 for the terminal. */
-const char *safe_text(const char *s, char *buf, size_t n);
-
+/* {"schema", "command", "file", "format", "id_size", "partial", "dump"} */
+cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
 cJSON *json_size_model(const hp_heap *h);
-cJSON *json_begin(const char *command, const struct cli_opts *o, const struct cli_load *L);
+/* "weak_policy" and "roots_policy" of R */
+void json_policies(cJSON *j, const struct hp_retained *R);
+const char *roots_policy_name(int p);
 
-int cmd_top(struct cli_opts *o);
-int cmd_info(struct cli_opts *o);
-int cmd_dominators(struct cli_opts *o);
-int cmd_roots(struct cli_opts *o);
-int cmd_object(struct cli_opts *o);
-int cmd_path(struct cli_opts *o);
-int cmd_browse(struct cli_opts *o);
-
-/* cmd_path.c, shared with cmd_object.c: paths from GC roots and how one
- * object refers to the next. */
-struct hp_objread;
-struct hp_objref;
-struct hp_text;
-/* The graph paths are searched in (weak referents skipped unless all_weak)
- * and a breadth-first search of it from the objects GC roots name: one
- * more pass over the dump, 12 bytes per object + 4 per reference. */
-struct cli_paths {
-	int ready, all_weak;
-	struct hp_refs g;
-	struct hp_paths P;
-};
-/* Errors are printed; returns an exit code (on error *c is left empty). */
-int cli_paths_prepare(const struct cli_opts *o, hp_heap *h, int all_weak, struct cli_paths *c);
-void cli_paths_release(struct cli_paths *c);
-/* Up to k (0: all) shortest paths from the objects GC roots name to obj:
- * text into f, or one JSON object per path into arr.  ready (may be NULL)
- * is a search made for the same all_weak, else one is made and dropped.
- * Errors are printed; returns an exit code, *npaths the paths found. */
-int cli_show_paths(const struct cli_opts *o, hp_heap *h, struct hp_objread *rd, uint32_t obj, size_t k,
-		   int all_weak, struct cli_paths *ready, FILE *f, cJSON *arr, size_t *npaths);
+/* ---- objtext.c -------------------------------------------------------- */
+/* "java.util.HashMap @0x7f3a10", "class java.util.HashMap @0x..." */
+const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
+/* parses "0x1234", "1234" (decimal is taken as an id too); 0 on success */
+int parse_object_id(const char *s, uint64_t *id);
 /* {"id": "0x7f3a10", "class": "java.util.HashMap"} (and "class_object_of") */
 cJSON *cli_object_json(const hp_heap *h, size_t obj);
 /* ".table", "[12]", "static SESSIONS", "<super class>", ... */
 const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf, size_t n);
 cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r);
 /* "Java frame (thread \"worker-1\"), sticky class"; "" when obj is no GC root */
-const char *cli_root_text(const hp_heap *h, struct hp_objread *rd, uint32_t obj, char *buf, size_t n);
+const char *cli_root_text(const hp_heap *h, hp_objread *rd, uint32_t obj, char *buf, size_t n);
 /* adds "gc_root": [kinds] and "thread"/"thread_serial" when obj is a GC root */
-void cli_root_json(cJSON *e, const hp_heap *h, struct hp_objread *rd, uint32_t obj);
-/* Java text quoted for the terminal ("..." with \n, \u0000, ... escapes and
- * "..." when cut); caller frees */
+void cli_root_json(cJSON *e, const hp_heap *h, hp_objread *rd, uint32_t obj);
+/* the name of thread `serial`: from its Thread object, else from START
+ * THREAD; 0 when it has none (t is empty then) */
+int cli_thread_text(const hp_heap *h, hp_objread *rd, uint32_t serial, struct hp_text *t);
+/* Java text quoted for the terminal ("..." with \n, \u0000, ... escapes
+ * and "..." when cut); caller frees */
 char *cli_quote_text(const struct hp_text *t);
 /* the same as a JSON string (cJSON cannot hold U+0000) */
 cJSON *cli_text_json(const struct hp_text *t);
-/* exit code for an HP_E* status */
-int cli_exit_code(int hp_status);
+/* a primitive value as Java writes it: 42, true, 'a', 1.5, NaN */
+const char *cli_prim_text(char *buf, size_t n, uint8_t type, uint64_t bits);
+/* the same for JSON: numbers exact, NaN and infinities as strings */
+cJSON *cli_prim_json(uint8_t type, uint64_t bits);
+/* Up to k (0: all) shortest paths from the objects GC roots name to obj:
+ * text into f, or one JSON object per path into arr.  Errors are printed;
+ * returns an exit code, *npaths the paths found. */
+int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths);
 
 #endif

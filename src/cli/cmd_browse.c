@@ -4,14 +4,11 @@
  * draws and reads keys: title bar, path line, list, status bar; pop-ups for
  * an object (fields and referrers; the path to a GC root) and for help.
  */
-#include "cli/cli.h"
+#include "cli/command.h"
 #include "analysis/browse.h"
 #include "analysis/paths.h"
 #include "model/objread.h"
 #include "parser/alloc.h"
-
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 
 #include <curses.h>
 #include <langinfo.h>
@@ -25,17 +22,28 @@
 #define POPUP_REFERRERS 50
 #define TEXT_CHARS 80
 
+struct browse_opts {
+	int all_weak;
+};
+
+static const struct cli_option own[] = {
+	{ "--all-weak", NULL, OPT_FLAG, "--all-weak",
+	  "paths (the i pop-up) may go through the referents of\nsoft, weak, final and phantom references",
+	  0, offsetof(struct browse_opts, all_weak), NULL, NULL, NULL },
+	{ NULL }
+};
+
 struct view {
-	struct cli_opts *o;
-	hp_heap *h;
-	struct hp_retained *R;
+	const struct browse_opts *o;
+	hp_session *S;
+	const char *file;
+	const hp_heap *h;
+	const struct hp_retained *R;
 	struct hp_browse m;
 	hp_objread *rd;
-	struct cli_paths paths;  /* searched once, before the screen opens: i stays fast */
 	int utf8, color;
 	char msg[512];          /* shown in the status bar until the next key */
-	pcre2_code *re;         /* the pattern being applied */
-	pcre2_match_data *md;
+	struct cli_regex *re;   /* the pattern being applied */
 };
 
 /* ---- text on screen --------------------------------------------------- */
@@ -179,7 +187,7 @@ static void draw(struct view *w)
 	static const char *const views[] = { "dominator tree", "class histogram", "GC roots" };
 
 	attron(A_REVERSE);
-	snprintf(buf, sizeof buf, " hprofan: %s of %s  (? help, q quit)", views[m->view], w->o->file);
+	snprintf(buf, sizeof buf, " hprofan: %s of %s  (? help, q quit)", views[m->view], w->file);
 	put(w, 0, 0, buf, COLS);
 	attroff(A_REVERSE);
 
@@ -443,14 +451,11 @@ static void fmt_value(struct view *w, FILE *f, uint8_t type, uint64_t bits)
 		}
 		break;
 	}
-	case HP_T_BOOLEAN: fputs(bits ? "true" : "false", f); break;
-	case HP_T_CHAR: fprintf(f, "U+%04llX", (unsigned long long)bits); break;
-	case HP_T_FLOAT: { uint32_t u = (uint32_t)bits; float x; memcpy(&x, &u, 4); fprintf(f, "%g", x); break; }
-	case HP_T_DOUBLE: { double x; memcpy(&x, &bits, 8); fprintf(f, "%g", x); break; }
-	case HP_T_BYTE: fprintf(f, "%d", (int)(int8_t)bits); break;
-	case HP_T_SHORT: fprintf(f, "%d", (int)(int16_t)bits); break;
-	case HP_T_INT: fprintf(f, "%d", (int)(int32_t)bits); break;
-	default: fprintf(f, "%lld", (long long)bits); break;
+	default: {
+		char pv[64];
+		fputs(cli_prim_text(pv, sizeof pv, type, bits), f);
+		break;
+	}
 	}
 }
 
@@ -523,7 +528,7 @@ static char *path_text(struct view *w, uint32_t v)
 		return NULL;
 	size_t np = 0;
 	fputs("the shortest path from a GC root:\n", f);
-	int rc = cli_show_paths(w->o, w->h, w->rd, v, 1, w->o->all_weak, &w->paths, f, NULL, &np);
+	int rc = cli_show_paths(w->S, v, 1, w->o->all_weak, f, NULL, &np);
 	if (rc == EXIT_OK && !np)
 		fputs("  no GC root reaches it\n", f);
 	else if (rc != EXIT_OK)
@@ -545,8 +550,8 @@ static void show_info(struct view *w)
 	if (!w->rd) {
 		struct hp_error err;
 		hp_error_clear(&err);
-		if (hp_objread_open(&w->rd, w->h, w->o->file, &err) != HP_OK) {
-			snprintf(w->msg, sizeof w->msg, "%.200s: %.250s", w->o->file, err.msg);
+		if (hp_session_objread(w->S, &w->rd, &err) != HP_OK) {
+			snprintf(w->msg, sizeof w->msg, "%.200s: %.250s", w->file, err.msg);
 			return;
 		}
 	}
@@ -573,7 +578,7 @@ static void show_info(struct view *w)
 static int re_match(void *ud, const char *name)
 {
 	struct view *w = ud;
-	return pcre2_match(w->re, (PCRE2_SPTR)name, strlen(name), 0, 0, w->md, NULL) >= 0;
+	return cli_regex_match(w->re, name);
 }
 
 /* reads a pattern on the status line; empty clears the filter, Esc cancels */
@@ -627,22 +632,18 @@ static void ask_filter(struct view *w)
 			snprintf(w->msg, sizeof w->msg, "%.400s", err.msg);
 		return;
 	}
-	int ec;
-	PCRE2_SIZE eo;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+	char em[300];
+	struct cli_regex *re = cli_regex_new(pat, em, sizeof em);
 	if (!re) {
-		PCRE2_UCHAR em[256];
-		pcre2_get_error_message(ec, em, sizeof em);
 		char sp[300];
-		snprintf(w->msg, sizeof w->msg, "/%s/: bad regular expression at offset %zu: %s",
-			 safe_text(pat, sp, sizeof sp), (size_t)eo, (char *)em);
+		snprintf(w->msg, sizeof w->msg, "/%s/: %s", safe_text(pat, sp, sizeof sp), em);
 		return;
 	}
 	w->re = re;
 	if (hp_browse_filter(&w->m, re_match, w, pat, &err) != HP_OK)
 		snprintf(w->msg, sizeof w->msg, "%.400s", err.msg);
 	w->re = NULL;
-	pcre2_code_free(re);
+	cli_regex_free(re);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -696,54 +697,49 @@ static int run(struct view *w)
 	}
 }
 
-int cmd_browse(struct cli_opts *o)
+static int run_browse(struct cli_ctx *x)
 {
+	const char *file = x->files[0];
 	const char *term = getenv("TERM");
 	if (!term || !*term || strcmp(term, "dumb") == 0) {
 		cli_error("browse needs a terminal that can move the cursor (TERM is %s); try 'hprofan dominators %s'",
-			  term && *term ? term : "unset", o->file);
+			  term && *term ? term : "unset", file);
 		return EXIT_USAGE;
 	}
 	if (!isatty(0) || !isatty(1)) {
-		cli_error("browse needs a terminal on standard input and output; try 'hprofan dominators %s'", o->file);
+		cli_error("browse needs a terminal on standard input and output; try 'hprofan dominators %s'", file);
 		return EXIT_USAGE;
 	}
 	setlocale(LC_ALL, "");
 	struct view w;
 	memset(&w, 0, sizeof w);
-	w.o = o;
+	w.o = x->own;
+	w.file = file;
 	w.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	struct cli_load L;
-	struct hp_retained R;
-	int rc = cli_load_retained(o, &L, &R);
-	if (rc) {
-		hp_retained_release(&R);
-		cli_load_release(&L);
+	int rc = cli_session(x, file, &w.S);
+	if (rc)
+		return rc;
+	if ((rc = cli_refuse_pipe(w.S, "retained sizes", "save it to a file (or use --fast for shallow sizes)")) ||
+	    (rc = cli_retained(w.S, &w.h, &w.R))) {
+		cli_session_close(w.S);
 		return rc;
 	}
-	w.h = L.heap;
-	w.R = &R;
 	struct hp_error err;
 	hp_error_clear(&err);
-	if (hp_browse_init(&w.m, w.h, &R, &err) != HP_OK) {
-		cli_error("%s: %s", o->file, err.msg);
-		hp_retained_release(&R);
-		cli_load_release(&L);
+	if (hp_browse_init(&w.m, w.h, w.R, &err) != HP_OK) {
+		cli_error("%s: %s", file, err.msg);
+		cli_session_close(w.S);
 		return EXIT_NOMEM;
 	}
 	/* the paths to GC roots the info popup shows: one more pass now, so
-	 * that i answers at once (when it fails, i searches on its own) */
-	if (!o->quiet && isatty(2))
-		fprintf(stderr, "hprofan: %s: searching the paths from GC roots ...", o->file);
-	(void)cli_paths_prepare(o, w.h, o->all_weak, &w.paths);
-	if (!o->quiet && isatty(2))
+	 * that i answers at once (when it fails, i says so) */
+	if (!x->c->quiet && isatty(2))
+		fprintf(stderr, "hprofan: %s: searching the paths from GC roots ...", file);
+	const struct hp_pathsearch *ps;
+	if (hp_session_paths(w.S, w.o->all_weak, &ps, &err) != HP_OK)
+		ps = NULL;     /* i says why when it is pressed */
+	if (!x->c->quiet && isatty(2))
 		fputs("\r\033[K", stderr);
-	w.md = pcre2_match_data_create(4, NULL);
-	if (!w.md) {
-		cli_error("out of memory");
-		rc = EXIT_NOMEM;
-		goto out;
-	}
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
 	SCREEN *scr = newterm(NULL, stdout, stdin);
@@ -767,13 +763,21 @@ int cmd_browse(struct cli_opts *o)
 	endwin();
 	delscreen(scr);
 out:
-	if (w.md)
-		pcre2_match_data_free(w.md);
-	if (w.rd)
-		hp_objread_free(w.rd);
-	cli_paths_release(&w.paths);
 	hp_browse_release(&w.m);
-	hp_retained_release(&R);
-	cli_load_release(&L);
+	cli_session_close(w.S);
 	return rc;
 }
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_browse = {
+	.name = "browse",
+	.usage = "hprofan browse FILE [options]",
+	.summary = "browse interactively (also: FILE -i)",
+	.min_files = 1, .max_files = 1,
+	.options = tables,
+	.own_size = sizeof(struct browse_opts),
+	.run = run_browse,
+};

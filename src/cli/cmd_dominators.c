@@ -1,17 +1,49 @@
 /* hprofan dominators FILE: the top of the dominator tree. */
-#include "cli/cli.h"
+#include "cli/command.h"
 #include "parser/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-struct dctx {
-	struct cli_opts *o;
-	hp_heap *h;
-	struct hp_retained *R;
-	struct cli_filter *flt;
-	uint64_t total;
-	FILE *f;               /* table output */
+struct dom_opts {
+	struct cli_count top;
+	int depth;
+	int group_class;
+};
+
+static void defaults(void *own)
+{
+	struct dom_opts *o = own;
+	o->top.n = 20;
+	o->depth = 1;
+}
+
+static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	char *end;
+	long v = strtol(val, &end, 10);
+	if (end == val || *end || v < 1 || v > 1000)
+		return cli_usage_error(NULL, "%s needs a number of levels (1..1000)", as);
+	*(int *)dst = (int)v;
+	return EXIT_OK;
+}
+
+static int set_group(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	if (strcmp(val, "class"))
+		return cli_usage_error(NULL, "%s: the only grouping is --group=class", as);
+	*(int *)dst = 1;
+	return EXIT_OK;
+}
+
+static const struct cli_option own[] = {
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest children of each node (default 20; 0 shows all)",
+	  0, offsetof(struct dom_opts, top), cli_set_count, NULL, NULL },
+	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the tree to show (default 1)",
+	  0, offsetof(struct dom_opts, depth), set_depth, "needs a number of levels (1..1000)", NULL },
+	{ "--group", NULL, OPT_VALUE, "--group=class", "merge same-class siblings",
+	  0, offsetof(struct dom_opts, group_class), set_group, "needs a value: class", "class" },
+	{ NULL }
 };
 
 /* one row: an object, or a group of same-class siblings */
@@ -19,6 +51,16 @@ struct drow {
 	uint32_t v;            /* object (first of the group) */
 	uint32_t cls;
 	uint64_t count, shallow, retained;
+};
+
+struct dctx {
+	struct cli_ctx *x;
+	const struct dom_opts *o;
+	const hp_heap *h;
+	const struct hp_retained *R;
+	struct cli_filter *flt;
+	uint64_t total;
+	FILE *f;               /* table output */
 };
 
 static int by_ret(const void *a, const void *b)
@@ -74,11 +116,6 @@ static struct drow *rows_of(struct dctx *c, uint32_t p, size_t *nrows)
 	return rows;
 }
 
-static int matches_row(struct dctx *c, const struct drow *r)
-{
-	return cli_filter_match(c->flt, hp_class_name(c->h, r->cls));
-}
-
 /* depth is bounded by --depth (at most 1000), not by the dump */
 static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
 {
@@ -86,39 +123,33 @@ static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
 	struct drow *rows = rows_of(c, p, &k);
 	if (!rows)
 		return EXIT_NOMEM;
-	size_t limit = c->o->top > 0 ? (size_t)c->o->top : k;
+	const hp_heap *h = c->h;
+	size_t limit = c->o->top.n > 0 ? (size_t)c->o->top.n : k;
 	size_t shown = 0;
 	int rc = EXIT_OK;
 	for (size_t i = 0; i < k && shown < limit && rc == EXIT_OK; i++) {
 		const struct drow *r = &rows[i];
-		if (depth == 0 && !matches_row(c, r))
+		if (depth == 0 && !cli_filter_match(c->flt, hp_class_name(h, r->cls)))
 			continue;
 		shown++;
 		char lab[700], nm[512], a[32], b[32];
 		if (r->count > 1) {
 			char cnt[32];
 			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", fmt_count(r->count, cnt, sizeof cnt),
-				 safe_text(hp_class_name(c->h, r->cls), nm, sizeof nm));
+				 safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
 		} else {
-			object_label(c->h, r->v, lab, sizeof lab);
+			object_label(h, r->v, lab, sizeof lab);
 		}
 		double pct = c->total ? 100.0 * r->retained / c->total : 0;
 		cJSON *kids = NULL;
 		if (arr) {
-			cJSON *e = cJSON_CreateObject();
+			cJSON *e;
 			if (r->count > 1) {
-				cJSON_AddStringToObject(e, "group", hp_class_name(c->h, r->cls));
+				e = cJSON_CreateObject();
+				cJSON_AddStringToObject(e, "group", hp_class_name(h, r->cls));
 				json_u64(e, "count", r->count);
 			} else {
-				char id[32];
-				snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->h->ids[r->v]);
-				cJSON_AddStringToObject(e, "id", id);
-				cJSON_AddStringToObject(e, "class", hp_class_name(c->h, r->cls));
-				if (hp_heap_kind(c->h, r->v) == HP_OBJ_CLASS) {
-					size_t ci = hp_idmap_get(&c->h->class_map, c->h->ids[r->v]);
-					if (ci != HP_IDMAP_NONE)
-						cJSON_AddStringToObject(e, "class_object_of", hp_class_name(c->h, ci));
-				}
+				e = cli_object_json(h, r->v);
 				if (c->R->root_kinds[r->v]) {
 					cJSON *rk = cJSON_AddArrayToObject(e, "gc_root");
 					for (int kk = 0; kk < HP_ROOT_NKINDS; kk++)
@@ -140,7 +171,7 @@ static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
 		if (depth + 1 < c->o->depth && r->count == 1)
 			rc = show(c, r->v, depth + 1, kids);
 	}
-	if (!arr && k > shown && depth == 0 && !c->o->filter && !c->o->exclude) {
+	if (!arr && k > shown && depth == 0 && !c->x->c->filter && !c->x->c->exclude) {
 		char a[32];
 		fprintf(c->f, "%*s... %s more\n", 33 + 2 * depth, "", fmt_count(k - shown, a, sizeof a));
 	}
@@ -148,70 +179,97 @@ static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
 	return rc;
 }
 
-int cmd_dominators(struct cli_opts *o)
+struct dom_result {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	struct cli_filter *flt;
+};
+
+static void release(void *p)
 {
-	struct cli_filter *flt = NULL;
-	if ((o->filter || o->exclude) && !(flt = cli_filter_new(o->filter, o->exclude)))
-		return EXIT_USAGE;
-	struct cli_load L;
-	struct hp_retained R;
-	int rc = cli_load_retained(o, &L, &R);
-	if (rc) {
-		cli_filter_free(flt);
-		hp_retained_release(&R);
-		cli_load_release(&L);
+	struct dom_result *d = p;
+	if (!d)
+		return;
+	cli_filter_free(d->flt);
+	hp_free(d);
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	struct dom_result *d = hp_calloc(1, sizeof *d);
+	if (!d) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	*res = d;
+	int rc;
+	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
-	}
-	hp_heap *h = L.heap;
-	uint64_t all = R.reachable_bytes + R.unreachable_bytes;   /* the sum of every shallow size */
-	struct dctx c = { .o = o, .h = h, .R = &R, .flt = flt, .total = all };
-	if (o->json) {
-		cJSON *j = json_begin("dominators", o, &L);
-		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-		json_policies(j, &R);
-		json_u64(j, "depth", (uint64_t)o->depth);
-		cJSON_AddBoolToObject(j, "grouped", o->group_class);
-		cJSON *tot = cJSON_AddObjectToObject(j, "total");
-		json_u64(tot, "objects", h->nobj);
-		json_u64(tot, "shallow", all);
-		json_u64(tot, "reachable_objects", R.reachable);
-		json_u64(tot, "reachable_shallow", R.reachable_bytes);
-		json_u64(tot, "unreachable_objects", R.unreachable);
-		json_u64(tot, "unreachable_shallow", R.unreachable_bytes);
-		cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
-		rc = show(&c, (uint32_t)h->nobj, 0, arr);
-		if (rc == EXIT_OK)
-			rc = cli_emit_json(o, j);
-		else
-			cJSON_Delete(j);
-	} else {
-		char *out = NULL;
-		size_t cap = 0;
-		c.f = open_memstream(&out, &cap);
-		if (!c.f) {
-			rc = EXIT_NOMEM;
-		} else {
-			char a[32], b[32], d[32], e[32];
-			if (L.partial)
-				fprintf(c.f, "warning: partial result: %s\n", L.partial_msg);
-			fprintf(c.f, "%10s  %6s  %10s  %s\n", "retained", "%", "shallow", "object (\xe2\x97\x8f GC root)");
-			rc = show(&c, (uint32_t)h->nobj, 0, NULL);
-			fprintf(c.f, "heap: %s objects, %s; unreachable %s objects, %s (weak %s, roots %s)\n",
-				fmt_count(h->nobj, a, sizeof a), fmt_bytes(all, b, sizeof b),
-				fmt_count(R.unreachable, d, sizeof d), fmt_bytes(R.unreachable_bytes, e, sizeof e),
-				hp_weak_policy_name(R.weak), roots_policy_name(R.roots_policy));
-			if (fclose(c.f) != 0 || !out)
-				rc = EXIT_NOMEM;
-			if (rc == EXIT_OK)
-				rc = cli_write_output(o, out);
-			free(out);
-		}
-	}
+	if ((rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)")))
+		return rc;
+	return cli_retained(S, &d->h, &d->R);
+}
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	struct dom_result *d = res;
+	const hp_heap *h = d->h;
+	const struct hp_retained *R = d->R;
+	const struct dom_opts *o = x->own;
+	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
+	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all };
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	json_policies(j, R);
+	json_u64(j, "depth", (uint64_t)o->depth);
+	cJSON_AddBoolToObject(j, "grouped", o->group_class);
+	cJSON *tot = cJSON_AddObjectToObject(j, "total");
+	json_u64(tot, "objects", h->nobj);
+	json_u64(tot, "shallow", all);
+	json_u64(tot, "reachable_objects", R->reachable);
+	json_u64(tot, "reachable_shallow", R->reachable_bytes);
+	json_u64(tot, "unreachable_objects", R->unreachable);
+	json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
+	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
+	*doc = j;
+	int rc = show(&c, (uint32_t)h->nobj, 0, arr);
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
-	cli_print_stats(o, &L);
-	cli_filter_free(flt);
-	hp_retained_release(&R);
-	cli_load_release(&L);
 	return rc;
 }
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	struct dom_result *d = res;
+	const hp_heap *h = d->h;
+	const struct hp_retained *R = d->R;
+	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
+	struct dctx c = { .x = x, .o = x->own, .h = h, .R = R, .flt = d->flt, .total = all, .f = f };
+	char a[32], b[32], dd[32], e[32];
+	cli_partial_note(f, S);
+	fprintf(f, "%10s  %6s  %10s  %s\n", "retained", "%", "shallow", "object (\xe2\x97\x8f GC root)");
+	int rc = show(&c, (uint32_t)h->nobj, 0, NULL);
+	fprintf(f, "heap: %s objects, %s; unreachable %s objects, %s (weak %s, roots %s)\n",
+		fmt_count(h->nobj, a, sizeof a), fmt_bytes(all, b, sizeof b),
+		fmt_count(R->unreachable, dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
+		hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+	if (rc == EXIT_NOMEM)
+		cli_error("out of memory");
+	return rc;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_dominators = {
+	.name = "dominators",
+	.usage = "hprofan dominators FILE [--depth D] [--group=class] [--top N]",
+	.summary = "the top of the dominator tree",
+	.min_files = 1, .max_files = 1,
+	.options = tables,
+	.own_size = sizeof(struct dom_opts),
+	.defaults = defaults,
+	.run = cli_run_one,
+	.collect = collect, .json = json, .text = text, .release = release,
+};

@@ -1,11 +1,9 @@
 /* hprofan object FILE ID: one object: what it holds, who holds it, what
  * dominates it and the shortest path to it from a GC root. */
-#include "cli/cli.h"
+#include "cli/command.h"
 #include "analysis/paths.h"
-#include "model/objread.h"
 #include "parser/alloc.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,141 +13,35 @@
 #define JSON_TEXT_CHARS (1u << 20)   /* the same in JSON */
 #define CHAIN_ROWS 50        /* dominators shown in the table */
 
+struct object_opts {
+	struct cli_count top;
+	int all_weak;
+};
+
+static void defaults(void *own)
+{
+	((struct object_opts *)own)->top.n = DEFAULT_ROWS;
+}
+
+static const struct cli_option own[] = {
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "referrers and array elements shown (default 10; 0 shows all)",
+	  0, offsetof(struct object_opts, top), cli_set_count, NULL, NULL },
+	{ "--all-weak", NULL, OPT_FLAG, "--all-weak",
+	  "paths may go through the referents of soft, weak,\nfinal and phantom references",
+	  0, offsetof(struct object_opts, all_weak), NULL, NULL, NULL },
+	{ NULL }
+};
+
 struct octx {
-	struct cli_opts *o;
-	hp_heap *h;
-	struct hp_retained *R;
-	struct hp_objread *rd;
+	const struct object_opts *o;
+	hp_session *S;
+	const hp_heap *h;
+	const struct hp_retained *R;
+	hp_objread *rd;
 	struct hp_error err;
 	uint64_t total;          /* shallow bytes of the whole heap */
 	int path_rc;             /* exit code of cli_show_paths() (which printed the error) */
 };
-
-/* ---- values ----------------------------------------------------------- */
-
-/* shortest decimal that reads back as the same float / double */
-static void fmt_real(char *buf, size_t n, double v, int is_float)
-{
-	if (isnan(v)) {
-		snprintf(buf, n, "NaN");
-		return;
-	}
-	if (isinf(v)) {
-		snprintf(buf, n, v > 0 ? "Infinity" : "-Infinity");
-		return;
-	}
-	for (int p = 1; p <= 17; p++) {
-		snprintf(buf, n, "%.*g", p, v);
-		if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-static double real_of(uint8_t type, uint64_t bits)
-{
-	if (type == HP_T_FLOAT) {
-		uint32_t b = (uint32_t)bits;
-		float f;
-		memcpy(&f, &b, sizeof f);
-		return f;
-	}
-	double d;
-	memcpy(&d, &bits, sizeof d);
-	return d;
-}
-
-static int64_t signed_of(uint8_t type, uint64_t bits)
-{
-	switch (type) {
-	case HP_T_BYTE: return (int8_t)bits;
-	case HP_T_SHORT: return (int16_t)bits;
-	case HP_T_INT: return (int32_t)bits;
-	default: return (int64_t)bits;
-	}
-}
-
-/* a char as a Java literal: 'a', '\n', '\u0000', 'é' */
-static void fmt_char(char *buf, size_t n, uint32_t u)
-{
-	if (u == '\'' || u == '\\')
-		snprintf(buf, n, "'\\%c'", (char)u);
-	else if (u == '\n')
-		snprintf(buf, n, "'\\n'");
-	else if (u == '\t')
-		snprintf(buf, n, "'\\t'");
-	else if (u < 0x20 || (u >= 0x7f && u < 0xa0) || (u >= 0xd800 && u <= 0xdfff))
-		snprintf(buf, n, "'\\u%04x'", u);
-	else if (u < 0x80)
-		snprintf(buf, n, "'%c'", (char)u);
-	else if (u < 0x800)
-		snprintf(buf, n, "'%c%c'", (char)(0xc0 | (u >> 6)), (char)(0x80 | (u & 0x3f)));
-	else
-		snprintf(buf, n, "'%c%c%c'", (char)(0xe0 | (u >> 12)), (char)(0x80 | ((u >> 6) & 0x3f)),
-			 (char)(0x80 | (u & 0x3f)));
-}
-
-/* a primitive value for the table */
-static const char *fmt_prim(char *buf, size_t n, uint8_t type, uint64_t bits)
-{
-	switch (type) {
-	case HP_T_BOOLEAN:
-		snprintf(buf, n, "%s", bits ? "true" : "false");
-		break;
-	case HP_T_CHAR:
-		fmt_char(buf, n, (uint32_t)bits);
-		break;
-	case HP_T_FLOAT:
-	case HP_T_DOUBLE:
-		fmt_real(buf, n, real_of(type, bits), type == HP_T_FLOAT);
-		break;
-	default:
-		snprintf(buf, n, "%lld", (long long)signed_of(type, bits));
-		break;
-	}
-	return buf;
-}
-
-/* a primitive value for JSON: numbers exact, NaN and infinities as strings */
-static cJSON *json_prim(uint8_t type, uint64_t bits)
-{
-	char b[64];
-	switch (type) {
-	case HP_T_BOOLEAN:
-		return cJSON_CreateBool(bits != 0);
-	case HP_T_CHAR: {
-		uint32_t u = (uint32_t)bits;
-		if (u == 0 || (u >= 0xd800 && u <= 0xdfff)) {
-			snprintf(b, sizeof b, "\"\\u%04x\"", u);
-			return cJSON_CreateRaw(b);
-		}
-		char c[8];
-		size_t k = 0;
-		if (u < 0x80) {
-			c[k++] = (char)u;
-		} else if (u < 0x800) {
-			c[k++] = (char)(0xc0 | (u >> 6));
-			c[k++] = (char)(0x80 | (u & 0x3f));
-		} else {
-			c[k++] = (char)(0xe0 | (u >> 12));
-			c[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
-			c[k++] = (char)(0x80 | (u & 0x3f));
-		}
-		c[k] = '\0';
-		return cJSON_CreateString(c);
-	}
-	case HP_T_FLOAT:
-	case HP_T_DOUBLE: {
-		double d = real_of(type, bits);
-		fmt_real(b, sizeof b, d, type == HP_T_FLOAT);
-		if (isnan(d) || isinf(d))
-			return cJSON_CreateString(b);
-		return cJSON_CreateRaw(b);
-	}
-	default:
-		snprintf(b, sizeof b, "%lld", (long long)signed_of(type, bits));
-		return cJSON_CreateRaw(b);
-	}
-}
 
 /* a String or a char[] is shown as text */
 static int is_text(const hp_heap *h, size_t obj)
@@ -239,9 +131,9 @@ static const char *type_name(uint8_t t)
 	return t == HP_T_OBJECT ? "object" : n ? n : "?";
 }
 
-static int rows_limit(const struct cli_opts *o)
+static int rows_limit(const struct object_opts *o)
 {
-	return o->top_given ? o->top : DEFAULT_ROWS;
+	return o->top.n;
 }
 
 struct refrow { uint32_t v; uint64_t retained; };
@@ -309,7 +201,7 @@ static int prefetch(struct octx *c, uint32_t v, const struct hp_objdata *d, cons
 static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objdata *d,
 		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain)
 {
-	hp_heap *h = c->h;
+	const hp_heap *h = c->h;
 	const struct hp_retained *R = c->R;
 	char lab[800], a[64], b[64], rt[800], val[4096], nm[512];
 	fprintf(f, "%s\n", object_label(h, v, lab, sizeof lab));
@@ -378,13 +270,13 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 			const struct hp_objval *fv = &d->fields[i];
 			if (d->kind == HP_OBJ_INSTANCE && fv->decl != decl) {
 				decl = fv->decl;
-				fprintf(f, "  %s\n", safe_text(hp_class_name(h, decl) ? hp_class_name(h, decl) : "?", nm, sizeof nm));
+				fprintf(f, "  %s\n", safe_text(hp_class_name(h, decl), nm, sizeof nm));
 			}
 			if (fv->type == HP_T_OBJECT) {
 				HP_TRY(fmt_ref(c, fv->bits, val, sizeof val));
 			} else {
 				char pv[64];
-				snprintf(val, sizeof val, "%s (%s)", fmt_prim(pv, sizeof pv, fv->type, fv->bits), type_name(fv->type));
+				snprintf(val, sizeof val, "%s (%s)", cli_prim_text(pv, sizeof pv, fv->type, fv->bits), type_name(fv->type));
 			}
 			fprintf(f, "%s%s = %s\n", d->kind == HP_OBJ_INSTANCE ? "    " : "  ",
 				safe_text(fv->name, nm, sizeof nm), val);
@@ -401,7 +293,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 				if (d->elem_type == HP_T_OBJECT)
 					HP_TRY(fmt_ref(c, d->elems[i], val, sizeof val));
 				else
-					fmt_prim(val, sizeof val, d->elem_type, d->elems[i]);
+					cli_prim_text(val, sizeof val, d->elem_type, d->elems[i]);
 				fprintf(f, "  [%u] = %s\n", i, val);
 			}
 			if (d->nelems < d->length)
@@ -444,7 +336,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	/* the shortest path */
 	fprintf(f, "shortest path from a GC root (weak referents %s):\n", c->o->all_weak ? "followed" : "excluded");
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, NULL, f, NULL, &np)) != EXIT_OK)
+	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->o->all_weak, f, NULL, &np)) != EXIT_OK)
 		return HP_ESTOP;
 	if (!np)
 		fprintf(f, "  none%s\n", c->o->all_weak ? "" : " (--all-weak also follows soft, weak, final and phantom referents)");
@@ -454,7 +346,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_objdata *d,
 		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain)
 {
-	hp_heap *h = c->h;
+	const hp_heap *h = c->h;
 	const struct hp_retained *R = c->R;
 	cJSON *ob = cli_object_json(h, v);
 	cJSON_AddItemToObject(j, "object", ob);
@@ -497,12 +389,12 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			const struct hp_objval *fv = &d->fields[i];
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "name", fv->name);
-			cJSON_AddStringToObject(e, "declared_by", hp_class_name(h, fv->decl) ? hp_class_name(h, fv->decl) : "?");
+			cJSON_AddStringToObject(e, "declared_by", hp_class_name(h, fv->decl));
 			cJSON_AddStringToObject(e, "type", type_name(fv->type));
 			if (fv->type == HP_T_OBJECT)
 				HP_TRY(json_ref(c, e, fv->bits));
 			else
-				cJSON_AddItemToObject(e, "value", json_prim(fv->type, fv->bits));
+				cJSON_AddItemToObject(e, "value", cli_prim_json(fv->type, fv->bits));
 			cJSON_AddItemToArray(fs, e);
 		}
 		if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes) {
@@ -519,7 +411,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			cJSON *es = cJSON_AddArrayToObject(ob, "elements");
 			for (uint32_t i = 0; i < d->nelems; i++) {
 				if (d->elem_type != HP_T_OBJECT) {
-					cJSON_AddItemToArray(es, json_prim(d->elem_type, d->elems[i]));
+					cJSON_AddItemToArray(es, cli_prim_json(d->elem_type, d->elems[i]));
 					continue;
 				}
 				cJSON *e = cJSON_CreateObject();
@@ -554,7 +446,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	cJSON_AddStringToObject(p, "weak_referents", c->o->all_weak ? "followed" : "excluded");
 	cJSON *pa = cJSON_CreateArray();
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->o, h, c->rd, v, 1, c->o->all_weak, NULL, NULL, pa, &np)) != EXIT_OK) {
+	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->o->all_weak, NULL, pa, &np)) != EXIT_OK) {
 		cJSON_Delete(pa);
 		return HP_ESTOP;
 	}
@@ -576,96 +468,108 @@ static int failed(struct octx *c, int hr)
 {
 	if (hr == HP_ESTOP)
 		return c->path_rc;
-	cli_error("%s: %s", c->o->file, c->err.msg[0] ? c->err.msg : "error");
+	cli_error("%s: %s", hp_session_path(c->S), c->err.msg[0] ? c->err.msg : "error");
 	return cli_exit_code(hr);
 }
 
-int cmd_object(struct cli_opts *o)
+struct object_result {
+	struct octx c;
+	uint32_t v;
+	struct hp_objdata d;
+	struct refrow *refs;
+	uint32_t *chain;
+	size_t nref, nchain;
+};
+
+static void release(void *p)
 {
+	struct object_result *r = p;
+	if (!r)
+		return;
+	hp_objread_release(&r->d);
+	hp_free(r->refs);
+	hp_free(r->chain);
+	hp_free(r);
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	const struct object_opts *o = x->own;
 	uint64_t id;
-	if (!o->object_id || parse_object_id(o->object_id, &id)) {
-		cli_error("object: '%s' is not an object id: give it in hex (0x7f3a10) or decimal",
-			  o->object_id ? o->object_id : "");
+	if (parse_object_id(x->args[0], &id)) {
+		cli_error("%s: '%s' is not an object id: give it in hex (0x7f3a10) or decimal", x->cmd->name, x->args[0]);
 		return EXIT_USAGE;
 	}
-	struct cli_load L;
-	struct hp_retained R;
-	memset(&L, 0, sizeof L);   /* cli_load_retained() may refuse before touching it */
-	int rc = cli_load_retained(o, &L, &R);
-	struct octx c = { .o = o, .h = L.heap, .R = &R };
-	struct hp_objdata d;
-	memset(&d, 0, sizeof d);
-	struct refrow *refs = NULL;
-	uint32_t *chain = NULL;
-	size_t nref = 0, nchain = 0;
+	int rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)");
 	if (rc)
-		goto out;
-	hp_heap *h = L.heap;
+		return rc;
+	struct object_result *r = hp_calloc(1, sizeof *r);
+	if (!r) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	*res = r;
+	struct octx *c = &r->c;
+	c->o = o;
+	c->S = S;
+	if ((rc = cli_retained(S, &c->h, &c->R)))
+		return rc;
+	const hp_heap *h = c->h;
 	size_t v = hp_heap_find(h, id);
 	if (v == SIZE_MAX) {
-		cli_error("%s: no object 0x%llx in the dump", o->file, (unsigned long long)id);
-		rc = EXIT_BAD;
-		goto out;
+		cli_error("%s: no object 0x%llx in the dump", hp_session_path(S), (unsigned long long)id);
+		return EXIT_BAD;
 	}
+	r->v = (uint32_t)v;
 	for (size_t i = 0; i < h->nobj; i++)
-		c.total += R.shallow[i];
-	hp_error_clear(&c.err);
-	int hr = hp_objread_open(&c.rd, h, o->file, &c.err);
+		c->total += c->R->shallow[i];
+	hp_error_clear(&c->err);
+	int hr = hp_session_objread(S, &c->rd, &c->err);
 	int lim = rows_limit(o);
 	uint32_t max_elems = lim > 0 ? (uint32_t)lim : UINT32_MAX;
 	if (hr == HP_OK)
-		hr = hp_objread_decode(c.rd, v, max_elems, &d, &c.err);
+		hr = hp_objread_decode(c->rd, v, max_elems, &r->d, &c->err);
 	if (hr == HP_OK)
-		hr = referrers(&c, (uint32_t)v, &refs, &nref);
+		hr = referrers(c, (uint32_t)v, &r->refs, &r->nref);
 	if (hr == HP_OK)
-		hr = hp_paths_dom_chain(&R.dom, (uint32_t)v, &chain, &nchain, &c.err);
+		hr = hp_paths_dom_chain(&c->R->dom, (uint32_t)v, &r->chain, &r->nchain, &c->err);
 	if (hr == HP_OK)
-		hr = prefetch(&c, (uint32_t)v, &d, refs, lim > 0 && (size_t)lim < nref ? (size_t)lim : nref);
-	if (hr != HP_OK) {
-		rc = failed(&c, hr);
-		goto out;
-	}
-	if (o->json) {
-		cJSON *j = json_begin("object", o, &L);
-		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-		json_policies(j, &R);
-		hr = json_report(&c, j, (uint32_t)v, &d, refs, nref, chain, nchain);
-		if (hr == HP_OK) {
-			rc = cli_emit_json(o, j);
-		} else {
-			cJSON_Delete(j);
-			rc = failed(&c, hr);
-		}
-	} else {
-		char *out = NULL;
-		size_t cap = 0;
-		FILE *f = open_memstream(&out, &cap);
-		if (!f) {
-			cli_error("out of memory");
-			rc = EXIT_NOMEM;
-			goto out;
-		}
-		if (L.partial)
-			fprintf(f, "warning: partial result: %s\n", L.partial_msg);
-		hr = text_report(&c, f, (uint32_t)v, &d, refs, nref, chain, nchain);
-		if (fclose(f) != 0 || !out) {
-			cli_error("out of memory");
-			rc = EXIT_NOMEM;
-		} else if (hr != HP_OK) {
-			rc = failed(&c, hr);
-		} else {
-			rc = cli_write_output(o, out);
-		}
-		free(out);
-	}
-out:
-	if (L.heap)
-		cli_print_stats(o, &L);
-	hp_objread_release(&d);
-	hp_free(refs);
-	hp_free(chain);
-	hp_objread_free(c.rd);
-	hp_retained_release(&R);
-	cli_load_release(&L);
-	return rc;
+		hr = prefetch(c, (uint32_t)v, &r->d, r->refs, lim > 0 && (size_t)lim < r->nref ? (size_t)lim : r->nref);
+	return hr == HP_OK ? EXIT_OK : failed(c, hr);
 }
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	struct object_result *r = res;
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", json_size_model(r->c.h));
+	json_policies(j, r->c.R);
+	*doc = j;
+	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain);
+	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);
+}
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	struct object_result *r = res;
+	cli_partial_note(f, S);
+	int hr = text_report(&r->c, f, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain);
+	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_object = {
+	.name = "object",
+	.usage = "hprofan object FILE ID [--top N] [--all-weak]",
+	.summary = "one object: fields, referrers, path",
+	.min_files = 1, .max_files = 1,
+	.args = "ID",
+	.options = tables,
+	.own_size = sizeof(struct object_opts),
+	.defaults = defaults,
+	.run = cli_run_one,
+	.collect = collect, .json = json, .text = text, .release = release,
+};

@@ -1,80 +1,33 @@
 /* hprofan roots FILE: GC roots by kind and the roots that retain most. */
-#include "cli/cli.h"
-#include "model/objread.h"
+#include "cli/command.h"
 #include "parser/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *sid_text(const hp_heap *h, uint64_t sid, char *buf, size_t n)
+struct roots_opts {
+	struct cli_count top;
+};
+
+static void defaults(void *own)
 {
-	uint32_t len;
-	const char *s = hp_heap_string(h, sid, &len);
-	if (!s)
-		return NULL;
-	char *u = hp_mutf8_to_utf8(s, len, NULL);
-	if (!u)
-		return NULL;
-	safe_text(u, buf, n);
-	hp_free(u);
-	return buf;
+	((struct roots_opts *)own)->top.n = 20;
 }
 
-static const struct hp_thread_rec *thread_of(const hp_heap *h, uint32_t serial)
-{
-	uint32_t t = hp_idmap_get(&h->thread_map, serial);
-	return t == HP_IDMAP_NONE ? NULL : &h->threads[t];
-}
-
-/* The thread's name: from START THREAD when the dump has it (the hprof
- * agent, ART), else read from the java.lang.Thread object's name field
- * (HotSpot writes no START THREAD records). */
-static const char *thread_name(const hp_heap *h, hp_objread **rd, const char *path, uint32_t serial,
-			       char *buf, size_t n)
-{
-	const struct hp_thread_rec *t = thread_of(h, serial);
-	if (!t)
-		return NULL;
-	if (t->name_sid && sid_text(h, t->name_sid, buf, n))
-		return buf;
-	size_t obj = t->object_id ? hp_heap_find(h, t->object_id) : SIZE_MAX;
-	if (obj == SIZE_MAX)
-		return NULL;
-	struct hp_error err;
-	hp_error_clear(&err);
-	if (!*rd && hp_objread_open(rd, h, path, &err) != HP_OK)
-		return NULL;
-	struct hp_text txt;
-	memset(&txt, 0, sizeof txt);
-	const char *res = NULL;
-	if (hp_objread_thread_name(*rd, obj, 200, &txt, &err) == HP_OK && txt.utf8) {
-		safe_text(txt.utf8, buf, n);
-		res = buf;
-	}
-	hp_objread_text_release(&txt);
-	return res;
-}
-
-/* "main" or "thread 3" */
-static const char *thread_label(const hp_heap *h, hp_objread **rd, const char *path, uint32_t serial,
-				char *buf, size_t n)
-{
-	char nm[256];
-	if (thread_name(h, rd, path, serial, nm, sizeof nm))
-		snprintf(buf, n, "\"%s\"", nm);
-	else
-		snprintf(buf, n, "thread %u", serial);
-	return buf;
-}
+static const struct cli_option own[] = {
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N roots that retain most (default 20; 0 shows all)",
+	  0, offsetof(struct roots_opts, top), cli_set_count, NULL, NULL },
+	{ NULL }
+};
 
 /* "at com.x.Y.run (Y.java:12)" for frame number `depth` of a thread's trace */
 static const char *frame_label(const hp_heap *h, uint32_t serial, uint32_t depth, char *buf, size_t n)
 {
-	const struct hp_thread_rec *t = thread_of(h, serial);
+	uint32_t t = hp_idmap_get(&h->thread_map, serial);
 	buf[0] = '\0';
-	if (!t || depth == UINT32_MAX)
+	if (t == HP_IDMAP_NONE || depth == UINT32_MAX)
 		return NULL;
-	uint32_t ti = hp_idmap_get(&h->trace_map, t->trace_serial);
+	uint32_t ti = hp_idmap_get(&h->trace_map, h->threads[t].trace_serial);
 	if (ti == HP_IDMAP_NONE || depth >= h->traces[ti].n)
 		return NULL;
 	uint64_t fid = h->trace_frames[h->traces[ti].first + depth];
@@ -83,10 +36,19 @@ static const char *frame_label(const hp_heap *h, uint32_t serial, uint32_t depth
 		return NULL;
 	const struct hp_frame *f = &h->frames[fi];
 	char m[256] = "?", src[256] = "", cls[512] = "?";
-	sid_text(h, f->method_sid, m, sizeof m);
-	sid_text(h, f->source_sid, src, sizeof src);
+	uint32_t len;
+	const char *s;
+	char *u;
+	if ((s = hp_heap_string(h, f->method_sid, &len)) && (u = hp_mutf8_to_utf8(s, len, NULL))) {
+		safe_text(u, m, sizeof m);
+		hp_free(u);
+	}
+	if ((s = hp_heap_string(h, f->source_sid, &len)) && (u = hp_mutf8_to_utf8(s, len, NULL))) {
+		safe_text(u, src, sizeof src);
+		hp_free(u);
+	}
 	uint32_t ci = hp_idmap_get(&h->serial_map, f->class_serial);
-	if (ci != HP_IDMAP_NONE && hp_class_name(h, ci))
+	if (ci != HP_IDMAP_NONE)
 		safe_text(hp_class_name(h, ci), cls, sizeof cls);
 	char line[64];
 	if (f->line > 0)
@@ -101,7 +63,32 @@ static const char *frame_label(const hp_heap *h, uint32_t serial, uint32_t depth
 	return buf;
 }
 
+/* the thread's name, safe for the terminal, or NULL */
+static const char *thread_name(const hp_heap *h, hp_session *S, uint32_t serial, char *buf, size_t n)
+{
+	hp_objread *rd = NULL;
+	struct hp_error err;
+	struct hp_text t;
+	if (hp_session_objread(S, &rd, &err) != HP_OK)
+		rd = NULL;
+	const char *res = NULL;
+	if (cli_thread_text(h, rd, serial, &t) && t.utf8) {
+		safe_text(t.utf8, buf, n);
+		res = buf;
+	}
+	hp_objread_text_release(&t);
+	return res;
+}
+
 struct rrow { uint32_t v; uint64_t retained; };
+
+struct roots_result {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	struct rrow *rows;
+	size_t n, shown;
+	uint64_t missing;         /* roots naming objects the dump does not hold */
+};
 
 static int by_ret(const void *a, const void *b)
 {
@@ -111,161 +98,188 @@ static int by_ret(const void *a, const void *b)
 	return x->v < y->v ? -1 : x->v > y->v;
 }
 
-int cmd_roots(struct cli_opts *o)
+static void release(void *p)
 {
+	struct roots_result *r = p;
+	if (!r)
+		return;
+	hp_free(r->rows);
+	hp_free(r);
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	const struct roots_opts *o = x->own;
 	struct cli_filter *flt = NULL;
-	if ((o->filter || o->exclude) && !(flt = cli_filter_new(o->filter, o->exclude)))
-		return EXIT_USAGE;
-	struct cli_load L;
-	struct hp_retained R;
-	int rc = cli_load_retained(o, &L, &R);
-	if (rc) {
-		cli_filter_free(flt);
-		hp_retained_release(&R);
-		cli_load_release(&L);
+	int rc;
+	if ((x->c->filter || x->c->exclude) && !(flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
+	struct roots_result *t = hp_calloc(1, sizeof *t);
+	if (!t) {
+		cli_filter_free(flt);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
 	}
-	hp_heap *h = L.heap;
-	hp_objread *rd = NULL;      /* opened when a thread name must be read from its object */
+	*res = t;
+	if ((rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)")) ||
+	    (rc = cli_retained(S, &t->h, &t->R)))
+		goto out;
+	const hp_heap *h = t->h;
+	const struct hp_retained *R = t->R;
 	/* root objects that nothing but the super-root dominates, by retained */
-	size_t nr = 0;
-	struct rrow *rows = hp_reallocarray(NULL, h->nobj ? h->nobj : 1, sizeof *rows);
-	if (!rows) {
+	t->rows = hp_reallocarray(NULL, h->nobj ? h->nobj : 1, sizeof *t->rows);
+	if (!t->rows) {
+		cli_error("out of memory");
 		rc = EXIT_NOMEM;
 		goto out;
 	}
 	for (size_t v = 0; v < h->nobj; v++) {
-		if (!R.root_kinds[v] || R.dom.idom[v] != HP_DOM_SUPER)
+		if (!R->root_kinds[v] || R->dom.idom[v] != HP_DOM_SUPER)
 			continue;
 		if (!cli_filter_match(flt, hp_class_name(h, h->cls[v])))
 			continue;
-		rows[nr].v = (uint32_t)v;
-		rows[nr].retained = R.retained[v];
-		nr++;
+		t->rows[t->n].v = (uint32_t)v;
+		t->rows[t->n].retained = R->retained[v];
+		t->n++;
 	}
-	qsort(rows, nr, sizeof *rows, by_ret);
-	size_t shown = o->top > 0 && (size_t)o->top < nr ? (size_t)o->top : nr;
-	uint64_t all = R.reachable_bytes + R.unreachable_bytes;
-	uint64_t missing = 0;
+	qsort(t->rows, t->n, sizeof *t->rows, by_ret);
+	t->shown = o->top.n > 0 && (size_t)o->top.n < t->n ? (size_t)o->top.n : t->n;
 	for (size_t i = 0; i < h->nroots; i++)
 		if (hp_heap_find(h, h->roots[i].object) == SIZE_MAX)
-			missing++;
-
-	if (o->json) {
-		cJSON *j = json_begin("roots", o, &L);
-		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-		json_policies(j, &R);
-		cJSON *tot = cJSON_AddObjectToObject(j, "total");
-		json_u64(tot, "roots", h->nroots);
-		json_u64(tot, "missing_objects", missing);
-		json_u64(tot, "reachable_shallow", R.reachable_bytes);
-		json_u64(tot, "joint", R.joint);
-		json_u64(tot, "heap_shallow", all);
-		cJSON *kinds = cJSON_AddArrayToObject(j, "kinds");
-		for (int k = 0; k < HP_ROOT_NKINDS; k++) {
-			if (!R.kinds[k].roots)
-				continue;
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
-			json_u64(e, "roots", R.kinds[k].roots);
-			json_u64(e, "objects", R.kinds[k].objects);
-			json_u64(e, "retained", R.kinds[k].retained);
-			cJSON_AddItemToArray(kinds, e);
-		}
-		cJSON *arr = cJSON_AddArrayToObject(j, "roots");
-		for (size_t i = 0; i < shown; i++) {
-			uint32_t v = rows[i].v;
-			cJSON *e = cJSON_CreateObject();
-			char id[32], buf[1024];
-			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[v]);
-			cJSON_AddStringToObject(e, "id", id);
-			cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[v]));
-			json_u64(e, "shallow", R.shallow[v]);
-			json_u64(e, "retained", R.retained[v]);
-			cJSON *ks = cJSON_AddArrayToObject(e, "kinds");
-			for (int k = 0; k < HP_ROOT_NKINDS; k++)
-				if (R.root_kinds[v] & (1u << k))
-					cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
-			for (size_t r = 0; r < h->nroots; r++) {
-				const struct hp_root_rec *rr = &h->roots[r];
-				if (rr->object != h->ids[v] || !rr->has_thread)
-					continue;
-				json_u64(e, "thread_serial", rr->thread_serial);
-				if (thread_name(h, &rd, o->file, rr->thread_serial, buf, sizeof buf))
-					cJSON_AddStringToObject(e, "thread", buf);
-				if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
-				    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
-					cJSON_AddStringToObject(e, "frame", buf);
-				break;
-			}
-			cJSON_AddItemToArray(arr, e);
-		}
-		rc = cli_emit_json(o, j);
-	} else {
-		char *out = NULL;
-		size_t cap = 0;
-		FILE *f = open_memstream(&out, &cap);
-		if (!f) {
-			rc = EXIT_NOMEM;
-			goto out;
-		}
-		char a[32], b[32], c2[32], lab[800], buf[1024];
-		if (L.partial)
-			fprintf(f, "warning: partial result: %s\n", L.partial_msg);
-		fprintf(f, "%-20s %10s %10s %10s  %s\n", "kind", "roots", "objects", "retained", "(what these roots retain alone)");
-		for (int k = 0; k < HP_ROOT_NKINDS; k++) {
-			if (!R.kinds[k].roots)
-				continue;
-			fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), fmt_count(R.kinds[k].roots, a, sizeof a),
-				fmt_count(R.kinds[k].objects, b, sizeof b), fmt_bytes(R.kinds[k].retained, c2, sizeof c2));
-		}
-		fprintf(f, "held jointly by several roots: %s; unreachable: %s objects, %s",
-			fmt_bytes(R.joint, a, sizeof a), fmt_count(R.unreachable, b, sizeof b),
-			fmt_bytes(R.unreachable_bytes, c2, sizeof c2));
-		if (missing)
-			fprintf(f, "; %s roots name objects the dump does not hold", fmt_count(missing, a, sizeof a));
-		fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R.weak), roots_policy_name(R.roots_policy));
-		fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%", "kind", "root");
-		for (size_t i = 0; i < shown; i++) {
-			uint32_t v = rows[i].v;
-			char kinds[128] = "";
-			size_t kl = 0;
-			for (int k = 0; k < HP_ROOT_NKINDS; k++)
-				if (R.root_kinds[v] & (1u << k)) {
-					int w = snprintf(kinds + kl, sizeof kinds - kl, "%s%s", kl ? "," : "", hp_root_kind_name(k));
-					if (w > 0 && (size_t)w < sizeof kinds - kl)
-						kl += (size_t)w;
-				}
-			fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", fmt_bytes(R.retained[v], a, sizeof a),
-				all ? 100.0 * R.retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
-			for (size_t r = 0; r < h->nroots; r++) {
-				const struct hp_root_rec *rr = &h->roots[r];
-				if (rr->object != h->ids[v] || !rr->has_thread)
-					continue;
-				fprintf(f, "%10s  %6s  %-24s    %s", "", "", "", thread_label(h, &rd, o->file, rr->thread_serial, buf, sizeof buf));
-				if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
-				    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
-					fprintf(f, " %s", buf);
-				fputc('\n', f);
-				break;
-			}
-		}
-		if (shown < nr)
-			fprintf(f, "... %s more roots\n", fmt_count(nr - shown, a, sizeof a));
-		if (fclose(f) != 0 || !out)
-			rc = EXIT_NOMEM;
-		else
-			rc = cli_write_output(o, out);
-		free(out);
-	}
+			t->missing++;
 out:
-	if (rc == EXIT_NOMEM)
-		cli_error("out of memory");
-	cli_print_stats(o, &L);
-	hp_objread_free(rd);
-	hp_free(rows);
 	cli_filter_free(flt);
-	hp_retained_release(&R);
-	cli_load_release(&L);
 	return rc;
 }
+
+/* the first root record of object v that names a thread */
+static const struct hp_root_rec *thread_root(const hp_heap *h, uint32_t v)
+{
+	for (size_t r = 0; r < h->nroots; r++)
+		if (h->roots[r].object == h->ids[v] && h->roots[r].has_thread)
+			return &h->roots[r];
+	return NULL;
+}
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	const struct roots_result *t = res;
+	const hp_heap *h = t->h;
+	const struct hp_retained *R = t->R;
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	json_policies(j, R);
+	cJSON *tot = cJSON_AddObjectToObject(j, "total");
+	json_u64(tot, "roots", h->nroots);
+	json_u64(tot, "missing_objects", t->missing);
+	json_u64(tot, "reachable_shallow", R->reachable_bytes);
+	json_u64(tot, "joint", R->joint);
+	json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	cJSON *kinds = cJSON_AddArrayToObject(j, "kinds");
+	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
+		if (!R->kinds[k].roots)
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
+		json_u64(e, "roots", R->kinds[k].roots);
+		json_u64(e, "objects", R->kinds[k].objects);
+		json_u64(e, "retained", R->kinds[k].retained);
+		cJSON_AddItemToArray(kinds, e);
+	}
+	cJSON *arr = cJSON_AddArrayToObject(j, "roots");
+	for (size_t i = 0; i < t->shown; i++) {
+		uint32_t v = t->rows[i].v;
+		cJSON *e = cJSON_CreateObject();
+		char id[32], buf[1024];
+		snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[v]);
+		cJSON_AddStringToObject(e, "id", id);
+		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[v]));
+		json_u64(e, "shallow", R->shallow[v]);
+		json_u64(e, "retained", R->retained[v]);
+		cJSON *ks = cJSON_AddArrayToObject(e, "kinds");
+		for (int k = 0; k < HP_ROOT_NKINDS; k++)
+			if (R->root_kinds[v] & (1u << k))
+				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
+		const struct hp_root_rec *rr = thread_root(h, v);
+		if (rr) {
+			json_u64(e, "thread_serial", rr->thread_serial);
+			if (thread_name(h, S, rr->thread_serial, buf, sizeof buf))
+				cJSON_AddStringToObject(e, "thread", buf);
+			if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
+			    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
+				cJSON_AddStringToObject(e, "frame", buf);
+		}
+		cJSON_AddItemToArray(arr, e);
+	}
+	*doc = j;
+	return EXIT_OK;
+}
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	const struct roots_result *t = res;
+	const hp_heap *h = t->h;
+	const struct hp_retained *R = t->R;
+	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
+	char a[32], b[32], c2[32], lab[800], buf[1024];
+	cli_partial_note(f, S);
+	fprintf(f, "%-20s %10s %10s %10s  %s\n", "kind", "roots", "objects", "retained", "(what these roots retain alone)");
+	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
+		if (!R->kinds[k].roots)
+			continue;
+		fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), fmt_count(R->kinds[k].roots, a, sizeof a),
+			fmt_count(R->kinds[k].objects, b, sizeof b), fmt_bytes(R->kinds[k].retained, c2, sizeof c2));
+	}
+	fprintf(f, "held jointly by several roots: %s; unreachable: %s objects, %s",
+		fmt_bytes(R->joint, a, sizeof a), fmt_count(R->unreachable, b, sizeof b),
+		fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
+	if (t->missing)
+		fprintf(f, "; %s roots name objects the dump does not hold", fmt_count(t->missing, a, sizeof a));
+	fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+	fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%", "kind", "root");
+	for (size_t i = 0; i < t->shown; i++) {
+		uint32_t v = t->rows[i].v;
+		char kinds[128] = "";
+		size_t kl = 0;
+		for (int k = 0; k < HP_ROOT_NKINDS; k++)
+			if (R->root_kinds[v] & (1u << k)) {
+				int w = snprintf(kinds + kl, sizeof kinds - kl, "%s%s", kl ? "," : "", hp_root_kind_name(k));
+				if (w > 0 && (size_t)w < sizeof kinds - kl)
+					kl += (size_t)w;
+			}
+		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", fmt_bytes(R->retained[v], a, sizeof a),
+			all ? 100.0 * R->retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
+		const struct hp_root_rec *rr = thread_root(h, v);
+		if (!rr)
+			continue;
+		char nm[512];
+		if (thread_name(h, S, rr->thread_serial, nm, sizeof nm))
+			snprintf(buf, sizeof buf, "\"%s\"", nm);
+		else
+			snprintf(buf, sizeof buf, "thread %u", rr->thread_serial);
+		fprintf(f, "%10s  %6s  %-24s    %s", "", "", "", buf);
+		if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
+		    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
+			fprintf(f, " %s", buf);
+		fputc('\n', f);
+	}
+	if (t->shown < t->n)
+		fprintf(f, "... %s more roots\n", fmt_count(t->n - t->shown, a, sizeof a));
+	return EXIT_OK;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_roots = {
+	.name = "roots",
+	.usage = "hprofan roots FILE [--top N]",
+	.summary = "GC roots and what they retain",
+	.min_files = 1, .max_files = 1,
+	.options = tables,
+	.own_size = sizeof(struct roots_opts),
+	.defaults = defaults,
+	.run = cli_run_one,
+	.collect = collect, .json = json, .text = text, .release = release,
+};

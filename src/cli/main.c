@@ -1,379 +1,374 @@
-/* hprofan: argv, the command table, exit codes. */
-#include "cli/cli.h"
+/* hprofan: argv, the command table, help, exit codes. */
+#include "cli/command.h"
 #include "parser/alloc.h"
 
-#include <errno.h>
-#include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#define HPROFAN_VERSION "0.1.0"
+extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_object, cmd_path,
+	cmd_browse;
 
-static const struct cli_cmd commands[] = {
-	{ "top", "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME]", cmd_top },
-	{ "info", "hprofan info FILE [options]", cmd_info },
-	{ "dominators", "hprofan dominators FILE [--depth D] [--group=class] [--top N]", cmd_dominators },
-	{ "roots", "hprofan roots FILE [--top N]", cmd_roots },
-	{ "object", "hprofan object FILE ID [--top N] [--all-weak]", cmd_object },
-	{ "path", "hprofan path FILE ID [--top N] [--all-weak]", cmd_path },
-	{ "browse", "hprofan browse FILE [options]", cmd_browse },
+const struct cli_command *const cli_commands[] = {
+	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_object, &cmd_path, &cmd_browse, NULL
 };
 
-static const char usage_text[] =
-"usage: hprofan [top] FILE [--top [N]] [options]  class histogram (default 20 rows)\n"
-"       hprofan info FILE [options]             what the dump holds\n"
-"       hprofan dominators FILE [options]       the top of the dominator tree\n"
-"       hprofan roots FILE [options]            GC roots and what they retain\n"
-"       hprofan object FILE ID [options]        one object: fields, referrers, path\n"
-"       hprofan path FILE ID [options]          shortest paths from GC roots to ID\n"
-"       hprofan browse FILE [options]           browse interactively (also: FILE -i)\n"
-"       hprofan help [COMMAND] | --help | --version\n"
-"\n"
-"FILE is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for standard input.\n"
-"\n"
-"options:\n"
-"  --top [N]              show the N largest rows (default 20; 0 shows all)\n"
-"  --sort=KEY             retained (default), shallow (default with --fast),\n"
-"                         count or name\n"
-"  --fast                 shallow sizes only, in one streaming pass\n"
-"  --filter RE            only classes whose name matches the PCRE2 pattern RE\n"
-"  --exclude RE           leave out classes whose name matches RE\n"
-"  --heap NAME            Android: only the objects of heap NAME (app, zygote, image)\n"
-"  --dump N               analyse heap dump N of the file (0-based; default 0)\n"
-"  --size-model=MODEL     mat (HotSpot default), ahat (Android default), raw,\n"
-"                         visualvm or netbeans\n"
-"  --ref-size N           reference size in bytes (default: inferred)\n"
-"  --header-size N        object header size in bytes (default: inferred)\n"
-"  --align N              object alignment in bytes (default: inferred)\n"
-"  --weak=POLICY          follow (HotSpot default), skip (soft, weak, final and\n"
-"                         phantom referents are not references) or skip-weak\n"
-"                         (soft referents followed; Android default)\n"
-"  --roots=POLICY         threads (HotSpot default: a thread retains its stack\n"
-"                         locals) or all (every root under the super-root)\n"
-"  --depth D              dominators: levels of the tree to show (default 1)\n"
-"  --group=class          dominators: merge same-class siblings\n"
-"  --retained-set         top: also the retained set of all objects of the rows\n"
-"                         selected (what would be freed without them)\n"
-"  --all-weak             object, path: paths may go through the referents of\n"
-"                         soft, weak, final and phantom references\n"
-"  -i                     browse the dump interactively (hprofan browse FILE)\n"
-"  --json                 write JSON (schema hprofan/1) instead of a table\n"
-"  -o FILE                write the output to FILE (atomically)\n"
-"  --salvage              analyse a truncated or corrupt dump up to the break\n"
-"  --quiet                no progress display\n"
-"  --max-memory SIZE      refuse to build a model larger than SIZE and say how\n"
-"                         much it needs; SIZE is bytes, or with K, M, G, T (or\n"
-"                         KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
-"                         (powers of ten)\n"
-"  --stats                print time, throughput and peak memory on stderr\n"
-"  -h, --help             this help\n"
-"  --version              the version\n"
-"\n"
-"exit status: 0 success, 1 bad or corrupt input, 2 usage error, 3 truncated dump,\n"
-"4 out of memory.\n";
-
-static int usage_error(const char *fmt, const char *arg)
+const struct cli_command *cli_command_find(const char *name)
 {
-	fputs("hprofan: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nhprofan: try 'hprofan --help'\n", stderr);
-	return EXIT_USAGE;
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-/*
- * --max-memory SIZE: digits, an optional fraction, an optional unit.  K, M,
- * G, T (either case) and KiB, MiB, GiB, TiB are powers of 1024, as the sizes
- * hprofan prints are; kB/KB, MB, GB, TB powers of 1000 (as GNU tools read
- * them); B or nothing is bytes.  A fraction (1.5G) is rounded down to a
- * byte; 0, a fraction of a byte and anything else are refused.
- */
-static int parse_size(const char *s, uint64_t *out)
-{
-	static const struct { const char *unit; uint64_t mult; } units[] = {
-		{ "", 1 }, { "B", 1 },
-		{ "K", 1ull << 10 }, { "M", 1ull << 20 }, { "G", 1ull << 30 }, { "T", 1ull << 40 },
-		{ "k", 1ull << 10 }, { "m", 1ull << 20 }, { "g", 1ull << 30 }, { "t", 1ull << 40 },
-		{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
-		{ "kB", 1000 }, { "KB", 1000 }, { "MB", 1000000 }, { "GB", 1000000000 },
-		{ "TB", 1000000000000ull },
-	};
-	const char *p = s;
-	uint64_t whole = 0, frac = 0, scale = 1;
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > (UINT64_MAX - 9) / 10)
-			return -1;
-		whole = whole * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return -1;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			if (scale >= 1000000)
-				return -1;       /* six digits are plenty (and cannot overflow below) */
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			scale *= 10;
-		}
-	}
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strcmp(p, units[i].unit))
-			continue;
-		uint64_t m = units[i].mult;
-		if (whole > UINT64_MAX / m)
-			return -1;
-		if (frac && m == 1)
-			return -1;       /* a fraction of a byte */
-		uint64_t part = frac * m / scale;     /* rounded down to a byte */
-		if (whole * m > UINT64_MAX - part || whole * m + part == 0)
-			return -1;
-		*out = whole * m + part;
-		return 0;
-	}
-	return -1;
-}
-
-static int is_number(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return 0;
-	return 1;
-}
-
-/* --name=value or --name value */
-static const char *optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, n) == 0 && a[n] == '=')
-		return a + n + 1;
-	if (strcmp(a, name) == 0 && *i + 1 < argc)
-		return argv[++*i];
+	for (const struct cli_command *const *c = cli_commands; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
 	return NULL;
 }
 
-static int matches(const char *a, const char *name)
+/* the command named on the command line, for "try 'hprofan help X'" */
+static const char *named_command;
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-	size_t n = strlen(name);
-	return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+	va_list ap;
+	fputs("hprofan: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (!cmd)
+		cmd = named_command;
+	if (cmd)
+		fprintf(stderr, "hprofan: try 'hprofan help %s'\n", cmd);
+	else
+		fputs("hprofan: try 'hprofan --help'\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* ---- help --------------------------------------------------------------- */
+
+/* "hprofan dominators FILE [options]" */
+static void usage_of(const struct cli_command *c, char *u, size_t n)
+{
+	if (c == &cmd_top)
+		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
+	else
+		snprintf(u, n, "hprofan %s FILE%s%s%s [options]", c->name, c->max_files > 1 ? "..." : "",
+			 c->args ? " " : "", c->args ? c->args : "");
+}
+
+static void usage_lines(FILE *f)
+{
+	int first = 1, w = 0;
+	char u[160];
+	for (const struct cli_command *const *c = cli_commands; *c; c++) {
+		usage_of(*c, u, sizeof u);
+		if ((int)strlen(u) > w)
+			w = (int)strlen(u);
+	}
+	for (const struct cli_command *const *c = cli_commands; *c; c++) {
+		usage_of(*c, u, sizeof u);
+		fprintf(f, "%s %-*s  %s\n", first ? "usage:" : "      ", w, u, (*c)->summary);
+		first = 0;
+	}
+	fprintf(f, "       %-*s  %s\n", w, "hprofan FILE -i [options]", "the same as hprofan browse FILE");
+	fputs("       hprofan help [COMMAND] | --help | --version\n", f);
+}
+
+/* every option once, in the order of the commands' tables */
+static void all_options(FILE *f)
+{
+	const struct cli_option *seen[128];
+	size_t nseen = 0;
+	for (const struct cli_command *const *c = cli_commands; *c; c++) {
+		for (const struct cli_option *const *t = (*c)->options; *t; t++) {
+			for (const struct cli_option *o = *t; o->name; o++) {
+				size_t i;
+				for (i = 0; i < nseen; i++)
+					if (!strcmp(seen[i]->name, o->name))
+						break;
+				if (i < nseen || nseen == sizeof seen / sizeof seen[0])
+					continue;
+				seen[nseen++] = o;
+			}
+		}
+	}
+	/* the list, with the commands that take each option */
+	for (size_t i = 0; i < nseen; i++) {
+		const struct cli_option *o = seen[i];
+		char who[200] = "";
+		size_t wl = 0, n = 0, all = 0;
+		for (const struct cli_command *const *c = cli_commands; *c; c++, all++) {
+			const char *v;
+			if (!cli_option_find(*c, o->name, &v))
+				continue;
+			int k = snprintf(who + wl, sizeof who - wl, "%s%s", n ? ", " : "", (*c)->name);
+			if (k > 0 && (size_t)k < sizeof who - wl)
+				wl += (size_t)k;
+			n++;
+		}
+		char spec[64];
+		if (o->alias && o->alias[1] != '-')
+			snprintf(spec, sizeof spec, "%s, %s", o->alias, o->spec);
+		else
+			snprintf(spec, sizeof spec, "%s", o->spec);
+		fprintf(f, "  %-21s  %s\n", spec, n == all ? "every command" : who);
+	}
+}
+
+static int help(const struct cli_command *c)
+{
+	if (!c) {
+		usage_lines(stdout);
+		fputs("\n"
+		      "FILE is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for standard input.\n"
+		      "'hprofan help COMMAND' says what COMMAND's options do.\n"
+		      "\n"
+		      "options (and the commands that take them):\n", stdout);
+		all_options(stdout);
+		fputs("  -i                     hprofan FILE -i is hprofan browse FILE\n"
+		      "  -h, --help             this help\n"
+		      "  --version              the version\n"
+		      "\n"
+		      "exit status: 0 success, 1 bad or corrupt input, 2 usage error, 3 truncated dump,\n"
+		      "4 out of memory.\n", stdout);
+		return EXIT_OK;
+	}
+	char sum[200];
+	snprintf(sum, sizeof sum, "%s", c->summary);
+	if (c != &cmd_top && sum[0] >= 'a' && sum[0] <= 'z')
+		sum[0] = (char)(sum[0] - 'a' + 'A');
+	printf("usage: %s\n\n%s%s.\n\noptions:\n", c->usage, c == &cmd_top ? "The default command: the " : "", sum);
+	cli_help_options(stdout, c);
+	return EXIT_OK;
+}
+
+/* ---- "did you mean" ------------------------------------------------------- */
+
+/* Damerau-Levenshtein distance of two short words (optimal string
+ * alignment), capped: words longer than 31 bytes are "far" */
+static int distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 31 || m > 31)
+		return 99;
+	int d[32][32];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int cost = a[i - 1] != b[j - 1];
+			int v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m];
+}
+
+/* the command nearest to word, or NULL when none is close */
+static const struct cli_command *nearest(const char *word)
+{
+	const struct cli_command *best = NULL;
+	int bd = 3;
+	for (const struct cli_command *const *c = cli_commands; *c; c++) {
+		int d = distance(word, (*c)->name);
+		size_t wl = strlen(word), cl = strlen((*c)->name);
+		if (wl >= 3 && !strncmp(word, (*c)->name, wl < cl ? wl : cl))
+			d = d < 1 ? d : 1;     /* a prefix: "dom", "dominator" */
+		if (d < bd) {
+			bd = d;
+			best = *c;
+		}
+	}
+	return best;
+}
+
+/* a word that is no file and looks like a command mistyped */
+static int mistyped(const char *w, const struct cli_command **near)
+{
+	struct stat st;
+	if (!strcmp(w, "-") || strchr(w, '/') || strchr(w, '.') || stat(w, &st) == 0)
+		return 0;
+	*near = nearest(w);
+	return *near != NULL;
+}
+
+/* ---- argv ----------------------------------------------------------------- */
+
+/* The option argv[*i] of command c (or, when c is NULL, of any command):
+ * stores it and its value, advancing *i past a value in the next word. */
+static int take_option(const struct cli_command *c, int argc, char **argv, int *i, struct cli_common *com,
+		       void *own)
+{
+	const char *a = argv[*i], *val = NULL;
+	const struct cli_option *o = cli_option_find(c, a, &val);
+	if (!o) {
+		if (cli_option_any(a, &val)) {
+			char name[64];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+			return cli_usage_error(c->name, "%s: %s is not an option of '%s'", c->name, name, c->name);
+		}
+		return cli_usage_error(named_command ? c->name : NULL, "unknown option: %s", a);
+	}
+	switch (o->kind) {
+	case OPT_FLAG:
+		if (val)
+			return cli_usage_error(NULL, "%s takes no value", o->name);
+		return cli_option_set(o, a, NULL, com, own);
+	case OPT_OPTNUM:
+		if (!val && *i + 1 < argc && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9' &&
+		    strspn(argv[*i + 1], "0123456789") == strlen(argv[*i + 1]))
+			val = argv[++*i];
+		return cli_option_set(o, a, val, com, own);
+	default:
+		if (!val) {
+			if (*i + 1 >= argc)
+				return cli_usage_error(NULL, "%s %s", a, o->needs);
+			val = argv[++*i];
+		}
+		return cli_option_set(o, a, val, com, own);
+	}
+}
+
+/* whether argv[i], an option, takes the next word as its value (for the
+ * scan that finds the command before its options are known) */
+static int takes_next(int argc, char **argv, int i)
+{
+	const char *val;
+	const struct cli_option *o = cli_option_any(argv[i], &val);
+	if (!o || val || i + 1 >= argc)
+		return 0;
+	if (o->kind == OPT_VALUE)
+		return 1;
+	return o->kind == OPT_OPTNUM && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' &&
+	       strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]);
 }
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o;
-	memset(&o, 0, sizeof o);
-	o.top = 20;
-	o.weak = -1;
-	o.roots = -1;
-	o.depth = 1;
-	const char *positional[4];
-	int npos = 0;
-	int help = 0;
-
+	/* the first pass: the command, help, version, -i */
+	int first = -1, want_help = 0, interactive = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char *v;
-		if (a[0] != '-' || strcmp(a, "-") == 0) {
-			if (npos >= 4)
-				return usage_error("too many arguments: %s", a);
-			positional[npos++] = a;
-			continue;
-		}
-		if (strcmp(a, "--") == 0) {
-			while (++i < argc && npos < 4)
-				positional[npos++] = argv[i];
+		if (!strcmp(a, "--")) {
+			if (first < 0 && i + 1 < argc)
+				first = i + 1;
 			break;
 		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			help = 1;
-		} else if (strcmp(a, "--version") == 0) {
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			if (first < 0)
+				first = i;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			want_help = 1;
+		else if (!strcmp(a, "--version")) {
 			printf("hprofan %s\n", HPROFAN_VERSION);
 			return EXIT_OK;
-		} else if (matches(a, "--top")) {
-			o.top_given = 1;
-			if (a[5] == '=') {
-				if (parse_int(a + 6, 0, INT_MAX, &o.top))
-					return usage_error("--top: expected a number, got '%s'", a + 6);
-			} else if (i + 1 < argc && is_number(argv[i + 1])) {
-				if (parse_int(argv[++i], 0, INT_MAX, &o.top))
-					return usage_error("--top: number too large: %s", argv[i]);
-			}
-		} else if (matches(a, "--sort")) {
-			if (!(v = optval(argc, argv, &i, "--sort")))
-				return usage_error("%s needs a value: count, shallow or name", a);
-			o.sort = v;
-		} else if (matches(a, "--filter")) {
-			if (!(v = optval(argc, argv, &i, "--filter")))
-				return usage_error("%s needs a regular expression", a);
-			o.filter = v;
-		} else if (matches(a, "--exclude")) {
-			if (!(v = optval(argc, argv, &i, "--exclude")))
-				return usage_error("%s needs a regular expression", a);
-			o.exclude = v;
-		} else if (matches(a, "--heap")) {
-			if (!(v = optval(argc, argv, &i, "--heap")))
-				return usage_error("%s needs a heap name", a);
-			o.heap = v;
-		} else if (matches(a, "--dump")) {
-			if (!(v = optval(argc, argv, &i, "--dump")) || parse_int(v, 0, INT_MAX, &o.dump_index))
-				return usage_error("%s needs a dump number (0, 1, ...)", a);
-		} else if (matches(a, "--size-model")) {
-			if (!(v = optval(argc, argv, &i, "--size-model")))
-				return usage_error("%s needs a value: mat, ahat, raw, visualvm or netbeans", a);
-			if (!strcmp(v, "mat"))
-				o.size_kind = HP_SIZE_MAT;
-			else if (!strcmp(v, "ahat"))
-				o.size_kind = HP_SIZE_AHAT;
-			else if (!strcmp(v, "raw"))
-				o.size_kind = HP_SIZE_RAW;
-			else if (!strcmp(v, "visualvm"))
-				o.size_kind = HP_SIZE_VISUALVM;
-			else if (!strcmp(v, "netbeans"))
-				o.size_kind = HP_SIZE_NETBEANS;
-			else
-				return usage_error("--size-model=%s: expected mat, ahat, raw, visualvm or netbeans", v);
-		} else if (matches(a, "--ref-size")) {
-			if (!(v = optval(argc, argv, &i, "--ref-size")) || parse_int(v, 4, 8, &o.ref_size) ||
-			    (o.ref_size != 4 && o.ref_size != 8))
-				return usage_error("%s needs 4 or 8", a);
-		} else if (matches(a, "--header-size")) {
-			if (!(v = optval(argc, argv, &i, "--header-size")) || parse_int(v, 0, 64, &o.header_size))
-				return usage_error("%s needs a size in bytes (0..64)", a);
-		} else if (matches(a, "--align")) {
-			if (!(v = optval(argc, argv, &i, "--align")) || parse_int(v, 1, 256, &o.align) ||
-			    (o.align & (o.align - 1)))
-				return usage_error("%s needs a power of two from 1 to 256", a);
-		} else if (matches(a, "--weak")) {
-			if (!(v = optval(argc, argv, &i, "--weak")))
-				return usage_error("%s needs a value: follow, skip or skip-weak", a);
-			if (!strcmp(v, "follow"))
-				o.weak = HP_WEAK_FOLLOW;
-			else if (!strcmp(v, "skip"))
-				o.weak = HP_WEAK_SKIP;
-			else if (!strcmp(v, "skip-weak"))
-				o.weak = HP_WEAK_SKIP_WEAK;
-			else
-				return usage_error("--weak=%s: expected follow, skip or skip-weak", v);
-		} else if (matches(a, "--roots")) {
-			if (!(v = optval(argc, argv, &i, "--roots")))
-				return usage_error("%s needs a value: threads or all", a);
-			if (!strcmp(v, "threads"))
-				o.roots = HP_ROOTS_THREADS;
-			else if (!strcmp(v, "all"))
-				o.roots = HP_ROOTS_ALL;
-			else
-				return usage_error("--roots=%s: expected threads or all", v);
-		} else if (matches(a, "--depth")) {
-			if (!(v = optval(argc, argv, &i, "--depth")) || parse_int(v, 1, 1000, &o.depth))
-				return usage_error("%s needs a number of levels (1..1000)", a);
-		} else if (matches(a, "--group")) {
-			if (!(v = optval(argc, argv, &i, "--group")) || strcmp(v, "class"))
-				return usage_error("%s: the only grouping is --group=class", a);
-			o.group_class = 1;
-		} else if (strcmp(a, "--retained-set") == 0) {
-			o.retained_set = 1;
-		} else if (strcmp(a, "--all-weak") == 0) {
-			o.all_weak = 1;
-		} else if (strcmp(a, "-i") == 0) {
-			o.interactive = 1;
-		} else if (strcmp(a, "--json") == 0) {
-			o.json = 1;
-		} else if (strcmp(a, "-o") == 0 || matches(a, "--output")) {
-			if (strcmp(a, "-o") == 0) {
-				if (i + 1 >= argc)
-					return usage_error("%s needs a file name", a);
-				o.output = argv[++i];
-			} else if (!(o.output = optval(argc, argv, &i, "--output"))) {
-				return usage_error("%s needs a file name", a);
-			}
-		} else if (strcmp(a, "--salvage") == 0) {
-			o.salvage = 1;
-		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-			o.quiet = 1;
-		} else if (strcmp(a, "--stats") == 0) {
-			o.stats = 1;
-		} else if (matches(a, "--max-memory")) {
-			if (!(v = optval(argc, argv, &i, "--max-memory")))
-				return usage_error("%s needs a size (such as 512M or 4G)", a);
-			if (parse_size(v, &o.max_memory))
-				return usage_error("--max-memory %s: expected a size of more than 0 bytes, "
-						   "such as 512M, 4G or 1.5GiB", v);
-		} else if (strcmp(a, "--fast") == 0) {
-			o.fast = 1;
-		} else {
-			return usage_error("unknown option: %s", a);
-		}
+		} else if (!strcmp(a, "-i"))
+			interactive = 1;
+		else if (takes_next(argc, argv, i))
+			i++;
 	}
-
-	const struct cli_cmd *cmd = NULL;
-	int first = 0;
-	if (npos > 0) {
-		if (strcmp(positional[0], "help") == 0) {
-			if (npos > 1) {
-				for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-					if (strcmp(commands[k].name, positional[1]) == 0) {
-						printf("usage: %s\n", commands[k].usage);
-						return EXIT_OK;
-					}
-				return usage_error("help: no such command: %s", positional[1]);
-			}
-			fputs(usage_text, stdout);
-			return EXIT_OK;
+	const struct cli_command *cmd = NULL;
+	int explicit = 0;
+	if (first >= 0 && !strcmp(argv[first], "help")) {
+		for (int i = first + 1; i < argc; i++) {
+			if (argv[i][0] == '-')
+				continue;
+			const struct cli_command *c = cli_command_find(argv[i]), *near;
+			if (c)
+				return help(c);
+			if ((near = nearest(argv[i])))
+				return cli_usage_error(NULL, "help: unknown command '%s'; did you mean '%s'?", argv[i], near->name);
+			return cli_usage_error(NULL, "help: no such command: %s", argv[i]);
 		}
-		for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-			if (strcmp(commands[k].name, positional[0]) == 0) {
-				cmd = &commands[k];
-				first = 1;
-			}
+		return help(NULL);
 	}
-	if (help) {
-		if (cmd)
-			printf("usage: %s\n", cmd->usage);
-		else
-			fputs(usage_text, stdout);
-		return EXIT_OK;
+	if (first >= 0 && (cmd = cli_command_find(argv[first])))
+		explicit = 1;
+	if (want_help)
+		return help(cmd);
+	if (explicit)
+		named_command = cmd->name;
+	if (interactive) {
+		if (explicit && cmd != &cmd_browse)
+			return cli_usage_error(NULL, "-i browses the dump; it does not go with '%s'", cmd->name);
+		cmd = &cmd_browse;
 	}
 	if (!cmd)
-		cmd = &commands[0];
-	if (o.interactive) {
-		if (first && cmd->run != cmd_browse)
-			return usage_error("-i browses the dump; it does not go with '%s'", cmd->name);
-		for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-			if (commands[k].run == cmd_browse)
-				cmd = &commands[k];
+		cmd = &cmd_top;
+
+	/* the second pass: options into their tables, the rest positional */
+	struct cli_common com;
+	memset(&com, 0, sizeof com);
+	com.weak = -1;
+	com.roots = -1;
+	void *own = cmd->own_size ? calloc(1, cmd->own_size) : NULL;
+	const char **pos = calloc((size_t)argc + 1, sizeof *pos);
+	if ((cmd->own_size && !own) || !pos) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
 	}
-	/* object and path take an object id after the file */
-	int want_id = cmd->run == cmd_object || cmd->run == cmd_path;
-	if (want_id && npos - first == 1)
-		return usage_error("missing the object id: hprofan %s FILE ID", cmd->name);
-	if (want_id && npos - first == 2)
-		o.object_id = positional[--npos];
-	if (npos - first < 1)
-		return usage_error("%s", npos ? "missing the dump file" : "missing the dump file: hprofan FILE --top");
-	if (npos - first > 1)
-		return usage_error("unexpected argument: %s", positional[first + 1]);
-	o.file = positional[first];
-	o.command = cmd->name;
+	if (cmd->defaults)
+		cmd->defaults(own);
+	int npos = 0, rc = EXIT_OK;
+	for (int i = 1; i < argc && rc == EXIT_OK; i++) {
+		const char *a = argv[i];
+		if (explicit && i == first)
+			continue;
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				pos[npos++] = argv[i];
+			break;
+		}
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			pos[npos++] = a;
+			continue;
+		}
+		if (!strcmp(a, "-i") && cmd == &cmd_browse)
+			continue;
+		rc = take_option(cmd, argc, argv, &i, &com, own);
+	}
+	if (rc) {
+		free(own);
+		free(pos);
+		return rc;
+	}
+
+	/* FILE... and what follows */
+	int nargs = cmd->args ? 1 : 0;
+	const struct cli_command *near;
+	if (!explicit && npos > 0 && mistyped(pos[0], &near)) {
+		rc = cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", pos[0], near->name);
+	} else if (npos < cmd->min_files) {
+		rc = cli_usage_error(NULL, "%s", !explicit ? "missing the dump file: hprofan FILE --top"
+						 : "missing the dump file");
+	} else if (nargs && npos == cmd->min_files) {
+		rc = cli_usage_error(NULL, "missing the object id: hprofan %s FILE %s", cmd->name, cmd->args);
+	} else if (npos > cmd->max_files + nargs) {
+		rc = cli_usage_error(NULL, "unexpected argument: %s", pos[cmd->max_files + nargs]);
+	}
+	if (rc) {
+		free(own);
+		free(pos);
+		return rc;
+	}
+	struct cli_ctx x = {
+		.cmd = cmd, .c = &com, .files = pos, .nfiles = npos - nargs,
+		.args = pos + npos - nargs, .nargs = nargs, .own = own,
+	};
 	/* from here on every allocation counts against the limit */
-	if (o.max_memory)
-		hp_alloc_set_limit(o.max_memory);
-	int rc = cmd->run(&o);
+	if (com.max_memory)
+		hp_alloc_set_limit(com.max_memory);
+	rc = cmd->run(&x);
 	if (rc == EXIT_NOMEM)
-		cli_limit_hit(o.file);
+		cli_limit_hit(x.files[0]);
+	free(own);
+	free(pos);
 	return rc;
 }

@@ -785,12 +785,6 @@ int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, stru
 
 /* ---- how one object refers to another ------------------------------- */
 
-static int thread_local_kind(int kind)
-{
-	return kind == HP_ROOT_JAVA_FRAME || kind == HP_ROOT_JNI_LOCAL ||
-	       kind == HP_ROOT_NATIVE_STACK || kind == HP_ROOT_THREAD_BLOCK;
-}
-
 /* no field or element holds to: a stack local of thread from, or its class */
 static void indirect_ref(const hp_heap *h, size_t from, size_t to, struct hp_objref *out)
 {
@@ -798,7 +792,7 @@ static void indirect_ref(const hp_heap *h, size_t from, size_t to, struct hp_obj
 		return;
 	for (size_t i = 0; i < h->nroots; i++) {
 		const struct hp_root_rec *r = &h->roots[i];
-		if (r->object != h->ids[to] || !r->has_thread || !thread_local_kind(r->kind))
+		if (r->object != h->ids[to] || !r->has_thread || !hp_root_thread_local(r->kind))
 			continue;
 		uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
 		if (t == HP_IDMAP_NONE || h->threads[t].object_id != h->ids[from])

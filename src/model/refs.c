@@ -24,7 +24,7 @@ struct layout {
 };
 
 struct builder {
-	hp_heap *h;
+	const hp_heap *h;
 	const struct hp_refs_opts *o;
 	struct hp_refs *R;
 	struct layout *lay;   /* per class */
@@ -120,7 +120,7 @@ static int skip_kind(int policy, int kind)
 
 static int make_layout(struct builder *B, uint32_t cls)
 {
-	hp_heap *h = B->h;
+	const hp_heap *h = B->h;
 	struct layout *L = &B->lay[cls];
 	unsigned I = h->I;
 	uint32_t nrefs = 0;
@@ -317,7 +317,7 @@ static int note_referent(struct builder *B, size_t from, uint64_t id)
 static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
 {
 	struct builder *B = ud;
-	hp_heap *h = B->h;
+	const hp_heap *h = B->h;
 	size_t from = obj_of(B, id);
 	if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_INSTANCE)
 		return HP_OK;
@@ -378,7 +378,7 @@ static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const
 /* edges that come from the model, not from the records */
 static int model_edges(struct builder *B)
 {
-	hp_heap *h = B->h;
+	const hp_heap *h = B->h;
 	for (size_t i = 0; i < h->nclasses; i++) {
 		const struct hp_class *c = &h->classes[i];
 		if (!c->dumped)
@@ -400,7 +400,7 @@ static int model_edges(struct builder *B)
 		return HP_OK;
 	for (size_t i = 0; i < h->nroots; i++) {
 		const struct hp_root_rec *r = &h->roots[i];
-		if (!r->has_thread || r->kind == HP_ROOT_THREAD_OBJECT || r->kind == HP_ROOT_JNI_MONITOR)
+		if (!r->has_thread || !hp_root_thread_local(r->kind))
 			continue;
 		uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
 		if (t == HP_IDMAP_NONE || !h->threads[t].object_id)
@@ -443,7 +443,7 @@ static int pass(struct builder *B, const char *path)
 	return rc;
 }
 
-int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
+int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		  struct hp_refs *R, struct hp_error *err)
 {
 	memset(R, 0, sizeof *R);

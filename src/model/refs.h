@@ -62,7 +62,7 @@ struct hp_refs {
 	uint64_t short_instances;   /* instances with fewer field bytes than their layout */
 };
 
-int hp_refs_build(hp_heap *h, const char *path, const struct hp_refs_opts *o,
+int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		  struct hp_refs *out, struct hp_error *err) HP_MUST_USE;
 void hp_refs_release(struct hp_refs *r);
 

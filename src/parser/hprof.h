@@ -42,6 +42,15 @@ enum hp_root_kind {
 	HP_ROOT_VM_INTERNAL, HP_ROOT_JNI_MONITOR, HP_ROOT_UNREACHABLE,
 	HP_ROOT_NKINDS
 };
+/* Roots that hold an object for a thread, on its stack: JAVA FRAME, JNI
+ * LOCAL, NATIVE STACK, THREAD BLOCK (a thread retains them under Eclipse
+ * MAT's rule).  THREAD OBJECT and JNI MONITOR also name a thread, but are
+ * not its locals. */
+static inline int hp_root_thread_local(int kind)
+{
+	return kind == HP_ROOT_JAVA_FRAME || kind == HP_ROOT_JNI_LOCAL || kind == HP_ROOT_NATIVE_STACK ||
+	       kind == HP_ROOT_THREAD_BLOCK;
+}
 const char *hp_root_kind_name(int kind);   /* "JNI global", "Java frame", ... */
 const char *hp_root_kind_key(int kind);    /* "jni_global", "java_frame", ... */
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The shell completions (completions/hprofan.bash, completions/_hprofan):
-#  (a) their lists are `hprofan --help`'s: the same options, the same
-#      commands, the options that take a value (and which are written
+#  (a) their lists are hprofan's: the commands `hprofan --help` names, for
+#      each command the options `hprofan help COMMAND` lists (its option
+#      table), the options that take a value (and which are written
 #      --opt=VALUE), so adding an option or command without completing it
 #      fails here; what is only planned is not offered yet;
 #  (b) the values they offer are values hprofan accepts, and the values --help
@@ -38,21 +39,29 @@ same() {
   fail "$1" "extra: '${extra}', missing: '${missing}'"
 }
 
-# ---- what --help says ----------------------------------------------------------
+# ---- what hprofan says -----------------------------------------------------------
 
-# options: every long option --help mentions, every short one on an option line
-# (as tests/cli/manpage.sh reads them)
-{ grep -oE -- '--[a-z][a-z0-9-]*' "$TMPD/help"
-  grep -E '^ +-' "$TMPD/help" | sed -E 's/^ +//; s/  +.*//' |
-    grep -oE -- '(^|[ ,])-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[ ,]//'
-} | LC_ALL=C sort -u >"$TMPD/help-opts"
-# option lines: "SPEC  DESCRIPTION"; SPEC is "-h, --help", "--filter RE",
-# "--sort=KEY" or "--top [N]" (an optional value: the next word only if a number)
-# (a line indented deeper, not starting with '-', continues the one before)
-awk '/^ +-/ { if (l != "") print l; l = $0; sub(/^ +/, "", l); next }
+# commands: the word after "hprofan" on each usage line (from "usage:" to the
+# first blank line) that is a lower-case name, or one in brackets ("[top]")
+awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
+  grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | LC_ALL=C sort -u >"$TMPD/help-cmds"
+# each command's option lines ("SPEC  DESCRIPTION"; SPEC is "-q, --quiet",
+# "--filter RE", "--sort=KEY" or "--top [N]": an optional value, the next word
+# only if a number; a line indented deeper, not starting with '-', continues
+# the one before), into help-lines.CMD, and all of them into help-lines
+: >"$TMPD/help-lines"
+for c in $(grep -vx help "$TMPD/help-cmds"); do
+  "$HPROFAN" help "$c" | awk '/^options:/ { on = 1; next } !on { next }
+     /^ +-/ { if (l != "") print l; l = $0; sub(/^ +/, "", l); next }
      l != "" && /^      +[^ -]/ { s = $0; sub(/^ +/, "", s); l = l " " s; next }
      { if (l != "") print l; l = "" }
-     END { if (l != "") print l }' "$TMPD/help" >"$TMPD/help-lines"
+     END { if (l != "") print l }' >"$TMPD/help-lines.$c"
+  cat "$TMPD/help-lines.$c" >>"$TMPD/help-lines"
+done
+LC_ALL=C sort -u -o "$TMPD/help-lines" "$TMPD/help-lines"
+# names SPEC-LINES: every option name of the specs, one a line
+names() { sed -E 's/  +.*//' "$1" | tr ',' '\n' | grep -oE -- '^ *-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed 's/^ *//' | LC_ALL=C sort -u; }
+names "$TMPD/help-lines" >"$TMPD/help-opts"
 : >"$TMPD/help-valued"; : >"$TMPD/help-equals"
 while IFS= read -r line; do
   spec=${line%%  *}
@@ -65,27 +74,28 @@ while IFS= read -r line; do
     " "*) echo "$opt" >>"$TMPD/help-valued" ;;
   esac
 done <"$TMPD/help-lines"
-# helpdesc OPTION: the description --help gives OPTION
+LC_ALL=C sort -u -o "$TMPD/help-valued" "$TMPD/help-valued"
+LC_ALL=C sort -u -o "$TMPD/help-equals" "$TMPD/help-equals"
+# helpdesc OPTION: the description help gives OPTION (each command's, once)
 helpdesc() { awk -v o="$1" '{ s = $0; sub(/  +.*/, "", s); n = split(s, a, /, /)
                               sub(/[ =].*/, "", a[n]); if (a[n] == o) { sub(/^[^ ]+( [^ ]+)?  +/, ""); print } }' \
-               "$TMPD/help-lines"; }
-# commands: the word after "hprofan" on each usage line (from "usage:" to the
-# first blank line) that is a lower-case name, or one in brackets ("[top]")
-awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
-  grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | LC_ALL=C sort -u >"$TMPD/help-cmds"
+               "$TMPD/help-lines" | LC_ALL=C sort -u; }
+# takers OPTION: the commands whose table has OPTION
+takers() { local c; for c in $(grep -vx help "$TMPD/help-cmds"); do
+             names "$TMPD/help-lines.$c" | grep -qxF -- "$1" && printf '%s ' "$c"; done; }
 if [ ! -s "$TMPD/help-opts" ] || [ ! -s "$TMPD/help-cmds" ]; then
-  fail completion-help-lists "found no options or no commands in hprofan --help"
+  fail completion-help-lists "found no options or no commands in hprofan help"
   exit 0
 fi
 # is_command WORD: hprofan knows the command (help is one, not in the table)
 is_command() { [ "$1" = help ] || "$HPROFAN" help "$1" >/dev/null 2>&1; }
-# checkers OPTION: the commands that reject a value of OPTION hprofan cannot
-# take (a usage error, exit 2), on a dump that is a bare header (quick to read);
-# the others ignore OPTION
+# checkers OPTION: the commands that take OPTION and reject a value of it
+# hprofan cannot take (a usage error, exit 2), on a dump that is a bare header
+# (quick to read)
 printf 'JAVA PROFILE 1.0.2\0\0\0\0\010\0\0\0\0\0\0\0\0' >"$TMPD/empty.hprof"
 checkers() {
   local c
-  for c in $b_cmds; do
+  for c in $(takers "$1"); do
     # browse without a terminal is exit status 2 whatever its options
     case $c in help|browse) continue ;; esac
     "$HPROFAN" "$c" "$TMPD/empty.hprof" $(id_arg "$c") --quiet "$1=no-such-value" >/dev/null 2>&1
@@ -107,21 +117,24 @@ id_arg() { "$HPROFAN" help "$1" 2>/dev/null | grep -qE ' ID( |$)' && echo 0x1; }
 
 # ---- (a) the lists -------------------------------------------------------------
 
-b_opts=$(bashvar _hprofan_options)
 b_valued=$(bashvar _hprofan_takes_value)
 b_equals=$(bashvar _hprofan_with_equals)
 b_cmds=$(bashvar _hprofan_commands)
 b_planned_cmds=$(bashvar _hprofan_planned_commands)
 b_planned_opts=$(bashvar _hprofan_planned_options)
 b_planned_vals=$(bashvar _hprofan_planned_values)
-if [ -z "$b_opts" ] || [ -z "$b_cmds" ]; then
-  fail completion-bash-lists "sourcing completions/hprofan.bash gave no _hprofan_options or _hprofan_commands"
+if [ -z "$b_cmds" ]; then
+  fail completion-bash-lists "sourcing completions/hprofan.bash gave no _hprofan_commands"
   exit 0
 fi
 
-same "bash: the options are --help's" "$b_opts" "$(cat "$TMPD/help-opts")"
-same "bash: the options that take a value are --help's" "$b_valued" "$(words <"$TMPD/help-valued")"
-same "bash: the options completed with '=' are those --help writes --opt=VALUE" "$b_equals" "$(words <"$TMPD/help-equals")"
+# each command's options are its table's (and -h, --help)
+for c in $(grep -vx help "$TMPD/help-cmds"); do
+  same "bash: the options of $c are its table's" "$(bashvar "_hprofan_options_$c")" \
+    "$( (names "$TMPD/help-lines.$c"; printf '%s\n' -h --help) | LC_ALL=C sort -u)"
+done
+same "bash: the options that take a value are help's" "$b_valued" "$(words <"$TMPD/help-valued")"
+same "bash: the options completed with '=' are those help writes --opt=VALUE" "$b_equals" "$(words <"$TMPD/help-equals")"
 
 # commands: each one --help's usage names is completed; each one completed is
 # a command hprofan knows (top, the default, has no usage line of its own)
@@ -142,27 +155,31 @@ for c in $b_planned_cmds; do
 done
 for o in $b_planned_opts; do
   if grep -qxF -- "$o" "$TMPD/help-opts"; then
-    fail "bash: planned option $o" "--help lists it now: move it from _hprofan_planned_options to _hprofan_options (and into _hprofan)"
+    fail "bash: planned option $o" "help lists it now: move it from _hprofan_planned_options to the commands' lists (and into _hprofan)"
   else ok "bash: planned option $o is not offered yet"; fi
 done
 
-# the zsh file's lists: the array lines between "NAME=(" and ")"
+# the zsh file's lists: the lines between "NAME=(" and ")"
 zarray() { awk -v n="$1" '$0 == n "=(" { on = 1; next } on && /^\)/ { exit } on' "$ZSHC"; }
 z_cmds=$(zarray hprofan_commands | sed -nE "s/^ *'([a-z][a-z0-9-]*):.*/\1/p" | words)
-# an option spec: its names are before the first '[' (or ':')
-z_opts=$(zarray hprofan_options | sed -E 's/(\[|:).*//' |
-         grep -oE -- "(^|['{,)])-{1,2}[A-Za-z][A-Za-z0-9-]*" | sed -E "s/^['{,)]//" | words)
-z_valued=$(zarray hprofan_options | grep -E -- "^ *'-{1,2}[A-Za-z][A-Za-z0-9-]*=?\[[^]]*\]:" |
-           grep -vE -- "^ *'--top" | grep -oE -- "^ *'-{1,2}[A-Za-z][A-Za-z0-9-]*" | sed "s/^ *'//" | words)
-same "zsh: the options are --help's" "$z_opts" "$(cat "$TMPD/help-opts")"
-same "zsh: the options that take a value are --help's" "$z_valued" "$(words <"$TMPD/help-valued")"
+# zcmdopts COMMAND: the options hprofan_cmdopts gives COMMAND
+zcmdopts() { zarray hprofan_cmdopts | awk -v c="$1" '$1 == c' | sed -E "s/^ *[a-z]+ '//; s/'\$//" | words; }
+# the specs: "NAME 'SPEC'"; an option takes a value when its spec has one
+z_specs=$(zarray hprofan_optspec | sed -nE 's/^ *(-{1,2}[A-Za-z][A-Za-z0-9-]*) .*/\1/p' | words)
+z_valued=$(zarray hprofan_optspec | grep -E -- "^ *-{1,2}[A-Za-z][A-Za-z0-9-]* '(\([^)]*\))?-{1,2}[A-Za-z][A-Za-z0-9-]*=?\[[^]]*\]:" |
+           grep -vE -- "^ *--top " | sed -E 's/^ *//; s/ .*//' | words)
+for c in $(grep -vx help "$TMPD/help-cmds"); do
+  same "zsh: the options of $c are its table's" "$(zcmdopts "$c")" "$(names "$TMPD/help-lines.$c")"
+done
+same "zsh: every option has a spec" "$z_specs" "$(cat "$TMPD/help-opts")"
+same "zsh: the options that take a value are help's" "$z_valued" "$(words <"$TMPD/help-valued")"
 same "zsh: the commands are the bash completion's" "$z_cmds" "$b_cmds"
 
 # ---- (b) the values ------------------------------------------------------------
 
 # zvalues OPTION: the values _hprofan lists for OPTION: (a b) or ((a\:"..." b\:"..."))
 zvalues() {
-  zarray hprofan_options | grep -E -- "^ *'$1=?\[" | sed -E "s/'\$//" |
+  zarray hprofan_optspec | grep -E -- "^ *$1 " | sed -E "s/^ *[^ ]+ //; s/'\$//" |
     sed -nE 's/.*:\(\((.*)\)\)$/\1/p; s/.*:\(([^()]*)\)$/\1/p' |
     sed -E 's/\\:"[^"]*"//g' | words
 }
@@ -171,10 +188,10 @@ for o in $(cat "$TMPD/help-valued"); do
   [ -n "$vals" ] || continue
   same "zsh: the values of $o are the bash completion's" "$(zvalues "$o")" "$vals"
   if [ "$o" = --heap ]; then
-    # heaps depend on the dump; --help names them in parentheses
+    # heaps depend on the dump; help names them in parentheses
     named=$(helpdesc --heap | grep -oE '\([^)]*\)' | grep -oE '[a-z][a-z0-9-]*' | words)
     extra=$(LC_ALL=C comm -23 <(printf '%s\n' "$named") <(printf '%s\n' "$vals") | paste -sd' ')
-    if [ -z "$named" ]; then fail "the heaps --help names are completed" "found none in --help's --heap line"
+    if [ -z "$named" ]; then fail "the heaps --help names are completed" "found none in help's --heap line"
     elif [ -n "$extra" ]; then fail "the heaps --help names are completed" "not completed: $extra"
     else ok "the heaps --help names are completed"; fi
     continue
@@ -258,9 +275,14 @@ comp "after a command: dump files only" \
   "$(sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof')" "hprofan info " hprofan info ""
 comp "after options and a command" "b.hprof.gz" "hprofan --json info --dump 0 b" hprofan --json info --dump 0 b
 comp "-o takes any file" "$(sorted notes.txt)" "hprofan a.hprof -o n" hprofan a.hprof -o n
-comp "--top N then options, the file being there" \
-  "$(printf '%s\n' $b_opts | sed -E "s/^($(printf '%s\n' $b_equals | paste -sd'|'))\$/\1=/" | LC_ALL=C sort)" \
+comp "--top N then options, the file being there: top's" \
+  "$(bashvar _hprofan_options_top | sed -E "s/^($(printf '%s\n' $b_equals | paste -sd'|'))\$/\1=/" | LC_ALL=C sort)" \
   "hprofan a.hprof --top 5 " hprofan a.hprof --top 5 ""
+comp "after a command and its file: the command's options" \
+  "$(bashvar _hprofan_options_info | sed -E "s/^($(printf '%s\n' $b_equals | paste -sd'|'))\$/\1=/" | LC_ALL=C sort)" \
+  "hprofan info a.hprof " hprofan info a.hprof ""
+comp "--de after roots: nothing (--depth is dominators')" "" "hprofan roots a.hprof --de" hprofan roots a.hprof --de
+comp "--de after dominators: --depth" "--depth" "hprofan dominators a.hprof --de" hprofan dominators a.hprof --de
 comp "--top N before the file" "$(sorted b.hprof.gz browse)" "hprofan --top 5 b" hprofan --top 5 b
 comp "after --, no options" "" "hprofan -- --s" hprofan -- --s
 

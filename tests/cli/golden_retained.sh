@@ -74,7 +74,7 @@ done
 one() {   # NAME MODEL DUMP
   local n=$1 m=$2 f=$CORPUS/$3 rc=0 top=50
   case $n in small_heap.visualvm|hprof-64.netbeans) top=0 ;; esac
-  run_hp "$TMPD/$n.info" "$TMPD/$n.ierr" info "$f" --json --size-model="$m" "${COMMON[@]}" || rc=$?
+  run_hp "$TMPD/$n.info" "$TMPD/$n.ierr" info "$f" --json --size-model="$m" --quiet || rc=$?
   [ $rc = 0 ] && { run_hp "$TMPD/$n.top" "$TMPD/$n.terr" "$f" --top 0 --json --size-model="$m" "${COMMON[@]}" || rc=$?; }
   [ $rc = 0 ] && { run_hp "$TMPD/$n.dom" "$TMPD/$n.derr" dominators "$f" --top $top --depth 1000 --json \
                      --size-model="$m" "${COMMON[@]}" || rc=$?; }

@@ -146,3 +146,35 @@ while read -r u; do
     fail "usage '$u' is in the SYNOPSIS" "no SYNOPSIS entry has these words in this order; SYNOPSIS: $(paste -sd';' "$TMPD/synopsis")"
   fi
 done <"$TMPD/usage"
+
+# ---- (d) each command's options: the man page's list is the command's table --
+
+# opts_of_help COMMAND: the options `hprofan help COMMAND` lists, one a line
+# (the last name of each spec: "-q, --quiet" gives --quiet, "-o FILE" -o)
+opts_of_help() {
+  "$HPROFAN" help "$1" | awk '/^options:/ { on = 1; next } on && /^  -/' |
+    sed -E 's/^ +//; s/  +.*//; s/.*, //' | grep -oE -- '^-{1,2}[A-Za-z][A-Za-z0-9-]*' | LC_ALL=C sort -u
+}
+# opts_of_man COMMAND: the "Options:" paragraph of COMMAND's entry in Commands
+opts_of_man() {
+  awk -v c="$1" '
+    /^\.SS Commands/ { cmds = 1; next }
+    /^\.S[HS]/ { cmds = 0 }
+    !cmds { next }
+    on && /^\.(TP|IP|PP)/ { on = 0 }
+    /^\.TP/ { tag = 1; next }
+    tag { tag = 0; w = $0; sub(/^\.B[R]? +/, "", w); sub(/[ "].*/, "", w); cur = w; next }
+    cur == c && /^Options:/ { on = 1; next }
+    on' "$MAN" | plain | grep -oE -- '(^|[^A-Za-z0-9-])-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[^-]//' |
+    LC_ALL=C sort -u
+}
+for c in $(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
+           grep -oE '^(usage:)? +hprofan \[?[a-z][a-z0-9-]*' | sed -E 's/.*hprofan \[?//' | sort -u); do
+  [ "$c" = help ] && continue
+  h=$(opts_of_help "$c"); m=$(opts_of_man "$c")
+  if [ -z "$h" ]; then fail "man: the options of $c" "hprofan help $c lists no options"
+  elif [ "$h" = "$m" ]; then ok "man: the options of $c are its table's"
+  else fail "man: the options of $c are its table's" \
+    "only in help: $(comm -23 <(echo "$h") <(echo "$m") | paste -sd' '); only in the man page: $(comm -13 <(echo "$h") <(echo "$m") | paste -sd' ')"
+  fi
+done

@@ -168,8 +168,8 @@ size() {
   local rc=$?
   expect_eq "--max-memory $1" "$rc $(stat_of "$D/size.err" max_memory)" "0 $2"
 }
-size 4096 4096
-size 4096B 4096
+size 40960 40960
+size 40960B 40960
 size 64K 65536
 size 64k 65536
 size 64KiB 65536
@@ -184,7 +184,7 @@ size 2GiB 2147483648
 size 2GB 2000000000
 size 1.5G 1610612736
 size 0.5GiB 536870912
-size 4.5K 4608
+size 44.5K 45568
 size 1.1M 1153433
 size 3T 3298534883328
 size 3TB 3000000000000
@@ -196,7 +196,7 @@ garbage() {
   local rc=$?
   expect_eq "--max-memory '$1' is a usage error" \
     "$rc|$(sed -n 1p "$D/g.err")|$(sed -n 2p "$D/g.err")" \
-    "2|hprofan: --max-memory $1: expected a size of more than 0 bytes, such as 512M, 4G or 1.5GiB|hprofan: try 'hprofan --help'"
+    "2|hprofan: --max-memory $1: expected a size of more than 0 bytes, such as 512M, 4G or 1.5GiB|hprofan: try 'hprofan help info'"
 }
 for g in 0 0K 0.0G -5M abc M 1.5 1.5B 12Q 1.2.3M 1e9 "5 M" " 5M" 5M. .5M 1.1234567G 99999999999999999999 \
          20000000000T 1Mi 1mib 1KiBB; do

@@ -70,7 +70,7 @@ usage() {
 }
 usage "object without an id: exit 2" "missing the object id" object "$S"
 usage "path with a bad id: exit 2" "'zzz' is not an object id" path "$S" zzz
-usage "object with two ids: exit 2" "unexpected argument: 0x1" object "$S" 0x1 0x2
+usage "object with two ids: exit 2" "unexpected argument: 0x2" object "$S" 0x1 0x2
 usage "object from a pipe: exit 2" "a pipe cannot do" object - 0x1
 for c in object path; do
   hp "n$c" "$c" "$S" 0x1 --quiet

@@ -1,0 +1,414 @@
+/* session.c — the dump's model and analyses, each made on first use (session.h). */
+#include "analysis/session.h"
+#include "parser/alloc.h"
+#include "parser/reader.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct hp_session {
+	char *path;
+	struct hp_session_opts o;
+	struct hp_load_info info;
+	struct hp_session_need need;
+
+	hp_heap *heap;                /* NULL until loaded */
+	int heap_objects;             /* the heap has the object table */
+	int heap_rc;                  /* a failed load: returned again */
+	struct hp_error heap_err;
+	int want_retained;            /* the model is loaded for retained sizes */
+	int no_such_dump;
+
+	struct hp_retained R;
+	int ret_done, ret_rc;
+	struct hp_error ret_err;
+
+	hp_objread *rd;
+	int rd_rc;
+	struct hp_error rd_err;
+
+	struct hp_pathsearch paths[2];   /* by all_weak */
+	int paths_done[2], paths_rc[2];
+	struct hp_error paths_err[2];
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void hp_session_opts_init(struct hp_session_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->weak = -1;
+	o->roots = -1;
+}
+
+int hp_session_open(hp_session **out, const char *path, const struct hp_session_opts *o, struct hp_error *err)
+{
+	*out = NULL;
+	hp_session *s = hp_calloc(1, sizeof *s);
+	if (!s || !(s->path = hp_strdup(path))) {
+		hp_free(s);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	if (o)
+		s->o = *o;
+	else
+		hp_session_opts_init(&s->o);
+	s->info.stats.parsed_dump = -1;
+	*out = s;
+	return HP_OK;
+}
+
+void hp_session_free(hp_session *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < 2; i++) {
+		if (s->paths_done[i] && !s->paths_rc[i]) {
+			hp_paths_release(&s->paths[i].P);
+			hp_refs_release(&s->paths[i].g);
+		}
+	}
+	hp_objread_free(s->rd);
+	hp_retained_release(&s->R);
+	hp_heap_free(s->heap);
+	hp_stats_release(&s->info.stats);
+	hp_free(s->path);
+	hp_free(s);
+}
+
+const char *hp_session_path(const hp_session *s) { return s->path; }
+
+int hp_session_rereadable(const hp_session *s)
+{
+	return strcmp(s->path, "-") != 0;
+}
+
+const struct hp_load_info *hp_session_load_info(const hp_session *s) { return &s->info; }
+const struct hp_session_need *hp_session_need(const hp_session *s) { return &s->need; }
+int hp_session_retained_done(const hp_session *s) { return s->ret_done; }
+
+int hp_session_no_such_dump(const hp_session *s, unsigned *ndumps)
+{
+	if (ndumps)
+		*ndumps = s->info.stats.ndumps;
+	return s->no_such_dump;
+}
+
+void hp_policy_defaults(const hp_heap *h, int *weak, int *roots)
+{
+	int android = h->header.version == 3;
+	int vvm = h->size.kind == HP_SIZE_VISUALVM || h->size.kind == HP_SIZE_NETBEANS;
+	*weak = android ? HP_WEAK_SKIP_WEAK : vvm ? HP_WEAK_SKIP : HP_WEAK_FOLLOW;
+	*roots = (android || vvm) ? HP_ROOTS_ALL : HP_ROOTS_THREADS;
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+/* the limit refused an allocation since `before` refusals */
+static int limit_refused(uint64_t before)
+{
+	return hp_alloc_limit() && hp_alloc_refusals() > before;
+}
+
+struct progress_fwd { const struct hp_session_opts *o; int phase; uint64_t total; };
+
+static void progress_cb(void *ud, uint64_t done)
+{
+	const struct progress_fwd *p = ud;
+	if (p->o->progress)
+		p->o->progress(p->o->progress_ud, p->phase, done, p->total);
+}
+
+/* What the load would need, once the limit refused part of it: `base`
+ * bytes in use before the parse (the reader's buffers, the heap's struct)
+ * and what the reader grew by, plus the model's estimate.  stopped: the
+ * parse did not finish (at offset), so the figure is a lower bound. */
+static void model_need(hp_session *s, const hp_heap *h, uint64_t base, uint64_t before_reader, int stopped,
+		       uint64_t stopped_at)
+{
+	struct hp_heap_need need;
+	hp_heap_need(h, &need);
+	uint64_t total = base + need.peak;
+	s->need.bytes = total;
+	s->need.objects = need.objects;
+	if (stopped) {
+		s->need.stage = HP_NEED_READING;
+		s->need.offset = stopped_at;
+	} else if (!h->opts.build_objects) {
+		s->need.stage = HP_NEED_HISTOGRAM;
+	} else if (s->want_retained) {
+		/* after the load: the model's tables (not the reader, not the
+		 * sort) and the retained-size analysis */
+		uint64_t ret = before_reader + need.tables + need.objects * HP_RETAINED_BYTES_PER_OBJECT;
+		s->need.stage = HP_NEED_MODEL_RETAINED;
+		s->need.retained_bytes = ret < total ? total : ret;
+	} else {
+		s->need.stage = HP_NEED_MODEL;
+	}
+}
+
+static int load(hp_session *s, int build_objects, struct hp_error *err)
+{
+	struct hp_load_info *L = &s->info;
+	hp_stats_release(&L->stats);
+	memset(L, 0, sizeof *L);
+	L->stats.parsed_dump = -1;
+	memset(&s->need, 0, sizeof s->need);
+	double t0 = now();
+	hp_reader *r = NULL;
+	uint64_t refusals0 = hp_alloc_refusals(), before_reader = hp_alloc_in_use();
+	int rc = hp_reader_open(&r, s->path, err);
+	if (rc) {
+		if (rc == HP_ENOMEM && limit_refused(refusals0)) {
+			s->need.stage = HP_NEED_OPEN_BUFFERS;
+			s->need.bytes = hp_alloc_refused_in_use() + hp_alloc_refused_request();
+		}
+		return rc;
+	}
+	L->file_size = r->file_size;
+	L->reader_kind = hp_reader_kind_name(r);
+
+	struct hp_heap_opts ho;
+	hp_heap_opts_init(&ho);
+	ho.build_objects = build_objects;
+	ho.size_kind = s->o.size_kind;
+	ho.ref_size = s->o.ref_size;
+	ho.header_size = s->o.header_size;
+	ho.align = s->o.align;
+	ho.dump_index = s->o.dump_index;
+	hp_heap *h = hp_heap_new(&ho);
+	if (!h) {
+		hp_reader_free(r);
+		if (limit_refused(refusals0))
+			s->need.stage = HP_NEED_OPEN;
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	/* what is in use before the model grows, and the reader's buffer then */
+	uint64_t base = hp_alloc_in_use();
+	size_t rd_cap0 = r->cap;
+	struct hp_sink sink;
+	hp_heap_sink(h, &sink);
+	struct progress_fwd pf = { &s->o, HP_PHASE_READ, r->file_size };
+	progress_cb(&pf, 0);
+	struct hp_parse_opts po;
+	hp_parse_opts_init(&po);
+	po.dump_index = s->o.dump_index;
+	po.progress = progress_cb;
+	po.progress_ud = &pf;
+	rc = hp_parse(r, &sink, &po, &L->stats, err);
+	L->gzip_members = r->z_members;
+	if (r->cap > rd_cap0)
+		base += r->cap - rd_cap0;
+	hp_reader_free(r);
+	if (rc == HP_ENOMEM && limit_refused(refusals0)) {
+		/* the reader or the parser itself was refused: the tally stops here */
+		model_need(s, h, base, before_reader, 1, err->has_pos ? err->offset : L->stats.bytes);
+		hp_heap_free(h);
+		return rc;
+	}
+	if (rc) {
+		if (!s->o.salvage || rc == HP_ENOMEM || rc == HP_EIO || rc == HP_EFORMAT || !L->stats.records) {
+			hp_heap_free(h);
+			return rc;
+		}
+		L->partial = 1;
+		L->partial_err = *err;
+		hp_error_clear(err);
+	}
+	if (s->o.dump_index > 0 && (unsigned)s->o.dump_index >= L->stats.ndumps) {
+		s->no_such_dump = 1;
+		hp_heap_free(h);
+		return hp_error_set(err, HP_EUSAGE, "the file holds %u heap dump%s", L->stats.ndumps,
+				    L->stats.ndumps == 1 ? "" : "s");
+	}
+	if (hp_heap_over_limit(h)) {
+		model_need(s, h, base, before_reader, 0, 0);
+		hp_heap_free(h);
+		return hp_error_set(err, HP_ENOMEM, "the memory limit was reached while reading");
+	}
+	rc = hp_heap_finish(h, err);
+	if (rc) {
+		if (rc == HP_ENOMEM && limit_refused(refusals0))
+			model_need(s, h, base, before_reader, 0, 0);
+		hp_heap_free(h);
+		return rc;
+	}
+	L->seconds = now() - t0;
+	L->t_parse = L->seconds;
+	s->heap = h;
+	s->heap_objects = build_objects;
+	return HP_OK;
+}
+
+static int get_heap(hp_session *s, int objects, const hp_heap **out, struct hp_error *err)
+{
+	*out = NULL;
+	if (s->heap && (s->heap_objects || !objects)) {
+		*out = s->heap;
+		return HP_OK;
+	}
+	if (s->heap_rc) {
+		*err = s->heap_err;
+		return s->heap_rc;
+	}
+	if (s->heap) {
+		/* a histogram was read: the object table needs another pass */
+		if (!hp_session_rereadable(s))
+			return hp_error_set(err, HP_EUSAGE, "the dump was read from a pipe once already");
+		hp_heap_free(s->heap);
+		s->heap = NULL;
+	}
+	hp_error_clear(err);
+	int rc = load(s, objects, err);
+	if (rc) {
+		s->heap_rc = rc;
+		s->heap_err = *err;
+		return rc;
+	}
+	*out = s->heap;
+	return HP_OK;
+}
+
+int hp_session_histogram(hp_session *s, const hp_heap **h, struct hp_error *err)
+{
+	return get_heap(s, 0, h, err);
+}
+
+int hp_session_model(hp_session *s, const hp_heap **h, struct hp_error *err)
+{
+	return get_heap(s, 1, h, err);
+}
+
+/* ---- retained sizes ----------------------------------------------------- */
+
+int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp_error *err)
+{
+	*out = NULL;
+	if (s->ret_done) {
+		if (s->ret_rc)
+			*err = s->ret_err;
+		else
+			*out = &s->R;
+		return s->ret_rc;
+	}
+	const hp_heap *h;
+	s->want_retained = 1;
+	int rc = hp_session_model(s, &h, err);
+	s->want_retained = 0;
+	if (rc)
+		return rc;
+	struct hp_retained_opts ro;
+	memset(&ro, 0, sizeof ro);
+	hp_policy_defaults(h, &ro.weak, &ro.roots);
+	if (s->o.weak >= 0)
+		ro.weak = s->o.weak;
+	if (s->o.roots >= 0)
+		ro.roots = s->o.roots;
+	struct progress_fwd pf = { &s->o, HP_PHASE_REFS, 0 };
+	progress_cb(&pf, 0);
+	ro.progress = progress_cb;
+	ro.progress_ud = &pf;
+	hp_error_clear(err);
+	double t0 = now();
+	uint64_t refusals0 = hp_alloc_refusals(), model = hp_alloc_in_use();
+	rc = hp_retained_compute(h, s->path, &ro, &s->R, err);
+	if (rc == HP_ENOMEM && limit_refused(refusals0)) {
+		/* the rough rule, and never less than what was asked for when
+		 * the limit refused */
+		uint64_t need = model + (uint64_t)h->nobj * HP_RETAINED_BYTES_PER_OBJECT;
+		uint64_t asked = hp_alloc_refused_in_use() + hp_alloc_refused_request();
+		s->need.stage = HP_NEED_RETAINED;
+		s->need.bytes = need > asked ? need : asked;
+		s->need.objects = h->nobj;
+	}
+	s->ret_done = 1;
+	s->ret_rc = rc;
+	if (rc) {
+		s->ret_err = *err;
+		return rc;
+	}
+	s->info.seconds += now() - t0;
+	*out = &s->R;
+	return HP_OK;
+}
+
+/* ---- objects and paths -------------------------------------------------- */
+
+int hp_session_objread(hp_session *s, hp_objread **out, struct hp_error *err)
+{
+	*out = NULL;
+	if (s->rd) {
+		*out = s->rd;
+		return HP_OK;
+	}
+	if (s->rd_rc) {
+		*err = s->rd_err;
+		return s->rd_rc;
+	}
+	const hp_heap *h;
+	HP_TRY(hp_session_model(s, &h, err));
+	int rc = hp_objread_open(&s->rd, h, s->path, err);
+	if (rc) {
+		s->rd_rc = rc;
+		s->rd_err = *err;
+		return rc;
+	}
+	*out = s->rd;
+	return HP_OK;
+}
+
+int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **out, struct hp_error *err)
+{
+	*out = NULL;
+	int k = all_weak ? 1 : 0;
+	if (s->paths_done[k]) {
+		if (s->paths_rc[k])
+			*err = s->paths_err[k];
+		else
+			*out = &s->paths[k];
+		return s->paths_rc[k];
+	}
+	const hp_heap *h;
+	HP_TRY(hp_session_model(s, &h, err));
+	struct hp_pathsearch *ps = &s->paths[k];
+	memset(ps, 0, sizeof *ps);
+	ps->all_weak = all_weak;
+	int rc = HP_OK;
+	uint32_t *starts = hp_reallocarray(NULL, h->nroots ? h->nroots : 1, sizeof *starts);
+	if (!starts) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t ns = 0;
+	for (size_t i = 0; i < h->nroots; i++) {
+		size_t v = hp_heap_find(h, h->roots[i].object);
+		if (v != SIZE_MAX)
+			starts[ns++] = (uint32_t)v;
+	}
+	struct hp_refs_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.weak = all_weak ? HP_WEAK_FOLLOW : HP_WEAK_SKIP;
+	ro.thread_locals = 0;         /* a stack local is a start of its own */
+	rc = hp_refs_build(h, s->path, &ro, &ps->g, err);
+	if (!rc) {
+		rc = hp_paths_bfs(&ps->P, &ps->g, starts, ns, err);
+		if (rc)
+			hp_refs_release(&ps->g);
+	}
+	hp_free(starts);
+out:
+	s->paths_done[k] = 1;
+	s->paths_rc[k] = rc;
+	if (rc) {
+		s->paths_err[k] = *err;
+		return rc;
+	}
+	*out = ps;
+	return HP_OK;
+}

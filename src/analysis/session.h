@@ -1,0 +1,139 @@
+/*
+ * session.h — one dump, opened once, and everything computed from it on
+ * first use: the model (a class histogram only, or with the object table),
+ * the reference graph with retained sizes, the object reader, and the
+ * searches for paths from GC roots.  Commands ask the session; none of them
+ * opens a file or knows whether the model was parsed now or (later) mapped
+ * from an index.
+ *
+ * Each getter computes its part the first time and returns the same result
+ * afterwards; a failure is returned again the next time without retrying.
+ * What a getter returns is owned by the session and valid until
+ * hp_session_free(); the model is not changed after it is returned.
+ *
+ * Reading twice: retained sizes, the object reader and paths read the dump
+ * again (refs.h, objread.h), which a pipe cannot do: hp_session_rereadable()
+ * says whether the input allows it.  Asking for the object table after a
+ * histogram-only model parses the dump once more.
+ *
+ * Errors: an HP_E* status and a positioned struct hp_error (the caller adds
+ * the file name).  When the memory limit (parser/alloc.h) refused an
+ * allocation, the status is HP_ENOMEM and hp_session_need() says at which
+ * stage and how much the whole would have needed, the same wherever the
+ * limit was hit.  With salvage set, a truncated or corrupt dump gives the
+ * model of what precedes the break: hp_session_load_info()->partial.
+ */
+#ifndef HP_SESSION_H
+#define HP_SESSION_H
+
+#include <stdint.h>
+#include "parser/hprof.h"
+#include "model/heap.h"
+#include "model/objread.h"
+#include "analysis/retained.h"
+#include "analysis/paths.h"
+
+/* the analyses after the model need, by a rough rule, this much per object
+ * (the reference graph, the dominator tree, retained sizes: 36 bytes per
+ * object at the dominators' peak, see dominators.h and refs.h) and 8 bytes
+ * per reference on top; the references are not known before they are read,
+ * so this counts about 1.5 per object */
+#define HP_RETAINED_BYTES_PER_OBJECT 48
+
+enum hp_session_phase { HP_PHASE_READ = 0, HP_PHASE_REFS, HP_PHASE_PATHS };
+
+struct hp_session_opts {
+	int size_kind;                /* enum hp_size_kind; 0: the dump's default */
+	int ref_size, header_size, align;   /* size-model overrides; 0 = infer */
+	int dump_index;               /* heap dump of the file to analyse (0-based) */
+	int salvage;                  /* keep what precedes a break in the dump */
+	int weak;                     /* enum hp_weak_policy; -1: the dump's default */
+	int roots;                    /* HP_ROOTS_*; -1: the dump's default */
+	/* called every few MiB; total is 0 when unknown */
+	void (*progress)(void *ud, int phase, uint64_t done, uint64_t total);
+	void *progress_ud;
+};
+void hp_session_opts_init(struct hp_session_opts *o);
+
+/* How the dump was read. */
+struct hp_load_info {
+	struct hp_stats stats;        /* records, dumps, header */
+	uint64_t file_size;           /* on disk, 0 for a pipe */
+	const char *reader_kind;      /* "file", "gzip", "stream" */
+	uint64_t gzip_members;
+	int partial;                  /* salvaged after an error */
+	struct hp_error partial_err;  /* that error */
+	double seconds;               /* all passes so far */
+	double t_parse;               /* the first pass */
+};
+
+/* The stage at which the memory limit refused, and what it would take. */
+enum hp_need_stage {
+	HP_NEED_NONE = 0,
+	HP_NEED_OPEN_BUFFERS,         /* the reader's buffers: more than `bytes` */
+	HP_NEED_OPEN,                 /* the model's first allocation */
+	HP_NEED_READING,              /* the parse stopped at `offset`: more than `bytes` */
+	HP_NEED_HISTOGRAM,            /* the class histogram: `bytes` */
+	HP_NEED_MODEL,                /* the model: `bytes` */
+	HP_NEED_MODEL_RETAINED,       /* the model `bytes`, and retained sizes `retained_bytes` */
+	HP_NEED_RETAINED              /* retained sizes: `bytes` in all */
+};
+struct hp_session_need {
+	int stage;                    /* enum hp_need_stage */
+	uint64_t bytes, retained_bytes, objects, offset;
+};
+
+typedef struct hp_session hp_session;
+
+/* Nothing is read yet: the first getter opens the dump.  path "-" is
+ * standard input.  HP_ENOMEM when the session itself cannot be allocated. */
+int hp_session_open(hp_session **out, const char *path, const struct hp_session_opts *o,
+		    struct hp_error *err) HP_MUST_USE;
+void hp_session_free(hp_session *s);
+
+const char *hp_session_path(const hp_session *s);
+/* 0 when the input can be read only once (standard input) */
+int hp_session_rereadable(const hp_session *s);
+
+/* The class histogram: one streaming pass that keeps nothing per object
+ * (the heap's object table is empty), or the full model when it was built
+ * already. */
+int hp_session_histogram(hp_session *s, const hp_heap **h, struct hp_error *err) HP_MUST_USE;
+/* The model with the object table. */
+int hp_session_model(hp_session *s, const hp_heap **h, struct hp_error *err) HP_MUST_USE;
+/* The model, the reference graph and retained sizes under the session's
+ * policies (one more pass over the dump). */
+int hp_session_retained(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
+/* The object reader (objread.h) over the model. */
+int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_MUST_USE;
+
+/* Paths from GC roots: the graph paths are searched in (the referents of
+ * soft, weak, final and phantom references left out unless all_weak; a
+ * thread's locals are starts of their own) and a breadth-first search of it
+ * from every object a GC root names.  One more pass over the dump, 12 bytes
+ * per object + 4 per reference, kept for each value of all_weak asked. */
+struct hp_pathsearch {
+	int all_weak;
+	struct hp_refs g;
+	struct hp_paths P;
+};
+int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **ps,
+		     struct hp_error *err) HP_MUST_USE;
+
+const struct hp_load_info *hp_session_load_info(const hp_session *s);
+/* 1 once retained sizes were computed (successfully or not) */
+int hp_session_retained_done(const hp_session *s);
+/* After HP_ENOMEM from a getter: the stage and the need (stage HP_NEED_NONE
+ * when the limit did not refuse: the machine ran out of memory). */
+const struct hp_session_need *hp_session_need(const hp_session *s);
+/* 1 when the dump index asked for is past the dumps the file holds (the
+ * getter returned HP_EUSAGE); *ndumps gets how many it holds */
+int hp_session_no_such_dump(const hp_session *s, unsigned *ndumps);
+
+/* The weak and roots policies a dump gets by default: Android follows soft
+ * referents only and hangs every root off the super-root (ahat); VisualVM's
+ * and NetBeans' size models come with VisualVM's conventions; otherwise
+ * Eclipse MAT's (every reference, a thread retains its locals). */
+void hp_policy_defaults(const hp_heap *h, int *weak, int *roots);
+
+#endif

@@ -1,0 +1,380 @@
+/* load.c — sessions for the commands: progress on the terminal, errors with
+ * the file name and position, what --max-memory would need, --stats. */
+#include "cli/cli.h"
+#include "cli/command.h"
+#include "parser/alloc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("hprofan: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("hprofan: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_exit_code(int rc)
+{
+	switch (rc) {
+	case HP_OK: return EXIT_OK;
+	case HP_ETRUNC: return EXIT_TRUNC;
+	case HP_ENOMEM: return EXIT_NOMEM;
+	case HP_EUSAGE: return EXIT_USAGE;
+	default: return EXIT_BAD;
+	}
+}
+
+void cli_format_error(const char *file, const struct hp_error *e, char *buf, size_t n)
+{
+	if (e->has_pos) {
+		char where[160] = "";
+		if (e->record) {
+			const char *tn = e->tag >= 0 ? hp_tag_name(e->tag) : NULL;
+			if (tn)
+				snprintf(where, sizeof where, " (record %llu, %s)", (unsigned long long)e->record, tn);
+			else if (e->tag >= 0)
+				snprintf(where, sizeof where, " (record %llu, tag 0x%02x)", (unsigned long long)e->record, e->tag);
+			else
+				snprintf(where, sizeof where, " (record %llu)", (unsigned long long)e->record);
+		} else {
+			snprintf(where, sizeof where, " (header)");
+		}
+		snprintf(buf, n, "%s: offset %llu (0x%llx)%s: %s", file, (unsigned long long)e->offset,
+			 (unsigned long long)e->offset, where, e->msg);
+	} else {
+		snprintf(buf, n, "%s: %s", file, e->msg);
+	}
+}
+
+/* ---- progress --------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* one per session: a line on stderr, redrawn at most 4 times a second
+ * after the first second of a phase, erased when the phase ends */
+struct progress {
+	int enabled, shown, phase;
+	double start, last;
+	const char *name;
+};
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		p->shown = 0;
+	}
+}
+
+static void progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
+{
+	struct progress *p = ud;
+	if (!p->enabled)
+		return;
+	double t = now();
+	if (phase != p->phase || p->start == 0) {
+		progress_end(p);
+		p->phase = phase;
+		p->start = t;
+		p->last = 0;
+	}
+	if (t - p->start < 1.0 || t - p->last < 0.25)
+		return;
+	p->last = t;
+	p->shown = 1;
+	const char *what = phase == HP_PHASE_READ ? "reading" : phase == HP_PHASE_REFS ? "references in"
+			   : "paths in";
+	double rate = done / (t - p->start);
+	char a[32], b[32], r[32];
+	if (total && done <= total) {
+		double eta = rate > 0 ? (total - done) / rate : 0;
+		fprintf(stderr, "\rhprofan: %s %s: %s of %s (%.0f%%), %s/s, ETA %.0fs   ",
+			what, p->name, fmt_bytes(done, a, sizeof a), fmt_bytes(total, b, sizeof b),
+			100.0 * done / total, fmt_bytes((uint64_t)rate, r, sizeof r), eta);
+	} else {
+		fprintf(stderr, "\rhprofan: %s %s: %s, %s/s   ", what, p->name,
+			fmt_bytes(done, a, sizeof a), fmt_bytes((uint64_t)rate, r, sizeof r));
+	}
+	fflush(stderr);
+}
+
+/* what the CLI keeps per session: its progress display, the options it
+ * was opened with, whether the salvage warning was given */
+#define MAX_SESSIONS 256
+static struct cli_sess {
+	hp_session *s;
+	struct progress p;
+	const struct cli_common *c;
+	int warned;
+} sessions[MAX_SESSIONS];
+
+static struct cli_sess *sess_of(const hp_session *S)
+{
+	for (int i = 0; i < MAX_SESSIONS; i++)
+		if (sessions[i].s == S)
+			return &sessions[i];
+	return NULL;
+}
+
+static void progress_stop(hp_session *S)
+{
+	struct cli_sess *cs = sess_of(S);
+	if (cs)
+		progress_end(&cs->p);
+}
+
+/* ---- sessions --------------------------------------------------------- */
+
+int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
+{
+	struct hp_session_opts so;
+	hp_session_opts_init(&so);
+	const struct cli_common *c = x->c;
+	so.size_kind = c->size_kind;
+	so.ref_size = c->ref_size;
+	so.header_size = c->header_size;
+	so.align = c->align;
+	so.dump_index = c->dump_index;
+	so.salvage = c->salvage;
+	so.weak = c->weak;
+	so.roots = c->roots;
+	struct cli_sess *cs = NULL;
+	for (int i = 0; i < MAX_SESSIONS && !cs; i++)
+		if (!sessions[i].s)
+			cs = &sessions[i];
+	if (!cs) {
+		cli_error("%s: too many dumps at once (at most %d)", file, MAX_SESSIONS);
+		return EXIT_USAGE;
+	}
+	memset(cs, 0, sizeof *cs);
+	cs->p.enabled = !c->quiet && isatty(2);
+	cs->p.name = file;
+	cs->c = c;
+	so.progress = progress_cb;
+	so.progress_ud = &cs->p;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_session_open(S, file, &so, &err)) {
+		cli_error("%s: out of memory", file);
+		return EXIT_NOMEM;
+	}
+	cs->s = *S;
+	return EXIT_OK;
+}
+
+void cli_session_close(hp_session *S)
+{
+	struct cli_sess *cs = sess_of(S);
+	if (cs) {
+		progress_end(&cs->p);
+		memset(cs, 0, sizeof *cs);
+	}
+	hp_session_free(S);
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static int limit_reported;     /* a message about the limit was printed */
+
+static void limit_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "hprofan: FILE: ...; --max-memory is 500 MiB" */
+static void limit_error(const char *file, const char *fmt, ...)
+{
+	char msg[600], l[32];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cli_error("%s: %s; --max-memory is %s", file, msg, fmt_bytes(hp_alloc_limit(), l, sizeof l));
+	limit_reported = 1;
+}
+
+int cli_limit_hit(const char *file)
+{
+	if (!hp_alloc_limit() || !hp_alloc_refusals())
+		return 0;
+	if (!limit_reported) {
+		char a[32], b[32];
+		limit_error(file, "the memory limit was hit (%s asked for, %s in use)",
+			    fmt_bytes(hp_alloc_refused_request(), a, sizeof a),
+			    fmt_bytes(hp_alloc_refused_in_use(), b, sizeof b));
+	}
+	return 1;
+}
+
+/* says what went wrong in a getter of S; returns the exit code */
+static int failed(hp_session *S, int rc, const struct hp_error *err)
+{
+	const char *file = hp_session_path(S);
+	const struct hp_session_need *nd = hp_session_need(S);
+	char x[32], y[32], n[32];
+	progress_stop(S);
+	if (rc == HP_ENOMEM && nd->stage != HP_NEED_NONE) {
+		fmt_count(nd->objects, n, sizeof n);
+		switch (nd->stage) {
+		case HP_NEED_OPEN_BUFFERS:
+			limit_error(file, "the memory limit was hit opening the dump (its buffers need more than %s)",
+				    fmt_bytes(nd->bytes, x, sizeof x));
+			break;
+		case HP_NEED_OPEN:
+			limit_error(file, "the memory limit was hit opening the dump");
+			break;
+		case HP_NEED_READING:
+			limit_error(file, "offset %llu: the memory limit was hit reading; the model needs more than %s (%s objects before this offset)",
+				    (unsigned long long)nd->offset, fmt_need(nd->bytes, x, sizeof x), n);
+			break;
+		case HP_NEED_HISTOGRAM:
+			limit_error(file, "the class histogram needs about %s (%s objects, nothing kept per object)",
+				    fmt_need(nd->bytes, x, sizeof x), n);
+			break;
+		case HP_NEED_MODEL_RETAINED:
+			limit_error(file, "the model needs about %s (%s objects), and retained sizes about %s in all",
+				    fmt_need(nd->bytes, x, sizeof x), n, fmt_need(nd->retained_bytes, y, sizeof y));
+			break;
+		case HP_NEED_MODEL:
+			limit_error(file, "the model needs about %s (%s objects)", fmt_need(nd->bytes, x, sizeof x), n);
+			break;
+		default:
+			limit_error(file, "retained sizes need about %s in all (%s objects; more with many references)",
+				    fmt_need(nd->bytes, x, sizeof x), n);
+			break;
+		}
+		return EXIT_NOMEM;
+	}
+	if (hp_session_no_such_dump(S, NULL)) {
+		struct cli_sess *cs = sess_of(S);
+		cli_error("%s: --dump %d: %s", file, cs ? cs->c->dump_index : 0, err->msg);
+		return EXIT_USAGE;
+	}
+	char msg[900];
+	cli_format_error(file, err, msg, sizeof msg);
+	cli_error("%s", msg);
+	if (rc == HP_ETRUNC && err->has_pos)
+		fprintf(stderr, "hprofan: the dump is truncated; --salvage analyses what precedes offset %llu\n",
+			(unsigned long long)err->offset);
+	else if (rc == HP_ECORRUPT && err->has_pos)
+		fprintf(stderr, "hprofan: --salvage analyses what precedes offset %llu\n",
+			(unsigned long long)err->offset);
+	return cli_exit_code(rc);
+}
+
+/* the model was read, salvaged: say so once */
+static void partial_warning(hp_session *S)
+{
+	const struct hp_load_info *L = hp_session_load_info(S);
+	struct cli_sess *cs = sess_of(S);
+	if (!L->partial || !cs || cs->warned)
+		return;
+	cs->warned = 1;
+	char msg[900];
+	cli_format_error(hp_session_path(S), &L->partial_err, msg, sizeof msg);
+	cli_warn("%s", msg);
+	cli_warn("--salvage: analysing what precedes offset %llu; figures are partial",
+		 (unsigned long long)L->partial_err.offset);
+}
+
+#define GET(S, call) do { \
+	struct hp_error err_; \
+	hp_error_clear(&err_); \
+	int rc_ = (call); \
+	progress_stop(S); \
+	if (rc_) \
+		return failed((S), rc_, &err_); \
+	partial_warning(S); \
+	return EXIT_OK; \
+} while (0)
+
+int cli_histogram(hp_session *S, const hp_heap **h) { GET(S, hp_session_histogram(S, h, &err_)); }
+int cli_model(hp_session *S, const hp_heap **h) { GET(S, hp_session_model(S, h, &err_)); }
+int cli_objread(hp_session *S, hp_objread **rd) { GET(S, hp_session_objread(S, rd, &err_)); }
+int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps)
+{
+	GET(S, hp_session_paths(S, all_weak, ps, &err_));
+}
+
+int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R)
+{
+	struct hp_error err;
+	hp_error_clear(&err);
+	int rc = hp_session_retained(S, R, &err);
+	if (!rc)
+		rc = hp_session_model(S, h, &err);
+	progress_stop(S);
+	if (rc)
+		return failed(S, rc, &err);
+	partial_warning(S);
+	return EXIT_OK;
+}
+
+int cli_refuse_pipe(hp_session *S, const char *what, const char *hint)
+{
+	if (hp_session_rereadable(S))
+		return EXIT_OK;
+	cli_error("%s: %s reads the dump twice, which a pipe cannot do; %s", hp_session_path(S), what, hint);
+	return EXIT_USAGE;
+}
+
+void cli_partial_note(FILE *f, hp_session *S)
+{
+	const struct hp_load_info *L = hp_session_load_info(S);
+	if (!L->partial)
+		return;
+	char msg[900];
+	cli_format_error(hp_session_path(S), &L->partial_err, msg, sizeof msg);
+	fprintf(f, "warning: partial result: %s\n", msg);
+}
+
+void cli_print_stats(const struct cli_ctx *x, hp_session *S)
+{
+	if (!x->c->stats || !S)
+		return;
+	const struct hp_load_info *L = hp_session_load_info(S);
+	const hp_heap *h;
+	struct hp_error err;
+	if (hp_session_histogram(S, &h, &err) != HP_OK)
+		return;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	uint64_t objs = h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs;
+	fprintf(stderr, "stats: bytes=%llu objects=%llu seconds=%.6f peak_rss_kb=%ld model_bytes=%llu\n",
+		(unsigned long long)L->stats.bytes, (unsigned long long)objs, L->seconds,
+		ru.ru_maxrss, (unsigned long long)hp_heap_model_bytes(h));
+	if (hp_alloc_limit())
+		fprintf(stderr, "memory: max_memory=%llu alloc_peak=%llu alloc_in_use=%llu\n",
+			(unsigned long long)hp_alloc_limit(), (unsigned long long)hp_alloc_peak(),
+			(unsigned long long)hp_alloc_in_use());
+	const struct hp_retained *R;
+	if (hp_session_retained_done(S) && hp_session_retained(S, &R, &err) == HP_OK) {
+		double n = objs ? (double)objs : 1;
+		fprintf(stderr, "phases: parse=%.3fs (%.0f ns/obj) refs=%.3fs (%.0f ns/obj, %llu refs) "
+			"dominators=%.3fs (%.0f ns/obj, peak %llu bytes) retained=%.3fs aggregate=%.3fs\n",
+			L->t_parse, 1e9 * L->t_parse / n, R->t_refs, 1e9 * R->t_refs / n,
+			(unsigned long long)R->refs.nedges, R->t_dom, 1e9 * R->t_dom / n,
+			(unsigned long long)R->dom_peak_bytes, R->t_retained, R->t_aggregate);
+	}
+}

@@ -1,0 +1,489 @@
+/* objtext.c — objects, GC roots, references, values and Java text as the
+ * commands print them (tables and JSON), and the paths from GC roots. */
+#include "cli/cli.h"
+#include "parser/alloc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THREAD_NAME_CHARS 200
+
+/* ---- objects ---------------------------------------------------------- */
+
+const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
+{
+	char nm[512];
+	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
+		size_t k = hp_idmap_get(&h->class_map, h->ids[obj]);
+		if (k != HP_IDMAP_NONE) {
+			snprintf(buf, n, "class %s @0x%llx", safe_text(hp_class_name(h, k), nm, sizeof nm),
+				 (unsigned long long)h->ids[obj]);
+			return buf;
+		}
+	}
+	snprintf(buf, n, "%s @0x%llx", safe_text(hp_class_name(h, h->cls[obj]), nm, sizeof nm),
+		 (unsigned long long)h->ids[obj]);
+	return buf;
+}
+
+int parse_object_id(const char *s, uint64_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		return -1;
+	*id = v;
+	return 0;
+}
+
+cJSON *cli_object_json(const hp_heap *h, size_t obj)
+{
+	cJSON *e = cJSON_CreateObject();
+	char id[32];
+	snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[obj]);
+	cJSON_AddStringToObject(e, "id", id);
+	cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[obj]));
+	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
+		size_t ci = hp_idmap_get(&h->class_map, h->ids[obj]);
+		if (ci != HP_IDMAP_NONE)
+			cJSON_AddStringToObject(e, "class_object_of", hp_class_name(h, ci));
+	}
+	return e;
+}
+
+/* ---- Java text -------------------------------------------------------- */
+
+/* appends p[*i] to s[*o], escaped for a quoted Java string; s has room */
+static void put_escaped(char *s, size_t *o, const unsigned char *p, size_t *i, size_t len, int json)
+{
+	unsigned c = p[*i];
+	const char *esc = NULL;
+	switch (c) {
+	case '"': esc = "\\\""; break;
+	case '\\': esc = "\\\\"; break;
+	case '\n': esc = "\\n"; break;
+	case '\t': esc = "\\t"; break;
+	case '\r': esc = "\\r"; break;
+	}
+	if (esc) {
+		size_t k = strlen(esc);
+		memcpy(s + *o, esc, k);
+		*o += k;
+		(*i)++;
+		return;
+	}
+	if (c < 0x20 || c == 0x7f) {
+		*o += (size_t)snprintf(s + *o, 7, "\\u%04x", c);
+		(*i)++;
+		return;
+	}
+	/* C1 controls (U+0080..U+009F) would reach the terminal as CSI & co */
+	if (!json && c == 0xc2 && *i + 1 < len && p[*i + 1] >= 0x80 && p[*i + 1] <= 0x9f) {
+		*o += (size_t)snprintf(s + *o, 7, "\\u%04x", p[*i + 1]);
+		*i += 2;
+		return;
+	}
+	s[(*o)++] = (char)c;
+	(*i)++;
+}
+
+static char *quote(const struct hp_text *t, int json)
+{
+	size_t len = t->len;
+	char *s = hp_malloc(len * 6 + 8);
+	if (!s)
+		return NULL;
+	size_t o = 0, i = 0;
+	const unsigned char *p = (const unsigned char *)t->utf8;
+	s[o++] = '"';
+	while (i < len)
+		put_escaped(s, &o, p, &i, len, json);
+	s[o++] = '"';
+	if (!json && t->truncated) {
+		memcpy(s + o, "...", 3);
+		o += 3;
+	}
+	s[o] = '\0';
+	return s;
+}
+
+char *cli_quote_text(const struct hp_text *t)
+{
+	if (!t->utf8) {
+		size_t n = strlen(t->why ? t->why : "?") + 3;
+		char *s = hp_malloc(n);
+		if (s)
+			snprintf(s, n, "(%s)", t->why ? t->why : "?");
+		return s;
+	}
+	return quote(t, 0);
+}
+
+cJSON *cli_text_json(const struct hp_text *t)
+{
+	if (!t->utf8)
+		return cJSON_CreateNull();
+	if (!memchr(t->utf8, 0, t->len))
+		return cJSON_CreateString(t->utf8);
+	char *s = quote(t, 1);
+	if (!s)
+		return NULL;
+	cJSON *j = cJSON_CreateRaw(s);
+	hp_free(s);
+	return j;
+}
+
+/* ---- primitive values --------------------------------------------------- */
+
+/* shortest decimal that reads back as the same float / double */
+static void fmt_real(char *buf, size_t n, double v, int is_float)
+{
+	if (isnan(v)) {
+		snprintf(buf, n, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, n, v > 0 ? "Infinity" : "-Infinity");
+		return;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, n, "%.*g", p, v);
+		if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+static double real_of(uint8_t type, uint64_t bits)
+{
+	if (type == HP_T_FLOAT) {
+		uint32_t b = (uint32_t)bits;
+		float f;
+		memcpy(&f, &b, sizeof f);
+		return f;
+	}
+	double d;
+	memcpy(&d, &bits, sizeof d);
+	return d;
+}
+
+static int64_t signed_of(uint8_t type, uint64_t bits)
+{
+	switch (type) {
+	case HP_T_BYTE: return (int8_t)bits;
+	case HP_T_SHORT: return (int16_t)bits;
+	case HP_T_INT: return (int32_t)bits;
+	default: return (int64_t)bits;
+	}
+}
+
+/* a char as a Java literal: 'a', '\n', '\u0000', 'é' */
+static void fmt_char(char *buf, size_t n, uint32_t u)
+{
+	if (u == '\'' || u == '\\') {
+		snprintf(buf, n, "'\\%c'", (char)u);
+	} else if (u == '\n') {
+		snprintf(buf, n, "'\\n'");
+	} else if (u == '\t') {
+		snprintf(buf, n, "'\\t'");
+	} else if (u < 0x20 || (u >= 0x7f && u < 0xa0) || (u >= 0xd800 && u <= 0xdfff)) {
+		snprintf(buf, n, "'\\u%04x'", u);
+	} else {
+		char c[8];
+		c[hp_utf8_put(c, u)] = '\0';
+		snprintf(buf, n, "'%s'", c);
+	}
+}
+
+const char *cli_prim_text(char *buf, size_t n, uint8_t type, uint64_t bits)
+{
+	switch (type) {
+	case HP_T_BOOLEAN:
+		snprintf(buf, n, "%s", bits ? "true" : "false");
+		break;
+	case HP_T_CHAR:
+		fmt_char(buf, n, (uint32_t)bits);
+		break;
+	case HP_T_FLOAT:
+	case HP_T_DOUBLE:
+		fmt_real(buf, n, real_of(type, bits), type == HP_T_FLOAT);
+		break;
+	default:
+		snprintf(buf, n, "%lld", (long long)signed_of(type, bits));
+		break;
+	}
+	return buf;
+}
+
+cJSON *cli_prim_json(uint8_t type, uint64_t bits)
+{
+	char b[64];
+	switch (type) {
+	case HP_T_BOOLEAN:
+		return cJSON_CreateBool(bits != 0);
+	case HP_T_CHAR: {
+		uint32_t u = (uint32_t)bits;
+		if (u == 0 || (u >= 0xd800 && u <= 0xdfff)) {
+			snprintf(b, sizeof b, "\"\\u%04x\"", u);
+			return cJSON_CreateRaw(b);
+		}
+		char c[8];
+		c[hp_utf8_put(c, u)] = '\0';
+		return cJSON_CreateString(c);
+	}
+	case HP_T_FLOAT:
+	case HP_T_DOUBLE: {
+		double d = real_of(type, bits);
+		fmt_real(b, sizeof b, d, type == HP_T_FLOAT);
+		if (isnan(d) || isinf(d))
+			return cJSON_CreateString(b);
+		return cJSON_CreateRaw(b);
+	}
+	default:
+		snprintf(b, sizeof b, "%lld", (long long)signed_of(type, bits));
+		return cJSON_CreateRaw(b);
+	}
+}
+
+/* ---- GC roots and threads ----------------------------------------------- */
+
+/* the kinds of the roots naming obj, and the thread of the first one that
+ * names a thread (not the thread object itself) */
+static unsigned root_kinds(const hp_heap *h, uint32_t obj, int *thread_kind, uint32_t *serial)
+{
+	unsigned kinds = 0;
+	*thread_kind = -1;
+	for (size_t i = 0; i < h->nroots; i++) {
+		const struct hp_root_rec *r = &h->roots[i];
+		if (r->object != h->ids[obj])
+			continue;
+		kinds |= 1u << r->kind;
+		if (*thread_kind < 0 && r->has_thread && r->kind != HP_ROOT_THREAD_OBJECT) {
+			*thread_kind = r->kind;
+			*serial = r->thread_serial;
+		}
+	}
+	return kinds;
+}
+
+int cli_thread_text(const hp_heap *h, hp_objread *rd, uint32_t serial, struct hp_text *t)
+{
+	memset(t, 0, sizeof *t);
+	uint32_t k = hp_idmap_get(&h->thread_map, serial);
+	if (k == HP_IDMAP_NONE)
+		return 0;
+	const struct hp_thread_rec *th = &h->threads[k];
+	size_t o = th->object_id ? hp_heap_find(h, th->object_id) : SIZE_MAX;
+	if (rd && o != SIZE_MAX) {
+		struct hp_error err;
+		hp_error_clear(&err);
+		if (hp_objread_thread_name(rd, o, THREAD_NAME_CHARS, t, &err) == HP_OK && t->utf8)
+			return 1;
+		hp_objread_text_release(t);
+	}
+	uint32_t len;
+	const char *s = th->name_sid ? hp_heap_string(h, th->name_sid, &len) : NULL;
+	if (s && (t->utf8 = hp_mutf8_to_utf8(s, len, &t->len)) != NULL)
+		return 1;
+	return 0;
+}
+
+const char *cli_root_text(const hp_heap *h, hp_objread *rd, uint32_t obj, char *buf, size_t n)
+{
+	int tk;
+	uint32_t serial = 0;
+	unsigned kinds = root_kinds(h, obj, &tk, &serial);
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < HP_ROOT_NKINDS && o < n; k++) {
+		if (!(kinds & (1u << k)))
+			continue;
+		int w = snprintf(buf + o, n - o, "%s%s", o ? ", " : "", hp_root_kind_name(k));
+		o = w > 0 && (size_t)w < n - o ? o + (size_t)w : n - 1;
+		if (k != tk)
+			continue;
+		struct hp_text t;
+		if (cli_thread_text(h, rd, serial, &t)) {
+			char *q = cli_quote_text(&t);
+			w = snprintf(buf + o, n - o, " (thread %s)", q ? q : "?");
+			hp_free(q);
+		} else {
+			w = snprintf(buf + o, n - o, " (thread %u)", serial);
+		}
+		hp_objread_text_release(&t);
+		o = w > 0 && (size_t)w < n - o ? o + (size_t)w : n - 1;
+	}
+	return buf;
+}
+
+void cli_root_json(cJSON *e, const hp_heap *h, hp_objread *rd, uint32_t obj)
+{
+	int tk;
+	uint32_t serial = 0;
+	unsigned kinds = root_kinds(h, obj, &tk, &serial);
+	if (!kinds)
+		return;
+	cJSON *a = cJSON_AddArrayToObject(e, "gc_root");
+	for (int k = 0; k < HP_ROOT_NKINDS; k++)
+		if (kinds & (1u << k))
+			cJSON_AddItemToArray(a, cJSON_CreateString(hp_root_kind_key(k)));
+	if (tk < 0)
+		return;
+	json_u64(e, "thread_serial", serial);
+	struct hp_text t;
+	if (cli_thread_text(h, rd, serial, &t))
+		cJSON_AddItemToObject(e, "thread", cli_text_json(&t));
+	hp_objread_text_release(&t);
+}
+
+/* ---- references ----------------------------------------------------------- */
+
+const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf, size_t n)
+{
+	char nm[512];
+	switch (r->kind) {
+	case HP_REF_FIELD:
+		snprintf(buf, n, ".%s", safe_text(r->name ? r->name : "?", nm, sizeof nm));
+		break;
+	case HP_REF_ELEMENT:
+		snprintf(buf, n, "[%llu]", (unsigned long long)r->index);
+		break;
+	case HP_REF_STATIC:
+		snprintf(buf, n, "static %s", safe_text(r->name ? r->name : "?", nm, sizeof nm));
+		break;
+	case HP_REF_SUPER:
+		snprintf(buf, n, "<super class>");
+		break;
+	case HP_REF_LOADER:
+		snprintf(buf, n, "<class loader>");
+		break;
+	case HP_REF_LOCAL:
+		snprintf(buf, n, "<%s>", hp_root_kind_name(r->root_kind));
+		break;
+	case HP_REF_CLASS:
+		snprintf(buf, n, "<class>");
+		break;
+	default:
+		snprintf(buf, n, "<?>");
+		break;
+	}
+	return buf;
+}
+
+cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
+{
+	static const char *const kinds[] = { "unknown", "field", "element", "static", "super", "loader",
+					     "local", "class" };
+	cJSON *e = cJSON_CreateObject();
+	int k = r->kind >= 0 && r->kind <= HP_REF_CLASS ? r->kind : 0;
+	cJSON_AddStringToObject(e, "kind", kinds[k]);
+	if (k == HP_REF_FIELD || k == HP_REF_STATIC) {
+		cJSON_AddStringToObject(e, "name", r->name ? r->name : "?");
+		if (r->decl != HP_NONE)
+			cJSON_AddStringToObject(e, "declared_by", hp_class_name(h, r->decl));
+	} else if (k == HP_REF_ELEMENT) {
+		json_u64(e, "index", r->index);
+	} else if (k == HP_REF_LOCAL) {
+		cJSON_AddStringToObject(e, "root_kind", hp_root_kind_key(r->root_kind));
+		if (r->frame != UINT32_MAX)
+			json_u64(e, "frame", r->frame);
+	}
+	if (r->count > 1)
+		json_u64(e, "count", r->count);
+	return e;
+}
+
+/* ---- paths ---------------------------------------------------------------- */
+
+static int report(hp_session *S, const struct hp_error *err, int rc)
+{
+	cli_error("%s: %s", hp_session_path(S), err->msg[0] ? err->msg : "error");
+	return cli_exit_code(rc);
+}
+
+int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths)
+{
+	*npaths = 0;
+	const struct hp_pathsearch *ps;
+	const hp_heap *h;
+	hp_objread *rd;
+	int rc;
+	if ((rc = cli_model(S, &h)) || (rc = cli_objread(S, &rd)) || (rc = cli_paths(S, all_weak, &ps)))
+		return rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	struct hp_pathlist pl;
+	memset(&pl, 0, sizeof pl);
+	rc = hp_paths_shortest(&ps->P, &ps->g, obj, k ? k : SIZE_MAX, &pl, &err);
+	if (rc)
+		return report(S, &err, rc);
+	/* one forward pass over a gzip dump for the records and thread names */
+	size_t nn = pl.npaths ? pl.first[pl.npaths] : 0;
+	uint32_t *pre = hp_reallocarray(NULL, nn + pl.npaths + 1, sizeof *pre);
+	if (!pre) {
+		hp_paths_list_release(&pl);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	if (nn)
+		memcpy(pre, pl.nodes, nn * sizeof *pre);
+	size_t np = nn;
+	for (size_t p = 0; p < pl.npaths; p++) {
+		int tk;
+		uint32_t serial = 0;
+		root_kinds(h, pl.nodes[pl.first[p]], &tk, &serial);
+		uint32_t t = tk >= 0 ? hp_idmap_get(&h->thread_map, serial) : HP_IDMAP_NONE;
+		size_t to = t != HP_IDMAP_NONE ? hp_heap_find(h, h->threads[t].object_id) : SIZE_MAX;
+		if (to != SIZE_MAX)
+			pre[np++] = (uint32_t)to;
+	}
+	rc = hp_objread_prefetch_text(rd, pre, np, &err);
+	hp_free(pre);
+	if (rc) {
+		hp_paths_list_release(&pl);
+		return report(S, &err, rc);
+	}
+	for (size_t p = 0; p < pl.npaths && rc == HP_OK; p++) {
+		const uint32_t *nodes = pl.nodes + pl.first[p];
+		size_t len = pl.first[p + 1] - pl.first[p];
+		cJSON *steps = NULL;
+		if (arr) {
+			cJSON *e = cJSON_CreateObject();
+			json_u64(e, "length", len - 1);
+			steps = cJSON_AddArrayToObject(e, "steps");
+			cJSON_AddItemToArray(arr, e);
+		} else if (k != 1) {
+			fprintf(f, "path %zu of %zu, %zu reference%s:\n", p + 1, pl.npaths, len - 1, len == 2 ? "" : "s");
+		}
+		for (size_t i = 0; i < len; i++) {
+			uint32_t v = nodes[i];
+			struct hp_objref ref;
+			memset(&ref, 0, sizeof ref);
+			if (i > 0 && (rc = hp_objread_find_ref(rd, nodes[i - 1], v, &ref, &err)) != HP_OK)
+				break;
+			if (arr) {
+				cJSON *s = cli_object_json(h, v);
+				json_u64(s, "shallow", hp_heap_shallow(h, v));
+				if (i == 0)
+					cli_root_json(s, h, rd, v);
+				else
+					cJSON_AddItemToObject(s, "via", cli_via_json(h, &ref));
+				cJSON_AddItemToArray(steps, s);
+				continue;
+			}
+			char lab[800], via[600], rt[800];
+			object_label(h, v, lab, sizeof lab);
+			if (i == 0)
+				fprintf(f, "  %s  [GC root: %s]\n", lab, cli_root_text(h, rd, v, rt, sizeof rt));
+			else
+				fprintf(f, "  %s -> %s\n", cli_via_text(h, &ref, via, sizeof via), lab);
+		}
+	}
+	*npaths = pl.npaths;
+	hp_paths_list_release(&pl);
+	if (rc)
+		return report(S, &err, rc);
+	return EXIT_OK;
+}

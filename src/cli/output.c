@@ -1,0 +1,191 @@
+/* output.c — where results go: tables built in memory and written at once
+ * (to -o FILE atomically, else to standard output), and JSON documents. */
+#include "cli/cli.h"
+#include "cli/command.h"
+#include "parser/alloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cli_write_output(const struct cli_ctx *x, const char *text)
+{
+	const char *path = x->c->output;
+	if (!path || strcmp(path, "-") == 0) {
+		if (fputs(text, stdout) == EOF || fflush(stdout) == EOF) {
+			cli_error("cannot write to standard output: %s", strerror(errno));
+			return EXIT_BAD;
+		}
+		return EXIT_OK;
+	}
+	size_t n = strlen(path);
+	char *tmp = hp_malloc(n + 32);
+	if (!tmp) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	snprintf(tmp, n + 32, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_error("cannot create %s: %s", tmp, strerror(errno));
+		hp_free(tmp);
+		return EXIT_BAD;
+	}
+	size_t len = strlen(text), off = 0;
+	int ok = 1;
+	while (off < len) {
+		ssize_t k = write(fd, text + off, len - off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			ok = 0;
+			break;
+		}
+		off += (size_t)k;
+	}
+	if (ok && fsync(fd) != 0 && errno != EINVAL)
+		ok = 0;
+	fchmod(fd, 0644);
+	if (close(fd) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) != 0) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		hp_free(tmp);
+		return EXIT_BAD;
+	}
+	hp_free(tmp);
+	return EXIT_OK;
+}
+
+FILE *cli_text_begin(struct cli_out *o)
+{
+	memset(o, 0, sizeof *o);
+	o->f = open_memstream(&o->buf, &o->len);
+	if (!o->f)
+		cli_error("out of memory");
+	return o->f;
+}
+
+int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc)
+{
+	if (o->f && fclose(o->f) != 0 && rc == EXIT_OK) {
+		cli_error("out of memory");
+		rc = EXIT_NOMEM;
+	}
+	o->f = NULL;
+	if (rc == EXIT_OK && !o->buf) {
+		cli_error("out of memory");
+		rc = EXIT_NOMEM;
+	}
+	if (rc == EXIT_OK)
+		rc = cli_write_output(x, o->buf);
+	free(o->buf);
+	o->buf = NULL;
+	return rc;
+}
+
+int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
+{
+	if (rc != EXIT_OK) {
+		cJSON_Delete(doc);
+		return rc;
+	}
+	if (!doc) {
+		cli_error("out of memory building JSON");
+		return EXIT_NOMEM;
+	}
+	char *s = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if (!s) {
+		cli_error("out of memory printing JSON");
+		return EXIT_NOMEM;
+	}
+	size_t n = strlen(s);
+	char *t = hp_malloc(n + 2);
+	if (!t) {
+		cJSON_free(s);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	memcpy(t, s, n);
+	t[n] = '\n';
+	t[n + 1] = '\0';
+	cJSON_free(s);
+	rc = cli_write_output(x, t);
+	hp_free(t);
+	return rc;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+cJSON *json_u64_item(uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+	return cJSON_CreateRaw(b);
+}
+
+void json_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	cJSON_AddItemToObject(obj, key, json_u64_item(v));
+}
+
+static const char *source_name(int s)
+{
+	return s == 2 ? "option" : s == 1 ? "inferred" : "default";
+}
+
+cJSON *json_size_model(const hp_heap *h)
+{
+	const struct hp_size_model *m = &h->size;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "name", hp_size_kind_name(m->kind));
+	json_u64(j, "id_size", m->id_size);
+	json_u64(j, "ref_size", m->ref_size);
+	cJSON_AddStringToObject(j, "ref_size_source", source_name(m->ref_source));
+	json_u64(j, "header", m->header);
+	cJSON_AddStringToObject(j, "header_source", source_name(m->header_source));
+	json_u64(j, "array_header", m->array_header);
+	json_u64(j, "align", m->align);
+	cJSON_AddStringToObject(j, "align_source", source_name(m->align_source));
+	json_u64(j, "id_gcd", m->gcd);
+	if (m->compressed_evidence)
+		json_u64(j, "compressed_refs_evidence_offset", m->compressed_evidence);
+	if (m->kind == HP_SIZE_AHAT)
+		json_u64(j, "class_instance_size", m->class_instance_size);
+	return j;
+}
+
+cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
+{
+	const struct hp_load_info *L = hp_session_load_info(S);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
+	cJSON_AddStringToObject(j, "command", x->cmd->name);
+	cJSON_AddStringToObject(j, "file", file);
+	cJSON_AddStringToObject(j, "format", L->stats.header.format);
+	json_u64(j, "id_size", L->stats.header.id_size);
+	cJSON_AddBoolToObject(j, "partial", L->partial);
+	if (L->partial) {
+		char msg[1024];
+		cli_format_error(file, &L->partial_err, msg, sizeof msg);
+		cJSON_AddStringToObject(j, "partial_reason", msg);
+	}
+	if (L->stats.parsed_dump >= 0)
+		json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
+	return j;
+}
+
+const char *roots_policy_name(int p)
+{
+	return p == HP_ROOTS_ALL ? "all" : "threads";
+}
+
+void json_policies(cJSON *j, const struct hp_retained *R)
+{
+	cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(R->weak));
+	cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(R->roots_policy));
+}
