@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Each command takes exactly the options of its table (src/cli/command.h):
+#  (a) `hprofan --help` lists every option once with the commands that take
+#      it, and those are the commands whose `hprofan help COMMAND` lists it;
+#  (b) every option a command lists is accepted by it, and does something
+#      there: the output, the messages, the exit status or the -o file differ
+#      from the same run without it (--quiet, which only hides the progress
+#      display of a terminal, is checked for being accepted); browse, which
+#      needs a terminal, is checked for accepting each (tests/cli/browse.sh
+#      drives it through tmux);
+#  (c) every option a command does not list is a usage error (exit 2) that
+#      names the command.
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null 2>&1 || { skip options "python3 is absent"; exit 0; }
+S=$TMPD/sample.hprof
+gzip -dc "$TESTDATA/hprof/leakycache.hprof.gz" >"$S" || { fail options-sample "cannot inflate the sample"; exit 0; }
+T=$TMPD/cut.hprof                      # the sample cut short: --salvage reads it
+head -c 3000000 "$S" >"$T"
+A=$(cd "$(dirname "$0")/.." && pwd)/fuzz/corpus/pipeline/android4.hprof   # Android heaps "heap" and "name"
+
+"$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
+cmds=$(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
+       grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | grep -vx help | LC_ALL=C sort -u)
+# opts CMD: the option names `hprofan help CMD` lists, one a line ("-q, --quiet": both)
+opts() {
+  "$HPROFAN" help "$1" | awk '/^options:/ { on = 1; next } on && /^  -/' | sed -E 's/^ +//; s/  +.*//' |
+    tr ',' '\n' | grep -oE -- '^ *-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed 's/^ *//'
+}
+all=$(for c in $cmds; do opts "$c"; done | LC_ALL=C sort -u)
+
+# ---- (a) --help's list ---------------------------------------------------------
+
+for o in $all; do
+  line=$(grep -E -- "^  (-[a-z], )?$o( |=|,)" "$TMPD/help" | head -n 1)
+  [ -n "$line" ] || line=$(grep -E -- "^  $o, " "$TMPD/help" | head -n 1)
+  if [ -z "$line" ]; then fail "--help lists $o" "no line for it"; continue; fi
+  listed=$(printf '%s\n' "$line" | sed -E 's/^ +[^ ]+( [^ ]+)?  +//')
+  takers=$(for c in $cmds; do opts "$c" | grep -qxF -- "$o" && printf '%s ' "$c"; done)
+  if [ "$listed" = "every command" ]; then
+    want=$(printf '%s\n' $cmds | LC_ALL=C sort | paste -sd' ')
+  else
+    want=$(printf '%s\n' $listed | tr -d ',' | LC_ALL=C sort | paste -sd' ')
+  fi
+  expect_eq "--help: the commands that take $o" "$(printf '%s\n' $takers | LC_ALL=C sort | paste -sd' ')" "$want"
+done
+
+# ---- ids the runs need -----------------------------------------------------------
+
+"$HPROFAN" dominators "$S" --json --top 0 --quiet >"$TMPD/dom.json"
+"$HPROFAN" object "$S" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(next(e["id"] for e in d["dominators"] if e.get("class_object_of") == "LeakyCache"))' "$TMPD/dom.json")" \
+  --json --top 0 --quiet >"$TMPD/class.json"
+static() { python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(next(f["value"] for f in d["object"]["statics"] if f["name"] == sys.argv[2]))' "$TMPD/class.json" "$1"; }
+referent() { "$HPROFAN" object "$S" "$1" --json --quiet | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(next(f["value"] for f in d["object"]["fields"] if f["name"] == "referent"))'; }
+SESSION=$(referent "$(static lastSession)")   # a Session: several referrers, several paths
+SOFT=$(referent "$(static scratch)")          # a byte[] only a SoftReference holds
+THREAD=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(next(e["id"] for e in d["dominators"] if e["class"] == "java.lang.Thread" and "java_frame" in e.get("gc_root", [])
+           or e["class"] == "java.lang.Thread" and e["retained"] > 1000))' "$TMPD/dom.json")   # a thread with locals
+if [ -z "$SESSION" ] || [ -z "$SOFT" ] || [ -z "$THREAD" ]; then fail options-ids "cannot find the sample's objects"; exit 0; fi
+
+# ---- (b) each option does something ------------------------------------------------
+
+# args CMD OPTION: the run without the option; value OPTION: the option as given
+args() {
+  local f=$S id=$SESSION
+  case $2 in --salvage) f=$T ;; --heap) f=$A ;; --all-weak) id=$SOFT ;; --roots) id=$THREAD ;; esac
+  case $1 in object|path) echo "$1 $f $id" ;; *) echo "$1 $f" ;; esac
+}
+value() {
+  case $1 in
+    --top) echo "--top 1" ;; --sort) echo "--sort=count" ;; --heap) echo "--heap heap" ;;
+    --filter) echo "--filter String" ;; --exclude) echo "--exclude String" ;;
+    --size-model) echo "--size-model=raw" ;; --ref-size) echo "--ref-size 8" ;;
+    --header-size) echo "--header-size 32" ;; --align) echo "--align 64" ;;
+    --weak) echo "--weak=skip" ;; --roots) echo "--roots=all" ;; --dump) echo "--dump 1" ;;
+    --max-memory) echo "--max-memory 64K" ;; --depth) echo "--depth 3" ;; --group) echo "--group=class" ;;
+    -o | --output) echo "$1 $TMPD/out.txt" ;;
+    *) echo "$1" ;;
+  esac
+}
+# run NAME ARGS...: stdout, stderr, exit status and the -o file, in $TMPD/NAME.*
+run() {
+  local n=$1; shift
+  rm -f "$TMPD/out.txt"
+  # shellcheck disable=SC2068  # the words of args/value on purpose
+  "$HPROFAN" $@ --quiet >"$TMPD/$n.out" 2>"$TMPD/$n.err"
+  echo $? >"$TMPD/$n.rc"
+  if [ -f "$TMPD/out.txt" ]; then mv "$TMPD/out.txt" "$TMPD/$n.file"; else : >"$TMPD/$n.file"; fi
+}
+differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
+            ! cmp -s "$TMPD/$1.rc" "$TMPD/$2.rc" || ! cmp -s "$TMPD/$1.file" "$TMPD/$2.file"; }
+
+for c in $cmds; do
+  for o in $(opts "$c"); do
+    base=$(args "$c" "$o")
+    if [ "$c" = browse ]; then
+      TERM=dumb run with $base $(value "$o")
+      if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -q "browse needs a terminal" "$TMPD/with.err"; then
+        ok "browse accepts $o"
+      else fail "browse accepts $o" "exit $(cat "$TMPD/with.rc"): $(head -c 300 "$TMPD/with.err")"; fi
+      continue
+    fi
+    run base $base
+    run with $base $(value "$o")
+    if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -qE -- "not an option|unknown option" "$TMPD/with.err"; then
+      fail "$c takes $o" "$(head -c 300 "$TMPD/with.err")"
+    elif [ "$o" = --quiet ] || [ "$o" = -q ]; then
+      expect_eq "$c takes $o" "$(cat "$TMPD/with.rc")" "$(cat "$TMPD/base.rc")"
+    elif differs base with; then
+      ok "$c $o does something"
+    elif [ "$c" = path ] && case $o in --size-model|--ref-size|--header-size|--align) true ;; *) false ;; esac; then
+      # path's table gives no sizes; its JSON gives each step's shallow size
+      run base $base --json
+      run with $base $(value "$o") --json
+      if differs base with; then ok "$c $o does something (the sizes of its JSON)"
+      else fail "$c $o does something" "the same output as without it ($base), also in JSON"; fi
+    else
+      fail "$c $o does something" "the same output, messages and exit status as without it ($base)"
+    fi
+  done
+done
+
+# ---- (c) the others are usage errors ------------------------------------------------
+
+for c in $cmds; do
+  mine=$(opts "$c")
+  for o in $all; do
+    printf '%s\n' "$mine" | grep -qxF -- "$o" && continue
+    run with $(args "$c" "$o") $(value "$o")
+    if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -qF -- "$o is not an option of '$c'" "$TMPD/with.err"; then
+      ok "$c refuses $o"
+    else
+      fail "$c refuses $o" "exit $(cat "$TMPD/with.rc"): $(head -c 300 "$TMPD/with.err")"
+    fi
+  done
+done
