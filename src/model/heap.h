@@ -222,8 +222,8 @@ void hp_heap_sink(hp_heap *h, struct hp_sink *sink);
  * decides and applies the size model, sums the histogram, sorts objects. */
 int hp_heap_finish(hp_heap *h, struct hp_error *err) HP_MUST_USE;
 
-/* Convenience: open, parse and finish.  On HP_ETRUNC/HP_ECORRUPT with
- * salvage set, *h still holds everything read before the error. */
+/* (Opening, parsing and finishing a dump in one call, with salvage and the
+ * memory limit's report, is the session's: analysis/session.h.) */
 
 const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len);
 int hp_heap_add_warning(hp_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
