@@ -51,6 +51,7 @@ struct cli_common {
 	int weak;                     /* -1 default for the dump, else enum hp_weak_policy */
 	int roots;                    /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL */
 	const char *filter, *exclude; /* class names */
+	int all_weak;                 /* paths through the referents of weak references */
 };
 
 struct cli_command;
@@ -67,6 +68,9 @@ struct cli_ctx {
 };
 
 /* ---- messages (stderr) ------------------------------------------------ */
+#include <stdarg.h>
+/* PREFIX, the message, a newline */
+void cli_vmessage(const char *prefix, const char *fmt, va_list ap);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "hprofan: MSG" and the line that says where help is; returns EXIT_USAGE */
@@ -156,6 +160,8 @@ const char *roots_policy_name(int p);
 const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
 /* parses "0x1234", "1234" (decimal is taken as an id too); 0 on success */
 int parse_object_id(const char *s, uint64_t *id);
+/* the ID argument of the command: EXIT_OK, or EXIT_USAGE said why */
+int cli_id_arg(const struct cli_ctx *x, uint64_t *id);
 /* {"id": "0x7f3a10", "class": "java.util.HashMap"} (and "class_object_of") */
 cJSON *cli_object_json(const hp_heap *h, size_t obj);
 /* ".table", "[12]", "static SESSIONS", "<super class>", ... */

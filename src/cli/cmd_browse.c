@@ -22,19 +22,8 @@
 #define POPUP_REFERRERS 50
 #define TEXT_CHARS 80
 
-struct browse_opts {
-	int all_weak;
-};
-
-static const struct cli_option own[] = {
-	{ "--all-weak", NULL, OPT_FLAG, "--all-weak",
-	  "paths (the i pop-up) may go through the referents of\nsoft, weak, final and phantom references",
-	  0, offsetof(struct browse_opts, all_weak), NULL, NULL, NULL },
-	{ NULL }
-};
-
 struct view {
-	const struct browse_opts *o;
+	int all_weak;           /* paths in the i pop-up */
 	hp_session *S;
 	const char *file;
 	const hp_heap *h;
@@ -528,7 +517,7 @@ static char *path_text(struct view *w, uint32_t v)
 		return NULL;
 	size_t np = 0;
 	fputs("the shortest path from a GC root:\n", f);
-	int rc = cli_show_paths(w->S, v, 1, w->o->all_weak, f, NULL, &np);
+	int rc = cli_show_paths(w->S, v, 1, w->all_weak, f, NULL, &np);
 	if (rc == EXIT_OK && !np)
 		fputs("  no GC root reaches it\n", f);
 	else if (rc != EXIT_OK)
@@ -713,7 +702,7 @@ static int run_browse(struct cli_ctx *x)
 	setlocale(LC_ALL, "");
 	struct view w;
 	memset(&w, 0, sizeof w);
-	w.o = x->own;
+	w.all_weak = x->c->all_weak;
 	w.file = file;
 	w.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	int rc = cli_session(x, file, &w.S);
@@ -736,7 +725,7 @@ static int run_browse(struct cli_ctx *x)
 	if (!x->c->quiet && isatty(2))
 		fprintf(stderr, "hprofan: %s: searching the paths from GC roots ...", file);
 	const struct hp_pathsearch *ps;
-	if (hp_session_paths(w.S, w.o->all_weak, &ps, &err) != HP_OK)
+	if (hp_session_paths(w.S, w.all_weak, &ps, &err) != HP_OK)
 		ps = NULL;     /* i says why when it is pressed */
 	if (!x->c->quiet && isatty(2))
 		fputs("\r\033[K", stderr);
@@ -769,7 +758,7 @@ out:
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet, NULL
+	cli_opts_all_weak, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_browse = {
@@ -778,6 +767,5 @@ const struct cli_command cmd_browse = {
 	.summary = "browse interactively (also: FILE -i)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
-	.own_size = sizeof(struct browse_opts),
 	.run = run_browse,
 };

@@ -15,7 +15,6 @@
 
 struct object_opts {
 	struct cli_count top;
-	int all_weak;
 };
 
 static void defaults(void *own)
@@ -26,14 +25,12 @@ static void defaults(void *own)
 static const struct cli_option own[] = {
 	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "referrers and array elements shown (default 10; 0 shows all)",
 	  0, offsetof(struct object_opts, top), cli_set_count, NULL, NULL },
-	{ "--all-weak", NULL, OPT_FLAG, "--all-weak",
-	  "paths may go through the referents of soft, weak,\nfinal and phantom references",
-	  0, offsetof(struct object_opts, all_weak), NULL, NULL, NULL },
 	{ NULL }
 };
 
 struct octx {
 	const struct object_opts *o;
+	int all_weak;
 	hp_session *S;
 	const hp_heap *h;
 	const struct hp_retained *R;
@@ -334,12 +331,12 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		fprintf(f, "  ... %s more up to the GC root\n", fmt_count(nchain - CHAIN_ROWS, a, sizeof a));
 
 	/* the shortest path */
-	fprintf(f, "shortest path from a GC root (weak referents %s):\n", c->o->all_weak ? "followed" : "excluded");
+	fprintf(f, "shortest path from a GC root (weak referents %s):\n", c->all_weak ? "followed" : "excluded");
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->o->all_weak, f, NULL, &np)) != EXIT_OK)
+	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->all_weak, f, NULL, &np)) != EXIT_OK)
 		return HP_ESTOP;
 	if (!np)
-		fprintf(f, "  none%s\n", c->o->all_weak ? "" : " (--all-weak also follows soft, weak, final and phantom referents)");
+		fprintf(f, "  none%s\n", c->all_weak ? "" : " (--all-weak also follows soft, weak, final and phantom referents)");
 	return HP_OK;
 }
 
@@ -443,10 +440,10 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		cJSON_AddItemToArray(da, e);
 	}
 	cJSON *p = cJSON_AddObjectToObject(j, "path");
-	cJSON_AddStringToObject(p, "weak_referents", c->o->all_weak ? "followed" : "excluded");
+	cJSON_AddStringToObject(p, "weak_referents", c->all_weak ? "followed" : "excluded");
 	cJSON *pa = cJSON_CreateArray();
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->o->all_weak, NULL, pa, &np)) != EXIT_OK) {
+	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->all_weak, NULL, pa, &np)) != EXIT_OK) {
 		cJSON_Delete(pa);
 		return HP_ESTOP;
 	}
@@ -496,11 +493,10 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct object_opts *o = x->own;
 	uint64_t id;
-	if (parse_object_id(x->args[0], &id)) {
-		cli_error("%s: '%s' is not an object id: give it in hex (0x7f3a10) or decimal", x->cmd->name, x->args[0]);
-		return EXIT_USAGE;
-	}
-	int rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)");
+	int rc = cli_id_arg(x, &id);
+	if (rc)
+		return rc;
+	rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)");
 	if (rc)
 		return rc;
 	struct object_result *r = hp_calloc(1, sizeof *r);
@@ -511,6 +507,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	*res = r;
 	struct octx *c = &r->c;
 	c->o = o;
+	c->all_weak = x->c->all_weak;
 	c->S = S;
 	if ((rc = cli_retained(S, &c->h, &c->R)))
 		return rc;
@@ -558,7 +555,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_all_weak, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_object = {

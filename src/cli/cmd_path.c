@@ -9,7 +9,6 @@
 
 struct path_opts {
 	struct cli_count top;
-	int all_weak;
 };
 
 static void defaults(void *own)
@@ -20,9 +19,6 @@ static void defaults(void *own)
 static const struct cli_option own[] = {
 	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N shortest paths (default 5; 0 shows all)",
 	  0, offsetof(struct path_opts, top), cli_set_count, NULL, NULL },
-	{ "--all-weak", NULL, OPT_FLAG, "--all-weak",
-	  "paths may go through the referents of soft, weak,\nfinal and phantom references",
-	  0, offsetof(struct path_opts, all_weak), NULL, NULL, NULL },
 	{ NULL }
 };
 
@@ -39,11 +35,10 @@ static void release(void *p)
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	uint64_t id;
-	if (parse_object_id(x->args[0], &id)) {
-		cli_error("path: '%s' is not an object id: give it in hex (0x7f3a10) or decimal", x->args[0]);
-		return EXIT_USAGE;
-	}
-	int rc = cli_refuse_pipe(S, "path", "save it to a file");
+	int rc = cli_id_arg(x, &id);
+	if (rc)
+		return rc;
+	rc = cli_refuse_pipe(S, "path", "save it to a file");
 	if (rc)
 		return rc;
 	struct path_result *r = hp_calloc(1, sizeof *r);
@@ -72,9 +67,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	*doc = j;
 	cJSON_AddItemToObject(j, "target", cli_object_json(r->h, r->v));
-	cJSON_AddStringToObject(j, "weak_referents", o->all_weak ? "followed" : "excluded");
+	cJSON_AddStringToObject(j, "weak_referents", x->c->all_weak ? "followed" : "excluded");
 	cJSON *arr = cJSON_AddArrayToObject(j, "paths");
-	int rc = cli_show_paths(S, r->v, (size_t)o->top.n, o->all_weak, NULL, arr, &npaths);
+	int rc = cli_show_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, NULL, arr, &npaths);
 	cJSON_AddBoolToObject(j, "reachable", npaths > 0);
 	return rc;
 }
@@ -87,17 +82,17 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char lab[800];
 	cli_partial_note(f, S);
 	fprintf(f, "shortest paths from GC roots to %s (weak referents %s)\n",
-		object_label(r->h, r->v, lab, sizeof lab), o->all_weak ? "followed" : "excluded");
-	int rc = cli_show_paths(S, r->v, (size_t)o->top.n, o->all_weak, f, NULL, &npaths);
+		object_label(r->h, r->v, lab, sizeof lab), x->c->all_weak ? "followed" : "excluded");
+	int rc = cli_show_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, f, NULL, &npaths);
 	if (rc == EXIT_OK && !npaths)
-		fprintf(f, "no GC root reaches it%s\n", o->all_weak ? "" :
+		fprintf(f, "no GC root reaches it%s\n", x->c->all_weak ? "" :
 			" without going through the referent of a soft, weak, final or phantom reference"
 			" (--all-weak follows those)");
 	return rc;
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_all_weak, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_path = {

@@ -28,11 +28,9 @@ static const char *named_command;
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fputs("hprofan: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vmessage("hprofan: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (!cmd)
 		cmd = named_command;
 	if (cmd)

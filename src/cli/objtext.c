@@ -1,6 +1,6 @@
 /* objtext.c — objects, GC roots, references, values and Java text as the
  * commands print them (tables and JSON), and the paths from GC roots. */
-#include "cli/cli.h"
+#include "cli/command.h"
 #include "parser/alloc.h"
 
 #include <errno.h>
@@ -37,6 +37,15 @@ int parse_object_id(const char *s, uint64_t *id)
 		return -1;
 	*id = v;
 	return 0;
+}
+
+int cli_id_arg(const struct cli_ctx *x, uint64_t *id)
+{
+	if (parse_object_id(x->args[0], id)) {
+		cli_error("%s: '%s' is not an object id: give it in hex (0x7f3a10) or decimal", x->cmd->name, x->args[0]);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 cJSON *cli_object_json(const hp_heap *h, size_t obj)

@@ -229,6 +229,13 @@ const struct cli_option cli_opts_policy[] = {
 	{ NULL }
 };
 
+const struct cli_option cli_opts_all_weak[] = {
+	{ "--all-weak", NULL, OPT_FLAG, "--all-weak",
+	  "paths may go through the referents of soft, weak,\nfinal and phantom references",
+	  COMMON(all_weak), NULL, NULL, NULL },
+	{ NULL }
+};
+
 const struct cli_option cli_opts_filter[] = {
 	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only classes whose name matches the PCRE2 pattern RE",
 	  COMMON(filter), NULL, "needs a regular expression", NULL },
