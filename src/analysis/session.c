@@ -5,10 +5,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 struct hp_session {
 	char *path;
+	int one_shot;                 /* standard input, a FIFO, a pipe named by a path: one read */
 	struct hp_session_opts o;
 	struct hp_load_info info;
 	struct hp_session_need need;
@@ -60,6 +62,12 @@ int hp_session_open(hp_session **out, const char *path, const struct hp_session_
 	else
 		hp_session_opts_init(&s->o);
 	s->info.stats.parsed_dump = -1;
+	/* what is not a regular file (or a disk) may not be there a second
+	 * time: a FIFO, /dev/stdin, <(zcat ...) are read once, like "-" (stat
+	 * does not open, so a FIFO without a writer does not block here) */
+	struct stat st;
+	s->one_shot = strcmp(path, "-") == 0 ||
+		      (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode));
 	*out = s;
 	return HP_OK;
 }
@@ -86,7 +94,7 @@ const char *hp_session_path(const hp_session *s) { return s->path; }
 
 int hp_session_rereadable(const hp_session *s)
 {
-	return strcmp(s->path, "-") != 0;
+	return !s->one_shot;
 }
 
 const struct hp_load_info *hp_session_load_info(const hp_session *s) { return &s->info; }

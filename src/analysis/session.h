@@ -92,7 +92,8 @@ int hp_session_open(hp_session **out, const char *path, const struct hp_session_
 void hp_session_free(hp_session *s);
 
 const char *hp_session_path(const hp_session *s);
-/* 0 when the input can be read only once (standard input) */
+/* 0 when the input can be read only once: standard input, and a path that
+ * is no regular file (a FIFO, /dev/stdin, <(...)), which is read once too */
 int hp_session_rereadable(const hp_session *s);
 
 /* The class histogram: one streaming pass that keeps nothing per object

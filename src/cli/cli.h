@@ -94,19 +94,27 @@ const char *fmt_time(uint64_t ms, char *buf, size_t n);
 /* Text from the dump for the terminal: control characters, escape
  * sequences and invalid UTF-8 shown as \xNN. */
 const char *safe_text(const char *s, char *buf, size_t n);
+/* JSON text (cJSON's output) made safe whatever its strings held: invalid
+ * UTF-8 becomes U+FFFD, DEL and the C1 controls \u escapes.  out has room
+ * for 3 * len + 1 bytes; returns the length written. */
+size_t cli_json_clean(const char *s, size_t len, char *out);
 
 /* ---- filter.c: class names -------------------------------------------- */
 struct cli_filter;
 /* NULL patterns match everything; prints the error and returns NULL on a
  * bad pattern (*rc EXIT_USAGE) or no memory (*rc EXIT_NOMEM) */
 struct cli_filter *cli_filter_new(const char *include, const char *exclude, int *rc);
+/* 1 when name passes, 0 when not, -1 (said why) when a pattern hit PCRE2's
+ * match or depth limit on it: a usage error, never taken for "no match" */
 int cli_filter_match(const struct cli_filter *f, const char *name);
 void cli_filter_free(struct cli_filter *f);
 /* one pattern, for the browser's filter: NULL and the error in msg on a
  * bad pattern */
 struct cli_regex;
 struct cli_regex *cli_regex_new(const char *pat, char *msg, size_t n);
+/* 1 match, 0 none, < 0 a PCRE2 error (a limit hit): cli_regex_error() */
 int cli_regex_match(const struct cli_regex *r, const char *s);
+const char *cli_regex_error(int rc, char *buf, size_t n);
 void cli_regex_free(struct cli_regex *r);
 
 /* ---- load.c: sessions ------------------------------------------------- */
@@ -121,7 +129,7 @@ int cli_model(hp_session *S, const hp_heap **h);
 int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R);
 int cli_objread(hp_session *S, hp_objread **rd);
 int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps);
-/* "-: WHAT reads the dump twice, which a pipe cannot do; ..." when S
+/* "-: WHAT the dump twice, which a pipe cannot do; HINT" when S
  * cannot be read again; returns EXIT_USAGE then, else EXIT_OK */
 int cli_refuse_pipe(hp_session *S, const char *what, const char *hint);
 /* --max-memory: when the limit refused an allocation, makes sure a

@@ -33,6 +33,7 @@ struct view {
 	int utf8, color;
 	char msg[512];          /* shown in the status bar until the next key */
 	struct cli_regex *re;   /* the pattern being applied */
+	int re_err;             /* the PCRE2 error it hit on some name, 0 none */
 };
 
 /* ---- text on screen --------------------------------------------------- */
@@ -73,11 +74,11 @@ static void put(const struct view *w, int y, int x, const char *s, int width)
 {
 	if (width <= 0)
 		return;
-	char buf[2048];
-	const char *t = s;
+	char buf[2048], safe[2048];
+	const char *t = safe_text(s, safe, sizeof safe);   /* no control character reaches the screen */
 	if (!w->utf8) {   /* plain ASCII: anything else is '?' */
 		size_t o = 0;
-		for (const unsigned char *p = (const unsigned char *)s; *p && o + 1 < sizeof buf; p++)
+		for (const unsigned char *p = (const unsigned char *)t; *p && o + 1 < sizeof buf; p++)
 			if (*p < 0x80)
 				buf[o++] = (char)*p;
 			else if ((*p & 0xc0) != 0x80)
@@ -567,7 +568,10 @@ static void show_info(struct view *w)
 static int re_match(void *ud, const char *name)
 {
 	struct view *w = ud;
-	return cli_regex_match(w->re, name);
+	int m = cli_regex_match(w->re, name);
+	if (m < 0 && !w->re_err)
+		w->re_err = m;
+	return m > 0;
 }
 
 /* reads a pattern on the status line; empty clears the filter, Esc cancels */
@@ -629,8 +633,14 @@ static void ask_filter(struct view *w)
 		return;
 	}
 	w->re = re;
+	w->re_err = 0;
 	if (hp_browse_filter(&w->m, re_match, w, pat, &err) != HP_OK)
 		snprintf(w->msg, sizeof w->msg, "%.400s", err.msg);
+	else if (w->re_err) {
+		char sp[300], m[200];
+		snprintf(w->msg, sizeof w->msg, "/%s/ cannot be matched within its limits on some names (%s): "
+			 "they are left out", safe_text(pat, sp, sizeof sp), cli_regex_error(w->re_err, m, sizeof m));
+	}
 	w->re = NULL;
 	cli_regex_free(re);
 }
@@ -708,7 +718,7 @@ static int run_browse(struct cli_ctx *x)
 	int rc = cli_session(x, file, &w.S);
 	if (rc)
 		return rc;
-	if ((rc = cli_refuse_pipe(w.S, "retained sizes", "save it to a file (or use --fast for shallow sizes)")) ||
+	if ((rc = cli_refuse_pipe(w.S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
 	    (rc = cli_retained(w.S, &w.h, &w.R))) {
 		cli_session_close(w.S);
 		return rc;

@@ -129,7 +129,12 @@ static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
 	int rc = EXIT_OK;
 	for (size_t i = 0; i < k && shown < limit && rc == EXIT_OK; i++) {
 		const struct drow *r = &rows[i];
-		if (depth == 0 && !cli_filter_match(c->flt, hp_class_name(h, r->cls)))
+		int m = depth == 0 ? cli_filter_match(c->flt, hp_class_name(h, r->cls)) : 1;
+		if (m < 0) {
+			rc = EXIT_USAGE;
+			break;
+		}
+		if (!m)
 			continue;
 		shown++;
 		char lab[700], nm[512], a[32], b[32];
@@ -205,7 +210,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc;
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
-	if ((rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)")))
+	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")))
 		return rc;
 	return cli_retained(S, &d->h, &d->R);
 }

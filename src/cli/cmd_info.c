@@ -146,7 +146,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[32], b[32], c[32], d[32], tb[64];
 	fmt_time(st->header.timestamp_ms, tb, sizeof tb);
 	cli_partial_note(f, S);
-	fprintf(f, "file:        %s\n", hp_session_path(S));
+	char fn[1024];
+	fprintf(f, "file:        %s\n", safe_text(hp_session_path(S), fn, sizeof fn));
 	fprintf(f, "format:      %s (%s)\n", st->header.format, flavour(&st->header));
 	fprintf(f, "id size:     %u bytes\n", st->header.id_size);
 	fprintf(f, "timestamp:   %s\n", tb);
@@ -204,7 +205,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		for (unsigned i = 0; i < h->nheaps; i++) {
 			if (!h->heap_objects[i] && !h->heap_classes[i])
 				continue;
-			fprintf(f, "  %-20s %10s %12s %12s\n", hp_heap_name(h, i),
+			char hn[256];
+			fprintf(f, "  %-20s %10s %12s %12s\n", safe_text(hp_heap_name(h, i), hn, sizeof hn),
 				fmt_count(h->heap_classes[i], a, sizeof a),
 				fmt_count(h->heap_objects[i] - h->heap_classes[i], b, sizeof b),
 				fmt_bytes(h->heap_bytes[i], c, sizeof c));

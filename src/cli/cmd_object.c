@@ -221,8 +221,8 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		fprintf(f, "  kind      class object (java.lang.Class)\n");
 		break;
 	}
-	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v)) && hp_heap_name(h, hp_heap_heap(h, v))[0])
-		fprintf(f, "  heap      %s\n", hp_heap_name(h, hp_heap_heap(h, v)));
+	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
+		fprintf(f, "  heap      %s\n", safe_text(hp_heap_name(h, hp_heap_heap(h, v)), nm, sizeof nm));
 	fprintf(f, "  shallow   %s\n", fmt_bytes(R->shallow[v], a, sizeof a));
 	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
 		fprintf(f, "  retained  %s (no GC root reaches it)\n", fmt_bytes(R->retained[v], a, sizeof a));
@@ -354,7 +354,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		snprintf(b, sizeof b, "0x%llx", (unsigned long long)k0->id);
 		cJSON_AddStringToObject(ob, "class_id", b);
 	}
-	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v)) && hp_heap_name(h, hp_heap_heap(h, v))[0])
+	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
 		cJSON_AddStringToObject(ob, "heap", hp_heap_name(h, hp_heap_heap(h, v)));
 	json_u64(ob, "shallow", R->shallow[v]);
 	json_u64(ob, "retained", R->retained[v]);
@@ -496,7 +496,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc = cli_id_arg(x, &id);
 	if (rc)
 		return rc;
-	rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)");
+	rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)");
 	if (rc)
 		return rc;
 	struct object_result *r = hp_calloc(1, sizeof *r);

@@ -38,7 +38,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc = cli_id_arg(x, &id);
 	if (rc)
 		return rc;
-	rc = cli_refuse_pipe(S, "path", "save it to a file");
+	rc = cli_refuse_pipe(S, "path reads", "save it to a file");
 	if (rc)
 		return rc;
 	struct path_result *r = hp_calloc(1, sizeof *r);

@@ -121,7 +121,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return EXIT_NOMEM;
 	}
 	*res = t;
-	if ((rc = cli_refuse_pipe(S, "retained sizes", "save it to a file (or use --fast for shallow sizes)")) ||
+	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
 	    (rc = cli_retained(S, &t->h, &t->R)))
 		goto out;
 	const hp_heap *h = t->h;
@@ -136,7 +136,12 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	for (size_t v = 0; v < h->nobj; v++) {
 		if (!R->root_kinds[v] || R->dom.idom[v] != HP_DOM_SUPER)
 			continue;
-		if (!cli_filter_match(flt, hp_class_name(h, h->cls[v])))
+		int m = cli_filter_match(flt, hp_class_name(h, h->cls[v]));
+		if (m < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (!m)
 			continue;
 		t->rows[t->n].v = (uint32_t)v;
 		t->rows[t->n].retained = R->retained[v];

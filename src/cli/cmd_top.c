@@ -223,7 +223,12 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 			continue;
 		t->all_shallow += r->shallow;
 		const char *name = hp_class_name(h, r->cls);
-		if (!cli_filter_match(flt, name))
+		int m = cli_filter_match(flt, name);
+		if (m < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (!m)
 			continue;
 		struct trow *w = &t->rows[t->n++];
 		w->r = r;
@@ -324,11 +329,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			cw = l;
 	}
 	int hw = 0;
+	char hn[256];
 	if (t->android) {
 		hw = 4;
 		for (unsigned i = 0; i < h->nheaps; i++)
-			if ((int)strlen(hp_heap_name(h, i)) > hw)
-				hw = (int)strlen(hp_heap_name(h, i));
+			if ((int)strlen(safe_text(hp_heap_name(h, i), hn, sizeof hn)) > hw)
+				hw = (int)strlen(hn);
 	}
 	if (hp_session_load_info(S)->partial)
 		fprintf(f, "warning: partial result: the dump could not be read to its end (--salvage)\n");
@@ -348,7 +354,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(r->retained, b, sizeof b),
 				t->all_shallow ? 100.0 * r->retained / t->all_shallow : 0.0);
 		if (t->android)
-			fprintf(f, "  %-*s", hw, r->heap);
+			fprintf(f, "  %-*s", hw, safe_text(r->heap, hn, sizeof hn));
 		fprintf(f, "  %s\n", nm);
 	}
 	char c1[32];

@@ -8,9 +8,17 @@
 
 #include <string.h>
 
+/* Steps one match may take: a class name is short, so a pattern that needs
+ * more backtracks catastrophically ("(a+)+$"): a usage error, not "no match". */
+#define MATCH_LIMIT 200000
+#define DEPTH_LIMIT 5000
+
 struct cli_regex {
 	pcre2_code *re;
 	pcre2_match_data *md;
+	pcre2_match_context *mc;
+	char *pat;
+	int jit;
 };
 
 static pcre2_code *compile(const char *pat, char *msg, size_t n, size_t *at)
@@ -41,17 +49,34 @@ struct cli_regex *cli_regex_new(const char *pat, char *msg, size_t n)
 		hp_free(r);
 		return NULL;
 	}
-	if (!(r->md = pcre2_match_data_create(4, NULL))) {
+	if (!(r->md = pcre2_match_data_create(4, NULL)) || !(r->mc = pcre2_match_context_create(NULL)) ||
+	    !(r->pat = hp_strdup(pat))) {
 		snprintf(msg, n, "out of memory");
 		cli_regex_free(r);
 		return NULL;
 	}
+	pcre2_set_match_limit(r->mc, MATCH_LIMIT);
+	pcre2_set_depth_limit(r->mc, DEPTH_LIMIT);
+	/* the JIT when the platform has it: the same answers, faster */
+	r->jit = pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE) == 0;
 	return r;
 }
 
 int cli_regex_match(const struct cli_regex *r, const char *s)
 {
-	return pcre2_match(r->re, (PCRE2_SPTR)s, strlen(s), 0, 0, r->md, NULL) >= 0;
+	int rc = pcre2_match(r->re, (PCRE2_SPTR)s, strlen(s), 0, 0, r->md, r->mc);
+	if (rc >= 0)
+		return 1;
+	return rc == PCRE2_ERROR_NOMATCH ? 0 : rc;
+}
+
+const char *cli_regex_error(int rc, char *buf, size_t n)
+{
+	PCRE2_UCHAR m[256];
+	if (pcre2_get_error_message(rc, m, sizeof m) < 0)
+		snprintf((char *)m, sizeof m, "error %d", rc);
+	snprintf(buf, n, "%s", (char *)m);
+	return buf;
 }
 
 void cli_regex_free(struct cli_regex *r)
@@ -60,6 +85,8 @@ void cli_regex_free(struct cli_regex *r)
 		return;
 	pcre2_code_free(r->re);
 	pcre2_match_data_free(r->md);
+	pcre2_match_context_free(r->mc);
+	hp_free(r->pat);
 	hp_free(r);
 }
 
@@ -100,14 +127,24 @@ struct cli_filter *cli_filter_new(const char *include, const char *exclude, int 
 	return f;
 }
 
+/* a pattern that hit PCRE2's limits on a name: said once */
+static int limit_hit(const struct cli_regex *r, const char *opt, const char *name, int rc)
+{
+	char m[256], nm[256];
+	cli_error("%s '%s': the pattern cannot be matched within its limits on the class name '%s' (%s); "
+		  "make it backtrack less", opt, r->pat, safe_text(name, nm, sizeof nm), cli_regex_error(rc, m, sizeof m));
+	return -1;
+}
+
 int cli_filter_match(const struct cli_filter *f, const char *name)
 {
 	if (!f)
 		return 1;
-	if (f->inc && !cli_regex_match(f->inc, name))
-		return 0;
-	if (f->exc && cli_regex_match(f->exc, name))
-		return 0;
+	int m;
+	if (f->inc && (m = cli_regex_match(f->inc, name)) <= 0)
+		return m < 0 ? limit_hit(f->inc, "--filter", name, m) : 0;
+	if (f->exc && (m = cli_regex_match(f->exc, name)) != 0)
+		return m < 0 ? limit_hit(f->exc, "--exclude", name, m) : 0;
 	return 1;
 }
 

@@ -11,11 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* every message goes through safe_text: what it quotes from the dump (or
+ * from a file name) cannot reach the terminal as control characters */
 void cli_vmessage(const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[4096], safe[4096];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	fprintf(stderr, "%s%s\n", prefix, safe_text(msg, safe, sizeof safe));
 }
 
 void cli_error(const char *fmt, ...)
@@ -133,6 +135,7 @@ static struct cli_sess {
 	struct progress p;
 	const struct cli_common *c;
 	int warned;
+	char name[512];               /* the file's name, safe for the terminal */
 } sessions[MAX_SESSIONS];
 
 static struct cli_sess *sess_of(const hp_session *S)
@@ -175,7 +178,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	}
 	memset(cs, 0, sizeof *cs);
 	cs->p.enabled = !c->quiet && isatty(2);
-	cs->p.name = file;
+	cs->p.name = safe_text(file, cs->name, sizeof cs->name);
 	cs->c = c;
 	so.progress = progress_cb;
 	so.progress_ud = &cs->p;
@@ -338,7 +341,7 @@ int cli_refuse_pipe(hp_session *S, const char *what, const char *hint)
 {
 	if (hp_session_rereadable(S))
 		return EXIT_OK;
-	cli_error("%s: %s reads the dump twice, which a pipe cannot do; %s", hp_session_path(S), what, hint);
+	cli_error("%s: %s the dump twice, which a pipe cannot do; %s", hp_session_path(S), what, hint);
 	return EXIT_USAGE;
 }
 

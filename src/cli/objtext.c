@@ -32,8 +32,12 @@ int parse_object_id(const char *s, uint64_t *id)
 {
 	char *end;
 	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end)
+	/* hex with 0x, else decimal (010000 is ten thousand, not octal) */
+	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	if (s[0] == '-' || s[0] == '+' || s[0] == ' ' || (hex && (s[2] == '-' || s[2] == '+' || s[2] == ' ')))
+		return -1;
+	unsigned long long v = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
+	if (errno || end == (hex ? s + 2 : s) || *end)
 		return -1;
 	*id = v;
 	return 0;

@@ -5,14 +5,41 @@
 #include "parser/alloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* all of text to fd; 0, or -1 with errno */
+static int write_all(int fd, const char *text, size_t len)
+{
+	size_t off = 0;
+	while (off < len) {
+		ssize_t k = write(fd, text + off, len - off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * -o FILE.  A regular file (or none yet) is replaced atomically: the text
+ * goes to a temporary file beside it, renamed over it at the end, with the
+ * mode the file had (a new one: 0666 less the umask, as the shell's > would
+ * make it).  A symbolic link is written through: its target is replaced,
+ * the link stays.  A FIFO, a device or a socket is opened and written as
+ * it is (renaming over /dev/null would replace the device with a file).
+ */
 int cli_write_output(const struct cli_ctx *x, const char *text)
 {
 	const char *path = x->c->output;
+	size_t len = strlen(text);
 	if (!path || strcmp(path, "-") == 0) {
 		if (fputs(text, stdout) == EOF || fflush(stdout) == EOF) {
 			cli_error("cannot write to standard output: %s", strerror(errno));
@@ -20,43 +47,67 @@ int cli_write_output(const struct cli_ctx *x, const char *text)
 		}
 		return EXIT_OK;
 	}
-	size_t n = strlen(path);
+	char *real = NULL;
+	const char *target = path;
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (!(real = realpath(path, NULL))) {
+			cli_error("cannot write %s: it is a symbolic link whose target cannot be resolved (%s)", path,
+				  strerror(errno));
+			return EXIT_BAD;
+		}
+		target = real;
+	}
+	int exists = stat(target, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
+		cli_error("cannot write %s: it is a directory", path);
+		free(real);
+		return EXIT_BAD;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		int ok = fd >= 0 && write_all(fd, text, len) == 0;
+		if (fd >= 0 && close(fd) != 0)
+			ok = 0;
+		if (!ok)
+			cli_error("cannot write %s: %s", path, strerror(errno));
+		free(real);
+		return ok ? EXIT_OK : EXIT_BAD;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
+	size_t n = strlen(target);
 	char *tmp = hp_malloc(n + 32);
 	if (!tmp) {
+		free(real);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	snprintf(tmp, n + 32, "%s.tmp.XXXXXX", path);
+	snprintf(tmp, n + 32, "%s.tmp.XXXXXX", target);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		cli_error("cannot create %s: %s", tmp, strerror(errno));
 		hp_free(tmp);
+		free(real);
 		return EXIT_BAD;
 	}
-	size_t len = strlen(text), off = 0;
-	int ok = 1;
-	while (off < len) {
-		ssize_t k = write(fd, text + off, len - off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			ok = 0;
-			break;
-		}
-		off += (size_t)k;
-	}
+	int ok = write_all(fd, text, len) == 0;
 	if (ok && fsync(fd) != 0 && errno != EINVAL)
 		ok = 0;
-	fchmod(fd, 0644);
+	if (ok && fchmod(fd, mode) != 0)
+		ok = 0;
 	if (close(fd) != 0)
 		ok = 0;
-	if (!ok || rename(tmp, path) != 0) {
+	if (!ok || rename(tmp, target) != 0) {
 		cli_error("cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
 		hp_free(tmp);
+		free(real);
 		return EXIT_BAD;
 	}
 	hp_free(tmp);
+	free(real);
 	return EXIT_OK;
 }
 
@@ -104,13 +155,13 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 		return EXIT_NOMEM;
 	}
 	size_t n = strlen(s);
-	char *t = hp_malloc(n + 2);
+	char *t = hp_malloc(3 * n + 2);
 	if (!t) {
 		cJSON_free(s);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	memcpy(t, s, n);
+	n = cli_json_clean(s, n, t);
 	t[n] = '\n';
 	t[n + 1] = '\0';
 	cJSON_free(s);
