@@ -49,6 +49,13 @@ struct hp_session_opts {
 	int salvage;                  /* keep what precedes a break in the dump */
 	int weak;                     /* enum hp_weak_policy; -1: the dump's default */
 	int roots;                    /* HP_ROOTS_*; -1: the dump's default */
+	/* 1: a file without a heap dump is an error: HP_EFORMAT when it holds
+	 * records only the JDK hprof agent writes (its files may hold only
+	 * allocation sites or CPU samples), else HP_ETRUNC (HotSpot and ART
+	 * write the heap dump after the strings and classes, so the file was
+	 * cut before it); HP_ECORRUPT with salvage.  0 (info): the records
+	 * are described whatever they hold. */
+	int need_dump;
 	/* called every few MiB; total is 0 when unknown */
 	void (*progress)(void *ud, int phase, uint64_t done, uint64_t total);
 	void *progress_ud;

@@ -512,11 +512,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((rc = cli_retained(S, &c->h, &c->R)))
 		return rc;
 	const hp_heap *h = c->h;
-	size_t v = hp_heap_find(h, id);
-	if (v == SIZE_MAX) {
-		cli_error("%s: no object 0x%llx in the dump", hp_session_path(S), (unsigned long long)id);
-		return EXIT_BAD;
-	}
+	size_t v;
+	if ((rc = cli_object_arg(x, S, h, id, &v)))
+		return rc;
 	r->v = (uint32_t)v;
 	for (size_t i = 0; i < h->nobj; i++)
 		c->total += c->R->shallow[i];

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_object, cmd_path,
+extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_instances, cmd_object, cmd_path,
 	cmd_browse;
 
 const struct cli_command *const cli_commands[] = {
-	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_object, &cmd_path, &cmd_browse, NULL
+	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse, NULL
 };
 
 const struct cli_command *cli_command_find(const char *name)

@@ -237,7 +237,7 @@ const struct cli_option cli_opts_all_weak[] = {
 };
 
 const struct cli_option cli_opts_filter[] = {
-	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only classes whose name matches the PCRE2 pattern RE",
+	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only classes whose name matches the PCRE2 pattern RE\n(a class name such as A$B or int[] matches literally)",
 	  COMMON(filter), NULL, "needs a regular expression", NULL },
 	{ "--exclude", NULL, OPT_VALUE, "--exclude RE", "leave out classes whose name matches RE",
 	  COMMON(exclude), NULL, "needs a regular expression", NULL },

@@ -887,16 +887,24 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		if (rc)
 			return rc;
 	}
+	st->bytes = hp_rd_offset(r);
 	if (st->in_segmented_dump) {
-		/* segments without HEAP DUMP END: accepted, but the dump is not marked complete */
+		/* Segments without HEAP DUMP END: HotSpot and ART always write one,
+		 * so the file was cut at a record boundary.  The dump is closed
+		 * (what was read stands, for --salvage) and the cut reported. */
 		st->in_segmented_dump = 0;
 		if (P.deliver && sink->dump_end) {
 			rc = sink->dump_end(sink->ud, st->ndumps - 1, st->bytes);
 			if (rc)
 				return sink_fail(&P, rc, st->bytes, -1);
 		}
+		return perr(&P, HP_ETRUNC, st->bytes, -1,
+			    "file ends after %llu HEAP DUMP SEGMENT record%s of heap dump %u (begun at offset %llu) "
+			    "without its HEAP DUMP END: the file is cut short",
+			    (unsigned long long)st->dumps[st->ndumps - 1].records,
+			    st->dumps[st->ndumps - 1].records == 1 ? "" : "s", st->ndumps - 1,
+			    (unsigned long long)st->dumps[st->ndumps - 1].offset);
 	}
-	st->bytes = hp_rd_offset(r);
 	return HP_OK;
 }
 

@@ -75,11 +75,14 @@ if [ -z "$SESSION" ] || [ -z "$SOFT" ] || [ -z "$THREAD" ]; then fail options-id
 args() {
   local f=$S id=$SESSION
   case $2 in --salvage) f=$T ;; --heap) f=$A ;; --all-weak) id=$SOFT ;; --roots) id=$THREAD ;; esac
-  case $1 in object|path) echo "$1 $f $id" ;; *) echo "$1 $f" ;; esac
+  # instances: a thread retains its stack locals under --roots=threads only
+  local cls=java.lang.String
+  [ "$2" = --roots ] && cls=java.lang.Thread
+  case $1 in object|path) echo "$1 $f $id" ;; instances) echo "$1 $f $cls" ;; *) echo "$1 $f" ;; esac
 }
 value() {
   case $1 in
-    --top) echo "--top 1" ;; --sort) echo "--sort=count" ;; --heap) echo "--heap heap" ;;
+    --top) echo "--top 1" ;; --sort) echo "--sort=name" ;; --heap) echo "--heap heap" ;;
     --filter) echo "--filter String" ;; --exclude) echo "--exclude String" ;;
     --size-model) echo "--size-model=raw" ;; --ref-size) echo "--ref-size 8" ;;
     --header-size) echo "--header-size 32" ;; --align) echo "--align 64" ;;

@@ -942,6 +942,7 @@ static void test_duplicates(void)
 	hpw_instance(w, 0x2000, 0, 0x100, NULL, 0);
 	hpw_instance(w, 0x3000, 0, 0x100, NULL, 0);
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	struct hp_heap_opts o = hopts(1, HP_SIZE_AUTO);
 	hp_heap *h = model_run(w, &o);
 	if (h) {
@@ -1026,6 +1027,7 @@ static void test_missing_class(void)
 	hpw_instance(w, 0x1020, 0, 0x777, NULL, 0);   /* no LOAD CLASS either */
 	hpw_instance(w, 0x1030, 0, 0x120, NULL, 0);
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	struct hp_heap_opts o = hopts(1, HP_SIZE_AUTO);
 	hp_heap *h = model_run(w, &o);
 	if (h) {
@@ -1069,6 +1071,7 @@ static void test_empty(void)
 	hpw_begin_dump(w, 0x1C);
 	hpw_prim_array(w, 0x1234567, 0, HPW_T_BYTE, 3, "abc", 3);
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	h = model_run(w, &o);
 	if (h) {
 		CHECK_EQ(h->nobj, 1);
@@ -1111,6 +1114,7 @@ static void test_find_many(void)
 		hpw_instance(w, id, 0, 0x10, NULL, 0);
 	}
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	struct hp_heap_opts o = hopts(1, HP_SIZE_AUTO);
 	hp_heap *h = model_run(w, &o);
 	if (h) {
