@@ -31,6 +31,12 @@ struct hp_objread {
 	size_t nnames, names_cap;
 	int utf16_big;            /* -1 not yet known */
 	uint32_t string_cls;      /* java.lang.String, HP_NONE if none; UINT32_MAX - 1 not yet looked up */
+	/* thread-local roots by (object, thread object), made on the first
+	 * hp_objread_find_ref() that needs them: each referrer of an object held
+	 * on many stacks is one binary search, not a scan of every root */
+	struct local { uint64_t obj, thread; uint32_t root; } *locals;
+	size_t nlocals;
+	int locals_state;         /* 0 not made, 1 made, -1 out of memory: scan the roots */
 };
 
 /* a record, from its tag byte */
@@ -92,6 +98,7 @@ void hp_objread_free(hp_objread *f)
 	for (size_t i = 0; i < f->nnames; i++)
 		hp_free(f->names[i]);
 	hp_free(f->names);
+	hp_free(f->locals);
 	hp_idmap_release(&f->name_map);
 	hp_free(f->path);
 	hp_free(f);
@@ -785,18 +792,87 @@ int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, stru
 
 /* ---- how one object refers to another ------------------------------- */
 
-/* no field or element holds to: a stack local of thread from, or its class */
-static void indirect_ref(const hp_heap *h, size_t from, size_t to, struct hp_objref *out)
+static int by_local(const void *a, const void *b)
 {
+	const struct local *x = a, *y = b;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->root < y->root ? -1 : x->root > y->root;
+}
+
+/* the thread object of a thread-local root with a known thread, or 0 */
+static uint64_t local_thread(const hp_heap *h, const struct hp_root_rec *r)
+{
+	if (!r->has_thread || !hp_root_thread_local(r->kind))
+		return 0;
+	uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
+	return t == HP_IDMAP_NONE ? 0 : h->threads[t].object_id;
+}
+
+static void make_locals(hp_objread *f)
+{
+	const hp_heap *h = f->h;
+	size_t n = 0;
+	for (size_t i = 0; i < h->nroots; i++)
+		n += local_thread(h, &h->roots[i]) != 0;
+	f->locals = hp_reallocarray(NULL, n ? n : 1, sizeof *f->locals);
+	if (!f->locals) {
+		f->locals_state = -1;
+		return;
+	}
+	for (size_t i = 0; i < h->nroots; i++) {
+		uint64_t t = local_thread(h, &h->roots[i]);
+		if (t) {
+			struct local *l = &f->locals[f->nlocals++];
+			l->obj = h->roots[i].object;
+			l->thread = t;
+			l->root = (uint32_t)i;
+		}
+	}
+	qsort(f->locals, f->nlocals, sizeof *f->locals, by_local);
+	f->locals_state = 1;
+}
+
+/* the first root (in the dump's order) holding object `obj` on the stack of
+ * thread object `thread`, or SIZE_MAX */
+static size_t find_local(hp_objread *f, uint64_t obj, uint64_t thread)
+{
+	const hp_heap *h = f->h;
+	if (!thread)
+		return SIZE_MAX;
+	if (f->locals_state == 0)
+		make_locals(f);
+	if (f->locals_state < 0) {
+		for (size_t i = 0; i < h->nroots; i++)
+			if (h->roots[i].object == obj && local_thread(h, &h->roots[i]) == thread)
+				return i;
+		return SIZE_MAX;
+	}
+	size_t lo = 0, hi = f->nlocals;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct local *l = &f->locals[mid];
+		if (l->obj < obj || (l->obj == obj && l->thread < thread))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nlocals && f->locals[lo].obj == obj && f->locals[lo].thread == thread)
+		return f->locals[lo].root;
+	return SIZE_MAX;
+}
+
+/* no field or element holds to: a stack local of thread from, or its class */
+static void indirect_ref(hp_objread *f, size_t from, size_t to, struct hp_objref *out)
+{
+	const hp_heap *h = f->h;
 	if (out->kind != HP_REF_NONE)
 		return;
-	for (size_t i = 0; i < h->nroots; i++) {
+	size_t i = find_local(f, h->ids[to], h->ids[from]);
+	if (i != SIZE_MAX) {
 		const struct hp_root_rec *r = &h->roots[i];
-		if (r->object != h->ids[to] || !r->has_thread || !hp_root_thread_local(r->kind))
-			continue;
-		uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
-		if (t == HP_IDMAP_NONE || h->threads[t].object_id != h->ids[from])
-			continue;
 		out->kind = HP_REF_LOCAL;
 		out->root_kind = r->kind;
 		out->frame = r->kind == HP_ROOT_JAVA_FRAME || r->kind == HP_ROOT_JNI_LOCAL ? r->frame : UINT32_MAX;
@@ -846,7 +922,7 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 		}
 		if (out->kind == HP_REF_STATIC)
 			out->name = hp_objread_name(f, out->name_sid);
-		indirect_ref(h, from, to, out);
+		indirect_ref(f, from, to, out);
 		return HP_OK;
 	}
 	if (kind == HP_OBJ_INSTANCE) {
@@ -864,7 +940,7 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 			}
 		}
 		hp_objread_release(&d);
-		indirect_ref(h, from, to, out);
+		indirect_ref(f, from, to, out);
 		return HP_OK;
 	}
 	if (kind != HP_OBJ_OBJARRAY)

@@ -68,9 +68,11 @@ class Dump:
         self.field_types = getattr(self, "field_types", {})
         self.field_types[cid] = [t for _, t in fields]
 
-    def instance(self, cid, values=()):
+    def instance(self, cid, values=(), types=None):
+        """values of the class's own fields, or of `types` (the whole chain, own first)"""
         oid = self.new_id()
-        data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(self.field_types.get(cid, []), values))
+        types = self.field_types.get(cid, []) if types is None else types
+        data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(types, values))
         self.sub.append(struct.pack(">BIIII", 0x21, oid, 0, cid, len(data)) + data)
         return oid
 
@@ -91,6 +93,14 @@ class Dump:
             self.sub.append(struct.pack(">BII", 0x01, oid, 0))
         else:
             self.sub.append(struct.pack(">BI", kind, oid))
+
+    def thread_root(self, oid, serial):
+        """ROOT THREAD OBJECT: oid is the java.lang.Thread of thread `serial`"""
+        self.sub.append(struct.pack(">BIII", 0x08, oid, serial, 0))
+
+    def frame_root(self, oid, serial, frame=0):
+        """ROOT JAVA FRAME: oid is a local of thread `serial`'s stack"""
+        self.sub.append(struct.pack(">BIII", 0x03, oid, serial, frame))
 
     def heap_info(self, heap_id, name):
         """Android: the objects after it are in heap `name` (bytes allowed)"""

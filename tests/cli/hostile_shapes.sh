@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Dumps whose shape, not their bytes, is the attack (issue 20): each is
+# built byte by byte (tests/helper/mkhprof.py) with a hand-computed answer.
+#  - a super class chain 100,000 classes deep with an instance of each: the
+#    reference layout of each class is made from its super class's once, so
+#    --top and dominators take linear time (the old per-class copy of the
+#    whole chain took minutes and gigabytes; `timeout` only guards a hang,
+#    speed is measured by make bench).
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null 2>&1 || { skip hostile-shapes "python3 is absent"; exit 0; }
+H=$(cd "$(dirname "$0")/../helper" && pwd)
+D=$TMPD
+# jv FILE EXPR: jget, empty when the file holds no JSON
+jv() { jget "$1" "$2" 2>/dev/null; }
+
+# ---- 1. a deep super class chain ------------------------------------------------
+# C0 extends java.lang.Object, Ck extends Ck-1; each declares a reference f,
+# the even ones an int n before it.  One instance of each Ck (k < N-1) with
+# no field bytes; the instance of C(N-1), the only GC root, holds the whole
+# chain (own fields first): Ck's f names the instance of Ck, every n holds a
+# value that is no object (a misplaced read is a dangling reference).  So it
+# retains all N instances; under --size-model=raw an instance of Ck is the
+# chain's field bytes.
+python3 - "$D" "$H" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+N = 100000
+d = Dump()
+obj = d.load_class("java.lang.Object")
+d.class_dump(obj)
+prev, cls = obj, []
+for k in range(N):
+    c = d.load_class("C%d" % k)
+    f = [("n", INT), ("f", OBJECT)] if k % 2 == 0 else [("f", OBJECT)]
+    d.class_dump(c, super_id=prev, fields=f)
+    prev = c
+    cls.append((c, f))
+insts = [d.instance(c) for c, f in cls[:-1]]
+types, vals = [], []
+for k in range(N - 1, -1, -1):
+    for name, t in cls[k][1]:
+        types.append(t)
+        vals.append(0x7ffffff0 if t == INT else (insts[k] if k < N - 1 else 0))
+top = d.instance(cls[-1][0], vals, types)
+d.root(top)
+d.write("%s/deep.hprof" % D)
+chain = 0
+total = 0
+for k in range(N):
+    chain += 4 * len(cls[k][1])
+    total += chain
+with open("%s/deep.want" % D, "w") as f:
+    f.write("%d %d 0x%x" % (N, total, top))
+EOF
+read -r N TOTAL TOP <"$D/deep.want"
+timeout 30 "$HPROFAN" "$D/deep.hprof" --top 1 --json --size-model=raw --quiet >"$D/deep.top" 2>"$D/deep.top.err"
+expect_eq "a $N-class super chain: --top, the root retains every instance (raw sizes)" \
+  "$?|$(jv "$D/deep.top" 'd["total"]["reachable_objects"]')|$(jv "$D/deep.top" 'd["classes"][0]["class"]')|$(jv "$D/deep.top" 'd["classes"][0]["retained"]')" \
+  "0|$N|C$((N - 1))|$TOTAL"
+timeout 30 "$HPROFAN" dominators "$D/deep.hprof" --depth 2 --json --size-model=raw --quiet >"$D/deep.dom" 2>"$D/deep.dom.err"
+expect_eq "a $N-class super chain: dominators, the root first, retaining everything" \
+  "$?|$(jv "$D/deep.dom" 'd["dominators"][0]["id"]')|$(jv "$D/deep.dom" 'd["dominators"][0]["retained"]')|$(jv "$D/deep.dom" 'd["total"]["reachable_shallow"]')" \
+  "0|$TOP|$TOTAL|$TOTAL"
+
+# ---- 8. an object held on 50,000 thread stacks --------------------------------------
+# 50,000 threads (ROOT THREAD OBJECT), each with a ROOT JAVA FRAME on one
+# Target object: object --top 0 explains every referrer (Thread -> local)
+# from an index of the roots by object, not a scan of all roots per referrer.
+python3 - "$D" "$H" <<'EOF2'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+N = 50000
+d = Dump()
+obj = d.load_class("java.lang.Object")
+d.class_dump(obj)
+th = d.load_class("java.lang.Thread")
+d.class_dump(th, super_id=obj, fields=[("name", OBJECT)])
+tgt = d.load_class("Target")
+d.class_dump(tgt, super_id=obj)
+t = d.instance(tgt)
+for k in range(N):
+    o = d.instance(th, [0])
+    d.thread_root(o, k + 1)
+    d.frame_root(t, k + 1, frame=k % 7)
+d.write("%s/stacks.hprof" % D)
+with open("%s/stacks.want" % D, "w") as f:
+    f.write("%d 0x%x" % (N, t))
+EOF2
+read -r N TGT <"$D/stacks.want"
+timeout 30 "$HPROFAN" object "$D/stacks.hprof" "$TGT" --top 0 --json --quiet >"$D/stacks.json" 2>"$D/stacks.err"
+expect_eq "an object on $N thread stacks: object --top 0 explains each referrer as a Java frame local" \
+  "$?|$(jv "$D/stacks.json" 'len(d["referrers"])')|$(jv "$D/stacks.json" 'sorted(set((r["via"]["kind"], r["via"]["root_kind"]) for r in d["referrers"]))')|$(jv "$D/stacks.json" 'sum(r["via"]["frame"] for r in d["referrers"])')" \
+  "0|$N|[('local', 'java_frame')]|$(( (N / 7) * 21 + (N % 7) * (N % 7 - 1) / 2 ))"
