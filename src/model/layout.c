@@ -29,6 +29,8 @@ void hp_layout_release(struct hp_layout *L)
 	hp_free(L->bytes);
 	hp_free(L->up);
 	hp_free(L->next);
+	hp_free(L->fup);
+	hp_free(L->fnext);
 	hp_free(L->ref_first);
 	hp_free(L->ref_off);
 	hp_free(L->kind);
@@ -71,6 +73,8 @@ int hp_layout_build(const hp_heap *h, struct hp_layout *L)
 	L->bytes = hp_reallocarray(NULL, nn, sizeof *L->bytes);
 	L->up = hp_reallocarray(NULL, nn, sizeof *L->up);
 	L->next = hp_reallocarray(NULL, nn, sizeof *L->next);
+	L->fup = hp_reallocarray(NULL, nn, sizeof *L->fup);
+	L->fnext = hp_reallocarray(NULL, nn, sizeof *L->fnext);
 	L->ref_first = hp_reallocarray(NULL, n + 1, sizeof *L->ref_first);
 	L->ref_off = hp_reallocarray(NULL, nrefs ? nrefs : 1, sizeof *L->ref_off);
 	L->kind = hp_reallocarray(NULL, nn, sizeof *L->kind);
@@ -80,7 +84,7 @@ int hp_layout_build(const hp_heap *h, struct hp_layout *L)
 	uint32_t *stack = hp_reallocarray(NULL, nn, sizeof *stack);
 	uint64_t *own = hp_reallocarray(NULL, nn, sizeof *own);
 	int rc = HP_OK;
-	if (!L->bytes || !L->up || !L->next || !L->ref_first || !L->ref_off || !L->kind || !L->reference ||
+	if (!L->bytes || !L->up || !L->next || !L->fup || !L->fnext || !L->ref_first || !L->ref_off || !L->kind || !L->reference ||
 	    !L->referent || !state || !stack || !own || nrefs > UINT32_MAX) {
 		rc = HP_ENOMEM;
 		goto out;
@@ -109,6 +113,8 @@ int hp_layout_build(const hp_heap *h, struct hp_layout *L)
 			L->bytes[k] = own[k] + above < above ? UINT64_MAX : own[k] + above;
 			L->next[k] = has ? L->up[s] : HP_NONE;
 			L->up[k] = L->ref_first[k] < L->ref_first[k + 1] ? k : L->next[k];
+			L->fnext[k] = has ? L->fup[s] : HP_NONE;
+			L->fup[k] = h->classes[k].n_fields ? k : L->fnext[k];
 			int kind = own_kind(h, k);
 			L->kind[k] = (uint8_t)(kind ? kind : has ? L->kind[s] : 0);
 			L->reference[k] = L->referent[k] >= 0 || !strcmp(hp_class_name(h, k), "java.lang.ref.Reference")

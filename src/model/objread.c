@@ -1,4 +1,5 @@
 #include "model/objread.h"
+#include "model/layout.h"
 #include "parser/alloc.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
@@ -37,6 +38,12 @@ struct hp_objread {
 	struct local { uint64_t obj, thread; uint32_t root; } *locals;
 	size_t nlocals;
 	int locals_state;         /* 0 not made, 1 made, -1 out of memory: scan the roots */
+	/* the classes' field layouts and which are java.lang.Thread or below it,
+	 * made on the first instance decoded: an instance's fields cost its
+	 * classes that declare fields, never the whole super chain */
+	struct hp_layout lay;
+	uint8_t *thread_cls;      /* per class: 1 java.lang.Thread or a subclass */
+	int have_lay;
 };
 
 /* a record, from its tag byte */
@@ -99,6 +106,8 @@ void hp_objread_free(hp_objread *f)
 		hp_free(f->names[i]);
 	hp_free(f->names);
 	hp_free(f->locals);
+	hp_layout_release(&f->lay);
+	hp_free(f->thread_cls);
 	hp_idmap_release(&f->name_map);
 	hp_free(f->path);
 	hp_free(f);
@@ -372,55 +381,102 @@ static int nomem(struct hp_error *err)
 	return hp_error_set(err, HP_ENOMEM, "out of memory decoding an object");
 }
 
+/* the layouts and the Thread classes, once */
+static int need_layout(hp_objread *f, struct hp_error *err)
+{
+	if (f->have_lay)
+		return HP_OK;
+	const hp_heap *h = f->h;
+	if (hp_layout_build(h, &f->lay) != HP_OK)
+		return nomem(err);
+	f->thread_cls = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
+	if (!f->thread_cls) {
+		hp_layout_release(&f->lay);
+		return nomem(err);
+	}
+	/* java.lang.Thread and the classes below it: each chain is walked up
+	 * to a class already known (or Thread, or the top), and the answer
+	 * marked on the way back down, so every class is walked once */
+	uint32_t t = HP_NONE;
+	for (size_t i = 0; i < h->nclasses && t == HP_NONE; i++)
+		if (!strcmp(hp_class_name(h, i), "java.lang.Thread"))
+			t = (uint32_t)i;
+	if (t != HP_NONE) {
+		uint8_t *st = hp_calloc(h->nclasses, 1);          /* 0 unknown, 1 known */
+		uint32_t *stack = hp_reallocarray(NULL, h->nclasses, sizeof *stack);
+		if (!st || !stack) {
+			hp_free(st);
+			hp_free(stack);
+			hp_layout_release(&f->lay);
+			hp_free(f->thread_cls);
+			f->thread_cls = NULL;
+			return nomem(err);
+		}
+		for (size_t i = 0; i < h->nclasses; i++) {
+			size_t sp = 0;
+			uint32_t c = (uint32_t)i;
+			uint8_t v = 0;
+			while (c != HP_NONE && !st[c]) {
+				if (c == t) {
+					v = 1;
+					break;
+				}
+				st[c] = 1;      /* on the way: also cuts a loop */
+				stack[sp++] = c;
+				c = h->classes[c].super;
+			}
+			if (c != HP_NONE && c != t)
+				v = f->thread_cls[c];
+			while (sp > 0)
+				f->thread_cls[stack[--sp]] = v;
+		}
+		f->thread_cls[t] = 1;
+		hp_free(st);
+		hp_free(stack);
+	}
+	f->have_lay = 1;
+	return HP_OK;
+}
+
 static int decode_instance(hp_objread *f, struct hp_objdata *o, struct hp_error *err)
 {
 	const hp_heap *h = f->h;
 	unsigned I = h->I;
-	/* the layout: count, then fill */
-	size_t nf = 0;
-	uint64_t bytes = 0;
-	uint32_t c = o->cls;
-	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-		const struct hp_class *k = &h->classes[c];
-		for (uint32_t i = 0; i < k->n_fields; i++) {
-			unsigned sz = hp_type_size(h->fields[k->first_field + i].type, I);
-			if (!sz)
-				goto counted;   /* an invalid type: the layout ends here */
-			nf++;
-			bytes += sz;
-		}
-		c = k->super;
-	}
-counted:
-	o->layout_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+	HP_TRY(need_layout(f, err));
+	const struct hp_layout *L = &f->lay;
+	uint64_t total = L->bytes[o->cls];
+	o->layout_bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	struct rec rec;
 	HP_TRY(load(f, o->obj, UINT64_MAX, &rec, err));
 	o->offset = hp_heap_offset(h, o->obj);
 	o->field_bytes = rec.n;
 	if (rec.have < rec.total)
 		return changed(f, o->obj, o->offset, "a short record is", err);
+	/* the classes that declare fields, own class first, as far as the
+	 * record reaches: count, then fill */
+	size_t nf = 0;
+	for (uint32_t a = L->fup[o->cls]; a != HP_NONE && total - L->bytes[a] < rec.n; a = L->fnext[a])
+		nf += h->classes[a].n_fields;
 	o->fields = hp_reallocarray(NULL, nf ? nf : 1, sizeof *o->fields);
 	if (!o->fields)
 		return nomem(err);
 	const uint8_t *base = rec.p + rec.hdr;
-	uint64_t pos = 0;
 	size_t got = 0;
-	c = o->cls;
-	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses && got < nf; depth++) {
-		const struct hp_class *k = &h->classes[c];
+	for (uint32_t a = L->fup[o->cls]; a != HP_NONE && got < nf; a = L->fnext[a]) {
+		const struct hp_class *k = &h->classes[a];
+		uint64_t pos = total - L->bytes[a];
 		for (uint32_t i = 0; i < k->n_fields && got < nf; i++) {
 			const struct hp_field *fd = &h->fields[k->first_field + i];
 			unsigned sz = hp_type_size(fd->type, I);
 			if (pos + sz > rec.n)
 				goto done;      /* the record is shorter than the layout */
 			struct hp_objval *v = &o->fields[got++];
-			v->decl = c;
+			v->decl = a;
 			v->name_sid = fd->name_sid;
 			v->type = fd->type;
 			v->bits = be_val(base + pos, sz);
 			pos += sz;
 		}
-		c = k->super;
 	}
 done:
 	o->nfields = got;
@@ -734,21 +790,12 @@ int hp_objread_thread_name(hp_objread *f, size_t thread_obj, size_t max_chars, s
 	return hp_objread_text(f, o, max_chars, out, err);
 }
 
-static int is_thread_class(const hp_heap *h, uint32_t c)
-{
-	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-		if (hp_class_name(h, c) && !strcmp(hp_class_name(h, c), "java.lang.Thread"))
-			return 1;
-		c = h->classes[c].super;
-	}
-	return 0;
-}
-
 int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, struct hp_error *err)
 {
 	HP_TRY(hp_objread_prefetch(f, objs, n, err));
 	if (!f->gz)
 		return HP_OK;
+	HP_TRY(need_layout(f, err));
 	const hp_heap *h = f->h;
 	uint32_t *cur = NULL, *next = NULL;
 	size_t nc = 0;
@@ -767,7 +814,7 @@ int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, stru
 			if (o >= h->nobj || hp_heap_kind(h, o) != HP_OBJ_INSTANCE)
 				continue;
 			int str = h->cls[o] == string_class(f);
-			if (!str && !is_thread_class(h, h->cls[o]))
+			if (!str && !f->thread_cls[h->cls[o]])
 				continue;
 			struct hp_objdata d;
 			if ((rc = hp_objread_decode(f, o, 0, &d, err)) != HP_OK)

@@ -45,6 +45,13 @@ for k in range(N - 1, -1, -1):
         vals.append(0x7ffffff0 if t == INT else (insts[k] if k < N - 1 else 0))
 top = d.instance(cls[-1][0], vals, types)
 d.root(top)
+# and M more instances of C(N-1), unreachable, whose records hold only
+# their own field f, naming the instance of C0: object on it decodes each
+# referrer through the classes that declare fields, as far as its record
+# reaches, not up the whole chain
+M = 20000
+for k in range(M):
+    d.instance(cls[-1][0], [insts[0]], [OBJECT])
 d.write("%s/deep.hprof" % D)
 chain = 0
 total = 0
@@ -52,9 +59,9 @@ for k in range(N):
     chain += 4 * len(cls[k][1])
     total += chain
 with open("%s/deep.want" % D, "w") as f:
-    f.write("%d %d 0x%x" % (N, total, top))
+    f.write("%d %d 0x%x %d 0x%x" % (N, total, top, M, insts[0]))
 EOF
-read -r N TOTAL TOP <"$D/deep.want"
+read -r N TOTAL TOP M C0 <"$D/deep.want"
 timeout 30 "$HPROFAN" "$D/deep.hprof" --top 1 --json --size-model=raw --quiet >"$D/deep.top" 2>"$D/deep.top.err"
 expect_eq "a $N-class super chain: --top, the root retains every instance (raw sizes)" \
   "$?|$(jv "$D/deep.top" 'd["total"]["reachable_objects"]')|$(jv "$D/deep.top" 'd["classes"][0]["class"]')|$(jv "$D/deep.top" 'd["classes"][0]["retained"]')" \
@@ -63,6 +70,10 @@ timeout 30 "$HPROFAN" dominators "$D/deep.hprof" --depth 2 --json --size-model=r
 expect_eq "a $N-class super chain: dominators, the root first, retaining everything" \
   "$?|$(jv "$D/deep.dom" 'd["dominators"][0]["id"]')|$(jv "$D/deep.dom" 'd["dominators"][0]["retained"]')|$(jv "$D/deep.dom" 'd["total"]["reachable_shallow"]')" \
   "0|$TOP|$TOTAL|$TOTAL"
+timeout 30 "$HPROFAN" object "$D/deep.hprof" "$C0" --top 0 --json --size-model=raw --quiet >"$D/deep.obj" 2>"$D/deep.obj.err"
+expect_eq "a $N-class super chain: object, $M + 1 referrers each explained by its field f" \
+  "$?|$(jv "$D/deep.obj" 'len(d["referrers"])')|$(jv "$D/deep.obj" 'sorted(set((r["via"]["kind"], r["via"]["declared_by"], r["via"]["name"]) for r in d["referrers"]))')" \
+  "0|$((M + 1))|[('field', 'C0', 'f'), ('field', 'C$((N - 1))', 'f')]"
 
 # ---- 8. an object held on 50,000 thread stacks --------------------------------------
 # 50,000 threads (ROOT THREAD OBJECT), each with a ROOT JAVA FRAME on one
