@@ -437,14 +437,25 @@ static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 	return HP_OK;
 }
 
+/* A string longer than HP_STRING_MAX keeps its first HP_STRING_MAX bytes
+ * (a character cut in two is shown as U+FFFD) and a warning with its real
+ * length: only those are read, so the parser may stream past the rest
+ * (string_max). */
 static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 {
 	hp_heap *h = ud;
+	uint32_t keep = len;
+	if (keep > HP_STRING_MAX) {
+		keep = HP_STRING_MAX;
+		if (!h->build->over_limit)
+			HP_TRY(stored(h, hp_heap_add_warning(h, "string 0x%llx is %u bytes long; only its first %u are kept",
+							     (unsigned long long)id, len, keep)));
+	}
 	h->build->tally.strings++;
-	h->build->tally.string_bytes += len;
+	h->build->tally.string_bytes += keep;
 	if (h->build->over_limit)
 		return HP_OK;
-	return stored(h, store_string(h, id, s, len));
+	return stored(h, store_string(h, id, s, keep));
 }
 
 /* ---- classes -------------------------------------------------------- */

@@ -446,16 +446,20 @@ static int decode_instance(hp_objread *f, struct hp_objdata *o, struct hp_error 
 	const struct hp_layout *L = &f->lay;
 	uint64_t total = L->bytes[o->cls];
 	o->layout_bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	/* the bytes the layout reads, not a record of gigabytes past them */
 	struct rec rec;
-	HP_TRY(load(f, o->obj, UINT64_MAX, &rec, err));
+	HP_TRY(load(f, o->obj, header_len(HP_OBJ_INSTANCE, I) + total, &rec, err));
 	o->offset = hp_heap_offset(h, o->obj);
 	o->field_bytes = rec.n;
-	if (rec.have < rec.total)
+	uint64_t avail = rec.have - rec.hdr;
+	if (avail > rec.n)
+		avail = rec.n;
+	if (rec.have < rec.total && avail < total)
 		return changed(f, o->obj, o->offset, "a short record is", err);
 	/* the classes that declare fields, own class first, as far as the
 	 * record reaches: count, then fill */
 	size_t nf = 0;
-	for (uint32_t a = L->fup[o->cls]; a != HP_NONE && total - L->bytes[a] < rec.n; a = L->fnext[a])
+	for (uint32_t a = L->fup[o->cls]; a != HP_NONE && total - L->bytes[a] < avail; a = L->fnext[a])
 		nf += h->classes[a].n_fields;
 	o->fields = hp_reallocarray(NULL, nf ? nf : 1, sizeof *o->fields);
 	if (!o->fields)
@@ -468,7 +472,7 @@ static int decode_instance(hp_objread *f, struct hp_objdata *o, struct hp_error 
 		for (uint32_t i = 0; i < k->n_fields && got < nf; i++) {
 			const struct hp_field *fd = &h->fields[k->first_field + i];
 			unsigned sz = hp_type_size(fd->type, I);
-			if (pos + sz > rec.n)
+			if (pos + sz > avail)
 				goto done;      /* the record is shorter than the layout */
 			struct hp_objval *v = &o->fields[got++];
 			v->decl = a;

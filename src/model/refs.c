@@ -20,6 +20,7 @@ struct builder {
 	const struct hp_refs_opts *o;
 	struct hp_refs *R;
 	struct hp_layout lay; /* where each class's instances keep references */
+	uint64_t max_layout;  /* the most field bytes a layout reads (at least 1) */
 	struct hp_error *err;
 	size_t file_idx;      /* objects seen so far in this pass, in file order */
 	int nomem;
@@ -265,9 +266,10 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	if (len < B->lay.bytes[cls])
 		B->R->short_instances++;
 	int skip = skip_kind(B->o->weak, B->lay.kind[cls]);
+	uint64_t avail = len < B->max_layout ? len : B->max_layout;   /* what the parser read */
 	size_t start = B->nef;
 	struct hp_layout_walk w;
-	for (hp_layout_walk_init(&w, &B->lay, cls); hp_layout_walk_next(&w, len, h->I); ) {
+	for (hp_layout_walk_init(&w, &B->lay, cls); hp_layout_walk_next(&w, avail, h->I); ) {
 		uint64_t ref = hp_be_id(f + w.off, h->I);
 		if (skip && w.is_referent) {
 			if (ref)
@@ -367,6 +369,10 @@ static int pass(struct builder *B, const char *path)
 	po.dump_index = B->h->opts.dump_index;
 	po.want_instance_data = 1;
 	po.want_array_data = 1;
+	/* only the bytes of the longest layout and no primitive array's
+	 * elements are read: a record of gigabytes is streamed past */
+	po.instance_data_max = B->max_layout;
+	po.no_prim_array_data = 1;
 	po.progress = B->o->progress;
 	po.progress_ud = B->o->progress_ud;
 	struct hp_stats st;
@@ -392,6 +398,10 @@ int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts 
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
 		goto out;
 	}
+	B.max_layout = 1;
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (B.lay.bytes[c] > B.max_layout)
+			B.max_layout = B.lay.bytes[c];
 	/* one pass: each record's edges go to ef[] in file order, off[v + 1]
 	 * counts them, blk[] says whose they are (unless in order) */
 	if ((rc = pass(&B, path)) != HP_OK || (rc = model_edges(&B)) != HP_OK)

@@ -114,10 +114,22 @@ struct hp_sink {
 	int (*heap_info)(void *ud, uint32_t heap_id, uint64_t name_sid);
 };
 
+/*
+ * Records a sink does not need whole are not buffered whole (a gzip bomb
+ * holds a 4 GiB record in a few MiB): with the limits below the parser reads
+ * only what it delivers and streams past the rest.  A callback then gets the
+ * record's real length and a pointer to at most the limit's bytes.
+ */
 struct hp_parse_opts {
 	int dump_index;           /* deliver sub-records of this dump only (0-based); -1 all */
 	int want_instance_data;
 	int want_array_data;
+	uint32_t string_max;      /* STRING: at most this many bytes at utf8 (len stays the
+	                             string's); 0 all */
+	uint64_t instance_data_max; /* want_instance_data: at most this many field bytes at
+	                             fields (len stays the record's); 0 all */
+	int no_prim_array_data;   /* want_array_data for object arrays only: primitive
+	                             arrays' elems are NULL */
 	void (*progress)(void *ud, uint64_t done);   /* called every few MiB */
 	void *progress_ud;
 };

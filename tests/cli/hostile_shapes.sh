@@ -106,3 +106,53 @@ timeout 30 "$HPROFAN" object "$D/stacks.hprof" "$TGT" --top 0 --json --quiet >"$
 expect_eq "an object on $N thread stacks: object --top 0 explains each referrer as a Java frame local" \
   "$?|$(jv "$D/stacks.json" 'len(d["referrers"])')|$(jv "$D/stacks.json" 'sorted(set((r["via"]["kind"], r["via"]["root_kind"]) for r in d["referrers"]))')|$(jv "$D/stacks.json" 'sum(r["via"]["frame"] for r in d["referrers"])')" \
   "0|$N|[('local', 'java_frame')]|$(( (N / 7) * 21 + (N % 7) * (N % 7 - 1) / 2 ))"
+
+# ---- 6. gzip bombs --------------------------------------------------------------------
+# A gzip file of about 1.7 MB holding a 128 MiB STRING, an INSTANCE with
+# 128 MiB of field bytes and a 128 MiB byte[] (and 100,000 small objects):
+# no pass reads a record it does not need whole into memory.  The string is
+# kept cut to 64 KiB with a warning giving its length; --fast, --top (the
+# reference pass) and object run under --max-memory 2M/16M (each record would
+# need 128 MiB buffered); a limit too small reports the same need whatever
+# the limit.
+python3 - "$D" "$H" <<'EOF2'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+n = 128 << 20
+d = Dump()
+obj = d.load_class("java.lang.Object")
+c = d.load_class("Big")
+d.class_dump(obj)
+d.class_dump(c, super_id=obj, fields=[("next", OBJECT)])
+d.load_class("[B")
+sid = d.huge_string(n)
+small = d.instance(c, [0])
+i = d.huge_instance(c, n)
+a = d.huge_prim_array(BYTE, n)
+d.root(i)
+d.root(a)
+for k in range(100000):
+    d.instance(c, [small])
+d.write("%s/bomb.hprof.gz" % D, gz=True)
+with open("%s/bomb.want" % D, "w") as f:
+    f.write("0x%x 0x%x 0x%x %d" % (sid, i, a, n))
+EOF2
+read -r SID BI BA BN <"$D/bomb.want"
+B=$D/bomb.hprof.gz
+"$HPROFAN" "$B" --fast --max-memory 2M --json >"$D/bomb.fast" 2>"$D/bomb.fast.err"
+expect_eq "gzip bomb: --fast under --max-memory 2M, the 128 MiB byte[] counted, the string cut with its length" \
+  "$?|$(jv "$D/bomb.fast" '[r["shallow"] >= '"$BN"' for r in d["classes"] if r["class"] == "byte[]"]')|$(jv "$D/bomb.fast" '[w for w in d["warnings"] if w.startswith("string '"$SID"' is '"$BN"' bytes long; only its first 65536 are kept")] != []')" \
+  "0|[True]|true"
+"$HPROFAN" "$B" --top 3 --max-memory 16M --json --quiet >"$D/bomb.top" 2>"$D/bomb.top.err"
+expect_eq "gzip bomb: --top (retained sizes) under --max-memory 16M: the byte[] retains itself" \
+  "$?|$(jv "$D/bomb.top" '[r["retained"] == r["shallow"] for r in d["classes"] if r["class"] == "byte[]"]')" "0|[True]"
+"$HPROFAN" object "$B" "$BI" --max-memory 16M --json --quiet >"$D/bomb.obj" 2>"$D/bomb.obj.err"
+expect_eq "gzip bomb: object on the instance of 128 MiB of fields under --max-memory 16M: its field" \
+  "$?|$(jv "$D/bomb.obj" '[(f["name"], f["value"]) for f in d["object"]["fields"]]')" "0|[('next', None)]"
+"$HPROFAN" "$B" --top 3 --max-memory 2M --quiet >/dev/null 2>"$D/bomb.m2"
+r2=$?
+"$HPROFAN" "$B" --top 3 --max-memory 3M --quiet >/dev/null 2>"$D/bomb.m3"
+expect_eq "gzip bomb: --max-memory 2M and 3M report the same need" \
+  "$r2|$?|$(sed 's/; --max-memory is.*//' "$D/bomb.m2")" "4|4|$(sed 's/; --max-memory is.*//' "$D/bomb.m3")"
