@@ -156,3 +156,42 @@ r2=$?
 "$HPROFAN" "$B" --top 3 --max-memory 3M --quiet >/dev/null 2>"$D/bomb.m3"
 expect_eq "gzip bomb: --max-memory 2M and 3M report the same need" \
   "$r2|$?|$(sed 's/; --max-memory is.*//' "$D/bomb.m2")" "4|4|$(sed 's/; --max-memory is.*//' "$D/bomb.m3")"
+
+# ---- 9. nothing merged or guessed silently -----------------------------------------------
+# An Android dump with 20 heaps h00..h19 (k + 1 instances in heap hk, then one
+# more in h02 again): the first 15 keep their names, h14..h19 are counted in
+# one heap named after all of them, and a warning names each merged heap.
+# Its class X declares one int field but a CLASS DUMP instance size of
+# 0xffffffff: ahat's model uses the 4 field bytes and says so (the stated
+# size made this file 844 GiB).
+python3 - "$D" "$H" <<'EOF2'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+d = Dump(android=True)
+obj = d.load_class("java.lang.Object")
+c = d.load_class("X")
+d.class_dump(obj)
+d.class_dump(c, super_id=obj, fields=[("a", INT)], instance_size=0xffffffff)
+for k in range(20):
+    d.heap_info(k + 1, "h%02d" % k)
+    for j in range(k + 1):
+        d.root(d.instance(c, [j]))
+d.heap_info(3, "h02")
+d.root(d.instance(c, [0]))
+d.write("%s/heaps.hprof" % D)
+EOF2
+"$HPROFAN" "$D/heaps.hprof" --top 0 --json --quiet >"$D/heaps.json" 2>"$D/heaps.err"
+expect_eq "20 Android heaps: 15 kept, the rest counted in one heap named after them all" \
+  "$?|$(jv "$D/heaps.json" 'sorted((r["heap"], r["instances"]) for r in d["classes"] if r["class"] == "X")[-3:]')" \
+  "0|[('h12', 13), ('h13', 14), ('h14+h15+h16+h17+h18+h19', 105)]"
+expect_eq "20 Android heaps: a warning names each heap merged" \
+  "$(jv "$D/heaps.json" 'sorted(w.split("\"")[1] for w in d["warnings"] if "more than 16 Android heaps" in w)')" \
+  "['h15', 'h16', 'h17', 'h18', 'h19']"
+expect_eq "a CLASS DUMP instance size of 0xffffffff: ahat's model uses the field bytes, with a warning" \
+  "$(jv "$D/heaps.json" 'd["total"]["shallow"]')|$(jv "$D/heaps.json" 'len([w for w in d["warnings"] if w.startswith("class X: its CLASS DUMP states an instance size of 4294967295 bytes")])')" \
+  "$((211 * 4))|1"
+"$HPROFAN" "$D/heaps.hprof" --top 3 --heap h15 >/dev/null 2>"$D/heaps.h15"
+expect_eq "--heap h15 (merged): a usage error listing the merged heap's name" \
+  "$?|$(grep -c 'h14+h15+h16+h17+h18+h19' "$D/heaps.h15")" "2|1"
