@@ -21,6 +21,7 @@ struct builder {
 	struct hp_refs *R;
 	struct hp_layout lay; /* where each class's instances keep references */
 	uint64_t max_layout;  /* the most field bytes a layout reads (at least 1) */
+	size_t part_from, part_start;   /* the object array coming in parts, its first edge */
 	struct hp_error *err;
 	size_t file_idx;      /* objects seen so far in this pass, in file order */
 	int nomem;
@@ -296,6 +297,29 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 	return end_record(B, from, start);
 }
 
+/* a big object array, part by part (the parser's obj_array_chunk) */
+static int on_obj_array_part(void *ud, uint64_t id, uint64_t class_id, uint32_t n, uint32_t first, uint32_t k,
+			     const uint8_t *e, uint64_t off)
+{
+	struct builder *B = ud;
+	if (first == 0) {
+		B->part_from = obj_of(B, id);
+		if (B->part_from != SIZE_MAX && hp_heap_kind(B->h, B->part_from) != HP_OBJ_OBJARRAY)
+			B->part_from = SIZE_MAX;
+		B->part_start = B->nef;
+	}
+	if (B->part_from == SIZE_MAX)
+		return HP_OK;
+	unsigned I = B->h->I;
+	for (uint32_t i = 0; i < k; i++)
+		(void)edge(B, hp_be_id(e + (size_t)i * I, I));
+	if (first + k < n)
+		return B->nomem ? HP_ENOMEM : HP_OK;
+	size_t from = B->part_from;
+	B->part_from = SIZE_MAX;
+	return end_record(B, from, B->part_start);
+}
+
 /* the other objects only advance the file-order counter */
 static int on_class_dump(void *ud, const struct hp_class_dump *c)
 {
@@ -361,6 +385,7 @@ static int pass(struct builder *B, const char *path)
 	s.ud = B;
 	s.instance = on_instance;
 	s.obj_array = on_obj_array;
+	s.obj_array_part = on_obj_array_part;
 	s.class_dump = on_class_dump;
 	s.prim_array = on_prim_array;
 	B->file_idx = 0;
@@ -373,12 +398,19 @@ static int pass(struct builder *B, const char *path)
 	 * elements are read: a record of gigabytes is streamed past */
 	po.instance_data_max = B->max_layout;
 	po.no_prim_array_data = 1;
+	po.obj_array_chunk = 1u << 16;
 	po.progress = B->o->progress;
 	po.progress_ud = B->o->progress_ud;
 	struct hp_stats st;
 	int rc = hp_parse(r, &s, &po, &st, B->err);
 	hp_stats_release(&st);
 	hp_reader_free(r);
+	if (B->part_from != SIZE_MAX) {
+		/* an object array cut short after some of its parts: none of its
+		 * edges, as when it comes whole */
+		B->nef = B->part_start;
+		B->part_from = SIZE_MAX;
+	}
 	/* a salvaged model stops where the first pass stopped: same error again */
 	if (rc == HP_ETRUNC || rc == HP_ECORRUPT)
 		rc = HP_OK;
@@ -389,7 +421,8 @@ int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts 
 		  struct hp_refs *R, struct hp_error *err)
 {
 	memset(R, 0, sizeof *R);
-	struct builder B = { .h = h, .o = o, .R = R, .err = err, .in_order = 1, .last_v = SIZE_MAX };
+	struct builder B = { .h = h, .o = o, .R = R, .err = err, .in_order = 1, .last_v = SIZE_MAX,
+			     .part_from = SIZE_MAX };
 	size_t n = h->nobj;
 	R->n = n;
 	R->off = hp_calloc(n + 1, sizeof *R->off);

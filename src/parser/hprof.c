@@ -502,6 +502,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			return sub_short(P, rc, off, t, F, rem - 1);
 		const uint8_t *p = r->pos + 1;
 		uint64_t total = 0;     /* bytes of this sub-record including the tag */
+		uint64_t consumed = 0;  /* of them, already stepped over */
 		st->subrecords_by_tag[t]++;
 		d->subrecords++;
 		switch (t) {
@@ -533,7 +534,24 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			total = 1 + (uint64_t)F + (uint64_t)n * I;
 			if (total > rem)
 				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
-			if (P->deliver && s->obj_array) {
+			uint32_t chunk = P->o->obj_array_chunk;
+			if (P->deliver && want_arr && s->obj_array_part && chunk && n > chunk && r->kind != HP_RD_MMAP) {
+				/* in parts: never the whole record in memory (a mapped
+				 * file holds it already) */
+				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 8, I);
+				r->pos += 1 + F;
+				consumed = 1 + F;
+				for (uint32_t first = 0; first < n;) {
+					uint32_t k = n - first < chunk ? n - first : chunk;
+					if ((rc = hp_rd_need(r, (size_t)k * I, P->err)) != HP_OK)
+						return sub_short(P, rc, off, t, total - 1, rem - 1);
+					if ((rc = s->obj_array_part(ud, id, cid, n, first, k, r->pos, off)) != HP_OK)
+						return sink_fail(P, rc, off, t);
+					r->pos += (size_t)k * I;
+					consumed += (uint64_t)k * I;
+					first += k;
+				}
+			} else if (P->deliver && s->obj_array) {
 				const uint8_t *e = NULL;
 				if (want_arr) {
 					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
@@ -628,7 +646,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			break;
 		}
 		}
-		if ((rc = hp_rd_skip(r, total, P->err)) != HP_OK)
+		if ((rc = hp_rd_skip(r, total - consumed, P->err)) != HP_OK)
 			return sub_short(P, rc, off, t, total - 1, rem - 1);
 		rem -= total;
 		P->prev_sub = t;

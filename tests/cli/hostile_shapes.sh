@@ -108,8 +108,10 @@ expect_eq "an object on $N thread stacks: object --top 0 explains each referrer 
   "0|$N|[('local', 'java_frame')]|$(( (N / 7) * 21 + (N % 7) * (N % 7 - 1) / 2 ))"
 
 # ---- 6. gzip bombs --------------------------------------------------------------------
-# A gzip file of about 1.7 MB holding a 128 MiB STRING, an INSTANCE with
-# 128 MiB of field bytes and a 128 MiB byte[] (and 100,000 small objects):
+# A gzip file of about 2.5 MB holding a 128 MiB STRING, an INSTANCE with
+# 128 MiB of field bytes, a 128 MiB byte[] and an Object[] of 2^25 nulls
+# (and 100,000 small objects, 70,000 of them held by an Object[] that the
+# reference pass reads in parts too):
 # no pass reads a record it does not need whole into memory.  The string is
 # kept cut to 64 KiB with a warning giving its length; --fast, --top (the
 # reference pass) and object run under --max-memory 2M/16M (each record would
@@ -131,10 +133,13 @@ sid = d.huge_string(n)
 small = d.instance(c, [0])
 i = d.huge_instance(c, n)
 a = d.huge_prim_array(BYTE, n)
+oa = d.load_class("[Ljava/lang/Object;")
+nulls = d.huge_obj_array(oa, n)
 d.root(i)
 d.root(a)
-for k in range(100000):
-    d.instance(c, [small])
+d.root(nulls)
+smalls = [d.instance(c, [small]) for k in range(100000)]
+d.root(d.obj_array(oa, smalls[:70000]))
 d.write("%s/bomb.hprof.gz" % D, gz=True)
 with open("%s/bomb.want" % D, "w") as f:
     f.write("0x%x 0x%x 0x%x %d" % (sid, i, a, n))
@@ -145,9 +150,10 @@ B=$D/bomb.hprof.gz
 expect_eq "gzip bomb: --fast under --max-memory 2M, the 128 MiB byte[] counted, the string cut with its length" \
   "$?|$(jv "$D/bomb.fast" '[r["shallow"] >= '"$BN"' for r in d["classes"] if r["class"] == "byte[]"]')|$(jv "$D/bomb.fast" '[w for w in d["warnings"] if w.startswith("string '"$SID"' is '"$BN"' bytes long; only its first 65536 are kept")] != []')" \
   "0|[True]|true"
-"$HPROFAN" "$B" --top 3 --max-memory 16M --json --quiet >"$D/bomb.top" 2>"$D/bomb.top.err"
-expect_eq "gzip bomb: --top (retained sizes) under --max-memory 16M: the byte[] retains itself" \
-  "$?|$(jv "$D/bomb.top" '[r["retained"] == r["shallow"] for r in d["classes"] if r["class"] == "byte[]"]')" "0|[True]"
+"$HPROFAN" "$B" --top 0 --max-memory 16M --json --quiet >"$D/bomb.top" 2>"$D/bomb.top.err"
+expect_eq "gzip bomb: --top (retained sizes) under --max-memory 16M: the byte[] retains itself, the Object[]s 70,000 Big and the one they name" \
+  "$?|$(jv "$D/bomb.top" '[r["retained"] == r["shallow"] for r in d["classes"] if r["class"] == "byte[]"]')|$(jv "$D/bomb.top" '[r["retained"] - r["shallow"] for r in d["classes"] if r["class"] == "java.lang.Object[]"] == [70001 * b["shallow"] // b["instances"] for b in d["classes"] if b["class"] == "Big"]')" \
+  "0|[True]|true"
 "$HPROFAN" object "$B" "$BI" --max-memory 16M --json --quiet >"$D/bomb.obj" 2>"$D/bomb.obj.err"
 expect_eq "gzip bomb: object on the instance of 128 MiB of fields under --max-memory 16M: its field" \
   "$?|$(jv "$D/bomb.obj" '[(f["name"], f["value"]) for f in d["object"]["fields"]]')" "0|[('next', None)]"

@@ -20,6 +20,7 @@ as a stream:
     d.huge_string(1 << 30)                    # a 1 GiB STRING record
     d.huge_instance(cls, 1 << 30)             # an INSTANCE of 1 GiB of field bytes
     d.huge_prim_array(BYTE, 1 << 30)          # a byte[] of 1 GiB
+    d.huge_obj_array(cls, 1 << 30)            # an Object[] of 2^28 nulls
 """
 import struct
 import zlib
@@ -120,6 +121,12 @@ class Dump:
     def huge_instance(self, cid, n):
         oid = self.new_id()
         self.sub.append([struct.pack(">BIIII", 0x21, oid, 0, cid, n), n])
+        return oid
+
+    def huge_obj_array(self, cid, n):
+        """n zero bytes of elements: n // 4 nulls"""
+        oid = self.new_id()
+        self.sub.append([struct.pack(">BIIII", 0x22, oid, 0, n // 4, cid), n // 4 * 4])
         return oid
 
     def huge_prim_array(self, t, n):
