@@ -201,3 +201,23 @@ expect_eq "a CLASS DUMP instance size of 0xffffffff: ahat's model uses the field
 "$HPROFAN" "$D/heaps.hprof" --top 3 --heap h15 >/dev/null 2>"$D/heaps.h15"
 expect_eq "--heap h15 (merged): a usage error listing the merged heap's name" \
   "$?|$(grep -c 'h14+h15+h16+h17+h18+h19' "$D/heaps.h15")" "2|1"
+
+# ---- 10. what tests/fuzz/fuzz_cli.c found -------------------------------------------------
+# A class named with 3,000 DEL bytes: --json writes each as \u007f (6 bytes
+# for 1), which the buffer sized 3 bytes per byte of cJSON's text overran.
+python3 - "$D" "$H" <<'EOF2'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+d = Dump()
+obj = d.load_class("java.lang.Object")
+c = d.load_class(b"\x7f" * 3000)
+d.class_dump(obj)
+d.class_dump(c, super_id=obj)
+d.root(d.instance(c))
+d.write("%s/del.hprof" % D)
+EOF2
+"$HPROFAN" "$D/del.hprof" --top 3 --json --quiet >"$D/del.json" 2>"$D/del.err"
+expect_eq "a class named with 3,000 DEL bytes: --json escapes each, valid JSON" \
+  "$?|$(jv "$D/del.json" '[r["class"] for r in d["classes"] if r["class"].startswith("\x7f")] == ["\x7f" * 3000]')" "0|true"
