@@ -247,6 +247,7 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	struct hp_parse_opts po;
 	hp_parse_opts_init(&po);
 	po.dump_index = s->o.dump_index;
+	po.string_max = HP_STRING_MAX;   /* the heap keeps no more of a string */
 	po.progress = progress_cb;
 	po.progress_ud = &pf;
 	rc = hp_parse(r, &sink, &po, &L->stats, err);

@@ -97,8 +97,9 @@ const char *fmt_time(uint64_t ms, char *buf, size_t n);
  * sequences and invalid UTF-8 shown as \xNN. */
 const char *safe_text(const char *s, char *buf, size_t n);
 /* JSON text (cJSON's output) made safe whatever its strings held: invalid
- * UTF-8 becomes U+FFFD, DEL and the C1 controls \u escapes.  out has room
- * for 3 * len + 1 bytes; returns the length written. */
+ * UTF-8 becomes U+FFFD, DEL and the C1 controls \u escapes (a DEL byte
+ * takes 6).  Returns the length written; with out NULL only counts it, so
+ * the caller allocates that plus 1. */
 size_t cli_json_clean(const char *s, size_t len, char *out);
 
 /* ---- filter.c: class names -------------------------------------------- */

@@ -155,7 +155,7 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 		return EXIT_NOMEM;
 	}
 	size_t n = strlen(s);
-	char *t = hp_malloc(3 * n + 2);
+	char *t = hp_malloc(cli_json_clean(s, n, NULL) + 2);
 	if (!t) {
 		cJSON_free(s);
 		cli_error("out of memory");

@@ -28,6 +28,11 @@ struct hp_heap_build {
 	/* arrays: per histogram row, HP_LENMOD counters of length mod HP_LENMOD */
 	uint64_t **lenmod; size_t lenmod_cap;
 	unsigned cur_heap;            /* Android heap of the records being read */
+	/* heaps past HP_MAX_HEAPS go into the last one: the names merged so
+	 * far (a hash of each), how many */
+	struct hp_idmap merged_heaps;
+	uint64_t nmerged, merged_more;
+	uint64_t merged_base;         /* the last heap's name with the merged names listed */
 
 	/* size-model inference while streaming */
 	uint64_t gcd_first; int gcd_have_first, gcd_done; uint64_t gcd;

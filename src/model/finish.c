@@ -278,6 +278,25 @@ uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t
 	return align_up(array_base(h, c) + n * elem_size(h, c), h->size.align);
 }
 
+/* The instance size a CLASS DUMP states (ahat, and VisualVM's real sizes),
+ * unless no instance could take it: more than the chain's field bytes (the
+ * record's; `fields`) plus a header and padding.  Such a size (0xffffffff,
+ * say) would make a few instances terabytes; the field bytes are used and
+ * a warning says so. */
+#define HP_INSTANCE_SLACK 256
+static uint64_t stated_size(hp_heap *h, uint32_t k, uint64_t fields, int *rc)
+{
+	const struct hp_class *cl = &h->classes[k];
+	if ((uint64_t)cl->instance_size <= fields + HP_INSTANCE_SLACK)
+		return cl->instance_size;
+	if (*rc == HP_OK)
+		*rc = hp_heap_add_warning(h, "class %s: its CLASS DUMP states an instance size of %u bytes, "
+					  "which no instance with %llu bytes of fields takes; %llu is used",
+					  hp_class_name(h, k), cl->instance_size, (unsigned long long)fields,
+					  (unsigned long long)fields);
+	return fields;
+}
+
 /* instance sizes: iterative up the super chain, memoised, loop-safe */
 static int instance_sizes(hp_heap *h)
 {
@@ -334,12 +353,13 @@ static int instance_sizes(hp_heap *h)
 				break;
 			case HP_SIZE_AHAT:
 				level[k] = own_raw + (has_super ? level[s] : 0);
-				cl->inst_size = cl->instance_size;
+				cl->inst_size = stated_size(h, k, level[k], &rc);
 				break;
 			case HP_SIZE_VISUALVM:
 			case HP_SIZE_NETBEANS:
 				level[k] = own_mat + (has_super ? level[s] : m->header);
-				cl->inst_size = m->real_instance_sizes ? cl->instance_size : align_up(level[k], m->align);
+				cl->inst_size = m->real_instance_sizes ? stated_size(h, k, level[k], &rc)
+								       : align_up(level[k], m->align);
 				break;
 			default:
 				level[k] = own_raw + (has_super ? level[s] : 0);

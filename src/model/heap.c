@@ -204,6 +204,7 @@ void hp_build_free(struct hp_heap_build *b)
 		hp_free(b->lenmod[i]);
 	hp_free(b->lenmod);
 	hp_free(b->ccount);
+	hp_idmap_release(&b->merged_heaps);
 	hp_free(b);
 }
 
@@ -437,14 +438,25 @@ static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 	return HP_OK;
 }
 
+/* A string longer than HP_STRING_MAX keeps its first HP_STRING_MAX bytes
+ * (a character cut in two is shown as U+FFFD) and a warning with its real
+ * length: only those are read, so the parser may stream past the rest
+ * (string_max). */
 static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 {
 	hp_heap *h = ud;
+	uint32_t keep = len;
+	if (keep > HP_STRING_MAX) {
+		keep = HP_STRING_MAX;
+		if (!h->build->over_limit)
+			HP_TRY(stored(h, hp_heap_add_warning(h, "string 0x%llx is %u bytes long; only its first %u are kept",
+							     (unsigned long long)id, len, keep)));
+	}
 	h->build->tally.strings++;
-	h->build->tally.string_bytes += len;
+	h->build->tally.string_bytes += keep;
 	if (h->build->over_limit)
 		return HP_OK;
-	return stored(h, store_string(h, id, s, len));
+	return stored(h, store_string(h, id, s, keep));
 }
 
 /* ---- classes -------------------------------------------------------- */
@@ -1016,6 +1028,60 @@ static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t 
 	return stored(h, store_trace(h, serial, thread_serial, n, ids));
 }
 
+/*
+ * A heap past the first HP_MAX_HEAPS (the object table keeps 4 bits of heap
+ * index) is counted in the last one, which is renamed to say so ("c+d+e",
+ * its own name first; past 200 bytes "+N more"), and a warning names each
+ * heap merged.  Names are told apart by a 64-bit hash (FNV-1a).
+ */
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t key = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		key = (key ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return key;
+}
+
+static int merge_heap(hp_heap *h, uint32_t heap_id, const char *s, size_t n)
+{
+	struct hp_heap_build *b = h->build;
+	unsigned last = HP_MAX_HEAPS - 1;
+	uint32_t v = 0;
+	b->cur_heap = last;
+	if (!b->nmerged) {
+		/* the last heap's own name stays its own */
+		const char *own = hp_heap_name(h, last);
+		if (hp_idmap_insert(&b->merged_heaps, name_hash(own, strlen(own)), &v) < 0)
+			return oom(h);
+		b->merged_base = h->heap_name[last];
+	}
+	int ins = hp_idmap_insert(&b->merged_heaps, name_hash(s, n), &v);
+	if (ins < 0)
+		return oom(h);
+	if (ins == 0)
+		return HP_OK;            /* merged before */
+	b->nmerged++;
+	const char *listed = hp_heap_text(h, b->merged_base);
+	size_t ll = strlen(listed);
+	uint64_t off;
+	if (!b->merged_more && ll + 1 + n <= 200) {
+		char name[256];
+		snprintf(name, sizeof name, "%s+%.*s", listed, (int)n, s);
+		if (hp_build_text(b, name, strlen(name), &off))
+			return oom(h);
+		b->merged_base = h->heap_name[last] = off;
+	} else {
+		char name[256 + 32];
+		b->merged_more++;
+		snprintf(name, sizeof name, "%s+%llu more", listed, (unsigned long long)b->merged_more);
+		if (hp_build_text(b, name, strlen(name), &off))
+			return oom(h);
+		h->heap_name[last] = off;
+	}
+	return hp_heap_add_warning(h, "the dump has more than %d Android heaps; heap \"%.*s\" (id %u) is counted with heap \"%s\"",
+				   HP_MAX_HEAPS, (int)(n > 200 ? 200 : n), s, heap_id, hp_heap_name(h, last));
+}
+
 static int store_heap_info(hp_heap *h, uint32_t heap_id, uint64_t name_sid)
 {
 	uint32_t n;
@@ -1033,12 +1099,10 @@ static int store_heap_info(hp_heap *h, uint32_t heap_id, uint64_t name_sid)
 			return HP_OK;
 		}
 	}
-	if (h->nheaps >= HP_MAX_HEAPS) {
-		h->build->cur_heap = HP_MAX_HEAPS - 1;
-		return HP_OK;
-	}
 	/* the name may contain a NUL: it ends there, as it did */
 	size_t nn = strnlen(s, n);
+	if (h->nheaps >= HP_MAX_HEAPS)
+		return merge_heap(h, heap_id, s, nn);
 	if (hp_build_text(h->build, s, nn, &h->heap_name[h->nheaps]))
 		return oom(h);
 	h->heap_ids[h->nheaps] = heap_id;

@@ -52,6 +52,9 @@
 #define HP_MAX_HEAPS 16
 #define HP_LENMOD 256          /* array lengths are bucketed mod this for exact aligned sums */
 #define HP_TALLY_ROWBITS 4096
+#define HP_STRING_MAX (64u << 10)   /* bytes of a string kept; longer ones are cut (a warning
+                                       gives the length), and the parser may be told
+                                       (hp_parse_opts.string_max) to read no more */
 
 enum hp_obj_kind { HP_OBJ_INSTANCE = 0, HP_OBJ_OBJARRAY = 1, HP_OBJ_PRIMARRAY = 2, HP_OBJ_CLASS = 3 };
 enum hp_class_kind { HP_CK_INSTANCE = 0, HP_CK_OBJARRAY = 1, HP_CK_PRIMARRAY = 2 };

@@ -376,6 +376,7 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 	const uint64_t base = hp_rd_offset(r);
 	const int deliver = P->deliver;
 	const int want_inst = P->o->want_instance_data, want_arr = P->o->want_array_data;
+	const int want_parr = want_arr && !P->o->no_prim_array_data;
 	int (*inst)(void *, uint64_t, uint64_t, const uint8_t *, uint32_t, uint64_t) = deliver ? s->instance : NULL;
 	int (*oarr)(void *, uint64_t, uint64_t, uint32_t, const uint8_t *, uint64_t) = deliver ? s->obj_array : NULL;
 	int (*parr)(void *, uint64_t, unsigned, uint32_t, const uint8_t *, uint64_t, int) = deliver ? s->prim_array : NULL;
@@ -414,7 +415,7 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (total > left)
 				break;
 			if (parr) {
-				*rc = parr(ud, hp_be_id(p + 1, I), ty, n, want_arr ? p + 1 + I + 9 : NULL,
+				*rc = parr(ud, hp_be_id(p + 1, I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
 					   base + (uint64_t)(p - start), 0);
 				if (*rc)
 					break;
@@ -501,6 +502,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			return sub_short(P, rc, off, t, F, rem - 1);
 		const uint8_t *p = r->pos + 1;
 		uint64_t total = 0;     /* bytes of this sub-record including the tag */
+		uint64_t consumed = 0;  /* of them, already stepped over */
 		st->subrecords_by_tag[t]++;
 		d->subrecords++;
 		switch (t) {
@@ -513,7 +515,10 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			if (P->deliver && s->instance) {
 				const uint8_t *f = NULL;
 				if (want_inst) {
-					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
+					uint64_t cap = P->o->instance_data_max, k = total;
+					if (cap && n > cap)
+						k = 1 + (uint64_t)F + cap;   /* the rest is streamed past */
+					if ((rc = hp_rd_need(r, (size_t)k, P->err)) != HP_OK)
 						return sub_short(P, rc, off, t, total - 1, rem - 1);
 					p = r->pos + 1;
 					f = p + F;
@@ -529,7 +534,24 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			total = 1 + (uint64_t)F + (uint64_t)n * I;
 			if (total > rem)
 				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
-			if (P->deliver && s->obj_array) {
+			uint32_t chunk = P->o->obj_array_chunk;
+			if (P->deliver && want_arr && s->obj_array_part && chunk && n > chunk && r->kind != HP_RD_MMAP) {
+				/* in parts: never the whole record in memory (a mapped
+				 * file holds it already) */
+				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 8, I);
+				r->pos += 1 + F;
+				consumed = 1 + F;
+				for (uint32_t first = 0; first < n;) {
+					uint32_t k = n - first < chunk ? n - first : chunk;
+					if ((rc = hp_rd_need(r, (size_t)k * I, P->err)) != HP_OK)
+						return sub_short(P, rc, off, t, total - 1, rem - 1);
+					if ((rc = s->obj_array_part(ud, id, cid, n, first, k, r->pos, off)) != HP_OK)
+						return sink_fail(P, rc, off, t);
+					r->pos += (size_t)k * I;
+					consumed += (uint64_t)k * I;
+					first += k;
+				}
+			} else if (P->deliver && s->obj_array) {
 				const uint8_t *e = NULL;
 				if (want_arr) {
 					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
@@ -555,7 +577,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
 			if (P->deliver && s->prim_array) {
 				const uint8_t *e = NULL;
-				if (want_arr && t == 0x23) {
+				if (want_arr && !P->o->no_prim_array_data && t == 0x23) {
 					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
 						return sub_short(P, rc, off, t, total - 1, rem - 1);
 					p = r->pos + 1;
@@ -624,7 +646,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			break;
 		}
 		}
-		if ((rc = hp_rd_skip(r, total, P->err)) != HP_OK)
+		if ((rc = hp_rd_skip(r, total - consumed, P->err)) != HP_OK)
 			return sub_short(P, rc, off, t, total - 1, rem - 1);
 		rem -= total;
 		P->prev_sub = t;
@@ -680,8 +702,9 @@ static int past_end(struct parser *P, uint32_t len, uint32_t time, uint64_t rema
 		tagname(P->tag), len, (unsigned long long)remain);
 }
 
-/* Checks a small record's body length and makes it available. */
-static int small_body(struct parser *P, uint32_t len, uint64_t min)
+/* Checks a small record's body length and makes its first `use` bytes
+ * available (0: all of it; never more than a fixed layout). */
+static int small_body(struct parser *P, uint32_t len, uint64_t min, uint64_t use)
 {
 	if (len < min)
 		return perr(P, HP_ECORRUPT, P->rec_off, -1,
@@ -689,6 +712,8 @@ static int small_body(struct parser *P, uint32_t len, uint64_t min)
 			tagname(P->tag), len, (unsigned long long)min);
 	uint64_t fb = fixed_body(P->tag, P->I);
 	size_t want = fb && len > fb ? (size_t)fb : len;   /* never buffer more than the layout */
+	if (use && use < want)
+		want = (size_t)use;
 	int rc = hp_rd_need(P->r, want, P->err);
 	if (rc == HP_ETRUNC)
 		return past_end(P, len, P->cur_time, hp_rd_avail(P->r));
@@ -769,18 +794,19 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		const uint8_t *p;
 		switch (tag) {
 		case 0x01:              /* STRING */
-			HP_TRY(small_body(&P, len, I));
+			/* a string longer than string_max: its first bytes, its length */
+			HP_TRY(small_body(&P, len, I, !sink->string ? I : opts->string_max ? I + (uint64_t)opts->string_max : 0));
 			p = r->pos;
 			SINK(&P, string, off, -1, hp_be_id(p, I), p + I, len - I);
 			break;
 		case 0x02:              /* LOAD CLASS */
-			HP_TRY(small_body(&P, len, 8 + 2 * I));
+			HP_TRY(small_body(&P, len, 8 + 2 * I, 0));
 			p = r->pos;
 			SINK(&P, load_class, off, -1, hp_be32(p), hp_be_id(p + 4, I), hp_be32(p + 4 + I),
 			     hp_be_id(p + 8 + I, I));
 			break;
 		case 0x04: {            /* STACK FRAME */
-			HP_TRY(small_body(&P, len, 8 + 4 * I));
+			HP_TRY(small_body(&P, len, 8 + 4 * I, 0));
 			p = r->pos;
 			struct hp_frame f = { hp_be_id(p, I), hp_be_id(p + I, I), hp_be_id(p + 2 * I, I),
 					      hp_be_id(p + 3 * I, I), hp_be32(p + 4 * I),
@@ -789,18 +815,25 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x05: {            /* STACK TRACE */
-			HP_TRY(small_body(&P, len, 12));
-			p = r->pos;
-			uint32_t n = hp_be32(p + 8);
+			HP_TRY(small_body(&P, len, 12, 12));
+			uint32_t n = hp_be32(r->pos + 8);
 			if ((uint64_t)n * I > len - 12)
 				return perr(&P, HP_ECORRUPT, off, -1,
 					"STACK TRACE declares %u frames (%llu bytes) but its body has %u bytes left",
 					n, (unsigned long long)n * I, len - 12);
+			if (sink->trace) {      /* the frames, not what may follow them */
+				rc = hp_rd_need(r, 12 + (size_t)n * I, err);
+				if (rc == HP_ETRUNC)
+					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
+				if (rc)
+					return rc;
+			}
+			p = r->pos;
 			SINK(&P, trace, off, -1, hp_be32(p), hp_be32(p + 4), n, p + 12);
 			break;
 		}
 		case 0x0A: {            /* START THREAD */
-			HP_TRY(small_body(&P, len, 8 + 4 * I));
+			HP_TRY(small_body(&P, len, 8 + 4 * I, 0));
 			p = r->pos;
 			struct hp_thread t = { hp_be32(p), hp_be32(p + 4 + I), hp_be_id(p + 4, I),
 					       hp_be_id(p + 8 + I, I), hp_be_id(p + 8 + 2 * I, I),
@@ -809,16 +842,16 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x03: case 0x0B:   /* UNLOAD CLASS, END THREAD */
-			HP_TRY(small_body(&P, len, 4));
+			HP_TRY(small_body(&P, len, 4, 0));
 			break;
 		case 0x0E:              /* CONTROL SETTINGS */
-			HP_TRY(small_body(&P, len, 6));
+			HP_TRY(small_body(&P, len, 6, 0));
 			break;
 		case 0x07:              /* HEAP SUMMARY */
-			HP_TRY(small_body(&P, len, 24));
+			HP_TRY(small_body(&P, len, 24, 0));
 			break;
 		case 0x06: {            /* ALLOC SITES */
-			HP_TRY(small_body(&P, len, 34));
+			HP_TRY(small_body(&P, len, 34, 34));   /* the sites are not read */
 			uint32_t n = hp_be32(r->pos + 30);
 			if ((uint64_t)n * 25 > len - 34)
 				return perr(&P, HP_ECORRUPT, off, -1,
@@ -827,7 +860,7 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x0D: {            /* CPU SAMPLES */
-			HP_TRY(small_body(&P, len, 8));
+			HP_TRY(small_body(&P, len, 8, 8));     /* the samples are not read */
 			uint32_t n = hp_be32(r->pos + 4);
 			if ((uint64_t)n * 8 > len - 8)
 				return perr(&P, HP_ECORRUPT, off, -1,
