@@ -803,9 +803,7 @@ static void indirect_ref(const hp_heap *h, size_t from, size_t to, struct hp_obj
 		out->count = 1;
 		return;
 	}
-	int k = hp_heap_kind(h, from);
-	if ((k == HP_OBJ_INSTANCE || k == HP_OBJ_CLASS) && h->cls[from] != HP_NONE &&
-	    h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == h->ids[to]) {
+	if (h->cls[from] != HP_NONE && h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == h->ids[to]) {
 		out->kind = HP_REF_CLASS;
 		out->count = 1;
 	}
@@ -867,8 +865,10 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 		indirect_ref(h, from, to, out);
 		return HP_OK;
 	}
-	if (kind != HP_OBJ_OBJARRAY)
+	if (kind != HP_OBJ_OBJARRAY) {
+		indirect_ref(h, from, to, out);
 		return HP_OK;
+	}
 	struct rec rec;
 	HP_TRY(load(f, from, 0, &rec, err));
 	uint64_t base = hp_heap_offset(h, from) + rec.hdr;
@@ -892,5 +892,6 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 		}
 		i += k;
 	}
+	indirect_ref(h, from, to, out);
 	return HP_OK;
 }

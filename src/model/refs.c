@@ -180,6 +180,21 @@ static inline size_t edge(struct builder *B, uint64_t id)
 	return to;
 }
 
+/* v's class edge (refs.h), when the graph has them and v has one: the
+ * first edge of its record. */
+static inline void class_edge(struct builder *B, size_t v)
+{
+	uint32_t to = hp_refs_class_edge(B->R, v);
+	if (to == HP_NONE)
+		return;
+	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
+		B->nomem = 1;
+		return;
+	}
+	B->ef[B->nef++] = to;
+	B->R->nclass_edges++;
+}
+
 /* Closes the record of object v whose edges start at ef[start]. */
 static inline int end_record(struct builder *B, size_t v, size_t start)
 {
@@ -329,6 +344,7 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 		B->R->short_instances++;
 	unsigned I = h->I;
 	size_t start = B->nef;
+	class_edge(B, from);
 	for (uint32_t i = 0; i < L->nrefs; i++) {
 		uint32_t o = L->offs[i];
 		if ((uint64_t)o + I > len)
@@ -353,6 +369,7 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 		return HP_OK;
 	unsigned I = B->h->I;
 	size_t start = B->nef;
+	class_edge(B, from);
 	for (uint32_t i = 0; i < n; i++)
 		(void)edge(B, hp_be_id(e + (size_t)i * I, I));
 	return end_record(B, from, start);
@@ -369,6 +386,14 @@ static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const
 {
 	struct builder *B = ud;
 	const hp_heap *h = B->h;
+	if (B->R->class_obj) {      /* its one edge, to its class */
+		size_t from = obj_of(B, id);
+		if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_PRIMARRAY)
+			return HP_OK;
+		size_t start = B->nef;
+		class_edge(B, from);
+		return end_record(B, from, start);
+	}
 	size_t k = B->file_idx;     /* advance only when it is the expected one; never look up */
 	if (k < h->nobj && h->ids[h->file_order ? h->file_order[k] : k] == id)
 		B->file_idx++;
@@ -386,6 +411,11 @@ static int model_edges(struct builder *B)
 		size_t from = hp_heap_find(h, c->id);
 		if (from == SIZE_MAX)
 			continue;
+		uint32_t jlc = hp_refs_class_edge(B->R, from);
+		if (jlc != HP_NONE) {
+			HP_TRY(extra_edge(B, from, h->ids[jlc]));   /* first: java.lang.Class */
+			B->R->nclass_edges++;
+		}
 		if (!B->o->no_super_edges)
 			HP_TRY(extra_edge(B, from, c->super_id));
 		/* statics, then the loader: VisualVM's order, which its paths follow */
@@ -456,6 +486,18 @@ int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts 
 	if (!R->off || !B.lay) {
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
 		goto out;
+	}
+	if (o->class_edges && n) {
+		R->class_obj = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *R->class_obj);
+		if (!R->class_obj) {
+			rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
+			goto out;
+		}
+		for (size_t c = 0; c < h->nclasses; c++) {
+			size_t k = h->classes[c].dumped ? hp_heap_find(h, h->classes[c].id) : SIZE_MAX;
+			R->class_obj[c] = k != SIZE_MAX && hp_heap_kind(h, k) == HP_OBJ_CLASS ? (uint32_t)k : HP_NONE;
+		}
+		R->obj_cls = h->cls;
 	}
 	/* one pass: each record's edges go to ef[] in file order, off[v + 1]
 	 * counts them, blk[] says whose they are (unless in order) */
@@ -549,6 +591,7 @@ int hp_refs_widen(struct hp_refs *r)
 
 void hp_refs_release(struct hp_refs *r)
 {
+	hp_free(r->class_obj);
 	hp_free(r->off32);
 	hp_free(r->off);
 	hp_free(r->adj);
