@@ -496,7 +496,7 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 			via_class |= ref.kind == HP_REF_CLASS;
 		}
 		if (via_class && !arr)
-			fprintf(f, "  (<class>: Eclipse MAT's reference from an object to its class, taken only where no other path goes on)\n");
+			fprintf(f, "  (<class> is Eclipse MAT's reference from an object to its class: taken only where no path without one goes on)\n");
 	}
 	*npaths = pl.npaths;
 	hp_paths_list_release(&pl);
