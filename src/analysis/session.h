@@ -37,8 +37,9 @@
  * (the reference graph, the dominator tree, retained sizes: 36 bytes per
  * object at the dominators' peak, see dominators.h and refs.h) and 8 bytes
  * per reference on top; the references are not known before they are read,
- * so this counts about 1.5 per object */
-#define HP_RETAINED_BYTES_PER_OBJECT 48
+ * so this counts about 1.5 per object, plus the one class edge per object
+ * of Eclipse MAT's graph (refs.h): 36 + 8 x 2.5 */
+#define HP_RETAINED_BYTES_PER_OBJECT 56
 
 enum hp_session_phase { HP_PHASE_READ = 0, HP_PHASE_REFS, HP_PHASE_PATHS };
 
