@@ -14,7 +14,8 @@
  * where the dump has that class object (none to itself).  Such an edge is
  * always the first of its object's edges: hp_refs_class_edge() says whether
  * an object has one and where it goes, so that paths and referrer lists can
- * tell it from a field.  One edge per object, 4 bytes.
+ * tell it from a field.  One edge per object: 4 bytes here and 4 in the
+ * dominators' reverse graph, and one more semidominator evaluation each.
  *
  * hp_refs_build() re-reads the dump once with the same streaming parser,
  * so it needs a file it can reopen: a regular file or a gzip file, not a

@@ -75,6 +75,11 @@ assert d.instance(node, [0, 0]) == S2
 d.root(LOADER)
 d.root(HOLDER)
 d.write("%s/classes.hprof" % D)
+# the same objects written backwards (the reference graph is built another way then)
+objs = [b for b in d.sub if b[0] in (0x21, 0x22, 0x23)]
+rest = [b for b in d.sub if b[0] not in (0x21, 0x22, 0x23)]
+d.sub = rest + objs[::-1]
+d.write("%s/classes-rev.hprof" % D)
 with open("%s/ids.sh" % D, "w") as f:
     for k, v in dict(LOADER=LOADER, LIST=LIST, CACHE=CACHE, MI=MI, HOLDER=HOLDER, LI=LI, S2=S2,
                      META=meta, LONELY=lone).items():
@@ -145,6 +150,12 @@ if run_hp "$D/meta.txt" "$D/err" object "$F" "$META" &&
   ok class-edges-mat-object-text
 else
   fail class-edges-mat-object-text "$(cat "$D/meta.txt" "$D/err" | head -c 600)"
+fi
+
+# objects written backwards: the same tree and sizes
+if json class-edges-mat-dom "$D/dom.json" dominators "$F" --top 0 --depth 9 &&
+   json class-edges-mat-dom-rev "$D/dom-rev.json" dominators "$D/classes-rev.hprof" --top 0 --depth 9; then
+  expect_eq class-edges-mat-backwards "$(jget "$D/dom-rev.json" 'd["dominators"]')" "$(jget "$D/dom.json" 'd["dominators"]')"
 fi
 
 # ---- VisualVM's model: no class edges; the figures as before ----
