@@ -111,7 +111,8 @@ int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_
 
 /* Paths from GC roots: the graph paths are searched in (the referents of
  * soft, weak, final and phantom references left out unless all_weak; a
- * thread's locals are starts of their own) and a breadth-first search of it
+ * thread's locals are starts of their own; under the mat size model the
+ * class edges, which the search takes last) and a breadth-first search of it
  * from every object a GC root names.  One more pass over the dump, 12 bytes
  * per object + 4 per reference, kept for each value of all_weak asked. */
 struct hp_pathsearch {
