@@ -184,7 +184,7 @@ static inline size_t edge(struct builder *B, uint64_t id)
  * first edge of its record. */
 static inline void class_edge(struct builder *B, size_t v)
 {
-	uint32_t to = hp_refs_class_edge(B->R, v);
+	uint32_t to = hp_refs_class_of(B->R, v);
 	if (to == HP_NONE)
 		return;
 	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
@@ -411,7 +411,7 @@ static int model_edges(struct builder *B)
 		size_t from = hp_heap_find(h, c->id);
 		if (from == SIZE_MAX)
 			continue;
-		uint32_t jlc = hp_refs_class_edge(B->R, from);
+		uint32_t jlc = hp_refs_class_of(B->R, from);
 		if (jlc != HP_NONE) {
 			HP_TRY(extra_edge(B, from, h->ids[jlc]));   /* first: java.lang.Class */
 			B->R->nclass_edges++;

@@ -97,14 +97,21 @@ static inline uint64_t hp_refs_off(const struct hp_refs *r, size_t v)
 {
 	return r->off32 ? r->off32[v] : r->off[v];
 }
-/* The class object v's first edge goes to when it is a class edge, else
- * HP_NONE (no class edges in the graph, or none for v). */
-static inline uint32_t hp_refs_class_edge(const struct hp_refs *r, size_t v)
+/* The class object of v's class when the graph has class edges, else
+ * HP_NONE (none in the dump, or v itself). */
+static inline uint32_t hp_refs_class_of(const struct hp_refs *r, size_t v)
 {
 	if (!r->class_obj || r->obj_cls[v] == HP_NONE)
 		return HP_NONE;
 	uint32_t c = r->class_obj[r->obj_cls[v]];
 	return c == v ? HP_NONE : c;
+}
+/* Where v's class edge goes (its first edge), HP_NONE when v has none. */
+static inline uint32_t hp_refs_class_edge(const struct hp_refs *r, size_t v)
+{
+	uint32_t c = hp_refs_class_of(r, v);
+	uint64_t e = c == HP_NONE ? 0 : hp_refs_off(r, v);
+	return c != HP_NONE && e < hp_refs_off(r, v + 1) && r->adj[e] == c ? c : HP_NONE;
 }
 /* 1 when adj[e], an edge of v, is v's class edge. */
 static inline int hp_refs_is_class_edge(const struct hp_refs *r, size_t v, uint64_t e)
