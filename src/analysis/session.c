@@ -448,6 +448,7 @@ int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **o
 	memset(&ro, 0, sizeof ro);
 	ro.weak = all_weak ? HP_WEAK_FOLLOW : HP_WEAK_SKIP;
 	ro.thread_locals = 0;         /* a stack local is a start of its own */
+	ro.class_edges = hp_refs_want_class_edges(h);   /* taken last (paths.h) */
 	rc = hp_refs_build(h, s->path, &ro, &ps->g, err);
 	if (!rc) {
 		rc = hp_paths_bfs(&ps->P, &ps->g, starts, ns, err);

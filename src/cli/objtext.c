@@ -537,6 +537,7 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 		} else if (k != 1) {
 			fprintf(f, "path %zu of %zu, %zu reference%s:\n", p + 1, pl.npaths, len - 1, len == 2 ? "" : "s");
 		}
+		int via_class = 0;
 		for (size_t i = 0; i < len; i++) {
 			uint32_t v = nodes[i];
 			struct hp_objref ref;
@@ -559,7 +560,10 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 				fprintf(f, "  %s  [GC root: %s]\n", lab, cli_root_text(h, rd, v, rt, sizeof rt));
 			else
 				fprintf(f, "  %s -> %s\n", cli_via_text(h, &ref, via, sizeof via), lab);
+			via_class |= ref.kind == HP_REF_CLASS;
 		}
+		if (via_class && !arr)
+			fprintf(f, "  (<class> is Eclipse MAT's reference from an object to its class: taken only where no path without one goes on)\n");
 	}
 	*npaths = pl.npaths;
 	hp_paths_list_release(&pl);

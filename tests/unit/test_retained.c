@@ -238,8 +238,14 @@ static void chain_test(void)
 		      (unsigned long long)M.R.class_retained[node], 16ull * CHAIN);
 		CHECK(M.R.class_retained[link2] == 16ull * (CHAIN - 1000), "chain: Link2 retains %llu, want %llu",
 		      (unsigned long long)M.R.class_retained[link2], 16ull * (CHAIN - 1000));
-		CHECK(M.R.reachable == CHAIN, "chain: %llu reachable, want the %u links (the class objects no root holds)",
+		/* MAT's class edges: the links reach the class objects of Node and
+		 * Link2, and those java.lang.Object's (their super class); every Node
+		 * is below N0 and every Link2 below N1000, so those dominate them */
+		CHECK(M.R.reachable == CHAIN + 3, "chain: %llu reachable, want the %u links and 3 class objects",
 		      (unsigned long long)M.R.reachable, CHAIN);
+		IDOM_IS(&M, NODE, CHAIN0);
+		IDOM_IS(&M, LINK2, CHAIN0 + 16ull * 1000);
+		IDOM_IS(&M, OBJ, CHAIN0);
 	}
 	release(&M);
 	unlink(path);
