@@ -334,7 +334,8 @@ static int vm_decide(hp_heap *h)
 
 	/* references: object arrays spaced for 4- or 8-byte elements */
 	uint64_t h4, h8;
-	int j4 = best_base(g, 4, &h4), j8 = best_base(g, 5, &h8);
+	best_base(g, 4, &h4);
+	best_base(g, 5, &h8);
 	int refk = 0;
 	if (o->ref_size) {
 		v->ref = (unsigned)o->ref_size;
@@ -349,24 +350,23 @@ static int vm_decide(hp_heap *h)
 	}
 	refk = v->ref == 4 ? 4 : 5;
 
-	/* where the elements start, per element size */
+	/* where the elements start, per element size (a base another one
+	 * ties with under the alignment is taken only as the default's twin) */
 	int known[4];
 	for (int k = 0; k < 4; k++) {
 		uint64_t hk;
 		int j = best_base(g, k, &hk);
 		known[k] = g->arr_obs[k] >= 8 && 2 * hk >= g->arr_obs[k] ? (int)gap_bases[j] : 0;
 	}
-	/* the header: 12 when byte[] (or the others) start at 16 (compressed
-	 * class pointers), 16 when at 20 or 24 */
+	/* the header: 12 when byte[] start at 16 (compressed class pointers),
+	 * 16 when at 20 or 24 (one-byte elements tell every base apart) */
 	if (o->header_size) {
 		v->header = (unsigned)o->header_size;
 		v->header_source = 2;
 	} else if (I != 8) {
 		v->header = 2 * I;
 	} else {
-		int base = 0;
-		for (int k = 0; k < 4 && !base; k++)
-			base = known[k];
+		int base = known[0] ? known[0] : known[1] ? known[1] : known[2];
 		if (base) {
 			v->header = base <= 16 ? 12 : 16;
 			v->header_source = 1;
@@ -374,25 +374,29 @@ static int vm_decide(hp_heap *h)
 			v->header = I + v->ref;
 		}
 	}
-	for (int k = 0; k < 4; k++) {
-		unsigned dflt = (unsigned)align_up(v->header + 4, I);
-		if ((1u << k) > I || v->header_source == 2)
-			dflt = (unsigned)align_up(v->header + 4, 1u << k > I ? 1u << k : I);
-		v->array_base[k] = known[k] && v->header_source != 2 ? (unsigned)known[k] : dflt;
-		v->arr_tested += g->arr_obs[k];
+	for (int k = 0; k < 5; k++) {
+		int kk = k < 4 ? k : refk;
+		unsigned e = k < 4 ? 1u << k : v->ref;
+		unsigned dflt = (unsigned)align_up(v->header + 4, e > I ? e : I);
+		unsigned base = dflt;
+		if (v->header_source != 2 && g->arr_obs[kk] >= 8) {
+			uint64_t hk, hd = 0;
+			int j = best_base(g, kk, &hk);
+			for (int q = 0; q < 4; q++)
+				if (gap_bases[q] == dflt)
+					hd = g->arr_hit[kk][q];
+			if (2 * hk >= g->arr_obs[kk] && hd < hk)
+				base = gap_bases[j];
+		}
+		if (k < 4)
+			v->array_base[k] = base;
+		else
+			v->ref_array_base = base;
+		v->arr_tested += g->arr_obs[kk];
+		for (int q = 0; q < 4; q++)
+			if (gap_bases[q] == base)
+				v->arr_agree += g->arr_hit[kk][q];
 	}
-	uint64_t href = refk == 4 ? h4 : h8;
-	int jref = refk == 4 ? j4 : j8;
-	v->ref_array_base = g->arr_obs[refk] >= 8 && 2 * href >= g->arr_obs[refk] && v->header_source != 2
-			    ? gap_bases[jref] : (unsigned)align_up(v->header + 4, I);
-	v->arr_tested += g->arr_obs[refk];
-	for (int k = 0; k < 4; k++)
-		for (int j = 0; j < 4; j++)
-			if (gap_bases[j] == v->array_base[k])
-				v->arr_agree += g->arr_hit[k][j];
-	for (int j = 0; j < 4; j++)
-		if (gap_bases[j] == v->ref_array_base)
-			v->arr_agree += g->arr_hit[refk][j];
 
 	/* the field layout: the rule more gaps agree with */
 	uint64_t *inst[2] = { hp_calloc(n ? n : 1, sizeof(uint64_t)), hp_calloc(n ? n : 1, sizeof(uint64_t)) };
