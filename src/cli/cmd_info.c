@@ -29,7 +29,7 @@ struct info {
 
 /* java.version and java.vm.version from System.props: HotSpot dumps that
  * can be read again (the object reader re-reads records) */
-static void read_versions(hp_session *S, struct info *r)
+static int read_versions(hp_session *S, struct info *r)
 {
 	static const char *const keys[2] = { "java.version", "java.vm.version" };
 	char *v[2] = { NULL, NULL };
@@ -38,20 +38,29 @@ static void read_versions(hp_session *S, struct info *r)
 	hp_error_clear(&err);
 	if (r->h->header.version == 3) {
 		r->props_note = "an Android dump";
-		return;
+		return EXIT_OK;
 	}
 	if (!hp_session_rereadable(S)) {
 		r->props_note = "not read: the input can be read only once";
-		return;
+		return EXIT_OK;
 	}
-	if (hp_session_objread(S, &rd, &err) != HP_OK || hp_sysprops_get(rd, r->h, keys, v, 2, &err) != HP_OK) {
+	int rc = hp_session_objread(S, &rd, &err);
+	if (rc == HP_OK)
+		rc = hp_sysprops_get(rd, r->h, keys, v, 2, &err);
+	if (rc == HP_ENOMEM) {
+		cli_error("%s: out of memory reading the system properties", hp_session_path(S));
+		return EXIT_NOMEM;
+	}
+	if (rc != HP_OK) {
+		/* a record that cannot be read again: info still describes the dump */
 		r->props_note = "not read: the objects could not be read again";
-		return;
+		return EXIT_OK;
 	}
 	r->java_version = v[0];
 	r->vm_version = v[1];
 	if (!v[0])
 		r->props_note = "not in the heap (no java.lang.System.props with java.version)";
+	return EXIT_OK;
 }
 
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
@@ -63,7 +72,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	}
 	int rc = cli_model(S, &r->h);
 	if (rc == EXIT_OK)
-		read_versions(S, r);
+		rc = read_versions(S, r);
 	*res = r;
 	return rc;
 }

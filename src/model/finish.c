@@ -1033,6 +1033,10 @@ void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
 	b += grown(nclasses, 64) * sizeof(struct hp_class) + nclasses * NAME_BYTES;
 	b += idmap_bytes(nclasses) + idmap_bytes(t->load_classes);
 	b += grown(nclasses, 256) * sizeof *h->build->ccount;
+	/* the vm model's evidence (gaps.c): per class its gaps and its class
+	 * object's, and the class objects' ids */
+	b += grown(nclasses, 256) * (sizeof(struct hp_gapstat) + sizeof(uint32_t));
+	b += grown(t->class_dumps, 1024) * sizeof(struct hp_mirror);
 	b += grown(t->fields, 16) * sizeof(struct hp_field) + grown(t->statics, 16) * sizeof(struct hp_static);
 	b += grown(nrows, 64) * sizeof(struct hp_hrow) + arows * HP_LENMOD * sizeof(uint64_t);
 	b += grown(t->roots, 16) * sizeof(struct hp_root_rec);
@@ -1045,6 +1049,9 @@ void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
 	uint64_t transient = idmap_bytes(t->strings) / 2;
 	if (nclasses * 13 > transient)
 		transient = nclasses * 13;
+	/* vm_decide(): three sizes per class, and the layouts' field blocks */
+	if (nclasses * 24 + t->fields * 16 > transient)
+		transient = nclasses * 24 + t->fields * 16;
 
 	uint64_t n = h->n_instances + h->n_objarrays + h->n_primarrays + t->class_dumps;
 	if (h->opts.build_objects && n) {

@@ -7,6 +7,7 @@
 
 #define CONTENDED_PAD 128u      /* -XX:ContendedPaddingWidth's default */
 #define INF 0x40000000u
+#define MAX_GAPS 32             /* gaps kept per class: the first ones (pathological chains only have more) */
 
 static const char *const thread_tlr[] = {
 	"threadLocalRandomSeed", "threadLocalRandomProbe", "threadLocalRandomSecondarySeed", NULL };
@@ -52,6 +53,7 @@ struct blk { uint32_t off, size; uint8_t kind; };
 struct lay {
 	struct blk *b;
 	size_t n, cap;
+	size_t nempty;            /* empty blocks, the last (endless) one included */
 	int err;
 };
 
@@ -74,6 +76,7 @@ static void lay_insert_at(struct lay *L, size_t i, struct blk x)
 	memmove(L->b + i + 1, L->b + i, (L->n - i) * sizeof *L->b);
 	L->b[i] = x;
 	L->n++;
+	L->nempty += x.kind == EMPTY;
 }
 
 /* FieldLayout::insert(slot, block): block takes the front of empty slot i */
@@ -88,6 +91,7 @@ static void lay_take(struct lay *L, size_t i, uint32_t size, uint8_t kind)
 	if (L->b[i + 1].size == 0) {
 		memmove(L->b + i + 1, L->b + i + 2, (L->n - i - 2) * sizeof *L->b);
 		L->n--;
+		L->nempty--;
 	}
 }
 
@@ -124,7 +128,8 @@ static void lay_add(struct lay *L, const uint32_t *sizes, size_t n, int append_o
 			last_size = s;
 			last_ok = 1;
 			size_t best = SIZE_MAX;
-			for (size_t c = L->n - 1; c-- > 1;)
+			/* (only the endless last block empty: nothing to search) */
+			for (size_t c = L->nempty > 1 ? L->n - 1 : 0; c-- > 1;)
 				if (fits(&L->b[c], s, s) && (best == SIZE_MAX || L->b[c].size < L->b[best].size))
 					best = c;
 			if (best == SIZE_MAX)
@@ -146,7 +151,8 @@ static uint32_t lay_end(const struct lay *L) { return L->b[L->n - 1].off; }
 /* ---- per class ----------------------------------------------------- */
 
 struct cls_lay {
-	uint32_t first, nblk;     /* field blocks of the whole chain, in the arena */
+	uint32_t first, ngap;     /* the gaps between its fields (offset, size pairs in the arena) */
+	uint32_t fend;            /* end of its last field (the header when none) */
 	uint32_t end;             /* raw end of the layout (before rounding) */
 	uint64_t level;           /* older rule: the level size */
 	uint8_t state;            /* 0 to do, 1 on the stack, 2 done */
@@ -158,7 +164,7 @@ struct ctx {
 	const hp_heap *h;
 	const struct hp_vmlayout_cfg *cfg;
 	struct cls_lay *c;
-	uint32_t *arena;          /* (offset, size) pairs */
+	uint32_t *arena;          /* (offset, size) pairs: at most MAX_GAPS per class */
 	size_t alen, acap;
 	struct lay L;
 	uint32_t *tmp;            /* sizes of fields to add */
@@ -267,22 +273,28 @@ static int layout15(struct ctx *x, size_t k, uint32_t s)
 	struct cls_lay *me = &x->c[k];
 	const struct cls_lay *sup = s != HP_NONE ? &x->c[s] : NULL;
 	const struct hp_vmlayout_extra *e = hp_vmlayout_extra_of(x->h, k);
-	L->n = 0;
+	L->n = L->nempty = 0;
 	int append_only = 0;
 	struct blk hdr = { 0, cfg->header, RESERVED };
 	lay_insert_at(L, 0, hdr);
 	uint32_t at = cfg->header;
 	if (sup) {
-		/* reconstruct_layout() and fill_holes() */
-		for (uint32_t i = 0; i < sup->nblk; i++) {
+		/* reconstruct_layout() and fill_holes(): the super's fields with
+		 * the gaps between them, empty (reserved after a @Contended super) */
+		for (uint32_t i = 0; i < sup->ngap; i++) {
 			uint32_t off = x->arena[2 * (sup->first + i)], sz = x->arena[2 * (sup->first + i) + 1];
 			if (off > at) {
-				struct blk hole = { at, off - at, sup->contended ? RESERVED : EMPTY };
-				lay_insert_at(L, L->n, hole);
+				struct blk f = { at, off - at, FIELD };
+				lay_insert_at(L, L->n, f);
 			}
-			struct blk f = { off, sz, FIELD };
-			lay_insert_at(L, L->n, f);
+			struct blk hole = { off, sz, sup->contended ? RESERVED : EMPTY };
+			lay_insert_at(L, L->n, hole);
 			at = off + sz;
+		}
+		if (sup->fend > at) {
+			struct blk f = { at, sup->fend - at, FIELD };
+			lay_insert_at(L, L->n, f);
+			at = sup->fend;
 		}
 		if (sup->contended) {
 			struct blk pad = { at, CONTENDED_PAD, RESERVED };
@@ -319,19 +331,27 @@ static int layout15(struct ctx *x, size_t k, uint32_t s)
 	me->end = lay_end(L);
 	me->contended = gn || cls_contended;
 	me->has_fields = (sup && sup->has_fields) || n || gn;
-	/* keep the field blocks (the super's and the new ones, by offset) */
-	size_t nf = 0;
+	/* keep the end of the last field and the gaps before it */
+	uint32_t fend = cfg->header;
 	for (size_t i = 1; i < L->n; i++)
-		nf += L->b[i].kind == FIELD;
-	if (!arena_room(x, 2 * nf))
+		if (L->b[i].kind == FIELD)
+			fend = L->b[i].off + L->b[i].size;
+	if (!arena_room(x, 2 * MAX_GAPS))
 		return HP_ENOMEM;
 	me->first = (uint32_t)(x->alen / 2);
-	me->nblk = (uint32_t)nf;
-	for (size_t i = 1; i < L->n; i++) {
-		if (L->b[i].kind != FIELD)
+	me->ngap = 0;
+	me->fend = fend;
+	for (size_t i = 1; i < L->n && L->b[i].off < fend && me->ngap < MAX_GAPS; i++) {
+		if (L->b[i].kind == FIELD)
 			continue;
+		uint32_t *prev = me->ngap ? &x->arena[x->alen - 2] : NULL;
+		if (prev && prev[0] + prev[1] == L->b[i].off) {
+			prev[1] += L->b[i].size;      /* adjoining non-fields: one gap */
+			continue;
+		}
 		x->arena[x->alen++] = L->b[i].off;
 		x->arena[x->alen++] = L->b[i].size;
+		me->ngap++;
 	}
 	return HP_OK;
 }
@@ -373,7 +393,7 @@ static int mirror_of(struct ctx *x, size_t k, uint64_t class_size, uint64_t *out
 	}
 	qsort(x->tmp, n, sizeof *x->tmp, desc);
 	struct lay *L = &x->L;
-	L->n = 0;
+	L->n = L->nempty = 0;
 	struct blk cls = { 0, (uint32_t)class_size, RESERVED };
 	struct blk last = { (uint32_t)class_size, INF, EMPTY };
 	lay_insert_at(L, 0, cls);
