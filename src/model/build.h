@@ -58,17 +58,27 @@ void hp_gaps_release(struct hp_gaps *g);
 /* An object record at id: the gap since the previous one is its size.  The
  * common case (an instance after an instance, no class object between)
  * costs a few compares. */
+#define HP_GAPS_ARR_ALL (1u << 16)   /* arrays evaluated one by one; then one in 8 */
 static inline void hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
 				unsigned elem, uint64_t gcd)
 {
 	g->objects++;
-	if (g->prev_kind == HP_OBJ_INSTANCE + 1 && id > g->prev_id && id < g->next_mirror &&
-	    id - g->prev_id < HP_GAP_MAX && g->prev_cls < g->inst_cap && kind == HP_OBJ_INSTANCE) {
-		struct hp_gapstat *s = &g->inst[g->prev_cls];
-		if (s->v[0] == id - g->prev_id) {
-			s->n[0]++;
-			g->inst_gaps++;
+	if (id > g->prev_id && id < g->next_mirror && kind == HP_OBJ_INSTANCE) {
+		if (g->prev_kind == HP_OBJ_INSTANCE + 1 && id - g->prev_id < HP_GAP_MAX &&
+		    g->prev_cls < g->inst_cap) {
+			struct hp_gapstat *s = &g->inst[g->prev_cls];
+			if (s->v[0] == id - g->prev_id) {
+				s->n[0]++;
+				g->inst_gaps++;
+				g->prev_id = id;
+				g->prev_cls = cls;
+				return;
+			}
+		} else if (g->prev_kind > HP_OBJ_INSTANCE + 1 && g->arr_gaps >= HP_GAPS_ARR_ALL &&
+			   (++g->arr_gaps & 7) && cls < g->inst_cap) {
+			/* an array not sampled */
 			g->prev_id = id;
+			g->prev_kind = HP_OBJ_INSTANCE + 1;
 			g->prev_cls = cls;
 			return;
 		}

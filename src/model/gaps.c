@@ -7,7 +7,6 @@
 #include <string.h>
 
 #define MAX_RESORTS 16           /* class objects interleaved with the others: give up */
-#define ARR_ALL (1u << 16)       /* arrays evaluated one by one; then one in 8 */
 
 static const unsigned bases[4] = { 12, 16, 20, 24 };
 
@@ -81,12 +80,11 @@ static unsigned align_of_gcd(uint64_t gcd)
 	return p < 8 ? 8 : p > 256 ? 256 : (unsigned)p;
 }
 
-static uint64_t up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+static uint64_t up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }   /* a: a power of two */
 
 static void arr_gap(struct hp_gaps *g, uint32_t len, unsigned elem, uint64_t d, uint64_t gcd)
 {
-	g->arr_gaps++;
-	if (g->arr_gaps > ARR_ALL && (g->arr_gaps & 7))
+	if (++g->arr_gaps > HP_GAPS_ARR_ALL && (g->arr_gaps & 7))
 		return;
 	uint64_t A = align_of_gcd(gcd);
 	int k0, k1;

@@ -895,7 +895,8 @@ static int store_prim_array(hp_heap *h, uint64_t id, unsigned type, uint32_t n, 
 	}
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
-	hp_gaps_next(&h->build->gaps, id, HP_OBJ_PRIMARRAY, cidx, n, hp_type_size(type, h->I), h->build->gcd);
+	static const uint8_t esize[12] = { 0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8 };
+	hp_gaps_next(&h->build->gaps, id, HP_OBJ_PRIMARRAY, cidx, n, type < 12 ? esize[type] : 0, h->build->gcd);
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, n, HP_OBJ_PRIMARRAY, off);
 	return HP_OK;
