@@ -368,7 +368,8 @@ static int vm_decide(hp_heap *h)
 	} else {
 		int base = known[0] ? known[0] : known[1] ? known[1] : known[2];
 		if (base) {
-			v->header = base <= 16 ? 12 : 16;
+			/* 12: an 8-byte header (compact object headers, JDK 24+) */
+			v->header = base <= 12 ? 8 : base <= 16 ? 12 : 16;
 			v->header_source = 1;
 		} else {
 			v->header = I + v->ref;
@@ -402,7 +403,7 @@ static int vm_decide(hp_heap *h)
 	uint64_t *inst[2] = { hp_calloc(n ? n : 1, sizeof(uint64_t)), hp_calloc(n ? n : 1, sizeof(uint64_t)) };
 	uint64_t *mirror = hp_calloc(n ? n : 1, sizeof(uint64_t));
 	int rc = inst[0] && inst[1] && mirror ? HP_OK : HP_ENOMEM;
-	struct hp_vmlayout_cfg cfg = { v->header, v->ref, v->align, I, 0 };
+	struct hp_vmlayout_cfg cfg = { v->header, v->ref, v->align, I, 0, 0, NULL, NULL };
 	for (int r = 0; r < 2 && rc == HP_OK; r++) {
 		cfg.jdk15 = r;
 		rc = hp_vmlayout_sizes(h, &cfg, 0, inst[r], NULL);
@@ -418,18 +419,54 @@ static int vm_decide(hp_heap *h)
 		v->class_size = cm ? cm : cs;
 		v->class_size_source = cm != 0;
 		rc = hp_vmlayout_sizes(h, &cfg, v->class_size, sz, mirror);
+		/* the injected and @Contended fields are JDK 17's: a class whose
+		 * gaps say its size is the one without them (another JDK) loses
+		 * them, and its subclasses with it */
+		uint8_t *drop = NULL;
+		if (rc == HP_OK && v->jdk15) {
+			struct hp_vmlayout_cfg bare = cfg;
+			bare.no_extras = 1;
+			drop = hp_calloc(n ? n : 1, 1);
+			rc = drop ? hp_vmlayout_sizes(h, &bare, 0, inst[0], NULL) : HP_ENOMEM;
+			int any = 0;
+			for (size_t k = 0; k < n && rc == HP_OK; k++) {
+				uint64_t mode = gap_mode(g, k);
+				if (mode && mode != sz[k] && mode == inst[0][k] && hp_vmlayout_extra_of(h, k))
+					drop[k] = any = 1;
+			}
+			if (rc == HP_OK && any) {
+				cfg.no_extra = drop;
+				rc = hp_vmlayout_sizes(h, &cfg, v->class_size, sz, mirror);
+			}
+		}
+		hp_free(drop);
+		/* a class whose gaps say otherwise gets its gap, and its
+		 * subclasses lay out after it */
+		uint64_t *opaque = rc == HP_OK ? hp_calloc(n ? n : 1, sizeof *opaque) : NULL;
+		int any = 0;
+		if (rc == HP_OK && !opaque)
+			rc = HP_ENOMEM;
+		for (size_t k = 0; k < n && rc == HP_OK; k++) {
+			uint64_t mode = has_instances(h, &h->classes[k]) ? gap_mode(g, k) : 0;
+			if (mode && mode != sz[k])
+				opaque[k] = mode, any = 1;
+		}
+		if (rc == HP_OK && any) {
+			cfg.opaque = opaque;
+			rc = hp_vmlayout_sizes(h, &cfg, v->class_size, sz, mirror);
+		}
 		for (size_t k = 0; k < n && rc == HP_OK; k++) {
 			if (!has_instances(h, &h->classes[k]))
 				continue;
-			uint64_t mode = gap_mode(g, k);
-			if (mode && mode != sz[k]) {
-				sz[k] = mode;
+			if (opaque[k]) {
 				v->classes_gaps++;
 			} else {
+				uint64_t mode = gap_mode(g, k);
 				v->classes_rule++;
 				v->classes_confirmed += mode == sz[k];
 			}
 		}
+		hp_free(opaque);
 		for (size_t k = 0; k < n && rc == HP_OK; k++) {
 			v->sized_agree += gaps_equal(g, k, sz[k]);
 			if (k < g->mirror_cap && g->mirror[k] && h->classes[k].dumped) {

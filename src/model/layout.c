@@ -171,6 +171,14 @@ struct ctx {
 	size_t tcap;
 };
 
+/* the extra of class k unless the configuration leaves it out */
+static const struct hp_vmlayout_extra *extra(const struct ctx *x, size_t k)
+{
+	if (x->cfg->no_extras || (x->cfg->no_extra && x->cfg->no_extra[k]))
+		return NULL;
+	return hp_vmlayout_extra_of(x->h, k);
+}
+
 static unsigned type_bytes(const struct ctx *x, unsigned t)
 {
 	return t == HP_T_OBJECT ? x->cfg->ref : hp_type_size(t, x->h->I);
@@ -226,7 +234,7 @@ static size_t own_fields(struct ctx *x, size_t k, int group, size_t *nprim)
 {
 	const hp_heap *h = x->h;
 	const struct hp_class *c = &h->classes[k];
-	const struct hp_vmlayout_extra *e = hp_vmlayout_extra_of(h, k);
+	const struct hp_vmlayout_extra *e = extra(x, k);
 	size_t ninj = e && e->injected ? strlen(e->injected) : 0;
 	if (!tmp_room(x, (size_t)c->n_fields + ninj + 1))
 		return SIZE_MAX;
@@ -272,7 +280,7 @@ static int layout15(struct ctx *x, size_t k, uint32_t s)
 	struct lay *L = &x->L;
 	struct cls_lay *me = &x->c[k];
 	const struct cls_lay *sup = s != HP_NONE ? &x->c[s] : NULL;
-	const struct hp_vmlayout_extra *e = hp_vmlayout_extra_of(x->h, k);
+	const struct hp_vmlayout_extra *e = extra(x, k);
 	L->n = L->nempty = 0;
 	int append_only = 0;
 	struct blk hdr = { 0, cfg->header, RESERVED };
@@ -437,7 +445,14 @@ int hp_vmlayout_sizes(const hp_heap *h, const struct hp_vmlayout_cfg *cfg, uint6
 			uint32_t s = h->classes[j].super;
 			if (s != HP_NONE && x.c[s].state != 2)
 				s = HP_NONE;
-			if (cfg->jdk15) {
+			if (cfg->opaque && cfg->opaque[j]) {
+				uint32_t sz = cfg->opaque[j] < INF ? (uint32_t)cfg->opaque[j] : INF;
+				x.c[j].fend = x.c[j].end = sz;
+				x.c[j].level = sz;
+				x.c[j].ngap = 0;
+				x.c[j].contended = 0;
+				x.c[j].has_fields = 1;
+			} else if (cfg->jdk15) {
 				rc = layout15(&x, j, s);
 			} else {
 				const struct hp_class *c = &h->classes[j];

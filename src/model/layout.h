@@ -17,8 +17,10 @@
  * Both add the fields the VM injects, which a dump does not list
  * (java.lang.Class, ClassLoader, Module, MemberName, ResolvedMethodName and
  * a few more, as JDK 17's javaClasses.hpp names them), and know the
- * @Contended annotations of java.base (JDK 17).  An instance is the layout's
- * end rounded up to the word, then to the object alignment.
+ * @Contended annotations of java.base (JDK 17); other JDKs differ (JDK 25's
+ * Thread has no @Contended fields), so the caller can leave them out per
+ * class where the gaps say so.  An instance is the layout's end rounded up
+ * to the word, then to the object alignment.
  *
  * Input: the finished class table (names, supers, field types and statics).
  * Output: one size per class (hp_vmlayout_sizes()).  Time: linear in the
@@ -37,6 +39,11 @@ struct hp_vmlayout_cfg {
 	unsigned align;           /* object alignment (ObjectAlignmentInBytes) */
 	unsigned word;            /* 8, or 4 on a 32-bit VM */
 	int jdk15;                /* 1: the JDK 15+ layout; 0: the older rule */
+	int no_extras;            /* leave out every injected and @Contended field */
+	const uint8_t *no_extra;  /* per class: 1 leaves out its own (NULL: none) */
+	const uint64_t *opaque;   /* per class: a size measured otherwise (0 none): the class
+	                             is taken as fields up to there, no holes, and its
+	                             subclasses' fields go after (NULL: none) */
 };
 
 /* What the VM adds to a class that its CLASS DUMP does not show. */
