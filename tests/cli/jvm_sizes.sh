@@ -16,11 +16,24 @@
 # configuration, and every miss is printed with the per-instance sizes.  The
 # java.lang.Class row counts class objects plus the primitive-type mirrors,
 # each class object sized as its mirror: java.lang.Class's fields and its
-# statics.  info --json must also say what the configuration is.
-# Skipped without java, javac and jcmd.  About 20 s on two cores.
+# statics.  info --json must also say what the configuration is, and that the
+# JDK 15+ layout rule alone sized every class (no class needed its gaps).
+# Skipped without a JDK 17 (java, javac, jcmd) or python3.  About 10 s on two
+# cores.
 . "$(dirname "$0")/../lib.sh"
-for t in java javac jcmd python3; do
-  command -v $t >/dev/null 2>&1 || { skip jvm-sizes "$t is absent"; exit 0; }
+command -v python3 >/dev/null 2>&1 || { skip jvm-sizes "python3 is absent"; exit 0; }
+# a JDK 17: the one on PATH, else one under /usr/lib/jvm
+major() { "$1/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1; }
+JB=$(dirname "$(command -v java 2>/dev/null || echo /nonexistent/java)")
+if [ "$(major "$JB")" != 17 ]; then
+  JB=
+  for d in /usr/lib/jvm/*17*/bin; do
+    [ -x "$d/java" ] && [ "$(major "$d")" = 17 ] && { JB=$d; break; }
+  done
+fi
+[ -n "$JB" ] || { skip jvm-sizes "no JDK 17 (java on PATH or under /usr/lib/jvm)"; exit 0; }
+for t in java javac jcmd; do
+  [ -x "$JB/$t" ] || { skip jvm-sizes "$JB/$t is absent"; exit 0; }
 done
 
 J=$TMPD/jvm
@@ -67,7 +80,7 @@ public class Shapes {
     }
 }
 EOF
-if ! javac -d "$J" "$J/Shapes.java" 2> "$J/javac.err"; then
+if ! "$JB/javac" -d "$J" "$J/Shapes.java" 2> "$J/javac.err"; then
   fail jvm-sizes "javac failed: $(head -c 300 "$J/javac.err")"
   exit 0
 fi
@@ -86,7 +99,7 @@ parallel|-XX:+UseParallelGC|12 4 8
 take() {
   local name=$1 flags=$2 pid i
   # shellcheck disable=SC2086  # flags is a word list
-  java -Xmx64m -Xss512k $flags -cp "$J" Shapes > "$J/$name.out" 2>&1 &
+  "$JB/java" -Xmx64m -Xss512k $flags -cp "$J" Shapes > "$J/$name.out" 2>&1 &
   pid=$!
   for i in $(seq 300); do
     grep -q ready "$J/$name.out" 2>/dev/null && break
@@ -94,8 +107,8 @@ take() {
     sleep 0.1
   done
   if grep -q ready "$J/$name.out" 2>/dev/null; then
-    jcmd $pid GC.class_histogram > "$J/$name.histo" 2> "$J/$name.jerr" &&
-      jcmd $pid GC.heap_dump "$J/$name.hprof" >> "$J/$name.jerr" 2>&1
+    "$JB/jcmd" $pid GC.class_histogram > "$J/$name.histo" 2> "$J/$name.jerr" &&
+      "$JB/jcmd" $pid GC.heap_dump "$J/$name.hprof" >> "$J/$name.jerr" 2>&1
   fi
   kill $pid 2>/dev/null
   wait $pid 2>/dev/null
@@ -168,6 +181,11 @@ got = '%d %d %d' % (sm['header'], sm['ref_size'], sm['align'])
 print(('ok ' if got == want and v['allowed'] else 'FAIL ') +
       'jvm-sizes %s: info infers header, reference size, alignment %s (want %s; %s of %s instance gaps agree)'
       % (name, got, want, v['gaps_agree_sizes'], v['instance_gaps']))
+# the JDK 15+ rule alone, injected and @Contended fields included, must size
+# every class: none needed its gaps (they would hide a wrong rule)
+print(('ok ' if v['field_layout'] == 'jdk15' and v['classes_by_gaps'] == 0 else 'FAIL ') +
+      'jvm-sizes %s: the JDK 15+ layout rule sizes all %d classes with instances (%d confirmed by gaps; by gaps: %d; rule %s)'
+      % (name, v['classes_by_rule'], v['classes_confirmed'], v['classes_by_gaps'], v['field_layout']))
 PY
 
 while IFS='|' read -r name flags want; do
