@@ -279,8 +279,11 @@ static void text_vm(FILE *f, const struct info *r)
 	const hp_heap *h = r->h;
 	const struct hp_vm_evidence *v = &h->size.vm;
 	char a[32], b[32], c[32];
-	const char *hs = v->header_source == 2 ? "set by option" : v->header_source ? "inferred from array gaps" : "default";
-	const char *rs = v->ref_source == 2 ? "set by option" : v->ref_source ? "inferred from object array gaps" : "default";
+	char hsb[96], rsb[96];
+	snprintf(hsb, sizeof hsb, "inferred from %s array gaps", fmt_count(v->arr_agree, a, sizeof a));
+	snprintf(rsb, sizeof rsb, "inferred from the gaps after %s object arrays", fmt_count(v->ref_arr_gaps, a, sizeof a));
+	const char *hs = v->header_source == 2 ? "set by option" : v->header_source ? hsb : "default";
+	const char *rs = v->ref_source == 2 ? "set by option" : v->ref_source ? rsb : "default";
 	if (h->I == 8)
 		fprintf(f, "  object header        %u: %s class pointers (%s)\n", v->header,
 			v->header == 12 ? "compressed" : "uncompressed", hs);
@@ -300,7 +303,10 @@ static void text_vm(FILE *f, const struct info *r)
 		fmt_count(v->rule_agree[!v->jdk15], c, sizeof c));
 	int feat = java_feature(r->java_version);
 	if (feat && (feat >= 15) != v->jdk15)
-		fprintf(f, "  note: the dump says JDK %s, whose rule is the other one; the gaps decided\n", r->java_version);
+		fprintf(f, "  JDK                  %s from system properties, whose rule is the other one: the gaps decided\n",
+			r->java_version);
+	else if (feat)
+		fprintf(f, "  JDK                  %s from system properties: the same rule\n", r->java_version);
 	fprintf(f, "  instance sizes       %s classes by the rule (%s confirmed by gaps), %s by their gaps\n",
 		fmt_count(v->classes_rule, a, sizeof a), fmt_count(v->classes_confirmed, b, sizeof b),
 		fmt_count(v->classes_gaps, c, sizeof c));

@@ -349,6 +349,7 @@ static int vm_decide(hp_heap *h)
 		v->ref = b->found_compressed ? 4 : I;
 	}
 	refk = v->ref == 4 ? 4 : 5;
+	v->ref_arr_gaps = g->arr_obs[refk];
 
 	/* where the elements start, per element size (a base another one
 	 * ties with under the alignment is taken only as the default's twin) */

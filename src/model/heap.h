@@ -124,6 +124,7 @@ struct hp_vm_evidence {
 	uint64_t rule_agree[2];       /* of those, equal to the older / the JDK 15+ rule's size */
 	uint64_t sized_agree;         /* equal to the size finally given */
 	uint64_t arr_gaps, arr_tested, arr_agree;   /* after arrays; tested against the rules; agreeing */
+	uint64_t ref_arr_gaps;        /* of those tested, after object arrays */
 	unsigned array_base[4];       /* where the elements of 1, 2, 4, 8 bytes start */
 	unsigned ref_array_base;      /* where the references of an object array start */
 	uint64_t class_size;          /* java.lang.Class's instance size (a class object without statics) */
