@@ -63,26 +63,27 @@ static inline void hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32
 				unsigned elem, uint64_t gcd)
 {
 	g->objects++;
-	if (id > g->prev_id && id < g->next_mirror && kind == HP_OBJ_INSTANCE) {
-		if (g->prev_kind == HP_OBJ_INSTANCE + 1 && id - g->prev_id < HP_GAP_MAX &&
-		    g->prev_cls < g->inst_cap) {
+	if (id > g->prev_id && id < g->next_mirror && (kind != HP_OBJ_INSTANCE || cls < g->inst_cap)) {
+		if (g->prev_kind == HP_OBJ_INSTANCE + 1) {
 			struct hp_gapstat *s = &g->inst[g->prev_cls];
-			if (s->v[0] == id - g->prev_id) {
-				s->n[0]++;
-				g->inst_gaps++;
-				g->prev_id = id;
-				g->prev_cls = cls;
-				return;
-			}
+			if (s->v[0] != id - g->prev_id || !s->n[0])
+				goto slow;
+			s->n[0]++;
+			g->inst_gaps++;
 		} else if (g->prev_kind > HP_OBJ_INSTANCE + 1 && g->arr_gaps >= HP_GAPS_ARR_ALL &&
-			   (++g->arr_gaps & 7) && cls < g->inst_cap) {
+			   (++g->arr_gaps & 7)) {
 			/* an array not sampled */
-			g->prev_id = id;
-			g->prev_kind = HP_OBJ_INSTANCE + 1;
-			g->prev_cls = cls;
-			return;
+		} else {
+			goto slow;
 		}
+		g->prev_id = id;
+		g->prev_kind = (uint8_t)(kind + 1);
+		g->prev_cls = cls;
+		g->prev_len = len;
+		g->prev_elem = (uint8_t)elem;
+		return;
 	}
+slow:
 	hp_gaps_slow(g, id, kind, cls, len, elem, gcd);
 }
 
