@@ -41,7 +41,7 @@ _hprofan_planned_values=''
 _hprofan_values() {
   case $1 in
     --sort)       echo retained shallow count name ;;
-    --size-model) echo mat ahat raw visualvm netbeans ;;
+    --size-model) echo vm mat ahat raw visualvm netbeans ;;
     --heap)       echo app zygote image default ;;
     --weak)       echo follow skip skip-weak ;;
     --roots)      echo threads all ;;

@@ -80,12 +80,13 @@ struct hp_refs {
 	uint64_t nclass_edges;
 };
 
-/* Whether a heap's graph has class edges: Eclipse MAT's size model (the
- * HotSpot default) comes with them; VisualVM's, NetBeans', ahat's and the
- * raw one have none. */
+/* Whether a heap's graph has class edges: Eclipse MAT's size model and the
+ * VM's (the HotSpot default, which keeps MAT's graph with the sizes the JVM
+ * gives) come with them; VisualVM's, NetBeans', ahat's and the raw one have
+ * none. */
 static inline int hp_refs_want_class_edges(const hp_heap *h)
 {
-	return h->size.kind == HP_SIZE_MAT;
+	return h->size.kind == HP_SIZE_MAT || h->size.kind == HP_SIZE_VM;
 }
 
 int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts *o,

@@ -525,7 +525,7 @@ def kind_of(s):
 def lookup(container, member):
     """the schema of member (a.b, a[].b) in container; (schema, required?)"""
     node, req = container, None
-    parts = re.findall(r"[A-Za-z_]+|\[\]", member)
+    parts = re.findall(r"[A-Za-z0-9_]+|\[\]", member)
     for i, p in enumerate(parts):
         node = deref(node)
         if p == "[]":

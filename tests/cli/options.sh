@@ -78,6 +78,7 @@ args() {
   # instances: a thread retains its stack locals under --roots=threads only
   local cls=java.lang.String
   [ "$2" = --roots ] && cls=java.lang.Thread
+  [ "$2" = --weak ] && cls=java.lang.ref.SoftReference
   case $1 in object|path) echo "$1 $f $id" ;; instances) echo "$1 $f $cls" ;; *) echo "$1 $f" ;; esac
 }
 value() {

@@ -169,6 +169,7 @@ static void run(struct run *X_, const char *path, int weak, int roots)
 	struct hp_heap_opts o;
 	hp_heap_opts_init(&o);
 	o.build_objects = 1;
+	o.size_kind = HP_SIZE_MAT;   /* the figures below are MAT's sizes, counted by hand */
 	X_->h = hp_heap_new(&o);
 	struct hp_sink s;
 	hp_heap_sink(X_->h, &s);
