@@ -248,6 +248,7 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	hp_parse_opts_init(&po);
 	po.dump_index = s->o.dump_index;
 	po.string_max = HP_STRING_MAX;   /* the heap keeps no more of a string */
+	po.trace_frames_max = HP_TRACE_FRAMES_MAX;   /* nor of a stack trace */
 	po.progress = progress_cb;
 	po.progress_ud = &pf;
 	rc = hp_parse(r, &sink, &po, &L->stats, err);

@@ -1029,9 +1029,18 @@ static int store_trace(hp_heap *h, uint32_t serial, uint32_t thread_serial, uint
 	return HP_OK;
 }
 
+/* A stack trace deeper than HP_TRACE_FRAMES_MAX keeps its top frames and a
+ * warning with its depth (only those are read: the parser's
+ * trace_frames_max). */
 static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
 {
 	hp_heap *h = ud;
+	if (n > HP_TRACE_FRAMES_MAX) {
+		if (!h->build->over_limit)
+			HP_TRY(stored(h, hp_heap_add_warning(h, "stack trace %u has %u frames; only its first %u are kept",
+							     serial, n, HP_TRACE_FRAMES_MAX)));
+		n = HP_TRACE_FRAMES_MAX;
+	}
 	h->build->tally.traces++;
 	h->build->tally.trace_frames += n;
 	if (h->build->over_limit)

@@ -52,6 +52,9 @@
 #define HP_MAX_HEAPS 16
 #define HP_LENMOD 256          /* array lengths are bucketed mod this for exact aligned sums */
 #define HP_TALLY_ROWBITS 4096
+#define HP_TRACE_FRAMES_MAX (1u << 16)   /* frames of a stack trace kept; deeper ones are
+                                           cut, and hp_parse_opts.trace_frames_max
+                                           may say so to the parser */
 #define HP_STRING_MAX (64u << 10)   /* bytes of a string kept; longer ones are cut (a warning
                                        gives the length), and the parser may be told
                                        (hp_parse_opts.string_max) to read no more */

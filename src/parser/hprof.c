@@ -821,8 +821,9 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 				return perr(&P, HP_ECORRUPT, off, -1,
 					"STACK TRACE declares %u frames (%llu bytes) but its body has %u bytes left",
 					n, (unsigned long long)n * I, len - 12);
-			if (sink->trace) {      /* the frames, not what may follow them */
-				rc = hp_rd_need(r, 12 + (size_t)n * I, err);
+			if (sink->trace) {      /* the frames wanted, not what may follow them */
+				uint32_t k = opts->trace_frames_max && n > opts->trace_frames_max ? opts->trace_frames_max : n;
+				rc = hp_rd_need(r, 12 + (size_t)k * I, err);
 				if (rc == HP_ETRUNC)
 					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
 				if (rc)

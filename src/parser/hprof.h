@@ -138,6 +138,8 @@ struct hp_parse_opts {
 	int no_prim_array_data;   /* want_array_data for object arrays only: primitive
 	                             arrays' elems are NULL */
 	uint32_t obj_array_chunk; /* elements per part for sink.obj_array_part; 0 whole */
+	uint32_t trace_frames_max;/* STACK TRACE: at most this many frame ids at frame_ids
+	                             (n stays the trace's); 0 all */
 	void (*progress)(void *ud, uint64_t done);   /* called every few MiB */
 	void *progress_ud;
 };

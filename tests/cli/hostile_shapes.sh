@@ -108,21 +108,21 @@ expect_eq "an object on $N thread stacks: object --top 0 explains each referrer 
   "0|$N|[('local', 'java_frame')]|$(( (N / 7) * 21 + (N % 7) * (N % 7 - 1) / 2 ))"
 
 # ---- 6. gzip bombs --------------------------------------------------------------------
-# A gzip file of about 2.5 MB holding a 128 MiB STRING, an INSTANCE with
-# 128 MiB of field bytes, a 128 MiB byte[] and an Object[] of 2^25 nulls
-# (and 100,000 small objects, 70,000 of them held by an Object[] that the
-# reference pass reads in parts too):
-# no pass reads a record it does not need whole into memory.  The string is
-# kept cut to 64 KiB with a warning giving its length; --fast, --top (the
+# A gzip file of about 2 MB holding a 64 MiB STRING and STACK TRACE, an
+# INSTANCE with 64 MiB of field bytes, a 64 MiB byte[] and an Object[] of
+# 2^24 nulls (and 100,000 small objects, 70,000 of them held by an Object[]
+# that the reference pass reads in parts too): no pass reads a record it
+# does not need whole into memory.  The string and the trace are kept cut
+# (64 KiB, 65,536 frames) with a warning giving their length; --fast, --top (the
 # reference pass) and object run under --max-memory 2M/16M (each record would
-# need 128 MiB buffered); a limit too small reports the same need whatever
+# need 64 MiB buffered); a limit too small reports the same need whatever
 # the limit.
 python3 - "$D" "$H" <<'EOF2'
 import sys
 sys.path.insert(0, sys.argv[2])
 from mkhprof import *
 D = sys.argv[1]
-n = 128 << 20
+n = 64 << 20
 d = Dump()
 obj = d.load_class("java.lang.Object")
 c = d.load_class("Big")
@@ -130,6 +130,7 @@ d.class_dump(obj)
 d.class_dump(c, super_id=obj, fields=[("next", OBJECT)])
 d.load_class("[B")
 sid = d.huge_string(n)
+d.huge_trace(7, n // 4)
 small = d.instance(c, [0])
 i = d.huge_instance(c, n)
 a = d.huge_prim_array(BYTE, n)
@@ -147,15 +148,17 @@ EOF2
 read -r SID BI BA BN <"$D/bomb.want"
 B=$D/bomb.hprof.gz
 "$HPROFAN" "$B" --fast --max-memory 2M --json >"$D/bomb.fast" 2>"$D/bomb.fast.err"
-expect_eq "gzip bomb: --fast under --max-memory 2M, the 128 MiB byte[] counted, the string cut with its length" \
+expect_eq "gzip bomb: --fast under --max-memory 2M, the 64 MiB byte[] counted, the string cut with its length" \
   "$?|$(jv "$D/bomb.fast" '[r["shallow"] >= '"$BN"' for r in d["classes"] if r["class"] == "byte[]"]')|$(jv "$D/bomb.fast" '[w for w in d["warnings"] if w.startswith("string '"$SID"' is '"$BN"' bytes long; only its first 65536 are kept")] != []')" \
   "0|[True]|true"
+expect_eq "gzip bomb: a stack trace of 2^24 frames is cut with its depth" \
+  "$(jv "$D/bomb.fast" '[w for w in d["warnings"] if w.startswith("stack trace 7 has 16777216 frames; only its first 65536 are kept")] != []')" "true"
 "$HPROFAN" "$B" --top 0 --max-memory 16M --json --quiet >"$D/bomb.top" 2>"$D/bomb.top.err"
 expect_eq "gzip bomb: --top (retained sizes) under --max-memory 16M: the byte[] retains itself, the Object[]s 70,000 Big and the one they name" \
   "$?|$(jv "$D/bomb.top" '[r["retained"] == r["shallow"] for r in d["classes"] if r["class"] == "byte[]"]')|$(jv "$D/bomb.top" '[r["retained"] - r["shallow"] for r in d["classes"] if r["class"] == "java.lang.Object[]"] == [70001 * b["shallow"] // b["instances"] for b in d["classes"] if b["class"] == "Big"]')" \
   "0|[True]|true"
 "$HPROFAN" object "$B" "$BI" --max-memory 16M --json --quiet >"$D/bomb.obj" 2>"$D/bomb.obj.err"
-expect_eq "gzip bomb: object on the instance of 128 MiB of fields under --max-memory 16M: its field" \
+expect_eq "gzip bomb: object on the instance of 64 MiB of fields under --max-memory 16M: its field" \
   "$?|$(jv "$D/bomb.obj" '[(f["name"], f["value"]) for f in d["object"]["fields"]]')" "0|[('next', None)]"
 "$HPROFAN" "$B" --top 3 --max-memory 2M --quiet >/dev/null 2>"$D/bomb.m2"
 r2=$?

@@ -21,6 +21,7 @@ as a stream:
     d.huge_instance(cls, 1 << 30)             # an INSTANCE of 1 GiB of field bytes
     d.huge_prim_array(BYTE, 1 << 30)          # a byte[] of 1 GiB
     d.huge_obj_array(cls, 1 << 30)            # an Object[] of 2^28 nulls
+    d.huge_trace(7, 1 << 28)                  # a STACK TRACE of 2^28 frames
 """
 import struct
 import zlib
@@ -117,6 +118,10 @@ class Dump:
         sid = self.new_id()
         self.records.append([struct.pack(">BII", 0x01, 0, 4 + n) + struct.pack(">I", sid), n])
         return sid
+
+    def huge_trace(self, serial, nframes):
+        """a STACK TRACE of nframes frame ids 0"""
+        self.records.append([struct.pack(">BIIIII", 0x05, 0, 12 + 4 * nframes, serial, 0, nframes), 4 * nframes])
 
     def huge_instance(self, cid, n):
         oid = self.new_id()
