@@ -29,7 +29,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 /* ---- names ------------------------------------------------------------------ */
 
-/* the JDK's and Android's own packages, in the dump's form */
+/* the JDK's and Android's own packages ('/' matches '.' too: old dumps
+ * write class names with dots) */
 static const char *const framework[] = {
 	"java/", "javax/", "jdk/", "sun/", "com/sun/", "android/", "dalvik/", "libcore/",
 	"org/apache/harmony/", "org/w3c/", "org/xml/", "org/ietf/", "org/omg/", "com/android/",
@@ -57,27 +58,47 @@ static void element_of(const uint8_t **s, size_t *len)
 }
 
 /* does the class name (an array's too) name the JDK's or Android's own
- * class, or a primitive array? */
+ * class, or a primitive array ("[I", or "int[]" as old dumps write it)? */
 static int framework_class(const uint8_t *s, size_t len)
 {
+	static const char *const prims[] = { "boolean", "byte", "char", "short", "int", "long", "float", "double" };
 	size_t full = len;
 	element_of(&s, &len);
 	if (!len)
 		return full > 0;
+	while (len > 2 && s[len - 2] == '[' && s[len - 1] == ']')
+		len -= 2;
+	for (size_t i = 0; len < full && i < sizeof prims / sizeof prims[0]; i++)
+		if (len == strlen(prims[i]) && !memcmp(s, prims[i], len))
+			return 1;
 	for (size_t i = 0; i < sizeof framework / sizeof framework[0]; i++) {
-		size_t k = strlen(framework[i]);
-		if (len >= k && !memcmp(s, framework[i], k))
+		const char *f = framework[i];
+		size_t k = 0;
+		while (f[k] && k < len && (s[k] == (uint8_t)f[k] || (f[k] == '/' && s[k] == '.')))
+			k++;
+		if (!f[k])
 			return 1;
 	}
 	return 0;
 }
 
-/* a stable 64-bit hash of a name (FNV-1a, then a finaliser) */
-static uint64_t name_hash(const uint8_t *s, size_t n)
+/* s is the name `want`, written with '/' (or with '.' as old dumps do) */
+static int same_name(const uint8_t *s, size_t len, const char *want)
+{
+	size_t k = 0;
+	for (; want[k] && k < len; k++)
+		if (s[k] != (uint8_t)want[k] && !(want[k] == '/' && s[k] == '.'))
+			return 0;
+	return !want[k] && k == len;
+}
+
+/* a stable 64-bit hash of a name (FNV-1a, then a finaliser); a class
+ * name's dots (old dumps) count as slashes, so it hashes as in new ones */
+static uint64_t name_hash(const uint8_t *s, size_t n, int cls)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
+		h ^= cls && s[i] == '.' ? '/' : s[i];
 		h *= 0x100000001b3ull;
 	}
 	h ^= h >> 33;
@@ -187,7 +208,7 @@ static int is_special(const struct red *R, int k, uint64_t sid)
 static void note_special(struct red *R, uint64_t sid, const uint8_t *s, uint32_t len)
 {
 	for (int k = 0; k < SP_N; k++)
-		if (len == strlen(special[k]) && !memcmp(s, special[k], len) && R->nsp[k] < SP_MAX &&
+		if (same_name(s, len, special[k]) && R->nsp[k] < SP_MAX &&
 		    !is_special(R, k, sid))
 			R->sp[k][R->nsp[k]++] = sid;
 }
@@ -456,7 +477,7 @@ static int put_class(struct red *R, const uint8_t *s, size_t n)
 {
 	if (!R->o->names_all && framework_class(s, n))
 		return nb_put(R, s, n);
-	uint64_t h = name_hash(s, n);
+	uint64_t h = name_hash(s, n, 1);
 	char b[24];
 	int k = snprintf(b, sizeof b, "c%016llx", (unsigned long long)h);
 	HP_TRY(map_name(R, 'c', h, s, n, 1));
@@ -517,7 +538,7 @@ static int new_name(struct red *R, uint64_t sid, const uint8_t *s, uint32_t n, i
 		HP_TRY(rename_class(R, s, n));
 	} else if (role & (ROLE_FIELD | ROLE_METHOD | ROLE_SOURCE)) {
 		char prefix = (role & ROLE_FIELD) ? 'f' : (role & ROLE_METHOD) ? 'm' : 's';
-		uint64_t h = name_hash(s, n);
+		uint64_t h = name_hash(s, n, 0);
 		char b[24];
 		int k = snprintf(b, sizeof b, "%c%016llx", prefix, (unsigned long long)h);
 		HP_TRY(map_name(R, prefix, h, s, n, 0));
