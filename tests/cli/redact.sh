@@ -252,3 +252,151 @@ import json, sys
 d = json.load(sys.stdin)
 print(" ".join("*" * len(e["object"]["string"]) for e in d["object"]["elements"]))')
 expect_eq "redact: Strings read as '*'s of their length" "$got" "$want"
+
+# ---- (d) gzip, pipes, output files, errors -------------------------------------------------
+
+"$HPROFAN" redact "$S" "$TMPD/plain.hprof" --quiet
+"$HPROFAN" redact "$TESTDATA/hprof/leakycache.hprof.gz" "$TMPD/fromgz.hprof" --quiet
+if cmp -s "$TMPD/plain.hprof" "$TMPD/fromgz.hprof"; then ok "redact: gzip IN gives the copy plain IN gives"
+else fail "redact: gzip IN gives the copy plain IN gives" "the copies differ"; fi
+"$HPROFAN" redact - - --quiet <"$S" >"$TMPD/piped.hprof"
+if cmp -s "$TMPD/plain.hprof" "$TMPD/piped.hprof"; then ok "redact - -: standard input to standard output"
+else fail "redact - -: standard input to standard output" "the copies differ"; fi
+for g in --gzip --gzip=9; do
+  if "$HPROFAN" redact "$TESTDATA/hprof/leakycache.hprof.gz" "$TMPD/out.gz" $g --quiet && gzip -t "$TMPD/out.gz" &&
+     gzip -dc "$TMPD/out.gz" | cmp -s - "$TMPD/plain.hprof"; then ok "redact $g: gzip that inflates to the plain copy"
+  else fail "redact $g: gzip that inflates to the plain copy" "it does not"; fi
+done
+# usage errors: exit 2, nothing written
+usage() {   # usage NAME PATTERN ARGS...
+  local n=$1 pat=$2; shift 2
+  rm -f "$TMPD/u.hprof"
+  "$HPROFAN" redact "$@" --quiet >/dev/null 2>"$TMPD/err"; local rc=$?
+  if [ $rc = 2 ] && grep -qE -- "$pat" "$TMPD/err" && [ ! -e "$TMPD/u.hprof" ]; then ok "redact: $n"
+  else fail "redact: $n" "exit $rc: $(head -c 300 "$TMPD/err")"; fi
+}
+usage "--gzip=0 is refused" "--gzip=0: expected a level from 1 to 9" "$S" "$TMPD/u.hprof" --gzip=0
+usage "--gzip 5 (a separate word) is an argument too many" "unexpected argument: 5" "$S" "$TMPD/u.hprof" --gzip 5
+usage "--mode=bogus is refused" "expected values, strings or names" "$S" "$TMPD/u.hprof" --mode=bogus
+usage "--names-all goes with --mode=names" "--names-all renames names" "$S" "$TMPD/u.hprof" --mode=values --names-all
+usage "--mapping-out goes with --mode=names" "--mapping-out renames names" "$S" "$TMPD/u.hprof" --mode=strings --mapping-out "$TMPD/m"
+usage "OUT is needed" "missing OUT: hprofan redact IN OUT" "$S"
+usage "names from a pipe are refused" "--mode=names reads the dump twice" - "$TMPD/u.hprof" --mode=names <"$S"
+# a corrupt or truncated IN: the positioned error, OUT as it was, no temporary file left
+badin() {   # badin NAME IN RC PATTERN
+  printf 'before\n' >"$TMPD/keep.hprof"
+  "$HPROFAN" redact "$2" "$TMPD/keep.hprof" --quiet 2>"$TMPD/err"; local rc=$?
+  local left; left=$(find "$TMPD" -maxdepth 1 -name 'keep.hprof.tmp.*' | wc -l)
+  if [ $rc = "$3" ] && grep -qE -- "$4" "$TMPD/err" && [ "$(cat "$TMPD/keep.hprof")" = before ] && [ "$left" = 0 ]; then
+    ok "redact: $1"
+  else fail "redact: $1" "exit $rc, OUT '$(head -c 20 "$TMPD/keep.hprof")', $left temporary files: $(head -c 300 "$TMPD/err")"; fi
+}
+head -c 3000000 "$S" >"$TMPD/cut.hprof"
+badin "a truncated IN: exit 3, where, OUT untouched" "$TMPD/cut.hprof" 3 \
+  "cut.hprof: offset [0-9]+ .*\(record [0-9]+, HEAP DUMP SEGMENT\): file ends inside"
+if [ -d "$CORPUS" ]; then
+  badin "a corrupt IN: exit 1, where, OUT untouched" "$CORPUS/oracle__visualvm/small_heap.CORRUPT-spelling-amount.bin" 1 \
+    "offset 1057481 \(0x1022c9\).*record framing is broken"
+fi
+# OUT through a symbolic link, and to a device
+printf 'old\n' >"$TMPD/target.hprof"
+ln -sf "$TMPD/target.hprof" "$TMPD/link.hprof"
+"$HPROFAN" redact "$S" "$TMPD/link.hprof" --quiet
+if [ -L "$TMPD/link.hprof" ] && cmp -s "$TMPD/target.hprof" "$TMPD/plain.hprof"; then ok "redact: OUT a symbolic link: its target written"
+else fail "redact: OUT a symbolic link: its target written" "link or target wrong"; fi
+if "$HPROFAN" redact "$S" /dev/null --quiet && [ -c /dev/null ]; then ok "redact: OUT /dev/null written in place"
+else fail "redact: OUT /dev/null written in place" "exit or /dev/null changed"; fi
+
+# ---- (e) a JDK program's secrets ------------------------------------------------------------
+
+if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || ! command -v jcmd >/dev/null 2>&1; then
+  skip "redact: a JDK program's secrets" "no java, javac and jcmd"
+  exit 0
+fi
+mkdir -p "$TMPD/java"
+cat >"$TMPD/java/Secrets.java" <<'JAVA'
+import java.nio.charset.StandardCharsets;
+
+/* Holds the secrets it is given (none is in its class file): a String
+ * (UTF-16 in the heap: it has an arrow), a char[], a byte[], a long field and
+ * a static int. */
+public class Secrets {
+    static int staticSecret;
+    static Secrets keep;
+    long longSecret;
+    String stringSecret;
+    char[] charSecret;
+    byte[] byteSecret;
+
+    public static void main(String[] a) throws Exception {
+        Secrets s = new Secrets();
+        s.stringSecret = a[0] + "\u2192" + a[0];
+        s.charSecret = a[1].toCharArray();
+        s.byteSecret = a[2].getBytes(StandardCharsets.UTF_8);
+        s.longSecret = Long.parseUnsignedLong(a[3], 16);
+        staticSecret = Integer.parseUnsignedInt(a[4], 16);
+        keep = s;
+        System.out.println("READY");
+        System.out.flush();
+        Thread.sleep(600000);
+    }
+}
+JAVA
+SEC_S='Tr0ub4dor-horse-9q' SEC_C='CorrectHorseBattery-7w' SEC_B='s3cr3t-bytes-4k' SEC_L=1d2c3b4a59687786 SEC_I=5a6b7c8d
+JPID=''
+# shellcheck disable=SC2317  # the EXIT trap
+stop_java() { if [ -n "$JPID" ]; then kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; fi; }
+trap stop_java EXIT
+if ! javac -d "$TMPD/java" "$TMPD/java/Secrets.java" 2>"$TMPD/err"; then
+  fail "redact: a JDK program's secrets" "javac: $(head -c 300 "$TMPD/err")"; exit 0
+fi
+java -Xmx32m -XX:+UseSerialGC -cp "$TMPD/java" Secrets "$SEC_S" "$SEC_C" "$SEC_B" "$SEC_L" "$SEC_I" \
+  >"$TMPD/java/out" 2>"$TMPD/java/err" &
+JPID=$!
+for _ in $(seq 300); do grep -q READY "$TMPD/java/out" 2>/dev/null && break; kill -0 $JPID 2>/dev/null || break; sleep 0.1; done
+if ! grep -q READY "$TMPD/java/out" || ! jcmd $JPID GC.heap_dump -all "$TMPD/secrets.hprof" >"$TMPD/err" 2>&1 ||
+   [ ! -s "$TMPD/secrets.hprof" ]; then
+  fail "redact: a JDK program's secrets" "no dump: $(head -c 300 "$TMPD/java/err" "$TMPD/err")"; exit 0
+fi
+stop_java; JPID=''
+# secrets.py IN OUT MODE: which encodings of which secret are in IN and OUT
+cat >"$TMPD/secrets.py" <<'EOF'
+import os, struct, sys
+IN, OUT, mode = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read(), sys.argv[3]
+e = os.environ
+s = e["SEC_S"] + "\u2192" + e["SEC_S"]
+L, I = int(e["SEC_L"], 16), int(e["SEC_I"], 16)
+secrets = {   # name: (the encoding the heap holds, every encoding searched for)
+    "String": (s.encode("utf-16-le"), [s.encode(c) for c in ("utf-16-le", "utf-16-be", "utf-8")] +
+               [e["SEC_S"].encode(c) for c in ("latin-1", "utf-16-le", "utf-16-be")]),
+    "char[]": (e["SEC_C"].encode("utf-16-be"), [e["SEC_C"].encode(c) for c in ("utf-16-be", "utf-16-le", "utf-8")]),
+    "byte[]": (e["SEC_B"].encode(), [e["SEC_B"].encode(c) for c in ("utf-8", "utf-16-be", "utf-16-le")]),
+    "long field": (struct.pack(">Q", L), [struct.pack(">Q", L), struct.pack("<Q", L)]),
+    "static int": (struct.pack(">I", I), [struct.pack(">I", I), struct.pack("<I", I)]),
+}
+kept = ("long field", "static int") if mode == "strings" else ()
+bad = []
+for name, (held, forms) in secrets.items():
+    if held not in IN:
+        bad.append("%s is not in IN" % name)
+    if name in kept:
+        if held not in OUT:
+            bad.append("%s (a number) is not kept by --mode=strings" % name)
+    elif any(f in OUT for f in forms):
+        bad.append("%s is in OUT" % name)
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+export SEC_S SEC_C SEC_B SEC_L SEC_I
+for m in values strings names; do
+  if ! "$HPROFAN" redact "$TMPD/secrets.hprof" "$TMPD/secrets-$m.hprof" --mode=$m --quiet 2>"$TMPD/err"; then
+    fail "redact --mode=$m: a JDK program's secrets" "exit $?: $(head -c 300 "$TMPD/err")"; continue
+  fi
+  if why=$(python3 "$TMPD/secrets.py" "$TMPD/secrets.hprof" "$TMPD/secrets-$m.hprof" $m); then
+    if [ $m = strings ]; then ok "redact --mode=strings: the text secrets are gone from OUT, the numbers kept"
+    else ok "redact --mode=$m: no byte of the secrets is left in OUT (they are in IN)"; fi
+  else
+    fail "redact --mode=$m: a JDK program's secrets" "$why"
+  fi
+done
+compare "redact: the JDK program's dump gives the same numbers" "$TMPD/secrets.hprof" "$TMPD/secrets-values.hprof"
