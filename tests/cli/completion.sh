@@ -112,8 +112,12 @@ accepts() {
   return 0
 }
 # id_arg COMMAND: an object id when COMMAND's usage line takes one (object,
-# path): the empty dump has no such object, which is exit status 1, not 2
-id_arg() { "$HPROFAN" help "$1" 2>/dev/null | grep -qE ' ID( |$)' && echo 0x1; }
+# path): the empty dump has no such object, which is exit status 1, not 2;
+# an output file when it takes IN OUT (redact)
+id_arg() {
+  local u; u=$("$HPROFAN" help "$1" 2>/dev/null | head -n 1)
+  case $u in *" ID "* | *" ID") echo 0x1 ;; *" IN OUT"*) echo "$TMPD/redact-out.hprof" ;; esac
+}
 
 # ---- (a) the lists -------------------------------------------------------------
 
