@@ -127,7 +127,8 @@ struct rclass {
 struct plan {
 	uint32_t first, n;        /* ranges[first, first + n): field bytes to zero */
 	uint32_t total;           /* field bytes the layout describes */
-	int complete;             /* every class of the chain was known */
+	uint8_t complete;         /* every class of the chain was known */
+	uint8_t string;           /* java.lang.String */
 };
 
 struct range { uint32_t off, len; };
@@ -300,6 +301,7 @@ static int32_t make_plan(struct red *R, uint32_t idx)
 	pl->first = (uint32_t)R->nranges;
 	pl->n = 0;
 	pl->complete = 1;
+	pl->string = (uint8_t)str;
 	uint64_t pos = 0;
 	uint32_t c = idx;
 	for (size_t depth = 0; depth <= R->ncls; depth++) {
@@ -697,8 +699,7 @@ static int copy_instance(struct red *R, const uint8_t *p, size_t n, uint64_t off
 		}
 		if (len > pl->total)
 			memset(f + pl->total, 0, len - pl->total);
-		if (is_string_class(R, cid))
-			R->st->strings++;
+		R->st->strings += pl->string;
 	}
 	(void)off;
 	hp_writer_commit(R->w, n);
@@ -795,8 +796,8 @@ static int on_load_class(void *ud, uint32_t serial, uint64_t cid, uint32_t trace
 	struct red *R = ud;
 	if (R->complete)
 		return HP_OK;
-	R->last_plan = -1;              /* a String class named late changes its plan */
-	forget_plans(R);
+	if (is_special(R, SP_STRING, name_sid))
+		forget_plans(R);        /* String named after a plan was made: its plan changes */
 	return add_load_class(R, serial, cid, name_sid);
 }
 

@@ -252,11 +252,13 @@ static int run(struct cli_ctx *x)
 	if (x->c->stats) {
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
+		double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+			     ru.ru_stime.tv_usec / 1e6;
 		fprintf(stderr, "stats: bytes=%llu objects=%llu seconds=%.6f peak_rss_kb=%ld bytes_out=%llu "
-			"file_bytes_out=%llu passes=%d\n",
+			"file_bytes_out=%llu passes=%d cpu_seconds=%.6f\n",
 			(unsigned long long)st.bytes_in, (unsigned long long)(st.instances + st.arrays),
 			secs, ru.ru_maxrss, (unsigned long long)st.bytes_out,
-			(unsigned long long)st.file_bytes_out, st.passes);
+			(unsigned long long)st.file_bytes_out, st.passes, cpu);
 		fprintf(stderr, "redact: instances=%llu strings=%llu unknown_class_instances=%llu text_arrays=%llu "
 			"zeroed_arrays=%llu zeroed_statics=%llu names=%llu unknown_records=%llu\n",
 			(unsigned long long)st.instances, (unsigned long long)st.strings,

@@ -272,9 +272,9 @@ static int begin_dump(struct parser *P)
 static void progress(struct parser *P)
 {
 	uint64_t off = hp_rd_offset(P->r);
+	hp_reader_release_before(P->r, off);   /* between records: nothing before off is in use */
 	if (off >= P->next_progress) {
 		P->next_progress = off + PROGRESS_STEP;
-		hp_reader_release_before(P->r, off);   /* between records: nothing before off is in use */
 		if (P->o->progress)
 			P->o->progress(P->o->progress_ud, hp_reader_progress(P->r));
 	}
@@ -525,17 +525,21 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 	struct hp_stats *st = P->st;
 	struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
 	int want_inst = P->o->want_instance_data, want_arr = P->o->want_array_data;
+	uint64_t fast_bytes = 0;      /* the fast path's bytes since the last progress() */
 	unsigned counter = 0;
 	int rc;
 
 	while (rem > 0) {
-		if ((++counter & 0xff) == 0)
+		if ((++counter & 0xff) == 0 || fast_bytes >= (4u << 20)) {
 			progress(P);
+			fast_bytes = 0;
+		}
 		/* the common case, in bulk: up to 1 MiB of objects at a time */
 		uint64_t used = fast_objects(P, rem < (1u << 20) ? rem : (1u << 20), &rc);
 		if (rc)
 			return rc;
 		rem -= used;
+		fast_bytes += used;
 		if (rem == 0)
 			break;
 		uint64_t off = hp_rd_offset(r);

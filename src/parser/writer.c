@@ -2,6 +2,7 @@
 #include "parser/alloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@ struct hp_writer {
 	uint64_t flushed;         /* uncompressed bytes before buf */
 	uint64_t file_bytes;      /* bytes written to fd */
 	int failed;
+	int seekable;             /* a regular file, from its start, not O_APPEND */
 };
 
 static int io_fail(struct hp_error *err, const char *what)
@@ -113,6 +115,10 @@ int hp_writer_new(hp_writer **out, int fd, int gzip_level, struct hp_error *err)
 	w->cap = BUF_CAP;
 	w->fd = fd;
 	w->level = gzip_level;
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+	w->seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) == 0 &&
+		      fl >= 0 && !(fl & O_APPEND);
 	if (w->level) {
 		int rc;
 		if (!(w->zout = hp_malloc(ZOUT_CAP))) {
@@ -229,8 +235,7 @@ int hp_writer_failed(const hp_writer *w)
 
 int hp_writer_seekable(const hp_writer *w)
 {
-	struct stat st;
-	return fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(w->fd, 0, SEEK_CUR) >= 0;
+	return w->seekable;
 }
 
 int hp_writer_rewind(hp_writer *w, struct hp_error *err)

@@ -40,8 +40,9 @@ int hp_writer_record(hp_writer *w, int tag, uint32_t time, uint32_t len, struct 
 
 /* Writes out what is buffered and, for gzip, ends the member. */
 int hp_writer_finish(hp_writer *w, struct hp_error *err) HP_MUST_USE;
-/* Starts again from an empty output (lseek + ftruncate): HP_EUSAGE when the
- * descriptor cannot seek (a pipe, a terminal). */
+/* Starts again from an empty output (lseek + ftruncate): HP_EUSAGE unless
+ * the descriptor is a regular file the writer started at offset 0 and not
+ * in append mode (never a pipe, a terminal, or a file written after). */
 int hp_writer_rewind(hp_writer *w, struct hp_error *err) HP_MUST_USE;
 /* 1 once writing to the descriptor failed (the error was the output's, not the input's) */
 int hp_writer_failed(const hp_writer *w);
