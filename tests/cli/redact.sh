@@ -15,7 +15,8 @@
 #      --mode=strings keeps the numbers a values copy zeroes;
 #  (d) gzip in and out, pipes, and errors: a corrupt or truncated IN is the
 #      usual positioned error, OUT is left as it was and no temporary file
-#      stays; a pipe cannot give a dump that needs two passes;
+#      stays; a pipe cannot give a dump that needs two passes; the fuzz
+#      corpus goes through without a crash;
 #  (e) a JDK 17 program holding known secrets (a String, a char[], a byte[],
 #      a long field, a static int): they are in IN, and none of their bytes
 #      (UTF-8, UTF-16 either way, the numbers either way) is in OUT; skipped
@@ -298,6 +299,24 @@ if [ -d "$CORPUS" ]; then
   badin "a corrupt IN: exit 1, where, OUT untouched" "$CORPUS/oracle__visualvm/small_heap.CORRUPT-spelling-amount.bin" 1 \
     "offset 1057481 \(0x1022c9\).*record framing is broken"
 fi
+# the fuzz corpus and regressions (good, odd and broken dumps): each one is
+# copied or refused with the usual exit status, never a crash (under the
+# sanitizers), and a copy reads back
+FUZZ=$(cd "$(dirname "$0")/../fuzz" && pwd)
+crashed=''
+for f in "$FUZZ"/corpus/*/* "$FUZZ"/regressions/*; do
+  [ -f "$f" ] || continue
+  rm -f "$TMPD/fz.hprof"
+  "$HPROFAN" redact "$f" "$TMPD/fz.hprof" --quiet >/dev/null 2>"$TMPD/err"; rc=$?
+  case $rc in
+    0) "$HPROFAN" "$TMPD/fz.hprof" --fast --quiet >/dev/null 2>&1 || crashed="$crashed ${f#"$FUZZ"/}(copy unreadable)" ;;
+    1|2|3) [ ! -e "$TMPD/fz.hprof" ] || crashed="$crashed ${f#"$FUZZ"/}(OUT left)" ;;
+    *) crashed="$crashed ${f#"$FUZZ"/}(exit $rc)" ;;
+  esac
+done
+if [ -z "$crashed" ]; then ok "redact: the fuzz corpus and regressions: copied or refused, never a crash"
+else fail "redact: the fuzz corpus and regressions: copied or refused, never a crash" "$crashed"; fi
+
 # OUT through a symbolic link, and to a device
 printf 'old\n' >"$TMPD/target.hprof"
 ln -sf "$TMPD/target.hprof" "$TMPD/link.hprof"
