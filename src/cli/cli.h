@@ -171,6 +171,19 @@ int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc);
 int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc);
 /* Writes text to -o FILE atomically (temp file + rename) or stdout. */
 int cli_write_output(const struct cli_ctx *x, const char *text);
+/* An output file written as it is made, under -o's rules (output.c):
+ * open, write to fd, then commit (renamed into place) or abort (removed).
+ * Both print what went wrong; open and commit return an exit code. */
+struct cli_ofile {
+	int fd;
+	int direct;                   /* written in place: stdout, a FIFO, a device */
+	const char *path;
+	char *tmp, *target, *real;
+	unsigned mode;
+};
+int cli_ofile_open(struct cli_ofile *o, const char *path);
+int cli_ofile_commit(struct cli_ofile *o);
+void cli_ofile_abort(struct cli_ofile *o);
 
 /* JSON helpers: exact 64-bit integers */
 void json_u64(cJSON *obj, const char *key, uint64_t v);

@@ -131,11 +131,16 @@ optdesc() {
 }
 # id_arg COMMAND: an object id when COMMAND's usage line takes one (object,
 # path), a class name when it takes CLASS (instances): the empty dump has no
-# such object or class, which is exit status 1, not 2
+# such object or class, which is exit status 1, not 2; an output file when it
+# takes IN OUT (redact)
 id_arg() {
   local u
-  u=$("$HPROFAN" help "$1" 2>/dev/null | head -1)
-  case $u in *" ID "* | *" ID") echo 0x1 ;; *" CLASS "* | *" CLASS") echo java.lang.Object ;; esac
+  u=$("$HPROFAN" help "$1" 2>/dev/null | head -n 1)
+  case $u in
+    *" ID "* | *" ID") echo 0x1 ;;
+    *" CLASS "* | *" CLASS") echo java.lang.Object ;;
+    *" IN OUT"*) echo "$TMPD/redact-out.hprof" ;;
+  esac
 }
 
 # ---- (a) the lists -------------------------------------------------------------
