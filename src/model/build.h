@@ -50,8 +50,8 @@ struct hp_gaps {
 };
 
 /* the slow path of hp_gaps_next() */
-void hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
-		  unsigned elem, uint64_t gcd);
+int hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
+		 unsigned elem, uint64_t gcd) HP_MUST_USE;
 int hp_gaps_mirror(struct hp_gaps *g, uint64_t id, uint32_t cls) HP_MUST_USE;
 void hp_gaps_release(struct hp_gaps *g);
 
@@ -59,8 +59,8 @@ void hp_gaps_release(struct hp_gaps *g);
  * common case (an instance after an instance, no class object between)
  * costs a few compares. */
 #define HP_GAPS_ARR_ALL (1u << 16)   /* arrays evaluated one by one; then one in 8 */
-static inline void hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
-				unsigned elem, uint64_t gcd)
+static inline int hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
+			       unsigned elem, uint64_t gcd)
 {
 	g->objects++;
 	if (id > g->prev_id && id < g->next_mirror && (kind != HP_OBJ_INSTANCE || cls < g->inst_cap)) {
@@ -81,10 +81,10 @@ static inline void hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32
 		g->prev_cls = cls;
 		g->prev_len = len;
 		g->prev_elem = (uint8_t)elem;
-		return;
+		return HP_OK;
 	}
 slow:
-	hp_gaps_slow(g, id, kind, cls, len, elem, gcd);
+	return hp_gaps_slow(g, id, kind, cls, len, elem, gcd);
 }
 
 struct hp_heap_build {

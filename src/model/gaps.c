@@ -108,15 +108,15 @@ static void arr_gap(struct hp_gaps *g, uint32_t len, unsigned elem, uint64_t d, 
 	}
 }
 
-void hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
-		  unsigned elem, uint64_t gcd)
+int hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
+		 unsigned elem, uint64_t gcd)
 {
 	if (g->off)
-		return;
+		return HP_OK;
 	if (g->sorted != g->nmirrors) {
 		if (++g->resorts > MAX_RESORTS) {
 			g->off = 1;
-			return;
+			return HP_OK;
 		}
 		qsort(g->mirrors, g->nmirrors, sizeof *g->mirrors, by_mirror_id);
 		g->sorted = g->nmirrors;
@@ -127,10 +127,8 @@ void hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32
 		uint64_t d = end - g->prev_id;
 		if (g->prev_kind == HP_OBJ_INSTANCE + 1) {
 			if (d < HP_GAP_MAX) {
-				if (!grow((void **)&g->inst, &g->inst_cap, g->prev_cls, sizeof *g->inst)) {
-					g->off = 1;
-					return;
-				}
+				if (!grow((void **)&g->inst, &g->inst_cap, g->prev_cls, sizeof *g->inst))
+					return HP_ENOMEM;
 				gap_add(&g->inst[g->prev_cls], (uint32_t)d);
 				g->inst_gaps++;
 			}
@@ -144,10 +142,8 @@ void hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32
 				      ? g->mirrors[g->mcur + 1].id : id;
 			uint32_t c = g->mirrors[g->mcur].cls;
 			if (nx - m < HP_GAP_MAX) {
-				if (!grow((void **)&g->mirror, &g->mirror_cap, c, sizeof *g->mirror)) {
-					g->off = 1;
-					return;
-				}
+				if (!grow((void **)&g->mirror, &g->mirror_cap, c, sizeof *g->mirror))
+					return HP_ENOMEM;
 				g->mirror[c] = (uint32_t)(nx - m);
 				g->mirror_gaps++;
 			}
@@ -160,15 +156,14 @@ void hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32
 		seek(g, id);
 	}
 	if (kind == HP_OBJ_INSTANCE && cls >= g->inst_cap &&
-	    !grow((void **)&g->inst, &g->inst_cap, cls, sizeof *g->inst)) {
-		g->off = 1;
-		return;
-	}
+	    !grow((void **)&g->inst, &g->inst_cap, cls, sizeof *g->inst))
+		return HP_ENOMEM;
 	g->prev_id = id;
 	g->prev_kind = (uint8_t)(kind + 1);
 	g->prev_cls = cls;
 	g->prev_len = len;
 	g->prev_elem = (uint8_t)elem;
+	return HP_OK;
 }
 
 int hp_gaps_mirror(struct hp_gaps *g, uint64_t id, uint32_t cls)

@@ -783,7 +783,7 @@ static int store_instance(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t o
 		h->rows[r].count++;
 	}
 	note_id(h, id);
-	hp_gaps_next(&h->build->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, h->build->gcd);
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, h->build->gcd));
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, 0, HP_OBJ_INSTANCE, off);
 	return HP_OK;
@@ -814,13 +814,13 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 		if (!h->opts.build_objects) {
 			b->ccount[cidx]++;
 			h->n_instances++;
-			hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd);
-			return HP_OK;
+			return hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd) ? stored(h, oom(h)) : HP_OK;
 		}
 		if (h->nobj < b->obj_cap && off < HP_MAX_OFFSET && !b->over_limit) {
+			if (hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd))
+				return instance_slow(h, id, class_id, off);
 			b->ccount[cidx]++;
 			h->n_instances++;
-			hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd);
 			tally_order(h, id);
 			size_t i = h->nobj++;
 			h->ids[i] = id;
@@ -845,7 +845,7 @@ static int store_obj_array(hp_heap *h, uint64_t id, uint64_t class_id, uint32_t 
 		return oom(h);
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
-	hp_gaps_next(&h->build->gaps, id, HP_OBJ_OBJARRAY, cidx, n, 0, h->build->gcd);
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_OBJARRAY, cidx, n, 0, h->build->gcd));
 	/* Eclipse MAT's rule: an array starting inside where the previous one
 	 * would end with 8-byte references proves compressed references */
 	if (h->I == 8 && !h->build->found_compressed) {
@@ -908,7 +908,7 @@ static int store_prim_array(hp_heap *h, uint64_t id, unsigned type, uint32_t n, 
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
 	static const uint8_t esize[12] = { 0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8 };
-	hp_gaps_next(&h->build->gaps, id, HP_OBJ_PRIMARRAY, cidx, n, type < 12 ? esize[type] : 0, h->build->gcd);
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_PRIMARRAY, cidx, n, type < 12 ? esize[type] : 0, h->build->gcd));
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, n, HP_OBJ_PRIMARRAY, off);
 	return HP_OK;

@@ -7,6 +7,8 @@
 
 #define CONTENDED_PAD 128u      /* -XX:ContendedPaddingWidth's default */
 #define INF 0x40000000u
+#define LIMIT 0x10000000u       /* a layout ends there at most (a hostile chain of huge classes):
+                                   a class adds < 1 MiB, so offsets stay below INF */
 #define MAX_GAPS 32             /* gaps kept per class: the first ones (pathological chains only have more) */
 
 static const char *const thread_tlr[] = {
@@ -57,7 +59,7 @@ struct lay {
 	int err;
 };
 
-static uint32_t up(uint32_t v, uint32_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+static uint64_t up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
 static void lay_insert_at(struct lay *L, size_t i, struct blk x)
 {
@@ -313,6 +315,13 @@ static int layout15(struct ctx *x, size_t k, uint32_t s)
 	}
 	struct blk last = { at, INF, EMPTY };
 	lay_insert_at(L, L->n, last);
+	if (at >= LIMIT) {
+		me->end = me->fend = LIMIT;
+		me->ngap = 0;
+		me->contended = 0;
+		me->has_fields = 1;
+		return L->err ? HP_ENOMEM : HP_OK;
+	}
 
 	size_t np, n = own_fields(x, k, 0, &np);
 	if (n == SIZE_MAX)
@@ -369,7 +378,7 @@ static uint64_t inst_of(const struct ctx *x, const struct cls_lay *c)
 	const struct hp_vmlayout_cfg *cfg = x->cfg;
 	if (cfg->jdk15)
 		return up(up(c->end, cfg->word), cfg->align);
-	return up((uint32_t)c->level, cfg->align);
+	return up(c->level, cfg->align);
 }
 
 /* the statics of class k laid out after java.lang.Class's fields */
@@ -380,7 +389,7 @@ static int mirror_of(struct ctx *x, size_t k, uint64_t class_size, uint64_t *out
 	const struct hp_vmlayout_cfg *cfg = x->cfg;
 	if (!cfg->jdk15) {
 		uint64_t st = (uint64_t)c->static_refs * cfg->ref + c->static_prim;
-		*out = up((uint32_t)(class_size + st), cfg->align);
+		*out = up(class_size + st, cfg->align);
 		return HP_OK;
 	}
 	if (!tmp_room(x, (size_t)c->n_statics + 1))
@@ -446,7 +455,7 @@ int hp_vmlayout_sizes(const hp_heap *h, const struct hp_vmlayout_cfg *cfg, uint6
 			if (s != HP_NONE && x.c[s].state != 2)
 				s = HP_NONE;
 			if (cfg->opaque && cfg->opaque[j]) {
-				uint32_t sz = cfg->opaque[j] < INF ? (uint32_t)cfg->opaque[j] : INF;
+				uint32_t sz = cfg->opaque[j] < LIMIT ? (uint32_t)cfg->opaque[j] : LIMIT;
 				x.c[j].fend = x.c[j].end = sz;
 				x.c[j].level = sz;
 				x.c[j].ngap = 0;
@@ -458,9 +467,9 @@ int hp_vmlayout_sizes(const hp_heap *h, const struct hp_vmlayout_cfg *cfg, uint6
 				const struct hp_class *c = &h->classes[j];
 				uint64_t own = (uint64_t)c->own_refs * cfg->ref + c->own_prim;
 				if (s == HP_NONE)
-					x.c[j].level = c->super_id ? up((uint32_t)(cfg->header + own), cfg->ref) : cfg->header;
+					x.c[j].level = c->super_id ? up(cfg->header + own, cfg->ref) : cfg->header;
 				else
-					x.c[j].level = up((uint32_t)(x.c[s].level + own), cfg->ref);
+					x.c[j].level = up(x.c[s].level + own, cfg->ref);
 			}
 			x.c[j].state = 2;
 		}
@@ -470,6 +479,8 @@ int hp_vmlayout_sizes(const hp_heap *h, const struct hp_vmlayout_cfg *cfg, uint6
 	if (rc == HP_OK && mirror) {
 		if (!class_size)
 			class_size = h->jlc != HP_NONE ? inst[h->jlc] : up(cfg->header, cfg->align);
+		if (class_size > LIMIT)
+			class_size = LIMIT;
 		for (size_t i = 0; i < n && rc == HP_OK; i++)
 			rc = mirror_of(&x, i, class_size, &mirror[i]);
 	}
