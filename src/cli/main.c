@@ -9,9 +9,14 @@
 
 extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_object, cmd_path,
 	cmd_browse;
+/* comparing dumps (issue 14) */
+extern const struct cli_command cmd_diff, cmd_trend;
 
 const struct cli_command *const cli_commands[] = {
-	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_object, &cmd_path, &cmd_browse, NULL
+	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_object, &cmd_path, &cmd_browse,
+	/* comparing dumps (issue 14) */
+	&cmd_diff, &cmd_trend,
+	NULL
 };
 
 const struct cli_command *cli_command_find(const char *name)
@@ -47,6 +52,8 @@ static void usage_of(const struct cli_command *c, char *u, size_t n)
 {
 	if (c == &cmd_top)
 		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
+	else if (c->min_files >= 2)     /* diff BASE NEW, trend D1 D2 ... (issue 14) */
+		snprintf(u, n, "hprofan %s FILE FILE%s [options]", c->name, c->max_files > c->min_files ? "..." : "");
 	else
 		snprintf(u, n, "hprofan %s FILE%s%s%s [options]", c->name, c->max_files > 1 ? "..." : "",
 			 c->args ? " " : "", c->args ? c->args : "");
@@ -344,8 +351,12 @@ int main(int argc, char **argv)
 	if (!explicit && npos > 0 && mistyped(pos[0], &near)) {
 		rc = cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", pos[0], near->name);
 	} else if (npos < cmd->min_files) {
-		rc = cli_usage_error(NULL, "%s", !explicit ? "missing the dump file: hprofan FILE --top"
-						 : "missing the dump file");
+		if (cmd->min_files >= 2)     /* diff, trend (issue 14) */
+			rc = cli_usage_error(NULL, "%s needs %s%d dump files", cmd->name,
+					     cmd->max_files > cmd->min_files ? "at least " : "", cmd->min_files);
+		else
+			rc = cli_usage_error(NULL, "%s", !explicit ? "missing the dump file: hprofan FILE --top"
+							 : "missing the dump file");
 	} else if (nargs && npos == cmd->min_files) {
 		rc = cli_usage_error(NULL, "missing the object id: hprofan %s FILE %s", cmd->name, cmd->args);
 	} else if (npos > cmd->max_files + nargs) {
