@@ -219,8 +219,8 @@ static uint32_t path_of(struct pbuild *b, const struct pkey *k, uint32_t v, cons
 				if (w > 0 && (size_t)w < sizeof buf - l)
 					l += (size_t)w;
 			}
-		if (!l)
-			snprintf(buf, sizeof buf, "%s", "root");
+		if (!l)     /* no root of its own: held by several roots */
+			snprintf(buf, sizeof buf, "%s", "joint");
 		P->via = pool_add(s->pool, buf, strlen(buf));
 	} else if (k->tag & TAG_SPECIAL) {
 		unsigned sp = (unsigned)(k->tag & 0xffff);

@@ -75,7 +75,8 @@ struct hp_dsum_heap {
 struct hp_dsum_path {
 	uint32_t parent;              /* path index, HP_NONE for an object the super-root dominates */
 	uint32_t depth;               /* 1 at the top */
-	const char *via;              /* top: the root kinds ("sticky_class", "jni_global+java_frame");
+	const char *via;              /* top: the root kinds ("sticky_class", "jni_global+java_frame"),
+	                                 "joint" for an object held by several roots and none itself;
 	                                 else the field or static name, "[]", "<super>", "<loader>",
 	                                 "<java_frame>" (a thread's local), "" (held through others) */
 	const char *label;            /* "java.util.HashMap", "class gen.Growth", "thread \"main\"" */

@@ -138,6 +138,24 @@ cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
 	return j;
 }
 
+cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
+	cJSON_AddStringToObject(j, "command", command);
+	const cJSON *last = infos[n - 1];
+	static const char *const keys[] = { "file", "format", "id_size" };
+	for (size_t k = 0; k < 3; k++)
+		cJSON_AddItemToObject(j, keys[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(last, keys[k]), 1));
+	const cJSON *reason = NULL;
+	for (size_t i = 0; i < n && !reason; i++)
+		reason = cJSON_GetObjectItemCaseSensitive(infos[i], "partial_reason");
+	cJSON_AddBoolToObject(j, "partial", reason != NULL);
+	if (reason)
+		cJSON_AddItemToObject(j, "partial_reason", cJSON_Duplicate(reason, 1));
+	return j;
+}
+
 /* ---- diff ----------------------------------------------------------------------- */
 
 struct diff_opts {
@@ -353,11 +371,11 @@ static int json_out(struct diff_state *d)
 {
 	struct cli_ctx *x = d->x;
 	int R = !d->o->fast;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
-	cJSON_AddStringToObject(j, "command", "diff");
-	cJSON_AddItemToObject(j, "base", json_dump_info(x->files[0], d->S[0], &d->sum[0]));
-	cJSON_AddItemToObject(j, "new", json_dump_info(x->files[1], d->S[1], &d->sum[1]));
+	cJSON *info[2] = { json_dump_info(x->files[0], d->S[0], &d->sum[0]),
+			   json_dump_info(x->files[1], d->S[1], &d->sum[1]) };
+	cJSON *j = json_multi_begin("diff", info, 2);
+	cJSON_AddItemToObject(j, "base", info[0]);
+	cJSON_AddItemToObject(j, "new", info[1]);
 	cJSON_AddBoolToObject(j, "retained_sizes", R);
 	cJSON_AddStringToObject(j, "sort", R ? "retained" : "shallow");
 	if (x->c->filter)

@@ -241,9 +241,15 @@ static cJSON *json_fit(const struct hp_fit *f)
 static int json_out(struct trend_state *t)
 {
 	struct cli_ctx *x = t->x;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
-	cJSON_AddStringToObject(j, "command", "trend");
+	cJSON **inf = hp_calloc(t->n, sizeof *inf);
+	if (!inf) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		inf[i] = t->info[t->order[i]];
+	cJSON *j = json_multi_begin("trend", inf, t->n);
+	hp_free(inf);
 	cJSON_AddBoolToObject(j, "retained_sizes", !t->o->fast);
 	cJSON_AddStringToObject(j, "order", t->o->by_time ? "time" : "given");
 	if (x->c->filter)
@@ -402,7 +408,7 @@ static const struct cli_option *const tables[] = {
 const struct cli_command cmd_trend = {
 	.name = "trend",
 	.usage = "hprofan trend D1 D2 ... Dn [--top N] [--fast] [--sort-by-time] [--filter RE] [--exclude RE]",
-	.summary = "growth across a series of dumps: slopes, R\xc2\xb2, sparklines",
+	.summary = "growth across a series of dumps, class by class and path by path",
 	.min_files = 2, .max_files = 100000,
 	.options = tables,
 	.own_size = sizeof(struct trend_opts),

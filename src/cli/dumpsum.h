@@ -25,6 +25,10 @@ const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
 cJSON *json_path(const struct hp_cmp *c, uint32_t p);
 /* {"file", "format", "id_size", "partial", "timestamp", "objects", ...} */
 cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
+/* The members of every document for a command over several dumps: file,
+ * format and id_size those of the last dump, partial when any was salvaged
+ * (partial_reason the first one's); infos are json_dump_info() results. */
+cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
 /* the signed delta b - a as an exact JSON integer */
 cJSON *json_i64_item(int64_t v);
 

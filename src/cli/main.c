@@ -52,8 +52,13 @@ static void usage_of(const struct cli_command *c, char *u, size_t n)
 {
 	if (c == &cmd_top)
 		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
-	else if (c->min_files >= 2)     /* diff BASE NEW, trend D1 D2 ... (issue 14) */
-		snprintf(u, n, "hprofan %s FILE FILE%s [options]", c->name, c->max_files > c->min_files ? "..." : "");
+	else if (c->min_files >= 2)     /* diff BASE NEW, trend D1 D2 ... Dn: the usage's words (issue 14) */
+	{
+		int k = (int)strcspn(c->usage, "[");
+		while (k > 0 && c->usage[k - 1] == ' ')
+			k--;
+		snprintf(u, n, "%.*s [options]", k, c->usage);
+	}
 	else
 		snprintf(u, n, "hprofan %s FILE%s%s%s [options]", c->name, c->max_files > 1 ? "..." : "",
 			 c->args ? " " : "", c->args ? c->args : "");

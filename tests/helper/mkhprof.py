@@ -24,11 +24,12 @@ def _b(s):
 
 
 class Dump:
-    def __init__(self, android=False):
+    def __init__(self, android=False, timestamp_ms=0, first_id=0x1000):
         self.android = android
+        self.timestamp_ms = timestamp_ms
         self.records = []          # top-level records before the heap dump
         self.sub = []              # heap dump sub-records
-        self.next_id = 0x1000
+        self.next_id = first_id         # ids: first_id + 16, + 32, ...
         self.strings = {}
         self.serial = 0
 
@@ -98,7 +99,7 @@ class Dump:
 
     def write(self, path):
         fmt = b"JAVA PROFILE 1.0.3\0" if self.android else b"JAVA PROFILE 1.0.2\0"
-        out = fmt + struct.pack(">IQ", 4, 0) + b"".join(self.records)
+        out = fmt + struct.pack(">IQ", 4, self.timestamp_ms) + b"".join(self.records)
         body = b"".join(self.sub)
         out += struct.pack(">BII", 0x1C, 0, len(body)) + body + struct.pack(">BII", 0x2C, 0, 0)
         with open(path, "wb") as f:
