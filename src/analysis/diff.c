@@ -277,8 +277,78 @@ static uint32_t top_path(struct pbuild *b, uint32_t v, int *rc, struct hp_error 
 	return p;
 }
 
-/* how p (in the tree, not the super-root) holds its child v */
-static uint64_t child_tag(struct pbuild *b, uint32_t p, uint32_t v, const struct hp_objdata *od)
+/* The fields of instances that hold their dominator-tree children, found
+ * before the paths are made: the instances are decoded in file order, so a
+ * gzip dump is read forward once (objread.h), and each instance once.
+ * ftag[k] is for the child at R->children[k]: an index into the field names
+ * met (sids), FT_NONE when no field holds it, FT_UNREAD when not looked at. */
+#define FT_NONE   UINT32_MAX
+#define FT_UNREAD (UINT32_MAX - 1)
+
+struct fnames {
+	struct hp_idmap map;          /* name sid -> index */
+	uint64_t *sids;
+	size_t n, cap;
+};
+
+static int fname_index(struct fnames *f, uint64_t sid, uint32_t *idx)
+{
+	uint32_t i = hp_idmap_get(&f->map, sid);
+	if (i != HP_IDMAP_NONE) {
+		*idx = i;
+		return HP_OK;
+	}
+	if (f->n == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 64;
+		uint64_t *ns = hp_reallocarray(f->sids, nc, sizeof *ns);
+		if (!ns)
+			return HP_ENOMEM;
+		f->sids = ns;
+		f->cap = nc;
+	}
+	if (f->n >= FT_UNREAD || hp_idmap_put(&f->map, sid, (uint32_t)f->n))
+		return HP_ENOMEM;
+	f->sids[f->n] = sid;
+	*idx = (uint32_t)f->n++;
+	return HP_OK;
+}
+
+static int field_tags(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint8_t *depth,
+		      uint32_t *ftag, struct fnames *fn, struct hp_error *err)
+{
+	size_t n = h->nobj;
+	for (size_t k = 0; k < R->dom.nreach; k++)
+		ftag[k] = FT_UNREAD;
+	if (!rd)
+		return HP_OK;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = h->file_order ? h->file_order[i] : (uint32_t)i;
+		uint32_t lo = R->child_off[p], hi = R->child_off[p + 1];
+		if (lo == hi || !depth[p] || depth[p] >= HP_DSUM_DEPTH || hp_heap_kind(h, p) != HP_OBJ_INSTANCE)
+			continue;
+		struct hp_objdata od;
+		int rc = hp_objread_decode(rd, p, 0, &od, err);
+		if (rc)
+			return rc;
+		for (uint32_t k = lo; k < hi && !rc; k++) {
+			uint64_t id = h->ids[R->children[k]];
+			ftag[k] = FT_NONE;
+			for (size_t f = 0; f < od.nfields; f++)
+				if (od.fields[f].type == HP_T_OBJECT && od.fields[f].bits == id) {
+					rc = fname_index(fn, od.fields[f].name_sid, &ftag[k]);
+					break;
+				}
+		}
+		hp_objread_release(&od);
+		if (rc)
+			return hp_error_set(err, HP_ENOMEM, "out of memory reading field names");
+	}
+	return HP_OK;
+}
+
+/* how p (in the tree, not the super-root) holds its child v, the k-th of
+ * R->children */
+static uint64_t child_tag(struct pbuild *b, uint32_t p, uint32_t v, uint32_t ft, const struct fnames *fn)
 {
 	const hp_heap *h = b->h;
 	uint64_t id = h->ids[v];
@@ -302,13 +372,10 @@ static uint64_t child_tag(struct pbuild *b, uint32_t p, uint32_t v, const struct
 		break;
 	}
 	case HP_OBJ_INSTANCE:
-		if (od) {
-			for (size_t i = 0; i < od->nfields; i++)
-				if (od->fields[i].type == HP_T_OBJECT && od->fields[i].bits == id)
-					return od->fields[i].name_sid & TAG_SID_MASK;
-		} else {
+		if (ft < FT_UNREAD)
+			return fn->sids[ft] & TAG_SID_MASK;
+		if (ft == FT_UNREAD)
 			b->s->unnamed_fields++;
-		}
 		break;
 	default:
 		break;
@@ -335,22 +402,47 @@ static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *
 	const struct hp_dom *D = &R->dom;
 	uint32_t *path = hp_reallocarray(NULL, n ? n : 1, sizeof *path);
 	uint32_t *cnt = hp_reallocarray(NULL, n ? n : 1, sizeof *cnt);
+	uint32_t *ftag = hp_reallocarray(NULL, D->nreach ? D->nreach : 1, sizeof *ftag);
+	uint8_t *depth = hp_calloc(n ? n : 1, 1);
+	uint32_t *threads = NULL;
+	struct fnames fn = { .sids = NULL };
+	hp_idmap_init(&fn.map);
 	struct pbuild b = { .h = h, .R = R, .rd = rd, .s = s };
 	int rc = HP_OK;
-	if (!path || !cnt) {
+	if (!path || !cnt || !ftag || !depth) {
 		rc = HP_ENOMEM;
 		goto out;
 	}
-	/* objects in each dominator subtree: children before parents */
-	for (uint32_t i = 0; i < D->nreach; i++)
-		cnt[D->order[i]] = 1;
+	/* objects in each dominator subtree (children before parents), and the
+	 * depth of each in the tree (parents first; 255 stands for deeper) */
+	for (uint32_t i = 0; i < D->nreach; i++) {
+		uint32_t v = D->order[i], p = D->idom[v];
+		cnt[v] = 1;
+		depth[v] = p >= n ? 1 : depth[p] < 255 ? (uint8_t)(depth[p] + 1) : 255;
+	}
 	for (uint32_t i = D->nreach; i-- > 0;) {
 		uint32_t v = D->order[i], p = D->idom[v];
 		if (p < n)
 			cnt[p] += cnt[v];
 	}
-	/* the super-root's children */
-	for (uint32_t k = R->child_off[n]; k < R->child_off[n + 1]; k++) {
+	if ((rc = field_tags(h, R, rd, depth, ftag, &fn, err)))
+		goto out;
+	/* the super-root's children; the threads' names read ahead in one go */
+	uint32_t lo = R->child_off[n], hi = R->child_off[n + 1];
+	if (rd) {
+		size_t nt = 0;
+		threads = hp_reallocarray(NULL, hi - lo + 1, sizeof *threads);
+		if (!threads) {
+			rc = HP_ENOMEM;
+			goto out;
+		}
+		for (uint32_t k = lo; k < hi; k++)
+			if (R->root_kinds[R->children[k]] & (1u << HP_ROOT_THREAD_OBJECT))
+				threads[nt++] = R->children[k];
+		if (nt && (rc = hp_objread_prefetch_text(rd, threads, nt, err)))
+			goto out;
+	}
+	for (uint32_t k = lo; k < hi; k++) {
 		uint32_t v = R->children[k];
 		uint32_t p = top_path(&b, v, &rc, err);
 		if (p == HP_NONE)
@@ -362,7 +454,8 @@ static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *
 	 * dominator's path is known when it is met) */
 	for (uint32_t i = 0; i < D->nreach; i++) {
 		uint32_t p = D->order[i];
-		uint32_t lo = R->child_off[p], hi = R->child_off[p + 1];
+		lo = R->child_off[p];
+		hi = R->child_off[p + 1];
 		if (lo == hi)
 			continue;
 		uint32_t pp = path[p];
@@ -372,16 +465,9 @@ static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *
 			s->deep_objects += hi - lo;
 			continue;
 		}
-		struct hp_objdata od;
-		int have = 0;
-		if (rd && hp_heap_kind(h, p) == HP_OBJ_INSTANCE) {
-			if ((rc = hp_objread_decode(rd, p, 0, &od, err)))
-				goto out;
-			have = 1;
-		}
 		for (uint32_t k = lo; k < hi; k++) {
 			uint32_t v = R->children[k];
-			struct pkey key = { pp, h->cls[v], child_tag(&b, p, v, have ? &od : NULL) };
+			struct pkey key = { pp, h->cls[v], child_tag(&b, p, v, ftag[k], &fn) };
 			if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
 				uint32_t c = class_of(h, v);
 				if (c != HP_NONE)
@@ -389,18 +475,19 @@ static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *
 			}
 			uint32_t q = path_of(&b, &key, v, NULL, &rc);
 			if (q == HP_NONE)
-				break;
+				goto out;
 			path[v] = q;
 			count_node(s, q, R, v, cnt);
 		}
-		if (have)
-			hp_objread_release(&od);
-		if (rc)
-			goto out;
 	}
 out:
 	hp_free(path);
 	hp_free(cnt);
+	hp_free(ftag);
+	hp_free(depth);
+	hp_free(threads);
+	hp_free(fn.sids);
+	hp_idmap_release(&fn.map);
 	hp_free(b.keys);
 	hp_free(b.slots);
 	if (rc == HP_ENOMEM)
