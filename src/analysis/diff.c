@@ -831,7 +831,45 @@ void hp_fit_series(const uint64_t *y, size_t n, struct hp_fit *f)
 
 /* ---- ids --------------------------------------------------------------------------------- */
 
-int hp_diff_ids(const hp_heap *a, const hp_heap *b, struct hp_idmatch *m, uint64_t *new_count,
+static int by_name_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct hp_dsum_class *)elem)->name);
+}
+
+int hp_idcols_take(const hp_heap *h, const struct hp_dsum *s, struct hp_idcols *c, struct hp_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->n = h->nobj;
+	c->nclasses = h->nclasses;
+	c->shallow = h->total_shallow;
+	c->ids = hp_reallocarray(NULL, c->n ? c->n : 1, sizeof *c->ids);
+	c->cls = hp_reallocarray(NULL, c->n ? c->n : 1, sizeof *c->cls);
+	c->names = hp_calloc(c->nclasses ? c->nclasses : 1, sizeof *c->names);
+	if (!c->ids || !c->cls || !c->names) {
+		hp_idcols_release(c);
+		return hp_error_set(err, HP_ENOMEM, "out of memory keeping the object ids");
+	}
+	if (c->n) {
+		memcpy(c->ids, h->ids, c->n * sizeof *c->ids);
+		memcpy(c->cls, h->cls, c->n * sizeof *c->cls);
+	}
+	for (size_t k = 0; k < c->nclasses; k++) {
+		const struct hp_dsum_class *sc = bsearch(hp_class_name(h, k), s->classes, s->nclasses,
+							 sizeof *s->classes, by_name_key);
+		c->names[k] = sc ? sc->name : NULL;
+	}
+	return HP_OK;
+}
+
+void hp_idcols_release(struct hp_idcols *c)
+{
+	hp_free(c->ids);
+	hp_free(c->cls);
+	hp_free(c->names);
+	memset(c, 0, sizeof *c);
+}
+
+int hp_diff_ids(const struct hp_idcols *a, const hp_heap *b, struct hp_idmatch *m, uint64_t *new_count,
 		uint64_t *new_bytes, struct hp_error *err)
 {
 	memset(m, 0, sizeof *m);
@@ -840,40 +878,40 @@ int hp_diff_ids(const hp_heap *a, const hp_heap *b, struct hp_idmatch *m, uint64
 	if (!same)
 		return hp_error_set(err, HP_ENOMEM, "out of memory matching object ids");
 	memset(same, 0xff, (a->nclasses ? a->nclasses : 1) * sizeof *same);
+	uint64_t kept_bytes = 0;
 	size_t i = 0, j = 0;
-	while (i < a->nobj || j < b->nobj) {
-		if (j >= b->nobj || (i < a->nobj && a->ids[i] < b->ids[j])) {
+	while (i < a->n || j < b->nobj) {
+		if (j >= b->nobj || (i < a->n && a->ids[i] < b->ids[j])) {
 			m->gone_objects++;
-			m->gone_bytes += hp_heap_shallow(a, i);
 			i++;
 			continue;
 		}
-		if (i >= a->nobj || b->ids[j] < a->ids[i]) {
-			uint64_t sz = hp_heap_shallow(b, j);
+		uint64_t sz = hp_heap_shallow(b, j);
+		uint32_t cb = b->cls[j];
+		if (i >= a->n || b->ids[j] < a->ids[i]) {
 			m->new_objects++;
 			m->new_bytes += sz;
 			if (new_count) {
-				new_count[b->cls[j]]++;
-				new_bytes[b->cls[j]] += sz;
+				new_count[cb]++;
+				new_bytes[cb] += sz;
 			}
 			j++;
 			continue;
 		}
-		uint32_t ca = a->cls[i], cb = b->cls[j];
+		uint32_t ca = a->cls[i];
 		int eq = same[ca] == cb;
-		if (!eq && !strcmp(hp_class_name(a, ca), hp_class_name(b, cb))) {
+		if (!eq && a->names[ca] && !strcmp(a->names[ca], hp_class_name(b, cb))) {
 			same[ca] = cb;
 			eq = 1;
 		}
 		if (eq) {
 			m->kept++;
+			kept_bytes += sz;
 		} else {
-			uint64_t sz = hp_heap_shallow(b, j);
 			m->reused++;
 			m->new_objects++;
 			m->new_bytes += sz;
 			m->gone_objects++;
-			m->gone_bytes += hp_heap_shallow(a, i);
 			if (new_count) {
 				new_count[cb]++;
 				new_bytes[cb] += sz;
@@ -882,6 +920,7 @@ int hp_diff_ids(const hp_heap *a, const hp_heap *b, struct hp_idmatch *m, uint64
 		i++;
 		j++;
 	}
+	m->gone_bytes = a->shallow >= kept_bytes ? a->shallow - kept_bytes : 0;
 	hp_free(same);
 	return HP_OK;
 }

@@ -155,18 +155,34 @@ void hp_fit_series(const uint64_t *y, size_t n, struct hp_fit *f);
 
 /* ---- objects that kept their id ------------------------------------------- */
 
-/* Two models of one process (ART, or a JVM with no GC between the dumps):
+/* What of a model the id matching needs, kept after the model is freed:
+ * 12 bytes per object (the sorted ids, each object's class) and a name per
+ * class (borrowed from the summary s, which must outlive it). */
+struct hp_idcols {
+	size_t n;
+	uint64_t *ids;
+	uint32_t *cls;
+	const char **names;           /* per class index; NULL for a class without instances */
+	size_t nclasses;
+	uint64_t shallow;             /* the model's shallow bytes, all objects */
+};
+int hp_idcols_take(const hp_heap *h, const struct hp_dsum *s, struct hp_idcols *out, struct hp_error *err) HP_MUST_USE;
+void hp_idcols_release(struct hp_idcols *c);
+
+/* Two dumps of one process (ART, or a JVM with no GC between the dumps):
  * objects with the same id and class name in both are the same object.
- * One merge over the two sorted id columns.  new_by_class (b->nclasses
- * entries each, NULL to skip) get per class of b the objects of b that
- * are not in a and their shallow bytes. */
+ * One merge over the two sorted id columns.  new_count and new_bytes
+ * (b->nclasses entries each, NULL to skip) get per class of b the objects
+ * of b that are not in a and their shallow bytes.  An object that kept its
+ * id and class has the same shallow size in both, so what is gone is a's
+ * shallow bytes less what was kept. */
 struct hp_idmatch {
 	uint64_t kept;                /* same id, same class name */
 	uint64_t reused;              /* same id, another class */
 	uint64_t new_objects, new_bytes;      /* in b only (reused ones included) */
 	uint64_t gone_objects, gone_bytes;    /* in a only (reused ones included) */
 };
-int hp_diff_ids(const hp_heap *a, const hp_heap *b, struct hp_idmatch *m, uint64_t *new_count,
+int hp_diff_ids(const struct hp_idcols *a, const hp_heap *b, struct hp_idmatch *m, uint64_t *new_count,
 		uint64_t *new_bytes, struct hp_error *err) HP_MUST_USE;
 
 #endif

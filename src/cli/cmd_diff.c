@@ -9,6 +9,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double diff_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* ---- shared with trend --------------------------------------------------- */
 
@@ -203,7 +211,11 @@ static int by_growth(const void *a, const void *b)
 struct diff_state {
 	struct cli_ctx *x;
 	const struct diff_opts *o;
-	hp_session *S[2];
+	hp_session *S[2];             /* BASE's is closed once summarised */
+	cJSON *info[2];               /* json_dump_info() of each */
+	char partial[2][1024];        /* "FILE: offset ...: why" of a salvaged dump, else "" */
+	struct hp_idcols ida;         /* BASE's ids, for the objects that kept theirs */
+	double t_sum[2], t_cmp;       /* --stats */
 	struct hp_dsum sum[2];
 	struct hp_cmp cmp;
 	struct cli_filter *flt;
@@ -237,11 +249,35 @@ static int collect(struct diff_state *d)
 	int rc;
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
-	for (int i = 0; i < 2; i++)
-		if ((rc = cli_dump_summary(x, x->files[i], d->o->fast, &d->S[i], &d->sum[i])))
-			return rc;
 	struct hp_error err;
 	hp_error_clear(&err);
+	/* BASE, then NEW; BASE's session is closed before NEW is read (only its
+	 * ids stay, 12 bytes an object), so the two are not in memory together */
+	for (int i = 0; i < 2; i++) {
+		double t0 = diff_now();
+		if ((rc = cli_dump_summary(x, x->files[i], d->o->fast, &d->S[i], &d->sum[i])))
+			return rc;
+		d->info[i] = json_dump_info(x->files[i], d->S[i], &d->sum[i]);
+		const struct hp_load_info *L = hp_session_load_info(d->S[i]);
+		if (L->partial)
+			cli_format_error(x->files[i], &L->partial_err, d->partial[i], sizeof d->partial[i]);
+		if (i == 0 && !d->o->fast) {
+			const hp_heap *ha;
+			if ((rc = cli_model(d->S[0], &ha)))
+				return rc;
+			if (hp_idcols_take(ha, &d->sum[0], &d->ida, &err)) {
+				cli_error("%s", err.msg);
+				return EXIT_NOMEM;
+			}
+		}
+		d->t_sum[i] = diff_now() - t0;
+		if (i == 0) {
+			cli_print_stats(x, d->S[0]);
+			cli_session_close(d->S[0]);
+			d->S[0] = NULL;
+		}
+	}
+	double t0 = diff_now();
 	const struct hp_dsum *ss[2] = { &d->sum[0], &d->sum[1] };
 	if (hp_cmp_build(ss, 2, &d->cmp, &err)) {
 		cli_error("%s", err.msg);
@@ -286,21 +322,23 @@ static int collect(struct diff_state *d)
 		d->ng = k;
 		qsort(d->g, d->ng, sizeof *d->g, by_growth);
 		/* objects that kept their id: the same process, no GC between */
-		const hp_heap *ha, *hb;
-		if ((rc = cli_model(d->S[0], &ha)) || (rc = cli_model(d->S[1], &hb)))
+		const hp_heap *hb;
+		if ((rc = cli_model(d->S[1], &hb)))
 			return rc;
 		d->hb = hb;
 		d->new_count = hp_calloc(hb->nclasses ? hb->nclasses : 1, sizeof *d->new_count);
 		d->new_bytes = hp_calloc(hb->nclasses ? hb->nclasses : 1, sizeof *d->new_bytes);
-		if (!d->new_count || !d->new_bytes || hp_diff_ids(ha, hb, &d->ids, d->new_count, d->new_bytes, &err)) {
+		if (!d->new_count || !d->new_bytes || hp_diff_ids(&d->ida, hb, &d->ids, d->new_count, d->new_bytes, &err)) {
 			cli_error("out of memory");
 			return EXIT_NOMEM;
 		}
 		d->ids_done = 1;
 		/* most of BASE's objects are in NEW with the same id and class */
-		uint64_t na = ha->nobj;
+		uint64_t na = d->ida.n;
 		d->ids_used = na && d->ids.kept * 2 >= na;
+		hp_idcols_release(&d->ida);
 	}
+	d->t_cmp = diff_now() - t0;
 	return EXIT_OK;
 }
 
@@ -311,7 +349,9 @@ static void release(struct diff_state *d)
 	hp_free(d->new_count);
 	hp_free(d->new_bytes);
 	hp_cmp_release(&d->cmp);
+	hp_idcols_release(&d->ida);
 	for (int i = 0; i < 2; i++) {
+		cJSON_Delete(d->info[i]);
 		hp_dsum_release(&d->sum[i]);
 		if (d->S[i])
 			cli_session_close(d->S[i]);
@@ -371,11 +411,10 @@ static int json_out(struct diff_state *d)
 {
 	struct cli_ctx *x = d->x;
 	int R = !d->o->fast;
-	cJSON *info[2] = { json_dump_info(x->files[0], d->S[0], &d->sum[0]),
-			   json_dump_info(x->files[1], d->S[1], &d->sum[1]) };
-	cJSON *j = json_multi_begin("diff", info, 2);
-	cJSON_AddItemToObject(j, "base", info[0]);
-	cJSON_AddItemToObject(j, "new", info[1]);
+	cJSON *j = json_multi_begin("diff", d->info, 2);
+	cJSON_AddItemToObject(j, "base", d->info[0]);
+	cJSON_AddItemToObject(j, "new", d->info[1]);
+	d->info[0] = d->info[1] = NULL;
 	cJSON_AddBoolToObject(j, "retained_sizes", R);
 	cJSON_AddStringToObject(j, "sort", R ? "retained" : "shallow");
 	if (x->c->filter)
@@ -535,7 +574,8 @@ static int text_out(struct diff_state *d)
 	char a[32], b[32], c[32], e[32], g[32], nm[4200];
 	for (int i = 0; i < 2; i++) {
 		const struct hp_dsum *s = &d->sum[i];
-		cli_partial_note(f, d->S[i]);
+		if (d->partial[i][0])
+			fprintf(f, "warning: partial result: %s\n", d->partial[i]);
 		fprintf(f, "%-5s %s: %s objects, %s", i ? "new" : "base", safe_text(x->files[i], nm, sizeof nm),
 			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b));
 		if (R)
@@ -675,9 +715,11 @@ static int run(struct cli_ctx *x)
 	int rc = collect(&d);
 	if (!rc)
 		rc = x->c->json ? json_out(&d) : text_out(&d);
-	if (!rc)
-		for (int i = 0; i < 2; i++)
-			cli_print_stats(x, d.S[i]);
+	if (!rc && x->c->stats) {
+		cli_print_stats(x, d.S[1]);
+		fprintf(stderr, "diff: base %.3fs, new %.3fs (each read and summarised), compare %.3fs\n",
+			d.t_sum[0], d.t_sum[1], d.t_cmp);
+	}
 	release(&d);
 	return rc;
 }
