@@ -559,7 +559,7 @@ static int json_out(struct diff_state *d)
 			hp_free(r);
 		}
 	}
-	cJSON_AddStringToObject(j, "allocation_sites", "none in the dumps");
+	cJSON_AddStringToObject(j, "allocation_sites", "not read");
 	return cli_json_end(x, j, EXIT_OK);
 }
 

@@ -22,6 +22,8 @@
 #      (-32); reachable +0;
 #  (d) base vs fresh: t.Fresh is a new class, and a new top-level path held
 #      by a JNI global; root kinds: jni_global 0 -> 1;
+#  (d2) Android: heap "app" 2 -> 5 Items, +3 objects and their bytes;
+#      "zygote" unchanged;
 #  (e) --fast: classes by shallow size, no holders; --top 1 one class row;
 #      --filter keeps the classes and holders it matches;
 #  (f) trend over CACHE arrays of 4, 7, 10 Items (given out of order and
@@ -74,6 +76,22 @@ build(D + "/fresh.hprof", fresh=True)
 build(D + "/t1.hprof", items=4, ts=1000)
 build(D + "/t2.hprof", items=7, ts=2000, first_id=0x20000)
 build(D + "/t3.hprof", items=10, ts=3000, first_id=0x30000)
+
+# Android: heap "zygote" holds one Item, heap "app" 2, then 5
+def android(path, n, first_id=0x1000):
+    d = Dump(android=True, first_id=first_id)
+    obj = d.load_class("java.lang.Object")
+    d.class_dump(obj)
+    item = d.load_class("t.Item")
+    d.class_dump(item, obj, fields=[("v", INT), ("next", OBJECT)])
+    d.heap_info(1, "zygote")
+    d.root(d.instance(item, [1, 0]), kind=0x01)
+    d.heap_info(2, "app")
+    for i in range(n):
+        d.root(d.instance(item, [i, 0]), kind=0x01)
+    d.write(path)
+android(D + "/a1.hprof", 2)
+android(D + "/a2.hprof", 5, first_id=0x9000)
 EOF
 
 j() { "$HPROFAN" "$@" --json --quiet >"$D/out.json" 2>"$D/err"; echo $? >"$D/rc"; }
@@ -157,6 +175,16 @@ elif case == "trend":
     eq("the stable chain is no growth point", stable, [])
     nongrow = [c["class"] for c in doc["classes"] if c["grows"] and c["class"] != "t.Item"]
     eq("no other class grows at every step", nongrow, [])
+elif case == "android":
+    hp = {h["heap"]: h for h in doc["heaps"]}
+    eq("the heaps (the class objects, before the first heap record, in \"default\")", sorted(hp), ["app", "default", "zygote"])
+    per = cls("t.Item")["new"]["shallow"] // cls("t.Item")["new"]["instances"]
+    eq("app +3 objects", (hp["app"]["delta"]["objects"], hp["app"]["delta"]["shallow"]), (3, 3 * per))
+    eq("zygote and default unchanged", (hp["zygote"]["delta"], hp["default"]["delta"]),
+       ({"objects": 0, "shallow": 0}, {"objects": 0, "shallow": 0}))
+    eq("t.Item +3", cls("t.Item")["delta"]["instances"], 3)
+    eq("three new JNI-global Items", [(path(e), e["delta"]["objects"]) for e in doc["holders"]["grown"]],
+       [("jni_global t.Item", 3)])
 elif case == "salvage":
     eq("partial", doc["partial"], True)
     eq("the reason names the cut dump", "t2cut.hprof" in doc["partial_reason"], True)
@@ -173,6 +201,7 @@ j diff "$D/base.hprof" "$D/grown.hprof" --fast; rc_is fast 0; check fast
 j diff "$D/base.hprof" "$D/grown.hprof" --top 1; rc_is top1 0; check top1
 j diff "$D/base.hprof" "$D/grown.hprof" --filter 'Item$'; rc_is filter 0; check filter
 j trend "$D/t3.hprof" "$D/t1.hprof" "$D/t2.hprof" --sort-by-time; rc_is trend 0; check trend
+j diff "$D/a1.hprof" "$D/a2.hprof"; rc_is android 0; check android
 
 # the tables say the same
 "$HPROFAN" diff "$D/base.hprof" "$D/grown.hprof" --quiet >"$D/grown.txt" 2>&1
