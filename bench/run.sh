@@ -23,6 +23,9 @@
 # of the dump made once with gzip -1; the summary sets the latter against
 # zlib itself doing the same work on one core (inflate, then deflate at level
 # 1, timed in CPU seconds by python3's zlib module).
+# Then diff on the dump and a copy of it (made once, next to it): --fast,
+# whose budget is 1 GB/s per file, and with retained sizes, whose budget is
+# 2.2 times the median retained run of one dump; the summary says both.
 #
 # Last, bench/browse_latency.sh drives `hprofan browse` on the dump through
 # tmux and measures each key press, from send-keys to the changed screen
@@ -143,6 +146,7 @@ LOGS="$BENCH_DIR/logs"
 mkdir -p "$LOGS"
 ROWS=()
 FAILED=0
+declare -A WALL=()     # wall seconds of each run, by name
 
 # run NAME STDIN_FILE ARGS...  (STDIN_FILE "-" means none; otherwise piped with cat)
 run() {
@@ -170,6 +174,7 @@ run() {
     set -e
   fi
   t1=$(date +%s.%N)
+  WALL[$name]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
   if [ "$rc" -ne 0 ]; then
     echo "bench: [$name] exited with status $rc; stderr tail:" >&2
     tail -5 "$err" >&2
@@ -235,6 +240,16 @@ run retained  - "$DUMP" --top --quiet --stats
 # twice more: on a shared virtual machine one run can be off by a fifth
 run retained2 - "$DUMP" --top --quiet --stats
 run retained3 - "$DUMP" --top --quiet --stats
+
+# ---- diff (issue 14): two copies of the dump, so that each is a file of its own
+COPY="$BENCH_DIR/bigheap-copy.hprof"
+if [ ! -s "$COPY" ] || [ "$(filesize "$COPY")" != "$size" ]; then
+  echo "bench: copying the dump for diff"
+  cp "$DUMP" "$COPY"
+fi
+run diff-fast - diff "$DUMP" "$COPY" --fast --quiet --stats
+run diff      - diff "$DUMP" "$COPY" --quiet --stats
+# ---- end of diff
 
 # key-press latency of the browser (its own log; the last line goes in the summary)
 echo "bench: [browse] bench/browse_latency.sh $BIN $DUMP"
@@ -302,6 +317,20 @@ for n in redact redact-gz; do
       printf "\n"
     } }'
 done
+# diff against its budgets: --fast at 1 GB/s or more per file, diff with
+# retained sizes within 2.2 times the median retained run of one dump
+if [ -n "${WALL[diff-fast]:-}" ] && [ -n "${WALL[diff]:-}" ]; then
+  echo
+  echo "diff on two copies of the dump:"
+  awk -v b="$size" -v t="${WALL[diff-fast]}" 'BEGIN {
+    printf "  diff --fast: %.2f s for 2 x %.2f GB: %.2f GB/s per file (budget: 1.00 or more)\n", t, b / 1e9, 2 * b / t / 1e9 }'
+  awk -v t="${WALL[diff]}" -v r1="${WALL[retained]:-0}" -v r2="${WALL[retained2]:-0}" -v r3="${WALL[retained3]:-0}" 'BEGIN {
+    v[1] = r1; v[2] = r2; v[3] = r3
+    for (i = 1; i <= 3; i++) for (j = i + 1; j <= 3; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+    m = v[2]
+    if (m > 0) printf "  diff: %.2f s, %.2f times the median retained run (%.2f s) (budget: 2.2 or less)\n", t, t / m, m }'
+  grep -E '^diff: base' "$LOGS/diff.err" | sed 's/^/  /' || true
+fi
 # the browser's key latency, per kind of key
 if [ -s "$LOGS/browse.out" ]; then
   echo

@@ -16,7 +16,7 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots instances object path browse redact help'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
@@ -27,6 +27,11 @@ _hprofan_options_object='--top --all-weak --size-model --ref-size --header-size 
 _hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory -q --quiet -h --help'
 _hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
+# ---- diff and trend (issue 14): they take several dump files ----
+_hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_many_files='diff trend'
+# ---- end of diff and trend ----
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out'
 # the options help writes as --opt=VALUE: offered with the '=' attached
@@ -191,6 +196,10 @@ _hprofan() {
   elif ((${#pos[@]} == 2)) && [[ ${pos[0]} == redact ]] && ((!dashdash)) && [[ $cur != -* ]]; then
     # redact IN OUT: OUT is any file
     _hprofan_add_files "$cur" any
+  elif _hprofan_in "$cmd" "$_hprofan_many_files"; then
+    # diff and trend (issue 14): more dump files; options once BASE NEW are there
+    _hprofan_add_files "$cur" dumps
+    [[ -z $cur ]] && ((${#pos[@]} >= 3)) && ((!dashdash)) && _hprofan_add_options '' "$cmd"
   elif [[ -z $cur ]] && ((!dashdash)); then
     # the file is there: what is left are options
     _hprofan_add_options '' "$cmd"

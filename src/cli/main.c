@@ -9,10 +9,15 @@
 
 extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_instances, cmd_object, cmd_path,
 	cmd_browse, cmd_redact;
+/* comparing dumps (issue 14) */
+extern const struct cli_command cmd_diff, cmd_trend;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
-	&cmd_redact, NULL
+	&cmd_redact,
+	/* comparing dumps (issue 14) */
+	&cmd_diff, &cmd_trend,
+	NULL
 };
 
 const struct cli_command *cli_command_find(const char *name)
@@ -50,6 +55,13 @@ static void usage_of(const struct cli_command *c, char *u, size_t n)
 		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
 	else if (c->operands)
 		snprintf(u, n, "hprofan %s %s [options]", c->name, c->operands);
+	else if (c->min_files >= 2)     /* diff BASE NEW, trend D1 D2 ... Dn: the usage's words (issue 14) */
+	{
+		int k = (int)strcspn(c->usage, "[");
+		while (k > 0 && c->usage[k - 1] == ' ')
+			k--;
+		snprintf(u, n, "%.*s [options]", k, c->usage);
+	}
 	else
 		snprintf(u, n, "hprofan %s FILE%s%s%s [options]", c->name, c->max_files > 1 ? "..." : "",
 			 c->args ? " " : "", c->args ? c->args : "");
@@ -353,8 +365,12 @@ int main(int argc, char **argv)
 		rc = cli_usage_error(NULL, "missing %s: hprofan %s %s", npos ? "OUT" : "IN and OUT", cmd->name,
 				     cmd->operands);
 	} else if (npos < cmd->min_files) {
-		rc = cli_usage_error(NULL, "%s", !explicit ? "missing the dump file: hprofan FILE --top"
-						 : "missing the dump file");
+		if (cmd->min_files >= 2)     /* diff, trend (issue 14) */
+			rc = cli_usage_error(NULL, "%s needs %s%d dump files", cmd->name,
+					     cmd->max_files > cmd->min_files ? "at least " : "", cmd->min_files);
+		else
+			rc = cli_usage_error(NULL, "%s", !explicit ? "missing the dump file: hprofan FILE --top"
+							 : "missing the dump file");
 	} else if (nargs && npos == cmd->min_files) {
 		rc = cli_usage_error(NULL, "missing the object id: hprofan %s FILE %s", cmd->name, cmd->args);
 	} else if (npos > cmd->max_files + nargs) {

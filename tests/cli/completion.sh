@@ -98,7 +98,7 @@ checkers() {
   for c in $(takers "$1"); do
     # browse without a terminal is exit status 2 whatever its options
     case $c in help|browse) continue ;; esac
-    "$HPROFAN" "$c" "$TMPD/empty.hprof" $(id_arg "$c") --quiet "$1=no-such-value" >/dev/null 2>&1
+    "$HPROFAN" "$c" "$TMPD/empty.hprof" $(more_files "$c") $(id_arg "$c") --quiet "$1=no-such-value" >/dev/null 2>&1
     [ $? = 2 ] && printf '%s ' "$c"
   done
 }
@@ -106,7 +106,7 @@ checkers() {
 accepts() {
   local c
   for c in $3; do
-    "$HPROFAN" "$c" "$TMPD/empty.hprof" $(id_arg "$c") --quiet "$1=$2" >/dev/null 2>&1
+    "$HPROFAN" "$c" "$TMPD/empty.hprof" $(more_files "$c") $(id_arg "$c") --quiet "$1=$2" >/dev/null 2>&1
     [ $? = 2 ] && return 1
   done
   return 0
@@ -142,6 +142,9 @@ id_arg() {
     *" IN OUT"*) echo "$TMPD/redact-out.hprof" ;;
   esac
 }
+# more_files COMMAND: a second dump when COMMAND compares several (diff
+# BASE NEW, trend D1 D2 ... Dn)
+more_files() { "$HPROFAN" help "$1" 2>/dev/null | head -n 1 | grep -qE '^usage: hprofan [a-z]+ (BASE NEW|D1 D2)' && echo "$TMPD/empty.hprof"; }
 
 # ---- (a) the lists -------------------------------------------------------------
 
@@ -314,6 +317,14 @@ comp "--de after roots: nothing (--depth is dominators')" "" "hprofan roots a.hp
 comp "--de after dominators: --depth" "--depth" "hprofan dominators a.hprof --de" hprofan dominators a.hprof --de
 comp "--top N before the file" "$(sorted b.hprof.gz browse)" "hprofan --top 5 b" hprofan --top 5 b
 comp "after --, no options" "" "hprofan -- --s" hprofan -- --s
+# diff and trend take several dumps: after BASE, another; after BASE NEW, more dumps and the options
+comp "diff: after BASE, the dump files" \
+  "$(sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof')" "hprofan diff a.hprof " hprofan diff a.hprof ""
+comp "trend: after two dumps, more dumps and trend's options" \
+  "$( (sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof'
+       bashvar _hprofan_options_trend | sed -E "s/^($(printf '%s\n' $b_equals | paste -sd'|'))\$/\1=/") | LC_ALL=C sort)" \
+  "hprofan trend a.hprof c.bin " hprofan trend a.hprof c.bin ""
+comp "--so after trend: --sort-by-time" "--sort-by-time" "hprofan trend a.hprof c.bin --so" hprofan trend a.hprof c.bin --so
 
 # ---- (d) zsh -------------------------------------------------------------------
 

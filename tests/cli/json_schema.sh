@@ -152,6 +152,14 @@ if [ -s "$DOCS/dominators-sample.json" ]; then
   doc_id path-primarray-all-weak path primarray dominators-sample "$SAMPLE" --all-weak --top 0
 fi
 
+# diff and trend: the sample against itself (gzip and plain), a salvaged
+# cut dump in the series, --fast, filters, --sort-by-time
+doc diff-sample diff diff "$SAMPLE" "$TMPD/leaky.hprof" --top 3
+doc diff-cut-salvage diff diff "$TMPD/cut.hprof" "$SAMPLE" --salvage --top 3 --weak=skip
+doc diff-fast diff diff "$TMPD/cut.hprof" "$SAMPLE" --salvage --fast --filter Leaky --exclude Listener
+doc trend-sample trend trend "$TMPD/cut.hprof" "$SAMPLE" "$TMPD/leaky.hprof" --salvage --top 3 --sort-by-time
+doc trend-fast trend trend "$SAMPLE" "$TMPD/leaky.hprof" --fast --top 0 --filter Leaky
+
 if have_corpus "schema: corpus documents"; then
   A=$CORPUS/tadfisher__platform_tools_base/dialer.android-hprof
   BAD=$CORPUS/oracle__visualvm/small_heap.CORRUPT-spelling-amount.bin
@@ -178,6 +186,7 @@ if have_corpus "schema: corpus documents"; then
   AGENT=$CORPUS/eclipse-mat__mat/oracle_jdk7_21_hprofagent.hprof
   doc top-android-retained top "$A" --top 5
   doc dominators-android dominators dominators "$A" --depth 3 --top 5
+  doc diff-android diff diff "$A" "$A" --top 3
   doc roots-android roots roots "$A" --top 20
   doc roots-frames roots roots "$J8" --top 0 --roots=all
   doc roots-agent-threads roots roots "$AGENT" --top 0 --roots=all --dump 1

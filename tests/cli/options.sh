@@ -17,6 +17,21 @@ gzip -dc "$TESTDATA/hprof/leakycache.hprof.gz" >"$S" || { fail options-sample "c
 T=$TMPD/cut.hprof                      # the sample cut short: --salvage reads it
 head -c 3000000 "$S" >"$T"
 A=$(cd "$(dirname "$0")/.." && pwd)/fuzz/corpus/pipeline/android4.hprof   # Android heaps "heap" and "name"
+# diff and trend compare the sample with a small dump written at time 0 (so
+# that --sort-by-time puts it first)
+S2=$TMPD/small.hprof
+python3 - "$S2" "$(cd "$(dirname "$0")/../helper" && pwd)" <<'PY' || { fail options-small "cannot write the small dump"; exit 0; }
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object")
+d.class_dump(obj)
+s = d.load_class("java.lang.String")
+d.class_dump(s, obj, fields=[("hash", INT)])
+d.root(d.instance(s, [1]))
+d.write(sys.argv[1])
+PY
 
 "$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
 cmds=$(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
@@ -80,7 +95,7 @@ args() {
   local cls=java.lang.String
   [ "$2" = --roots ] && cls=java.lang.Thread
   [ "$2" = --weak ] && cls=java.lang.ref.SoftReference
-  case $1 in object|path) echo "$1 $f $id" ;; instances) echo "$1 $f $cls" ;; redact) echo "$1 $f $TMPD/out.txt" ;; *) echo "$1 $f" ;; esac
+  case $1 in object|path) echo "$1 $f $id" ;; instances) echo "$1 $f $cls" ;; redact) echo "$1 $f $TMPD/out.txt" ;; diff|trend) echo "$1 $f $S2" ;; *) echo "$1 $f" ;; esac
 }
 value() {
   case $1 in

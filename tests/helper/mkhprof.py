@@ -35,11 +35,12 @@ def _b(s):
 
 
 class Dump:
-    def __init__(self, android=False):
+    def __init__(self, android=False, timestamp_ms=0, first_id=0x1000):
         self.android = android
+        self.timestamp_ms = timestamp_ms
         self.records = []          # top-level records before the heap dump
         self.sub = []              # heap dump sub-records
-        self.next_id = 0x1000
+        self.next_id = first_id         # ids: first_id + 16, + 32, ...
         self.strings = {}
         self.serial = 0
 
@@ -169,7 +170,7 @@ class Dump:
     def write(self, path, gz=False):
         fmt = b"JAVA PROFILE 1.0.3\0" if self.android else b"JAVA PROFILE 1.0.2\0"
         body_len = sum(self._len(x) for x in self.sub)
-        pieces = [fmt + struct.pack(">IQ", 4, 0)] + self.records + \
+        pieces = [fmt + struct.pack(">IQ", 4, self.timestamp_ms)] + self.records + \
             [struct.pack(">BII", 0x1C, 0, body_len)] + self.sub + [struct.pack(">BII", 0x2C, 0, 0)]
         with open(path, "wb") as f:
             z = zlib.compressobj(1, zlib.DEFLATED, 31) if gz else None

@@ -1,0 +1,926 @@
+/* diff.c — dump summaries, lined up across dumps; growth points (diff.h). */
+#include "analysis/diff.h"
+#include "parser/alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- strings: a pool of blocks ---------------------------------------------- */
+
+struct pool_block { struct pool_block *next; size_t used, cap; char data[]; };
+struct pool { struct pool_block *head; };
+
+static const char *pool_add(struct pool *p, const char *s, size_t n)
+{
+	struct pool_block *b = p->head;
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > 60000 ? n + 1 : 60000;
+		b = hp_malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = p->head;
+		p->head = b;
+	}
+	char *d = b->data + b->used;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	b->used += n + 1;
+	return d;
+}
+
+static void pool_free(struct pool *p)
+{
+	if (!p)
+		return;
+	for (struct pool_block *b = p->head, *nx; b; b = nx) {
+		nx = b->next;
+		hp_free(b);
+	}
+	hp_free(p);
+}
+
+static uint64_t str_hash(const char *s, uint64_t h)
+{
+	h ^= 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return hp_idmap_hash(h);
+}
+
+/* ---- the summary ---------------------------------------------------------------- */
+
+static int by_class_name(const void *a, const void *b)
+{
+	return strcmp(((const struct hp_dsum_class *)a)->name, ((const struct hp_dsum_class *)b)->name);
+}
+
+static int sum_classes(const hp_heap *h, const struct hp_retained *R, struct hp_dsum *s)
+{
+	s->classes = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *s->classes);
+	if (!s->classes)
+		return HP_ENOMEM;
+	size_t n = 0;
+	for (size_t k = 0; k < h->nclasses; k++) {
+		uint64_t cnt = 0, sh = 0;
+		for (uint32_t r = h->classes[k].row; r != HP_NONE; r = h->rows[r].next) {
+			cnt += h->rows[r].count + h->rows[r].class_objs;
+			sh += h->rows[r].shallow;
+		}
+		if (!cnt)
+			continue;
+		struct hp_dsum_class *c = &s->classes[n++];
+		c->name = hp_class_name(h, k);     /* replaced by a pooled copy below */
+		c->instances = cnt;
+		c->shallow = sh;
+		c->retained = R ? R->class_retained[k] : 0;
+	}
+	qsort(s->classes, n, sizeof *s->classes, by_class_name);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w && !strcmp(s->classes[w - 1].name, s->classes[i].name)) {
+			s->classes[w - 1].instances += s->classes[i].instances;
+			s->classes[w - 1].shallow += s->classes[i].shallow;
+			s->classes[w - 1].retained += s->classes[i].retained;
+			continue;
+		}
+		s->classes[w++] = s->classes[i];
+	}
+	s->nclasses = w;
+	for (size_t i = 0; i < w; i++)
+		if (!(s->classes[i].name = pool_add(s->pool, s->classes[i].name, strlen(s->classes[i].name))))
+			return HP_ENOMEM;
+	return HP_OK;
+}
+
+/* what makes a path node while building: its parent, a class, and a tag */
+#define TAG_TOP      (2ull << 62)
+#define TAG_SPECIAL  (1ull << 62)
+#define TAG_SID_MASK ((1ull << 62) - 1)
+enum { VIA_NONE = 0, VIA_ELEM, VIA_SUPER, VIA_LOADER, VIA_LOCAL = 16 };
+#define CLS_OBJECT_OF 0x80000000u   /* cls holds the class a class object is */
+
+struct pkey { uint32_t parent, cls; uint64_t tag; };
+
+struct pbuild {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	hp_objread *rd;
+	struct hp_dsum *s;
+	struct pkey *keys;
+	size_t cap;
+	uint32_t *slots;                  /* hash of keys -> path index */
+	size_t nslots;
+};
+
+static uint64_t key_hash(const struct pkey *k)
+{
+	return hp_idmap_hash(((uint64_t)k->parent << 32 | k->cls) ^ hp_idmap_hash(k->tag));
+}
+
+static int grow_slots(struct pbuild *b)
+{
+	size_t ns = b->nslots ? b->nslots * 2 : 1024;
+	uint32_t *sl = hp_reallocarray(NULL, ns, sizeof *sl);
+	if (!sl)
+		return HP_ENOMEM;
+	memset(sl, 0xff, ns * sizeof *sl);
+	for (size_t i = 0; i < b->s->npaths; i++) {
+		size_t j = (size_t)key_hash(&b->keys[i]) & (ns - 1);
+		while (sl[j] != HP_NONE)
+			j = (j + 1) & (ns - 1);
+		sl[j] = (uint32_t)i;
+	}
+	hp_free(b->slots);
+	b->slots = sl;
+	b->nslots = ns;
+	return HP_OK;
+}
+
+static const char *mutf8_name(struct pbuild *b, uint64_t sid)
+{
+	uint32_t len;
+	const char *raw = hp_heap_string(b->h, sid, &len);
+	if (!raw)
+		return pool_add(b->s->pool, "?", 1);
+	size_t ol;
+	char *u = hp_mutf8_to_utf8(raw, len, &ol);
+	if (!u)
+		return NULL;
+	const char *r = pool_add(b->s->pool, u, ol);
+	free(u);
+	return r;
+}
+
+static uint32_t class_of(const hp_heap *h, uint32_t v)
+{
+	uint32_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+	return k == HP_IDMAP_NONE ? HP_NONE : k;
+}
+
+/* the path node of key k (made when new, with via/label from v); HP_NONE
+ * and *rc set when out of memory or on a read error */
+static uint32_t path_of(struct pbuild *b, const struct pkey *k, uint32_t v, const char *thread, int *rc)
+{
+	struct hp_dsum *s = b->s;
+	if (s->npaths * 2 >= b->nslots && (*rc = grow_slots(b)))
+		return HP_NONE;
+	size_t j = (size_t)key_hash(k) & (b->nslots - 1);
+	for (uint32_t p; (p = b->slots[j]) != HP_NONE; j = (j + 1) & (b->nslots - 1)) {
+		const struct pkey *o = &b->keys[p];
+		if (o->parent == k->parent && o->cls == k->cls && o->tag == k->tag)
+			return p;
+	}
+	if (s->npaths >= UINT32_MAX - 2) {
+		*rc = HP_ENOMEM;
+		return HP_NONE;
+	}
+	if (s->npaths == b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 1024;
+		struct pkey *nk = hp_reallocarray(b->keys, nc, sizeof *nk);
+		if (!nk) {
+			*rc = HP_ENOMEM;
+			return HP_NONE;
+		}
+		b->keys = nk;
+		struct hp_dsum_path *np = hp_reallocarray(s->paths, nc, sizeof *np);
+		if (!np) {
+			*rc = HP_ENOMEM;
+			return HP_NONE;
+		}
+		s->paths = np;
+		b->cap = nc;
+	}
+	const hp_heap *h = b->h;
+	uint32_t idx = (uint32_t)s->npaths;
+	struct hp_dsum_path *P = &s->paths[idx];
+	memset(P, 0, sizeof *P);
+	P->parent = k->parent;
+	P->depth = k->parent == HP_NONE ? 1 : s->paths[k->parent].depth + 1;
+	/* the label */
+	char buf[1200];
+	const char *cname = (k->cls & CLS_OBJECT_OF) ? hp_class_name(h, k->cls & ~CLS_OBJECT_OF)
+						     : hp_class_name(h, k->cls);
+	if (thread)
+		snprintf(buf, sizeof buf, "thread \"%s\"", thread);
+	else
+		snprintf(buf, sizeof buf, "%s%s", (k->cls & CLS_OBJECT_OF) ? "class " : "", cname);
+	P->label = pool_add(s->pool, buf, strlen(buf));
+	/* how it is held */
+	if (k->tag & TAG_TOP) {
+		uint16_t ks = b->R->root_kinds[v];
+		size_t l = 0;
+		buf[0] = '\0';
+		for (int r = 0; r < HP_ROOT_NKINDS; r++)
+			if (ks & (1u << r)) {
+				int w = snprintf(buf + l, sizeof buf - l, "%s%s", l ? "+" : "", hp_root_kind_key(r));
+				if (w > 0 && (size_t)w < sizeof buf - l)
+					l += (size_t)w;
+			}
+		if (!l)     /* no root of its own: held by several roots */
+			snprintf(buf, sizeof buf, "%s", "joint");
+		P->via = pool_add(s->pool, buf, strlen(buf));
+	} else if (k->tag & TAG_SPECIAL) {
+		unsigned sp = (unsigned)(k->tag & 0xffff);
+		const char *t = sp == VIA_ELEM ? "[]" : sp == VIA_SUPER ? "<super>" : sp == VIA_LOADER ? "<loader>" : "";
+		if (sp >= VIA_LOCAL) {
+			snprintf(buf, sizeof buf, "<%s>", hp_root_kind_key((int)(sp - VIA_LOCAL)));
+			t = buf;
+		}
+		P->via = pool_add(s->pool, t, strlen(t));
+	} else {
+		P->via = mutf8_name(b, k->tag & TAG_SID_MASK);
+	}
+	if (!P->label || !P->via) {
+		*rc = HP_ENOMEM;
+		return HP_NONE;
+	}
+	b->keys[idx] = *k;
+	b->slots[j] = idx;
+	s->npaths++;
+	return idx;
+}
+
+/* the key of v, an object the super-root dominates */
+static uint32_t top_path(struct pbuild *b, uint32_t v, int *rc, struct hp_error *err)
+{
+	const hp_heap *h = b->h;
+	struct pkey k = { HP_NONE, h->cls[v], TAG_TOP | b->R->root_kinds[v] };
+	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+		uint32_t c = class_of(h, v);
+		if (c != HP_NONE)
+			k.cls = c | CLS_OBJECT_OF;
+	}
+	char *name = NULL;
+	if (b->rd && (b->R->root_kinds[v] & (1u << HP_ROOT_THREAD_OBJECT)) &&
+	    hp_heap_kind(h, v) == HP_OBJ_INSTANCE) {
+		struct hp_text t;
+		int r = hp_objread_thread_name(b->rd, v, 200, &t, err);
+		if (r) {
+			*rc = r;
+			return HP_NONE;
+		}
+		if (t.utf8) {
+			for (size_t i = 0; i < t.len; i++)
+				if (t.utf8[i] == '\0')
+					t.utf8[i] = '?';
+			name = t.utf8;
+			k.tag ^= str_hash(name, 0) & ~(TAG_TOP | TAG_SPECIAL | 0xffff);
+		} else {
+			hp_objread_text_release(&t);
+		}
+	}
+	uint32_t p = path_of(b, &k, v, name, rc);
+	free(name);
+	return p;
+}
+
+/* The fields of instances that hold their dominator-tree children, found
+ * before the paths are made: the instances are decoded in file order, so a
+ * gzip dump is read forward once (objread.h), and each instance once.
+ * ftag[k] is for the child at R->children[k]: an index into the field names
+ * met (sids), FT_NONE when no field holds it, FT_UNREAD when not looked at. */
+#define FT_NONE   UINT32_MAX
+#define FT_UNREAD (UINT32_MAX - 1)
+
+struct fnames {
+	struct hp_idmap map;          /* name sid -> index */
+	uint64_t *sids;
+	size_t n, cap;
+};
+
+static int fname_index(struct fnames *f, uint64_t sid, uint32_t *idx)
+{
+	uint32_t i = hp_idmap_get(&f->map, sid);
+	if (i != HP_IDMAP_NONE) {
+		*idx = i;
+		return HP_OK;
+	}
+	if (f->n == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 64;
+		uint64_t *ns = hp_reallocarray(f->sids, nc, sizeof *ns);
+		if (!ns)
+			return HP_ENOMEM;
+		f->sids = ns;
+		f->cap = nc;
+	}
+	if (f->n >= FT_UNREAD || hp_idmap_put(&f->map, sid, (uint32_t)f->n))
+		return HP_ENOMEM;
+	f->sids[f->n] = sid;
+	*idx = (uint32_t)f->n++;
+	return HP_OK;
+}
+
+static int field_tags(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint8_t *depth,
+		      uint32_t *ftag, struct fnames *fn, struct hp_error *err)
+{
+	size_t n = h->nobj;
+	for (size_t k = 0; k < R->dom.nreach; k++)
+		ftag[k] = FT_UNREAD;
+	if (!rd)
+		return HP_OK;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = h->file_order ? h->file_order[i] : (uint32_t)i;
+		uint32_t lo = R->child_off[p], hi = R->child_off[p + 1];
+		if (lo == hi || !depth[p] || depth[p] >= HP_DSUM_DEPTH || hp_heap_kind(h, p) != HP_OBJ_INSTANCE)
+			continue;
+		struct hp_objdata od;
+		int rc = hp_objread_decode(rd, p, 0, &od, err);
+		if (rc)
+			return rc;
+		for (uint32_t k = lo; k < hi && !rc; k++) {
+			uint64_t id = h->ids[R->children[k]];
+			ftag[k] = FT_NONE;
+			for (size_t f = 0; f < od.nfields; f++)
+				if (od.fields[f].type == HP_T_OBJECT && od.fields[f].bits == id) {
+					rc = fname_index(fn, od.fields[f].name_sid, &ftag[k]);
+					break;
+				}
+		}
+		hp_objread_release(&od);
+		if (rc)
+			return hp_error_set(err, HP_ENOMEM, "out of memory reading field names");
+	}
+	return HP_OK;
+}
+
+/* how p (in the tree, not the super-root) holds its child v, the k-th of
+ * R->children */
+static uint64_t child_tag(struct pbuild *b, uint32_t p, uint32_t v, uint32_t ft, const struct fnames *fn)
+{
+	const hp_heap *h = b->h;
+	uint64_t id = h->ids[v];
+	switch (hp_heap_kind(h, p)) {
+	case HP_OBJ_OBJARRAY:
+		return TAG_SPECIAL | VIA_ELEM;
+	case HP_OBJ_CLASS: {
+		uint32_t c = class_of(h, p);
+		if (c == HP_NONE)
+			break;
+		const struct hp_class *C = &h->classes[c];
+		for (uint32_t i = 0; i < C->n_statics; i++) {
+			const struct hp_static *st = &h->statics[C->first_static + i];
+			if (st->type == HP_T_OBJECT && st->value == id)
+				return st->name_sid & TAG_SID_MASK;
+		}
+		if (C->super_id == id)
+			return TAG_SPECIAL | VIA_SUPER;
+		if (C->loader_id == id)
+			return TAG_SPECIAL | VIA_LOADER;
+		break;
+	}
+	case HP_OBJ_INSTANCE:
+		if (ft < FT_UNREAD)
+			return fn->sids[ft] & TAG_SID_MASK;
+		if (ft == FT_UNREAD)
+			b->s->unnamed_fields++;
+		break;
+	default:
+		break;
+	}
+	uint16_t ks = b->R->root_kinds[v];
+	for (int r = 0; r < HP_ROOT_NKINDS; r++)
+		if ((ks & (1u << r)) && hp_root_thread_local(r))
+			return TAG_SPECIAL | (uint64_t)(VIA_LOCAL + r);
+	return TAG_SPECIAL | VIA_NONE;
+}
+
+static void count_node(struct hp_dsum *s, uint32_t path, const struct hp_retained *R, uint32_t v, const uint32_t *cnt)
+{
+	struct hp_dsum_path *P = &s->paths[path];
+	P->nodes++;
+	P->retained += R->retained[v];
+	P->objects += cnt[v];
+}
+
+static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, struct hp_dsum *s,
+		     struct hp_error *err)
+{
+	size_t n = h->nobj;
+	const struct hp_dom *D = &R->dom;
+	uint32_t *path = hp_reallocarray(NULL, n ? n : 1, sizeof *path);
+	uint32_t *cnt = hp_reallocarray(NULL, n ? n : 1, sizeof *cnt);
+	uint32_t *ftag = hp_reallocarray(NULL, D->nreach ? D->nreach : 1, sizeof *ftag);
+	uint8_t *depth = hp_calloc(n ? n : 1, 1);
+	uint32_t *threads = NULL;
+	struct fnames fn = { .sids = NULL };
+	hp_idmap_init(&fn.map);
+	struct pbuild b = { .h = h, .R = R, .rd = rd, .s = s };
+	int rc = HP_OK;
+	if (!path || !cnt || !ftag || !depth) {
+		rc = HP_ENOMEM;
+		goto out;
+	}
+	/* objects in each dominator subtree (children before parents), and the
+	 * depth of each in the tree (parents first; 255 stands for deeper) */
+	for (uint32_t i = 0; i < D->nreach; i++) {
+		uint32_t v = D->order[i], p = D->idom[v];
+		cnt[v] = 1;
+		depth[v] = p >= n ? 1 : depth[p] < 255 ? (uint8_t)(depth[p] + 1) : 255;
+	}
+	for (uint32_t i = D->nreach; i-- > 0;) {
+		uint32_t v = D->order[i], p = D->idom[v];
+		if (p < n)
+			cnt[p] += cnt[v];
+	}
+	if ((rc = field_tags(h, R, rd, depth, ftag, &fn, err)))
+		goto out;
+	/* the super-root's children; the threads' names read ahead in one go */
+	uint32_t lo = R->child_off[n], hi = R->child_off[n + 1];
+	if (rd) {
+		size_t nt = 0;
+		threads = hp_reallocarray(NULL, hi - lo + 1, sizeof *threads);
+		if (!threads) {
+			rc = HP_ENOMEM;
+			goto out;
+		}
+		for (uint32_t k = lo; k < hi; k++)
+			if (R->root_kinds[R->children[k]] & (1u << HP_ROOT_THREAD_OBJECT))
+				threads[nt++] = R->children[k];
+		if (nt && (rc = hp_objread_prefetch_text(rd, threads, nt, err)))
+			goto out;
+	}
+	for (uint32_t k = lo; k < hi; k++) {
+		uint32_t v = R->children[k];
+		uint32_t p = top_path(&b, v, &rc, err);
+		if (p == HP_NONE)
+			goto out;
+		path[v] = p;
+		count_node(s, p, R, v, cnt);
+	}
+	/* every other object, its dominator's children at once (preorder: the
+	 * dominator's path is known when it is met) */
+	for (uint32_t i = 0; i < D->nreach; i++) {
+		uint32_t p = D->order[i];
+		lo = R->child_off[p];
+		hi = R->child_off[p + 1];
+		if (lo == hi)
+			continue;
+		uint32_t pp = path[p];
+		if (s->paths[pp].depth >= HP_DSUM_DEPTH) {
+			for (uint32_t k = lo; k < hi; k++)
+				path[R->children[k]] = pp;
+			s->deep_objects += hi - lo;
+			continue;
+		}
+		for (uint32_t k = lo; k < hi; k++) {
+			uint32_t v = R->children[k];
+			struct pkey key = { pp, h->cls[v], child_tag(&b, p, v, ftag[k], &fn) };
+			if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+				uint32_t c = class_of(h, v);
+				if (c != HP_NONE)
+					key.cls = c | CLS_OBJECT_OF;
+			}
+			uint32_t q = path_of(&b, &key, v, NULL, &rc);
+			if (q == HP_NONE)
+				goto out;
+			path[v] = q;
+			count_node(s, q, R, v, cnt);
+		}
+	}
+out:
+	hp_free(path);
+	hp_free(cnt);
+	hp_free(ftag);
+	hp_free(depth);
+	hp_free(threads);
+	hp_free(fn.sids);
+	hp_idmap_release(&fn.map);
+	hp_free(b.keys);
+	hp_free(b.slots);
+	if (rc == HP_ENOMEM)
+		return hp_error_set(err, HP_ENOMEM, "out of memory summarising the dominator tree");
+	return rc;
+}
+
+int hp_dsum_build(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, struct hp_dsum *s,
+		  struct hp_error *err)
+{
+	memset(s, 0, sizeof *s);
+	if (!(s->pool = hp_calloc(1, sizeof(struct pool))))
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	s->has_retained = R != NULL;
+	s->android = h->header.version == 3;
+	s->timestamp_ms = h->header.timestamp_ms;
+	s->objects = h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs;
+	s->shallow = h->total_shallow;
+	if (R) {
+		s->reachable = R->reachable;
+		s->reachable_bytes = R->reachable_bytes;
+		s->unreachable = R->unreachable;
+		s->unreachable_bytes = R->unreachable_bytes;
+	}
+	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
+		s->roots[k].records = h->roots_by_kind[k];
+		if (R) {
+			s->roots[k].objects = R->kinds[k].objects;
+			s->roots[k].retained = R->kinds[k].retained;
+		}
+	}
+	for (unsigned i = 0; i < h->nheaps && i < HP_MAX_HEAPS; i++) {
+		if (!h->heap_objects[i])
+			continue;
+		const char *nm = hp_heap_name(h, i);
+		struct hp_dsum_heap *H = &s->heaps[s->nheaps++];
+		if (!(H->name = pool_add(s->pool, nm, strlen(nm)))) {
+			hp_dsum_release(s);
+			return hp_error_set(err, HP_ENOMEM, "out of memory");
+		}
+		H->objects = h->heap_objects[i];
+		H->shallow = h->heap_bytes[i];
+	}
+	int rc = sum_classes(h, R, s);
+	if (rc) {
+		hp_dsum_release(s);
+		return hp_error_set(err, HP_ENOMEM, "out of memory summarising the classes");
+	}
+	if (R && (rc = sum_paths(h, R, rd, s, err))) {
+		hp_dsum_release(s);
+		return rc;
+	}
+	return HP_OK;
+}
+
+void hp_dsum_release(struct hp_dsum *s)
+{
+	hp_free(s->classes);
+	hp_free(s->paths);
+	pool_free(s->pool);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- lining up ----------------------------------------------------------------- */
+
+struct cref { const char *name; uint32_t dump, idx; };
+
+static int by_cref(const void *a, const void *b)
+{
+	const struct cref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->dump < y->dump ? -1 : x->dump > y->dump;
+}
+
+static int line_classes(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += s[i]->nclasses;
+	struct cref *refs = hp_reallocarray(NULL, total ? total : 1, sizeof *refs);
+	if (!refs)
+		return HP_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < s[i]->nclasses; j++)
+			refs[k++] = (struct cref){ s[i]->classes[j].name, (uint32_t)i, (uint32_t)j };
+	qsort(refs, total, sizeof *refs, by_cref);
+	size_t groups = 0;
+	for (size_t i = 0; i < total; i++)
+		if (!i || strcmp(refs[i].name, refs[i - 1].name))
+			groups++;
+	c->classes = hp_calloc(groups ? groups : 1, sizeof *c->classes);
+	uint64_t *vals = hp_calloc(groups * 3 * n + 1, sizeof *vals);
+	uint8_t *fl = hp_calloc(groups * n + 1, 1);
+	if (!c->classes || !vals || !fl) {
+		hp_free(refs);
+		hp_free(vals);
+		hp_free(fl);
+		return HP_ENOMEM;
+	}
+	c->vals = vals;       /* the paths' values go in a block of their own */
+	c->flags = fl;
+	size_t g = SIZE_MAX;
+	for (size_t i = 0; i < total; i++) {
+		if (!i || strcmp(refs[i].name, refs[i - 1].name)) {
+			g = g == SIZE_MAX ? 0 : g + 1;
+			struct hp_cmp_class *C = &c->classes[g];
+			C->name = refs[i].name;
+			C->instances = vals + g * 3 * n;
+			C->shallow = C->instances + n;
+			C->retained = C->shallow + n;
+			C->present = fl + g * n;
+		}
+		const struct hp_dsum_class *sc = &s[refs[i].dump]->classes[refs[i].idx];
+		struct hp_cmp_class *C = &c->classes[g];
+		C->instances[refs[i].dump] += sc->instances;
+		C->shallow[refs[i].dump] += sc->shallow;
+		C->retained[refs[i].dump] += sc->retained;
+		C->present[refs[i].dump] = 1;
+	}
+	c->nclasses = groups;
+	hp_free(refs);
+	return HP_OK;
+}
+
+/* the union of the summaries' path trees: (parent, via, label) */
+struct ukey { uint32_t parent; const char *via, *label; };
+
+static uint64_t ukey_hash(uint32_t parent, const char *via, const char *label)
+{
+	return str_hash(label, str_hash(via, parent));
+}
+
+static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += s[i]->npaths;
+	uint32_t *map = hp_reallocarray(NULL, total ? total : 1, sizeof *map);   /* summary path -> union */
+	struct ukey *uk = hp_reallocarray(NULL, total ? total : 1, sizeof *uk);
+	size_t ns = 1024;
+	while (ns < 2 * total + 2)
+		ns *= 2;
+	uint32_t *slots = hp_reallocarray(NULL, ns, sizeof *slots);
+	int rc = HP_OK;
+	if (!map || !uk || !slots) {
+		rc = HP_ENOMEM;
+		goto out;
+	}
+	memset(slots, 0xff, ns * sizeof *slots);
+	size_t nu = 0, base = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < s[i]->npaths; j++) {
+			const struct hp_dsum_path *P = &s[i]->paths[j];
+			uint32_t up = P->parent == HP_NONE ? HP_NONE : map[base + P->parent];
+			size_t q = (size_t)ukey_hash(up, P->via, P->label) & (ns - 1);
+			uint32_t u;
+			while ((u = slots[q]) != HP_NONE) {
+				if (uk[u].parent == up && !strcmp(uk[u].via, P->via) && !strcmp(uk[u].label, P->label))
+					break;
+				q = (q + 1) & (ns - 1);
+			}
+			if (u == HP_NONE) {
+				u = (uint32_t)nu++;
+				uk[u] = (struct ukey){ up, P->via, P->label };
+				slots[q] = u;
+			}
+			map[base + j] = u;
+		}
+		base += s[i]->npaths;
+	}
+	c->paths = hp_calloc(nu ? nu : 1, sizeof *c->paths);
+	uint64_t *vals = hp_calloc(nu * 3 * n + 1, sizeof *vals);
+	uint8_t *fl = hp_calloc(nu * n + 1, 1);
+	c->child_off = hp_calloc(nu + 2, sizeof *c->child_off);
+	c->children = hp_reallocarray(NULL, nu ? nu : 1, sizeof *c->children);
+	if (!c->paths || !vals || !fl || !c->child_off || !c->children) {
+		hp_free(vals);
+		hp_free(fl);
+		rc = HP_ENOMEM;
+		goto out;
+	}
+	c->npaths = nu;
+	/* the classes' blocks stay in c->vals/c->flags; these hang off the first path */
+	for (size_t u = 0; u < nu; u++) {
+		struct hp_cmp_path *P = &c->paths[u];
+		P->parent = uk[u].parent;
+		P->depth = P->parent == HP_NONE ? 1 : c->paths[P->parent].depth + 1;
+		P->via = uk[u].via;
+		P->label = uk[u].label;
+		P->nodes = vals + u * 3 * n;
+		P->retained = P->nodes + n;
+		P->objects = P->retained + n;
+		P->present = fl + u * n;
+	}
+	c->paths_vals = vals;
+	c->paths_flags = fl;
+	base = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < s[i]->npaths; j++) {
+			const struct hp_dsum_path *P = &s[i]->paths[j];
+			struct hp_cmp_path *U = &c->paths[map[base + j]];
+			U->nodes[i] += P->nodes;
+			U->retained[i] += P->retained;
+			U->objects[i] += P->objects;
+			U->present[i] = 1;
+		}
+		base += s[i]->npaths;
+	}
+	/* children by parent, the tops under index nu */
+	for (size_t u = 0; u < nu; u++) {
+		uint32_t p = c->paths[u].parent == HP_NONE ? (uint32_t)nu : c->paths[u].parent;
+		c->child_off[p + 1]++;
+	}
+	for (size_t u = 0; u < nu + 1; u++)
+		c->child_off[u + 1] += c->child_off[u];
+	{
+		uint32_t *pos = hp_reallocarray(NULL, nu + 1, sizeof *pos);
+		if (!pos) {
+			rc = HP_ENOMEM;
+			goto out;
+		}
+		memcpy(pos, c->child_off, (nu + 1) * sizeof *pos);
+		for (size_t u = 0; u < nu; u++) {
+			uint32_t p = c->paths[u].parent == HP_NONE ? (uint32_t)nu : c->paths[u].parent;
+			c->children[pos[p]++] = (uint32_t)u;
+		}
+		hp_free(pos);
+	}
+out:
+	hp_free(map);
+	hp_free(uk);
+	hp_free(slots);
+	return rc;
+}
+
+int hp_cmp_build(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c, struct hp_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->n = n;
+	c->has_retained = 1;
+	for (size_t i = 0; i < n; i++)
+		if (!s[i]->has_retained)
+			c->has_retained = 0;
+	if (line_classes(s, n, c) || line_paths(s, n, c)) {
+		hp_cmp_release(c);
+		return hp_error_set(err, HP_ENOMEM, "out of memory comparing the dumps");
+	}
+	return HP_OK;
+}
+
+void hp_cmp_release(struct hp_cmp *c)
+{
+	hp_free(c->classes);
+	hp_free(c->paths);
+	hp_free(c->child_off);
+	hp_free(c->children);
+	hp_free(c->vals);
+	hp_free(c->flags);
+	hp_free(c->paths_vals);
+	hp_free(c->paths_flags);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- growth points ---------------------------------------------------------------- */
+
+static int64_t d64(const uint64_t *v, size_t a, size_t b)
+{
+	return (int64_t)(v[b] - v[a]);
+}
+
+int hp_cmp_growth(const struct hp_cmp *c, size_t a, size_t b, struct hp_growth **out, size_t *nout,
+		  struct hp_error *err)
+{
+	*out = NULL;
+	*nout = 0;
+	size_t np = c->npaths, n = 0;
+	/* at most one point per path */
+	struct hp_growth *g = hp_reallocarray(NULL, np ? np : 1, sizeof *g);
+	uint32_t *stack = hp_reallocarray(NULL, np ? np : 1, sizeof *stack);
+	if (!g || !stack) {
+		hp_free(g);
+		hp_free(stack);
+		return hp_error_set(err, HP_ENOMEM, "out of memory comparing the dumps");
+	}
+	size_t sp = 0;
+	for (uint32_t k = c->child_off[np]; k < c->child_off[np + 1]; k++)
+		stack[sp++] = c->children[k];
+	while (sp) {
+		uint32_t p = stack[--sp];
+		const struct hp_cmp_path *P = &c->paths[p];
+		int64_t dn = d64(P->nodes, a, b), dr = d64(P->retained, a, b), dobj = d64(P->objects, a, b);
+		if (dn) {
+			g[n++] = (struct hp_growth){ p, 0, dr, dn, dobj };
+			continue;
+		}
+		int64_t own = dr, own_obj = dobj;
+		for (uint32_t k = c->child_off[p]; k < c->child_off[p + 1]; k++) {
+			const struct hp_cmp_path *C = &c->paths[c->children[k]];
+			own -= d64(C->retained, a, b);
+			own_obj -= d64(C->objects, a, b);
+			stack[sp++] = c->children[k];
+		}
+		if (own || own_obj)
+			g[n++] = (struct hp_growth){ p, 1, own, 0, own_obj };
+	}
+	hp_free(stack);
+	*out = g;
+	*nout = n;
+	return HP_OK;
+}
+
+/* ---- series -------------------------------------------------------------------------- */
+
+void hp_fit_series(const uint64_t *y, size_t n, struct hp_fit *f)
+{
+	memset(f, 0, sizeof *f);
+	if (!n)
+		return;
+	double mx = (n - 1) / 2.0, my = 0;
+	for (size_t i = 0; i < n; i++)
+		my += (double)y[i];
+	my /= (double)n;
+	double sxy = 0, sxx = 0, syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double dx = (double)i - mx, dy = (double)y[i] - my;
+		sxy += dx * dy;
+		sxx += dx * dx;
+		syy += dy * dy;
+	}
+	f->slope = sxx > 0 ? sxy / sxx : 0;
+	f->intercept = my - f->slope * mx;
+	f->r2 = syy > 0 && sxx > 0 ? (sxy * sxy) / (sxx * syy) : 1.0;
+	f->monotonic = n >= 2;
+	for (size_t i = 1; i < n; i++)
+		if (y[i] <= y[i - 1])
+			f->monotonic = 0;
+}
+
+/* ---- ids --------------------------------------------------------------------------------- */
+
+static int by_name_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct hp_dsum_class *)elem)->name);
+}
+
+int hp_idcols_take(const hp_heap *h, const struct hp_dsum *s, struct hp_idcols *c, struct hp_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->n = h->nobj;
+	c->nclasses = h->nclasses;
+	c->shallow = h->total_shallow;
+	c->ids = hp_reallocarray(NULL, c->n ? c->n : 1, sizeof *c->ids);
+	c->cls = hp_reallocarray(NULL, c->n ? c->n : 1, sizeof *c->cls);
+	c->names = hp_calloc(c->nclasses ? c->nclasses : 1, sizeof *c->names);
+	if (!c->ids || !c->cls || !c->names) {
+		hp_idcols_release(c);
+		return hp_error_set(err, HP_ENOMEM, "out of memory keeping the object ids");
+	}
+	if (c->n) {
+		memcpy(c->ids, h->ids, c->n * sizeof *c->ids);
+		memcpy(c->cls, h->cls, c->n * sizeof *c->cls);
+	}
+	for (size_t k = 0; k < c->nclasses; k++) {
+		const struct hp_dsum_class *sc = bsearch(hp_class_name(h, k), s->classes, s->nclasses,
+							 sizeof *s->classes, by_name_key);
+		c->names[k] = sc ? sc->name : NULL;
+	}
+	return HP_OK;
+}
+
+void hp_idcols_release(struct hp_idcols *c)
+{
+	hp_free(c->ids);
+	hp_free(c->cls);
+	hp_free(c->names);
+	memset(c, 0, sizeof *c);
+}
+
+int hp_diff_ids(const struct hp_idcols *a, const hp_heap *b, struct hp_idmatch *m, uint64_t *new_count,
+		uint64_t *new_bytes, struct hp_error *err)
+{
+	memset(m, 0, sizeof *m);
+	/* a's class -> b's class of the same name, when met (HP_NONE: not yet) */
+	uint32_t *same = hp_reallocarray(NULL, a->nclasses ? a->nclasses : 1, sizeof *same);
+	if (!same)
+		return hp_error_set(err, HP_ENOMEM, "out of memory matching object ids");
+	memset(same, 0xff, (a->nclasses ? a->nclasses : 1) * sizeof *same);
+	uint64_t kept_bytes = 0;
+	size_t i = 0, j = 0;
+	while (i < a->n || j < b->nobj) {
+		if (j >= b->nobj || (i < a->n && a->ids[i] < b->ids[j])) {
+			m->gone_objects++;
+			i++;
+			continue;
+		}
+		uint64_t sz = hp_heap_shallow(b, j);
+		uint32_t cb = b->cls[j];
+		if (i >= a->n || b->ids[j] < a->ids[i]) {
+			m->new_objects++;
+			m->new_bytes += sz;
+			if (new_count) {
+				new_count[cb]++;
+				new_bytes[cb] += sz;
+			}
+			j++;
+			continue;
+		}
+		uint32_t ca = a->cls[i];
+		int eq = same[ca] == cb;
+		if (!eq && a->names[ca] && !strcmp(a->names[ca], hp_class_name(b, cb))) {
+			same[ca] = cb;
+			eq = 1;
+		}
+		if (eq) {
+			m->kept++;
+			kept_bytes += sz;
+		} else {
+			m->reused++;
+			m->new_objects++;
+			m->new_bytes += sz;
+			m->gone_objects++;
+			if (new_count) {
+				new_count[cb]++;
+				new_bytes[cb] += sz;
+			}
+		}
+		i++;
+		j++;
+	}
+	m->gone_bytes = a->shallow >= kept_bytes ? a->shallow - kept_bytes : 0;
+	hp_free(same);
+	return HP_OK;
+}

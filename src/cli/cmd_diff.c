@@ -1,0 +1,740 @@
+/* hprofan diff BASE NEW: what grew between two dumps, per class, per GC
+ * root kind and Android heap, and who holds it (the dominator trees matched
+ * by structure, analysis/diff.h).  With --fast, per class only, from one
+ * streaming pass over each file.  Also the commands diff and trend share
+ * (cli/dumpsum.h). */
+#include "cli/dumpsum.h"
+#include "parser/alloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double diff_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- shared with trend --------------------------------------------------- */
+
+int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, hp_session **S, struct hp_dsum *sum)
+{
+	int rc = cli_session(x, file, S);
+	if (rc)
+		return rc;
+	const hp_heap *h;
+	const struct hp_retained *R = NULL;
+	hp_objread *rd = NULL;
+	if (fast) {
+		rc = cli_histogram(*S, &h);
+	} else {
+		rc = cli_refuse_pipe(*S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)");
+		if (!rc)
+			rc = cli_retained(*S, &h, &R);
+		if (!rc)
+			rc = cli_objread(*S, &rd);
+	}
+	if (rc)
+		return rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	int hr = hp_dsum_build(h, R, rd, sum, &err);
+	if (hr) {
+		char msg[900];
+		cli_format_error(file, &err, msg, sizeof msg);
+		cli_error("%s", msg);
+		return cli_exit_code(hr);
+	}
+	return EXIT_OK;
+}
+
+const char *fmt_dbytes(int64_t v, char *buf, size_t n)
+{
+	char b[32];
+	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_bytes(m, b, sizeof b));
+	return buf;
+}
+
+const char *fmt_dcount(int64_t v, char *buf, size_t n)
+{
+	char b[32];
+	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_count(m, b, sizeof b));
+	return buf;
+}
+
+const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
+{
+	uint32_t chain[HP_DSUM_DEPTH + 1];
+	size_t k = 0;
+	for (uint32_t q = p; q != HP_NONE && k < HP_DSUM_DEPTH + 1; q = c->paths[q].parent)
+		chain[k++] = q;
+	char raw[4096];
+	size_t l = 0;
+	raw[0] = '\0';
+	while (k-- > 0) {
+		const struct hp_cmp_path *P = &c->paths[chain[k]];
+		int w;
+		if (P->parent == HP_NONE)
+			w = snprintf(raw + l, sizeof raw - l, "%s", P->label);
+		else if (!strcmp(P->via, "[]") || P->via[0] == '<')
+			w = snprintf(raw + l, sizeof raw - l, " %s \xe2\x86\x92 %s", P->via, P->label);
+		else if (P->via[0])
+			w = snprintf(raw + l, sizeof raw - l, " .%s \xe2\x86\x92 %s", P->via, P->label);
+		else
+			w = snprintf(raw + l, sizeof raw - l, " \xe2\x86\x92 %s", P->label);
+		if (w < 0 || (size_t)w >= sizeof raw - l)
+			break;
+		l += (size_t)w;
+	}
+	if (c->paths[p].depth >= HP_DSUM_DEPTH && l + 8 < sizeof raw)
+		snprintf(raw + l, sizeof raw - l, " \xe2\x86\x92 \xe2\x80\xa6");
+	return safe_text(raw, buf, n);
+}
+
+cJSON *json_path(const struct hp_cmp *c, uint32_t p)
+{
+	uint32_t chain[HP_DSUM_DEPTH + 1];
+	size_t k = 0;
+	for (uint32_t q = p; q != HP_NONE && k < HP_DSUM_DEPTH + 1; q = c->paths[q].parent)
+		chain[k++] = q;
+	cJSON *a = cJSON_CreateArray();
+	while (k-- > 0) {
+		const struct hp_cmp_path *P = &c->paths[chain[k]];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, P->parent == HP_NONE ? "root" : "via", P->via);
+		cJSON_AddStringToObject(e, "object", P->label);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+cJSON *json_i64_item(int64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%" PRId64, v);
+	return cJSON_CreateRaw(b);
+}
+
+cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
+{
+	const struct hp_load_info *L = hp_session_load_info(S);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "file", file);
+	cJSON_AddStringToObject(j, "format", L->stats.header.format);
+	json_u64(j, "id_size", L->stats.header.id_size);
+	cJSON_AddBoolToObject(j, "partial", L->partial);
+	if (L->partial) {
+		char msg[1024];
+		cli_format_error(file, &L->partial_err, msg, sizeof msg);
+		cJSON_AddStringToObject(j, "partial_reason", msg);
+	}
+	char t[64];
+	cJSON_AddStringToObject(j, "timestamp", fmt_time(s->timestamp_ms, t, sizeof t));
+	json_u64(j, "objects", s->objects);
+	json_u64(j, "shallow", s->shallow);
+	if (s->has_retained) {
+		json_u64(j, "reachable_objects", s->reachable);
+		json_u64(j, "reachable_shallow", s->reachable_bytes);
+		json_u64(j, "unreachable_objects", s->unreachable);
+		json_u64(j, "unreachable_shallow", s->unreachable_bytes);
+	}
+	return j;
+}
+
+cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
+	cJSON_AddStringToObject(j, "command", command);
+	const cJSON *last = infos[n - 1];
+	static const char *const keys[] = { "file", "format", "id_size" };
+	for (size_t k = 0; k < 3; k++)
+		cJSON_AddItemToObject(j, keys[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(last, keys[k]), 1));
+	const cJSON *reason = NULL;
+	for (size_t i = 0; i < n && !reason; i++)
+		reason = cJSON_GetObjectItemCaseSensitive(infos[i], "partial_reason");
+	cJSON_AddBoolToObject(j, "partial", reason != NULL);
+	if (reason)
+		cJSON_AddItemToObject(j, "partial_reason", cJSON_Duplicate(reason, 1));
+	return j;
+}
+
+/* ---- diff ----------------------------------------------------------------------- */
+
+struct diff_opts {
+	struct cli_count top;
+	int fast;
+};
+
+static void defaults(void *own)
+{
+	struct diff_opts *o = own;
+	o->top.n = 20;
+}
+
+static const struct cli_option own[] = {
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest rows of each table (default 20; 0 shows all)",
+	  0, offsetof(struct diff_opts, top), cli_set_count, NULL, NULL },
+	{ "--fast", NULL, OPT_FLAG, "--fast", "classes by shallow size only, one streaming pass per file",
+	  0, offsetof(struct diff_opts, fast), NULL, NULL, NULL },
+	{ NULL }
+};
+
+struct drow {                  /* one class of the comparison */
+	const struct hp_cmp_class *c;
+	int64_t d_inst, d_shallow, d_ret, key;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct drow *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return strcmp(x->c->name, y->c->name);
+}
+
+static int by_growth(const void *a, const void *b)
+{
+	const struct hp_growth *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->nodes != y->nodes)
+		return x->nodes < y->nodes ? 1 : -1;
+	return x->path < y->path ? -1 : x->path > y->path;
+}
+
+struct diff_state {
+	struct cli_ctx *x;
+	const struct diff_opts *o;
+	hp_session *S[2];             /* BASE's is closed once summarised */
+	cJSON *info[2];               /* json_dump_info() of each */
+	char partial[2][1024];        /* "FILE: offset ...: why" of a salvaged dump, else "" */
+	struct hp_idcols ida;         /* BASE's ids, for the objects that kept theirs */
+	double t_sum[2], t_cmp;       /* --stats */
+	struct hp_dsum sum[2];
+	struct hp_cmp cmp;
+	struct cli_filter *flt;
+	struct drow *rows;
+	size_t nrows, nnew, ngone, nchanged;
+	struct hp_growth *g;
+	size_t ng;
+	int ids_done, ids_used;
+	struct hp_idmatch ids;
+	uint64_t *new_count, *new_bytes;   /* per class of NEW (ids) */
+	const hp_heap *hb;
+};
+
+static const char *status_of(const uint8_t *present)
+{
+	return !present[0] ? "new" : !present[1] ? "gone" : "changed";
+}
+
+/* the growth point is one --filter keeps */
+static int keep_path(struct diff_state *d, uint32_t p, int *rc)
+{
+	int m = cli_filter_match(d->flt, d->cmp.paths[p].label);
+	if (m < 0)
+		*rc = EXIT_USAGE;
+	return m > 0;
+}
+
+static int collect(struct diff_state *d)
+{
+	struct cli_ctx *x = d->x;
+	int rc;
+	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
+		return rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	/* BASE, then NEW; BASE's session is closed before NEW is read (only its
+	 * ids stay, 12 bytes an object), so the two are not in memory together */
+	for (int i = 0; i < 2; i++) {
+		double t0 = diff_now();
+		if ((rc = cli_dump_summary(x, x->files[i], d->o->fast, &d->S[i], &d->sum[i])))
+			return rc;
+		d->info[i] = json_dump_info(x->files[i], d->S[i], &d->sum[i]);
+		const struct hp_load_info *L = hp_session_load_info(d->S[i]);
+		if (L->partial)
+			cli_format_error(x->files[i], &L->partial_err, d->partial[i], sizeof d->partial[i]);
+		if (i == 0 && !d->o->fast) {
+			const hp_heap *ha;
+			if ((rc = cli_model(d->S[0], &ha)))
+				return rc;
+			if (hp_idcols_take(ha, &d->sum[0], &d->ida, &err)) {
+				cli_error("%s", err.msg);
+				return EXIT_NOMEM;
+			}
+		}
+		d->t_sum[i] = diff_now() - t0;
+		if (i == 0) {
+			cli_print_stats(x, d->S[0]);
+			cli_session_close(d->S[0]);
+			d->S[0] = NULL;
+		}
+	}
+	double t0 = diff_now();
+	const struct hp_dsum *ss[2] = { &d->sum[0], &d->sum[1] };
+	if (hp_cmp_build(ss, 2, &d->cmp, &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_NOMEM;
+	}
+	d->rows = hp_reallocarray(NULL, d->cmp.nclasses ? d->cmp.nclasses : 1, sizeof *d->rows);
+	if (!d->rows) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < d->cmp.nclasses; i++) {
+		const struct hp_cmp_class *c = &d->cmp.classes[i];
+		struct drow r = { c, (int64_t)(c->instances[1] - c->instances[0]),
+				  (int64_t)(c->shallow[1] - c->shallow[0]), (int64_t)(c->retained[1] - c->retained[0]), 0 };
+		if (!r.d_inst && !r.d_shallow && !r.d_ret && c->present[0] && c->present[1])
+			continue;
+		int m = cli_filter_match(d->flt, c->name);
+		if (m < 0)
+			return EXIT_USAGE;
+		if (!m)
+			continue;
+		r.key = d->o->fast ? r.d_shallow : r.d_ret;
+		d->nnew += !c->present[0];
+		d->ngone += !c->present[1];
+		d->nchanged += c->present[0] && c->present[1];
+		d->rows[d->nrows++] = r;
+	}
+	qsort(d->rows, d->nrows, sizeof *d->rows, by_key);
+	if (!d->o->fast) {
+		if (hp_cmp_growth(&d->cmp, 0, 1, &d->g, &d->ng, &err)) {
+			cli_error("%s", err.msg);
+			return EXIT_NOMEM;
+		}
+		size_t k = 0;
+		for (size_t i = 0; i < d->ng; i++) {
+			int keep = keep_path(d, d->g[i].path, &rc);
+			if (rc)
+				return rc;
+			if (keep)
+				d->g[k++] = d->g[i];
+		}
+		d->ng = k;
+		qsort(d->g, d->ng, sizeof *d->g, by_growth);
+		/* objects that kept their id: the same process, no GC between */
+		const hp_heap *hb;
+		if ((rc = cli_model(d->S[1], &hb)))
+			return rc;
+		d->hb = hb;
+		d->new_count = hp_calloc(hb->nclasses ? hb->nclasses : 1, sizeof *d->new_count);
+		d->new_bytes = hp_calloc(hb->nclasses ? hb->nclasses : 1, sizeof *d->new_bytes);
+		if (!d->new_count || !d->new_bytes || hp_diff_ids(&d->ida, hb, &d->ids, d->new_count, d->new_bytes, &err)) {
+			cli_error("out of memory");
+			return EXIT_NOMEM;
+		}
+		d->ids_done = 1;
+		/* most of BASE's objects are in NEW with the same id and class */
+		uint64_t na = d->ida.n;
+		d->ids_used = na && d->ids.kept * 2 >= na;
+		hp_idcols_release(&d->ida);
+	}
+	d->t_cmp = diff_now() - t0;
+	return EXIT_OK;
+}
+
+static void release(struct diff_state *d)
+{
+	hp_free(d->rows);
+	hp_free(d->g);
+	hp_free(d->new_count);
+	hp_free(d->new_bytes);
+	hp_cmp_release(&d->cmp);
+	hp_idcols_release(&d->ida);
+	for (int i = 0; i < 2; i++) {
+		cJSON_Delete(d->info[i]);
+		hp_dsum_release(&d->sum[i]);
+		if (d->S[i])
+			cli_session_close(d->S[i]);
+	}
+	cli_filter_free(d->flt);
+}
+
+static size_t shown(const struct diff_state *d, size_t n)
+{
+	return d->o->top.n > 0 && (size_t)d->o->top.n < n ? (size_t)d->o->top.n : n;
+}
+
+/* which growth points a list holds: 0 grown (matched), 1 new, 2 shrunk or gone */
+static int list_of(const struct diff_state *d, const struct hp_growth *g)
+{
+	const struct hp_cmp_path *P = &d->cmp.paths[g->path];
+	if (g->bytes < 0 || (g->bytes == 0 && g->nodes < 0))
+		return 2;
+	return P->present[0] ? 0 : 1;
+}
+
+/* the new objects by id, per class, largest first: top rows */
+struct idrow { uint32_t cls; uint64_t count, bytes; };
+static int by_idrow(const void *a, const void *b)
+{
+	const struct idrow *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->cls < y->cls ? -1 : x->cls > y->cls;
+}
+
+static struct idrow *id_rows(const struct diff_state *d, size_t *n)
+{
+	const hp_heap *h = d->hb;
+	struct idrow *r = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *r);
+	*n = 0;
+	if (!r)
+		return NULL;
+	for (size_t k = 0; k < h->nclasses; k++)
+		if (d->new_count[k] && cli_filter_match(d->flt, hp_class_name(h, k)) > 0)
+			r[(*n)++] = (struct idrow){ (uint32_t)k, d->new_count[k], d->new_bytes[k] };
+	qsort(r, *n, sizeof *r, by_idrow);
+	return r;
+}
+
+static cJSON *json_trio(uint64_t inst, uint64_t sh, uint64_t ret, int with_ret)
+{
+	cJSON *e = cJSON_CreateObject();
+	json_u64(e, "instances", inst);
+	json_u64(e, "shallow", sh);
+	if (with_ret)
+		json_u64(e, "retained", ret);
+	return e;
+}
+
+static int json_out(struct diff_state *d)
+{
+	struct cli_ctx *x = d->x;
+	int R = !d->o->fast;
+	cJSON *j = json_multi_begin("diff", d->info, 2);
+	cJSON_AddItemToObject(j, "base", d->info[0]);
+	cJSON_AddItemToObject(j, "new", d->info[1]);
+	d->info[0] = d->info[1] = NULL;
+	cJSON_AddBoolToObject(j, "retained_sizes", R);
+	cJSON_AddStringToObject(j, "sort", R ? "retained" : "shallow");
+	if (x->c->filter)
+		cJSON_AddStringToObject(j, "filter", x->c->filter);
+	if (x->c->exclude)
+		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
+	cJSON *tot = cJSON_AddObjectToObject(j, "delta");
+	cJSON_AddItemToObject(tot, "objects", json_i64_item((int64_t)(d->sum[1].objects - d->sum[0].objects)));
+	cJSON_AddItemToObject(tot, "shallow", json_i64_item((int64_t)(d->sum[1].shallow - d->sum[0].shallow)));
+	if (R) {
+		cJSON_AddItemToObject(tot, "reachable_shallow",
+				      json_i64_item((int64_t)(d->sum[1].reachable_bytes - d->sum[0].reachable_bytes)));
+		cJSON_AddItemToObject(tot, "unreachable_shallow",
+				      json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
+	}
+	cJSON *cs = cJSON_AddObjectToObject(j, "class_counts");
+	json_u64(cs, "changed", d->nchanged);
+	json_u64(cs, "new", d->nnew);
+	json_u64(cs, "gone", d->ngone);
+	json_u64(cs, "shown", shown(d, d->nrows));
+	cJSON *arr = cJSON_AddArrayToObject(j, "classes");
+	for (size_t i = 0; i < shown(d, d->nrows); i++) {
+		const struct drow *r = &d->rows[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "class", r->c->name);
+		cJSON_AddStringToObject(e, "status", status_of(r->c->present));
+		cJSON_AddItemToObject(e, "base", json_trio(r->c->instances[0], r->c->shallow[0], r->c->retained[0], R));
+		cJSON_AddItemToObject(e, "new", json_trio(r->c->instances[1], r->c->shallow[1], r->c->retained[1], R));
+		cJSON *dd = cJSON_AddObjectToObject(e, "delta");
+		cJSON_AddItemToObject(dd, "instances", json_i64_item(r->d_inst));
+		cJSON_AddItemToObject(dd, "shallow", json_i64_item(r->d_shallow));
+		if (R)
+			cJSON_AddItemToObject(dd, "retained", json_i64_item(r->d_ret));
+		cJSON_AddItemToArray(arr, e);
+	}
+	arr = cJSON_AddArrayToObject(j, "root_kinds");
+	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
+		const struct hp_dsum_root *a = &d->sum[0].roots[k], *b = &d->sum[1].roots[k];
+		if (!a->records && !b->records && !a->objects && !b->objects)
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
+		cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
+		json_u64(ea, "roots", a->records);
+		json_u64(eb, "roots", b->records);
+		if (R) {
+			json_u64(ea, "objects", a->objects);
+			json_u64(ea, "retained", a->retained);
+			json_u64(eb, "objects", b->objects);
+			json_u64(eb, "retained", b->retained);
+		}
+		cJSON *dd = cJSON_AddObjectToObject(e, "delta");
+		cJSON_AddItemToObject(dd, "roots", json_i64_item((int64_t)(b->records - a->records)));
+		if (R) {
+			cJSON_AddItemToObject(dd, "objects", json_i64_item((int64_t)(b->objects - a->objects)));
+			cJSON_AddItemToObject(dd, "retained", json_i64_item((int64_t)(b->retained - a->retained)));
+		}
+		cJSON_AddItemToArray(arr, e);
+	}
+	if (d->sum[0].android || d->sum[1].android) {
+		arr = cJSON_AddArrayToObject(j, "heaps");
+		for (int side = 0; side < 2; side++)
+			for (unsigned i = 0; i < d->sum[side].nheaps; i++) {
+				const struct hp_dsum_heap *H = &d->sum[side].heaps[i];
+				const struct hp_dsum_heap *o = NULL;
+				for (unsigned k = 0; k < d->sum[!side].nheaps; k++)
+					if (!strcmp(d->sum[!side].heaps[k].name, H->name))
+						o = &d->sum[!side].heaps[k];
+				if (side == 1 && o)
+					continue;     /* listed with BASE's */
+				const struct hp_dsum_heap *a = side ? o : H, *b = side ? H : o;
+				cJSON *e = cJSON_CreateObject();
+				cJSON_AddStringToObject(e, "heap", H->name);
+				cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
+				json_u64(ea, "objects", a ? a->objects : 0);
+				json_u64(ea, "shallow", a ? a->shallow : 0);
+				json_u64(eb, "objects", b ? b->objects : 0);
+				json_u64(eb, "shallow", b ? b->shallow : 0);
+				cJSON *dd = cJSON_AddObjectToObject(e, "delta");
+				cJSON_AddItemToObject(dd, "objects", json_i64_item((int64_t)((b ? b->objects : 0) - (a ? a->objects : 0))));
+				cJSON_AddItemToObject(dd, "shallow", json_i64_item((int64_t)((b ? b->shallow : 0) - (a ? a->shallow : 0))));
+				cJSON_AddItemToArray(arr, e);
+			}
+	}
+	if (R) {
+		static const char *const names[3] = { "grown", "new", "shrunk" };
+		cJSON *gs = cJSON_AddObjectToObject(j, "holders");
+		for (int list = 0; list < 3; list++) {
+			cJSON *ga = cJSON_AddArrayToObject(gs, names[list]);
+			size_t cnt = 0, lim = shown(d, SIZE_MAX);
+			for (size_t ii = 0; ii < d->ng; ii++) {
+				size_t i = list == 2 ? d->ng - 1 - ii : ii;    /* the most shrunk first */
+				const struct hp_growth *g = &d->g[i];
+				if (list_of(d, g) != list || cnt >= lim)
+					continue;
+				cnt++;
+				const struct hp_cmp_path *P = &d->cmp.paths[g->path];
+				cJSON *e = cJSON_CreateObject();
+				cJSON_AddItemToObject(e, "path", json_path(&d->cmp, g->path));
+				cJSON_AddStringToObject(e, "status", !P->present[0] ? "new" : !P->present[1] ? "gone" : "matched");
+				cJSON_AddBoolToObject(e, "own", g->own);
+				cJSON *dd = cJSON_AddObjectToObject(e, "delta");
+				cJSON_AddItemToObject(dd, "retained", json_i64_item(g->bytes));
+				cJSON_AddItemToObject(dd, "objects", json_i64_item(g->nodes));
+				cJSON_AddItemToObject(dd, "retained_objects", json_i64_item(g->objects));
+				cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
+				json_u64(ea, "objects", P->nodes[0]);
+				json_u64(ea, "retained", P->retained[0]);
+				json_u64(eb, "objects", P->nodes[1]);
+				json_u64(eb, "retained", P->retained[1]);
+				cJSON_AddItemToArray(ga, e);
+			}
+		}
+		json_u64(gs, "points", d->ng);
+		json_u64(gs, "depth_limit", HP_DSUM_DEPTH);
+	}
+	if (d->ids_done) {
+		cJSON *ie = cJSON_AddObjectToObject(j, "object_ids");
+		cJSON_AddBoolToObject(ie, "matched", d->ids_used);
+		json_u64(ie, "kept", d->ids.kept);
+		json_u64(ie, "reused", d->ids.reused);
+		json_u64(ie, "new_objects", d->ids.new_objects);
+		json_u64(ie, "new_shallow", d->ids.new_bytes);
+		json_u64(ie, "gone_objects", d->ids.gone_objects);
+		json_u64(ie, "gone_shallow", d->ids.gone_bytes);
+		if (d->ids_used) {
+			size_t n;
+			struct idrow *r = id_rows(d, &n);
+			if (!r) {
+				cJSON_Delete(j);
+				cli_error("out of memory");
+				return EXIT_NOMEM;
+			}
+			cJSON *na = cJSON_AddArrayToObject(ie, "new_by_class");
+			for (size_t i = 0; i < shown(d, n); i++) {
+				cJSON *e = cJSON_CreateObject();
+				cJSON_AddStringToObject(e, "class", hp_class_name(d->hb, r[i].cls));
+				json_u64(e, "objects", r[i].count);
+				json_u64(e, "shallow", r[i].bytes);
+				cJSON_AddItemToArray(na, e);
+			}
+			hp_free(r);
+		}
+	}
+	cJSON_AddStringToObject(j, "allocation_sites", "not read");
+	return cli_json_end(x, j, EXIT_OK);
+}
+
+static int text_out(struct diff_state *d)
+{
+	struct cli_ctx *x = d->x;
+	int R = !d->o->fast;
+	struct cli_out out;
+	FILE *f = cli_text_begin(&out);
+	if (!f)
+		return EXIT_NOMEM;
+	char a[32], b[32], c[32], e[32], g[32], nm[4200];
+	for (int i = 0; i < 2; i++) {
+		const struct hp_dsum *s = &d->sum[i];
+		if (d->partial[i][0])
+			fprintf(f, "warning: partial result: %s\n", d->partial[i]);
+		fprintf(f, "%-5s %s: %s objects, %s", i ? "new" : "base", safe_text(x->files[i], nm, sizeof nm),
+			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b));
+		if (R)
+			fprintf(f, " (reachable %s)", fmt_bytes(s->reachable_bytes, c, sizeof c));
+		fputc('\n', f);
+	}
+	const struct hp_dsum *s0 = &d->sum[0], *s1 = &d->sum[1];
+	fprintf(f, "change: %s objects, %s shallow", fmt_dcount((int64_t)(s1->objects - s0->objects), a, sizeof a),
+		fmt_dbytes((int64_t)(s1->shallow - s0->shallow), b, sizeof b));
+	if (R)
+		fprintf(f, ", %s reachable, %s unreachable",
+			fmt_dbytes((int64_t)(s1->reachable_bytes - s0->reachable_bytes), c, sizeof c),
+			fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
+	fputc('\n', f);
+
+	/* classes */
+	fprintf(f, "\nclasses by %s change (%s changed, %s new, %s gone%s):\n", R ? "retained" : "shallow",
+		fmt_count(d->nchanged, a, sizeof a), fmt_count(d->nnew, b, sizeof b), fmt_count(d->ngone, c, sizeof c),
+		shown(d, d->nrows) < d->nrows ? "; top rows shown" : "");
+	if (R)
+		fprintf(f, "%11s  ", "retained");
+	fprintf(f, "%11s  %11s  %27s  %s\n", "shallow", "instances", "instances base \xe2\x86\x92 new", "class");
+	for (size_t i = 0; i < shown(d, d->nrows); i++) {
+		const struct drow *r = &d->rows[i];
+		if (R)
+			fprintf(f, "%11s  ", fmt_dbytes(r->d_ret, a, sizeof a));
+		char both[80];
+		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(r->c->instances[0], c, sizeof c),
+			 fmt_count(r->c->instances[1], e, sizeof e));
+		fprintf(f, "%11s  %11s  %27s  %s%s\n", fmt_dbytes(r->d_shallow, b, sizeof b),
+			fmt_dcount(r->d_inst, g, sizeof g), both, safe_text(r->c->name, nm, sizeof nm),
+			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
+	}
+	if (!d->nrows)
+		fprintf(f, "  (no class changed)\n");
+
+	/* GC roots, heaps */
+	fprintf(f, "\nGC roots by kind:\n%11s  %19s", "roots", "base \xe2\x86\x92 new");
+	if (R)
+		fprintf(f, "  %11s", "retained");
+	fprintf(f, "  %s\n", "kind");
+	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
+		const struct hp_dsum_root *ra = &s0->roots[k], *rb = &s1->roots[k];
+		if (!ra->records && !rb->records && !ra->objects && !rb->objects)
+			continue;
+		char both[80];
+		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(ra->records, c, sizeof c),
+			 fmt_count(rb->records, e, sizeof e));
+		fprintf(f, "%11s  %19s", fmt_dcount((int64_t)(rb->records - ra->records), a, sizeof a), both);
+		if (R)
+			fprintf(f, "  %11s", fmt_dbytes((int64_t)(rb->retained - ra->retained), b, sizeof b));
+		fprintf(f, "  %s\n", hp_root_kind_name(k));
+	}
+	if (s0->android || s1->android) {
+		fprintf(f, "\nAndroid heaps:\n%11s  %11s  %s\n", "objects", "shallow", "heap");
+		for (int side = 0; side < 2; side++)
+			for (unsigned i = 0; i < d->sum[side].nheaps; i++) {
+				const struct hp_dsum_heap *H = &d->sum[side].heaps[i], *o = NULL;
+				for (unsigned k = 0; k < d->sum[!side].nheaps; k++)
+					if (!strcmp(d->sum[!side].heaps[k].name, H->name))
+						o = &d->sum[!side].heaps[k];
+				if (side == 1 && o)
+					continue;
+				int64_t dob = (int64_t)H->objects - (int64_t)(o ? o->objects : 0);
+				int64_t dsh = (int64_t)H->shallow - (int64_t)(o ? o->shallow : 0);
+				if (!side) {
+					dob = -dob;
+					dsh = -dsh;
+				}
+				fprintf(f, "%11s  %11s  %s\n", fmt_dcount(dob, a, sizeof a), fmt_dbytes(dsh, b, sizeof b),
+					safe_text(H->name[0] ? H->name : "(default)", nm, sizeof nm));
+			}
+	}
+
+	/* holders */
+	if (R) {
+		static const char *const titles[3] = {
+			"who holds the growth (dominator paths matched by structure)",
+			"new (no match in base)",
+			"shrunk or gone"
+		};
+		for (int list = 0; list < 3; list++) {
+			size_t cnt = 0, total = 0;
+			for (size_t i = 0; i < d->ng; i++)
+				total += list_of(d, &d->g[i]) == list;
+			fprintf(f, "\n%s:%s\n", titles[list], total > shown(d, total) ? " (top rows shown)" : "");
+			if (total)
+				fprintf(f, "%11s  %11s  %s\n", "retained", "objects", "path");
+			for (size_t ii = 0; ii < d->ng; ii++) {
+				size_t i = list == 2 ? d->ng - 1 - ii : ii;
+				const struct hp_growth *gp = &d->g[i];
+				if (list_of(d, gp) != list || cnt >= shown(d, total))
+					continue;
+				cnt++;
+				fprintf(f, "%11s  %11s  %s%s\n", fmt_dbytes(gp->bytes, a, sizeof a),
+					gp->own ? "" : fmt_dcount(gp->nodes, b, sizeof b),
+					fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "");
+			}
+			if (!total)
+				fprintf(f, "  (none)\n");
+		}
+	}
+	if (d->ids_done) {
+		if (d->ids_used) {
+			fprintf(f, "\nobject ids: %s of base's %s objects kept their id and class in new (one process, no GC "
+				"between): matched by id as well: %s new objects (%s), %s gone (%s)\n",
+				fmt_count(d->ids.kept, a, sizeof a), fmt_count(d->ids.kept + d->ids.gone_objects, b, sizeof b),
+				fmt_count(d->ids.new_objects, c, sizeof c), fmt_bytes(d->ids.new_bytes, e, sizeof e),
+				fmt_count(d->ids.gone_objects, g, sizeof g), fmt_bytes(d->ids.gone_bytes, nm, sizeof nm));
+			size_t n;
+			struct idrow *r = id_rows(d, &n);
+			if (!r) {
+				cli_text_end(x, &out, EXIT_NOMEM);
+				cli_error("out of memory");
+				return EXIT_NOMEM;
+			}
+			if (n)
+				fprintf(f, "%11s  %11s  %s\n", "new", "shallow", "class (objects new by id)");
+			for (size_t i = 0; i < shown(d, n); i++)
+				fprintf(f, "%11s  %11s  %s\n", fmt_count(r[i].count, a, sizeof a), fmt_bytes(r[i].bytes, b, sizeof b),
+					safe_text(hp_class_name(d->hb, r[i].cls), nm, sizeof nm));
+			hp_free(r);
+		} else {
+			fprintf(f, "\nobject ids: %s of base's objects kept their id and class in new: not matched by id "
+				"(the objects moved: another process, or a GC between)\n", fmt_count(d->ids.kept, a, sizeof a));
+		}
+	}
+	return cli_text_end(x, &out, EXIT_OK);
+}
+
+static int run(struct cli_ctx *x)
+{
+	struct diff_state d;
+	memset(&d, 0, sizeof d);
+	d.x = x;
+	d.o = x->own;
+	int rc = collect(&d);
+	if (!rc)
+		rc = x->c->json ? json_out(&d) : text_out(&d);
+	if (!rc && x->c->stats) {
+		cli_print_stats(x, d.S[1]);
+		fprintf(stderr, "diff: base %.3fs, new %.3fs (each read and summarised), compare %.3fs\n",
+			d.t_sum[0], d.t_sum[1], d.t_cmp);
+	}
+	release(&d);
+	return rc;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_diff = {
+	.name = "diff",
+	.usage = "hprofan diff BASE NEW [--top N] [--fast] [--filter RE] [--exclude RE]",
+	.summary = "what grew between two dumps, and who holds it",
+	.min_files = 2, .max_files = 2,
+	.options = tables,
+	.own_size = sizeof(struct diff_opts),
+	.defaults = defaults,
+	.run = run,
+};

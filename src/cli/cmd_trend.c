@@ -1,0 +1,417 @@
+/* hprofan trend D1 D2 ... Dn: growth across a series of dumps, per class
+ * and per dominator path (analysis/diff.h): each series, its least-squares
+ * slope per step, R^2, whether it grows at every step, and a sparkline.
+ * Each dump is read, summarised and let go before the next one, so memory
+ * stays that of the largest dump (plus the small summaries). */
+#include "cli/dumpsum.h"
+#include "parser/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct trend_opts {
+	struct cli_count top;
+	int fast, by_time;
+};
+
+static void defaults(void *own)
+{
+	struct trend_opts *o = own;
+	o->top.n = 20;
+}
+
+static const struct cli_option own[] = {
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N first rows of each table (default 20; 0 shows all)",
+	  0, offsetof(struct trend_opts, top), cli_set_count, NULL, NULL },
+	{ "--fast", NULL, OPT_FLAG, "--fast", "classes by shallow size only, one streaming pass per file",
+	  0, offsetof(struct trend_opts, fast), NULL, NULL, NULL },
+	{ "--sort-by-time", NULL, OPT_FLAG, "--sort-by-time", "order the dumps by the time in their headers\n(default: as given)",
+	  0, offsetof(struct trend_opts, by_time), NULL, NULL, NULL },
+	{ NULL }
+};
+
+/* one class or path of the table */
+struct trow {
+	uint32_t idx;                 /* class or path */
+	const uint64_t *count;        /* instances; objects at the path */
+	const uint64_t *bytes;        /* retained (shallow with --fast) */
+	const uint64_t *shallow;      /* classes: shallow */
+	struct hp_fit fc, fb, fs;
+};
+
+/* A class grows when it has more instances at every step: those first,
+ * then by shallow bytes per step (what a class retains counts what it
+ * holds, so holders, java.lang.Class first, would lead; the paths say who
+ * holds). */
+static int by_class_rank(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+	if (x->fc.monotonic != y->fc.monotonic)
+		return x->fc.monotonic ? -1 : 1;
+	if (x->fs.slope != y->fs.slope)
+		return x->fs.slope < y->fs.slope ? 1 : -1;
+	if (x->fc.slope != y->fc.slope)
+		return x->fc.slope < y->fc.slope ? 1 : -1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* A path grows when what it retains grows at every step. */
+static int by_path_rank(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+	if (x->fb.monotonic != y->fb.monotonic)
+		return x->fb.monotonic ? -1 : 1;
+	if (x->fb.slope != y->fb.slope)
+		return x->fb.slope < y->fb.slope ? 1 : -1;
+	if (x->fc.slope != y->fc.slope)
+		return x->fc.slope < y->fc.slope ? 1 : -1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+struct trend_state {
+	struct cli_ctx *x;
+	const struct trend_opts *o;
+	size_t n;
+	struct hp_dsum *sum;
+	cJSON **info;                 /* per dump, for JSON */
+	int *partial;
+	size_t *order;                /* dump k of the series is file order[k] */
+	const struct hp_dsum **ss;
+	struct hp_cmp cmp;
+	struct cli_filter *flt;
+	struct trow *crow, *prow;
+	size_t ncrow, nprow;
+	uint64_t *pbuf;               /* the paths' series, contiguous */
+};
+
+static const char *spark(const uint64_t *y, size_t n, char *buf, size_t cap)
+{
+	static const char *const bars[8] = { "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+					     "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (y[i] < lo)
+			lo = y[i];
+		if (y[i] > hi)
+			hi = y[i];
+	}
+	size_t l = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && l + 4 < cap; i++) {
+		int k = hi > lo ? (int)((double)(y[i] - lo) * 7.0 / (double)(hi - lo) + 0.5) : 0;
+		memcpy(buf + l, bars[k], 3);
+		l += 3;
+		buf[l] = '\0';
+	}
+	return buf;
+}
+
+static int collect(struct trend_state *t)
+{
+	struct cli_ctx *x = t->x;
+	int rc;
+	t->n = (size_t)x->nfiles;
+	if ((x->c->filter || x->c->exclude) && !(t->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
+		return rc;
+	t->sum = hp_calloc(t->n, sizeof *t->sum);
+	t->info = hp_calloc(t->n, sizeof *t->info);
+	t->partial = hp_calloc(t->n, sizeof *t->partial);
+	t->order = hp_calloc(t->n, sizeof *t->order);
+	t->ss = hp_calloc(t->n, sizeof *t->ss);
+	if (!t->sum || !t->info || !t->partial || !t->order || !t->ss) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		hp_session *S = NULL;
+		rc = cli_dump_summary(x, x->files[i], t->o->fast, &S, &t->sum[i]);
+		if (!rc) {
+			t->info[i] = json_dump_info(x->files[i], S, &t->sum[i]);
+			t->partial[i] = hp_session_load_info(S)->partial;
+			cli_print_stats(x, S);
+		}
+		if (S)
+			cli_session_close(S);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		t->order[i] = i;
+	if (t->o->by_time) {    /* insertion sort: stable, n is small */
+		for (size_t i = 1; i < t->n; i++)
+			for (size_t k = i; k > 0 && t->sum[t->order[k]].timestamp_ms < t->sum[t->order[k - 1]].timestamp_ms; k--) {
+				size_t tmp = t->order[k];
+				t->order[k] = t->order[k - 1];
+				t->order[k - 1] = tmp;
+			}
+	}
+	for (size_t i = 0; i < t->n; i++)
+		t->ss[i] = &t->sum[t->order[i]];
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_cmp_build(t->ss, t->n, &t->cmp, &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_NOMEM;
+	}
+	/* classes */
+	const struct hp_cmp *c = &t->cmp;
+	t->crow = hp_calloc(c->nclasses ? c->nclasses : 1, sizeof *t->crow);
+	if (!t->crow) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < c->nclasses; i++) {
+		const struct hp_cmp_class *C = &c->classes[i];
+		int m = cli_filter_match(t->flt, C->name);
+		if (m < 0)
+			return EXIT_USAGE;
+		if (!m)
+			continue;
+		struct trow *r = &t->crow[t->ncrow++];
+		r->idx = (uint32_t)i;
+		r->count = C->instances;
+		r->bytes = t->o->fast ? C->shallow : C->retained;
+		r->shallow = C->shallow;
+		hp_fit_series(r->count, t->n, &r->fc);
+		hp_fit_series(r->bytes, t->n, &r->fb);
+		hp_fit_series(r->shallow, t->n, &r->fs);
+	}
+	qsort(t->crow, t->ncrow, sizeof *t->crow, by_class_rank);
+	if (t->o->fast)
+		return EXIT_OK;
+	/* paths: the growth points from the first dump to the last */
+	struct hp_growth *g;
+	size_t ng;
+	if (hp_cmp_growth(c, 0, t->n - 1, &g, &ng, &err)) {
+		cli_error("%s", err.msg);
+		return EXIT_NOMEM;
+	}
+	t->prow = hp_calloc(ng ? ng : 1, sizeof *t->prow);
+	if (!t->prow) {
+		hp_free(g);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < ng; i++) {
+		const struct hp_cmp_path *P = &c->paths[g[i].path];
+		if (g[i].own)
+			continue;       /* what a path holds itself is not a series of its own */
+		int m = cli_filter_match(t->flt, P->label);
+		if (m < 0) {
+			hp_free(g);
+			return EXIT_USAGE;
+		}
+		if (!m)
+			continue;
+		struct trow *r = &t->prow[t->nprow++];
+		r->idx = g[i].path;
+		r->count = P->nodes;
+		r->bytes = P->retained;
+		hp_fit_series(r->count, t->n, &r->fc);
+		hp_fit_series(r->bytes, t->n, &r->fb);
+	}
+	hp_free(g);
+	qsort(t->prow, t->nprow, sizeof *t->prow, by_path_rank);
+	return EXIT_OK;
+}
+
+static size_t shown(const struct trend_state *t, size_t n)
+{
+	return t->o->top.n > 0 && (size_t)t->o->top.n < n ? (size_t)t->o->top.n : n;
+}
+
+static cJSON *json_series(const uint64_t *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, json_u64_item(v[i]));
+	return a;
+}
+
+static cJSON *json_fit(const struct hp_fit *f)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddNumberToObject(e, "slope", isfinite(f->slope) ? f->slope : 0);
+	cJSON_AddNumberToObject(e, "r2", isfinite(f->r2) ? f->r2 : 0);
+	cJSON_AddBoolToObject(e, "every_step", f->monotonic);
+	return e;
+}
+
+static int json_out(struct trend_state *t)
+{
+	struct cli_ctx *x = t->x;
+	cJSON **inf = hp_calloc(t->n, sizeof *inf);
+	if (!inf) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		inf[i] = t->info[t->order[i]];
+	cJSON *j = json_multi_begin("trend", inf, t->n);
+	hp_free(inf);
+	cJSON_AddBoolToObject(j, "retained_sizes", !t->o->fast);
+	cJSON_AddStringToObject(j, "order", t->o->by_time ? "time" : "given");
+	if (x->c->filter)
+		cJSON_AddStringToObject(j, "filter", x->c->filter);
+	if (x->c->exclude)
+		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
+	cJSON *d = cJSON_AddArrayToObject(j, "dumps");
+	for (size_t i = 0; i < t->n; i++) {
+		cJSON_AddItemToArray(d, t->info[t->order[i]]);
+		t->info[t->order[i]] = NULL;
+	}
+	json_u64(j, "classes_total", t->ncrow);
+	cJSON *arr = cJSON_AddArrayToObject(j, "classes");
+	for (size_t i = 0; i < shown(t, t->ncrow); i++) {
+		const struct trow *r = &t->crow[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "class", t->cmp.classes[r->idx].name);
+		cJSON_AddBoolToObject(e, "grows", r->fc.monotonic);
+		cJSON_AddItemToObject(e, "instances", json_series(r->count, t->n));
+		cJSON_AddItemToObject(e, "shallow", json_series(r->shallow, t->n));
+		if (!t->o->fast)
+			cJSON_AddItemToObject(e, "retained", json_series(r->bytes, t->n));
+		cJSON_AddItemToObject(e, "instances_fit", json_fit(&r->fc));
+		cJSON_AddItemToObject(e, "shallow_fit", json_fit(&r->fs));
+		if (!t->o->fast)
+			cJSON_AddItemToObject(e, "retained_fit", json_fit(&r->fb));
+		cJSON_AddItemToArray(arr, e);
+	}
+	if (!t->o->fast) {
+		json_u64(j, "paths_total", t->nprow);
+		arr = cJSON_AddArrayToObject(j, "paths");
+		for (size_t i = 0; i < shown(t, t->nprow); i++) {
+			const struct trow *r = &t->prow[i];
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddItemToObject(e, "path", json_path(&t->cmp, r->idx));
+			cJSON_AddBoolToObject(e, "grows", r->fb.monotonic);
+			cJSON_AddItemToObject(e, "objects", json_series(r->count, t->n));
+			cJSON_AddItemToObject(e, "retained", json_series(r->bytes, t->n));
+			cJSON_AddItemToObject(e, "objects_fit", json_fit(&r->fc));
+			cJSON_AddItemToObject(e, "retained_fit", json_fit(&r->fb));
+			cJSON_AddItemToArray(arr, e);
+		}
+	}
+	return cli_json_end(x, j, EXIT_OK);
+}
+
+/* "+1.2 MiB" per step, from a double */
+static const char *fmt_slope_bytes(double v, char *buf, size_t n)
+{
+	return fmt_dbytes((int64_t)llround(v), buf, n);
+}
+
+/* sparklines are 3 bytes a column: printed then padded to the column */
+static void spark_col(FILE *f, const uint64_t *y, size_t n)
+{
+	char sp[3 * 64 + 8];
+	size_t k = n > 64 ? 64 : n;
+	fprintf(f, "%s%*s  ", spark(y + (n - k), k, sp, sizeof sp), k < 5 ? (int)(5 - k) : 0, "");
+}
+
+static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, size_t nrows, int paths)
+{
+	char a[32], b[32], c[32], d[32], nm[4200];
+	size_t w = t->n > 64 ? 64 : t->n < 5 ? 5 : t->n;
+	if (paths)
+		fprintf(f, "%13s  %11s  %5s  %-4s  %-*s  %-*s  %s\n", "retained/step", "objects/step", "R\xc2\xb2",
+			"grow", (int)w, "bytes", (int)w, "count", "path (retained first \xe2\x86\x92 last)");
+	else
+		fprintf(f, "%11s  %5s  %-4s  %12s  %13s  %-*s  %-*s  %s\n", "count/step", "R\xc2\xb2", "grow",
+			"shallow/step", t->o->fast ? "" : "retained/step", (int)w, "count", (int)w,
+			"bytes", "class (instances first \xe2\x86\x92 last)");
+	for (size_t i = 0; i < shown(t, nrows); i++) {
+		const struct trow *r = &rows[i];
+		if (paths) {
+			fprintf(f, "%13s  %11s  %5.2f  %-4s  ", fmt_slope_bytes(r->fb.slope, a, sizeof a),
+				fmt_dcount((int64_t)llround(r->fc.slope), b, sizeof b), r->fb.r2, r->fb.monotonic ? "yes" : "");
+			spark_col(f, r->bytes, t->n);
+			spark_col(f, r->count, t->n);
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", fmt_path(&t->cmp, r->idx, nm, sizeof nm),
+				fmt_bytes(r->bytes[0], c, sizeof c), fmt_bytes(r->bytes[t->n - 1], d, sizeof d));
+		} else {
+			fprintf(f, "%11s  %5.2f  %-4s  %12s  %13s  ", fmt_dcount((int64_t)llround(r->fc.slope), a, sizeof a),
+				r->fc.r2, r->fc.monotonic ? "yes" : "", fmt_slope_bytes(r->fs.slope, b, sizeof b),
+				t->o->fast ? "" : fmt_slope_bytes(r->fb.slope, c, sizeof c));
+			spark_col(f, r->count, t->n);
+			spark_col(f, r->bytes, t->n);
+			char e[32];
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", safe_text(t->cmp.classes[r->idx].name, nm, sizeof nm),
+				fmt_count(r->count[0], d, sizeof d), fmt_count(r->count[t->n - 1], e, sizeof e));
+		}
+	}
+	if (!nrows)
+		fprintf(f, "  (none)\n");
+}
+
+static int text_out(struct trend_state *t)
+{
+	struct cli_ctx *x = t->x;
+	struct cli_out out;
+	FILE *f = cli_text_begin(&out);
+	if (!f)
+		return EXIT_NOMEM;
+	char a[32], b[32], tm[64], nm[1024];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hp_dsum *s = t->ss[i];
+		fprintf(f, "%3zu  %s  %s objects, %s%s  %s\n", i + 1, fmt_time(s->timestamp_ms, tm, sizeof tm),
+			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
+			t->partial[t->order[i]] ? " (partial)" : "", safe_text(x->files[t->order[i]], nm, sizeof nm));
+	}
+	fprintf(f, "\nclasses, those with more instances at every step first, then by shallow bytes per step (%s classes%s):\n",
+		fmt_count(t->ncrow, a, sizeof a),
+		shown(t, t->ncrow) < t->ncrow ? "; top rows shown" : "");
+	text_rows(t, f, t->crow, t->ncrow, 0);
+	if (!t->o->fast) {
+		fprintf(f, "\ndominator paths where the growth from the first dump to the last is, those growing at every\nstep first (%s%s):\n",
+			fmt_count(t->nprow, a, sizeof a), shown(t, t->nprow) < t->nprow ? "; top rows shown" : "");
+		text_rows(t, f, t->prow, t->nprow, 1);
+	}
+	return cli_text_end(x, &out, EXIT_OK);
+}
+
+static void release(struct trend_state *t)
+{
+	hp_free(t->crow);
+	hp_free(t->prow);
+	hp_cmp_release(&t->cmp);
+	for (size_t i = 0; t->sum && i < t->n; i++)
+		hp_dsum_release(&t->sum[i]);
+	for (size_t i = 0; t->info && i < t->n; i++)
+		cJSON_Delete(t->info[i]);
+	hp_free(t->sum);
+	hp_free(t->info);
+	hp_free(t->partial);
+	hp_free(t->order);
+	hp_free(t->ss);
+	cli_filter_free(t->flt);
+}
+
+static int run(struct cli_ctx *x)
+{
+	struct trend_state t;
+	memset(&t, 0, sizeof t);
+	t.x = x;
+	t.o = x->own;
+	int rc = collect(&t);
+	if (!rc)
+		rc = x->c->json ? json_out(&t) : text_out(&t);
+	release(&t);
+	return rc;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_trend = {
+	.name = "trend",
+	.usage = "hprofan trend D1 D2 ... Dn [--top N] [--fast] [--sort-by-time] [--filter RE] [--exclude RE]",
+	.summary = "growth across a series of dumps, class by class and path by path",
+	.min_files = 2, .max_files = 100000,
+	.options = tables,
+	.own_size = sizeof(struct trend_opts),
+	.defaults = defaults,
+	.run = run,
+};

@@ -1,0 +1,35 @@
+/*
+ * dumpsum.h — what diff and trend share: a dump read into a summary
+ * (analysis/diff.h), signed figures, a path written out, the summary's
+ * header in JSON.
+ */
+#ifndef HP_CLI_DUMPSUM_H
+#define HP_CLI_DUMPSUM_H
+
+#include "cli/command.h"
+#include "analysis/diff.h"
+
+/* One dump read and summarised: the histogram only with fast, else retained
+ * sizes and the dominator tree's paths.  *S is the open session (the caller
+ * closes it; diff keeps it for the ids).  Prints errors; returns an exit code. */
+int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, hp_session **S, struct hp_dsum *sum);
+
+/* "+1.2 MiB", "-512 B", "0 B" */
+const char *fmt_dbytes(int64_t v, char *buf, size_t n);
+/* "+3,000", "-2", "0" */
+const char *fmt_dcount(int64_t v, char *buf, size_t n);
+/* "class gen.Growth .SESSIONS → java.util.HashMap .table → ..." safe for
+ * the terminal */
+const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
+/* [{"via": ..., "class": ...}, ...] from the top */
+cJSON *json_path(const struct hp_cmp *c, uint32_t p);
+/* {"file", "format", "id_size", "partial", "timestamp", "objects", ...} */
+cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
+/* The members of every document for a command over several dumps: file,
+ * format and id_size those of the last dump, partial when any was salvaged
+ * (partial_reason the first one's); infos are json_dump_info() results. */
+cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
+/* the signed delta b - a as an exact JSON integer */
+cJSON *json_i64_item(int64_t v);
+
+#endif
