@@ -18,6 +18,30 @@ void hp_paths_release(struct hp_paths *P)
 int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
 		 struct hp_error *err)
 {
+	return hp_paths_bfs_skip(P, g, starts, nstarts, NULL, 0, err);
+}
+
+/* the pairs of skip whose first is v: [*lo, *hi) */
+static void skip_range(const uint32_t (*skip)[2], size_t nskip, uint32_t v, size_t *lo_out, size_t *hi_out)
+{
+	size_t lo = 0, hi = nskip;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (skip[mid][0] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = lo;
+	while (hi < nskip && skip[hi][0] == v)
+		hi++;
+	*lo_out = lo;
+	*hi_out = hi;
+}
+
+int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
+		      const uint32_t (*skip)[2], size_t nskip, struct hp_error *err)
+{
 	memset(P, 0, sizeof *P);
 	size_t n = g->n;
 	if (n > HP_DOM_MAX_NODES)
@@ -50,6 +74,9 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 	}
 	while (head < tail) {
 		uint32_t v = queue[head++];
+		size_t slo = 0, shi = 0;
+		if (nskip)
+			skip_range(skip, nskip, v, &slo, &shi);
 		for (uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1); e < eend; e++) {
 			uint32_t w = g->adj[e];
 			if (w >= n) {
@@ -57,6 +84,11 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 				goto out;
 			}
 			if (P->parent[w] != HP_PATH_UNSEEN)
+				continue;
+			int skipped = 0;
+			for (size_t k = slo; k < shi && !skipped; k++)
+				skipped = skip[k][1] == w;
+			if (skipped)
 				continue;
 			P->parent[w] = v;
 			P->depth[w] = P->depth[v] + 1;

@@ -9,9 +9,13 @@
 
 extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_object, cmd_path,
 	cmd_browse;
+/* issue 13: leaks */
+extern const struct cli_command cmd_leaks;
 
 const struct cli_command *const cli_commands[] = {
-	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_object, &cmd_path, &cmd_browse, NULL
+	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_object, &cmd_path, &cmd_browse,
+	&cmd_leaks,   /* issue 13 */
+	NULL
 };
 
 const struct cli_command *cli_command_find(const char *name)

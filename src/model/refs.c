@@ -19,7 +19,8 @@ struct layout {
 	uint32_t nbytes;      /* field bytes of the whole chain */
 	uint32_t nrefs;
 	uint32_t *offs;       /* byte offsets of reference fields */
-	int32_t referent;     /* offset of java.lang.ref.Reference.referent to skip, -1 none */
+	int32_t referent;     /* offset of java.lang.ref.Reference.referent, -1 none */
+	uint8_t skip;         /* the weak policy skips it (else it is an edge) */
 	uint8_t done;
 };
 
@@ -126,8 +127,12 @@ static int make_layout(struct builder *B, uint32_t cls)
 	uint32_t nrefs = 0;
 	uint64_t pos = 0;
 	uint32_t c = cls;
-	int kind = skip_kind(B->o->weak, hp_refs_reference_kind(h, cls));
+	int rkind = hp_refs_reference_kind(h, cls);
+	int skip = skip_kind(B->o->weak, rkind);
+	/* the referent's offset is wanted when it is skipped or listed */
+	int kind = skip || (rkind && B->o->list_followed);
 	L->referent = -1;
+	L->skip = (uint8_t)skip;
 	/* first count, then record */
 	for (int pass = 0; pass < 2; pass++) {
 		pos = 0;
@@ -293,6 +298,22 @@ static int extra_edge(struct builder *B, size_t from, uint64_t id)
 	return HP_OK;
 }
 
+static int push_pair(uint32_t (**arr)[2], size_t *n, size_t *cap, size_t from, size_t to)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		uint32_t (*nr)[2] = hp_reallocarray(*arr, nc, sizeof *nr);
+		if (!nr)
+			return HP_ENOMEM;
+		*arr = nr;
+		*cap = nc;
+	}
+	(*arr)[*n][0] = (uint32_t)from;
+	(*arr)[*n][1] = (uint32_t)to;
+	(*n)++;
+	return HP_OK;
+}
+
 /* mark_referents: the referent stays an edge and is listed */
 static int note_referent(struct builder *B, size_t from, uint64_t id)
 {
@@ -300,18 +321,14 @@ static int note_referent(struct builder *B, size_t from, uint64_t id)
 	size_t to = edge(B, id);
 	if (to == SIZE_MAX)
 		return HP_OK;
-	if (R->nreferents == R->referents_cap) {
-		size_t nc = R->referents_cap ? 2 * R->referents_cap : 256;
-		uint32_t (*nr)[2] = hp_reallocarray(R->referents, nc, sizeof *nr);
-		if (!nr)
-			return HP_ENOMEM;
-		R->referents = nr;
-		R->referents_cap = nc;
-	}
-	R->referents[R->nreferents][0] = (uint32_t)from;
-	R->referents[R->nreferents][1] = (uint32_t)to;
-	R->nreferents++;
-	return HP_OK;
+	return push_pair(&R->referents, &R->nreferents, &R->referents_cap, from, to);
+}
+
+/* list_followed: the referent is an edge (already added: `to`), listed */
+static int note_followed(struct builder *B, size_t from, size_t to)
+{
+	struct hp_refs *R = B->R;
+	return push_pair(&R->followed, &R->nfollowed, &R->followed_cap, from, to);
 }
 
 static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
@@ -333,6 +350,12 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 		uint32_t o = L->offs[i];
 		if ((uint64_t)o + I > len)
 			break;
+		if ((int32_t)o == L->referent && !L->skip) {
+			size_t to = edge(B, hp_be_id(f + o, I));
+			if (to != SIZE_MAX)
+				HP_TRY(note_followed(B, from, to));
+			continue;
+		}
 		if ((int32_t)o == L->referent) {
 			if (hp_be_id(f + o, I))
 				B->R->weak_skipped++;
@@ -553,5 +576,6 @@ void hp_refs_release(struct hp_refs *r)
 	hp_free(r->off);
 	hp_free(r->adj);
 	hp_free(r->referents);
+	hp_free(r->followed);
 	memset(r, 0, sizeof *r);
 }
