@@ -67,10 +67,23 @@ class Dump:
         self.sub.append(b)
         self.field_types = getattr(self, "field_types", {})
         self.field_types[cid] = [t for _, t in fields]
+        self.supers = getattr(self, "supers", {})
+        self.supers[cid] = super_id
+
+    def layout(self, cid):
+        """the field types of an instance: the class's own, then its supers' (as HotSpot writes them)"""
+        types = []
+        seen = set()
+        while cid and cid not in seen:
+            seen.add(cid)
+            types += getattr(self, "field_types", {}).get(cid, [])
+            cid = getattr(self, "supers", {}).get(cid, 0)
+        return types
 
     def instance(self, cid, values=()):
+        """values: the class's own fields first, then its supers' (layout())"""
         oid = self.new_id()
-        data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(self.field_types.get(cid, []), values))
+        data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(self.layout(cid), values))
         self.sub.append(struct.pack(">BIIII", 0x21, oid, 0, cid, len(data)) + data)
         return oid
 
