@@ -8,7 +8,7 @@
 # none is named), the values of the options that have a fixed set (--sort,
 # --size-model, --heap, --weak, --roots, --group, --ref-size, --align), and
 # dump files: *.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz and
-# directories (any file after -o).
+# directories (any file after -o and --zombie-rules).
 #
 # The lists are the ones `hprofan help COMMAND` prints (each command's option
 # table).  tests/cli/completion.sh fails when they differ, so a new command
@@ -16,7 +16,7 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots object path browse help'
+_hprofan_commands='top info dominators roots object path browse leaks help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
@@ -25,8 +25,11 @@ _hprofan_options_roots='--top --filter --exclude --size-model --ref-size --heade
 _hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory -q --quiet -h --help'
+# issue 13: leaks
+_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group'
+_hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group'
 
@@ -152,7 +155,7 @@ _hprofan() {
     [[ ${COMP_WORDBREAKS-} == *=* ]] || prefix=$opt=
   fi
   if [[ -n $opt ]]; then
-    if [[ $opt == -o ]]; then
+    if [[ $opt == -o || $opt == --zombie-rules ]]; then
       _hprofan_add_files "$val" any
     else
       # shellcheck disable=SC2046 # the values are single words

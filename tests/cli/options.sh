@@ -75,7 +75,12 @@ if [ -z "$SESSION" ] || [ -z "$SOFT" ] || [ -z "$THREAD" ]; then fail options-id
 args() {
   local f=$S id=$SESSION
   case $2 in --salvage) f=$T ;; --heap) f=$A ;; --all-weak) id=$SOFT ;; --roots) id=$THREAD ;; esac
-  case $1 in object|path) echo "$1 $f $id" ;; *) echo "$1 $f" ;; esac
+  case $1 in
+    object|path) echo "$1 $f $id" ;;
+    # issue 13: --fail-on-leak changes the exit status when a rule finds a zombie
+    leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
+    *) echo "$1 $f" ;;
+  esac
 }
 value() {
   case $1 in
@@ -86,6 +91,10 @@ value() {
     --weak) echo "--weak=skip" ;; --roots) echo "--roots=all" ;; --dump) echo "--dump 1" ;;
     --max-memory) echo "--max-memory 64K" ;; --depth) echo "--depth 3" ;; --group) echo "--group=class" ;;
     -o | --output) echo "$1 $TMPD/out.txt" ;;
+    # issue 13: leaks
+    --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
+    --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
+    --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
 }
