@@ -282,37 +282,6 @@ static size_t unwrap_activity(struct lk *L, uint64_t id, int *rc)
 	return SIZE_MAX;
 }
 
-/* a value as the reasons write it */
-static void value_text(struct lk *L, const struct hp_objval *f, char *buf, size_t n)
-{
-	switch (f->type) {
-	case HP_T_OBJECT:
-		snprintf(buf, n, "%s", f->bits ? "not null" : "null");
-		break;
-	case HP_T_BOOLEAN:
-		snprintf(buf, n, "%s", f->bits ? "true" : "false");
-		break;
-	case HP_T_FLOAT: {
-		float x;
-		uint32_t b = (uint32_t)f->bits;
-		memcpy(&x, &b, sizeof x);
-		snprintf(buf, n, "%g", (double)x);
-		break;
-	}
-	case HP_T_DOUBLE: {
-		double x;
-		memcpy(&x, &f->bits, sizeof x);
-		snprintf(buf, n, "%g", x);
-		break;
-	}
-	case HP_T_BYTE: snprintf(buf, n, "%d", (int8_t)f->bits); break;
-	case HP_T_SHORT: snprintf(buf, n, "%d", (int16_t)f->bits); break;
-	case HP_T_INT: snprintf(buf, n, "%d", (int32_t)f->bits); break;
-	case HP_T_CHAR: snprintf(buf, n, "%u", (unsigned)(uint16_t)f->bits); break;
-	default: snprintf(buf, n, "%lld", (long long)f->bits); break;
-	}
-}
-
 static double value_number(const struct hp_objval *f, int *ok)
 {
 	*ok = 1;
@@ -337,15 +306,13 @@ static double value_number(const struct hp_objval *f, int *ok)
 	}
 }
 
-/* 1 the rule holds, 0 it does not (*shown: the value), -1 no such field */
-static int rule_holds(struct lk *L, const struct hp_leak_rule *r, const struct hp_objdata *od, char *shown,
-		      size_t n, int *rc)
+/* 1 the rule holds, 0 it does not, -1 no such field */
+static int rule_holds(struct lk *L, const struct hp_leak_rule *r, const struct hp_objdata *od, int *rc)
 {
 	*rc = HP_OK;
 	const struct hp_objval *f = hp_objread_field(L->rd, od, r->field, NULL);
 	if (!f)
 		return -1;
-	value_text(L, f, shown, n);
 	int ok;
 	double d;
 	switch (r->op) {
@@ -373,12 +340,6 @@ static int rule_holds(struct lk *L, const struct hp_leak_rule *r, const struct h
 	if ((*rc = hp_objread_text(L->rd, v, 0, &t, L->err)) != HP_OK)
 		return 0;
 	int m = t.utf8 && t.len == strlen(r->value) && !memcmp(t.utf8, r->value, t.len);
-	if (t.utf8) {
-		snprintf(shown, n, "\"%.*s\"", (int)(t.len > 60 ? 60 : t.len), t.utf8);
-		for (char *p = shown; *p; p++)
-			if ((unsigned char)*p < 0x20)
-				*p = '?';     /* no separator, no control character from the dump */
-	}
 	hp_objread_text_release(&t);
 	return m;
 }
@@ -499,17 +460,21 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		if (!rule_matches_class(L, r, cls))
 			continue;
 		const struct hp_leak_rule *ru = &L->o->rules[r];
-		char shown[96] = "";
-		int m = rule_holds(L, ru, &od, shown, sizeof shown, &rc);
+		int m = rule_holds(L, ru, &od, &rc);
 		if (rc)
 			goto out;
+		/* the rule's value as written, so that the reasons are the same for
+		 * every object the rule holds (or does not hold) for */
+		char want[120];
+		snprintf(want, sizeof want, ru->op == HP_LR_STRING ? "\"%s\"" : "%s", ru->value);
+		int notnull = ru->op == HP_LR_NOTNULL;
 		if (m == 1) {
-			add(vd->yes, "%s#%s is %s (rule %s:%s=%s)", simple_name(ru->cls), ru->field, shown, ru->cls,
-			    ru->field, ru->value);
+			add(vd->yes, "%s#%s is %s (--zombie rule)", simple_name(ru->cls), ru->field,
+			    notnull ? "not null" : want);
 			vd->zombie = 1;
 		} else if (m == 0) {
-			add(vd->no, "%s#%s is %s (rule %s:%s=%s)", simple_name(ru->cls), ru->field, shown, ru->cls,
-			    ru->field, ru->value);
+			add(vd->no, "%s#%s is %s%s (--zombie rule)", simple_name(ru->cls), ru->field,
+			    notnull ? "" : "not ", notnull ? "null" : want);
 		}
 	}
 out:

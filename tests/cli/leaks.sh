@@ -229,7 +229,7 @@ expect_eq "leaks --fail-on-leak with zombies exits 5" "$?" 5
 HP "$D/leak.hprof" --json --zombie 'com.acme.Holder:act=!null' --zombie 'java.util.ArrayList:size=50' >"$D/rule.json"
 expect_eq "--zombie rules: Holder (a JNI global) and the ArrayList are zombies" \
   "$(jget "$D/rule.json" 'sorted((z["class"], z["reasons"][-1]) for z in d["zombies"] if z["class"] in ("com.acme.Holder", "java.util.ArrayList"))')" \
-  "[('com.acme.Holder', 'Holder#act is not null (rule com.acme.Holder:act=!null)'), ('java.util.ArrayList', 'ArrayList#size is 50 (rule java.util.ArrayList:size=50)')]"
+  "[('com.acme.Holder', 'Holder#act is not null (--zombie rule)'), ('java.util.ArrayList', 'ArrayList#size is 50 (--zombie rule)')]"
 expect_eq "--zombie: the zombies under the Holder are nested now" "$(jget "$D/rule.json" 'd["nested_zombies"]')" 2
 printf '# rules\n\n  com.acme.Box:act=!null   # a comment\n' >"$D/rules.txt"
 HP "$D/leak.hprof" --json --zombie-rules "$D/rules.txt" >"$D/rf.json"
