@@ -17,6 +17,8 @@
 # The retained run (--top with retained sizes, end to end) is made three
 # times; the summary gives each phase of the first, its peak per object and
 # per reference, and the three end-to-end figures with their median.
+# `hprofan leaks` is run three times too, its median against the retained
+# run's.
 #
 # Last, bench/browse_latency.sh drives `hprofan browse` on the dump through
 # tmux and measures each key press, from send-keys to the changed screen
@@ -164,6 +166,7 @@ run() {
     set -e
   fi
   t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >"$LOGS/$name.wall"
   if [ "$rc" -ne 0 ]; then
     echo "bench: [$name] exited with status $rc; stderr tail:" >&2
     tail -5 "$err" >&2
@@ -200,6 +203,11 @@ run retained  - "$DUMP" --top --quiet --stats
 # twice more: on a shared virtual machine one run can be off by a fifth
 run retained2 - "$DUMP" --top --quiet --stats
 run retained3 - "$DUMP" --top --quiet --stats
+# issue 13: leaks needs nothing beyond retained sizes but a path search over
+# the same graph (target: within 15% of the retained run); three runs too
+run leaks     - leaks "$DUMP" --quiet --stats
+run leaks2    - leaks "$DUMP" --quiet --stats
+run leaks3    - leaks "$DUMP" --quiet --stats
 
 # key-press latency of the browser (its own log; the last line goes in the summary)
 echo "bench: [browse] bench/browse_latency.sh $BIN $DUMP"
@@ -243,6 +251,19 @@ if [ -s "$LOGS/retained.err" ]; then
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
     printf "  end to end, %d runs:%s ns/object; median %.1f, best %.1f (budget: 250)\n", n,
       l, v[int((n + 1) / 2)], v[1] }'
+fi
+# issue 13: leaks against the retained run, medians of three wall times (the
+# stats line's seconds count the passes over the dump, not the analysis after)
+median_wall() {
+  local n
+  for n in "$@"; do cat "$LOGS/$n.wall" 2>/dev/null; done |
+    sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+lm=$(median_wall leaks leaks2 leaks3)
+rm_=$(median_wall retained retained2 retained3)
+if [ -n "$lm" ] && [ -n "$rm_" ]; then
+  echo
+  awk -v l="$lm" -v r="$rm_" 'BEGIN { printf "leaks: median %.2f s wall against %.2f s for --top with retained sizes: %+.1f%% (target: within 15%%)\n", l, r, (l / r - 1) * 100 }'
 fi
 # the browser's key latency, per kind of key
 if [ -s "$LOGS/browse.out" ]; then

@@ -11,6 +11,8 @@
 
 /* a class suspect's common path is looked for over its largest instances */
 #define MAX_GROUP_INSTANCES 10000
+/* leaks whose retained set is computed (one walk of the graph each) */
+#define MAX_LEAK_SETS 100
 /* ContextWrapper.mBase links followed to find an Activity */
 #define MAX_UNWRAP 16
 
@@ -942,6 +944,16 @@ static int by_sig(const void *a, const void *b)
 	return (x->obj > y->obj) - (x->obj < y->obj);
 }
 
+static const struct hp_leak_group *sort_leaks;
+/* leak indexes by the sum of their zombies' retained sizes, largest first */
+static int by_sum(const void *a, const void *b)
+{
+	const struct hp_leak_group *x = &sort_leaks[*(const size_t *)a], *y = &sort_leaks[*(const size_t *)b];
+	if (x->retained_sum != y->retained_sum)
+		return x->retained_sum < y->retained_sum ? 1 : -1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
 static int by_group_retained(const void *a, const void *b)
 {
 	const struct hp_leak_group *x = a, *y = b;
@@ -1062,24 +1074,49 @@ static int find_zombies(struct lk *L, struct hp_leaks *out, struct cand *c, size
 		struct hp_leak_group *g = &out->leaks[out->nleaks];
 		g->signature = out->zombies[i].signature;
 		g->first = i;
-		uint8_t *gs = hp_calloc(n ? n : 1, 1);
-		if (!gs) {
-			rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
-			goto out;
-		}
 		while (j < out->nzombies && out->zombies[j].signature == g->signature) {
 			out->zombies[j].leak = out->nleaks;
 			g->retained_sum += out->zombies[j].retained;
-			gs[out->zombies[j].obj] = 1;
 			j++;
 		}
 		g->count = j - i;
-		rc = hp_retained_set(h, L->R, gs, &g->retained_objects, &g->retained, L->err);
-		hp_free(gs);
-		if (rc)
-			goto out;
+		/* a lower bound until the retained set is computed: the listed
+		 * zombies do not dominate one another (that would nest them) */
+		g->retained = g->retained_sum;
 		out->nleaks++;
 		i = j;
+	}
+	/* the retained sets of the MAX_LEAK_SETS largest leaks: one walk of the
+	 * graph each (the zombies are grouped, so each leak's are together) */
+	{
+		size_t *ord = hp_reallocarray(NULL, out->nleaks + 1, sizeof *ord);
+		if (!ord) {
+			rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t g = 0; g < out->nleaks; g++)
+			ord[g] = g;
+		sort_leaks = out->leaks;
+		qsort(ord, out->nleaks, sizeof *ord, by_sum);
+		uint8_t *gs = hp_calloc(n ? n : 1, 1);
+		if (!gs) {
+			hp_free(ord);
+			rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < out->nleaks && k < MAX_LEAK_SETS && rc == HP_OK; k++) {
+			struct hp_leak_group *g = &out->leaks[ord[k]];
+			for (size_t z = g->first; z < g->first + g->count; z++)
+				gs[out->zombies[z].obj] = 1;
+			rc = hp_retained_set(h, L->R, gs, &g->retained_objects, &g->retained, L->err);
+			g->exact = rc == HP_OK;
+			for (size_t z = g->first; z < g->first + g->count; z++)
+				gs[out->zombies[z].obj] = 0;
+		}
+		hp_free(gs);
+		hp_free(ord);
+		if (rc)
+			goto out;
 	}
 	/* largest leak first; zombies in the order of their leaks */
 	size_t *map = hp_reallocarray(NULL, out->nleaks + 1, sizeof *map);

@@ -135,8 +135,9 @@ struct hp_leak_group {
 	size_t first;             /* its first zombie (the largest retained) */
 	uint64_t count;
 	uint64_t retained_sum;    /* the sum of its zombies' retained sizes */
-	uint64_t retained;        /* its retained set */
-	uint64_t retained_objects;
+	uint64_t retained;        /* its retained set (exact), else retained_sum */
+	uint64_t retained_objects;    /* exact: the objects of that set */
+	int exact;                /* the retained set was computed (the 100 largest leaks) */
 };
 
 /* An object a rule looked at: its class is one a rule names. */

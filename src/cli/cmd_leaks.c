@@ -474,7 +474,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[z->obj]));
 		json_u64(e, "count", G->count);
 		json_u64(e, "retained", G->retained);
-		json_u64(e, "retained_objects", G->retained_objects);
+		cJSON_AddBoolToObject(e, "retained_exact", G->exact);
+		if (G->exact)
+			json_u64(e, "retained_objects", G->retained_objects);
 		json_u64(e, "retained_sum", G->retained_sum);
 		cJSON *ids = cJSON_AddArrayToObject(e, "zombies");
 		for (size_t k = G->first; k < G->first + G->count; k++) {
@@ -568,10 +570,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (size_t g = 0; g < L->nleaks; g++) {
 		const struct hp_leak_group *G = &L->leaks[g];
 		const struct hp_leak_zombie *z = &L->zombies[G->first];
-		fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees %s (%s objects); retained by the"
-			" zombies themselves: %s\n", g + 1, L->nleaks, fmt_count(G->count, c, sizeof c),
-			safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), fmt_bytes(G->retained, a, sizeof a),
-			fmt_count(G->retained_objects, lab, sizeof lab), fmt_bytes(G->retained_sum, b, sizeof b));
+		if (G->exact)
+			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees %s (%s objects); retained by the"
+				" zombies themselves: %s\n", g + 1, L->nleaks, fmt_count(G->count, c, sizeof c),
+				safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), fmt_bytes(G->retained, a, sizeof a),
+				fmt_count(G->retained_objects, lab, sizeof lab), fmt_bytes(G->retained_sum, b, sizeof b));
+		else
+			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees at least %s (retained by the zombies"
+				" themselves; the retained set is computed for the 100 largest leaks)\n", g + 1, L->nleaks,
+				fmt_count(G->count, c, sizeof c), safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
+				fmt_bytes(G->retained_sum, a, sizeof a));
 		reasons_text(z->reasons, rs, sizeof rs);
 		fprintf(f, "  signature %016llx; %s\n", (unsigned long long)G->signature, rs);
 		text_trace(f, r, &z->trace, 1);

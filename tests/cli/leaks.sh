@@ -118,6 +118,15 @@ d.root(d.instance(fragment, [d.instance(activity, [0])]))
 d.write(D + "/clean.hprof")
 
 json.dump({k: "0x%x" % v for k, v in I.items()}, open(D + "/ids.json", "w"))
+
+# 101 leaks (one static each, a destroyed Activity with a byte[k + 1]): the
+# retained sets of the 100 largest are computed, the smallest gives its sum
+d = Dump()
+activity = d.load_class("android.app.Activity"); d.class_dump(activity, fields=[("mDestroyed", BOOLEAN), ("data", OBJECT)])
+statics = [("s%d" % k, OBJECT, d.instance(activity, [1, d.prim_array(BYTE, bytes(k + 1))])) for k in range(101)]
+many = d.load_class("com.acme.Many"); d.class_dump(many, statics=statics)
+d.root(many, kind=0x05)
+d.write(D + "/many.hprof")
 EOF
 
 HP() { "$HPROFAN" leaks "$@" --size-model=raw --quiet; }
@@ -217,6 +226,14 @@ expect_eq "leaks --threshold 96.5: a class suspect, 3 x java.lang.Class" \
   "[('class', 'java.lang.Class', 3, 5605, None)]"
 HP "$D/leak.hprof" --json --threshold 99.5 >"$D/th.json"
 expect_eq "leaks --threshold 99.5: no suspect" "$(jget "$D/th.json" 'len(d["suspects"])')" 0
+
+# 101 leaks: 100 retained sets, the smallest leak (a byte[1]: 5 + 1 bytes) as a sum
+HP "$D/many.hprof" --json >"$D/many.json"
+expect_eq "101 leaks: the 100 largest exact, the last a sum" \
+  "$(jget "$D/many.json" '(len(d["leaks"]), sum(l["retained_exact"] for l in d["leaks"]), [(l["retained"], l["retained_sum"], "retained_objects" in l) for l in d["leaks"] if not l["retained_exact"]])')" \
+  "(101, 100, [(6, 6, False)])"
+HP "$D/many.hprof" | grep -qF "fixing it frees at least 6 B" && ok "the table says which leak's figure is a sum" ||
+  fail "the table says which leak's figure is a sum" "$(HP "$D/many.hprof" | grep -F 'leak 101 of')"
 
 # the heap without leaks
 HP "$D/clean.hprof" --json --fail-on-leak >"$D/clean.json"
