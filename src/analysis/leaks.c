@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* a class suspect's common path is looked for over its largest instances */
 #define MAX_GROUP_INSTANCES 10000
@@ -15,6 +16,13 @@
 #define MAX_LEAK_SETS 100
 /* ContextWrapper.mBase links followed to find an Activity */
 #define MAX_UNWRAP 16
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* ---- rules ---------------------------------------------------------------- */
 
@@ -121,6 +129,8 @@ static const struct { const char *name; unsigned bit; } known[] = {
 	{ "android.app.Service", K_SERVICE },
 };
 
+struct top { uint32_t v; uint64_t retained; };
+
 struct lk {
 	const hp_heap *h;
 	const struct hp_retained *R;
@@ -132,6 +142,9 @@ struct lk {
 	uint8_t *is_zombie;       /* per object, 1 bit */
 	struct hp_paths P;
 	int have_paths;
+	struct top *top;          /* the top of the dominator tree, suspects' order */
+	size_t ntop;
+	size_t *sfirst;           /* per suspect: a class suspect's first object in top */
 };
 
 static const char *simple_name(const char *n)
@@ -667,7 +680,7 @@ static int cmp_pair(const void *a, const void *b)
 	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-static int search_paths(struct lk *L, struct hp_leaks *out)
+static int search_paths(struct lk *L, struct hp_leaks *out, const uint32_t *targets, size_t ntargets)
 {
 	const struct hp_refs *g = &L->R->refs;
 	size_t ns = g->nfollowed + g->nreferents;
@@ -681,7 +694,8 @@ static int search_paths(struct lk *L, struct hp_leaks *out)
 	if (ns > 1)
 		qsort(skip, ns, sizeof *skip, cmp_pair);
 	out->referents_skipped = ns;
-	int rc = hp_paths_bfs_skip(&L->P, g, L->R->root_objs, L->R->nroot_objs, (const uint32_t (*)[2])skip, ns, L->err);
+	int rc = hp_paths_bfs_skip(&L->P, g, L->R->root_objs, L->R->nroot_objs, (const uint32_t (*)[2])skip, ns,
+				   targets, ntargets, L->err);
 	hp_free(skip);
 	if (rc == HP_OK)
 		L->have_paths = 1;
@@ -690,7 +704,6 @@ static int search_paths(struct lk *L, struct hp_leaks *out)
 
 /* ---- suspects ------------------------------------------------------------- */
 
-struct top { uint32_t v; uint64_t retained; };
 
 static int by_retained(const void *a, const void *b)
 {
@@ -829,7 +842,10 @@ static int group_point(struct lk *L, struct hp_leak_suspect *s, const struct top
 	return HP_OK;
 }
 
-static int find_suspects(struct lk *L, struct hp_leaks *out)
+/* The suspects, before the path search: the objects at the top of the
+ * dominator tree that pass the threshold, walked down to their
+ * accumulation points, then the classes (their objects stay in L->top). */
+static int select_suspects(struct lk *L, struct hp_leaks *out)
 {
 	const struct hp_retained *R = L->R;
 	const hp_heap *h = L->h;
@@ -838,9 +854,10 @@ static int find_suspects(struct lk *L, struct hp_leaks *out)
 	size_t k = hi - lo;
 	if (!k)
 		return HP_OK;
-	struct top *t = hp_reallocarray(NULL, k, sizeof *t);
+	struct top *t = L->top = hp_reallocarray(NULL, k, sizeof *t);
 	if (!t)
 		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	L->ntop = k;
 	for (size_t i = 0; i < k; i++) {
 		t[i].v = R->children[lo + i];
 		t[i].retained = R->retained[t[i].v];
@@ -864,22 +881,18 @@ static int find_suspects(struct lk *L, struct hp_leaks *out)
 		i = j;
 	}
 	out->suspects = hp_calloc(nobj_s + ncls_s + 1, sizeof *out->suspects);
-	uint32_t *cnt = ncls_s ? hp_calloc(n ? n : 1, sizeof *cnt) : NULL;
-	int rc = HP_OK;
-	if (!out->suspects || (ncls_s && !cnt)) {
-		rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
-		goto out;
-	}
+	L->sfirst = hp_calloc(nobj_s + ncls_s + 1, sizeof *L->sfirst);
+	if (!out->suspects || !L->sfirst)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nobj_s; i++) {
 		struct hp_leak_suspect *s = &out->suspects[out->nsuspects++];
 		s->obj = t[i].v;
 		s->cls = h->cls[s->obj];
 		s->count = 1;
 		s->retained = t[i].retained;
+		s->acc = s->holder = HP_NONE;
 		accumulation(L, s);
-		if ((rc = accumulated(L, s)) || (rc = trace_of(L, s->acc, &s->trace)))
-			goto out;
-		holder_of(L, s);
+		HP_TRY(accumulated(L, s));
 	}
 	for (size_t i = nobj_s; i < k;) {
 		size_t j = i;
@@ -887,24 +900,66 @@ static int find_suspects(struct lk *L, struct hp_leaks *out)
 		while (j < k && h->cls[t[j].v] == h->cls[t[i].v])
 			sum += t[j++].retained;
 		if (sum >= thr && sum && j - i > 1) {
+			L->sfirst[out->nsuspects] = i;
 			struct hp_leak_suspect *s = &out->suspects[out->nsuspects++];
 			s->is_class = 1;
 			s->obj = t[i].v;
 			s->cls = h->cls[s->obj];
 			s->count = j - i;
 			s->retained = sum;
+			s->acc = s->holder = HP_NONE;
 			s->acc_cls = s->cls;
 			s->acc_count = s->count;
 			s->acc_bytes = sum;
-			if ((rc = group_point(L, s, t + i, j - i, cnt)))
-				goto out;
-			if ((rc = trace_of(L, s->acc != HP_NONE ? s->acc : s->obj, &s->trace)))
-				goto out;
-			holder_of(L, s);
 		}
 		i = j;
 	}
-	/* largest first */
+	return HP_OK;
+}
+
+/* what the path search must reach for the suspects: the accumulation
+ * points, and the (largest) objects of each class suspect */
+static size_t suspect_targets(const struct lk *L, const struct hp_leaks *out, uint32_t *to)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < out->nsuspects; i++) {
+		const struct hp_leak_suspect *s = &out->suspects[i];
+		if (!s->is_class) {
+			if (to)
+				to[n] = s->acc;
+			n++;
+			continue;
+		}
+		size_t m = s->count < MAX_GROUP_INSTANCES ? (size_t)s->count : MAX_GROUP_INSTANCES;
+		for (size_t k = 0; k < m; k++, n++)
+			if (to)
+				to[n] = L->top[L->sfirst[i] + k].v;
+	}
+	return n;
+}
+
+/* After the path search: the class suspects' accumulation points, every
+ * suspect's trace and holder; largest first. */
+static int finish_suspects(struct lk *L, struct hp_leaks *out)
+{
+	uint32_t *cnt = NULL;
+	int rc = HP_OK;
+	for (size_t i = 0; i < out->nsuspects && rc == HP_OK; i++) {
+		struct hp_leak_suspect *s = &out->suspects[i];
+		if (s->is_class) {
+			if (!cnt && !(cnt = hp_calloc(L->h->nobj ? L->h->nobj : 1, sizeof *cnt)))
+				return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			if ((rc = group_point(L, s, L->top + L->sfirst[i], (size_t)s->count, cnt)))
+				break;
+		}
+		if ((rc = trace_of(L, s->acc != HP_NONE ? s->acc : s->obj, &s->trace)))
+			break;
+		holder_of(L, s);
+	}
+	hp_free(cnt);
+	if (rc)
+		return rc;
+	/* largest first (few: at most 100 / threshold objects and classes) */
 	for (size_t a = 1; a < out->nsuspects; a++) {
 		struct hp_leak_suspect x = out->suspects[a];
 		size_t b = a;
@@ -914,10 +969,7 @@ static int find_suspects(struct lk *L, struct hp_leaks *out)
 		}
 		out->suspects[b] = x;
 	}
-out:
-	hp_free(cnt);
-	hp_free(t);
-	return rc;
+	return HP_OK;
 }
 
 /* ---- zombies ---------------------------------------------------------------- */
@@ -1159,7 +1211,9 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 	out->heap = R->reachable_bytes;
 	double thr = ceil(o->threshold / 100.0 * (double)out->heap);
 	out->threshold_bytes = thr < 1 ? 1 : (uint64_t)thr;
+	double t0 = seconds();
 	struct cand *c = NULL;
+	uint32_t *targets = NULL;
 	size_t nc = 0;
 	int rc = build_isa(&L);
 	if (rc) {
@@ -1171,16 +1225,33 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = find_candidates(&L, out, &c, &nc)) != HP_OK)
+	if ((rc = find_candidates(&L, out, &c, &nc)) != HP_OK || (rc = select_suspects(&L, out)) != HP_OK)
 		goto out;
-	/* one search serves every trace (12 bytes per object while it lasts) */
-	if (h->nobj && (rc = search_paths(&L, out)) != HP_OK)
+	/* one search serves every trace (12 bytes per object while it lasts),
+	 * and stops when it has reached all it must */
+	size_t ns = suspect_targets(&L, out, NULL);
+	targets = hp_reallocarray(NULL, ns + nc + 1, sizeof *targets);
+	if (!targets) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
 		goto out;
-	if ((rc = find_suspects(&L, out)) != HP_OK)
+	}
+	suspect_targets(&L, out, targets);
+	for (size_t i = 0; i < nc; i++)
+		targets[ns + i] = c[i].obj;
+	double t = seconds();
+	if (ns + nc && (rc = search_paths(&L, out, targets, ns + nc)) != HP_OK)
+		goto out;
+	out->t_search = seconds() - t;
+	out->searched = L.have_paths ? L.P.reached : 0;
+	if ((rc = finish_suspects(&L, out)) != HP_OK)
 		goto out;
 	rc = find_zombies(&L, out, c, nc);
+	out->t_total = seconds() - t0;
 out:
 	hp_free(c);
+	hp_free(targets);
+	hp_free(L.top);
+	hp_free(L.sfirst);
 	hp_free(L.isa);
 	hp_free(L.rule_isa);
 	hp_free(L.is_zombie);

@@ -38,7 +38,9 @@
  * Leak traces: the shortest path from a GC root (the retained graph's root
  * objects; under MAT's roots policy a thread's locals hang off the thread)
  * over that graph without the referents it followed (hp_refs.followed), so
- * no extra pass over the dump.  Each node's status is LeakCanary's: rules
+ * no extra pass over the dump; one breadth-first search for all of them,
+ * which stops once it has reached every zombie, accumulation point and
+ * class suspect's object it must trace.  Each node's status is LeakCanary's: rules
  * give leaking and not-leaking reasons (class objects, class loaders,
  * threads that are GC roots, android.app.Application and ActivityThread are
  * never leaking; a ContextWrapper around a destroyed Activity is leaking);
@@ -167,6 +169,8 @@ struct hp_leaks {
 	uint64_t not_strong;      /* zombies no strong path reaches */
 	uint64_t freed, freed_objects;    /* the retained set of every zombie listed or nested */
 	uint64_t referents_skipped;       /* followed referents left out of the paths */
+	uint64_t searched;        /* objects the path search reached before it had every target */
+	double t_search, t_total; /* seconds: the path search, all of hp_leaks_find() */
 };
 
 int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,

@@ -18,7 +18,7 @@ void hp_paths_release(struct hp_paths *P)
 int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
 		 struct hp_error *err)
 {
-	return hp_paths_bfs_skip(P, g, starts, nstarts, NULL, 0, err);
+	return hp_paths_bfs_skip(P, g, starts, nstarts, NULL, 0, NULL, 0, err);
 }
 
 /* the pairs of skip whose first is v: [*lo, *hi) */
@@ -40,7 +40,8 @@ static void skip_range(const uint32_t (*skip)[2], size_t nskip, uint32_t v, size
 }
 
 int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
-		      const uint32_t (*skip)[2], size_t nskip, struct hp_error *err)
+		      const uint32_t (*skip)[2], size_t nskip, const uint32_t *targets, size_t ntargets,
+		      struct hp_error *err)
 {
 	memset(P, 0, sizeof *P);
 	size_t n = g->n;
@@ -50,10 +51,30 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 	P->parent = hp_reallocarray(NULL, n ? n : 1, sizeof *P->parent);
 	P->depth = hp_reallocarray(NULL, n ? n : 1, sizeof *P->depth);
 	uint32_t *queue = hp_reallocarray(NULL, n ? n : 1, sizeof *queue);
+	/* bit sets: the objects with edges to skip, the targets not reached yet */
+	uint8_t *has_skip = nskip ? hp_calloc(n / 8 + 1, 1) : NULL;
+	uint8_t *want = ntargets ? hp_calloc(n / 8 + 1, 1) : NULL;
+	size_t remaining = 0;
 	int rc = HP_OK;
-	if (!P->parent || !P->depth || !queue) {
+	if (!P->parent || !P->depth || !queue || (nskip && !has_skip) || (ntargets && !want)) {
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for a path search over %zu objects", n);
 		goto out;
+	}
+#define BIT(a, v) ((a)[(v) >> 3] & (1u << ((v) & 7)))
+#define SETBIT(a, v) ((a)[(v) >> 3] |= (uint8_t)(1u << ((v) & 7)))
+#define CLRBIT(a, v) ((a)[(v) >> 3] &= (uint8_t)~(1u << ((v) & 7)))
+	for (size_t i = 0; i < nskip; i++)
+		if (skip[i][0] < n)
+			SETBIT(has_skip, skip[i][0]);
+	for (size_t i = 0; i < ntargets; i++) {
+		if (targets[i] >= n) {
+			rc = hp_error_set(err, HP_EUSAGE, "target object %u is not below %zu", targets[i], n);
+			goto out;
+		}
+		if (!BIT(want, targets[i])) {
+			SETBIT(want, targets[i]);
+			remaining++;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		P->parent[i] = HP_PATH_UNSEEN;
@@ -71,11 +92,16 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 		P->parent[s] = HP_PATH_START;
 		P->depth[s] = 0;
 		queue[tail++] = s;
+		if (want && BIT(want, s)) {
+			CLRBIT(want, s);
+			remaining--;
+		}
 	}
-	while (head < tail) {
+	/* with targets, the search stops once the last is reached */
+	while (head < tail && !(want && !remaining)) {
 		uint32_t v = queue[head++];
 		size_t slo = 0, shi = 0;
-		if (nskip)
+		if (nskip && BIT(has_skip, v))
 			skip_range(skip, nskip, v, &slo, &shi);
 		for (uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1); e < eend; e++) {
 			uint32_t w = g->adj[e];
@@ -93,11 +119,21 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 			P->parent[w] = v;
 			P->depth[w] = P->depth[v] + 1;
 			queue[tail++] = w;
+			if (want && BIT(want, w)) {
+				CLRBIT(want, w);
+				if (!--remaining)
+					break;
+			}
 		}
 	}
+#undef BIT
+#undef SETBIT
+#undef CLRBIT
 	P->reached = tail;
 out:
 	hp_free(queue);
+	hp_free(has_skip);
+	hp_free(want);
 	if (rc)
 		hp_paths_release(P);
 	return rc;

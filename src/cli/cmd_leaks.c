@@ -634,6 +634,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	return EXIT_OK;
 }
 
+/* --stats: what the analysis took after retained sizes */
+static void after(struct cli_ctx *x, hp_session *S, void *res)
+{
+	const struct leaks_result *r = res;
+	if (!x->c->stats || !r || !r->have)
+		return;
+	fprintf(stderr, "leaks: search=%.3fs (%llu objects reached) total=%.3fs\n", r->L.t_search,
+		(unsigned long long)r->L.searched, r->L.t_total);
+}
+
 static int run(struct cli_ctx *x)
 {
 	struct leaks_opts *o = x->own;
@@ -656,5 +666,5 @@ const struct cli_command cmd_leaks = {
 	.own_size = sizeof(struct leaks_opts),
 	.defaults = defaults,
 	.run = run,
-	.collect = collect, .json = json, .text = text, .release = release,
+	.collect = collect, .json = json, .text = text, .release = release, .after = after,
 };
