@@ -14,6 +14,11 @@
 #    an attached Fragment and a destroyed Activity only a WeakReference
 #    holds are not reported, a destroyed Activity under the Fragment is
 #    counted as nested; what fixing all frees;
+#  - the other built-in rules on an Android dump: a detached View whose
+#    context wraps a destroyed Activity, a dismissed Dialog, a quit
+#    MessageQueue, a detached androidx Fragment are zombies; an attached
+#    View, a showing Dialog, a running MessageQueue are not;
+#  - 101 leaks: the retained sets of the 100 largest, the last a sum;
 #  - --zombie rules (on the command line and from a file), --fail-on-leak's
 #    exit status 5, bad rules as usage errors;
 #  - on the corpus: dialer.android-hprof runs, every instance of the classes
@@ -127,6 +132,38 @@ statics = [("s%d" % k, OBJECT, d.instance(activity, [1, d.prim_array(BYTE, bytes
 many = d.load_class("com.acme.Many"); d.class_dump(many, statics=statics)
 d.root(many, kind=0x05)
 d.write(D + "/many.hprof")
+
+# the other built-in rules, in an Android (1.0.3) dump: a detached View whose
+# context (through a ContextThemeWrapper) is a destroyed Activity, an attached
+# one, a dismissed and a showing Dialog, a quit and a running MessageQueue, an
+# androidx Fragment detached; all JNI globals
+d = Dump(android=True)
+A = {}
+def acls(name, super_id=0, fields=()):
+    c = d.load_class(name); d.class_dump(c, super_id=super_id, fields=fields); return c
+act_c = acls("android.app.Activity", fields=[("mDestroyed", BOOLEAN)])
+ctx_c = acls("android.content.Context")
+cw_c = acls("android.content.ContextWrapper", super_id=ctx_c, fields=[("mBase", OBJECT)])
+ctw_c = acls("android.view.ContextThemeWrapper", super_id=cw_c)
+view_c = acls("android.view.View", fields=[("mAttachInfo", OBJECT), ("mContext", OBJECT)])
+tv_c = acls("android.widget.TextView", super_id=view_c)
+ai_c = acls("android.view.View$AttachInfo")
+dlg_c = acls("android.app.Dialog", fields=[("mDecor", OBJECT), ("mCreated", BOOLEAN)])
+mq_c = acls("android.os.MessageQueue", fields=[("mQuitting", BOOLEAN)])
+xf_c = acls("androidx.fragment.app.Fragment", fields=[("mFragmentManager", OBJECT)])
+A["act"] = d.instance(act_c, [1])
+ctw = d.instance(ctw_c, [A["act"]])
+A["tv1"] = d.instance(tv_c, [0, ctw])
+A["tv2"] = d.instance(tv_c, [d.instance(ai_c), ctw])
+A["dlg1"] = d.instance(dlg_c, [0, 1])
+A["dlg2"] = d.instance(dlg_c, [d.instance(ai_c), 1])
+A["mq1"] = d.instance(mq_c, [1])
+A["mq2"] = d.instance(mq_c, [0])
+A["xf"] = d.instance(xf_c, [0])
+for k in ("tv1", "tv2", "dlg1", "dlg2", "mq1", "mq2", "xf"):
+    d.root(A[k])
+d.write(D + "/android.hprof")
+json.dump({k: "0x%x" % v for k, v in A.items()}, open(D + "/android-ids.json", "w"))
 EOF
 
 HP() { "$HPROFAN" leaks "$@" --size-model=raw --quiet; }
@@ -234,6 +271,30 @@ expect_eq "101 leaks: the 100 largest exact, the last a sum" \
   "(101, 100, [(6, 6, False)])"
 HP "$D/many.hprof" | grep -qF "fixing it frees at least 6 B" && ok "the table says which leak's figure is a sum" ||
   fail "the table says which leak's figure is a sum" "$(HP "$D/many.hprof" | grep -F 'leak 101 of')"
+
+# the other built-in rules
+"$HPROFAN" leaks "$D/android.hprof" --json --quiet >"$D/android.json" 2>"$D/android.err"
+expect_eq "leaks on the Android stand-ins exits 0" "$?" 0
+python3 - "$D" <<'EOF'
+import json, sys
+D = sys.argv[1]
+j = json.load(open(D + "/android.json"))
+I = json.load(open(D + "/android-ids.json"))
+def check(name, got, want):
+    print(("ok leaks/%s" % name) if got == want else ("FAIL leaks/%s: got %r, want %r" % (name, got, want)))
+Z = {z["id"]: z["reasons"] for z in j["zombies"]}
+check("zombies: the detached View, the dismissed Dialog, the quit MessageQueue, the androidx Fragment", Z, {
+    I["tv1"]: ["View.mContext references a destroyed activity", "View.mAttachInfo is null (view detached)"],
+    I["dlg1"]: ["Dialog#mDecor is null, Dialog#mCreated is true (dismissed)"],
+    I["mq1"]: ["MessageQueue#mQuitting is true"],
+    I["xf"]: ["Fragment#mFragmentManager is null"]})
+check("the destroyed Activity under the View is nested", j["nested_zombies"], 1)
+ins = {i["id"]: (i["status"], i["reasons"]) for i in j["inspected"]}
+check("the attached View is no zombie (views are listed only as zombies)", I["tv2"] in ins, False)
+check("the showing Dialog and the running MessageQueue are not leaking", (ins.get(I["dlg2"]), ins.get(I["mq2"])),
+      (("not_leaking", ["Dialog#mDecor is not null (showing)"]), ("not_leaking", ["MessageQueue#mQuitting is false"])))
+check("Android policies", (j["weak_policy"], j["roots_policy"]), ("skip-weak", "all"))
+EOF
 
 # the heap without leaks
 HP "$D/clean.hprof" --json --fail-on-leak >"$D/clean.json"
