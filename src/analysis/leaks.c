@@ -12,6 +12,9 @@
 
 /* a class suspect's common path is looked for over its largest instances */
 #define MAX_GROUP_INSTANCES 10000
+/* a class suspect's accumulation point is on the paths of this share of its
+ * objects (MAT's common path: 80%) */
+#define GROUP_SHARE 0.8
 /* leaks whose retained set is computed (one walk of the graph each) */
 #define MAX_LEAK_SETS 100
 /* ContextWrapper.mBase links followed to find an Activity */
@@ -828,7 +831,7 @@ static int group_point(struct lk *L, struct hp_leak_suspect *s, const struct top
 			cnt[u]++;
 	}
 	uint32_t best = HP_NONE;
-	double need = L->o->big_drop * (double)walked;
+	double need = GROUP_SHARE * (double)walked;
 	for (size_t u = 0; u < n && walked; u++) {
 		if (cnt[u] && (double)cnt[u] >= need &&
 		    (best == HP_NONE || L->P.depth[u] > L->P.depth[best]))
@@ -840,6 +843,18 @@ static int group_point(struct lk *L, struct hp_leak_suspect *s, const struct top
 		s->acc_retained = L->R->retained[best];
 	}
 	return HP_OK;
+}
+
+/* a class whose objects at the top retain sum together is a suspect when
+ * that passes the threshold and no object suspect is of the class (MAT) */
+static int class_suspect(const hp_heap *h, uint64_t sum, uint64_t thr, uint32_t cls, const uint32_t *objs, size_t n)
+{
+	if (!sum || sum < thr)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (h->cls[objs[i]] == cls)
+			return 0;
+	return 1;
 }
 
 /* The suspects, before the path search: the objects at the top of the
@@ -867,39 +882,48 @@ static int select_suspects(struct lk *L, struct hp_leaks *out)
 	size_t nobj_s = 0;
 	while (nobj_s < k && t[nobj_s].retained >= thr && t[nobj_s].retained)
 		nobj_s++;
-	/* the others by class */
+	/* MAT: the object suspects first; then every object at the top by
+	 * class, a class suspect unless an object suspect is of that class */
+	uint32_t *objs = hp_reallocarray(NULL, nobj_s + 1, sizeof *objs);
+	if (!objs)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nobj_s; i++)
+		objs[i] = t[i].v;
 	sort_heap = h;
-	qsort(t + nobj_s, k - nobj_s, sizeof *t, cmp_cls);
+	qsort(t, k, sizeof *t, cmp_cls);
 	size_t ncls_s = 0;
-	for (size_t i = nobj_s; i < k;) {
+	for (size_t i = 0; i < k;) {
 		size_t j = i;
 		uint64_t sum = 0;
 		while (j < k && h->cls[t[j].v] == h->cls[t[i].v])
 			sum += t[j++].retained;
-		if (sum >= thr && sum && j - i > 1)
+		if (class_suspect(h, sum, thr, h->cls[t[i].v], objs, nobj_s))
 			ncls_s++;
 		i = j;
 	}
 	out->suspects = hp_calloc(nobj_s + ncls_s + 1, sizeof *out->suspects);
 	L->sfirst = hp_calloc(nobj_s + ncls_s + 1, sizeof *L->sfirst);
-	if (!out->suspects || !L->sfirst)
+	if (!out->suspects || !L->sfirst) {
+		hp_free(objs);
 		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
-	for (size_t i = 0; i < nobj_s; i++) {
+	}
+	int rc = HP_OK;
+	for (size_t i = 0; i < nobj_s && rc == HP_OK; i++) {
 		struct hp_leak_suspect *s = &out->suspects[out->nsuspects++];
-		s->obj = t[i].v;
+		s->obj = objs[i];
 		s->cls = h->cls[s->obj];
 		s->count = 1;
-		s->retained = t[i].retained;
+		s->retained = R->retained[s->obj];
 		s->acc = s->holder = HP_NONE;
 		accumulation(L, s);
-		HP_TRY(accumulated(L, s));
+		rc = accumulated(L, s);
 	}
-	for (size_t i = nobj_s; i < k;) {
+	for (size_t i = 0; i < k && rc == HP_OK;) {
 		size_t j = i;
 		uint64_t sum = 0;
 		while (j < k && h->cls[t[j].v] == h->cls[t[i].v])
 			sum += t[j++].retained;
-		if (sum >= thr && sum && j - i > 1) {
+		if (class_suspect(h, sum, thr, h->cls[t[i].v], objs, nobj_s)) {
 			L->sfirst[out->nsuspects] = i;
 			struct hp_leak_suspect *s = &out->suspects[out->nsuspects++];
 			s->is_class = 1;
@@ -914,7 +938,8 @@ static int select_suspects(struct lk *L, struct hp_leaks *out)
 		}
 		i = j;
 	}
-	return HP_OK;
+	hp_free(objs);
+	return rc;
 }
 
 /* what the path search must reach for the suspects: the accumulation

@@ -5,15 +5,17 @@
  *
  * Leak suspects, after MAT's FindLeaksQuery: the objects the super-root
  * dominates (the top of the dominator tree) whose retained size is at least
- * `threshold` percent of the reachable heap, then the classes whose other
- * such objects together retain that much.  From an object suspect the walk
+ * `threshold` percent of the reachable heap, then the classes whose objects
+ * at the top together retain that much, unless an object suspect is of the
+ * class (MAT avoids naming it twice).  From an object suspect the walk
  * goes down the dominator tree to the largest child while that child
  * retains at least `big_drop` of its parent; where it stops is the
  * accumulation point, and what accumulates is the class whose objects the
  * point dominates directly retain the most (the point itself when it
  * dominates nothing).  For a class suspect the accumulation point is the
- * deepest object that the shortest paths of at least `big_drop` of its
- * instances go through (none when they have no common referrer).  The
+ * deepest object that the shortest paths of at least 80% of its objects
+ * (its 10,000 largest) go through, as MAT's common path (none when they
+ * have no common referrer).  The
  * holder named is the nearest object on the path to the accumulation point,
  * the point included, whose class is not the JDK's (java.*, javax.*, jdk.*, sun.*,
  * com.sun.*), as MAT skips JDK holders.

@@ -542,14 +542,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fprintf(f, "%s retains %s (%.1f%%)\n", object_label(h, s->obj, lab, sizeof lab),
 				fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
 		if (s->acc != HP_NONE && s->is_class)
-			fprintf(f, "  accumulation point: %s (%s), on the paths of most of them\n",
+			fprintf(f, "  accumulation point: %s (%s), on the paths of 80%% of them\n",
 				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a));
 		else if (s->acc != HP_NONE)
 			fprintf(f, "  accumulation point: %s (%s, %llu step%s down the dominator tree)\n",
 				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a),
 				(unsigned long long)s->acc_depth, s->acc_depth == 1 ? "" : "s");
 		else
-			fprintf(f, "  accumulation point: none (no object is on the paths of most of them)\n");
+			fprintf(f, "  accumulation point: none (no object is on the paths of 80%% of them)\n");
 		if (s->acc_cls != HP_NONE)
 			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", fmt_count(s->acc_count, c, sizeof c),
 				safe_text(hp_class_name(h, s->acc_cls), nm, sizeof nm), fmt_bytes(s->acc_bytes, a, sizeof a));

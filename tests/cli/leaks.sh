@@ -133,6 +133,20 @@ many = d.load_class("com.acme.Many"); d.class_dump(many, statics=statics)
 d.root(many, kind=0x05)
 d.write(D + "/many.hprof")
 
+# a class suspect with an accumulation point: 10 Items (4 + a byte[100]
+# each), every one in two arrays that two JNI globals hold, so each is at the
+# top of the dominator tree; the search reaches them all through the first
+# array (the lower id): 1,040 of 1,120 bytes, no object suspect
+d = Dump()
+objarr = d.load_class("[Ljava/lang/Object;"); d.class_dump(objarr)
+item = d.load_class("com.acme.Item"); d.class_dump(item, fields=[("data", OBJECT)])
+items = [d.instance(item, [d.prim_array(BYTE, bytes(100))]) for _ in range(10)]
+ga = d.obj_array(objarr, items)
+gb = d.obj_array(objarr, items)
+d.root(ga); d.root(gb)
+d.write(D + "/group.hprof")
+open(D + "/group-ids.txt", "w").write("0x%x" % ga)
+
 # the other built-in rules, in an Android (1.0.3) dump: a detached View whose
 # context (through a ContextThemeWrapper) is a destroyed Activity, an attached
 # one, a dismissed and a showing Dialog, a quit and a running MessageQueue, an
@@ -271,6 +285,12 @@ expect_eq "101 leaks: the 100 largest exact, the last a sum" \
   "(101, 100, [(6, 6, False)])"
 HP "$D/many.hprof" | grep -qF "fixing it frees at least 6 B" && ok "the table says which leak's figure is a sum" ||
   fail "the table says which leak's figure is a sum" "$(HP "$D/many.hprof" | grep -F 'leak 101 of')"
+
+# a class suspect and its common path
+HP "$D/group.hprof" --json >"$D/group.json"
+expect_eq "a class suspect: 10 x com.acme.Item, 1,040 bytes, accumulated in the first array" \
+  "$(jget "$D/group.json" '[(s["kind"], s["class"], s["count"], s["retained"], s["accumulation_point"]["id"], s["held_by"], [t["id"] for t in s["trace"]]) for s in d["suspects"]]')" \
+  "[('class', 'com.acme.Item', 10, 1040, '$(cat "$D/group-ids.txt")', None, ['$(cat "$D/group-ids.txt")'])]"
 
 # the other built-in rules
 "$HPROFAN" leaks "$D/android.hprof" --json --quiet >"$D/android.json" 2>"$D/android.err"
