@@ -659,7 +659,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_leaks = {
 	.name = "leaks",
-	.usage = "hprofan leaks FILE [--threshold PCT] [--big-drop F] [--zombie RULE]... [--fail-on-leak]",
+	.usage = "hprofan leaks FILE [--threshold PCT] [--big-drop F] [--zombie RULE]... [--zombie-rules FILE] [--fail-on-leak]",
 	.summary = "leak suspects, zombie objects and their leak traces",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
