@@ -17,6 +17,8 @@
 # The retained run (--top with retained sizes, end to end) is made three
 # times; the summary gives each phase of the first, its peak per object and
 # per reference, and the three end-to-end figures with their median.
+# `hprofan leaks` is run three times too, its median against the retained
+# run's.
 #
 # redact is run twice: plain to plain (bytes per second and peak memory,
 # against 1 GB/s and 64 MiB), and gzip to gzip (--gzip, level 1) from a copy
@@ -175,6 +177,7 @@ run() {
   fi
   t1=$(date +%s.%N)
   WALL[$name]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >"$LOGS/$name.wall"
   if [ "$rc" -ne 0 ]; then
     echo "bench: [$name] exited with status $rc; stderr tail:" >&2
     tail -5 "$err" >&2
@@ -240,6 +243,11 @@ run retained  - "$DUMP" --top --quiet --stats
 # twice more: on a shared virtual machine one run can be off by a fifth
 run retained2 - "$DUMP" --top --quiet --stats
 run retained3 - "$DUMP" --top --quiet --stats
+# issue 13: leaks needs nothing beyond retained sizes but a path search over
+# the same graph (target: within 15% of the retained run); three runs too
+run leaks     - leaks "$DUMP" --quiet --stats
+run leaks2    - leaks "$DUMP" --quiet --stats
+run leaks3    - leaks "$DUMP" --quiet --stats
 
 # ---- diff (issue 14): two copies of the dump, so that each is a file of its own
 COPY="$BENCH_DIR/bigheap-copy.hprof"
@@ -330,6 +338,18 @@ if [ -n "${WALL[diff-fast]:-}" ] && [ -n "${WALL[diff]:-}" ]; then
     m = v[2]
     if (m > 0) printf "  diff: %.2f s, %.2f times the median retained run (%.2f s) (budget: 2.2 or less)\n", t, t / m, m }'
   grep -E '^diff: base' "$LOGS/diff.err" | sed 's/^/  /' || true
+# issue 13: leaks against the retained run, medians of three wall times (the
+# stats line's seconds count the passes over the dump, not the analysis after)
+median_wall() {
+  local n
+  for n in "$@"; do cat "$LOGS/$n.wall" 2>/dev/null; done |
+    sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+lm=$(median_wall leaks leaks2 leaks3)
+rm_=$(median_wall retained retained2 retained3)
+if [ -n "$lm" ] && [ -n "$rm_" ]; then
+  echo
+  awk -v l="$lm" -v r="$rm_" 'BEGIN { printf "leaks: median %.2f s wall against %.2f s for --top with retained sizes: %+.1f%% (target: within 15%%)\n", l, r, (l / r - 1) * 100 }'
 fi
 # the browser's key latency, per kind of key
 if [ -s "$LOGS/browse.out" ]; then

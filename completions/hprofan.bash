@@ -8,7 +8,8 @@
 # none is named), the values of the options that have a fixed set (--sort,
 # --size-model, --heap, --weak, --roots, --group, --ref-size, --align,
 # --mode), and dump files: *.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz
-# and directories (any file after -o and --mapping-out, and for redact's OUT).
+# and directories (any file after -o, --mapping-out and --zombie-rules, and
+# for redact's OUT).
 #
 # The lists are the ones `hprofan help COMMAND` prints (each command's option
 # table).  tests/cli/completion.sh fails when they differ, so a new command
@@ -16,7 +17,7 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend help'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
@@ -32,8 +33,11 @@ _hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size -
 _hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_many_files='diff trend'
 # ---- end of diff and trend ----
+# issue 13: leaks
+_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out'
+_hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
 
@@ -160,7 +164,7 @@ _hprofan() {
     [[ ${COMP_WORDBREAKS-} == *=* ]] || prefix=$opt=
   fi
   if [[ -n $opt ]]; then
-    if [[ $opt == -o || $opt == --mapping-out ]]; then
+    if [[ $opt == -o || $opt == --mapping-out || $opt == --zombie-rules ]]; then
       _hprofan_add_files "$val" any
     else
       # shellcheck disable=SC2046 # the values are single words

@@ -28,6 +28,7 @@ void hp_browse_release(struct hp_browse *m)
 	hp_free(m->cls_off);
 	hp_free(m->cls_objs);
 	hp_free(m->cls_shallow);
+	hp_free(m->list);
 	memset(m, 0, sizeof *m);
 }
 
@@ -533,6 +534,26 @@ static int open_roots(struct hp_browse *m, int k, struct hp_error *err)
 	return rc;
 }
 
+int hp_browse_set_list(struct hp_browse *m, const uint32_t *objs, size_t n, struct hp_error *err)
+{
+	uint32_t *l = hp_malloc((n ? n : 1) * sizeof *l);
+	if (!l)
+		return nomem(err);
+	size_t k = 0, u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (objs[i] < m->h->nobj)
+			l[k++] = objs[i];
+	qsort(l, k, sizeof *l, u32_cmp);
+	for (size_t i = 0; i < k; i++)
+		if (!u || l[u - 1] != l[i])
+			l[u++] = l[i];
+	hp_free(m->list);
+	m->list = l;
+	m->nlist = u;
+	m->have_list = 1;
+	return HP_OK;
+}
+
 int hp_browse_set_view(struct hp_browse *m, int v, struct hp_error *err)
 {
 	while (m->depth)
@@ -541,6 +562,8 @@ int hp_browse_set_view(struct hp_browse *m, int v, struct hp_error *err)
 	switch (v) {
 	case HP_BV_HISTO: return open_histo(m, err);
 	case HP_BV_ROOTS: return open_kinds(m, err);
+	case HP_BV_LEAKS:
+		return open_objects(m, HP_BL_LIST, 0, m->list, m->nlist, m->R->reachable_bytes, err);
 	default: return open_dom(m, (uint32_t)m->h->nobj, err);
 	}
 }

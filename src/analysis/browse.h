@@ -11,7 +11,10 @@
  *   histogram   classes (count, shallow, retained), then a class's instances,
  *               then an instance's dominator children;
  *   roots       root kinds, then the distinct objects of a kind, then what
- *               they dominate.
+ *               they dominate;
+ *   leaks       the objects the caller listed (hp_browse_set_list(): the CLI
+ *               lists the leak suspects' accumulation points and the zombie
+ *               objects of analysis/leaks.h), then what they dominate.
  * Rows are built, grouped and sorted when a level is opened, and re-sorted
  * or filtered on request: work proportional to that level's rows (or, for a
  * root kind, to the root records), never to the heap.  Moving the cursor
@@ -35,7 +38,7 @@
 #include "model/heap.h"
 #include "analysis/retained.h"
 
-enum hp_bview { HP_BV_DOM = 0, HP_BV_HISTO, HP_BV_ROOTS };
+enum hp_bview { HP_BV_DOM = 0, HP_BV_HISTO, HP_BV_ROOTS, HP_BV_LEAKS };
 enum hp_brow_kind { HP_BR_OBJECT = 0, HP_BR_GROUP, HP_BR_CLASS, HP_BR_ROOTKIND };
 enum hp_blevel_kind {
 	HP_BL_DOM = 0,        /* dominator children of node (node n: the super-root) */
@@ -43,7 +46,8 @@ enum hp_blevel_kind {
 	HP_BL_HISTO,          /* every class with instances */
 	HP_BL_INSTANCES,      /* the instances of class node */
 	HP_BL_KINDS,          /* root kinds with roots */
-	HP_BL_ROOTS           /* the distinct objects of root kind node */
+	HP_BL_ROOTS,          /* the distinct objects of root kind node */
+	HP_BL_LIST            /* the objects of hp_browse_set_list() */
 };
 enum hp_bsort { HP_BSORT_SIZE = 0, HP_BSORT_NAME, HP_BSORT_COUNT };
 
@@ -84,6 +88,9 @@ struct hp_browse {
 	unsigned group_min;   /* same-class siblings grouped from this many on (default 2; 0 never) */
 	struct hp_blevel *levels;
 	size_t depth, cap;    /* levels[depth - 1] is the current one */
+	uint32_t *list;       /* the leaks view's objects (hp_browse_set_list()) */
+	size_t nlist;
+	int have_list;
 };
 
 /* The model over h and R, showing the dominator view.  HP_ENOMEM. */
@@ -91,7 +98,11 @@ int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retain
 		   struct hp_error *err) HP_MUST_USE;
 void hp_browse_release(struct hp_browse *m);
 
-/* Starts view v (enum hp_bview) at its top level. */
+/* The objects the leaks view lists (copied; repeats dropped). */
+int hp_browse_set_list(struct hp_browse *m, const uint32_t *objs, size_t n, struct hp_error *err) HP_MUST_USE;
+
+/* Starts view v (enum hp_bview) at its top level (HP_BV_LEAKS: the list
+ * given, empty before hp_browse_set_list()). */
 int hp_browse_set_view(struct hp_browse *m, int v, struct hp_error *err) HP_MUST_USE;
 
 static inline struct hp_blevel *hp_browse_level(const struct hp_browse *m)

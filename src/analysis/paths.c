@@ -33,6 +33,35 @@ static int push_u32(uint32_t **l, size_t *n, size_t *cap, uint32_t x)
 int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
 		 struct hp_error *err)
 {
+	return hp_paths_bfs_skip(P, g, starts, nstarts, NULL, 0, NULL, 0, err);
+}
+
+/* the pairs of skip whose first is v: [*lo, *hi) */
+static void skip_range(const uint32_t (*skip)[2], size_t nskip, uint32_t v, size_t *lo_out, size_t *hi_out)
+{
+	size_t lo = 0, hi = nskip;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (skip[mid][0] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = lo;
+	while (hi < nskip && skip[hi][0] == v)
+		hi++;
+	*lo_out = lo;
+	*hi_out = hi;
+}
+
+#define BIT(a, v) ((a)[(v) >> 3] & (1u << ((v) & 7)))
+#define SETBIT(a, v) ((a)[(v) >> 3] |= (uint8_t)(1u << ((v) & 7)))
+#define CLRBIT(a, v) ((a)[(v) >> 3] &= (uint8_t)~(1u << ((v) & 7)))
+
+int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
+		      const uint32_t (*skip)[2], size_t nskip, const uint32_t *targets, size_t ntargets,
+		      struct hp_error *err)
+{
 	memset(P, 0, sizeof *P);
 	size_t n = g->n;
 	if (n > HP_DOM_MAX_NODES)
@@ -44,10 +73,27 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 	/* class edges: the class objects first reached through one, this round's and the next's */
 	uint32_t *seeds = NULL, *next = NULL;
 	size_t nseeds = 0, seedcap = 0, nnext = 0, nextcap = 0;
+	/* bit sets: the objects with edges to skip, the targets not reached yet */
+	uint8_t *has_skip = nskip ? hp_calloc(n / 8 + 1, 1) : NULL;
+	uint8_t *want = ntargets ? hp_calloc(n / 8 + 1, 1) : NULL;
+	size_t remaining = 0;
 	int rc = HP_OK;
-	if (!P->parent || !P->depth || !queue) {
+	if (!P->parent || !P->depth || !queue || (nskip && !has_skip) || (ntargets && !want)) {
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for a path search over %zu objects", n);
 		goto out;
+	}
+	for (size_t i = 0; i < nskip; i++)
+		if (skip[i][0] < n)
+			SETBIT(has_skip, skip[i][0]);
+	for (size_t i = 0; i < ntargets; i++) {
+		if (targets[i] >= n) {
+			rc = hp_error_set(err, HP_EUSAGE, "target object %u is not below %zu", targets[i], n);
+			goto out;
+		}
+		if (!BIT(want, targets[i])) {
+			SETBIT(want, targets[i]);
+			remaining++;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		P->parent[i] = HP_PATH_UNSEEN;
@@ -65,22 +111,30 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 		P->parent[s] = HP_PATH_START;
 		P->depth[s] = 0;
 		queue[tail++] = s;
+		if (want && BIT(want, s)) {
+			CLRBIT(want, s);
+			remaining--;
+		}
 	}
 	/* Round 0 is a breadth-first search over every edge but the class
 	 * edges; round k + 1 reaches the class objects of what round k reached
 	 * that nothing reached yet (seeds, in order of depth) and searches on
 	 * from them, a seed taken when it is no deeper than the queue's head.
 	 * So a path takes as few class edges as it can, and within that as few
-	 * references as the rounds allow. */
+	 * references as the rounds allow.  With targets, the search stops once
+	 * the last is reached. */
 	size_t tail0 = SIZE_MAX;
 	for (size_t lo = 0;;) {
 		size_t si = 0;
-		while (head < tail || si < nseeds) {
+		while ((head < tail || si < nseeds) && !(want && !remaining)) {
 			uint32_t v;
 			if (si < nseeds && (head == tail || P->depth[seeds[si]] <= P->depth[queue[head]]))
 				v = seeds[si++];
 			else
 				v = queue[head++];
+			size_t slo = 0, shi = 0;
+			if (nskip && BIT(has_skip, v))
+				skip_range(skip, nskip, v, &slo, &shi);
 			uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1);
 			if (hp_refs_class_edge(g, v) != HP_NONE)
 				e++;
@@ -92,14 +146,24 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 				}
 				if (P->parent[w] != HP_PATH_UNSEEN)
 					continue;
+				int skipped = 0;
+				for (size_t k = slo; k < shi && !skipped; k++)
+					skipped = skip[k][1] == w;
+				if (skipped)
+					continue;
 				P->parent[w] = v;
 				P->depth[w] = P->depth[v] + 1;
 				queue[tail++] = w;
+				if (want && BIT(want, w)) {
+					CLRBIT(want, w);
+					if (!--remaining)
+						break;
+				}
 			}
 		}
 		if (tail0 == SIZE_MAX)
 			tail0 = tail;
-		if (!g->class_obj)
+		if (!g->class_obj || (want && !remaining))
 			break;
 		/* what this round reached, by depth: queue[lo, tail) and the seeds */
 		nnext = 0;
@@ -120,6 +184,10 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 			}
 			P->parent[c] = v;
 			P->depth[c] = P->depth[v] + 1;
+			if (want && BIT(want, c)) {
+				CLRBIT(want, c);
+				remaining--;
+			}
 		}
 		if (!nnext)
 			break;
@@ -139,10 +207,15 @@ out:
 	hp_free(queue);
 	hp_free(seeds);
 	hp_free(next);
+	hp_free(has_skip);
+	hp_free(want);
 	if (rc)
 		hp_paths_release(P);
 	return rc;
 }
+#undef BIT
+#undef SETBIT
+#undef CLRBIT
 
 void hp_paths_list_release(struct hp_pathlist *l)
 {

@@ -60,6 +60,15 @@ struct hp_paths {
  * < g->n, else HP_EUSAGE).  On error *P is empty. */
 int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
 		 struct hp_error *err) HP_MUST_USE;
+/* The same, leaving out the edges (from, to) listed in skip (nskip pairs,
+ * sorted by from then to): the referents a graph built for retained sizes
+ * followed (hp_refs.followed, sorted); and, when ntargets > 0, stopping as
+ * soon as every object of targets (repeats fine, each < g->n) is reached:
+ * the paths to them are the same, the objects not reached yet are left
+ * HP_PATH_UNSEEN (1 bit per object more while searching). */
+int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
+		      const uint32_t (*skip)[2], size_t nskip, const uint32_t *targets, size_t ntargets,
+		      struct hp_error *err) HP_MUST_USE;
 void hp_paths_release(struct hp_paths *P);
 
 /* Paths from a start to the target, each listed start first, target last. */

@@ -572,6 +572,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	ro.mark_referents = visualvm && o->weak != HP_WEAK_FOLLOW;
 	ro.no_super_edges = visualvm;
 	ro.class_edges = !visualvm && hp_refs_want_class_edges(h);
+	ro.list_followed = o->list_followed;
 	ro.progress = o->progress;
 	ro.progress_ud = o->progress_ud;
 	double t = seconds();

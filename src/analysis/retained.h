@@ -46,6 +46,7 @@ struct hp_retained_opts {
 	int weak;             /* enum hp_weak_policy */
 	int roots;            /* HP_ROOTS_THREADS or HP_ROOTS_ALL */
 	int visualvm;         /* VisualVM's retained sizes (see above) */
+	int list_followed;    /* hp_refs.followed: the referents followed (refs.h) */
 	void (*progress)(void *ud, uint64_t done);
 	void *progress_ud;
 };

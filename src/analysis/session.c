@@ -364,6 +364,8 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 		ro.weak = s->o.weak;
 	if (s->o.roots >= 0)
 		ro.roots = s->o.roots;
+	/* leak traces leave the followed referents out (8 bytes per Reference) */
+	ro.list_followed = 1;
 	struct progress_fwd pf = { &s->o, HP_PHASE_REFS, 0 };
 	progress_cb(&pf, 0);
 	ro.progress = progress_cb;

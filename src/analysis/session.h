@@ -111,7 +111,10 @@ int hp_session_histogram(hp_session *s, const hp_heap **h, struct hp_error *err)
 /* The model with the object table. */
 int hp_session_model(hp_session *s, const hp_heap **h, struct hp_error *err) HP_MUST_USE;
 /* The model, the reference graph and retained sizes under the session's
- * policies (one more pass over the dump). */
+ * policies (one more pass over the dump).  The graph lists the referents of
+ * soft, weak, final and phantom references it follows (hp_refs.followed,
+ * 8 bytes each), so that leak traces can leave them out without a pass of
+ * their own (analysis/leaks.h). */
 int hp_session_retained(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
 /* The object reader (objread.h) over the model. */
 int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_MUST_USE;

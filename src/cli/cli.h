@@ -20,7 +20,8 @@
  *
  * Exit codes (the man page lists the same):
  *   0 success, 1 bad or corrupt input / I/O error, 2 usage error,
- *   3 truncated dump (without --salvage), 4 out of memory.
+ *   3 truncated dump (without --salvage), 4 out of memory,
+ *   5 leaks --fail-on-leak found a zombie.
  */
 #ifndef HP_CLI_H
 #define HP_CLI_H
@@ -39,6 +40,8 @@
 #define HPROFAN_VERSION "0.1.0"
 
 enum { EXIT_OK = 0, EXIT_BAD = 1, EXIT_USAGE = 2, EXIT_TRUNC = 3, EXIT_NOMEM = 4 };
+/* hprofan leaks --fail-on-leak: a zombie was found */
+enum { EXIT_LEAK = 5 };
 
 /* Options many commands take (each command's tables say which). */
 struct cli_common {

@@ -5,6 +5,7 @@
  * an object (fields and referrers; the path to a GC root) and for help.
  */
 #include "cli/command.h"
+#include "analysis/leaks.h"
 #include "analysis/browse.h"
 #include "analysis/paths.h"
 #include "model/objread.h"
@@ -34,6 +35,9 @@ struct view {
 	char msg[512];          /* shown in the status bar until the next key */
 	struct cli_regex *re;   /* the pattern being applied */
 	int re_err;             /* the PCRE2 error it hit on some name, 0 none */
+	/* issue 13: the leaks view (L), found the first time it is asked for */
+	struct hp_leaks leaks;
+	int leaks_done;
 };
 
 /* ---- text on screen --------------------------------------------------- */
@@ -153,6 +157,7 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 		snprintf(buf, n, "instances of %s", safe_text(hp_class_name(w->h, L->node), nm, sizeof nm));
 		return buf;
 	case HP_BL_KINDS: return "GC roots";
+	case HP_BL_LIST: return "leak suspects (accumulation points) and zombies";
 	default: return hp_root_kind_name((int)L->node);
 	}
 }
@@ -174,7 +179,7 @@ static void draw(struct view *w)
 	struct hp_browse *m = &w->m;
 	struct hp_blevel *L = hp_browse_level(m);
 	char buf[2048], a[32], b[32], c[32];
-	static const char *const views[] = { "dominator tree", "class histogram", "GC roots" };
+	static const char *const views[] = { "dominator tree", "class histogram", "GC roots", "leaks" };
 
 	attron(A_REVERSE);
 	snprintf(buf, sizeof buf, " hprofan: %s of %s  (? help, q quit)", views[m->view], w->file);
@@ -384,6 +389,41 @@ static void popup(struct view *w, const char *const *titles, struct lines *tabs,
 	}
 }
 
+/* issue 13: L lists the leak suspects' accumulation points and the zombie
+ * objects (hprofan leaks with its defaults), found the first time */
+static int leaks_view(struct view *w, struct hp_error *err)
+{
+	if (!w->leaks_done) {
+		int rc = HP_OK;
+		if (!w->rd)
+			rc = hp_session_objread(w->S, &w->rd, err);
+		struct hp_leaks_opts lo;
+		hp_leaks_opts_init(&lo);
+		if (rc == HP_OK)
+			rc = hp_leaks_find(w->h, w->R, w->rd, &lo, &w->leaks, err);
+		if (rc != HP_OK)
+			return rc;
+		w->leaks_done = 1;
+		const struct hp_leaks *L = &w->leaks;
+		uint32_t *objs = malloc((L->nsuspects + L->nzombies + 1) * sizeof *objs);
+		if (!objs)
+			return hp_error_set(err, HP_ENOMEM, "out of memory");
+		size_t n = 0;
+		for (size_t i = 0; i < L->nsuspects; i++)
+			objs[n++] = L->suspects[i].acc != HP_NONE ? L->suspects[i].acc : L->suspects[i].obj;
+		for (size_t i = 0; i < L->nzombies; i++)
+			objs[n++] = L->zombies[i].obj;
+		rc = hp_browse_set_list(&w->m, objs, n, err);
+		free(objs);
+		if (rc != HP_OK)
+			return rc;
+	}
+	int rc = hp_browse_set_view(&w->m, HP_BV_LEAKS, err);
+	if (rc == HP_OK && !w->m.nlist)
+		snprintf(w->msg, sizeof w->msg, "no leak suspect and no zombie (hprofan leaks says why)");
+	return rc;
+}
+
 static void show_help(struct view *w)
 {
 	static const char help[] =
@@ -394,6 +434,7 @@ static void show_help(struct view *w)
 		"i                 the object: fields, referrers, path to a GC root\n"
 		"/                 only classes matching a PCRE2 pattern (empty: all)\n"
 		"D / H / R         dominator tree / class histogram / GC roots\n"
+		"L                 leaks: suspects' accumulation points, zombies\n"
 		"q                 quit\n"
 		"\n"
 		"Columns: flags, size, bar (largest sibling = full), % of the parent,\n"
@@ -686,6 +727,7 @@ static int run(struct view *w)
 		case 'D': rc = hp_browse_set_view(&w->m, HP_BV_DOM, &err); break;
 		case 'H': rc = hp_browse_set_view(&w->m, HP_BV_HISTO, &err); break;
 		case 'R': rc = hp_browse_set_view(&w->m, HP_BV_ROOTS, &err); break;
+		case 'L': rc = leaks_view(w, &err); break;
 		case 'i': show_info(w); break;
 		case '/': ask_filter(w); break;
 		case '?': show_help(w); break;
@@ -768,6 +810,8 @@ static int run_browse(struct cli_ctx *x)
 	delscreen(scr);
 out:
 	hp_browse_release(&w.m);
+	if (w.leaks_done)
+		hp_leaks_release(&w.leaks);
 	cli_session_close(w.S);
 	return rc;
 }

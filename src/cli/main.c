@@ -11,12 +11,16 @@ extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cm
 	cmd_browse, cmd_redact;
 /* comparing dumps (issue 14) */
 extern const struct cli_command cmd_diff, cmd_trend;
+/* issue 13: leaks */
+extern const struct cli_command cmd_leaks;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
 	&cmd_redact,
 	/* comparing dumps (issue 14) */
 	&cmd_diff, &cmd_trend,
+	/* issue 13: leaks */
+	&cmd_leaks,
 	NULL
 };
 

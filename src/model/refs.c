@@ -250,6 +250,22 @@ static int extra_edge(struct builder *B, size_t from, uint64_t id)
 	return HP_OK;
 }
 
+static int push_pair(uint32_t (**arr)[2], size_t *n, size_t *cap, size_t from, size_t to)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		uint32_t (*nr)[2] = hp_reallocarray(*arr, nc, sizeof *nr);
+		if (!nr)
+			return HP_ENOMEM;
+		*arr = nr;
+		*cap = nc;
+	}
+	(*arr)[*n][0] = (uint32_t)from;
+	(*arr)[*n][1] = (uint32_t)to;
+	(*n)++;
+	return HP_OK;
+}
+
 /* mark_referents: the referent stays an edge and is listed */
 static int note_referent(struct builder *B, size_t from, uint64_t id)
 {
@@ -257,18 +273,14 @@ static int note_referent(struct builder *B, size_t from, uint64_t id)
 	size_t to = edge(B, id);
 	if (to == SIZE_MAX)
 		return HP_OK;
-	if (R->nreferents == R->referents_cap) {
-		size_t nc = R->referents_cap ? 2 * R->referents_cap : 256;
-		uint32_t (*nr)[2] = hp_reallocarray(R->referents, nc, sizeof *nr);
-		if (!nr)
-			return HP_ENOMEM;
-		R->referents = nr;
-		R->referents_cap = nc;
-	}
-	R->referents[R->nreferents][0] = (uint32_t)from;
-	R->referents[R->nreferents][1] = (uint32_t)to;
-	R->nreferents++;
-	return HP_OK;
+	return push_pair(&R->referents, &R->nreferents, &R->referents_cap, from, to);
+}
+
+/* list_followed: the referent is an edge (already added: `to`), listed */
+static int note_followed(struct builder *B, size_t from, size_t to)
+{
+	struct hp_refs *R = B->R;
+	return push_pair(&R->followed, &R->nfollowed, &R->followed_cap, from, to);
 }
 
 static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
@@ -288,6 +300,12 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	struct hp_layout_walk w;
 	for (hp_layout_walk_init(&w, &B->lay, cls); hp_layout_walk_next(&w, avail, h->I); ) {
 		uint64_t ref = hp_be_id(f + w.off, h->I);
+		if (!skip && w.is_referent && B->o->list_followed) {
+			size_t to = edge(B, ref);
+			if (to != SIZE_MAX)
+				HP_TRY(note_followed(B, from, to));
+			continue;
+		}
 		if (skip && w.is_referent) {
 			if (ref)
 				B->R->weak_skipped++;
@@ -572,5 +590,6 @@ void hp_refs_release(struct hp_refs *r)
 	hp_free(r->off);
 	hp_free(r->adj);
 	hp_free(r->referents);
+	hp_free(r->followed);
 	memset(r, 0, sizeof *r);
 }

@@ -55,6 +55,8 @@ struct hp_refs_opts {
 	                         hp_refs.referents (VisualVM's dominators) */
 	int no_super_edges;   /* no class -> super class edges (VisualVM) */
 	int class_edges;      /* object -> its class object first (Eclipse MAT; see above) */
+	int list_followed;    /* referents the weak policy follows are listed in
+	                         hp_refs.followed (leak traces leave them out) */
 	void (*progress)(void *ud, uint64_t done);
 	void *progress_ud;
 };
@@ -68,6 +70,10 @@ struct hp_refs {
 	uint32_t (*referents)[2]; /* mark_referents: (reference, referent) of each skipped
 	                             referent that is an edge, in file order */
 	size_t nreferents, referents_cap;
+	uint32_t (*followed)[2];  /* list_followed: (reference, referent) of each referent of a
+	                             soft, weak, final or phantom reference that is an edge,
+	                             in file order (8 bytes each) */
+	size_t nfollowed, followed_cap;
 	uint64_t dangling;    /* references to ids the dump does not hold */
 	uint64_t weak_skipped;
 	uint64_t thread_edges;

@@ -2,7 +2,8 @@
 # hprofan browse, driven through tmux on the sample dump: the first row is
 # the object `hprofan dominators --top 1 --json` names (same id, same
 # retained bytes in the status bar); /String leaves only matching rows; i
-# shows the path from a GC root that `hprofan path ID --top 1` prints; at
+# shows the path from a GC root that `hprofan path ID --top 1` prints; L
+# lists the accumulation point `hprofan leaks --json` names; at
 # 80x24 every row keeps its columns; q exits 0.  Without a terminal
 # (TERM=dumb) browse and -i refuse with exit status 2.
 # ncurses keeps memory to the end on purpose, so LeakSanitizer is off for the
@@ -97,6 +98,16 @@ if wait_for browse-info "Path to GC root"; then
   fi
   T send-keys -t hb q
 fi
+
+# issue 13: L lists the leak suspects' accumulation points (hprofan leaks --json's)
+"$HPROFAN" leaks "$S" --json --quiet >"$TMPD/leaks.json" 2>/dev/null
+ACC=$(jget "$TMPD/leaks.json" 'd["suspects"][0]["accumulation_point"]["id"]' 2>/dev/null)
+T send-keys -t hb L
+if [ -n "$ACC" ] && wait_for browse-leaks "leak suspects (accumulation points) and zombies"; then
+  if sed -n 3p "$TMPD/screen" | grep -qF "@$ACC"; then ok "L lists the accumulation point $ACC"
+  else fail "L lists the accumulation point $ACC" "row 1: $(sed -n 3p "$TMPD/screen")"; fi
+fi
+T send-keys -t hb D
 
 # 80x24: nothing cut mid-column
 T resize-window -t hb -x 80 -y 24 2>/dev/null

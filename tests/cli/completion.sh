@@ -197,7 +197,7 @@ z_cmds=$(zarray hprofan_commands | sed -nE "s/^ *'([a-z][a-z0-9-]*):.*/\1/p" | w
 zcmdopts() { zarray hprofan_cmdopts | awk -v c="$1" '$1 == c' | sed -E "s/^ *[a-z]+ '//; s/'\$//" | words; }
 # the specs: "NAME 'SPEC'"; an option takes a value when its spec has one
 z_specs=$(zarray hprofan_optspec | sed -nE 's/^ *(-{1,2}[A-Za-z][A-Za-z0-9-]*) .*/\1/p' | words)
-z_valued=$(zarray hprofan_optspec | grep -E -- "^ *-{1,2}[A-Za-z][A-Za-z0-9-]* '(\([^)]*\))?-{1,2}[A-Za-z][A-Za-z0-9-]*=?\[[^]]*\]:" |
+z_valued=$(zarray hprofan_optspec | grep -E -- "^ *-{1,2}[A-Za-z][A-Za-z0-9-]* '\*?(\([^)]*\))?-{1,2}[A-Za-z][A-Za-z0-9-]*=?\[[^]]*\]:" |
            grep -vE -- "^ *--top " | sed -E 's/^ *//; s/ .*//' | words)
 for c in $(grep -vx help "$TMPD/help-cmds"); do
   same "zsh: the options of $c are its table's" "$(zcmdopts "$c")" "$(names "$TMPD/help-lines.$c")"

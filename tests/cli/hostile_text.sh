@@ -108,6 +108,8 @@ object $f $ID
 object $f $ID --json
 path $f $ID
 path $f $ID --json
+leaks $f --threshold 1
+leaks $f --threshold 1 --json
 EOF
 done
 "$HPROFAN" "$D/badfmt.hprof" >"$D/o.fmt" 2>"$D/e.fmt"

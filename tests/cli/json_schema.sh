@@ -9,7 +9,7 @@
 #      class object, a GC root, object and primitive arrays, a String, an
 #      object unreachable under --weak=skip, --all-weak); with the shared
 #      corpus, on the Android dump (--heap app, retained sizes, object and
-#      path), stack roots with frames and thread names, a JDK 6 String, the
+#      path, leaks), stack roots with frames and thread names, a JDK 6 String, the
 #      corrupt VisualVM dump (--salvage), a file without a heap dump and one
 #      with two;
 #  (b) documents that break the schema are rejected (a counter as a string,
@@ -101,6 +101,11 @@ doc dominators-filter dominators dominators "$SAMPLE" --filter Leaky --weak=skip
 doc roots-sample roots roots "$SAMPLE" --top 10
 doc roots-all roots roots "$TMPD/leaky.hprof" --top 0 --roots=all --weak=skip-weak
 doc roots-cut-salvage roots roots "$TMPD/cut.hprof" --salvage --top 3
+# issue 13: leaks (suspects, zombies from a rule, a class suspect, statuses, --salvage)
+doc leaks-sample leaks leaks "$SAMPLE"
+doc leaks-rules leaks leaks "$TMPD/leaky.hprof" --zombie 'java.lang.Thread:daemon=true' --threshold 1 --big-drop 0.2
+doc leaks-visualvm leaks leaks "$SAMPLE" --size-model=visualvm --weak=skip --threshold 0.5
+doc leaks-cut-salvage leaks leaks "$TMPD/cut.hprof" --salvage
 pick() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -196,6 +201,7 @@ if have_corpus "schema: corpus documents"; then
     doc_id object-android object instance dominators-android "$A" --top 3
     doc_id object-android-class object class dominators-android "$A" --top 3
     doc_id path-android path instance dominators-android "$A"
+    doc leaks-android leaks leaks "$A"   # issue 13: a MessageQueue zombie with its trace
   fi
   if [ -s "$DOCS/dominators-j6.json" ]; then
     doc_id object-j6-string object string dominators-j6 "$J6"

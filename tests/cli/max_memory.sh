@@ -64,7 +64,7 @@ at_least() {
 # ---- a generous limit changes nothing ---------------------------------------
 
 for c in "info" "top --top 10" "top --top 10 --fast" "dominators --top 5" "roots --top 3" \
-         "object $ID" "path $ID" "top --top 5 --json"; do
+         "object $ID" "path $ID" "top --top 5 --json" "leaks"; do
   set -- $c
   cmd=$1; shift
   tag=$(printf '%s' "$c" | tr -c 'a-z0-9' '_')

@@ -95,7 +95,15 @@ args() {
   local cls=java.lang.String
   [ "$2" = --roots ] && cls=java.lang.Thread
   [ "$2" = --weak ] && cls=java.lang.ref.SoftReference
-  case $1 in object|path) echo "$1 $f $id" ;; instances) echo "$1 $f $cls" ;; redact) echo "$1 $f $TMPD/out.txt" ;; diff|trend) echo "$1 $f $S2" ;; *) echo "$1 $f" ;; esac
+  case $1 in
+    object|path) echo "$1 $f $id" ;;
+    instances) echo "$1 $f $cls" ;;
+    redact) echo "$1 $f $TMPD/out.txt" ;;
+    diff|trend) echo "$1 $f $S2" ;;
+    # issue 13: --fail-on-leak changes the exit status when a rule finds a zombie
+    leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
+    *) echo "$1 $f" ;;
+  esac
 }
 value() {
   case $1 in
@@ -107,6 +115,10 @@ value() {
     --max-memory) echo "--max-memory 64K" ;; --depth) echo "--depth 3" ;; --group) echo "--group=class" ;;
     --mode) echo "--mode=strings" ;; --mapping-out) echo "--mapping-out $TMPD/map.txt" ;;
     -o | --output) echo "$1 $TMPD/out.txt" ;;
+    # issue 13: leaks
+    --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
+    --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
+    --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
 }

@@ -79,11 +79,24 @@ class Dump:
         self.sub.append(b)
         self.field_types = getattr(self, "field_types", {})
         self.field_types[cid] = [t for _, t in fields]
+        self.supers = getattr(self, "supers", {})
+        self.supers[cid] = super_id
+
+    def layout(self, cid):
+        """the field types of an instance: the class's own, then its supers' (as HotSpot writes them)"""
+        types = []
+        seen = set()
+        while cid and cid not in seen:
+            seen.add(cid)
+            types += getattr(self, "field_types", {}).get(cid, [])
+            cid = getattr(self, "supers", {}).get(cid, 0)
+        return types
 
     def instance(self, cid, values=(), types=None):
-        """values of the class's own fields, or of `types` (the whole chain, own first)"""
+        """values: the class's own fields first, then its supers' (layout()),
+        or of `types`"""
         oid = self.new_id()
-        types = self.field_types.get(cid, []) if types is None else types
+        types = self.layout(cid) if types is None else types
         data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(types, values))
         self.sub.append(struct.pack(">BIIII", 0x21, oid, 0, cid, len(data)) + data)
         return oid

@@ -331,6 +331,60 @@ static void path_ids(const hp_heap *h, const struct hp_pathlist *l, size_t p, ch
 	}
 }
 
+/* issue 13: the graph retained sizes use (every referent followed) lists the
+ * referents it followed; a search leaving them out finds what one over the
+ * graph without them finds, and a search with targets stops at the last */
+static void test_followed_and_targets(void)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/graph-followed.hprof", tmpdir);
+	hpw *w = graph_dump();
+	write_dump(w, path, 0);
+	hpw_free(w);
+	struct hp_error err;
+	hp_error_clear(&err);
+	hp_heap *h = load(path);
+	if (!h)
+		return;
+	struct hp_refs g;
+	struct hp_refs_opts ro;
+	memset(&ro, 0, sizeof ro);
+	ro.weak = HP_WEAK_FOLLOW;
+	ro.list_followed = 1;
+	int rc = hp_refs_build(h, path, &ro, &g, &err);
+	CHECK(rc == HP_OK, "refs: %s", err.msg);
+	if (rc) {
+		hp_heap_free(h);
+		return;
+	}
+	CHECK(g.nfollowed == 1 && g.followed[0][0] == obj(h, W) && g.followed[0][1] == obj(h, X),
+	      "one referent followed and listed: W -> X (%zu)", g.nfollowed);
+	uint32_t starts[16];
+	size_t ns = starts_of(h, starts);
+	struct hp_paths P;
+	rc = hp_paths_bfs_skip(&P, &g, starts, ns, NULL, 0, NULL, 0, &err);
+	CHECK(rc == HP_OK && P.parent[obj(h, X)] == (uint32_t)obj(h, W) && P.reached == 13,
+	      "following referents: X through W, %llu reached", (unsigned long long)P.reached);
+	hp_paths_release(&P);
+	rc = hp_paths_bfs_skip(&P, &g, starts, ns, (const uint32_t (*)[2])g.followed, g.nfollowed, NULL, 0, &err);
+	CHECK(rc == HP_OK && P.parent[obj(h, X)] == HP_PATH_UNSEEN && P.reached == 11,
+	      "leaving the listed referents out: X and Y unreached, %llu reached (as with --weak=skip)",
+	      (unsigned long long)P.reached);
+	hp_paths_release(&P);
+	uint32_t tg[2] = { (uint32_t)obj(h, C), (uint32_t)obj(h, C) };
+	rc = hp_paths_bfs_skip(&P, &g, starts, ns, (const uint32_t (*)[2])g.followed, g.nfollowed, tg, 2, &err);
+	CHECK(rc == HP_OK && P.depth[obj(h, C)] == 4 && P.parent[obj(h, E)] == HP_PATH_UNSEEN && P.reached < 11,
+	      "target C: reached at depth %u, the search stopped there (%llu reached, E unseen)",
+	      P.depth[obj(h, C)], (unsigned long long)P.reached);
+	hp_paths_release(&P);
+	uint32_t bad = (uint32_t)h->nobj;
+	rc = hp_paths_bfs_skip(&P, &g, starts, ns, NULL, 0, &bad, 1, &err);
+	CHECK(rc == HP_EUSAGE, "a target beyond the graph: %d", rc);
+	hp_refs_release(&g);
+	hp_heap_free(h);
+	unlink(path);
+}
+
 static void test_graph_paths(void)
 {
 	char path[600], got[600];
@@ -1249,6 +1303,7 @@ int main(void)
 	test_alloc_failure();   /* first: the children must start with no allocation made */
 	tmp_init();
 	test_graph_paths();
+	test_followed_and_targets();
 	test_referrers_random();
 	test_class_edges();
 	test_chain();

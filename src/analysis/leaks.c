@@ -1,0 +1,1301 @@
+/* leaks.c — leak suspects, zombie objects and leak traces (leaks.h). */
+#include "analysis/leaks.h"
+#include "analysis/paths.h"
+#include "parser/alloc.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* a class suspect's common path is looked for over its largest instances */
+#define MAX_GROUP_INSTANCES 10000
+/* a class suspect's accumulation point is on the paths of this share of its
+ * objects (MAT's common path: 80%) */
+#define GROUP_SHARE 0.8
+/* leaks whose retained set is computed (one walk of the graph each) */
+#define MAX_LEAK_SETS 100
+/* ContextWrapper.mBase links followed to find an Activity */
+#define MAX_UNWRAP 16
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+int hp_leak_rule_parse(const char *s, struct hp_leak_rule *r, struct hp_error *err)
+{
+	memset(r, 0, sizeof *r);
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t len = strlen(s);
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
+		len--;
+	const char *colon = memchr(s, ':', len);
+	const char *eq = colon ? memchr(colon, '=', len - (size_t)(colon - s)) : NULL;
+	if (!colon || !eq || colon == s || eq == colon + 1 || eq == s + len - 1)
+		return hp_error_set(err, HP_EUSAGE, "'%.*s' is not a rule CLASS:FIELD=VALUE", (int)(len > 200 ? 200 : len), s);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20)
+			return hp_error_set(err, HP_EUSAGE, "a rule holds no control character");
+	r->text = hp_malloc(len + 1);
+	if (!r->text)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	memcpy(r->text, s, len);
+	r->text[len] = '\0';
+	size_t ci = (size_t)(colon - s), ei = (size_t)(eq - s);
+	r->text[ci] = '\0';
+	r->text[ei] = '\0';
+	r->cls = r->text;
+	r->field = r->text + ci + 1;
+	r->value = r->text + ei + 1;
+	const char *v = r->value;
+	size_t vl = strlen(v);
+	if (!strcmp(v, "true")) {
+		r->op = HP_LR_TRUE;
+	} else if (!strcmp(v, "false")) {
+		r->op = HP_LR_FALSE;
+	} else if (!strcmp(v, "null")) {
+		r->op = HP_LR_NULL;
+	} else if (!strcmp(v, "!null")) {
+		r->op = HP_LR_NOTNULL;
+	} else if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+		r->op = HP_LR_STRING;
+		memmove(r->text + ei + 1, v + 1, vl - 2);
+		r->text[ei + 1 + vl - 2] = '\0';
+	} else {
+		char *end;
+		double d = strtod(v, &end);
+		if (end != v && !*end && isfinite(d)) {
+			r->op = HP_LR_NUMBER;
+			r->num = d;
+		} else {
+			r->op = HP_LR_STRING;
+		}
+	}
+	return HP_OK;
+}
+
+void hp_leak_rule_release(struct hp_leak_rule *r)
+{
+	hp_free(r->text);
+	memset(r, 0, sizeof *r);
+}
+
+const char *hp_leak_status_name(int status)
+{
+	switch (status) {
+	case HP_LEAK_NO: return "NOT LEAKING";
+	case HP_LEAK_YES: return "LEAKING";
+	default: return "UNKNOWN";
+	}
+}
+
+void hp_leaks_opts_init(struct hp_leaks_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->threshold = 10;
+	o->big_drop = 0.7;
+}
+
+/* ---- the classes the rules know --------------------------------------- */
+
+enum {
+	K_ACTIVITY = 1 << 0, K_FRAGMENT = 1 << 1, K_SUPPORT_FRAGMENT = 1 << 2, K_ANDROIDX_FRAGMENT = 1 << 3,
+	K_VIEW = 1 << 4, K_DIALOG = 1 << 5, K_MQ = 1 << 6, K_APPLICATION = 1 << 7,
+	K_ACTIVITY_THREAD = 1 << 8, K_CONTEXT_WRAPPER = 1 << 9, K_CLASSLOADER = 1 << 10,
+	K_THREAD = 1 << 11, K_SERVICE = 1 << 12
+};
+#define K_FRAGMENTS (K_FRAGMENT | K_SUPPORT_FRAGMENT | K_ANDROIDX_FRAGMENT)
+/* the classes whose instances are looked at for zombies */
+#define K_WATCHED (K_ACTIVITY | K_FRAGMENTS | K_VIEW | K_DIALOG | K_MQ)
+
+static const struct { const char *name; unsigned bit; } known[] = {
+	{ "android.app.Activity", K_ACTIVITY },
+	{ "android.app.Fragment", K_FRAGMENT },
+	{ "android.support.v4.app.Fragment", K_SUPPORT_FRAGMENT },
+	{ "androidx.fragment.app.Fragment", K_ANDROIDX_FRAGMENT },
+	{ "android.view.View", K_VIEW },
+	{ "android.app.Dialog", K_DIALOG },
+	{ "android.os.MessageQueue", K_MQ },
+	{ "android.app.Application", K_APPLICATION },
+	{ "android.app.ActivityThread", K_ACTIVITY_THREAD },
+	{ "android.content.ContextWrapper", K_CONTEXT_WRAPPER },
+	{ "java.lang.ClassLoader", K_CLASSLOADER },
+	{ "java.lang.Thread", K_THREAD },
+	{ "android.app.Service", K_SERVICE },
+};
+
+struct top { uint32_t v; uint64_t retained; };
+
+struct lk {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	hp_objread *rd;
+	const struct hp_leaks_opts *o;
+	struct hp_error *err;
+	uint16_t *isa;            /* per class: K_* bits of the class and its supers */
+	uint8_t *rule_isa;        /* nrules x nclasses: the class is the rule's or a subclass */
+	uint8_t *is_zombie;       /* per object, 1 bit */
+	struct hp_paths P;
+	int have_paths;
+	struct top *top;          /* the top of the dominator tree, suspects' order */
+	size_t ntop;
+	size_t *sfirst;           /* per suspect: a class suspect's first object in top */
+};
+
+static const char *simple_name(const char *n)
+{
+	const char *d = strrchr(n, '.');
+	return d ? d + 1 : n;
+}
+
+static int build_isa(struct lk *L)
+{
+	const hp_heap *h = L->h;
+	size_t nc = h->nclasses;
+	L->isa = hp_calloc(nc ? nc : 1, sizeof *L->isa);
+	if (!L->isa)
+		return HP_ENOMEM;
+	if (L->o->nrules) {
+		if (nc && L->o->nrules > SIZE_MAX / nc)
+			return HP_ENOMEM;
+		L->rule_isa = hp_calloc(L->o->nrules * nc + 1, 1);
+		if (!L->rule_isa)
+			return HP_ENOMEM;
+	}
+	/* the known names, per class (no pass up the chain yet) */
+	uint16_t *own = hp_calloc(nc ? nc : 1, sizeof *own);
+	if (!own)
+		return HP_ENOMEM;
+	for (size_t c = 0; c < nc; c++) {
+		const char *n = hp_class_name(h, c);
+		for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+			if (!strcmp(n, known[k].name))
+				own[c] |= (uint16_t)known[k].bit;
+	}
+	for (size_t c = 0; c < nc; c++) {
+		uint32_t a = (uint32_t)c;
+		for (size_t depth = 0; a != HP_NONE && a < nc && depth < nc; depth++) {
+			L->isa[c] |= own[a];
+			if (L->o->nrules) {
+				const char *n = hp_class_name(h, a);
+				for (size_t r = 0; r < L->o->nrules; r++)
+					if (!strcmp(n, L->o->rules[r].cls))
+						L->rule_isa[r * nc + c] = 1;
+			}
+			a = h->classes[a].super;
+		}
+	}
+	hp_free(own);
+	return HP_OK;
+}
+
+static int rule_matches_class(const struct lk *L, size_t r, uint32_t cls)
+{
+	return L->rule_isa && L->rule_isa[r * L->h->nclasses + cls];
+}
+
+/* ---- inspecting one object -------------------------------------------- */
+
+struct verdict {
+	char yes[HP_LEAK_REASON];     /* why it is leaking */
+	char no[HP_LEAK_REASON];      /* why it is not */
+	int zombie;                   /* a zombie rule holds */
+	int ruled;                    /* a zombie rule's class (watched) */
+};
+
+static void add(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(char *buf, const char *fmt, ...)
+{
+	size_t o = strlen(buf);
+	if (o >= HP_LEAK_REASON - 1)
+		return;
+	if (o) {
+		int w = snprintf(buf + o, HP_LEAK_REASON - o, "%c", HP_LEAK_SEP);
+		if (w < 0 || (size_t)w >= HP_LEAK_REASON - o)
+			return;
+		o += (size_t)w;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + o, HP_LEAK_REASON - o, fmt, ap);
+	va_end(ap);
+}
+
+static int decode(struct lk *L, uint32_t v, struct hp_objdata *od)
+{
+	return hp_objread_decode(L->rd, v, 0, od, L->err);
+}
+
+static const struct hp_objval *field(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl)
+{
+	const struct hp_objval *f = hp_objread_field(L->rd, od, name, decl);
+	if (!f && decl)
+		f = hp_objread_field(L->rd, od, name, NULL);
+	return f;
+}
+
+/* -1 no such field, else 0 / 1 */
+static int bool_field(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl)
+{
+	const struct hp_objval *f = field(L, od, name, decl);
+	if (!f || f->type != HP_T_BOOLEAN)
+		return -1;
+	return f->bits != 0;
+}
+
+/* -1 no such field, 0 null, 1 not null */
+static int ref_field(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl, uint64_t *id)
+{
+	const struct hp_objval *f = field(L, od, name, decl);
+	if (!f || f->type != HP_T_OBJECT)
+		return -1;
+	if (id)
+		*id = f->bits;
+	return f->bits != 0;
+}
+
+/* Activity.mDestroyed of object v: -1 unknown */
+static int activity_destroyed(struct lk *L, size_t v, int *rc)
+{
+	struct hp_objdata od;
+	if ((*rc = decode(L, (uint32_t)v, &od)) != HP_OK)
+		return -1;
+	int d = bool_field(L, &od, "mDestroyed", "android.app.Activity");
+	hp_objread_release(&od);
+	return d;
+}
+
+/* the Activity a context is, or wraps through ContextWrapper.mBase;
+ * SIZE_MAX when none */
+static size_t unwrap_activity(struct lk *L, uint64_t id, int *rc)
+{
+	const hp_heap *h = L->h;
+	*rc = HP_OK;
+	for (int i = 0; i < MAX_UNWRAP && id; i++) {
+		size_t v = hp_heap_find(h, id);
+		if (v == SIZE_MAX || hp_heap_kind(h, v) != HP_OBJ_INSTANCE)
+			return SIZE_MAX;
+		unsigned k = L->isa[h->cls[v]];
+		if (k & K_ACTIVITY)
+			return v;
+		if (!(k & K_CONTEXT_WRAPPER))
+			return SIZE_MAX;
+		struct hp_objdata od;
+		if ((*rc = decode(L, (uint32_t)v, &od)) != HP_OK)
+			return SIZE_MAX;
+		uint64_t next = 0;
+		if (ref_field(L, &od, "mBase", "android.content.ContextWrapper", &next) != 1)
+			next = 0;
+		hp_objread_release(&od);
+		id = next;
+	}
+	return SIZE_MAX;
+}
+
+static double value_number(const struct hp_objval *f, int *ok)
+{
+	*ok = 1;
+	switch (f->type) {
+	case HP_T_FLOAT: {
+		float x;
+		uint32_t b = (uint32_t)f->bits;
+		memcpy(&x, &b, sizeof x);
+		return x;
+	}
+	case HP_T_DOUBLE: {
+		double x;
+		memcpy(&x, &f->bits, sizeof x);
+		return x;
+	}
+	case HP_T_BYTE: return (int8_t)f->bits;
+	case HP_T_SHORT: return (int16_t)f->bits;
+	case HP_T_INT: return (int32_t)f->bits;
+	case HP_T_CHAR: return (uint16_t)f->bits;
+	case HP_T_LONG: return (double)(int64_t)f->bits;
+	default: *ok = 0; return 0;
+	}
+}
+
+/* 1 the rule holds, 0 it does not, -1 no such field */
+static int rule_holds(struct lk *L, const struct hp_leak_rule *r, const struct hp_objdata *od, int *rc)
+{
+	*rc = HP_OK;
+	const struct hp_objval *f = hp_objread_field(L->rd, od, r->field, NULL);
+	if (!f)
+		return -1;
+	int ok;
+	double d;
+	switch (r->op) {
+	case HP_LR_TRUE:
+		return f->type == HP_T_BOOLEAN && f->bits;
+	case HP_LR_FALSE:
+		return f->type == HP_T_BOOLEAN && !f->bits;
+	case HP_LR_NULL:
+		return f->type == HP_T_OBJECT && !f->bits;
+	case HP_LR_NOTNULL:
+		return f->type == HP_T_OBJECT && f->bits;
+	case HP_LR_NUMBER:
+		d = value_number(f, &ok);
+		return ok && d == r->num;
+	default:
+		break;
+	}
+	/* a string: the field names a java.lang.String with that text */
+	if (f->type != HP_T_OBJECT || !f->bits)
+		return 0;
+	size_t v = hp_heap_find(L->h, f->bits);
+	if (v == SIZE_MAX || !hp_objread_is_string(L->h, v))
+		return 0;
+	struct hp_text t;
+	if ((*rc = hp_objread_text(L->rd, v, 0, &t, L->err)) != HP_OK)
+		return 0;
+	int m = t.utf8 && t.len == strlen(r->value) && !memcmp(t.utf8, r->value, t.len);
+	hp_objread_text_release(&t);
+	return m;
+}
+
+static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
+{
+	const hp_heap *h = L->h;
+	memset(vd, 0, sizeof *vd);
+	int kind = hp_heap_kind(h, v);
+	if (kind == HP_OBJ_CLASS) {
+		add(vd->no, "a class is never leaking");
+		return HP_OK;
+	}
+	if (kind != HP_OBJ_INSTANCE)
+		return HP_OK;
+	uint32_t cls = h->cls[v];
+	unsigned k = L->isa[cls];
+	int ruled = 0;
+	for (size_t r = 0; r < L->o->nrules && !ruled; r++)
+		ruled = rule_matches_class(L, r, cls);
+	if (!k && !ruled)
+		return HP_OK;
+	if (k & K_CLASSLOADER)
+		add(vd->no, "a ClassLoader is never leaking");
+	if ((k & K_THREAD) && (L->R->root_kinds[v] & (1u << HP_ROOT_THREAD_OBJECT)))
+		add(vd->no, "the thread is alive (a GC root)");
+	if (k & K_APPLICATION)
+		add(vd->no, "Application is a singleton");
+	if (k & K_ACTIVITY_THREAD)
+		add(vd->no, "ActivityThread is a singleton");
+	if (!(k & (K_ACTIVITY | K_FRAGMENTS | K_VIEW | K_DIALOG | K_MQ | K_CONTEXT_WRAPPER)) && !ruled)
+		return HP_OK;
+	struct hp_objdata od;
+	int rc = decode(L, v, &od);
+	if (rc)
+		return rc;
+	vd->ruled = ruled || (k & (K_ACTIVITY | K_FRAGMENTS | K_DIALOG | K_MQ));
+	if (k & K_ACTIVITY) {
+		int d = bool_field(L, &od, "mDestroyed", "android.app.Activity");
+		if (d == 1) {
+			add(vd->yes, "Activity#mDestroyed is true");
+			vd->zombie = 1;
+		} else if (d == 0) {
+			add(vd->no, "Activity#mDestroyed is false");
+		}
+	}
+	static const struct { unsigned bit; const char *decl; } frag[] = {
+		{ K_FRAGMENT, "android.app.Fragment" },
+		{ K_SUPPORT_FRAGMENT, "android.support.v4.app.Fragment" },
+		{ K_ANDROIDX_FRAGMENT, "androidx.fragment.app.Fragment" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		if (!(k & frag[i].bit))
+			continue;
+		int m = ref_field(L, &od, "mFragmentManager", frag[i].decl, NULL);
+		if (m == 0) {
+			add(vd->yes, "Fragment#mFragmentManager is null");
+			vd->zombie = 1;
+		} else if (m == 1) {
+			add(vd->no, "Fragment#mFragmentManager is not null");
+		}
+		break;
+	}
+	if (k & K_VIEW) {
+		uint64_t ctx = 0;
+		int attached = ref_field(L, &od, "mAttachInfo", "android.view.View", NULL);
+		size_t act = SIZE_MAX;
+		if (ref_field(L, &od, "mContext", "android.view.View", &ctx) == 1)
+			act = unwrap_activity(L, ctx, &rc);
+		int destroyed = act != SIZE_MAX && rc == HP_OK ? activity_destroyed(L, act, &rc) : -1;
+		if (rc)
+			goto out;
+		if (destroyed == 1) {
+			add(vd->yes, "View.mContext references a destroyed activity");
+			if (attached == 0) {
+				add(vd->yes, "View.mAttachInfo is null (view detached)");
+				vd->zombie = 1;
+				vd->ruled = 1;
+			}
+		} else if (attached == 1) {
+			add(vd->no, "View.mAttachInfo is not null (view attached)");
+		}
+	}
+	if (k & K_DIALOG) {
+		int decor = ref_field(L, &od, "mDecor", "android.app.Dialog", NULL);
+		int created = bool_field(L, &od, "mCreated", "android.app.Dialog");
+		if (decor == 0 && created == 1) {
+			add(vd->yes, "Dialog#mDecor is null, Dialog#mCreated is true (dismissed)");
+			vd->zombie = 1;
+		} else if (decor == 0 && created < 0) {
+			add(vd->yes, "Dialog#mDecor is null (dismissed or never shown)");
+			vd->zombie = 1;
+		} else if (decor == 1) {
+			add(vd->no, "Dialog#mDecor is not null (showing)");
+		}
+	}
+	if (k & K_MQ) {
+		int q = bool_field(L, &od, "mQuitting", "android.os.MessageQueue");
+		if (q == 1) {
+			add(vd->yes, "MessageQueue#mQuitting is true");
+			vd->zombie = 1;
+		} else if (q == 0) {
+			add(vd->no, "MessageQueue#mQuitting is false");
+		}
+	}
+	if ((k & K_CONTEXT_WRAPPER) && !(k & (K_ACTIVITY | K_APPLICATION | K_SERVICE))) {
+		uint64_t base = 0;
+		size_t act = SIZE_MAX;
+		if (ref_field(L, &od, "mBase", "android.content.ContextWrapper", &base) == 1)
+			act = unwrap_activity(L, base, &rc);
+		if (!rc && act != SIZE_MAX && activity_destroyed(L, act, &rc) == 1)
+			add(vd->yes, "%s wraps an Activity with Activity#mDestroyed true",
+			    simple_name(hp_class_name(h, cls)));
+		if (rc)
+			goto out;
+	}
+	for (size_t r = 0; r < L->o->nrules; r++) {
+		if (!rule_matches_class(L, r, cls))
+			continue;
+		const struct hp_leak_rule *ru = &L->o->rules[r];
+		int m = rule_holds(L, ru, &od, &rc);
+		if (rc)
+			goto out;
+		/* the rule's value as written, so that the reasons are the same for
+		 * every object the rule holds (or does not hold) for */
+		char want[120];
+		snprintf(want, sizeof want, ru->op == HP_LR_STRING ? "\"%s\"" : "%s", ru->value);
+		int notnull = ru->op == HP_LR_NOTNULL;
+		if (m == 1) {
+			add(vd->yes, "%s#%s is %s (--zombie rule)", simple_name(ru->cls), ru->field,
+			    notnull ? "not null" : want);
+			vd->zombie = 1;
+		} else if (m == 0) {
+			add(vd->no, "%s#%s is %s%s (--zombie rule)", simple_name(ru->cls), ru->field,
+			    notnull ? "" : "not ", notnull ? "null" : want);
+		}
+	}
+out:
+	hp_objread_release(&od);
+	return rc;
+}
+
+static int status_of(const struct verdict *vd, char *reason)
+{
+	reason[0] = '\0';
+	if (vd->no[0]) {
+		snprintf(reason, HP_LEAK_REASON, "%s", vd->no);
+		if (vd->yes[0])
+			add(reason, "conflicts with %s", vd->yes);
+		return HP_LEAK_NO;
+	}
+	if (vd->yes[0]) {
+		snprintf(reason, HP_LEAK_REASON, "%s", vd->yes);
+		return HP_LEAK_YES;
+	}
+	return HP_LEAK_UNKNOWN;
+}
+
+/* ---- traces --------------------------------------------------------------- */
+
+static int trace_of(struct lk *L, uint32_t target, struct hp_leak_trace *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!L->have_paths || L->P.parent[target] == HP_PATH_UNSEEN)
+		return HP_OK;
+	size_t len = (size_t)L->P.depth[target] + 1;
+	t->steps = hp_calloc(len, sizeof *t->steps);
+	if (!t->steps)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory for a leak trace of %zu steps", len);
+	t->n = len;
+	uint32_t v = target;
+	for (size_t i = len; i-- > 0;) {
+		t->steps[i].obj = v;
+		v = L->P.parent[v];
+		if (v == HP_PATH_START || v == HP_PATH_UNSEEN)
+			break;
+	}
+	for (size_t i = 1; i < len; i++) {
+		int rc = hp_objread_find_ref(L->rd, t->steps[i - 1].obj, t->steps[i].obj, &t->steps[i].ref, L->err);
+		if (rc) {
+			hp_free(t->steps);
+			memset(t, 0, sizeof *t);
+			return rc;
+		}
+	}
+	return HP_OK;
+}
+
+static void trace_release(struct hp_leak_trace *t)
+{
+	hp_free(t->steps);
+	memset(t, 0, sizeof *t);
+}
+
+/* LeakCanary's statuses along a zombie's trace (leaks.h) */
+static int trace_statuses(struct lk *L, struct hp_leak_trace *t, const struct verdict *zv)
+{
+	const hp_heap *h = L->h;
+	size_t n = t->n;
+	for (size_t i = 0; i + 1 < n; i++) {
+		struct verdict vd;
+		HP_TRY(inspect(L, t->steps[i].obj, &vd));
+		t->steps[i].status = status_of(&vd, t->steps[i].reason);
+	}
+	struct hp_leak_step *z = &t->steps[n - 1];
+	z->status = HP_LEAK_YES;
+	snprintf(z->reason, HP_LEAK_REASON, "%s", zv->yes);
+	ptrdiff_t last_no = -1;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (t->steps[i].status == HP_LEAK_NO)
+			last_no = (ptrdiff_t)i;
+	size_t first_yes = n - 1;
+	for (size_t i = (size_t)(last_no + 1); i < n; i++)
+		if (t->steps[i].status == HP_LEAK_YES) {
+			first_yes = i;
+			break;
+		}
+	char tmp[HP_LEAK_REASON], nm[200];
+	/* above the last not-leaking node: not leaking */
+	if (last_no > 0) {
+		size_t below = (size_t)last_no;
+		for (size_t i = (size_t)last_no; i-- > 0;) {
+			struct hp_leak_step *s = &t->steps[i];
+			const char *bn = hp_class_name(h, h->cls[t->steps[below].obj]);
+			if (hp_heap_kind(h, t->steps[below].obj) == HP_OBJ_CLASS) {
+				size_t k = hp_idmap_get(&h->class_map, h->ids[t->steps[below].obj]);
+				if (k != HP_IDMAP_NONE)
+					bn = hp_class_name(h, k);
+			}
+			snprintf(nm, sizeof nm, "%s", simple_name(bn));
+			snprintf(tmp, sizeof tmp, "%s", s->reason);
+			int was = s->status;
+			snprintf(s->reason, HP_LEAK_REASON, "%s\xe2\x86\x93 is not leaking", nm);
+			if (was == HP_LEAK_NO && tmp[0])
+				add(s->reason, "%s", tmp);
+			else if (was == HP_LEAK_YES && tmp[0])
+				add(s->reason, "conflicts with %s", tmp);
+			s->status = HP_LEAK_NO;
+			below = i;
+		}
+	}
+	/* below the first leaking node: leaking */
+	size_t above = first_yes;
+	for (size_t i = first_yes + 1; i < n; i++) {
+		struct hp_leak_step *s = &t->steps[i];
+		snprintf(nm, sizeof nm, "%s", simple_name(hp_class_name(h, h->cls[t->steps[above].obj])));
+		snprintf(tmp, sizeof tmp, "%s", s->reason);
+		snprintf(s->reason, HP_LEAK_REASON, "%s\xe2\x86\x91 is leaking", nm);
+		if (s->status == HP_LEAK_YES && tmp[0])
+			add(s->reason, "%s", tmp);
+		s->status = HP_LEAK_YES;
+		above = i;
+	}
+	/* the references to cut: from the last not-leaking node down to the first leaking one */
+	for (size_t i = (size_t)(last_no + 1 > 1 ? last_no + 1 : 1); i <= first_yes && i < n; i++)
+		t->steps[i].cut = 1;
+	return HP_OK;
+}
+
+static int is_jdk(const char *n)
+{
+	return !strncmp(n, "java.", 5) || !strncmp(n, "javax.", 6) || !strncmp(n, "jdk.", 4) ||
+	       !strncmp(n, "sun.", 4) || !strncmp(n, "com.sun.", 8);
+}
+
+/* the class an object's name is taken from: the class a class object is */
+static const char *owner_name(const hp_heap *h, uint32_t v)
+{
+	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		if (k != HP_IDMAP_NONE)
+			return hp_class_name(h, k);
+	}
+	return hp_class_name(h, h->cls[v]);
+}
+
+void hp_leaks_signature_text(const hp_heap *h, const struct hp_leak_trace *t, char *buf, size_t n)
+{
+	size_t o = 0;
+	if (!n)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->n && o + 1 < n; i++) {
+		uint32_t v = t->steps[i].obj;
+		const char *cn = owner_name(h, v);
+		int w = snprintf(buf + o, n - o, "%s%s%s", i ? " > " : "",
+				 hp_heap_kind(h, v) == HP_OBJ_CLASS ? "class " : "", cn);
+		o = w < 0 ? o : o + (size_t)w >= n ? n - 1 : o + (size_t)w;
+		if (i + 1 >= t->n || o + 1 >= n)
+			continue;
+		const struct hp_objref *r = &t->steps[i + 1].ref;
+		switch (r->kind) {
+		case HP_REF_FIELD: w = snprintf(buf + o, n - o, ".%s", r->name ? r->name : "?"); break;
+		case HP_REF_STATIC: w = snprintf(buf + o, n - o, ".static %s", r->name ? r->name : "?"); break;
+		case HP_REF_ELEMENT: w = snprintf(buf + o, n - o, "[x]"); break;
+		case HP_REF_SUPER: w = snprintf(buf + o, n - o, ".<super>"); break;
+		case HP_REF_LOADER: w = snprintf(buf + o, n - o, ".<loader>"); break;
+		case HP_REF_LOCAL: w = snprintf(buf + o, n - o, ".<%s>", hp_root_kind_name(r->root_kind)); break;
+		case HP_REF_CLASS: w = snprintf(buf + o, n - o, ".<class>"); break;
+		default: w = snprintf(buf + o, n - o, ".<?>"); break;
+		}
+		o = w < 0 ? o : o + (size_t)w >= n ? n - 1 : o + (size_t)w;
+	}
+}
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t x = 0xcbf29ce484222325ull;
+	for (; *s; s++) {
+		x ^= (unsigned char)*s;
+		x *= 0x100000001b3ull;
+	}
+	return x;
+}
+
+/* ---- the path search ---------------------------------------------------- */
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int search_paths(struct lk *L, struct hp_leaks *out, const uint32_t *targets, size_t ntargets)
+{
+	const struct hp_refs *g = &L->R->refs;
+	size_t ns = g->nfollowed + g->nreferents;
+	uint32_t (*skip)[2] = hp_reallocarray(NULL, ns ? ns : 1, sizeof *skip);
+	if (!skip)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	if (g->nfollowed)
+		memcpy(skip, g->followed, g->nfollowed * sizeof *skip);
+	if (g->nreferents)
+		memcpy(skip + g->nfollowed, g->referents, g->nreferents * sizeof *skip);
+	if (ns > 1)
+		qsort(skip, ns, sizeof *skip, cmp_pair);
+	out->referents_skipped = ns;
+	int rc = hp_paths_bfs_skip(&L->P, g, L->R->root_objs, L->R->nroot_objs, (const uint32_t (*)[2])skip, ns,
+				   targets, ntargets, L->err);
+	hp_free(skip);
+	if (rc == HP_OK)
+		L->have_paths = 1;
+	return rc;
+}
+
+/* ---- suspects ------------------------------------------------------------- */
+
+
+static int by_retained(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+static int by_class_then_retained(const void *a, const void *b, const hp_heap *h)
+{
+	const struct top *x = a, *y = b;
+	uint32_t cx = h->cls[x->v], cy = h->cls[y->v];
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	return by_retained(a, b);
+}
+
+static const hp_heap *sort_heap;
+static int cmp_cls(const void *a, const void *b) { return by_class_then_retained(a, b, sort_heap); }
+
+/* MAT's walk down the dominator tree: to the largest child while it keeps big_drop */
+static void accumulation(struct lk *L, struct hp_leak_suspect *s)
+{
+	const struct hp_retained *R = L->R;
+	uint32_t v = s->obj;
+	uint64_t depth = 0;
+	for (;;) {
+		uint32_t lo = R->child_off[v], hi = R->child_off[v + 1];
+		uint32_t best = HP_NONE;
+		for (uint32_t i = lo; i < hi; i++) {
+			uint32_t c = R->children[i];
+			if (best == HP_NONE || R->retained[c] > R->retained[best] ||
+			    (R->retained[c] == R->retained[best] && c < best))
+				best = c;
+		}
+		if (best == HP_NONE || !R->retained[v] ||
+		    (double)R->retained[best] < L->o->big_drop * (double)R->retained[v])
+			break;
+		v = best;
+		depth++;
+	}
+	s->acc = v;
+	s->acc_retained = R->retained[v];
+	s->acc_depth = depth;
+}
+
+/* what accumulates under the point: the class whose directly dominated
+ * objects retain the most together */
+static int accumulated(struct lk *L, struct hp_leak_suspect *s)
+{
+	const struct hp_retained *R = L->R;
+	const hp_heap *h = L->h;
+	uint32_t a = s->acc;
+	uint32_t lo = R->child_off[a], hi = R->child_off[a + 1];
+	if (lo == hi) {
+		s->acc_cls = h->cls[a];
+		s->acc_count = 1;
+		s->acc_bytes = R->retained[a];
+		return HP_OK;
+	}
+	struct top *t = hp_reallocarray(NULL, hi - lo, sizeof *t);
+	if (!t)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	for (uint32_t i = lo; i < hi; i++) {
+		t[i - lo].v = R->children[i];
+		t[i - lo].retained = R->retained[R->children[i]];
+	}
+	sort_heap = h;
+	qsort(t, hi - lo, sizeof *t, cmp_cls);
+	uint64_t best_bytes = 0, best_count = 0;
+	uint32_t best_cls = HP_NONE;
+	for (size_t i = 0; i < hi - lo;) {
+		size_t j = i;
+		uint64_t b = 0;
+		uint32_t c = h->cls[t[i].v];
+		while (j < hi - lo && h->cls[t[j].v] == c)
+			b += t[j++].retained;
+		if (best_cls == HP_NONE || b > best_bytes) {
+			best_cls = c;
+			best_bytes = b;
+			best_count = j - i;
+		}
+		i = j;
+	}
+	hp_free(t);
+	s->acc_cls = best_cls;
+	s->acc_count = best_count;
+	s->acc_bytes = best_bytes;
+	return HP_OK;
+}
+
+static void holder_of(struct lk *L, struct hp_leak_suspect *s)
+{
+	const hp_heap *h = L->h;
+	s->holder = HP_NONE;
+	for (size_t i = s->trace.n; i-- > 0;) {
+		uint32_t v = s->trace.steps[i].obj;
+		if (!is_jdk(owner_name(h, v))) {
+			s->holder = v;
+			return;
+		}
+	}
+}
+
+/* a class suspect's accumulation point: the deepest object on the shortest
+ * paths of at least big_drop of its (largest) instances */
+static int group_point(struct lk *L, struct hp_leak_suspect *s, const struct top *inst, size_t ninst,
+		       uint32_t *cnt)
+{
+	size_t n = L->h->nobj;
+	s->acc = HP_NONE;
+	if (!L->have_paths)
+		return HP_OK;
+	size_t m = ninst < MAX_GROUP_INSTANCES ? ninst : MAX_GROUP_INSTANCES, walked = 0;
+	for (size_t i = 0; i < m; i++) {
+		uint32_t v = inst[i].v;
+		if (L->P.parent[v] == HP_PATH_UNSEEN)
+			continue;
+		walked++;
+		for (uint32_t u = L->P.parent[v]; u != HP_PATH_START && u != HP_PATH_UNSEEN; u = L->P.parent[u])
+			cnt[u]++;
+	}
+	uint32_t best = HP_NONE;
+	double need = GROUP_SHARE * (double)walked;
+	for (size_t u = 0; u < n && walked; u++) {
+		if (cnt[u] && (double)cnt[u] >= need &&
+		    (best == HP_NONE || L->P.depth[u] > L->P.depth[best]))
+			best = (uint32_t)u;
+		cnt[u] = 0;
+	}
+	if (best != HP_NONE) {
+		s->acc = best;
+		s->acc_retained = L->R->retained[best];
+	}
+	return HP_OK;
+}
+
+/* a class whose objects at the top retain sum together is a suspect when
+ * that passes the threshold and no object suspect is of the class (MAT) */
+static int class_suspect(const hp_heap *h, uint64_t sum, uint64_t thr, uint32_t cls, const uint32_t *objs, size_t n)
+{
+	if (!sum || sum < thr)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (h->cls[objs[i]] == cls)
+			return 0;
+	return 1;
+}
+
+/* The suspects, before the path search: the objects at the top of the
+ * dominator tree that pass the threshold, walked down to their
+ * accumulation points, then the classes (their objects stay in L->top). */
+static int select_suspects(struct lk *L, struct hp_leaks *out)
+{
+	const struct hp_retained *R = L->R;
+	const hp_heap *h = L->h;
+	size_t n = h->nobj;
+	uint32_t lo = R->child_off[n], hi = R->child_off[n + 1];
+	size_t k = hi - lo;
+	if (!k)
+		return HP_OK;
+	struct top *t = L->top = hp_reallocarray(NULL, k, sizeof *t);
+	if (!t)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	L->ntop = k;
+	for (size_t i = 0; i < k; i++) {
+		t[i].v = R->children[lo + i];
+		t[i].retained = R->retained[t[i].v];
+	}
+	qsort(t, k, sizeof *t, by_retained);
+	uint64_t thr = out->threshold_bytes;
+	size_t nobj_s = 0;
+	while (nobj_s < k && t[nobj_s].retained >= thr && t[nobj_s].retained)
+		nobj_s++;
+	/* MAT: the object suspects first; then every object at the top by
+	 * class, a class suspect unless an object suspect is of that class */
+	uint32_t *objs = hp_reallocarray(NULL, nobj_s + 1, sizeof *objs);
+	if (!objs)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nobj_s; i++)
+		objs[i] = t[i].v;
+	sort_heap = h;
+	qsort(t, k, sizeof *t, cmp_cls);
+	size_t ncls_s = 0;
+	for (size_t i = 0; i < k;) {
+		size_t j = i;
+		uint64_t sum = 0;
+		while (j < k && h->cls[t[j].v] == h->cls[t[i].v])
+			sum += t[j++].retained;
+		if (class_suspect(h, sum, thr, h->cls[t[i].v], objs, nobj_s))
+			ncls_s++;
+		i = j;
+	}
+	out->suspects = hp_calloc(nobj_s + ncls_s + 1, sizeof *out->suspects);
+	L->sfirst = hp_calloc(nobj_s + ncls_s + 1, sizeof *L->sfirst);
+	if (!out->suspects || !L->sfirst) {
+		hp_free(objs);
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	}
+	int rc = HP_OK;
+	for (size_t i = 0; i < nobj_s && rc == HP_OK; i++) {
+		struct hp_leak_suspect *s = &out->suspects[out->nsuspects++];
+		s->obj = objs[i];
+		s->cls = h->cls[s->obj];
+		s->count = 1;
+		s->retained = R->retained[s->obj];
+		s->acc = s->holder = HP_NONE;
+		accumulation(L, s);
+		rc = accumulated(L, s);
+	}
+	for (size_t i = 0; i < k && rc == HP_OK;) {
+		size_t j = i;
+		uint64_t sum = 0;
+		while (j < k && h->cls[t[j].v] == h->cls[t[i].v])
+			sum += t[j++].retained;
+		if (class_suspect(h, sum, thr, h->cls[t[i].v], objs, nobj_s)) {
+			L->sfirst[out->nsuspects] = i;
+			struct hp_leak_suspect *s = &out->suspects[out->nsuspects++];
+			s->is_class = 1;
+			s->obj = t[i].v;
+			s->cls = h->cls[s->obj];
+			s->count = j - i;
+			s->retained = sum;
+			s->acc = s->holder = HP_NONE;
+			s->acc_cls = s->cls;
+			s->acc_count = s->count;
+			s->acc_bytes = sum;
+		}
+		i = j;
+	}
+	hp_free(objs);
+	return rc;
+}
+
+/* what the path search must reach for the suspects: the accumulation
+ * points, and the (largest) objects of each class suspect */
+static size_t suspect_targets(const struct lk *L, const struct hp_leaks *out, uint32_t *to)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < out->nsuspects; i++) {
+		const struct hp_leak_suspect *s = &out->suspects[i];
+		if (!s->is_class) {
+			if (to)
+				to[n] = s->acc;
+			n++;
+			continue;
+		}
+		size_t m = s->count < MAX_GROUP_INSTANCES ? (size_t)s->count : MAX_GROUP_INSTANCES;
+		for (size_t k = 0; k < m; k++, n++)
+			if (to)
+				to[n] = L->top[L->sfirst[i] + k].v;
+	}
+	return n;
+}
+
+/* After the path search: the class suspects' accumulation points, every
+ * suspect's trace and holder; largest first. */
+static int finish_suspects(struct lk *L, struct hp_leaks *out)
+{
+	uint32_t *cnt = NULL;
+	int rc = HP_OK;
+	for (size_t i = 0; i < out->nsuspects && rc == HP_OK; i++) {
+		struct hp_leak_suspect *s = &out->suspects[i];
+		if (s->is_class) {
+			if (!cnt && !(cnt = hp_calloc(L->h->nobj ? L->h->nobj : 1, sizeof *cnt)))
+				return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			if ((rc = group_point(L, s, L->top + L->sfirst[i], (size_t)s->count, cnt)))
+				break;
+		}
+		if ((rc = trace_of(L, s->acc != HP_NONE ? s->acc : s->obj, &s->trace)))
+			break;
+		holder_of(L, s);
+	}
+	hp_free(cnt);
+	if (rc)
+		return rc;
+	/* largest first (few: at most 100 / threshold objects and classes) */
+	for (size_t a = 1; a < out->nsuspects; a++) {
+		struct hp_leak_suspect x = out->suspects[a];
+		size_t b = a;
+		while (b > 0 && out->suspects[b - 1].retained < x.retained) {
+			out->suspects[b] = out->suspects[b - 1];
+			b--;
+		}
+		out->suspects[b] = x;
+	}
+	return HP_OK;
+}
+
+/* ---- zombies ---------------------------------------------------------------- */
+
+struct cand { uint32_t obj; struct verdict vd; };
+
+static int by_group(const void *a, const void *b)
+{
+	const struct hp_leak_zombie *x = a, *y = b;
+	if (x->leak != y->leak)
+		return x->leak < y->leak ? -1 : 1;
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+static int by_sig(const void *a, const void *b)
+{
+	const struct hp_leak_zombie *x = a, *y = b;
+	if (x->signature != y->signature)
+		return x->signature < y->signature ? -1 : 1;
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+static const struct hp_leak_group *sort_leaks;
+/* leak indexes by the sum of their zombies' retained sizes, largest first */
+static int by_sum(const void *a, const void *b)
+{
+	const struct hp_leak_group *x = &sort_leaks[*(const size_t *)a], *y = &sort_leaks[*(const size_t *)b];
+	if (x->retained_sum != y->retained_sum)
+		return x->retained_sum < y->retained_sum ? 1 : -1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+static int by_group_retained(const void *a, const void *b)
+{
+	const struct hp_leak_group *x = a, *y = b;
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return (x->signature > y->signature) - (x->signature < y->signature);
+}
+
+static int find_candidates(struct lk *L, struct hp_leaks *out, struct cand **cands, size_t *ncand)
+{
+	const hp_heap *h = L->h;
+	size_t cap = 0;
+	*cands = NULL;
+	*ncand = 0;
+	for (size_t v = 0; v < h->nobj; v++) {
+		if (hp_heap_kind(h, v) != HP_OBJ_INSTANCE)
+			continue;
+		uint32_t cls = h->cls[v];
+		int watched = (L->isa[cls] & K_WATCHED) != 0;
+		for (size_t r = 0; r < L->o->nrules && !watched; r++)
+			watched = rule_matches_class(L, r, cls);
+		if (!watched)
+			continue;
+		struct verdict vd;
+		HP_TRY(inspect(L, (uint32_t)v, &vd));
+		if (!vd.ruled)
+			continue;
+		if (out->ninspected % 256 == 0) {
+			void *p = hp_reallocarray(out->inspected, out->ninspected + 256, sizeof *out->inspected);
+			if (!p)
+				return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			out->inspected = p;
+		}
+		struct hp_leak_inspected *in = &out->inspected[out->ninspected++];
+		in->obj = (uint32_t)v;
+		in->zombie = vd.zombie;
+		in->status = status_of(&vd, in->reason);
+		if (!in->reason[0])
+			snprintf(in->reason, sizeof in->reason, "no rule's field in the dump");
+		if (!vd.zombie)
+			continue;
+		if (*ncand == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			struct cand *p = hp_reallocarray(*cands, nc, sizeof *p);
+			if (!p)
+				return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			*cands = p;
+			cap = nc;
+		}
+		(*cands)[*ncand].obj = (uint32_t)v;
+		(*cands)[*ncand].vd = vd;
+		(*ncand)++;
+		L->is_zombie[v >> 3] |= (uint8_t)(1u << (v & 7));
+	}
+	return HP_OK;
+}
+
+static int zombie_at(const struct lk *L, uint32_t v)
+{
+	return (L->is_zombie[v >> 3] >> (v & 7)) & 1;
+}
+
+static int find_zombies(struct lk *L, struct hp_leaks *out, struct cand *c, size_t nc)
+{
+	const hp_heap *h = L->h;
+	size_t n = h->nobj;
+	out->zombies = hp_calloc(nc ? nc : 1, sizeof *out->zombies);
+	uint8_t *in_set = hp_calloc(n ? n : 1, 1);
+	int rc = HP_OK;
+	if (!out->zombies || !in_set) {
+		hp_free(in_set);
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	}
+	size_t nfreed = 0;
+	char *sig = hp_malloc(8192);
+	if (!sig) {
+		hp_free(in_set);
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t v = c[i].obj;
+		if (!L->have_paths || L->P.parent[v] == HP_PATH_UNSEEN) {
+			out->not_strong++;
+			continue;
+		}
+		in_set[v] = 1;
+		nfreed++;
+		int nested = 0;
+		for (uint32_t u = L->P.parent[v]; u != HP_PATH_START && u != HP_PATH_UNSEEN && !nested; u = L->P.parent[u])
+			nested = zombie_at(L, u);
+		if (nested) {
+			out->nested++;
+			continue;
+		}
+		struct hp_leak_zombie *z = &out->zombies[out->nzombies];
+		z->obj = v;
+		z->retained = L->R->retained[v];
+		snprintf(z->reasons, sizeof z->reasons, "%s", c[i].vd.yes);
+		if ((rc = trace_of(L, v, &z->trace)) != HP_OK)
+			goto out;
+		out->nzombies++;
+		if ((rc = trace_statuses(L, &z->trace, &c[i].vd)) != HP_OK)
+			goto out;
+		hp_leaks_signature_text(h, &z->trace, sig, 8192);
+		z->signature = fnv1a(sig);
+	}
+	/* leaks: the same signature */
+	qsort(out->zombies, out->nzombies, sizeof *out->zombies, by_sig);
+	out->leaks = hp_calloc(out->nzombies + 1, sizeof *out->leaks);
+	if (!out->leaks) {
+		rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < out->nzombies;) {
+		size_t j = i;
+		struct hp_leak_group *g = &out->leaks[out->nleaks];
+		g->signature = out->zombies[i].signature;
+		g->first = i;
+		while (j < out->nzombies && out->zombies[j].signature == g->signature) {
+			out->zombies[j].leak = out->nleaks;
+			g->retained_sum += out->zombies[j].retained;
+			j++;
+		}
+		g->count = j - i;
+		/* a lower bound until the retained set is computed: the listed
+		 * zombies do not dominate one another (that would nest them) */
+		g->retained = g->retained_sum;
+		out->nleaks++;
+		i = j;
+	}
+	/* the retained sets of the MAX_LEAK_SETS largest leaks: one walk of the
+	 * graph each (the zombies are grouped, so each leak's are together) */
+	{
+		size_t *ord = hp_reallocarray(NULL, out->nleaks + 1, sizeof *ord);
+		if (!ord) {
+			rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t g = 0; g < out->nleaks; g++)
+			ord[g] = g;
+		sort_leaks = out->leaks;
+		qsort(ord, out->nleaks, sizeof *ord, by_sum);
+		uint8_t *gs = hp_calloc(n ? n : 1, 1);
+		if (!gs) {
+			hp_free(ord);
+			rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < out->nleaks && k < MAX_LEAK_SETS && rc == HP_OK; k++) {
+			struct hp_leak_group *g = &out->leaks[ord[k]];
+			for (size_t z = g->first; z < g->first + g->count; z++)
+				gs[out->zombies[z].obj] = 1;
+			rc = hp_retained_set(h, L->R, gs, &g->retained_objects, &g->retained, L->err);
+			g->exact = rc == HP_OK;
+			for (size_t z = g->first; z < g->first + g->count; z++)
+				gs[out->zombies[z].obj] = 0;
+		}
+		hp_free(gs);
+		hp_free(ord);
+		if (rc)
+			goto out;
+	}
+	/* largest leak first; zombies in the order of their leaks */
+	size_t *map = hp_reallocarray(NULL, out->nleaks + 1, sizeof *map);
+	if (!map) {
+		rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t g = 0; g < out->nleaks; g++)
+		out->leaks[g].first = g;     /* old index, for the map */
+	qsort(out->leaks, out->nleaks, sizeof *out->leaks, by_group_retained);
+	for (size_t g = 0; g < out->nleaks; g++)
+		map[out->leaks[g].first] = g;
+	for (size_t i = 0; i < out->nzombies; i++)
+		out->zombies[i].leak = map[out->zombies[i].leak];
+	hp_free(map);
+	qsort(out->zombies, out->nzombies, sizeof *out->zombies, by_group);
+	for (size_t i = out->nzombies; i-- > 0;)
+		out->leaks[out->zombies[i].leak].first = i;
+	if (nfreed)
+		rc = hp_retained_set(h, L->R, in_set, &out->freed_objects, &out->freed, L->err);
+out:
+	hp_free(sig);
+	hp_free(in_set);
+	return rc;
+}
+
+/* ---- the whole ------------------------------------------------------------ */
+
+int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
+		  const struct hp_leaks_opts *o, struct hp_leaks *out, struct hp_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct lk L;
+	memset(&L, 0, sizeof L);
+	L.h = h;
+	L.R = R;
+	L.rd = rd;
+	L.o = o;
+	L.err = err;
+	out->heap = R->reachable_bytes;
+	double thr = ceil(o->threshold / 100.0 * (double)out->heap);
+	out->threshold_bytes = thr < 1 ? 1 : (uint64_t)thr;
+	double t0 = seconds();
+	struct cand *c = NULL;
+	uint32_t *targets = NULL;
+	size_t nc = 0;
+	int rc = build_isa(&L);
+	if (rc) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
+		goto out;
+	}
+	L.is_zombie = hp_calloc(h->nobj / 8 + 1, 1);
+	if (!L.is_zombie) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = find_candidates(&L, out, &c, &nc)) != HP_OK || (rc = select_suspects(&L, out)) != HP_OK)
+		goto out;
+	/* one search serves every trace (12 bytes per object while it lasts),
+	 * and stops when it has reached all it must */
+	size_t ns = suspect_targets(&L, out, NULL);
+	targets = hp_reallocarray(NULL, ns + nc + 1, sizeof *targets);
+	if (!targets) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
+		goto out;
+	}
+	suspect_targets(&L, out, targets);
+	for (size_t i = 0; i < nc; i++)
+		targets[ns + i] = c[i].obj;
+	double t = seconds();
+	if (ns + nc && (rc = search_paths(&L, out, targets, ns + nc)) != HP_OK)
+		goto out;
+	out->t_search = seconds() - t;
+	out->searched = L.have_paths ? L.P.reached : 0;
+	if ((rc = finish_suspects(&L, out)) != HP_OK)
+		goto out;
+	rc = find_zombies(&L, out, c, nc);
+	out->t_total = seconds() - t0;
+out:
+	hp_free(c);
+	hp_free(targets);
+	hp_free(L.top);
+	hp_free(L.sfirst);
+	hp_free(L.isa);
+	hp_free(L.rule_isa);
+	hp_free(L.is_zombie);
+	if (L.have_paths)
+		hp_paths_release(&L.P);
+	if (rc)
+		hp_leaks_release(out);
+	return rc;
+}
+
+void hp_leaks_release(struct hp_leaks *l)
+{
+	for (size_t i = 0; i < l->nsuspects; i++)
+		trace_release(&l->suspects[i].trace);
+	for (size_t i = 0; i < l->nzombies; i++)
+		trace_release(&l->zombies[i].trace);
+	hp_free(l->suspects);
+	hp_free(l->zombies);
+	hp_free(l->leaks);
+	hp_free(l->inspected);
+	memset(l, 0, sizeof *l);
+}

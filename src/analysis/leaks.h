@@ -1,0 +1,186 @@
+/*
+ * leaks.h — what is wrong with a heap: leak suspects (Eclipse MAT's Leak
+ * Suspects report), zombie objects (LeakCanary/Shark's leaking objects) and
+ * the leak trace of each.
+ *
+ * Leak suspects, after MAT's FindLeaksQuery: the objects the super-root
+ * dominates (the top of the dominator tree) whose retained size is at least
+ * `threshold` percent of the reachable heap, then the classes whose objects
+ * at the top together retain that much, unless an object suspect is of the
+ * class (MAT avoids naming it twice).  From an object suspect the walk
+ * goes down the dominator tree to the largest child while that child
+ * retains at least `big_drop` of its parent; where it stops is the
+ * accumulation point, and what accumulates is the class whose objects the
+ * point dominates directly retain the most (the point itself when it
+ * dominates nothing).  For a class suspect the accumulation point is the
+ * deepest object that the shortest paths of at least 80% of its objects
+ * (its 10,000 largest) go through, as MAT's common path (none when they
+ * have no common referrer).  The
+ * holder named is the nearest object on the path to the accumulation point,
+ * the point included, whose class is not the JDK's (java.*, javax.*, jdk.*, sun.*,
+ * com.sun.*), as MAT skips JDK holders.
+ *
+ * Zombie objects: instances that rules say the program is done with, which
+ * a strong path from a GC root still reaches.  Built-in rules (after
+ * Shark's AndroidObjectInspectors): android.app.Activity with mDestroyed
+ * true; android.app.Fragment, android.support.v4.app.Fragment and
+ * androidx.fragment.app.Fragment with mFragmentManager null;
+ * android.view.View with mAttachInfo null whose mContext, unwrapped through
+ * ContextWrapper.mBase, is a destroyed Activity; android.app.Dialog with
+ * mDecor null and mCreated true (shown, then dismissed); android.os.
+ * MessageQueue with mQuitting true.  User rules CLASS:FIELD=VALUE match the
+ * class and its subclasses.  A rule's class whose field has another value
+ * makes the object NOT LEAKING (an Activity not destroyed, a Fragment
+ * attached).  A zombie whose shortest path goes through another zombie is
+ * not listed apart (fixing the other frees it; counted in `nested`); one no
+ * strong path reaches (only through the referent of a soft, weak, final or
+ * phantom reference, or not at all) will be collected and is not a leak
+ * (counted in `not_strong`).
+ *
+ * Leak traces: the shortest path from a GC root (the retained graph's root
+ * objects; under MAT's roots policy a thread's locals hang off the thread)
+ * over that graph without the referents it followed (hp_refs.followed), so
+ * no extra pass over the dump; one breadth-first search for all of them,
+ * which stops once it has reached every zombie, accumulation point and
+ * class suspect's object it must trace.  Each node's status is LeakCanary's: rules
+ * give leaking and not-leaking reasons (class objects, class loaders,
+ * threads that are GC roots, android.app.Application and ActivityThread are
+ * never leaking; a ContextWrapper around a destroyed Activity is leaking);
+ * every node above the last not-leaking one is not leaking ("X↓ is not
+ * leaking"), every unknown node below the first leaking one after it is
+ * leaking ("X↑ is leaking"), and the references from the last not-leaking
+ * node down to the first leaking one are the ones to cut.  Zombies whose
+ * traces have the same signature (the classes and references along the
+ * path, array indices and ids aside) form one leak.
+ *
+ * Costs: each zombie's retained size (its dominator subtree: what cutting
+ * every path to it alone frees); each leak's retained set (the objects only
+ * paths through its zombies reach: what fixing that leak frees, shared
+ * objects once); and the retained set of every zombie together (fixing all
+ * leaks).  A retained set is one walk of the graph (retained.h).
+ *
+ * Memory: 12 bytes per object during the path search (paths.h), 4 more per
+ * object for a class suspect's common path, 1 bit per object for each
+ * retained set; the dump's records are read again only for the objects the
+ * rules look at (objread.h).
+ *
+ * Ownership: struct hp_leaks owns its arrays (hp_leaks_release()); names
+ * in it are borrowed from the heap and the object reader, which must
+ * outlive it.  Nothing here prints.
+ */
+#ifndef HP_LEAKS_H
+#define HP_LEAKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "model/heap.h"
+#include "model/objread.h"
+#include "analysis/retained.h"
+
+#define HP_LEAK_REASON 320   /* bytes for a node's reasons */
+#define HP_LEAK_SEP '\x1f'   /* between two reasons in one string ("A\x1fB": A and B) */
+
+enum hp_leak_op { HP_LR_TRUE, HP_LR_FALSE, HP_LR_NULL, HP_LR_NOTNULL, HP_LR_NUMBER, HP_LR_STRING };
+
+/* CLASS:FIELD=VALUE; the strings point into text (owned) */
+struct hp_leak_rule {
+	char *text;               /* CLASS\0FIELD\0VALUE\0 */
+	const char *cls, *field, *value;
+	int op;                   /* enum hp_leak_op */
+	double num;
+};
+/* Parses one rule (leading and trailing blanks ignored).  HP_EUSAGE with
+ * the reason in err when it is not a rule. */
+int hp_leak_rule_parse(const char *s, struct hp_leak_rule *r, struct hp_error *err) HP_MUST_USE;
+void hp_leak_rule_release(struct hp_leak_rule *r);
+
+enum hp_leak_status { HP_LEAK_UNKNOWN = 0, HP_LEAK_NO, HP_LEAK_YES };
+const char *hp_leak_status_name(int status);   /* "UNKNOWN", "NOT LEAKING", "LEAKING" */
+
+struct hp_leak_step {
+	uint32_t obj;
+	struct hp_objref ref;     /* how the previous step refers to this one (HP_REF_NONE first) */
+	int cut;                  /* that reference is one to cut (~~~) */
+	int status;               /* enum hp_leak_status */
+	char reason[HP_LEAK_REASON];
+};
+struct hp_leak_trace {
+	struct hp_leak_step *steps;   /* GC root first */
+	size_t n;                     /* 0: no strong path */
+};
+
+struct hp_leak_suspect {
+	int is_class;             /* a class's objects rather than one object */
+	uint32_t obj;             /* the object (is_class: the largest instance) */
+	uint32_t cls;             /* its class */
+	uint64_t count;           /* 1, or the class's objects among the top of the tree */
+	uint64_t retained;        /* the object's, or the sum over the class's objects */
+	uint32_t acc;             /* accumulation point, HP_NONE when none */
+	uint64_t acc_retained;
+	uint64_t acc_depth;       /* steps down the dominator tree from the suspect (object suspects) */
+	uint32_t acc_cls;         /* what accumulates: class, count, retained */
+	uint64_t acc_count, acc_bytes;
+	uint32_t holder;          /* the nearest non-JDK object at or above acc, HP_NONE none */
+	struct hp_leak_trace trace;   /* to acc (or obj when acc is HP_NONE), without statuses */
+};
+
+struct hp_leak_zombie {
+	uint32_t obj;
+	char reasons[HP_LEAK_REASON];
+	uint64_t retained;
+	uint64_t signature;       /* FNV-1a of the trace's signature text */
+	size_t leak;              /* index in hp_leaks.leaks */
+	struct hp_leak_trace trace;
+};
+
+/* Zombies with the same signature. */
+struct hp_leak_group {
+	uint64_t signature;
+	size_t first;             /* its first zombie (the largest retained) */
+	uint64_t count;
+	uint64_t retained_sum;    /* the sum of its zombies' retained sizes */
+	uint64_t retained;        /* its retained set (exact), else retained_sum */
+	uint64_t retained_objects;    /* exact: the objects of that set */
+	int exact;                /* the retained set was computed (the 100 largest leaks) */
+};
+
+/* An object a rule looked at: its class is one a rule names. */
+struct hp_leak_inspected {
+	uint32_t obj;
+	int status;
+	int zombie;               /* a rule says the program is done with it */
+	char reason[HP_LEAK_REASON];
+};
+
+struct hp_leaks_opts {
+	double threshold;         /* percent of the reachable heap; MAT: 10 */
+	double big_drop;          /* 0..1; MAT: 0.7 */
+	const struct hp_leak_rule *rules;
+	size_t nrules;
+};
+void hp_leaks_opts_init(struct hp_leaks_opts *o);
+
+struct hp_leaks {
+	uint64_t heap;            /* the reachable heap the threshold is of */
+	uint64_t threshold_bytes;
+	struct hp_leak_suspect *suspects; size_t nsuspects;
+	struct hp_leak_zombie *zombies; size_t nzombies;   /* by leak, then retained */
+	struct hp_leak_group *leaks; size_t nleaks;        /* by retained set, largest first */
+	struct hp_leak_inspected *inspected; size_t ninspected;   /* in object order */
+	uint64_t nested;          /* zombies whose path goes through another zombie */
+	uint64_t not_strong;      /* zombies no strong path reaches */
+	uint64_t freed, freed_objects;    /* the retained set of every zombie listed or nested */
+	uint64_t referents_skipped;       /* followed referents left out of the paths */
+	uint64_t searched;        /* objects the path search reached before it had every target */
+	double t_search, t_total; /* seconds: the path search, all of hp_leaks_find() */
+};
+
+int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
+		  const struct hp_leaks_opts *o, struct hp_leaks *out, struct hp_error *err) HP_MUST_USE;
+void hp_leaks_release(struct hp_leaks *l);
+
+/* The signature text of a trace ("com.acme.Bus.listeners > java.lang.Object[].[x] > ..."),
+ * into buf (cut to n bytes, NUL-terminated). */
+void hp_leaks_signature_text(const hp_heap *h, const struct hp_leak_trace *t, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,670 @@
+/* hprofan leaks FILE: leak suspects (MAT), zombie objects and their leak
+ * traces (LeakCanary), and what fixing them frees (analysis/leaks.h). */
+#include "cli/command.h"
+#include "analysis/leaks.h"
+#include "parser/alloc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_RULES 256          /* --zombie and --zombie-rules together */
+#define LIST_IN_TEXT 10        /* the other zombies of a leak the table names */
+
+struct rule_args { const char *v[MAX_RULES]; int n; };
+
+struct leaks_opts {
+	double threshold, big_drop;
+	struct rule_args zombie;
+	const char *rules_file;
+	int fail_on_leak;
+	int found;                 /* set by collect: a zombie was found */
+};
+
+static void defaults(void *own)
+{
+	struct leaks_opts *o = own;
+	o->threshold = 10;
+	o->big_drop = 0.7;
+}
+
+static int set_threshold(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(val, &end);
+	if (errno || end == val || *end || !(v > 0 && v <= 100))
+		return cli_usage_error(NULL, "%s needs a percentage above 0, at most 100", as);
+	*(double *)dst = v;
+	return EXIT_OK;
+}
+
+static int set_big_drop(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(val, &end);
+	if (errno || end == val || *end || !(v > 0 && v <= 1))
+		return cli_usage_error(NULL, "%s needs a ratio above 0, at most 1 (MAT's is 0.7)", as);
+	*(double *)dst = v;
+	return EXIT_OK;
+}
+
+static int set_zombie(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	struct rule_args *a = dst;
+	struct hp_leak_rule r;
+	struct hp_error err;
+	hp_error_clear(&err);
+	int rc = hp_leak_rule_parse(val, &r, &err);
+	hp_leak_rule_release(&r);
+	if (rc == HP_ENOMEM) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	if (rc)
+		return cli_usage_error(NULL, "%s: %s (VALUE: true, false, null, !null, a number or a string)", as, err.msg);
+	if (a->n == MAX_RULES)
+		return cli_usage_error(NULL, "%s: at most %d rules", as, MAX_RULES);
+	a->v[a->n++] = val;
+	return EXIT_OK;
+}
+
+static const struct cli_option own[] = {
+	{ "--threshold", NULL, OPT_VALUE, "--threshold PCT",
+	  "a suspect retains at least PCT% of the reachable heap (default 10)",
+	  0, offsetof(struct leaks_opts, threshold), set_threshold, "needs a percentage", NULL },
+	{ "--big-drop", NULL, OPT_VALUE, "--big-drop F",
+	  "walk down to the largest child while it keeps F of its parent\n(default 0.7)",
+	  0, offsetof(struct leaks_opts, big_drop), set_big_drop, "needs a ratio (0.7)", NULL },
+	{ "--zombie", NULL, OPT_VALUE, "--zombie RULE",
+	  "CLASS:FIELD=VALUE marks a zombie (repeatable; VALUE true,\nfalse, null, !null, a number or a string)",
+	  0, offsetof(struct leaks_opts, zombie), set_zombie, "needs a rule CLASS:FIELD=VALUE", NULL },
+	{ "--zombie-rules", NULL, OPT_VALUE, "--zombie-rules FILE",
+	  "read rules from FILE, one a line (# starts a comment)",
+	  0, offsetof(struct leaks_opts, rules_file), NULL, "needs a file name", NULL },
+	{ "--fail-on-leak", NULL, OPT_FLAG, "--fail-on-leak",
+	  "exit 5 when a zombie is found (for CI gates)",
+	  0, offsetof(struct leaks_opts, fail_on_leak), NULL, NULL, NULL },
+	{ NULL }
+};
+
+struct leaks_result {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	hp_objread *rd;
+	struct hp_leak_rule *rules;
+	size_t nrules;
+	char *file_text;           /* --zombie-rules: the file (rules point into copies) */
+	int have;
+	struct hp_leaks L;
+};
+
+static void release(void *p)
+{
+	struct leaks_result *r = p;
+	if (!r)
+		return;
+	if (r->have)
+		hp_leaks_release(&r->L);
+	for (size_t i = 0; i < r->nrules; i++)
+		hp_leak_rule_release(&r->rules[i]);
+	hp_free(r->rules);
+	hp_free(r->file_text);
+	hp_free(r);
+}
+
+/* --zombie-rules FILE: one rule a line, blank lines and # comments skipped */
+static int read_rules_file(const char *path, struct leaks_result *r)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		cli_error("%s: %s", path, strerror(errno));
+		return EXIT_BAD;
+	}
+	char line[4096];
+	unsigned lineno = 0;
+	int rc = EXIT_OK;
+	while (rc == EXIT_OK && fgets(line, sizeof line, f)) {
+		lineno++;
+		size_t len = strlen(line);
+		if (len == sizeof line - 1 && line[len - 1] != '\n') {
+			rc = cli_usage_error(NULL, "%s:%u: line longer than %zu bytes", path, lineno, sizeof line - 2);
+			break;
+		}
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		const char *p = line;
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (!*p)
+			continue;
+		if (r->nrules >= MAX_RULES) {
+			rc = cli_usage_error(NULL, "%s:%u: at most %d rules", path, lineno, MAX_RULES);
+			break;
+		}
+		struct hp_error err;
+		hp_error_clear(&err);
+		int prc = hp_leak_rule_parse(p, &r->rules[r->nrules], &err);
+		if (prc == HP_ENOMEM) {
+			cli_error("out of memory");
+			rc = EXIT_NOMEM;
+		} else if (prc) {
+			rc = cli_usage_error(NULL, "%s:%u: %s", path, lineno, err.msg);
+		} else {
+			r->nrules++;
+		}
+	}
+	if (rc == EXIT_OK && ferror(f)) {
+		cli_error("%s: %s", path, strerror(errno));
+		rc = EXIT_BAD;
+	}
+	fclose(f);
+	return rc;
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	struct leaks_opts *o = x->own;
+	struct leaks_result *r = hp_calloc(1, sizeof *r);
+	if (!r || !(r->rules = hp_calloc(MAX_RULES, sizeof *r->rules))) {
+		hp_free(r);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	*res = r;
+	int rc;
+	for (int i = 0; i < o->zombie.n; i++) {
+		struct hp_error err;
+		hp_error_clear(&err);
+		if (hp_leak_rule_parse(o->zombie.v[i], &r->rules[r->nrules], &err)) {
+			cli_error("%s", err.msg);
+			return EXIT_NOMEM;
+		}
+		r->nrules++;
+	}
+	if (o->rules_file && (rc = read_rules_file(o->rules_file, r)))
+		return rc;
+	if ((rc = cli_refuse_pipe(S, "leaks reads", "save it to a file")))
+		return rc;
+	if ((rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_objread(S, &r->rd)))
+		return rc;
+	struct hp_leaks_opts lo;
+	hp_leaks_opts_init(&lo);
+	lo.threshold = o->threshold;
+	lo.big_drop = o->big_drop;
+	lo.rules = r->rules;
+	lo.nrules = r->nrules;
+	struct hp_error err;
+	hp_error_clear(&err);
+	int hr = hp_leaks_find(r->h, r->R, r->rd, &lo, &r->L, &err);
+	if (hr) {
+		char msg[1024];
+		cli_format_error(hp_session_path(S), &err, msg, sizeof msg);
+		cli_error("%s", msg);
+		return cli_exit_code(hr);
+	}
+	r->have = 1;
+	o->found = r->L.nzombies > 0 || r->L.nested > 0;
+	return EXIT_OK;
+}
+
+/* ---- pieces ----------------------------------------------------------------- */
+
+static const char *simple(const char *n)
+{
+	const char *d = strrchr(n, '.');
+	return d ? d + 1 : n;
+}
+
+/* the class an object's references are named after (the class a class object is) */
+static const char *own_class(const hp_heap *h, uint32_t v)
+{
+	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		if (k != HP_IDMAP_NONE)
+			return hp_class_name(h, k);
+	}
+	return hp_class_name(h, h->cls[v]);
+}
+
+/* "LeakyCache.SESSIONS" and the like: the reference from `from`, with where
+ * the part to underline starts (*at, in bytes) */
+static void ref_text(const hp_heap *h, uint32_t from, const struct hp_objref *r, char *buf, size_t n, size_t *at)
+{
+	char cn[300], fn[300];
+	const char *c = simple(own_class(h, from));
+	if ((r->kind == HP_REF_FIELD || r->kind == HP_REF_STATIC) && r->decl != HP_NONE && r->decl < h->nclasses)
+		c = simple(hp_class_name(h, r->decl));
+	safe_text(c, cn, sizeof cn);
+	const char *pre = r->kind == HP_REF_STATIC ? "static " : "";
+	int w;
+	switch (r->kind) {
+	case HP_REF_FIELD:
+	case HP_REF_STATIC:
+		safe_text(r->name ? r->name : "?", fn, sizeof fn);
+		w = snprintf(buf, n, "%s%s.", pre, cn);
+		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", fn);
+		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
+		return;
+	case HP_REF_ELEMENT:
+		w = snprintf(buf, n, "%s", cn);
+		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0),
+			 "[%llu]", (unsigned long long)r->index);
+		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
+		return;
+	default: {
+		char via[200];
+		cli_via_text(h, r, via, sizeof via);
+		w = snprintf(buf, n, "%s", cn);
+		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", via);
+		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
+		return;
+	}
+	}
+}
+
+/* terminal columns of UTF-8 text (one per code point) */
+static size_t columns(const char *s, size_t bytes)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < bytes && s[i]; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			c++;
+	return c;
+}
+
+/* reasons "A\x1fB" as "A and B" */
+static void reasons_text(const char *r, char *buf, size_t n)
+{
+	char tmp[HP_LEAK_REASON * 2];
+	size_t o = 0;
+	for (const char *p = r; *p && o + 6 < sizeof tmp; p++) {
+		if (*p == HP_LEAK_SEP) {
+			memcpy(tmp + o, " and ", 5);
+			o += 5;
+		} else {
+			tmp[o++] = *p;
+		}
+	}
+	tmp[o] = '\0';
+	safe_text(tmp, buf, n);
+}
+
+static cJSON *reasons_json(const char *r)
+{
+	cJSON *a = cJSON_CreateArray();
+	const char *p = r;
+	while (*p) {
+		const char *e = strchr(p, HP_LEAK_SEP);
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char one[HP_LEAK_REASON];
+		snprintf(one, sizeof one, "%.*s", (int)len, p);
+		cJSON_AddItemToArray(a, cJSON_CreateString(one));
+		p += len;
+		if (*p)
+			p++;
+	}
+	return a;
+}
+
+static const char *status_key(int s)
+{
+	return s == HP_LEAK_YES ? "leaking" : s == HP_LEAK_NO ? "not_leaking" : "unknown";
+}
+
+/* a trace drawn as LeakCanary draws it; statuses when `statuses` */
+static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_leak_trace *t, int statuses)
+{
+	const hp_heap *h = r->h;
+	char lab[800], rt[800], ref[700], rs[HP_LEAK_REASON * 3], a[32];
+	if (!t->n) {
+		fprintf(f, "  (no path from a GC root without soft, weak, final or phantom referents)\n");
+		return;
+	}
+	fprintf(f, "  \xe2\x94\xac\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n");
+	fprintf(f, "  \xe2\x94\x82 GC root: %s\n", cli_root_text(h, r->rd, t->steps[0].obj, rt, sizeof rt));
+	fprintf(f, "  \xe2\x94\x82\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hp_leak_step *s = &t->steps[i];
+		int last = i + 1 == t->n;
+		const char *bar = last ? " " : "\xe2\x94\x82";
+		object_label(h, s->obj, lab, sizeof lab);
+		fprintf(f, "  %s %s\n", last ? "\xe2\x95\xb0\xe2\x86\x92" : "\xe2\x94\x9c\xe2\x94\x80", lab);
+		if (statuses) {
+			if (s->reason[0]) {
+				reasons_text(s->reason, rs, sizeof rs);
+				fprintf(f, "  %s    %s (%s)\n", bar, hp_leak_status_name(s->status), rs);
+			} else {
+				fprintf(f, "  %s    %s\n", bar, hp_leak_status_name(s->status));
+			}
+		}
+		if (last) {
+			fprintf(f, "       retained %s\n", fmt_bytes(r->R->retained[s->obj], a, sizeof a));
+			continue;
+		}
+		size_t at = 0;
+		ref_text(h, s->obj, &t->steps[i + 1].ref, ref, sizeof ref, &at);
+		fprintf(f, "  %s    \xe2\x86\x93 %s\n", bar, ref);
+		if (statuses && t->steps[i + 1].cut) {
+			size_t pad = columns(ref, at), len = columns(ref + at, strlen(ref + at));
+			fprintf(f, "  %s      %*s", bar, (int)pad, "");
+			for (size_t k = 0; k < len; k++)
+				fputc('~', f);
+			fputc('\n', f);
+		}
+	}
+}
+
+static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trace *t, int statuses)
+{
+	const hp_heap *h = r->h;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hp_leak_step *s = &t->steps[i];
+		cJSON *e = cli_object_json(h, s->obj);
+		json_u64(e, "shallow", r->R->shallow[s->obj]);
+		json_u64(e, "retained", r->R->retained[s->obj]);
+		if (i == 0)
+			cli_root_json(e, h, r->rd, s->obj);
+		else
+			cJSON_AddItemToObject(e, "via", cli_via_json(h, &s->ref));
+		if (statuses) {
+			cJSON_AddStringToObject(e, "status", status_key(s->status));
+			cJSON_AddItemToObject(e, "reasons", reasons_json(s->reason));
+			if (i > 0)
+				cJSON_AddBoolToObject(e, "cut", s->cut);
+		}
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+static char *sig_text(const struct leaks_result *r, const struct hp_leak_trace *t)
+{
+	char *s = hp_malloc(8192);
+	if (s)
+		hp_leaks_signature_text(r->h, t, s, 8192);
+	return s;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* ---- JSON ----------------------------------------------------------------------- */
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	const struct leaks_opts *o = x->own;
+	struct leaks_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_leaks *L = &r->L;
+	char hex[32];
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	*doc = j;
+	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	json_policies(j, r->R);
+	cJSON_AddNumberToObject(j, "threshold_percent", o->threshold);
+	cJSON_AddNumberToObject(j, "big_drop", o->big_drop);
+	json_u64(j, "reachable", L->heap);
+	json_u64(j, "threshold_bytes", L->threshold_bytes);
+	cJSON *ru = cJSON_AddArrayToObject(j, "zombie_rules");
+	for (size_t i = 0; i < r->nrules; i++) {
+		char t[2048];
+		snprintf(t, sizeof t, "%s:%s=%s", r->rules[i].cls, r->rules[i].field, r->rules[i].value);
+		cJSON_AddItemToArray(ru, cJSON_CreateString(t));
+	}
+	cJSON *sa = cJSON_AddArrayToObject(j, "suspects");
+	for (size_t i = 0; i < L->nsuspects; i++) {
+		const struct hp_leak_suspect *s = &L->suspects[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "kind", s->is_class ? "class" : "object");
+		cJSON_AddStringToObject(e, "class", hp_class_name(h, s->cls));
+		if (!s->is_class)
+			cJSON_AddItemToObject(e, "object", cli_object_json(h, s->obj));
+		json_u64(e, "count", s->count);
+		json_u64(e, "retained", s->retained);
+		cJSON_AddNumberToObject(e, "percent", floor(pct(s->retained, L->heap) * 100) / 100);
+		if (s->acc != HP_NONE) {
+			cJSON *a = cli_object_json(h, s->acc);
+			json_u64(a, "retained", s->acc_retained);
+			if (!s->is_class)
+				json_u64(a, "depth", s->acc_depth);
+			cJSON_AddItemToObject(e, "accumulation_point", a);
+		} else {
+			cJSON_AddNullToObject(e, "accumulation_point");
+		}
+		cJSON *ac = cJSON_AddObjectToObject(e, "accumulated");
+		cJSON_AddStringToObject(ac, "class", s->acc_cls != HP_NONE ? hp_class_name(h, s->acc_cls) : "");
+		json_u64(ac, "count", s->acc_count);
+		json_u64(ac, "retained", s->acc_bytes);
+		if (s->holder != HP_NONE)
+			cJSON_AddItemToObject(e, "held_by", cli_object_json(h, s->holder));
+		else
+			cJSON_AddNullToObject(e, "held_by");
+		cJSON_AddItemToObject(e, "trace", json_trace(r, &s->trace, 0));
+		cJSON_AddItemToArray(sa, e);
+	}
+	cJSON *za = cJSON_AddArrayToObject(j, "zombies");
+	for (size_t i = 0; i < L->nzombies; i++) {
+		const struct hp_leak_zombie *z = &L->zombies[i];
+		cJSON *e = cli_object_json(h, z->obj);
+		cJSON_AddItemToObject(e, "reasons", reasons_json(z->reasons));
+		json_u64(e, "retained", z->retained);
+		json_u64(e, "leak", z->leak);
+		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)z->signature);
+		cJSON_AddStringToObject(e, "signature", hex);
+		cJSON_AddItemToObject(e, "trace", json_trace(r, &z->trace, 1));
+		cJSON_AddItemToArray(za, e);
+	}
+	cJSON *la = cJSON_AddArrayToObject(j, "leaks");
+	for (size_t g = 0; g < L->nleaks; g++) {
+		const struct hp_leak_group *G = &L->leaks[g];
+		const struct hp_leak_zombie *z = &L->zombies[G->first];
+		cJSON *e = cJSON_CreateObject();
+		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)G->signature);
+		cJSON_AddStringToObject(e, "signature", hex);
+		char *st = sig_text(r, &z->trace);
+		cJSON_AddStringToObject(e, "signature_text", st ? st : "");
+		hp_free(st);
+		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[z->obj]));
+		json_u64(e, "count", G->count);
+		json_u64(e, "retained", G->retained);
+		cJSON_AddBoolToObject(e, "retained_exact", G->exact);
+		if (G->exact)
+			json_u64(e, "retained_objects", G->retained_objects);
+		json_u64(e, "retained_sum", G->retained_sum);
+		cJSON *ids = cJSON_AddArrayToObject(e, "zombies");
+		for (size_t k = G->first; k < G->first + G->count; k++) {
+			char id[32];
+			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[L->zombies[k].obj]);
+			cJSON_AddItemToArray(ids, cJSON_CreateString(id));
+		}
+		cJSON_AddItemToArray(la, e);
+	}
+	json_u64(j, "nested_zombies", L->nested);
+	json_u64(j, "not_strongly_reachable_zombies", L->not_strong);
+	cJSON *fr = cJSON_AddObjectToObject(j, "freed_by_fixing_all");
+	json_u64(fr, "bytes", L->freed);
+	json_u64(fr, "objects", L->freed_objects);
+	cJSON *ia = cJSON_AddArrayToObject(j, "inspected");
+	for (size_t i = 0; i < L->ninspected; i++) {
+		const struct hp_leak_inspected *in = &L->inspected[i];
+		cJSON *e = cli_object_json(h, in->obj);
+		cJSON_AddStringToObject(e, "status", status_key(in->status));
+		cJSON_AddBoolToObject(e, "zombie", in->zombie);
+		cJSON_AddItemToObject(e, "reasons", reasons_json(in->reason));
+		cJSON_AddItemToArray(ia, e);
+	}
+	return EXIT_OK;
+}
+
+/* ---- text ----------------------------------------------------------------------- */
+
+struct irow { uint32_t cls; int status; const char *reason; uint64_t count; };
+
+static int by_irow(const void *a, const void *b)
+{
+	const struct irow *x = a, *y = b;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	if (x->status != y->status)
+		return x->status > y->status ? -1 : 1;
+	return strcmp(x->reason, y->reason);
+}
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	const struct leaks_opts *o = x->own;
+	struct leaks_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_leaks *L = &r->L;
+	char a[32], b[32], c[32], lab[800], nm[600], rs[HP_LEAK_REASON * 3];
+	cli_partial_note(f, S);
+	fprintf(f, "leak suspects: objects and classes retaining at least %g%% of the reachable heap (%s of %s;"
+		" big drop %g; weak %s, roots %s)\n", o->threshold, fmt_bytes(L->threshold_bytes, a, sizeof a),
+		fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
+		roots_policy_name(r->R->roots_policy));
+	if (!L->nsuspects)
+		fprintf(f, "  none\n");
+	for (size_t i = 0; i < L->nsuspects; i++) {
+		const struct hp_leak_suspect *s = &L->suspects[i];
+		fprintf(f, "\nsuspect %zu: ", i + 1);
+		if (s->is_class)
+			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", fmt_count(s->count, c, sizeof c),
+				safe_text(hp_class_name(h, s->cls), nm, sizeof nm), fmt_bytes(s->retained, a, sizeof a),
+				pct(s->retained, L->heap));
+		else
+			fprintf(f, "%s retains %s (%.1f%%)\n", object_label(h, s->obj, lab, sizeof lab),
+				fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
+		if (s->acc != HP_NONE && s->is_class)
+			fprintf(f, "  accumulation point: %s (%s), on the paths of 80%% of them\n",
+				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a));
+		else if (s->acc != HP_NONE)
+			fprintf(f, "  accumulation point: %s (%s, %llu step%s down the dominator tree)\n",
+				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a),
+				(unsigned long long)s->acc_depth, s->acc_depth == 1 ? "" : "s");
+		else
+			fprintf(f, "  accumulation point: none (no object is on the paths of 80%% of them)\n");
+		if (s->acc_cls != HP_NONE)
+			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", fmt_count(s->acc_count, c, sizeof c),
+				safe_text(hp_class_name(h, s->acc_cls), nm, sizeof nm), fmt_bytes(s->acc_bytes, a, sizeof a));
+		if (s->holder != HP_NONE)
+			fprintf(f, "  held by %s\n", object_label(h, s->holder, lab, sizeof lab));
+		else
+			fprintf(f, "  held by JDK objects and GC roots only\n");
+		fprintf(f, "  shortest path from a GC root to the %s:\n",
+			s->acc != HP_NONE ? "accumulation point" : "largest of them");
+		text_trace(f, r, &s->trace, 0);
+	}
+	fprintf(f, "\nzombie objects: %s, %zu leak%s (rules: destroyed Activities, detached Fragments and"
+		" Views, dismissed Dialogs, quit MessageQueues%s)\n",
+		L->nzombies == 1 ? "1 zombie" : (snprintf(c, sizeof c, "%zu zombies", L->nzombies), c),
+		L->nleaks, L->nleaks == 1 ? "" : "s", r->nrules ? " and the --zombie rules" : "");
+	if (!L->nzombies)
+		fprintf(f, "  none\n");
+	for (size_t g = 0; g < L->nleaks; g++) {
+		const struct hp_leak_group *G = &L->leaks[g];
+		const struct hp_leak_zombie *z = &L->zombies[G->first];
+		if (G->exact)
+			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees %s (%s objects); retained by the"
+				" zombies themselves: %s\n", g + 1, L->nleaks, fmt_count(G->count, c, sizeof c),
+				safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), fmt_bytes(G->retained, a, sizeof a),
+				fmt_count(G->retained_objects, lab, sizeof lab), fmt_bytes(G->retained_sum, b, sizeof b));
+		else
+			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees at least %s (retained by the zombies"
+				" themselves; the retained set is computed for the 100 largest leaks)\n", g + 1, L->nleaks,
+				fmt_count(G->count, c, sizeof c), safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
+				fmt_bytes(G->retained_sum, a, sizeof a));
+		reasons_text(z->reasons, rs, sizeof rs);
+		fprintf(f, "  signature %016llx; %s\n", (unsigned long long)G->signature, rs);
+		text_trace(f, r, &z->trace, 1);
+		if (G->count > 1) {
+			fprintf(f, "  the other zombies of this leak:");
+			size_t shown = 0;
+			for (size_t k = G->first + 1; k < G->first + G->count && shown < LIST_IN_TEXT; k++, shown++)
+				fprintf(f, " 0x%llx (%s)", (unsigned long long)h->ids[L->zombies[k].obj],
+					fmt_bytes(L->zombies[k].retained, a, sizeof a));
+			if (G->count - 1 > shown)
+				fprintf(f, " and %s more (--json lists all)", fmt_count(G->count - 1 - shown, c, sizeof c));
+			fputc('\n', f);
+		}
+	}
+	if (L->nested)
+		fprintf(f, "\n%s more zombie%s reached only through the zombies above (not listed apart; fixing those"
+			" frees them)\n", fmt_count(L->nested, c, sizeof c), L->nested == 1 ? " is" : "s are");
+	if (L->not_strong)
+		fprintf(f, "%s zombie%s no strong path reaches (only soft, weak, final or phantom references: they"
+			" will be collected; not leaks)\n", fmt_count(L->not_strong, c, sizeof c),
+			L->not_strong == 1 ? "" : "s");
+	if (L->nzombies)
+		fprintf(f, "\nfixing every leak frees %s in %s objects (the retained set of all %s zombies, shared"
+			" objects counted once)\n", fmt_bytes(L->freed, a, sizeof a),
+			fmt_count(L->freed_objects, b, sizeof b), fmt_count(L->nzombies + L->nested, c, sizeof c));
+	/* what the rules looked at, by class, status and reason */
+	if (L->ninspected) {
+		struct irow *rows = hp_reallocarray(NULL, L->ninspected, sizeof *rows);
+		if (!rows) {
+			cli_error("out of memory");
+			return EXIT_NOMEM;
+		}
+		for (size_t i = 0; i < L->ninspected; i++) {
+			rows[i].cls = h->cls[L->inspected[i].obj];
+			rows[i].status = L->inspected[i].status;
+			rows[i].reason = L->inspected[i].reason;
+			rows[i].count = 1;
+		}
+		qsort(rows, L->ninspected, sizeof *rows, by_irow);
+		fprintf(f, "\nobjects the zombie rules looked at: %s\n", fmt_count(L->ninspected, c, sizeof c));
+		for (size_t i = 0; i < L->ninspected;) {
+			size_t k = i;
+			while (k < L->ninspected && !by_irow(&rows[i], &rows[k]))
+				k++;
+			reasons_text(rows[i].reason, rs, sizeof rs);
+			fprintf(f, "  %8s \xc3\x97 %s: %s (%s)\n", fmt_count(k - i, c, sizeof c),
+				safe_text(hp_class_name(h, rows[i].cls), nm, sizeof nm), hp_leak_status_name(rows[i].status), rs);
+			i = k;
+		}
+		hp_free(rows);
+	}
+	return EXIT_OK;
+}
+
+/* --stats: what the analysis took after retained sizes */
+static void after(struct cli_ctx *x, hp_session *S, void *res)
+{
+	const struct leaks_result *r = res;
+	if (!x->c->stats || !r || !r->have)
+		return;
+	fprintf(stderr, "leaks: search=%.3fs (%llu objects reached) total=%.3fs\n", r->L.t_search,
+		(unsigned long long)r->L.searched, r->L.t_total);
+}
+
+static int run(struct cli_ctx *x)
+{
+	struct leaks_opts *o = x->own;
+	int rc = cli_run_one(x);
+	if (rc == EXIT_OK && o->fail_on_leak && o->found)
+		rc = EXIT_LEAK;
+	return rc;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_leaks = {
+	.name = "leaks",
+	.usage = "hprofan leaks FILE [--threshold PCT] [--big-drop F] [--zombie RULE]... [--zombie-rules FILE] [--fail-on-leak]",
+	.summary = "leak suspects, zombie objects and their leak traces",
+	.min_files = 1, .max_files = 1,
+	.options = tables,
+	.own_size = sizeof(struct leaks_opts),
+	.defaults = defaults,
+	.run = run,
+	.collect = collect, .json = json, .text = text, .release = release, .after = after,
+};

@@ -1,0 +1,6 @@
+package android.app;
+
+/** Stand-in for Android's Fragment: attached while mFragmentManager is set. */
+public class Fragment {
+    public Object mFragmentManager;
+}
