@@ -6,6 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+const char *fmt_counted(uint64_t v, const char *one, const char *many, char *buf, size_t n)
+{
+	char c[32];
+	snprintf(buf, n, "%s %s", fmt_count(v, c, sizeof c), v == 1 ? one : many);
+	return buf;
+}
+
 const char *fmt_count(uint64_t v, char *buf, size_t n)
 {
 	char tmp[32];

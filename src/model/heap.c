@@ -205,6 +205,9 @@ void hp_build_free(struct hp_heap_build *b)
 	hp_free(b->lenmod);
 	hp_free(b->ccount);
 	hp_idmap_release(&b->merged_heaps);
+	hp_gaps_release(&b->gaps);
+	hp_free(b->vm_inst);
+	hp_free(b->vm_mirror);
 	hp_free(b);
 }
 
@@ -221,6 +224,7 @@ const char *hp_size_kind_name(int kind)
 	case HP_SIZE_RAW: return "raw";
 	case HP_SIZE_VISUALVM: return "visualvm";
 	case HP_SIZE_NETBEANS: return "netbeans";
+	case HP_SIZE_VM: return "vm";
 	default: return "auto";
 	}
 }
@@ -735,6 +739,7 @@ static int store_class_dump(hp_heap *h, const struct hp_class_dump *d)
 	h->n_classobjs++;
 	h->heap_classes[h->build->cur_heap]++;
 	note_id(h, d->id);
+	HP_TRY(hp_gaps_mirror(&h->build->gaps, d->id, idx));
 	if (h->opts.build_objects)
 		HP_TRY(add_object(h, d->id, idx, 0, HP_OBJ_CLASS, d->offset));
 	return HP_OK;
@@ -778,6 +783,7 @@ static int store_instance(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t o
 		h->rows[r].count++;
 	}
 	note_id(h, id);
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, h->build->gcd));
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, 0, HP_OBJ_INSTANCE, off);
 	return HP_OK;
@@ -808,9 +814,11 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 		if (!h->opts.build_objects) {
 			b->ccount[cidx]++;
 			h->n_instances++;
-			return HP_OK;
+			return hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd) ? stored(h, oom(h)) : HP_OK;
 		}
 		if (h->nobj < b->obj_cap && off < HP_MAX_OFFSET && !b->over_limit) {
+			if (hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd))
+				return instance_slow(h, id, class_id, off);
 			b->ccount[cidx]++;
 			h->n_instances++;
 			tally_order(h, id);
@@ -837,6 +845,7 @@ static int store_obj_array(hp_heap *h, uint64_t id, uint64_t class_id, uint32_t 
 		return oom(h);
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_OBJARRAY, cidx, n, 0, h->build->gcd));
 	/* Eclipse MAT's rule: an array starting inside where the previous one
 	 * would end with 8-byte references proves compressed references */
 	if (h->I == 8 && !h->build->found_compressed) {
@@ -898,6 +907,8 @@ static int store_prim_array(hp_heap *h, uint64_t id, unsigned type, uint32_t n, 
 	}
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
+	static const uint8_t esize[12] = { 0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8 };
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_PRIMARRAY, cidx, n, type < 12 ? esize[type] : 0, h->build->gcd));
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, n, HP_OBJ_PRIMARRAY, off);
 	return HP_OK;

@@ -930,9 +930,7 @@ static void indirect_ref(hp_objread *f, size_t from, size_t to, struct hp_objref
 		out->count = 1;
 		return;
 	}
-	int k = hp_heap_kind(h, from);
-	if ((k == HP_OBJ_INSTANCE || k == HP_OBJ_CLASS) && h->cls[from] != HP_NONE &&
-	    h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == h->ids[to]) {
+	if (h->cls[from] != HP_NONE && h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == h->ids[to]) {
 		out->kind = HP_REF_CLASS;
 		out->count = 1;
 	}
@@ -994,8 +992,10 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 		indirect_ref(f, from, to, out);
 		return HP_OK;
 	}
-	if (kind != HP_OBJ_OBJARRAY)
+	if (kind != HP_OBJ_OBJARRAY) {
+		indirect_ref(f, from, to, out);
 		return HP_OK;
+	}
 	struct rec rec;
 	HP_TRY(load(f, from, 0, &rec, err));
 	uint64_t base = hp_heap_offset(h, from) + rec.hdr;
@@ -1019,5 +1019,6 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 		}
 		i += k;
 	}
+	indirect_ref(f, from, to, out);
 	return HP_OK;
 }

@@ -122,6 +122,21 @@ static inline size_t edge(struct builder *B, uint64_t id)
 	return to;
 }
 
+/* v's class edge (refs.h), when the graph has them and v has one: the
+ * first edge of its record. */
+static inline void class_edge(struct builder *B, size_t v)
+{
+	uint32_t to = hp_refs_class_of(B->R, v);
+	if (to == HP_NONE)
+		return;
+	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
+		B->nomem = 1;
+		return;
+	}
+	B->ef[B->nef++] = to;
+	B->R->nclass_edges++;
+}
+
 /* Closes the record of object v whose edges start at ef[start]. */
 static inline int end_record(struct builder *B, size_t v, size_t start)
 {
@@ -269,6 +284,7 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	int skip = skip_kind(B->o->weak, B->lay.kind[cls]);
 	uint64_t avail = len < B->max_layout ? len : B->max_layout;   /* what the parser read */
 	size_t start = B->nef;
+	class_edge(B, from);
 	struct hp_layout_walk w;
 	for (hp_layout_walk_init(&w, &B->lay, cls); hp_layout_walk_next(&w, avail, h->I); ) {
 		uint64_t ref = hp_be_id(f + w.off, h->I);
@@ -292,6 +308,7 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 		return HP_OK;
 	unsigned I = B->h->I;
 	size_t start = B->nef;
+	class_edge(B, from);
 	for (uint32_t i = 0; i < n; i++)
 		(void)edge(B, hp_be_id(e + (size_t)i * I, I));
 	return end_record(B, from, start);
@@ -307,6 +324,8 @@ static int on_obj_array_part(void *ud, uint64_t id, uint64_t class_id, uint32_t 
 		if (B->part_from != SIZE_MAX && hp_heap_kind(B->h, B->part_from) != HP_OBJ_OBJARRAY)
 			B->part_from = SIZE_MAX;
 		B->part_start = B->nef;
+		if (B->part_from != SIZE_MAX)
+			class_edge(B, B->part_from);
 	}
 	if (B->part_from == SIZE_MAX)
 		return HP_OK;
@@ -331,6 +350,14 @@ static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const
 {
 	struct builder *B = ud;
 	const hp_heap *h = B->h;
+	if (B->R->class_obj) {      /* its one edge, to its class */
+		size_t from = obj_of(B, id);
+		if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_PRIMARRAY)
+			return HP_OK;
+		size_t start = B->nef;
+		class_edge(B, from);
+		return end_record(B, from, start);
+	}
 	size_t k = B->file_idx;     /* advance only when it is the expected one; never look up */
 	if (k < h->nobj && h->ids[h->file_order ? h->file_order[k] : k] == id)
 		B->file_idx++;
@@ -348,6 +375,11 @@ static int model_edges(struct builder *B)
 		size_t from = hp_heap_find(h, c->id);
 		if (from == SIZE_MAX)
 			continue;
+		uint32_t jlc = hp_refs_class_of(B->R, from);
+		if (jlc != HP_NONE) {
+			HP_TRY(extra_edge(B, from, h->ids[jlc]));   /* first: java.lang.Class */
+			B->R->nclass_edges++;
+		}
 		if (!B->o->no_super_edges)
 			HP_TRY(extra_edge(B, from, c->super_id));
 		/* statics, then the loader: VisualVM's order, which its paths follow */
@@ -435,6 +467,18 @@ int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts 
 	for (size_t c = 0; c < h->nclasses; c++)
 		if (B.lay.bytes[c] > B.max_layout)
 			B.max_layout = B.lay.bytes[c];
+	if (o->class_edges && n) {
+		R->class_obj = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *R->class_obj);
+		if (!R->class_obj) {
+			rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
+			goto out;
+		}
+		for (size_t c = 0; c < h->nclasses; c++) {
+			size_t k = h->classes[c].dumped ? hp_heap_find(h, h->classes[c].id) : SIZE_MAX;
+			R->class_obj[c] = k != SIZE_MAX && hp_heap_kind(h, k) == HP_OBJ_CLASS ? (uint32_t)k : HP_NONE;
+		}
+		R->obj_cls = h->cls;
+	}
 	/* one pass: each record's edges go to ef[] in file order, off[v + 1]
 	 * counts them, blk[] says whose they are (unless in order) */
 	if ((rc = pass(&B, path)) != HP_OK || (rc = model_edges(&B)) != HP_OK)
@@ -523,6 +567,7 @@ int hp_refs_widen(struct hp_refs *r)
 
 void hp_refs_release(struct hp_refs *r)
 {
+	hp_free(r->class_obj);
 	hp_free(r->off32);
 	hp_free(r->off);
 	hp_free(r->adj);

@@ -119,6 +119,28 @@ struct hp_sink {
 	 * instead of one obj_array call */
 	int (*obj_array_part)(void *ud, uint64_t id, uint64_t class_id, uint32_t n, uint32_t first, uint32_t k,
 			      const uint8_t *elems, uint64_t offset);
+	/* opts.want_raw: every byte of the input, once and in file order
+	 * (enum hp_raw_kind), after the decoded callback of the same bytes */
+	int (*raw)(void *ud, int kind, const uint8_t *p, size_t n, uint64_t offset);
+};
+
+/*
+ * The raw stream (opts.want_raw), for a sink that copies the dump: the
+ * pieces concatenated are the input, byte for byte, up to where parsing
+ * stopped.  Each piece has been checked as the decoded callbacks' data is
+ * (a sub-record's lengths against its record), so a copier can rely on
+ * the framing; element bytes come in whole elements.  n is never 0 except
+ * for a record without a body (RECORD) or an empty array (no ELEMS).
+ */
+enum hp_raw_kind {
+	HP_RAW_HEADER,            /* the file header */
+	HP_RAW_RECORD,            /* a record's tag, time and length (9 bytes) */
+	HP_RAW_BODY,              /* body bytes of a record other than a delivered HEAP DUMP
+				     (SEGMENT), in pieces of any size */
+	HP_RAW_SUB,               /* a heap-dump sub-record, tag first: whole, except that an
+				     array's is its fixed part (up to the element type or class id) */
+	HP_RAW_ELEMS              /* the elements of the array whose SUB came last, in pieces of
+				     whole elements */
 };
 
 /*
@@ -140,6 +162,7 @@ struct hp_parse_opts {
 	uint32_t obj_array_chunk; /* elements per part for sink.obj_array_part; 0 whole */
 	uint32_t trace_frames_max;/* STACK TRACE: at most this many frame ids at frame_ids
 	                             (n stays the trace's); 0 all */
+	int want_raw;             /* deliver sink->raw (enum hp_raw_kind) */
 	void (*progress)(void *ud, uint64_t done);   /* called every few MiB */
 	void *progress_ud;
 };

@@ -65,10 +65,10 @@ class Dump:
         self.records.append(struct.pack(">BIIIIII", 0x02, 0, 16, self.serial, cid, 0, nid))
         return cid
 
-    def class_dump(self, cid, super_id=0, fields=(), statics=(), instance_size=None):
-        """fields: (name, type); statics: (name, type, value)"""
+    def class_dump(self, cid, super_id=0, fields=(), statics=(), instance_size=None, loader=0):
+        """fields: (name, type); statics: (name, type, value); loader: the class loader's id"""
         size = instance_size if instance_size is not None else sum(SIZES[t] for _, t in fields)
-        b = struct.pack(">BIIIIIIIIIH", 0x20, cid, 0, super_id, 0, 0, 0, 0, 0, size, 0)
+        b = struct.pack(">BIIIIIIIIIH", 0x20, cid, 0, super_id, loader, 0, 0, 0, 0, size, 0)
         b += struct.pack(">H", len(statics))
         for name, t, v in statics:
             b += struct.pack(">IB", self.string(name), t) + v.to_bytes(SIZES[t], "big")
