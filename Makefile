@@ -153,7 +153,7 @@ clean:
 # crashers land in $(BUILD)/fuzz/ (copy them to tests/fuzz/regressions/).
 # `make check` (through `unit`) builds the same targets with replay.c's main
 # under ASan/UBSan; tests/cli/fuzz_replay.sh replays the seeds and regressions.
-FUZZ_TARGETS := scanner subrecord gzip pipeline
+FUZZ_TARGETS := scanner subrecord gzip pipeline cli
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -189,6 +189,32 @@ $(BUILD)/san/fuzz/replay_%: $(BUILD)/san/obj/tests/fuzz/fuzz_%.o $(BUILD)/san/ob
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+# fuzz_cli runs hprofan's own main() (src/cli/main.c built as hprofan_main)
+# with the other CLI objects
+SAN_CLI_NOMAIN := $(filter-out $(BUILD)/san/obj/cli/main.o,$(SAN_CLI_OBJ)) $(BUILD)/san/obj/cli/main_nomain.o
+FUZZ_CLI_NOMAIN := $(patsubst src/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out src/cli/main.c,$(CLI_SRC))) \
+                   $(BUILD)/fuzz/obj/cli/main_nomain.o
+
+$(BUILD)/san/obj/cli/main_nomain.o: src/cli/main.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -Wno-missing-prototypes -Dmain=hprofan_main -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/obj/cli/main_nomain.o: src/cli/main.c Makefile
+	@mkdir -p $(@D)
+	@echo "  CC      $@ (libFuzzer)"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -Dmain=hprofan_main -MMD -MP -c -o $@ $<
+
+$(BUILD)/san/fuzz/replay_cli: $(BUILD)/san/obj/tests/fuzz/fuzz_cli.o $(BUILD)/san/obj/tests/fuzz/replay.o \
+                              $(SAN_HELPER_OBJ) $(SAN_CLI_NOMAIN) $(BUILD)/san/libhprofan.a
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c tests/fuzz/fuzz.h $(FUZZ_CLI_NOMAIN) $(BUILD)/fuzz/libhprofan.a
+	@echo "  LD      $@ (libFuzzer)"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -o $@ $< $(FUZZ_CLI_NOMAIN) $(BUILD)/fuzz/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
 unit: $(FUZZ_REPLAY)
 

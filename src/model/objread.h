@@ -15,7 +15,9 @@
  *   - standard input cannot be read twice: hp_objread_open() refuses "-".
  *
  * Decoding: an instance's fields along its class's layout up the super chain
- * (the class's own fields first, as HotSpot and ART write them), giving the
+ * (the class's own fields first, as HotSpot and ART write them; the classes
+ * that declare none are skipped through model/layout.h, made on the first
+ * decode, and only the bytes the layout covers are read), giving the
  * declaring class, name, type and value of each; an object array's element
  * ids; a primitive array's values; a class object's statics from the model.
  * Arrays give at most max_elems values (their length is always given).

@@ -19,15 +19,21 @@
  *
  * hp_refs_build() re-reads the dump once with the same streaming parser,
  * so it needs a file it can reopen: a regular file or a gzip file, not a
- * pipe.  Each record's edges are resolved as it is read and kept in file
- * order, 4 bytes per edge.  When the records come in object order (as
+ * pipe.  It reads of an instance only the bytes the longest class layout
+ * covers (model/layout.h: each class's reference offsets, made once from
+ * its super class's), of an object array larger than the reader's window
+ * one part at a time, and no primitive array's elements: a record of
+ * gigabytes in a gzip file is streamed past, never held.  Each record's
+ * edges are resolved as it is read and kept in file order, 4 bytes per
+ * edge.  When the records come in object order (as
  * HotSpot and ART write them) that is the result already, and the model's
  * edges (statics, super class, loader, thread locals) are merged in place;
  * otherwise a list of 8 bytes per record with edges says whose they are
  * and they are copied into object order (8 bytes per object + 8 per edge
  * on top of the result while building).  Memory: 4 bytes per object (off32) + 4 bytes per
- * edge (adj), plus per class a small layout table while building (and 4
- * bytes per class for class_obj with class edges).  Edge
+ * edge (adj), plus per class the layout (37 bytes and 4 per reference
+ * field) while building (and 4 bytes per class for class_obj with class
+ * edges).  Edge
  * offsets are 64-bit while building (8 bytes per object then); when the
  * graph has fewer than 4 G edges (always, short of a 16 GiB adj[]) they are
  * narrowed to 32 bits at the end and off is NULL; otherwise off32 is NULL.

@@ -75,6 +75,33 @@ expect_eq "a $N-class super chain: object, $M + 1 referrers each explained by it
   "$?|$(jv "$D/deep.obj" 'len(d["referrers"])')|$(jv "$D/deep.obj" 'sorted(set((r["via"]["kind"], r["via"]["declared_by"], r["via"]["name"]) for r in d["referrers"]))')" \
   "0|$((M + 1))|[('field', 'C0', 'f'), ('field', 'C$((N - 1))', 'f')]"
 
+# A super class chain that loops (A extends B extends A, Thread extends A):
+# cut where it closes, as the sizes cut it, so an instance of Thread has
+# three fields (name, x, y) in 12 bytes and no field is read twice.
+python3 - "$D" "$H" <<'EOF2'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+d = Dump()
+o = d.load_class("java.lang.Object")
+d.class_dump(o)
+a, b, t = d.load_class("A"), d.load_class("B"), d.load_class("java.lang.Thread")
+d.class_dump(a, super_id=b, fields=[("x", OBJECT)])
+d.class_dump(b, super_id=a, fields=[("y", OBJECT)])
+d.class_dump(t, super_id=a, fields=[("name", OBJECT)])
+x = d.instance(o)
+it = d.instance(t, [x, x, x], [OBJECT] * 3)
+d.root(it)
+d.write("%s/loop.hprof" % D)
+with open("%s/loop.want" % D, "w") as f:
+    f.write("0x%x" % it)
+EOF2
+timeout 30 "$HPROFAN" object "$D/loop.hprof" "$(cat "$D/loop.want")" --json --quiet >"$D/loop.json" 2>"$D/loop.err"
+expect_eq "a looping super chain: an instance's fields once each, in the 12 bytes its record holds" \
+  "$?|$(jv "$D/loop.json" '[(f["declared_by"], f["name"]) for f in d["object"]["fields"]]')|$(jv "$D/loop.json" '"layout_bytes" in d["object"]')" \
+  "0|[('java.lang.Thread', 'name'), ('A', 'x'), ('B', 'y')]|false"
+
 # ---- 8. an object held on 50,000 thread stacks --------------------------------------
 # 50,000 threads (ROOT THREAD OBJECT), each with a ROOT JAVA FRAME on one
 # Target object: object --top 0 explains every referrer (Thread -> local)

@@ -2644,6 +2644,154 @@ static int write_bad(const char *dir)
 	return rc;
 }
 
+/* ---- records not read whole ---------------------------------------- */
+
+struct lim {
+	uint64_t strings, traces, instances, parts, next_first, arrays, prims, bad;
+	uint32_t last_n;
+};
+
+static int l_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+{
+	struct lim *L = ud;
+	L->strings++;
+	L->bad += len != (3u << 20) || memcmp(s, "aaaaaaaaaa", 10) != 0;
+	return HP_OK;
+}
+
+static int l_trace(void *ud, uint32_t serial, uint32_t thread, uint32_t n, const uint8_t *ids)
+{
+	struct lim *L = ud;
+	L->traces++;
+	L->bad += n != (1u << 20);
+	for (unsigned i = 0; i < 5; i++)
+		L->bad += hp_be32(ids + 4 * i) != i + 1;
+	return HP_OK;
+}
+
+static int l_instance(void *ud, uint64_t id, uint64_t cid, const uint8_t *f, uint32_t len, uint64_t off)
+{
+	struct lim *L = ud;
+	L->instances++;
+	L->bad += len != (3u << 20) || !f;
+	for (unsigned i = 0; f && i < 16; i++)
+		L->bad += f[i] != (uint8_t)i;
+	return HP_OK;
+}
+
+static int l_part(void *ud, uint64_t id, uint64_t cid, uint32_t n, uint32_t first, uint32_t k, const uint8_t *e,
+		  uint64_t off)
+{
+	struct lim *L = ud;
+	L->parts++;
+	L->bad += first != L->next_first || k == 0 || k > 1000 || n != (1u << 20) || id != 0x500;
+	for (uint32_t j = 0; j < k; j++)
+		L->bad += hp_be32(e + 4 * j) != first + j + 1;
+	L->next_first = first + k;
+	return HP_OK;
+}
+
+static int l_array(void *ud, uint64_t id, uint64_t cid, uint32_t n, const uint8_t *e, uint64_t off)
+{
+	struct lim *L = ud;
+	L->arrays++;
+	L->last_n = n;
+	for (uint32_t j = 0; e && j < n; j++)
+		L->bad += hp_be32(e + 4 * j) != j + 1;
+	L->bad += !e;
+	return HP_OK;
+}
+
+static int l_prim(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+{
+	struct lim *L = ud;
+	L->prims++;
+	L->bad += e != NULL || n != (3u << 20);
+	return HP_OK;
+}
+
+/* With string_max, trace_frames_max, instance_data_max, no_prim_array_data
+ * and obj_array_chunk, a gzip dump of records of 3-4 MiB each is parsed in
+ * the reader's first 1 MiB window (it never grows); the sink gets the real
+ * lengths, the bytes asked for and the object array in parts in order.  A
+ * mapped file gives the object array whole. */
+static void test_limits(void)
+{
+	cur_test = "records not read whole";
+	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 4, 0);
+	uint8_t *big = malloc(4u << 20);
+	memset(big, 'a', 3u << 20);
+	hpw_string_n(w, 0x10, big, 3u << 20);
+	uint64_t *ids = malloc((1u << 20) * sizeof *ids);
+	for (uint32_t i = 0; i < (1u << 20); i++)
+		ids[i] = i + 1;
+	hpw_trace(w, 1, 0, 1u << 20, ids);
+	hpw_begin_dump(w, HPW_TAG_HEAP_DUMP_SEGMENT);
+	for (uint32_t i = 0; i < (3u << 20); i++)
+		big[i] = (uint8_t)i;
+	hpw_instance(w, 0x400, 0, 0x100, big, 3u << 20);
+	hpw_obj_array(w, 0x500, 0, 0x108, 1u << 20, ids);
+	hpw_prim_array(w, 0x600, 0, HPW_T_BYTE, 3u << 20, big, 3u << 20);
+	hpw_end_dump(w);
+	hpw_dump_end(w);
+	free(big);
+	free(ids);
+	for (int gz = 1; gz >= 0; gz--) {
+		char path[600];
+		tmp_path(path, sizeof path, gz ? ".hprof.gz" : ".hprof");
+		CHECK_EQ(gz ? hpw_write_gzip(w, path, 1) : hpw_write_file(w, path), 0);
+		struct lim L;
+		memset(&L, 0, sizeof L);
+		struct hp_sink sink;
+		memset(&sink, 0, sizeof sink);
+		sink.ud = &L;
+		sink.string = l_string;
+		sink.trace = l_trace;
+		sink.instance = l_instance;
+		sink.obj_array = l_array;
+		sink.obj_array_part = l_part;
+		sink.prim_array = l_prim;
+		struct hp_parse_opts o;
+		hp_parse_opts_init(&o);
+		o.dump_index = -1;
+		o.want_instance_data = 1;
+		o.want_array_data = 1;
+		o.string_max = 10;
+		o.trace_frames_max = 5;
+		o.instance_data_max = 16;
+		o.no_prim_array_data = 1;
+		o.obj_array_chunk = 1000;
+		hp_reader *r = NULL;
+		struct hp_error err;
+		hp_error_clear(&err);
+		CHECK_EQ(hp_reader_open(&r, path, &err), HP_OK);
+		if (r) {
+			struct hp_stats st;
+			CHECK_EQ(hp_parse(r, &sink, &o, &st, &err), HP_OK);
+			hp_stats_release(&st);
+			if (gz)
+				CHECK_EQ(r->cap, 1u << 20);       /* the window never grew */
+			hp_reader_free(r);
+		}
+		CHECK_EQ(L.bad, 0);
+		CHECK_EQ(L.strings, 1);
+		CHECK_EQ(L.traces, 1);
+		CHECK_EQ(L.instances, 1);
+		CHECK_EQ(L.prims, 1);
+		if (gz) {
+			CHECK_EQ(L.parts, ((1u << 20) + 999) / 1000);
+			CHECK_EQ(L.next_first, 1u << 20);
+			CHECK_EQ(L.arrays, 0);
+		} else {
+			CHECK_EQ(L.parts, 0);
+			CHECK_EQ(L.arrays, 1);
+			CHECK_EQ(L.last_n, 1u << 20);
+		}
+		unlink(path);
+	}
+	hpw_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write-bad") == 0)
@@ -2659,7 +2807,7 @@ int main(int argc, char **argv)
 	static void (*const tests[])(void) = {
 		test_names, test_full, test_gzip_members, test_big, test_multi, test_segments_then_heap_dump,
 		test_sink_stop, test_errors_open, test_errors_header, test_errors_records, test_errors_huge,
-		test_fixed_length_mismatch, test_errors_gzip, test_truncation,
+		test_fixed_length_mismatch, test_errors_gzip, test_truncation, test_limits,
 	};
 	int timing = getenv("TEST_TIMING") != NULL;
 	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
