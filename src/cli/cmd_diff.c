@@ -680,8 +680,8 @@ static int text_out(struct diff_state *d)
 	}
 	if (d->ids_done) {
 		if (d->ids_used) {
-			fprintf(f, "\nobject ids: %s of base's %s objects kept their id and class in new (one process, no GC "
-				"between): matched by id as well: %s new objects (%s), %s gone (%s)\n",
+			fprintf(f, "\nobject ids: %s of base's %s objects kept their id and class in new (one process, "
+				"and they did not move): matched by id as well: %s new objects (%s), %s gone (%s)\n",
 				fmt_count(d->ids.kept, a, sizeof a), fmt_count(d->ids.kept + d->ids.gone_objects, b, sizeof b),
 				fmt_count(d->ids.new_objects, c, sizeof c), fmt_bytes(d->ids.new_bytes, e, sizeof e),
 				fmt_count(d->ids.gone_objects, g, sizeof g), fmt_bytes(d->ids.gone_bytes, nm, sizeof nm));
