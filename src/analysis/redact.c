@@ -663,7 +663,7 @@ static int copy_class_dump(struct red *R, const uint8_t *p, size_t n)
 	return HP_OK;
 }
 
-static int copy_instance(struct red *R, const uint8_t *p, size_t n, uint64_t off)
+static int copy_instance(struct red *R, const uint8_t *p, size_t n)
 {
 	unsigned I = R->I;
 	uint64_t cid = hp_be_id(p + 1 + I + 4, I);
@@ -701,7 +701,6 @@ static int copy_instance(struct red *R, const uint8_t *p, size_t n, uint64_t off
 			memset(f + pl->total, 0, len - pl->total);
 		R->st->strings += pl->string;
 	}
-	(void)off;
 	hp_writer_commit(R->w, n);
 	return HP_OK;
 }
@@ -714,7 +713,7 @@ static int on_raw(void *ud, int kind, const uint8_t *p, size_t n, uint64_t off)
 	case HP_RAW_SUB:
 		switch (p[0]) {
 		case 0x21:
-			return copy_instance(R, p, n, off);
+			return copy_instance(R, p, n);
 		case 0x23: {
 			unsigned t = p[1 + R->I + 8];
 			R->st->arrays++;
