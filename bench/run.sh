@@ -20,6 +20,12 @@
 # `hprofan leaks` is run three times too, its median against the retained
 # run's.
 #
+# redact is run twice: plain to plain (bytes per second and peak memory,
+# against 1 GB/s and 64 MiB), and gzip to gzip (--gzip, level 1) from a copy
+# of the dump made once with gzip -1; the summary sets the latter against
+# zlib itself doing the same work on one core (inflate, then deflate at level
+# 1, timed in CPU seconds by python3's zlib module).
+#
 # Last, bench/browse_latency.sh drives `hprofan browse` on the dump through
 # tmux and measures each key press, from send-keys to the changed screen
 # (moves, pages, ends, opening and leaving rows, sorts, views, pop-ups, a
@@ -199,6 +205,35 @@ run top-first - "$DUMP" --top --fast --quiet --stats
 run top-warm  - "$DUMP" --top --fast --quiet --stats
 run top-stdin "$DUMP" - --top --fast --quiet --stats
 run info      - info "$DUMP" --quiet --stats
+# redact: plain to plain, then gzip to gzip (the copies are removed at once)
+run redact    - redact "$DUMP" "$BENCH_DIR/redacted.hprof" --quiet --stats
+rm -f "$BENCH_DIR/redacted.hprof"
+GZ="$BENCH_DIR/bigheap.hprof.gz"
+if [ ! -s "$GZ" ]; then
+  echo "bench: gzip -1 of the dump into $GZ (once)"
+  gzip -1 -c "$DUMP" >"$GZ.tmp" && mv "$GZ.tmp" "$GZ"
+fi
+run redact-gz - redact "$GZ" "$BENCH_DIR/redacted.hprof.gz" --gzip --quiet --stats
+rm -f "$BENCH_DIR/redacted.hprof.gz"
+ZLIB_REF=""
+if command -v python3 >/dev/null 2>&1; then
+  echo "bench: [zlib] python3 zlib: inflate $GZ, deflate it at level 1, on one core"
+  ZLIB_REF=$(python3 -c '
+import sys, time, zlib
+d, c = zlib.decompressobj(47), zlib.compressobj(1, zlib.DEFLATED, 31)
+n = 0
+t0 = time.process_time()
+with open(sys.argv[1], "rb") as f:
+    while True:
+        b = f.read(1 << 20)
+        if not b:
+            break
+        out = d.decompress(b)
+        n += len(out)
+        c.compress(out)
+    c.flush()
+print("%d %.3f" % (n, time.process_time() - t0))' "$GZ" || true)
+fi
 run retained  - "$DUMP" --top --quiet --stats
 # twice more: on a shared virtual machine one run can be off by a fifth
 run retained2 - "$DUMP" --top --quiet --stats
@@ -252,6 +287,29 @@ if [ -s "$LOGS/retained.err" ]; then
     printf "  end to end, %d runs:%s ns/object; median %.1f, best %.1f (budget: 250)\n", n,
       l, v[int((n + 1) / 2)], v[1] }'
 fi
+# redact against its budgets, and gzip to gzip against zlib alone (wall
+# clock and CPU time: a shared machine can make the first several times
+# the second; the load average is printed with them)
+for n in redact redact-gz; do
+  line=$(grep -E '(^|[^[:alnum:]_])stats: bytes=' "$LOGS/$n.err" 2>/dev/null | tail -1 || true)
+  [ -n "$line" ] || continue
+  [ "$n" = redact ] && { echo; echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) on $(nproc 2>/dev/null) cores"; }
+  awk -v n="$n" -v line="$line" -v ref="$ZLIB_REF" 'BEGIN {
+    k = split(line, kv, /[ \t]+/)
+    for (i = 1; i <= k; i++) if (split(kv[i], p, "=") == 2) s[p[1]] = p[2]
+    if (s["seconds"] <= 0) exit
+    cpu = s["cpu_seconds"] > 0 ? sprintf(", %.2f GB/s of CPU time (%.2f s user+sys)", s["bytes"] / s["cpu_seconds"] / 1e9, s["cpu_seconds"]) : ""
+    if (n == "redact")
+      printf "redact plain to plain: %.2f GB/s wall (%.2f s)%s (budget: 1 GB/s), peak RSS %.1f MiB (budget: 64), %d pass(es)\n",
+        s["bytes"] / s["seconds"] / 1e9, s["seconds"], cpu, s["peak_rss_kb"] / 1024, s["passes"]
+    else {
+      printf "redact gzip to gzip: %.0f MB/s of the dump wall (%.1f s)%s, peak RSS %.1f MiB", s["bytes"] / s["seconds"] / 1e6,
+        s["seconds"], cpu, s["peak_rss_kb"] / 1024
+      if (split(ref, r, " ") == 2 && r[2] > 0)
+        printf "; zlib alone, inflate + deflate -1 on one core: %.0f MB/s (%.1f s of CPU)", r[1] / r[2] / 1e6, r[2]
+      printf "\n"
+    } }'
+done
 # issue 13: leaks against the retained run, medians of three wall times (the
 # stats line's seconds count the passes over the dump, not the analysis after)
 median_wall() {

@@ -6,9 +6,10 @@
 #
 # Completes the commands, the options of the command on the line (top when
 # none is named), the values of the options that have a fixed set (--sort,
-# --size-model, --heap, --weak, --roots, --group, --ref-size, --align), and
-# dump files: *.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz and
-# directories (any file after -o and --zombie-rules).
+# --size-model, --heap, --weak, --roots, --group, --ref-size, --align,
+# --mode), and dump files: *.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz
+# and directories (any file after -o, --mapping-out and --zombie-rules, and
+# for redact's OUT).
 #
 # The lists are the ones `hprofan help COMMAND` prints (each command's option
 # table).  tests/cli/completion.sh fails when they differ, so a new command
@@ -16,22 +17,24 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots object path browse leaks help'
+_hprofan_commands='top info dominators roots instances object path browse redact leaks help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_dominators='--top --depth --group --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_roots='--top --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory -q --quiet -h --help'
+_hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
 # issue 13: leaks
 _hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group'
+_hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 # the options help writes as --opt=VALUE: offered with the '=' attached
-_hprofan_with_equals='--sort --size-model --weak --roots --group'
+_hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
 
 # Planned, not offered until `hprofan help` lists them: then move each name
 # from here into the lists above (and give its values in _hprofan_values).
@@ -43,13 +46,14 @@ _hprofan_planned_values=''
 _hprofan_values() {
   case $1 in
     --sort)       echo retained shallow count name ;;
-    --size-model) echo mat ahat raw visualvm netbeans ;;
+    --size-model) echo vm mat ahat raw visualvm netbeans ;;
     --heap)       echo app zygote image default ;;
     --weak)       echo follow skip skip-weak ;;
     --roots)      echo threads all ;;
     --group)      echo class ;;
     --ref-size)   echo 4 8 ;;
     --align)      echo 1 2 4 8 16 32 64 128 256 ;;
+    --mode)       echo values strings names ;;
   esac
 }
 
@@ -155,7 +159,7 @@ _hprofan() {
     [[ ${COMP_WORDBREAKS-} == *=* ]] || prefix=$opt=
   fi
   if [[ -n $opt ]]; then
-    if [[ $opt == -o || $opt == --zombie-rules ]]; then
+    if [[ $opt == -o || $opt == --mapping-out || $opt == --zombie-rules ]]; then
       _hprofan_add_files "$val" any
     else
       # shellcheck disable=SC2046 # the values are single words
@@ -188,6 +192,9 @@ _hprofan() {
     done
   elif ((${#pos[@]} == 1)) && _hprofan_in "${pos[0]}" "$_hprofan_commands"; then
     _hprofan_add_files "$cur" dumps
+  elif ((${#pos[@]} == 2)) && [[ ${pos[0]} == redact ]] && ((!dashdash)) && [[ $cur != -* ]]; then
+    # redact IN OUT: OUT is any file
+    _hprofan_add_files "$cur" any
   elif [[ -z $cur ]] && ((!dashdash)); then
     # the file is there: what is left are options
     _hprofan_add_options '' "$cmd"

@@ -15,6 +15,21 @@ void hp_paths_release(struct hp_paths *P)
 	memset(P, 0, sizeof *P);
 }
 
+/* Appends x to the growable list *l (*n of *cap); 0 on failure. */
+static int push_u32(uint32_t **l, size_t *n, size_t *cap, uint32_t x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		uint32_t *q = hp_reallocarray(*l, nc, sizeof *q);
+		if (!q)
+			return 0;
+		*l = q;
+		*cap = nc;
+	}
+	(*l)[(*n)++] = x;
+	return 1;
+}
+
 int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
 		 struct hp_error *err)
 {
@@ -39,6 +54,10 @@ static void skip_range(const uint32_t (*skip)[2], size_t nskip, uint32_t v, size
 	*hi_out = hi;
 }
 
+#define BIT(a, v) ((a)[(v) >> 3] & (1u << ((v) & 7)))
+#define SETBIT(a, v) ((a)[(v) >> 3] |= (uint8_t)(1u << ((v) & 7)))
+#define CLRBIT(a, v) ((a)[(v) >> 3] &= (uint8_t)~(1u << ((v) & 7)))
+
 int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
 		      const uint32_t (*skip)[2], size_t nskip, const uint32_t *targets, size_t ntargets,
 		      struct hp_error *err)
@@ -51,6 +70,9 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 	P->parent = hp_reallocarray(NULL, n ? n : 1, sizeof *P->parent);
 	P->depth = hp_reallocarray(NULL, n ? n : 1, sizeof *P->depth);
 	uint32_t *queue = hp_reallocarray(NULL, n ? n : 1, sizeof *queue);
+	/* class edges: the class objects first reached through one, this round's and the next's */
+	uint32_t *seeds = NULL, *next = NULL;
+	size_t nseeds = 0, seedcap = 0, nnext = 0, nextcap = 0;
 	/* bit sets: the objects with edges to skip, the targets not reached yet */
 	uint8_t *has_skip = nskip ? hp_calloc(n / 8 + 1, 1) : NULL;
 	uint8_t *want = ntargets ? hp_calloc(n / 8 + 1, 1) : NULL;
@@ -60,9 +82,6 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for a path search over %zu objects", n);
 		goto out;
 	}
-#define BIT(a, v) ((a)[(v) >> 3] & (1u << ((v) & 7)))
-#define SETBIT(a, v) ((a)[(v) >> 3] |= (uint8_t)(1u << ((v) & 7)))
-#define CLRBIT(a, v) ((a)[(v) >> 3] &= (uint8_t)~(1u << ((v) & 7)))
 	for (size_t i = 0; i < nskip; i++)
 		if (skip[i][0] < n)
 			SETBIT(has_skip, skip[i][0]);
@@ -97,47 +116,111 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 			remaining--;
 		}
 	}
-	/* with targets, the search stops once the last is reached */
-	while (head < tail && !(want && !remaining)) {
-		uint32_t v = queue[head++];
-		size_t slo = 0, shi = 0;
-		if (nskip && BIT(has_skip, v))
-			skip_range(skip, nskip, v, &slo, &shi);
-		for (uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1); e < eend; e++) {
-			uint32_t w = g->adj[e];
-			if (w >= n) {
-				rc = hp_error_set(err, HP_EUSAGE, "edge %u -> %u leaves the graph of %zu objects", v, w, n);
-				goto out;
-			}
-			if (P->parent[w] != HP_PATH_UNSEEN)
-				continue;
-			int skipped = 0;
-			for (size_t k = slo; k < shi && !skipped; k++)
-				skipped = skip[k][1] == w;
-			if (skipped)
-				continue;
-			P->parent[w] = v;
-			P->depth[w] = P->depth[v] + 1;
-			queue[tail++] = w;
-			if (want && BIT(want, w)) {
-				CLRBIT(want, w);
-				if (!--remaining)
-					break;
+	/* Round 0 is a breadth-first search over every edge but the class
+	 * edges; round k + 1 reaches the class objects of what round k reached
+	 * that nothing reached yet (seeds, in order of depth) and searches on
+	 * from them, a seed taken when it is no deeper than the queue's head.
+	 * So a path takes as few class edges as it can, and within that as few
+	 * references as the rounds allow.  With targets, the search stops once
+	 * the last is reached. */
+	size_t tail0 = SIZE_MAX;
+	int done = want && !remaining;
+	for (size_t lo = 0; !done;) {
+		size_t si = 0;
+		while ((head < tail || si < nseeds) && !done) {
+			uint32_t v;
+			if (si < nseeds && (head == tail || P->depth[seeds[si]] <= P->depth[queue[head]]))
+				v = seeds[si++];
+			else
+				v = queue[head++];
+			uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1);
+			if (hp_refs_class_edge(g, v) != HP_NONE)
+				e++;
+			size_t slo = 0, shi = 0;
+			if (nskip && BIT(has_skip, v))
+				skip_range(skip, nskip, v, &slo, &shi);
+			for (; e < eend; e++) {
+				uint32_t w = g->adj[e];
+				if (w >= n) {
+					rc = hp_error_set(err, HP_EUSAGE, "edge %u -> %u leaves the graph of %zu objects", v, w, n);
+					goto out;
+				}
+				if (P->parent[w] != HP_PATH_UNSEEN)
+					continue;
+				int skipped = 0;
+				for (size_t k = slo; k < shi && !skipped; k++)
+					skipped = skip[k][1] == w;
+				if (skipped)
+					continue;
+				P->parent[w] = v;
+				P->depth[w] = P->depth[v] + 1;
+				queue[tail++] = w;
+				if (want && BIT(want, w)) {
+					CLRBIT(want, w);
+					if (!--remaining) {
+						done = 1;
+						break;
+					}
+				}
 			}
 		}
+		if (tail0 == SIZE_MAX)
+			tail0 = tail;
+		if (done || !g->class_obj)
+			break;
+		/* what this round reached, by depth: queue[lo, tail) and the seeds */
+		nnext = 0;
+		size_t qi = lo;
+		si = 0;
+		while ((qi < tail || si < nseeds) && !done) {
+			uint32_t v;
+			if (si < nseeds && (qi == tail || P->depth[seeds[si]] <= P->depth[queue[qi]]))
+				v = seeds[si++];
+			else
+				v = queue[qi++];
+			uint32_t c = hp_refs_class_edge(g, v);
+			if (c == HP_NONE || P->parent[c] != HP_PATH_UNSEEN)
+				continue;
+			if (!push_u32(&next, &nnext, &nextcap, c)) {
+				rc = hp_error_set(err, HP_ENOMEM, "out of memory for a path search over %zu objects", n);
+				goto out;
+			}
+			P->parent[c] = v;
+			P->depth[c] = P->depth[v] + 1;
+			if (want && BIT(want, c)) {
+				CLRBIT(want, c);
+				done = !--remaining;
+			}
+		}
+		if (!nnext)
+			break;
+		P->reached += nseeds;
+		uint32_t *t = seeds;
+		seeds = next;
+		next = t;
+		size_t tc = seedcap;
+		seedcap = nextcap;
+		nextcap = tc;
+		nseeds = nnext;
+		nnext = 0;
+		lo = tail;
 	}
-#undef BIT
-#undef SETBIT
-#undef CLRBIT
-	P->reached = tail;
+	P->reached += tail + nseeds + nnext;
+	P->through_class = P->reached - tail0;
 out:
 	hp_free(queue);
+	hp_free(seeds);
+	hp_free(next);
 	hp_free(has_skip);
 	hp_free(want);
 	if (rc)
 		hp_paths_release(P);
 	return rc;
 }
+
+#undef BIT
+#undef SETBIT
+#undef CLRBIT
 
 void hp_paths_list_release(struct hp_pathlist *l)
 {
@@ -160,20 +243,43 @@ static uint32_t owner_of(const struct hp_refs *g, uint64_t e)
 	return (uint32_t)lo;
 }
 
+/* One referrer found by the scan: split, it goes to the holders when any of
+ * its edges to the target is not its class edge, else it is counted among
+ * the class referrers (and kept while no holder is known). */
+struct scan {
+	uint32_t *hold, *cls;
+	size_t nhold, holdcap, ncls, clscap;
+	uint64_t through_class;
+};
+
+static int flush(struct scan *S, uint32_t v, int real)
+{
+	if (real)
+		return push_u32(&S->hold, &S->nhold, &S->holdcap, v);
+	S->through_class++;
+	if (S->nhold) {
+		if (S->cls) {
+			hp_free(S->cls);
+			S->cls = NULL;
+			S->ncls = S->clscap = 0;
+		}
+		return 1;
+	}
+	return push_u32(&S->cls, &S->ncls, &S->clscap, v);
+}
+
 /* One scan of adj[] (sixteen entries compared at a time, which compilers
  * vectorise), and a binary search over the offsets for each hit: tens of
- * milliseconds for tens of millions of references. */
-int hp_paths_referrers(const struct hp_refs *g, uint32_t target, uint32_t **out, size_t *n,
-		       struct hp_error *err)
+ * milliseconds for tens of millions of references.  split: class edges
+ * apart (struct scan); otherwise every referrer is a holder. */
+static int scan_referrers(const struct hp_refs *g, uint32_t target, int split, struct scan *S,
+			  struct hp_error *err)
 {
-	*out = NULL;
-	*n = 0;
+	memset(S, 0, sizeof *S);
 	uint64_t m = g->n ? hp_refs_off(g, g->n) : 0;
-	size_t cap = 16, k = 0;
-	uint32_t *r = hp_reallocarray(NULL, cap, sizeof *r);
-	if (!r)
-		return hp_error_set(err, HP_ENOMEM, "out of memory listing referrers");
 	const uint32_t *adj = g->adj;
+	uint32_t cur = UINT32_MAX;
+	int cur_real = 0;
 	uint64_t e = 0;
 	for (;;) {
 		while (e + 16 <= m) {
@@ -191,23 +297,64 @@ int hp_paths_referrers(const struct hp_refs *g, uint32_t target, uint32_t **out,
 			if (adj[e] != target)
 				continue;
 			uint32_t v = owner_of(g, e);
-			if (k && r[k - 1] == v)
-				continue;   /* the same object again */
-			if (k == cap) {
-				uint32_t *nr = hp_reallocarray(r, 2 * cap, sizeof *nr);
-				if (!nr) {
-					hp_free(r);
-					return hp_error_set(err, HP_ENOMEM, "out of memory listing %zu referrers", k);
-				}
-				r = nr;
-				cap *= 2;
+			int real = !split || !hp_refs_is_class_edge(g, v, e);
+			if (v == cur) {
+				cur_real |= real;   /* the same object again */
+				continue;
 			}
-			r[k++] = v;
+			if (cur != UINT32_MAX && !flush(S, cur, cur_real))
+				goto nomem;
+			cur = v;
+			cur_real = real;
 		}
 	}
-	*out = r;
-	*n = k;
+	if (cur != UINT32_MAX && !flush(S, cur, cur_real))
+		goto nomem;
 	return HP_OK;
+nomem:
+	hp_free(S->hold);
+	hp_free(S->cls);
+	memset(S, 0, sizeof *S);
+	return hp_error_set(err, HP_ENOMEM, "out of memory listing referrers");
+}
+
+int hp_paths_referrers(const struct hp_refs *g, uint32_t target, uint32_t **out, size_t *n,
+		       struct hp_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	struct scan S;
+	HP_TRY(scan_referrers(g, target, 0, &S, err));
+	if (!S.hold && !(S.hold = hp_reallocarray(NULL, 1, sizeof *S.hold)))
+		return hp_error_set(err, HP_ENOMEM, "out of memory listing referrers");
+	*out = S.hold;
+	*n = S.nhold;
+	return HP_OK;
+}
+
+int hp_paths_holders(const struct hp_refs *g, uint32_t target, struct hp_holders *out, struct hp_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct scan S;
+	HP_TRY(scan_referrers(g, target, 1, &S, err));
+	out->through_class = S.through_class;
+	if (S.nhold) {
+		hp_free(S.cls);
+		out->obj = S.hold;
+		out->n = S.nhold;
+	} else {
+		hp_free(S.hold);
+		out->obj = S.cls;
+		out->n = S.ncls;
+		out->class_listed = S.ncls > 0;
+	}
+	return HP_OK;
+}
+
+void hp_paths_holders_release(struct hp_holders *h)
+{
+	hp_free(h->obj);
+	memset(h, 0, sizeof *h);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -238,9 +385,10 @@ int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_
 	uint32_t *cand = NULL;
 	size_t nc = 0;
 	if (k > 1) {
-		uint32_t *refs;
-		size_t nr;
-		HP_TRY(hp_paths_referrers(g, target, &refs, &nr, err));
+		struct hp_holders H;
+		HP_TRY(hp_paths_holders(g, target, &H, err));
+		uint32_t *refs = H.obj;
+		size_t nr = H.n;
 		/* (depth, object) in one key: nearest the roots first, ties by number */
 		uint64_t *key = hp_reallocarray(NULL, nr ? nr : 1, sizeof *key);
 		if (!key) {

@@ -10,8 +10,14 @@
  * (depth).  Which references count is the graph's business: build it with
  * HP_WEAK_SKIP to leave out the referents of soft, weak, final and phantom
  * references, with HP_WEAK_FOLLOW to take every reference.
+ * Class edges (refs.h: Eclipse MAT's edge from an object to its class
+ * object) are taken last: first a search over every other edge, then, in
+ * rounds, from the class objects of what was reached to what only they
+ * lead to; so a path goes through a class edge only when no other path
+ * exists, and through as few as it can.
  * Time O(objects + edges).  Memory: 8 bytes per object kept (parent, depth)
- * and 4 more during the search (the queue).
+ * and 4 more during the search (the queue), plus 8 per class object
+ * reached only through a class edge.
  *
  * More than one path (hp_paths_shortest): the first is the BFS tree's path;
  * the others end with a different last referrer each, the referrers taken
@@ -21,7 +27,9 @@
  * referrer reached only through the target itself is left out (the path
  * would loop).
  *
- * Referrers (hp_paths_referrers): one scan of all edges, O(edges).
+ * Referrers (hp_paths_referrers, hp_paths_holders): one scan of all edges,
+ * O(edges).  The other paths (k > 1) come from the holders: a class edge
+ * is the last step of one only when nothing else refers to the target.
  * Dominator chain (hp_paths_dom_chain): idom links up to the super-root.
  *
  * Ownership: struct hp_paths owns parent and depth (hp_paths_release());
@@ -45,6 +53,7 @@ struct hp_paths {
 	uint32_t *parent;         /* n: object, HP_PATH_START or HP_PATH_UNSEEN */
 	uint32_t *depth;          /* n: edges from the nearest start (UINT32_MAX unseen) */
 	uint64_t reached;         /* objects reached, starts included */
+	uint64_t through_class;   /* of those, reached only through a class edge */
 };
 
 /* Breadth-first search of g from the starts (repeats are fine; each must be
@@ -79,6 +88,19 @@ void hp_paths_list_release(struct hp_pathlist *l);
  * to itself), in object order: *out (caller frees) and *n. */
 int hp_paths_referrers(const struct hp_refs *g, uint32_t target, uint32_t **out, size_t *n,
 		       struct hp_error *err) HP_MUST_USE;
+
+/* Who holds target, as paths see it: the referrers of hp_paths_referrers()
+ * but those whose one edge to target is their class edge (refs.h), unless
+ * nothing else refers to target; then those (class_listed). */
+struct hp_holders {
+	uint32_t *obj;            /* in object order; NULL when n is 0 */
+	size_t n;
+	uint64_t through_class;   /* referrers whose one edge to target is their class edge */
+	int class_listed;         /* 1: obj lists those (no other referrer); 0: they are left out */
+};
+int hp_paths_holders(const struct hp_refs *g, uint32_t target, struct hp_holders *out,
+		     struct hp_error *err) HP_MUST_USE;
+void hp_paths_holders_release(struct hp_holders *h);
 
 /* v's dominators, nearest first (v itself is not in the list), up to the
  * one the super-root dominates: *out (caller frees) and *n; *n is 0 for an

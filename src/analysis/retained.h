@@ -10,6 +10,11 @@
  * HP_ROOTS_ALL every root hangs off the super-root (ahat, VisualVM).
  * Objects no root reaches are counted apart and retain nothing.
  *
+ * Eclipse MAT's graph (the mat size model, unless opts.visualvm): every
+ * object also refers to its class object (refs.h: class edges), so a class
+ * object that an instance reached another way holds is not dominated by the
+ * class loader that lists it.
+ *
  * VisualVM's retained sizes (opts.visualvm, and always under the visualvm
  * and netbeans size models): VisualVM's search for live objects, its
  * dominator tree (referents and unreachable objects share what they

@@ -4,6 +4,7 @@
 #include "parser/reader.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -161,6 +162,45 @@ static void model_need(hp_session *s, const hp_heap *h, uint64_t base, uint64_t 
 	}
 }
 
+/* a file that holds no heap dump, said as what it most likely is */
+static int no_dump(hp_session *s, struct hp_error *err)
+{
+	const struct hp_load_info *L = &s->info;
+	if (L->partial) {
+		*err = L->partial_err;
+		size_t l = strlen(err->msg);
+		snprintf(err->msg + l, sizeof err->msg - l, "; no heap dump begins before it: nothing to salvage");
+		err->code = HP_ECORRUPT;
+		return HP_ECORRUPT;
+	}
+	if (s->o.salvage) {
+		hp_error_clear(err);
+		return hp_error_setpos(err, HP_ECORRUPT, L->stats.bytes, L->stats.records + 1, -1, -1,
+				       "file ends after %llu records and no heap dump: nothing to salvage",
+				       (unsigned long long)L->stats.records);
+	}
+	/* records only the JDK hprof agent writes (a file of allocation sites
+	 * or CPU samples may hold no heap dump); HotSpot's and ART's dumpers
+	 * write strings, classes and stacks, then the heap dump */
+	static const int agent_tags[] = { 0x06, 0x07, 0x0A, 0x0B, 0x0D, 0x0E };
+	int agent = 0;
+	for (size_t i = 0; i < sizeof agent_tags / sizeof *agent_tags; i++)
+		agent |= L->stats.records_by_tag[agent_tags[i]] != 0;
+	if (agent) {
+		hp_error_clear(err);
+		return hp_error_set(err, HP_EFORMAT,
+				    "the file holds no heap dump, only %llu other records of the JDK hprof agent "
+				    "('hprofan info' lists them; if the file was cut short, its heap dump is missing)",
+				    (unsigned long long)L->stats.records);
+	}
+	hp_error_clear(err);
+	return hp_error_setpos(err, HP_ETRUNC, L->stats.bytes, L->stats.records + 1, -1, -1,
+			       "file ends after %llu records and no heap dump: %s writes the heap dump after "
+			       "the strings and classes, so the file is cut short",
+			       (unsigned long long)L->stats.records,
+			       L->stats.header.version == 3 ? "ART" : "HotSpot");
+}
+
 static int load(hp_session *s, int build_objects, struct hp_error *err)
 {
 	struct hp_load_info *L = &s->info;
@@ -207,6 +247,8 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	struct hp_parse_opts po;
 	hp_parse_opts_init(&po);
 	po.dump_index = s->o.dump_index;
+	po.string_max = HP_STRING_MAX;   /* the heap keeps no more of a string */
+	po.trace_frames_max = HP_TRACE_FRAMES_MAX;   /* nor of a stack trace */
 	po.progress = progress_cb;
 	po.progress_ud = &pf;
 	rc = hp_parse(r, &sink, &po, &L->stats, err);
@@ -228,6 +270,10 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 		L->partial = 1;
 		L->partial_err = *err;
 		hp_error_clear(err);
+	}
+	if (s->o.need_dump && L->stats.ndumps == 0) {
+		hp_heap_free(h);
+		return no_dump(s, err);
 	}
 	if (s->o.dump_index > 0 && (unsigned)s->o.dump_index >= L->stats.ndumps) {
 		s->no_such_dump = 1;
@@ -405,6 +451,7 @@ int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **o
 	memset(&ro, 0, sizeof ro);
 	ro.weak = all_weak ? HP_WEAK_FOLLOW : HP_WEAK_SKIP;
 	ro.thread_locals = 0;         /* a stack local is a start of its own */
+	ro.class_edges = hp_refs_want_class_edges(h);   /* taken last (paths.h) */
 	rc = hp_refs_build(h, s->path, &ro, &ps->g, err);
 	if (!rc) {
 		rc = hp_paths_bfs(&ps->P, &ps->g, starts, ns, err);

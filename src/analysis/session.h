@@ -37,8 +37,9 @@
  * (the reference graph, the dominator tree, retained sizes: 36 bytes per
  * object at the dominators' peak, see dominators.h and refs.h) and 8 bytes
  * per reference on top; the references are not known before they are read,
- * so this counts about 1.5 per object */
-#define HP_RETAINED_BYTES_PER_OBJECT 48
+ * so this counts about 1.5 per object, plus the one class edge per object
+ * of Eclipse MAT's graph (refs.h): 36 + 8 x 2.5 */
+#define HP_RETAINED_BYTES_PER_OBJECT 56
 
 enum hp_session_phase { HP_PHASE_READ = 0, HP_PHASE_REFS, HP_PHASE_PATHS };
 
@@ -49,6 +50,13 @@ struct hp_session_opts {
 	int salvage;                  /* keep what precedes a break in the dump */
 	int weak;                     /* enum hp_weak_policy; -1: the dump's default */
 	int roots;                    /* HP_ROOTS_*; -1: the dump's default */
+	/* 1: a file without a heap dump is an error: HP_EFORMAT when it holds
+	 * records only the JDK hprof agent writes (its files may hold only
+	 * allocation sites or CPU samples), else HP_ETRUNC (HotSpot and ART
+	 * write the heap dump after the strings and classes, so the file was
+	 * cut before it); HP_ECORRUPT with salvage.  0 (info): the records
+	 * are described whatever they hold. */
+	int need_dump;
 	/* called every few MiB; total is 0 when unknown */
 	void (*progress)(void *ud, int phase, uint64_t done, uint64_t total);
 	void *progress_ud;
@@ -113,7 +121,8 @@ int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_
 
 /* Paths from GC roots: the graph paths are searched in (the referents of
  * soft, weak, final and phantom references left out unless all_weak; a
- * thread's locals are starts of their own) and a breadth-first search of it
+ * thread's locals are starts of their own; under the mat size model the
+ * class edges, which the search takes last) and a breadth-first search of it
  * from every object a GC root names.  One more pass over the dump, 12 bytes
  * per object + 4 per reference, kept for each value of all_weak asked. */
 struct hp_pathsearch {

@@ -87,6 +87,8 @@ void cli_format_error(const char *file, const struct hp_error *e, char *buf, siz
 /* ---- format.c --------------------------------------------------------- */
 /* "12,345" */
 const char *fmt_count(uint64_t v, char *buf, size_t n);
+/* "1 object", "2,048 objects": the count and the noun it takes */
+const char *fmt_counted(uint64_t v, const char *one, const char *many, char *buf, size_t n);
 /* "1.2 MiB" */
 const char *fmt_bytes(uint64_t v, char *buf, size_t n);
 /* fmt_bytes() rounded up at the precision shown (a need is never printed
@@ -98,8 +100,9 @@ const char *fmt_time(uint64_t ms, char *buf, size_t n);
  * sequences and invalid UTF-8 shown as \xNN. */
 const char *safe_text(const char *s, char *buf, size_t n);
 /* JSON text (cJSON's output) made safe whatever its strings held: invalid
- * UTF-8 becomes U+FFFD, DEL and the C1 controls \u escapes.  out has room
- * for 3 * len + 1 bytes; returns the length written. */
+ * UTF-8 becomes U+FFFD, DEL and the C1 controls \u escapes (a DEL byte
+ * takes 6).  Returns the length written; with out NULL only counts it, so
+ * the caller allocates that plus 1. */
 size_t cli_json_clean(const char *s, size_t len, char *out);
 
 /* ---- filter.c: class names -------------------------------------------- */
@@ -111,6 +114,22 @@ struct cli_filter *cli_filter_new(const char *include, const char *exclude, int 
  * match or depth limit on it: a usage error, never taken for "no match" */
 int cli_filter_match(const struct cli_filter *f, const char *name);
 void cli_filter_free(struct cli_filter *f);
+/* When --filter matches no class of h, says so on stderr with the nearest
+ * class names ("no class matches 'X'; did you mean ..."); 1 then, else 0. */
+int cli_filter_check(const struct cli_filter *f, const hp_heap *h, const char *file);
+/* "'java.util.HashMap', 'java.util.HashSet'": the (at most three) class
+ * names of h nearest pat, into line; how many */
+size_t cli_nearest_classes(const hp_heap *h, const char *pat, char *line, size_t n);
+/* The class indexes named exactly `name` (one per class loader) into *out
+ * (hp_free it), or an error naming the nearest names: an exit code. */
+int cli_classes_named(const hp_heap *h, const char *file, const char *name, uint32_t **out, size_t *n);
+/* A pattern that is a Java class name as people paste it (letters, digits,
+ * '.', '$', '_', trailing "[]") is matched literally, as a substring; a '$'
+ * at its end stays the regex anchor ("Thread$"). */
+int cli_pattern_is_class_name(const char *pat);
+/* The index of Android heap NAME in h, or -1 after saying why (the heaps
+ * the dump has) with *rc EXIT_USAGE. */
+int cli_heap_named(const hp_heap *h, const char *file, const char *want, int *rc);
 /* one pattern, for the browser's filter: NULL and the error in msg on a
  * bad pattern */
 struct cli_regex;
@@ -155,6 +174,19 @@ int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc);
 int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc);
 /* Writes text to -o FILE atomically (temp file + rename) or stdout. */
 int cli_write_output(const struct cli_ctx *x, const char *text);
+/* An output file written as it is made, under -o's rules (output.c):
+ * open, write to fd, then commit (renamed into place) or abort (removed).
+ * Both print what went wrong; open and commit return an exit code. */
+struct cli_ofile {
+	int fd;
+	int direct;                   /* written in place: stdout, a FIFO, a device */
+	const char *path;
+	char *tmp, *target, *real;
+	unsigned mode;
+};
+int cli_ofile_open(struct cli_ofile *o, const char *path);
+int cli_ofile_commit(struct cli_ofile *o);
+void cli_ofile_abort(struct cli_ofile *o);
 
 /* JSON helpers: exact 64-bit integers */
 void json_u64(cJSON *obj, const char *key, uint64_t v);
@@ -169,10 +201,15 @@ const char *roots_policy_name(int p);
 /* ---- objtext.c -------------------------------------------------------- */
 /* "java.util.HashMap @0x7f3a10", "class java.util.HashMap @0x..." */
 const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
-/* parses "0x1234", "1234" (decimal is taken as an id too); 0 on success */
+/* parses "0x1234", "@0x1234" (as tables print it) or decimal "4660"; 0 on success */
 int parse_object_id(const char *s, uint64_t *id);
-/* the ID argument of the command: EXIT_OK, or EXIT_USAGE said why */
+/* the ID argument of the command: EXIT_OK (*id 0: the argument is a class
+ * name), or EXIT_USAGE said why */
 int cli_id_arg(const struct cli_ctx *x, uint64_t *id);
+/* The object the ID argument names in h (id from cli_id_arg(); a class
+ * name: its class object): EXIT_OK, or an error said (no such object or
+ * class, or a name several loaders define). */
+int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint64_t id, size_t *v);
 /* {"id": "0x7f3a10", "class": "java.util.HashMap"} (and "class_object_of") */
 cJSON *cli_object_json(const hp_heap *h, size_t obj);
 /* ".table", "[12]", "static SESSIONS", "<super class>", ... */

@@ -533,15 +533,20 @@ static char *object_text(struct view *w, uint32_t v)
 		}
 		hp_objread_release(&d);
 	}
-	uint32_t *refs = NULL;
-	size_t nr = 0;
-	if (hp_paths_referrers(&w->R->refs, v, &refs, &nr, &err) == HP_OK) {
+	struct hp_holders H;
+	if (hp_paths_holders(&w->R->refs, v, &H, &err) == HP_OK) {
+		size_t nr = H.n;
 		fprintf(f, "\nreferrers (%zu):\n", nr);
+		if (H.class_listed)
+			fputs("  (only objects of its class, through <class>)\n", f);
 		for (size_t i = 0; i < nr && i < POPUP_REFERRERS; i++)
-			fprintf(f, "  %s\n", object_label(w->h, refs[i], lab, sizeof lab));
+			fprintf(f, "  %s\n", object_label(w->h, H.obj[i], lab, sizeof lab));
 		if (nr > POPUP_REFERRERS)
 			fprintf(f, "  ... %zu more\n", nr - POPUP_REFERRERS);
-		hp_free(refs);
+		if (H.through_class && !H.class_listed)
+			fprintf(f, "  and %llu object%s of its class through <class>, not listed\n",
+				(unsigned long long)H.through_class, H.through_class == 1 ? "" : "s");
+		hp_paths_holders_release(&H);
 	}
 	if (fclose(f) != 0) {
 		free(out);

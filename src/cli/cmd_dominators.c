@@ -9,6 +9,8 @@ struct dom_opts {
 	struct cli_count top;
 	int depth;
 	int group_class;
+	const char *sort;
+	const char *heap;
 };
 
 static void defaults(void *own)
@@ -36,20 +38,40 @@ static int set_group(const struct cli_option *o, const char *as, const char *val
 	return EXIT_OK;
 }
 
+enum { SORT_RETAINED, SORT_SHALLOW, SORT_COUNT, SORT_NAME };
+static const char *const sort_names[] = { "retained", "shallow", "count", "name" };
+
+static int set_sort(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	for (size_t i = 0; i < sizeof sort_names / sizeof *sort_names; i++)
+		if (!strcmp(val, sort_names[i])) {
+			*(const char **)dst = sort_names[i];
+			return EXIT_OK;
+		}
+	return cli_usage_error(NULL, "%s=%s: expected retained, shallow, count or name", as, val);
+}
+
 static const struct cli_option own[] = {
 	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest children of each node (default 20; 0 shows all)",
 	  0, offsetof(struct dom_opts, top), cli_set_count, NULL, NULL },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the tree to show (default 1)",
+	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the tree to show (default 1); a chain of\nsame-class single children is one level",
 	  0, offsetof(struct dom_opts, depth), set_depth, "needs a number of levels (1..1000)", NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=class", "merge same-class siblings",
+	{ "--group", NULL, OPT_VALUE, "--group=class", "merge same-class siblings (--depth opens the groups)",
 	  0, offsetof(struct dom_opts, group_class), set_group, "needs a value: class", "class" },
+	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default), shallow, count (objects in a\ngroup) or name (class name)",
+	  0, offsetof(struct dom_opts, sort), set_sort, "needs a value: retained, shallow, count or name",
+	  "retained shallow count name" },
+	{ "--heap", NULL, OPT_VALUE, "--heap NAME", "Android: only top-level objects of heap NAME (app,\nzygote, image)",
+	  0, offsetof(struct dom_opts, heap), NULL, "needs a heap name", "app zygote image default" },
 	{ NULL }
 };
 
-/* one row: an object, or a group of same-class siblings */
+/* one row: an object, or a group of same-class siblings (members
+ * mem[first .. first + count) of its level) */
 struct drow {
-	uint32_t v;            /* object (first of the group) */
+	uint32_t v;            /* object (the largest of a group) */
 	uint32_t cls;
+	size_t first;
 	uint64_t count, shallow, retained;
 };
 
@@ -59,128 +81,258 @@ struct dctx {
 	const hp_heap *h;
 	const struct hp_retained *R;
 	struct cli_filter *flt;
+	int heap;              /* heap index of --heap, or -1 */
+	int sort;
 	uint64_t total;
 	FILE *f;               /* table output */
 };
 
-static int by_ret(const void *a, const void *b)
+static int by_ret(const struct drow *x, const struct drow *y)
 {
-	const struct drow *x = a, *y = b;
 	if (x->retained != y->retained)
 		return x->retained < y->retained ? 1 : -1;
 	return x->v < y->v ? -1 : x->v > y->v;
 }
 
-static int by_cls(const void *a, const void *b)
+static const struct dctx *sort_ctx;   /* qsort has no context argument */
+
+static int by_key(const void *a, const void *b)
 {
 	const struct drow *x = a, *y = b;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
-	return by_ret(a, b);
+	switch (sort_ctx->sort) {
+	case SORT_SHALLOW:
+		if (x->shallow != y->shallow)
+			return x->shallow < y->shallow ? 1 : -1;
+		break;
+	case SORT_COUNT:
+		if (x->count != y->count)
+			return x->count < y->count ? 1 : -1;
+		break;
+	case SORT_NAME: {
+		int c = strcmp(hp_class_name(sort_ctx->h, x->cls), hp_class_name(sort_ctx->h, y->cls));
+		if (c)
+			return c;
+		break;
+	}
+	}
+	return by_ret(x, y);
 }
 
-/* children of node p (n = the super-root) as sorted rows */
-static struct drow *rows_of(struct dctx *c, uint32_t p, size_t *nrows)
+static const hp_heap *member_heap;
+static const uint64_t *member_ret;
+
+/* members: by class, then the largest first */
+static int by_cls(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t cx = member_heap->cls[x], cy = member_heap->cls[y];
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (member_ret[x] != member_ret[y])
+		return member_ret[x] < member_ret[y] ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+/* The dominator children of the nodes par[0 .. npar) (the super-root is
+ * node n) as rows in the wanted order; *mem holds a group's members. */
+static struct drow *rows_of(struct dctx *c, const uint32_t *par, size_t npar, size_t *nrows, uint32_t **mem)
 {
 	const struct hp_retained *R = c->R;
 	const hp_heap *h = c->h;
-	uint32_t lo = R->child_off[p], hi = R->child_off[p + 1];
-	size_t k = hi - lo;
+	size_t k = 0;
+	for (size_t i = 0; i < npar; i++)
+		k += R->child_off[par[i] + 1] - R->child_off[par[i]];
+	uint32_t *m = hp_reallocarray(NULL, k ? k : 1, sizeof *m);
 	struct drow *rows = hp_reallocarray(NULL, k ? k : 1, sizeof *rows);
-	if (!rows)
+	if (!m || !rows) {
+		hp_free(m);
+		hp_free(rows);
 		return NULL;
-	for (size_t i = 0; i < k; i++) {
-		uint32_t v = R->children[lo + i];
-		rows[i].v = v;
-		rows[i].cls = h->cls[v];
-		rows[i].count = 1;
-		rows[i].shallow = R->shallow[v];
-		rows[i].retained = R->retained[v];
 	}
+	size_t at = 0;
+	for (size_t i = 0; i < npar; i++)
+		for (uint32_t j = R->child_off[par[i]]; j < R->child_off[par[i] + 1]; j++)
+			m[at++] = R->children[j];
+	size_t g = 0;
 	if (c->o->group_class && k > 1) {
-		qsort(rows, k, sizeof *rows, by_cls);
-		size_t g = 0;
+		member_heap = h;
+		member_ret = R->retained;
+		qsort(m, k, sizeof *m, by_cls);
 		for (size_t i = 0; i < k; i++) {
-			if (g && rows[g - 1].cls == rows[i].cls) {
+			uint32_t v = m[i];
+			if (g && rows[g - 1].cls == h->cls[v]) {
 				rows[g - 1].count++;
-				rows[g - 1].shallow += rows[i].shallow;
-				rows[g - 1].retained += rows[i].retained;
-			} else {
-				rows[g++] = rows[i];
+				rows[g - 1].shallow += R->shallow[v];
+				rows[g - 1].retained += R->retained[v];
+				continue;
 			}
+			rows[g++] = (struct drow){ .v = v, .cls = h->cls[v], .first = i, .count = 1,
+						   .shallow = R->shallow[v], .retained = R->retained[v] };
 		}
-		k = g;
+	} else {
+		for (size_t i = 0; i < k; i++)
+			rows[g++] = (struct drow){ .v = m[i], .cls = h->cls[m[i]], .first = i, .count = 1,
+						   .shallow = R->shallow[m[i]], .retained = R->retained[m[i]] };
 	}
-	qsort(rows, k, sizeof *rows, by_ret);
-	*nrows = k;
+	sort_ctx = c;
+	qsort(rows, g, sizeof *rows, by_key);
+	*nrows = g;
+	*mem = m;
 	return rows;
 }
 
-/* depth is bounded by --depth (at most 1000), not by the dump */
-static int show(struct dctx *c, uint32_t p, int depth, cJSON *arr)
+/* the single dominator child of v, or UINT32_MAX */
+static uint32_t only_child(const struct hp_retained *R, uint32_t v)
+{
+	return R->child_off[v + 1] - R->child_off[v] == 1 ? R->children[R->child_off[v]] : UINT32_MAX;
+}
+
+/* Links below v in its chain of same-class single children; *end is the
+ * last.  Iterative: a chain can be as long as the heap. */
+static uint64_t chain_below(const struct dctx *c, uint32_t v, uint32_t *end)
+{
+	uint64_t n = 0;
+	uint32_t u = v, w;
+	while ((w = only_child(c->R, u)) != UINT32_MAX && c->h->cls[w] == c->h->cls[v]) {
+		u = w;
+		n++;
+	}
+	*end = u;
+	return n;
+}
+
+/* chains shorter than this are shown link by link */
+#define CHAIN_MIN 3
+
+static void add_roots_json(const struct dctx *c, cJSON *e, uint32_t v)
+{
+	if (!c->R->root_kinds[v])
+		return;
+	cJSON *rk = cJSON_AddArrayToObject(e, "gc_root");
+	for (int kk = 0; kk < HP_ROOT_NKINDS; kk++)
+		if (c->R->root_kinds[v] & (1u << kk))
+			cJSON_AddItemToArray(rk, cJSON_CreateString(hp_root_kind_key(kk)));
+}
+
+static double pct_of(const struct dctx *c, uint64_t v)
+{
+	return c->total ? 100.0 * v / c->total : 0;
+}
+
+/* Shows the children of par[0 .. npar) at `depth`; into arr (JSON) or the
+ * table; what --top leaves out is one "… N more" row (JSON: "more" in
+ * holder, the parent's element).  Depth is bounded by --depth (at
+ * most 1000), not by the dump. */
+static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJSON *arr, cJSON *holder)
 {
 	size_t k;
-	struct drow *rows = rows_of(c, p, &k);
+	uint32_t *mem;
+	struct drow *rows = rows_of(c, par, npar, &k, &mem);
 	if (!rows)
 		return EXIT_NOMEM;
 	const hp_heap *h = c->h;
 	size_t limit = c->o->top.n > 0 ? (size_t)c->o->top.n : k;
 	size_t shown = 0;
+	uint64_t cut_n = 0, cut_obj = 0, cut_ret = 0, cut_sh = 0;
 	int rc = EXIT_OK;
-	for (size_t i = 0; i < k && shown < limit && rc == EXIT_OK; i++) {
+	for (size_t i = 0; i < k && rc == EXIT_OK; i++) {
 		const struct drow *r = &rows[i];
-		int m = depth == 0 ? cli_filter_match(c->flt, hp_class_name(h, r->cls)) : 1;
-		if (m < 0) {
-			rc = EXIT_USAGE;
-			break;
+		if (depth == 0) {
+			if (c->heap >= 0 && (int)hp_heap_heap(h, r->v) != c->heap)
+				continue;
+			int m = cli_filter_match(c->flt, hp_class_name(h, r->cls));
+			if (m < 0) {
+				rc = EXIT_USAGE;
+				break;
+			}
+			if (!m)
+				continue;
 		}
-		if (!m)
+		if (shown >= limit) {
+			cut_n++;
+			cut_obj += r->count;
+			cut_ret += r->retained;
+			cut_sh += r->shallow;
 			continue;
+		}
 		shown++;
 		char lab[700], nm[512], a[32], b[32];
-		if (r->count > 1) {
+		int group = r->count > 1;
+		if (group) {
 			char cnt[32];
 			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", fmt_count(r->count, cnt, sizeof cnt),
 				 safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
 		} else {
 			object_label(h, r->v, lab, sizeof lab);
 		}
-		double pct = c->total ? 100.0 * r->retained / c->total : 0;
-		cJSON *kids = NULL;
+		/* below: the node's children, or a chain's */
+		int open = depth + 1 < c->o->depth;
+		uint32_t end = r->v;
+		/* the table collapses a chain; JSON lists every link (a program
+		 * walking the tree needs each one) */
+		uint64_t links = !group && open && !arr ? chain_below(c, r->v, &end) : 0;
+		if (links < CHAIN_MIN)
+			links = 0, end = r->v;
+		cJSON *e = NULL, *kids = NULL, *inner = NULL;
 		if (arr) {
-			cJSON *e;
-			if (r->count > 1) {
+			if (group) {
 				e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "group", hp_class_name(h, r->cls));
 				json_u64(e, "count", r->count);
 			} else {
 				e = cli_object_json(h, r->v);
-				if (c->R->root_kinds[r->v]) {
-					cJSON *rk = cJSON_AddArrayToObject(e, "gc_root");
-					for (int kk = 0; kk < HP_ROOT_NKINDS; kk++)
-						if (c->R->root_kinds[r->v] & (1u << kk))
-							cJSON_AddItemToArray(rk, cJSON_CreateString(hp_root_kind_key(kk)));
-				}
+				add_roots_json(c, e, r->v);
 			}
 			json_u64(e, "shallow", r->shallow);
 			json_u64(e, "retained", r->retained);
-			cJSON_AddNumberToObject(e, "percent", (double)(int64_t)(pct * 100) / 100.0);
-			if (depth + 1 < c->o->depth && r->count == 1)
-				kids = cJSON_AddArrayToObject(e, "children");
+			cJSON_AddNumberToObject(e, "percent", (double)(int64_t)(pct_of(c, r->retained) * 100) / 100.0);
 			cJSON_AddItemToArray(arr, e);
+			inner = e;
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  %*s%s%s\n", fmt_bytes(r->retained, a, sizeof a), pct,
-				fmt_bytes(r->shallow, b, sizeof b), 2 * depth, "",
-				c->R->root_kinds[r->v] && r->count == 1 ? "\xe2\x97\x8f " : "", lab);
+			fprintf(c->f, "%10s  %5.1f%%  %10s  %*s%s%s\n", fmt_bytes(r->retained, a, sizeof a),
+				pct_of(c, r->retained), fmt_bytes(r->shallow, b, sizeof b), 2 * depth, "",
+				!group && c->R->root_kinds[r->v] ? "\xe2\x97\x8f " : "", lab);
 		}
-		if (depth + 1 < c->o->depth && r->count == 1)
-			rc = show(c, r->v, depth + 1, kids);
+		int d = depth + 1;
+		if (links) {
+			/* "× 12,000,000 links of Node": one level for the whole chain */
+			uint32_t first = only_child(c->R, r->v);
+			char cnt[32], id[40];
+			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[end]);
+			fprintf(c->f, "%10s  %5.1f%%  %10s  %*s\xc3\x97 %s links of %s, down to @%s\n",
+				fmt_bytes(c->R->retained[first], a, sizeof a), pct_of(c, c->R->retained[first]), "",
+				2 * d, "", fmt_count(links, cnt, sizeof cnt),
+				safe_text(hp_class_name(h, r->cls), nm, sizeof nm), id);
+			d++;
+		}
+		if (d < c->o->depth) {
+			if (arr)
+				kids = cJSON_AddArrayToObject(inner, "children");
+			if (group)
+				rc = show(c, mem + r->first, r->count, d, kids, inner);
+			else
+				rc = show(c, &end, 1, d, kids, inner);
+		}
 	}
-	if (!arr && k > shown && depth == 0 && !c->x->c->filter && !c->x->c->exclude) {
-		char a[32];
-		fprintf(c->f, "%*s... %s more\n", 33 + 2 * depth, "", fmt_count(k - shown, a, sizeof a));
+	if (cut_n && rc == EXIT_OK) {
+		char a[32], b[32], cc[48];
+		if (arr) {
+			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
+			json_u64(mo, "rows", cut_n);
+			json_u64(mo, "objects", cut_obj);
+			json_u64(mo, "shallow", cut_sh);
+			json_u64(mo, "retained", cut_ret);
+		} else {
+			fprintf(c->f, "%10s  %5.1f%%  %10s  %*s\xe2\x80\xa6 %s more", fmt_bytes(cut_ret, a, sizeof a),
+				pct_of(c, cut_ret), fmt_bytes(cut_sh, b, sizeof b), 2 * depth, "",
+				fmt_count(cut_n, cc, sizeof cc));
+			if (cut_obj != cut_n)
+				fprintf(c->f, " (%s)", fmt_counted(cut_obj, "object", "objects", cc, sizeof cc));
+			fputc('\n', c->f);
+		}
 	}
 	hp_free(rows);
+	hp_free(mem);
 	return rc;
 }
 
@@ -188,6 +340,7 @@ struct dom_result {
 	const hp_heap *h;
 	const struct hp_retained *R;
 	struct cli_filter *flt;
+	int heap;
 };
 
 static void release(void *p)
@@ -210,9 +363,23 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc;
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
-	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")))
+	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
+	    (rc = cli_retained(S, &d->h, &d->R)))
 		return rc;
-	return cli_retained(S, &d->h, &d->R);
+	const struct dom_opts *o = x->own;
+	d->heap = -1;
+	if (o->heap && (d->heap = cli_heap_named(d->h, hp_session_path(S), o->heap, &rc)) < 0)
+		return rc;
+	cli_filter_check(d->flt, d->h, hp_session_path(S));
+	return EXIT_OK;
+}
+
+static int sort_key(const struct dom_opts *o)
+{
+	for (int i = 0; i < (int)(sizeof sort_names / sizeof *sort_names); i++)
+		if (o->sort && !strcmp(o->sort, sort_names[i]))
+			return i;
+	return SORT_RETAINED;
 }
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
@@ -222,12 +389,16 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct hp_retained *R = d->R;
 	const struct dom_opts *o = x->own;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
-	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all };
+	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
+			  .sort = sort_key(o) };
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	json_policies(j, R);
 	json_u64(j, "depth", (uint64_t)o->depth);
 	cJSON_AddBoolToObject(j, "grouped", o->group_class);
+	cJSON_AddStringToObject(j, "sort", sort_names[c.sort]);
+	if (o->heap)
+		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	json_u64(tot, "objects", h->nobj);
 	json_u64(tot, "shallow", all);
@@ -237,7 +408,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
-	int rc = show(&c, (uint32_t)h->nobj, 0, arr);
+	uint32_t super = (uint32_t)h->nobj;
+	int rc = show(&c, &super, 1, 0, arr, j);
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	return rc;
@@ -249,14 +421,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const hp_heap *h = d->h;
 	const struct hp_retained *R = d->R;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
-	struct dctx c = { .x = x, .o = x->own, .h = h, .R = R, .flt = d->flt, .total = all, .f = f };
-	char a[32], b[32], dd[32], e[32];
+	struct dctx c = { .x = x, .o = x->own, .h = h, .R = R, .flt = d->flt, .total = all, .f = f,
+			  .heap = d->heap, .sort = sort_key(x->own) };
+	char a[48], b[32], dd[48], e[32];
 	cli_partial_note(f, S);
-	fprintf(f, "%10s  %6s  %10s  %s\n", "retained", "%", "shallow", "object (\xe2\x97\x8f GC root)");
-	int rc = show(&c, (uint32_t)h->nobj, 0, NULL);
-	fprintf(f, "heap: %s objects, %s; unreachable %s objects, %s (weak %s, roots %s)\n",
-		fmt_count(h->nobj, a, sizeof a), fmt_bytes(all, b, sizeof b),
-		fmt_count(R->unreachable, dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
+	fprintf(f, "%10s  %6s  %10s  %s\n", "retained", "%heap", "shallow", "object (\xe2\x97\x8f GC root)");
+	uint32_t super = (uint32_t)h->nobj;
+	int rc = show(&c, &super, 1, 0, NULL, NULL);
+	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
+		fmt_counted(h->nobj, "object", "objects", a, sizeof a), fmt_bytes(all, b, sizeof b),
+		fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
 		hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
@@ -269,7 +443,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_dominators = {
 	.name = "dominators",
-	.usage = "hprofan dominators FILE [--depth D] [--group=class] [--top N]",
+	.usage = "hprofan dominators FILE [--depth D] [--group=class] [--top N] [--sort=KEY] [--heap NAME]",
 	.summary = "the top of the dominator tree",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

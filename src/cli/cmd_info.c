@@ -1,5 +1,7 @@
 /* hprofan info FILE: what the dump holds, how it was read, the size model. */
 #include "cli/command.h"
+#include "analysis/sysprops.h"
+#include "parser/alloc.h"
 
 #include <string.h>
 
@@ -18,13 +20,132 @@ static const char *source_word(int s)
 	return s == 2 ? "set by option" : s == 1 ? "inferred" : "fixed";
 }
 
-/* the result is the model itself, read through the session */
+/* the model, read through the session, and the JDK that wrote the dump */
+struct info {
+	const hp_heap *h;
+	char *java_version, *vm_version;   /* from the heap's system properties */
+	const char *props_note;            /* why they are not known (static text) */
+};
+
+/* java.version and java.vm.version from System.props: HotSpot dumps that
+ * can be read again (the object reader re-reads records) */
+static int read_versions(hp_session *S, struct info *r)
+{
+	static const char *const keys[2] = { "java.version", "java.vm.version" };
+	char *v[2] = { NULL, NULL };
+	hp_objread *rd;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (r->h->header.version == 3) {
+		r->props_note = "an Android dump";
+		return EXIT_OK;
+	}
+	if (!hp_session_rereadable(S)) {
+		r->props_note = "not read: the input can be read only once";
+		return EXIT_OK;
+	}
+	int rc = hp_session_objread(S, &rd, &err);
+	if (rc == HP_OK)
+		rc = hp_sysprops_get(rd, r->h, keys, v, 2, &err);
+	if (rc == HP_ENOMEM) {
+		cli_error("%s: out of memory reading the system properties", hp_session_path(S));
+		return EXIT_NOMEM;
+	}
+	if (rc != HP_OK) {
+		/* a record that cannot be read again: info still describes the dump */
+		r->props_note = "not read: the objects could not be read again";
+		return EXIT_OK;
+	}
+	r->java_version = v[0];
+	r->vm_version = v[1];
+	if (!v[0])
+		r->props_note = "not in the heap (no java.lang.System.props with java.version)";
+	return EXIT_OK;
+}
+
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
-	const hp_heap *h;
-	int rc = cli_model(S, &h);
-	*res = (void *)h;
+	struct info *r = hp_calloc(1, sizeof *r);
+	if (!r) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	int rc = cli_model(S, &r->h);
+	if (rc == EXIT_OK)
+		rc = read_versions(S, r);
+	*res = r;
 	return rc;
+}
+
+static void release(void *res)
+{
+	struct info *r = res;
+	if (!r)
+		return;
+	hp_free(r->java_version);
+	hp_free(r->vm_version);
+	hp_free(r);
+}
+
+/* the feature release of a java.version: "1.8.0_392" 8, "17.0.15" 17 */
+static int java_feature(const char *v)
+{
+	if (!v)
+		return 0;
+	if (!strncmp(v, "1.", 2))
+		v += 2;
+	int n = 0;
+	while (*v >= '0' && *v <= '9' && n < 1000)
+		n = n * 10 + (*v++ - '0');
+	return n;
+}
+
+/* the vm model's inference as JSON: what and from what */
+static cJSON *json_vm(const struct info *r)
+{
+	const struct hp_vm_evidence *v = &r->h->size.vm;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddBoolToObject(j, "allowed", v->allowed);
+	if (v->why_not)
+		cJSON_AddStringToObject(j, "why_not", v->why_not);
+	cJSON_AddStringToObject(j, "field_layout", v->jdk15 ? "jdk15" : "older");
+	json_u64(j, "objects", v->objects);
+	json_u64(j, "instance_gaps", v->inst_gaps);
+	json_u64(j, "gaps_agree_older_rule", v->rule_agree[0]);
+	json_u64(j, "gaps_agree_jdk15_rule", v->rule_agree[1]);
+	json_u64(j, "gaps_agree_sizes", v->sized_agree);
+	json_u64(j, "array_gaps", v->arr_gaps);
+	json_u64(j, "array_gaps_tested", v->arr_tested);
+	json_u64(j, "array_gaps_agree", v->arr_agree);
+	cJSON_AddStringToObject(j, "header_source", v->header_source == 2 ? "option" : v->header_source ? "array gaps" : "default");
+	cJSON_AddStringToObject(j, "ref_size_source", v->ref_source == 2 ? "option" : v->ref_source ? "array gaps" : "default");
+	cJSON_AddBoolToObject(j, "compressed_oops", v->ref == 4 && r->h->I == 8);
+	cJSON_AddBoolToObject(j, "compressed_class_pointers", v->header == 12 && r->h->I == 8);
+	cJSON *ab = cJSON_AddObjectToObject(j, "array_base");
+	static const char *const en[4] = { "1", "2", "4", "8" };
+	for (int k = 0; k < 4; k++)
+		json_u64(ab, en[k], v->array_base[k]);
+	json_u64(ab, "ref", v->ref_array_base);
+	json_u64(j, "class_size", v->class_size);
+	cJSON_AddStringToObject(j, "class_size_source", v->class_size_source ? "gaps" : "rule");
+	json_u64(j, "classes_by_rule", v->classes_rule);
+	json_u64(j, "classes_confirmed", v->classes_confirmed);
+	json_u64(j, "classes_by_gaps", v->classes_gaps);
+	json_u64(j, "class_objects_measured", v->mirrors_measured);
+	json_u64(j, "class_objects_agree", v->mirrors_agree);
+	return j;
+}
+
+/* instances of java.lang.Class: HotSpot writes the primitive types'
+ * mirrors (int.class, void.class...) as instances, having no CLASS DUMP */
+static uint64_t primitive_mirrors(const hp_heap *h)
+{
+	uint64_t n = 0;
+	if (h->jlc == HP_NONE)
+		return 0;
+	for (uint32_t r = h->classes[h->jlc].row; r != HP_NONE; r = h->rows[r].next)
+		n += h->rows[r].count;
+	return n;
 }
 
 static size_t loaded_classes(const hp_heap *h)
@@ -38,7 +159,8 @@ static size_t loaded_classes(const hp_heap *h)
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
-	const hp_heap *h = res;
+	const struct info *r = res;
+	const hp_heap *h = r->h;
 	const struct hp_load_info *L = hp_session_load_info(S);
 	const struct hp_stats *st = &L->stats;
 	char tb[64];
@@ -119,6 +241,21 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		}
 	}
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	if (h->header.version != 3 || h->size.kind == HP_SIZE_VM)
+		cJSON_AddItemToObject(j, "vm_layout", json_vm(r));
+	cJSON *jv = cJSON_AddObjectToObject(j, "jdk");
+	if (r->java_version) {
+		cJSON_AddStringToObject(jv, "java_version", r->java_version);
+		if (r->vm_version)
+			cJSON_AddStringToObject(jv, "java_vm_version", r->vm_version);
+		cJSON_AddStringToObject(jv, "source", "system properties");
+	} else {
+		cJSON_AddNullToObject(jv, "java_version");
+		cJSON_AddStringToObject(jv, "source", r->props_note ? r->props_note : "?");
+	}
+	cJSON *jc = cJSON_AddObjectToObject(j, "class_row");
+	json_u64(jc, "class_objects", h->n_classobjs);
+	json_u64(jc, "primitive_type_mirrors", primitive_mirrors(h));
 	cJSON *mo = cJSON_AddObjectToObject(j, "model");
 	json_u64(mo, "objects", h->nobj);
 	json_u64(mo, "bytes", hp_heap_model_bytes(h));
@@ -137,9 +274,55 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	return EXIT_OK;
 }
 
+static void text_vm(FILE *f, const struct info *r)
+{
+	const hp_heap *h = r->h;
+	const struct hp_vm_evidence *v = &h->size.vm;
+	char a[32], b[32], c[32];
+	char hsb[96], rsb[96];
+	snprintf(hsb, sizeof hsb, "inferred from %s array gaps", fmt_count(v->arr_agree, a, sizeof a));
+	snprintf(rsb, sizeof rsb, "inferred from the gaps after %s object arrays", fmt_count(v->ref_arr_gaps, a, sizeof a));
+	const char *hs = v->header_source == 2 ? "set by option" : v->header_source ? hsb : "default";
+	const char *rs = v->ref_source == 2 ? "set by option" : v->ref_source ? rsb : "default";
+	if (h->I == 8)
+		fprintf(f, "  object header        %u: %s class pointers (%s)\n", v->header,
+			v->header == 12 ? "compressed" : "uncompressed", hs);
+	else
+		fprintf(f, "  object header        %u (%s)\n", v->header, hs);
+	fprintf(f, "  reference size       %u: %s (%s)\n", v->ref,
+		v->ref == 4 && h->I == 8 ? "compressed oops" : "uncompressed", rs);
+	fprintf(f, "  alignment            %u (%s)\n", v->align,
+		h->opts.align ? "set by option" : "the GCD of object ids");
+	fprintf(f, "  array elements at    %u (byte, boolean), %u (char, short), %u (int, float), %u (long, double), %u (references)\n",
+		v->array_base[0], v->array_base[1], v->array_base[2], v->array_base[3], v->ref_array_base);
+	fprintf(f, "  array gaps           %s of %s tested agree (%s arrays)\n", fmt_count(v->arr_agree, a, sizeof a),
+		fmt_count(v->arr_tested, b, sizeof b), fmt_count(v->arr_gaps, c, sizeof c));
+	fprintf(f, "  field layout         %s: %s of %s instance gaps agree (the other rule: %s)\n",
+		v->jdk15 ? "JDK 15+ (fields by size, filling the super class's holes)" : "before JDK 15 (each class after its super's)",
+		fmt_count(v->rule_agree[v->jdk15], a, sizeof a), fmt_count(v->inst_gaps, b, sizeof b),
+		fmt_count(v->rule_agree[!v->jdk15], c, sizeof c));
+	int feat = java_feature(r->java_version);
+	if (feat && (feat >= 15) != v->jdk15)
+		fprintf(f, "  JDK                  %s from system properties, whose rule is the other one: the gaps decided\n",
+			r->java_version);
+	else if (feat)
+		fprintf(f, "  JDK                  %s from system properties: the same rule\n", r->java_version);
+	fprintf(f, "  instance sizes       %s classes by the rule (%s confirmed by gaps), %s by their gaps\n",
+		fmt_count(v->classes_rule, a, sizeof a), fmt_count(v->classes_confirmed, b, sizeof b),
+		fmt_count(v->classes_gaps, c, sizeof c));
+	fprintf(f, "  class objects        java.lang.Class %llu bytes (%s) + statics; %s of %s measured agree\n",
+		(unsigned long long)v->class_size, v->class_size_source ? "gaps of primitive-type mirrors" : "the rule",
+		fmt_count(v->mirrors_agree, a, sizeof a), fmt_count(v->mirrors_measured, b, sizeof b));
+	fprintf(f, "  sizes given          agree with %s of %s instance gaps%s\n", fmt_count(v->sized_agree, a, sizeof a),
+		fmt_count(v->inst_gaps, b, sizeof b), v->allowed ? "" : " (evidence too weak for the default)");
+	if (!v->allowed && v->why_not)
+		fprintf(f, "  weak evidence:       %s\n", v->why_not);
+}
+
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 {
-	const hp_heap *h = res;
+	const struct info *r = res;
+	const hp_heap *h = r->h;
 	const struct hp_load_info *L = hp_session_load_info(S);
 	const struct hp_stats *st = &L->stats;
 	const struct hp_size_model *m = &h->size;
@@ -193,6 +376,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "  %-20s %12s\n", "classes", fmt_count(h->n_classobjs, a, sizeof a));
 	fprintf(f, "classes:     %s dumped, %s loaded\n", fmt_count(h->nclass_dumps, a, sizeof a),
 		fmt_count(loaded_classes(h), b, sizeof b));
+	if (h->jlc != HP_NONE)
+		fprintf(f, "  java.lang.Class row: %s class objects + %s primitive-type mirrors (instances)\n",
+			fmt_count(h->n_classobjs, a, sizeof a), fmt_count(primitive_mirrors(h), b, sizeof b));
+	if (r->java_version)
+		fprintf(f, "JDK:         %s%s%s%s (from system properties)\n", r->java_version,
+			r->vm_version ? " (VM " : "", r->vm_version ? r->vm_version : "", r->vm_version ? ")" : "");
+	else if (h->header.version != 3)
+		fprintf(f, "JDK:         unknown: system properties %s\n", r->props_note ? r->props_note : "?");
 	fprintf(f, "GC roots:    %s\n", fmt_count(h->nroots, a, sizeof a));
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		if (h->roots_by_kind[k])
@@ -223,11 +414,19 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (m->align_source == 1)
 			fprintf(f, " from the GCD of object ids, %llu", (unsigned long long)m->gcd);
 		fprintf(f, ")\n");
+	} else if (m->kind == HP_SIZE_VM) {
+		text_vm(f, r);
 	} else if (m->kind == HP_SIZE_AHAT) {
 		fprintf(f, "  instances: CLASS DUMP instance size; arrays: elements only; classes: java.lang.Class size %llu + statics\n",
 			(unsigned long long)m->class_instance_size);
 	} else {
 		fprintf(f, "  the bytes the dump holds: field bytes, array elements, static values\n");
+	}
+	if (m->kind != HP_SIZE_VM && h->header.version != 3) {
+		if (m->vm.allowed)
+			fprintf(f, "  (--size-model=vm, the default, gives the VM's own sizes)\n");
+		else if (m->vm.why_not)
+			fprintf(f, "  (not vm: %s)\n", m->vm.why_not);
 	}
 	fprintf(f, "model:       %s objects, %s (%.2f bytes per object)\n", fmt_count(h->nobj, a, sizeof a),
 		fmt_bytes(hp_heap_model_bytes(h), b, sizeof b),
@@ -253,5 +452,5 @@ const struct cli_command cmd_info = {
 	.min_files = 1, .max_files = 1,
 	.options = tables,
 	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text,
+	.collect = collect, .json = json, .text = text, .release = release,
 };

@@ -38,6 +38,8 @@ struct octx {
 	struct hp_error err;
 	uint64_t total;          /* shallow bytes of the whole heap */
 	int path_rc;             /* exit code of cli_show_paths() (which printed the error) */
+	uint64_t class_refs;     /* objects that refer to it only as their class (<class>) */
+	int class_listed;        /* 1: those are the referrers listed (nothing else refers to it) */
 };
 
 /* a String or a char[] is shown as text */
@@ -143,24 +145,27 @@ static int by_ret(const void *a, const void *b)
 	return x->v < y->v ? -1 : x->v > y->v;
 }
 
-/* the referrers in the retained-size graph, most retained first */
+/* what holds v in the retained-size graph, most retained first: the
+ * objects whose class v is (class edges) only when nothing else refers to it */
 static int referrers(struct octx *c, uint32_t v, struct refrow **rows, size_t *n)
 {
-	uint32_t *r;
-	size_t k;
+	struct hp_holders H;
 	*rows = NULL;
 	*n = 0;
-	HP_TRY(hp_paths_referrers(&c->R->refs, v, &r, &k, &c->err));
+	HP_TRY(hp_paths_holders(&c->R->refs, v, &H, &c->err));
+	size_t k = H.n;
+	c->class_refs = H.through_class;
+	c->class_listed = H.class_listed;
 	struct refrow *rr = hp_reallocarray(NULL, k ? k : 1, sizeof *rr);
 	if (!rr) {
-		hp_free(r);
+		hp_paths_holders_release(&H);
 		return hp_error_set(&c->err, HP_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < k; i++) {
-		rr[i].v = r[i];
-		rr[i].retained = c->R->retained[r[i]];
+		rr[i].v = H.obj[i];
+		rr[i].retained = c->R->retained[H.obj[i]];
 	}
-	hp_free(r);
+	hp_paths_holders_release(&H);
 	qsort(rr, k, sizeof *rr, by_ret);
 	*rows = rr;
 	*n = k;
@@ -303,6 +308,8 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	size_t shown = nref < lim ? nref : lim;
 	fprintf(f, "referrers (%s%s, most retained first):%s\n", shown < nref ? "top " : "",
 		fmt_count(shown, a, sizeof a), nref ? "" : " none");
+	if (c->class_listed)
+		fprintf(f, "  (only objects of its class refer to it, through <class>: Eclipse MAT's reference from an object to its class)\n");
 	for (size_t i = 0; i < shown; i++) {
 		struct hp_objref ref;
 		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
@@ -312,6 +319,9 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	}
 	if (shown < nref)
 		fprintf(f, "  ... %s more\n", fmt_count(nref - shown, a, sizeof a));
+	if (c->class_refs && !c->class_listed)
+		fprintf(f, "  and %s object%s of its class through <class> (Eclipse MAT's reference from an object to its class), not listed\n",
+			fmt_count(c->class_refs, a, sizeof a), c->class_refs == 1 ? "" : "s");
 
 	/* dominators */
 	fprintf(f, "dominators (nearest first):");
@@ -420,6 +430,10 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	size_t lim = rows_limit(c->o) > 0 ? (size_t)rows_limit(c->o) : nref;
 	size_t shown = nref < lim ? nref : lim;
 	json_u64(j, "referrers_total", nref);
+	if (c->class_refs) {
+		json_u64(j, "class_referrers", c->class_refs);
+		cJSON_AddBoolToObject(j, "class_referrers_listed", c->class_listed);
+	}
 	cJSON *ra = cJSON_AddArrayToObject(j, "referrers");
 	for (size_t i = 0; i < shown; i++) {
 		struct hp_objref ref;
@@ -512,11 +526,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((rc = cli_retained(S, &c->h, &c->R)))
 		return rc;
 	const hp_heap *h = c->h;
-	size_t v = hp_heap_find(h, id);
-	if (v == SIZE_MAX) {
-		cli_error("%s: no object 0x%llx in the dump", hp_session_path(S), (unsigned long long)id);
-		return EXIT_BAD;
-	}
+	size_t v;
+	if ((rc = cli_object_arg(x, S, h, id, &v)))
+		return rc;
 	r->v = (uint32_t)v;
 	for (size_t i = 0; i < h->nobj; i++)
 		c->total += c->R->shallow[i];

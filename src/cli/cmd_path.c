@@ -49,11 +49,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	*res = r;
 	if ((rc = cli_model(S, &r->h)))
 		return rc;
-	size_t v = hp_heap_find(r->h, id);
-	if (v == SIZE_MAX) {
-		cli_error("%s: no object 0x%llx in the dump", hp_session_path(S), (unsigned long long)id);
-		return EXIT_BAD;
-	}
+	size_t v;
+	if ((rc = cli_object_arg(x, S, r->h, id, &v)))
+		return rc;
 	r->v = (uint32_t)v;
 	hp_objread *rd;
 	return cli_objread(S, &rd);

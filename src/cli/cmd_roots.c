@@ -1,5 +1,6 @@
 /* hprofan roots FILE: GC roots by kind and the roots that retain most. */
 #include "cli/command.h"
+#include "analysis/rootshare.h"
 #include "parser/alloc.h"
 
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 struct roots_opts {
 	struct cli_count top;
+	const char *heap;
 };
 
 static void defaults(void *own)
@@ -17,6 +19,8 @@ static void defaults(void *own)
 static const struct cli_option own[] = {
 	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N roots that retain most (default 20; 0 shows all)",
 	  0, offsetof(struct roots_opts, top), cli_set_count, NULL, NULL },
+	{ "--heap", NULL, OPT_VALUE, "--heap NAME", "Android: only roots in heap NAME (app, zygote, image)\nin the list; the kinds above it cover every heap",
+	  0, offsetof(struct roots_opts, heap), NULL, "needs a heap name", "app zygote image default" },
 	{ NULL }
 };
 
@@ -80,7 +84,11 @@ static const char *thread_name(const hp_heap *h, hp_session *S, uint32_t serial,
 	return res;
 }
 
-struct rrow { uint32_t v; uint64_t retained; };
+struct rrow {
+	uint32_t v;
+	uint64_t retained;
+	const struct hp_root_rec *thread;   /* its first root record naming a thread */
+};
 
 struct roots_result {
 	const hp_heap *h;
@@ -88,6 +96,7 @@ struct roots_result {
 	struct rrow *rows;
 	size_t n, shown;
 	uint64_t missing;         /* roots naming objects the dump does not hold */
+	struct hp_root_shares sh; /* the reachable heap, by the kinds that hold it */
 };
 
 static int by_ret(const void *a, const void *b)
@@ -104,7 +113,50 @@ static void release(void *p)
 	if (!r)
 		return;
 	hp_free(r->rows);
+	hp_root_shares_release(&r->sh);
 	hp_free(r);
+}
+
+static int by_v(const void *a, const void *b)
+{
+	const struct rrow *x = *(const struct rrow *const *)a, *y = *(const struct rrow *const *)b;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* The first root record naming a thread of each row shown: one pass over
+ * the roots, each looked up among the rows by object (not a scan of every
+ * root per row: a dump can have many thousands of thread roots). */
+static int thread_roots(const hp_heap *h, struct roots_result *t)
+{
+	if (!t->shown)
+		return EXIT_OK;
+	struct rrow **by = hp_reallocarray(NULL, t->shown, sizeof *by);
+	if (!by) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < t->shown; i++)
+		by[i] = &t->rows[i];
+	qsort(by, t->shown, sizeof *by, by_v);
+	for (size_t r = 0; r < h->nroots; r++) {
+		if (!h->roots[r].has_thread)
+			continue;
+		size_t v = hp_heap_find(h, h->roots[r].object);
+		if (v == SIZE_MAX)
+			continue;
+		size_t lo = 0, hi = t->shown;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (by[mid]->v < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < t->shown && by[lo]->v == v && !by[lo]->thread)
+			by[lo]->thread = &h->roots[r];
+	}
+	hp_free(by);
+	return EXIT_OK;
 }
 
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
@@ -126,6 +178,10 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		goto out;
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
+	int heap = -1;
+	if (o->heap && (heap = cli_heap_named(h, hp_session_path(S), o->heap, &rc)) < 0)
+		goto out;
+	cli_filter_check(flt, h, hp_session_path(S));
 	/* root objects that nothing but the super-root dominates, by retained */
 	t->rows = hp_reallocarray(NULL, h->nobj ? h->nobj : 1, sizeof *t->rows);
 	if (!t->rows) {
@@ -136,6 +192,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	for (size_t v = 0; v < h->nobj; v++) {
 		if (!R->root_kinds[v] || R->dom.idom[v] != HP_DOM_SUPER)
 			continue;
+		if (heap >= 0 && (int)hp_heap_heap(h, v) != heap)
+			continue;
 		int m = cli_filter_match(flt, hp_class_name(h, h->cls[v]));
 		if (m < 0) {
 			rc = EXIT_USAGE;
@@ -145,25 +203,51 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 			continue;
 		t->rows[t->n].v = (uint32_t)v;
 		t->rows[t->n].retained = R->retained[v];
+		t->rows[t->n].thread = NULL;
 		t->n++;
 	}
 	qsort(t->rows, t->n, sizeof *t->rows, by_ret);
 	t->shown = o->top.n > 0 && (size_t)o->top.n < t->n ? (size_t)o->top.n : t->n;
+	if ((rc = thread_roots(h, t)))
+		goto out;
 	for (size_t i = 0; i < h->nroots; i++)
 		if (hp_heap_find(h, h->roots[i].object) == SIZE_MAX)
 			t->missing++;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_root_shares_compute(h, R, &t->sh, &err)) {
+		cli_error("%s: %s", hp_session_path(S), err.msg);
+		rc = EXIT_NOMEM;
+		goto out;
+	}
 out:
 	cli_filter_free(flt);
 	return rc;
 }
 
-/* the first root record of object v that names a thread */
-static const struct hp_root_rec *thread_root(const hp_heap *h, uint32_t v)
+/* what the roots of kind k alone hold: the root objects that only records
+ * of that kind hang off the super-root */
+static uint64_t alone(const struct roots_result *t, int k)
 {
-	for (size_t r = 0; r < h->nroots; r++)
-		if (h->roots[r].object == h->ids[v] && h->roots[r].has_thread)
-			return &h->roots[r];
-	return NULL;
+	for (size_t i = 0; i < t->sh.n; i++)
+		if (!t->sh.rows[i].joint && t->sh.rows[i].kinds == (1u << k))
+			return t->sh.rows[i].retained;
+	return 0;
+}
+
+/* "Java frame + thread object" */
+static const char *kinds_text(unsigned kinds, char *buf, size_t n)
+{
+	size_t l = 0;
+	buf[0] = 0;
+	for (int k = 0; k < HP_ROOT_NKINDS; k++)
+		if (kinds & (1u << k)) {
+			int w = snprintf(buf + l, n - l, "%s%s", l ? " + " : "", hp_root_kind_name(k));
+			if (w < 0 || (size_t)w >= n - l)
+				break;
+			l += (size_t)w;
+		}
+	return buf;
 }
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
@@ -174,6 +258,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	json_policies(j, R);
+	if (((const struct roots_opts *)x->own)->heap)
+		cJSON_AddStringToObject(j, "heap", ((const struct roots_opts *)x->own)->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	json_u64(tot, "roots", h->nroots);
 	json_u64(tot, "missing_objects", t->missing);
@@ -188,8 +274,21 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
 		json_u64(e, "roots", R->kinds[k].roots);
 		json_u64(e, "objects", R->kinds[k].objects);
-		json_u64(e, "retained", R->kinds[k].retained);
+		json_u64(e, "retained", alone(t, k));
 		cJSON_AddItemToArray(kinds, e);
+	}
+	cJSON *shares = cJSON_AddArrayToObject(j, "shares");
+	for (size_t i = 0; i < t->sh.n; i++) {
+		const struct hp_root_share *r = &t->sh.rows[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON *ks = cJSON_AddArrayToObject(e, "kinds");
+		for (int k = 0; k < HP_ROOT_NKINDS; k++)
+			if (r->kinds & (1u << k))
+				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
+		cJSON_AddBoolToObject(e, "joint", r->joint);
+		json_u64(e, "objects", r->objects);
+		json_u64(e, "retained", r->retained);
+		cJSON_AddItemToArray(shares, e);
 	}
 	cJSON *arr = cJSON_AddArrayToObject(j, "roots");
 	for (size_t i = 0; i < t->shown; i++) {
@@ -205,7 +304,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		for (int k = 0; k < HP_ROOT_NKINDS; k++)
 			if (R->root_kinds[v] & (1u << k))
 				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
-		const struct hp_root_rec *rr = thread_root(h, v);
+		const struct hp_root_rec *rr = t->rows[i].thread;
 		if (rr) {
 			json_u64(e, "thread_serial", rr->thread_serial);
 			if (thread_name(h, S, rr->thread_serial, buf, sizeof buf))
@@ -226,22 +325,47 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
-	char a[32], b[32], c2[32], lab[800], buf[1024];
+	char a[64], b[48], c2[32], lab[800], buf[1024];
 	cli_partial_note(f, S);
-	fprintf(f, "%-20s %10s %10s %10s  %s\n", "kind", "roots", "objects", "retained", "(what these roots retain alone)");
+	fprintf(f, "%-20s %10s %10s %10s  %s\n", "kind", "roots", "objects", "retained", "(what these roots alone retain)");
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		if (!R->kinds[k].roots)
 			continue;
 		fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), fmt_count(R->kinds[k].roots, a, sizeof a),
-			fmt_count(R->kinds[k].objects, b, sizeof b), fmt_bytes(R->kinds[k].retained, c2, sizeof c2));
+			fmt_count(R->kinds[k].objects, b, sizeof b), fmt_bytes(alone(t, k), c2, sizeof c2));
 	}
-	fprintf(f, "held jointly by several roots: %s; unreachable: %s objects, %s",
-		fmt_bytes(R->joint, a, sizeof a), fmt_count(R->unreachable, b, sizeof b),
+	/* the rest of the reachable heap: objects named by roots of several
+	 * kinds, and objects several roots reach by separate paths */
+	char ks[256];
+	for (size_t i = 0; i < t->sh.n; i++) {
+		const struct hp_root_share *r = &t->sh.rows[i];
+		if (r->joint || (r->kinds & (r->kinds - 1)) == 0)
+			continue;
+		fprintf(f, "named by %s: %s, %s\n", kinds_text(r->kinds, ks, sizeof ks),
+			fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+	}
+	for (size_t i = 0; i < t->sh.n; i++) {
+		const struct hp_root_share *r = &t->sh.rows[i];
+		if (!r->joint)
+			continue;
+		fprintf(f, "held jointly by %s%s roots: %s, %s\n", (r->kinds & (r->kinds - 1)) ? "" : "several ",
+			kinds_text(r->kinds, ks, sizeof ks),
+			fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+	}
+	if (R->roots_policy == HP_ROOTS_THREADS)
+		fprintf(f, "(--roots=threads: the stack roots of a known thread count in its thread object's row)\n");
+	fprintf(f, "reachable: %s in all (the rows above add up to it); unreachable: %s, %s",
+		fmt_bytes(t->sh.total, b, sizeof b), fmt_counted(R->unreachable, "object", "objects", a, sizeof a),
 		fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
 	if (t->missing)
-		fprintf(f, "; %s roots name objects the dump does not hold", fmt_count(t->missing, a, sizeof a));
+		fprintf(f, "; %s the dump does not hold", fmt_counted(t->missing, "root names an object", "roots name objects", a, sizeof a));
 	fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
-	fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%", "kind", "root");
+	const char *heap = ((const struct roots_opts *)x->own)->heap;
+	if (heap) {
+		char hn[256];
+		fprintf(f, "roots in heap %s:\n", safe_text(heap, hn, sizeof hn));
+	}
+	fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%heap", "kind", "root");
 	for (size_t i = 0; i < t->shown; i++) {
 		uint32_t v = t->rows[i].v;
 		char kinds[128] = "";
@@ -254,7 +378,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			}
 		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", fmt_bytes(R->retained[v], a, sizeof a),
 			all ? 100.0 * R->retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
-		const struct hp_root_rec *rr = thread_root(h, v);
+		const struct hp_root_rec *rr = t->rows[i].thread;
 		if (!rr)
 			continue;
 		char nm[512];
@@ -279,7 +403,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_roots = {
 	.name = "roots",
-	.usage = "hprofan roots FILE [--top N]",
+	.usage = "hprofan roots FILE [--top N] [--heap NAME]",
 	.summary = "GC roots and what they retain",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

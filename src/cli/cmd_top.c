@@ -100,29 +100,6 @@ static void release(void *p)
 	hp_free(t);
 }
 
-/* the index of heap NAME, or -1 (said why, *rc set) */
-static int heap_named(const hp_heap *h, const char *file, const char *want, int *rc)
-{
-	for (unsigned i = 0; i < h->nheaps; i++)
-		if (h->heap_objects[i] && hp_heap_name(h, i)[0] && strcmp(hp_heap_name(h, i), want) == 0)
-			return (int)i;
-	char names[256] = "";
-	size_t nl = 0;
-	for (unsigned i = 0; i < h->nheaps; i++) {
-		if (!h->heap_objects[i] || !hp_heap_name(h, i)[0])
-			continue;
-		int k = snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", hp_heap_name(h, i));
-		if (k > 0 && (size_t)k < sizeof names - nl)
-			nl += (size_t)k;
-	}
-	if (nl)
-		cli_error("%s: --heap %s: no such heap (the dump has: %s)", file, want, names);
-	else
-		cli_error("%s: --heap %s: this dump has no Android heaps", file, want);
-	*rc = EXIT_USAGE;
-	return -1;
-}
-
 /* the retained set of everything the selected rows hold */
 static int retained_set(hp_session *S, struct top_result *t)
 {
@@ -206,8 +183,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	const hp_heap *h = t->h;
 	t->android = h->header.version == 3;
 	int heap_filter = -1;
-	if (o->heap && (heap_filter = heap_named(h, hp_session_path(S), o->heap, &rc)) < 0)
+	if (o->heap && (heap_filter = cli_heap_named(h, hp_session_path(S), o->heap, &rc)) < 0)
 		goto out;
+	cli_filter_check(flt, h, hp_session_path(S));
 	t->rows = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *t->rows);
 	if (!t->rows) {
 		cli_error("out of memory");
@@ -364,19 +342,19 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fprintf(f, "  %10s  %6s", "", "");
 	if (t->android)
 		fprintf(f, "  %-*s", hw, "");
-	fprintf(f, "  %s classes%s (size model %s: ref %u, header %u, align %u)\n", fmt_count(t->n, c1, sizeof c1),
+	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", fmt_counted(t->n, "class", "classes", c1, sizeof c1),
 		t->shown < t->n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
 		h->size.ref_size, h->size.header, h->size.align);
 	if (o->retained_set) {
-		char u1[32], u2[32], u3[32];
-		fprintf(f, "retained set of the %s objects of these %s rows: %s objects, %s\n",
-			fmt_count(t->set_in, u1, sizeof u1), fmt_count(t->n, u3, sizeof u3),
-			fmt_count(t->set_objs, u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
+		char u1[48], u2[48], u3[48];
+		fprintf(f, "retained set of the %s of these %s: %s, %s\n",
+			fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), fmt_counted(t->n, "row", "rows", u3, sizeof u3),
+			fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
 	if (R) {
-		char u1[32], u2[32];
-		fprintf(f, "unreachable: %s objects, %s (not retained by any GC root; references: weak %s, roots %s)\n",
-			fmt_count(R->unreachable, u1, sizeof u1), fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
+		char u1[48], u2[32];
+		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",
+			fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
 			hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
 	}
 	return EXIT_OK;

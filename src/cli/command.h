@@ -22,7 +22,8 @@
 enum cli_opt_kind {
 	OPT_FLAG,                     /* sets an int to 1 */
 	OPT_VALUE,                    /* --x V or --x=V */
-	OPT_OPTNUM                    /* --top [N]: the next word only when it is a number */
+	OPT_OPTNUM,                   /* --top [N]: the next word only when it is a number */
+	OPT_OPTVALUE                  /* --gzip[=N]: a value only after '=' in the same word */
 };
 
 struct cli_option;
@@ -51,6 +52,7 @@ struct cli_command {
 	const char *usage;            /* "hprofan roots FILE [--top N] [options]" */
 	const char *summary;          /* "GC roots and what they retain" */
 	int min_files, max_files;     /* FILE arguments */
+	const char *operands;         /* how usage names them when not "FILE": "IN OUT" */
 	const char *args;             /* what follows the files: "ID", or NULL */
 	const struct cli_option *const *options;   /* tables, NULL-terminated */
 	size_t own_size;              /* sizeof the command's options struct */

@@ -1,5 +1,5 @@
-/* filter.c — class-name patterns (PCRE2): the one place hprofan compiles
- * and matches a regular expression. */
+/* filter.c — what to show: class-name patterns (PCRE2: the one place
+ * hprofan compiles and matches a regular expression) and Android heaps. */
 #include "cli/cli.h"
 #include "parser/alloc.h"
 
@@ -14,6 +14,7 @@
 #define DEPTH_LIMIT 5000
 
 struct cli_regex {
+	char *lit;             /* a class name matched as a substring, or NULL */
 	pcre2_code *re;
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
@@ -35,12 +36,41 @@ static pcre2_code *compile(const char *pat, char *msg, size_t n, size_t *at)
 	return re;
 }
 
+int cli_pattern_is_class_name(const char *pat)
+{
+	const unsigned char *p = (const unsigned char *)pat;
+	if (!*p)
+		return 0;
+	for (; *p && *p != '['; p++)
+		if (!(*p >= 0x80 || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '$' || *p == '_'))
+			return 0;
+	if (p == (const unsigned char *)pat)
+		return 0;
+	/* a '$' at the end is the regex anchor ("Thread$": names ending in
+	 * Thread); inside, the nested-class separator */
+	if (p[-1] == '$')
+		return 0;
+	while (p[0] == '[' && p[1] == ']')
+		p += 2;
+	return *p == 0;
+}
+
 struct cli_regex *cli_regex_new(const char *pat, char *msg, size_t n)
 {
 	struct cli_regex *r = hp_calloc(1, sizeof *r);
 	if (!r) {
 		snprintf(msg, n, "out of memory");
 		return NULL;
+	}
+	if (cli_pattern_is_class_name(pat)) {
+		/* "LeakApp$Screen", "int[]", "java.util.HashMap": as pasted */
+		if (!(r->lit = hp_strdup(pat)) || !(r->pat = hp_strdup(pat))) {
+			snprintf(msg, n, "out of memory");
+			cli_regex_free(r);
+			return NULL;
+		}
+		return r;
 	}
 	char m[256];
 	size_t at = 0;
@@ -64,6 +94,8 @@ struct cli_regex *cli_regex_new(const char *pat, char *msg, size_t n)
 
 int cli_regex_match(const struct cli_regex *r, const char *s)
 {
+	if (r->lit)
+		return strstr(s, r->lit) != NULL;
 	int rc = pcre2_match(r->re, (PCRE2_SPTR)s, strlen(s), 0, 0, r->md, r->mc);
 	if (rc >= 0)
 		return 1;
@@ -87,6 +119,7 @@ void cli_regex_free(struct cli_regex *r)
 	pcre2_match_data_free(r->md);
 	pcre2_match_context_free(r->mc);
 	hp_free(r->pat);
+	hp_free(r->lit);
 	hp_free(r);
 }
 
@@ -156,3 +189,179 @@ void cli_filter_free(struct cli_filter *f)
 	cli_regex_free(f->exc);
 	hp_free(f);
 }
+
+/* edit distance of a and b (case folded), at most cap + 1; O(|a| |b|) with
+ * both cut to 127 bytes */
+static unsigned distance(const char *a, const char *b, unsigned cap)
+{
+	unsigned row[128];
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 127)
+		la = 127;
+	if (lb > 127)
+		lb = 127;
+	if ((la > lb ? la - lb : lb - la) > cap)
+		return cap + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0], best;
+		row[0] = (unsigned)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			int ca = a[i - 1], cb = b[j - 1];
+			if (ca >= 'A' && ca <= 'Z') ca += 32;
+			if (cb >= 'A' && cb <= 'Z') cb += 32;
+			unsigned v = diag + (ca != cb);
+			if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+			if (up + 1 < v) v = up + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best) best = v;
+		}
+		if (best > cap)
+			return cap + 1;
+	}
+	return row[lb];
+}
+
+/* case-insensitive substring */
+static int has_folded(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++) {
+		size_t i = 0;
+		while (i < n && s[i]) {
+			int a = (unsigned char)s[i], b = (unsigned char)w[i];
+			if (a >= 'A' && a <= 'Z') a += 32;
+			if (b >= 'A' && b <= 'Z') b += 32;
+			if (a != b)
+				break;
+			i++;
+		}
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+size_t cli_nearest_classes(const hp_heap *h, const char *pat, char *line, size_t n)
+{
+	enum { NBEST = 3 };
+	size_t best[NBEST];
+	unsigned bd[NBEST];
+	int nb = 0;
+	unsigned cap = (unsigned)strlen(pat) / 3 + 1;
+	for (size_t k = 0; k < h->nclasses; k++) {
+		const char *nm = hp_class_name(h, k);
+		if (!nm[0])
+			continue;
+		unsigned d;
+		if (has_folded(nm, pat)) {
+			d = 0;
+		} else {
+			/* the whole name, the simple name, the innermost class */
+			const char *dot = strrchr(nm, '.'), *dollar = strrchr(nm, '$');
+			d = distance(pat, nm, cap);
+			unsigned d2 = distance(pat, dot ? dot + 1 : nm, cap);
+			unsigned d3 = distance(pat, dollar ? dollar + 1 : nm, cap);
+			if (d2 < d)
+				d = d2;
+			if (d3 < d)
+				d = d3;
+			if (d > cap)
+				continue;
+			d++;
+		}
+		int at = nb;
+		while (at > 0 && (bd[at - 1] > d || (bd[at - 1] == d && strcmp(hp_class_name(h, best[at - 1]), nm) > 0)))
+			at--;
+		if (at >= NBEST)
+			continue;
+		for (int i = (nb < NBEST ? nb : NBEST - 1); i > at; i--) {
+			best[i] = best[i - 1];
+			bd[i] = bd[i - 1];
+		}
+		best[at] = k;
+		bd[at] = d;
+		if (nb < NBEST)
+			nb++;
+	}
+	size_t l = 0;
+	line[0] = 0;
+	for (int i = 0; i < nb; i++) {
+		char nm[300];
+		int w = snprintf(line + l, n - l, "%s'%s'", i ? ", " : "", safe_text(hp_class_name(h, best[i]), nm, sizeof nm));
+		if (w < 0 || (size_t)w >= n - l)
+			break;
+		l += (size_t)w;
+	}
+	return (size_t)nb;
+}
+
+int cli_filter_check(const struct cli_filter *f, const hp_heap *h, const char *file)
+{
+	if (!f || !f->inc)
+		return 0;
+	for (size_t k = 0; k < h->nclasses; k++) {
+		int m = cli_regex_match(f->inc, hp_class_name(h, k));
+		if (m != 0)
+			return 0;          /* a match, or a limit hit said where it happens */
+	}
+	char p[256], line[1024];
+	if (cli_nearest_classes(h, f->inc->pat, line, sizeof line))
+		cli_warn("%s: no class matches '%s'; did you mean %s?", file, safe_text(f->inc->pat, p, sizeof p), line);
+	else
+		cli_warn("%s: no class matches '%s'", file, safe_text(f->inc->pat, p, sizeof p));
+	return 1;
+}
+
+int cli_classes_named(const hp_heap *h, const char *file, const char *name, uint32_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t k = 0;
+	for (size_t c = 0; c < h->nclasses; c++)
+		k += strcmp(hp_class_name(h, c), name) == 0;
+	if (!k) {
+		char p[256], line[1024];
+		if (cli_nearest_classes(h, name, line, sizeof line))
+			cli_error("%s: no class named '%s' in the dump; did you mean %s?", file, safe_text(name, p, sizeof p), line);
+		else
+			cli_error("%s: no class named '%s' in the dump", file, safe_text(name, p, sizeof p));
+		return EXIT_BAD;
+	}
+	if (!(*out = hp_reallocarray(NULL, k, sizeof **out))) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (strcmp(hp_class_name(h, c), name) == 0)
+			(*out)[(*n)++] = (uint32_t)c;
+	return EXIT_OK;
+}
+
+/* the index of heap NAME, or -1 (said why, *rc set) */
+int cli_heap_named(const hp_heap *h, const char *file, const char *want, int *rc)
+{
+	for (unsigned i = 0; i < h->nheaps; i++)
+		if (h->heap_objects[i] && hp_heap_name(h, i)[0] && strcmp(hp_heap_name(h, i), want) == 0)
+			return (int)i;
+	char names[256] = "";
+	size_t nl = 0;
+	for (unsigned i = 0; i < h->nheaps; i++) {
+		if (!h->heap_objects[i] || !hp_heap_name(h, i)[0])
+			continue;
+		int k = snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", hp_heap_name(h, i));
+		if (k > 0 && (size_t)k < sizeof names - nl)
+			nl += (size_t)k;
+	}
+	if (nl)
+		cli_error("%s: --heap %s: no such heap (the dump has: %s)", file, want, names);
+	else
+		cli_error("%s: --heap %s: this dump has no Android heaps", file, want);
+	*rc = EXIT_USAGE;
+	return -1;
+}
+

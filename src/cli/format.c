@@ -6,6 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+const char *fmt_counted(uint64_t v, const char *one, const char *many, char *buf, size_t n)
+{
+	char c[32];
+	snprintf(buf, n, "%s %s", fmt_count(v, c, sizeof c), v == 1 ? one : many);
+	return buf;
+}
+
 const char *fmt_count(uint64_t v, char *buf, size_t n)
 {
 	char tmp[32];
@@ -126,10 +133,13 @@ size_t cli_json_clean(const char *s, size_t len, char *out)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	size_t o = 0;
+	char esc[8];
 	while (p < end) {
 		unsigned c = *p;
 		if (c < 0x80 && c != 0x7f) {
-			out[o++] = (char)c;
+			if (out)
+				out[o] = (char)c;
+			o++;
 			p++;
 			continue;
 		}
@@ -143,20 +153,26 @@ size_t cli_json_clean(const char *s, size_t len, char *out)
 		if (c == 0x7f || (ok && c == 0xc2 && p[1] <= 0x9f)) {
 			/* DEL and C1 controls: written as \u escapes (only strings hold them) */
 			unsigned cp = c == 0x7f ? 0x7f : p[1];
-			o += (size_t)sprintf(out + o, "\\u%04x", cp);
+			snprintf(esc, sizeof esc, "\\u%04x", cp);
+			if (out)
+				memcpy(out + o, esc, 6);
+			o += 6;
 			p += c == 0x7f ? 1 : 2;
 			continue;
 		}
 		if (!ok) {              /* invalid UTF-8: U+FFFD */
-			memcpy(out + o, "\xef\xbf\xbd", 3);
+			if (out)
+				memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			p++;
 			continue;
 		}
-		memcpy(out + o, p, k);
+		if (out)
+			memcpy(out + o, p, k);
 		o += k;
 		p += k;
 	}
-	out[o] = '\0';
+	if (out)
+		out[o] = '\0';
 	return o;
 }

@@ -135,6 +135,7 @@ static struct cli_sess {
 	struct progress p;
 	const struct cli_common *c;
 	int warned;
+	int need_dump;                /* not info: a file without a heap dump is an error */
 	char name[512];               /* the file's name, safe for the terminal */
 } sessions[MAX_SESSIONS];
 
@@ -168,6 +169,8 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	so.salvage = c->salvage;
 	so.weak = c->weak;
 	so.roots = c->roots;
+	/* info describes any HPROF file; every other command needs a heap dump */
+	so.need_dump = strcmp(x->cmd->name, "info") != 0;
 	struct cli_sess *cs = NULL;
 	for (int i = 0; i < MAX_SESSIONS && !cs; i++)
 		if (!sessions[i].s)
@@ -180,6 +183,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	cs->p.enabled = !c->quiet && isatty(2);
 	cs->p.name = safe_text(file, cs->name, sizeof cs->name);
 	cs->c = c;
+	cs->need_dump = so.need_dump;
 	so.progress = progress_cb;
 	so.progress_ud = &cs->p;
 	struct hp_error err;
@@ -280,7 +284,13 @@ static int failed(hp_session *S, int rc, const struct hp_error *err)
 	char msg[900];
 	cli_format_error(file, err, msg, sizeof msg);
 	cli_error("%s", msg);
-	if (rc == HP_ETRUNC && err->has_pos)
+	/* --salvage helps only where a heap dump began before the break
+	 * (info: wherever there are records) */
+	const struct hp_load_info *L = hp_session_load_info(S);
+	struct cli_sess *cs = sess_of(S);
+	if (!L->stats.ndumps && cs && cs->need_dump)
+		;
+	else if (rc == HP_ETRUNC && err->has_pos)
 		fprintf(stderr, "hprofan: the dump is truncated; --salvage analyses what precedes offset %llu\n",
 			(unsigned long long)err->offset);
 	else if (rc == HP_ECORRUPT && err->has_pos)
@@ -377,10 +387,10 @@ void cli_print_stats(const struct cli_ctx *x, hp_session *S)
 	const struct hp_retained *R;
 	if (hp_session_retained_done(S) && hp_session_retained(S, &R, &err) == HP_OK) {
 		double n = objs ? (double)objs : 1;
-		fprintf(stderr, "phases: parse=%.3fs (%.0f ns/obj) refs=%.3fs (%.0f ns/obj, %llu refs) "
+		fprintf(stderr, "phases: parse=%.3fs (%.0f ns/obj) refs=%.3fs (%.0f ns/obj, %llu refs, %llu of them class) "
 			"dominators=%.3fs (%.0f ns/obj, peak %llu bytes) retained=%.3fs aggregate=%.3fs\n",
 			L->t_parse, 1e9 * L->t_parse / n, R->t_refs, 1e9 * R->t_refs / n,
-			(unsigned long long)R->refs.nedges, R->t_dom, 1e9 * R->t_dom / n,
+			(unsigned long long)R->refs.nedges, (unsigned long long)R->refs.nclass_edges, R->t_dom, 1e9 * R->t_dom / n,
 			(unsigned long long)R->dom_peak_bytes, R->t_retained, R->t_aggregate);
 	}
 }

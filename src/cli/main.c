@@ -7,13 +7,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_object, cmd_path,
-	cmd_browse;
+extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_instances, cmd_object, cmd_path,
+	cmd_browse, cmd_redact;
 /* issue 13: leaks */
 extern const struct cli_command cmd_leaks;
 
 const struct cli_command *const cli_commands[] = {
-	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_object, &cmd_path, &cmd_browse,
+	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
+	&cmd_redact,
 	&cmd_leaks,   /* issue 13 */
 	NULL
 };
@@ -51,6 +52,8 @@ static void usage_of(const struct cli_command *c, char *u, size_t n)
 {
 	if (c == &cmd_top)
 		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
+	else if (c->operands)
+		snprintf(u, n, "hprofan %s %s [options]", c->name, c->operands);
 	else
 		snprintf(u, n, "hprofan %s FILE%s%s%s [options]", c->name, c->max_files > 1 ? "..." : "",
 			 c->args ? " " : "", c->args ? c->args : "");
@@ -120,7 +123,8 @@ static int help(const struct cli_command *c)
 	if (!c) {
 		usage_lines(stdout);
 		fputs("\n"
-		      "FILE is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for standard input.\n"
+		      "FILE (and redact's IN) is an HPROF heap dump: plain, gzip (also jcmd -gz), or - for\n"
+		      "standard input.\n"
 		      "'hprofan help COMMAND' says what COMMAND's options do.\n"
 		      "\n"
 		      "options (and the commands that take them):\n", stdout);
@@ -221,6 +225,8 @@ static int take_option(const struct cli_command *c, int argc, char **argv, int *
 		if (val)
 			return cli_usage_error(NULL, "%s takes no value", o->name);
 		return cli_option_set(o, a, NULL, com, own);
+	case OPT_OPTVALUE:
+		return cli_option_set(o, a, val, com, own);
 	case OPT_OPTNUM:
 		if (!val && *i + 1 < argc && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9' &&
 		    strspn(argv[*i + 1], "0123456789") == strlen(argv[*i + 1]))
@@ -347,6 +353,9 @@ int main(int argc, char **argv)
 	const struct cli_command *near;
 	if (!explicit && npos > 0 && mistyped(pos[0], &near)) {
 		rc = cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", pos[0], near->name);
+	} else if (npos < cmd->min_files && cmd->operands) {
+		rc = cli_usage_error(NULL, "missing %s: hprofan %s %s", npos ? "OUT" : "IN and OUT", cmd->name,
+				     cmd->operands);
 	} else if (npos < cmd->min_files) {
 		rc = cli_usage_error(NULL, "%s", !explicit ? "missing the dump file: hprofan FILE --top"
 						 : "missing the dump file");

@@ -32,6 +32,9 @@ int parse_object_id(const char *s, uint64_t *id)
 {
 	char *end;
 	errno = 0;
+	/* "@0x1f2e" as the tables print it, pasted back */
+	if (s[0] == '@')
+		s++;
 	/* hex with 0x, else decimal (010000 is ten thousand, not octal) */
 	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	if (s[0] == '-' || s[0] == '+' || s[0] == ' ' || (hex && (s[2] == '-' || s[2] == '+' || s[2] == ' ')))
@@ -43,10 +46,74 @@ int parse_object_id(const char *s, uint64_t *id)
 	return 0;
 }
 
+/* a Java class name as it is written: letters, digits, '.', '$', '_' (any
+ * non-ASCII letter too), then "[]"s */
+static int java_name(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!*p || (*p >= '0' && *p <= '9'))
+		return 0;
+	for (; *p && *p != '['; p++)
+		if (!(*p >= 0x80 || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '$' || *p == '_'))
+			return 0;
+	while (p[0] == '[' && p[1] == ']')
+		p += 2;
+	return *p == 0;
+}
+
 int cli_id_arg(const struct cli_ctx *x, uint64_t *id)
 {
-	if (parse_object_id(x->args[0], id)) {
-		cli_error("%s: '%s' is not an object id: give it in hex (0x7f3a10) or decimal", x->cmd->name, x->args[0]);
+	if (parse_object_id(x->args[0], id) == 0 && *id)
+		return EXIT_OK;
+	if (java_name(x->args[0])) {
+		*id = 0;          /* a class name: its class object, once the model is read */
+		return EXIT_OK;
+	}
+	char a[256];
+	cli_error("%s: '%s' is not an object id or a class name: give the id in hex (0x7f3a10) or decimal, "
+		  "or a class name (java.util.HashMap)", x->cmd->name, safe_text(x->args[0], a, sizeof a));
+	return EXIT_USAGE;
+}
+
+int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint64_t id, size_t *v)
+{
+	const char *file = hp_session_path(S);
+	if (id) {
+		if ((*v = hp_heap_find(h, id)) == SIZE_MAX) {
+			cli_error("%s: no object 0x%llx in the dump", file, (unsigned long long)id);
+			return EXIT_BAD;
+		}
+		return EXIT_OK;
+	}
+	uint32_t *cls;
+	size_t n;
+	int rc = cli_classes_named(h, file, x->args[0], &cls, &n);
+	if (rc)
+		return rc;
+	char ids[512] = "";
+	size_t l = 0, found = 0;
+	*v = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t o = hp_heap_find(h, h->classes[cls[i]].id);
+		if (o == SIZE_MAX)
+			continue;
+		found++;
+		*v = o;
+		int w = snprintf(ids + l, sizeof ids - l, "%s0x%llx", l ? ", " : "", (unsigned long long)h->classes[cls[i]].id);
+		if (w > 0 && (size_t)w < sizeof ids - l)
+			l += (size_t)w;
+	}
+	hp_free(cls);
+	char nm[256];
+	if (!found) {
+		cli_error("%s: the class object of %s is not in the dump (only its name is)", file,
+			  safe_text(x->args[0], nm, sizeof nm));
+		return EXIT_BAD;
+	}
+	if (found > 1) {
+		cli_error("%s: %zu classes are named %s (one per class loader): give the id of one: %s", file, found,
+			  safe_text(x->args[0], nm, sizeof nm), ids);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -470,6 +537,7 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 		} else if (k != 1) {
 			fprintf(f, "path %zu of %zu, %zu reference%s:\n", p + 1, pl.npaths, len - 1, len == 2 ? "" : "s");
 		}
+		int via_class = 0;
 		for (size_t i = 0; i < len; i++) {
 			uint32_t v = nodes[i];
 			struct hp_objref ref;
@@ -492,7 +560,10 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 				fprintf(f, "  %s  [GC root: %s]\n", lab, cli_root_text(h, rd, v, rt, sizeof rt));
 			else
 				fprintf(f, "  %s -> %s\n", cli_via_text(h, &ref, via, sizeof via), lab);
+			via_class |= ref.kind == HP_REF_CLASS;
 		}
+		if (via_class && !arr)
+			fprintf(f, "  (<class> is Eclipse MAT's reference from an object to its class: taken only where no path without one goes on)\n");
 	}
 	*npaths = pl.npaths;
 	hp_paths_list_release(&pl);

@@ -50,14 +50,14 @@ static int set_size_model(const struct cli_option *o, const char *as, const char
 {
 	static const struct { const char *name; int kind; } m[] = {
 		{ "mat", HP_SIZE_MAT }, { "ahat", HP_SIZE_AHAT }, { "raw", HP_SIZE_RAW },
-		{ "visualvm", HP_SIZE_VISUALVM }, { "netbeans", HP_SIZE_NETBEANS },
+		{ "visualvm", HP_SIZE_VISUALVM }, { "netbeans", HP_SIZE_NETBEANS }, { "vm", HP_SIZE_VM },
 	};
 	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
 		if (!strcmp(val, m[i].name)) {
 			*(int *)dst = m[i].kind;
 			return EXIT_OK;
 		}
-	return bad("--size-model=%s: expected mat, ahat, raw, visualvm or netbeans", val);
+	return bad("--size-model=%s: expected vm, mat, ahat, raw, visualvm or netbeans", val);
 }
 
 static int set_ref_size(const struct cli_option *o, const char *as, const char *val, void *dst)
@@ -205,7 +205,7 @@ const struct cli_option cli_opts_load[] = {
 const struct cli_option cli_opts_model[] = {
 	{ "--size-model", NULL, OPT_VALUE, "--size-model=MODEL",
 	  "mat (HotSpot default), ahat (Android default), raw,\nvisualvm or netbeans",
-	  COMMON(size_kind), set_size_model, "needs a value: mat, ahat, raw, visualvm or netbeans",
+	  COMMON(size_kind), set_size_model, "needs a value: vm, mat, ahat, raw, visualvm or netbeans",
 	  "mat ahat raw visualvm netbeans" },
 	{ "--ref-size", NULL, OPT_VALUE, "--ref-size N", "reference size in bytes (default: inferred)",
 	  COMMON(ref_size), set_ref_size, "needs 4 or 8", "4 8" },
@@ -237,7 +237,7 @@ const struct cli_option cli_opts_all_weak[] = {
 };
 
 const struct cli_option cli_opts_filter[] = {
-	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only classes whose name matches the PCRE2 pattern RE",
+	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only classes whose name matches the PCRE2 pattern RE\n(a class name such as A$B or int[] matches literally)",
 	  COMMON(filter), NULL, "needs a regular expression", NULL },
 	{ "--exclude", NULL, OPT_VALUE, "--exclude RE", "leave out classes whose name matches RE",
 	  COMMON(exclude), NULL, "needs a regular expression", NULL },

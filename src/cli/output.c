@@ -29,13 +29,116 @@ static int write_all(int fd, const char *text, size_t len)
 }
 
 /*
- * -o FILE.  A regular file (or none yet) is replaced atomically: the text
- * goes to a temporary file beside it, renamed over it at the end, with the
- * mode the file had (a new one: 0666 less the umask, as the shell's > would
- * make it).  A symbolic link is written through: its target is replaced,
- * the link stays.  A FIFO, a device or a socket is opened and written as
- * it is (renaming over /dev/null would replace the device with a file).
+ * Output files (-o FILE, redact's OUT).  A regular file (or none yet) is
+ * replaced atomically: the bytes go to a temporary file beside it, renamed
+ * over it at the end, with the mode the file had (a new one: 0666 less the
+ * umask, as the shell's > would make it); until then the old file is
+ * untouched, and a failed run removes the temporary file.  A symbolic link
+ * is written through: its target is replaced, the link stays.  A FIFO, a
+ * device or a socket is opened and written as it is (renaming over
+ * /dev/null would replace the device with a file).  "-" is standard output.
  */
+int cli_ofile_open(struct cli_ofile *o, const char *path)
+{
+	memset(o, 0, sizeof *o);
+	o->fd = -1;
+	o->path = path;
+	if (!strcmp(path, "-")) {
+		o->fd = 1;
+		o->direct = 1;
+		return EXIT_OK;
+	}
+	const char *target = path;
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (!(o->real = realpath(path, NULL))) {
+			cli_error("cannot write %s: it is a symbolic link whose target cannot be resolved (%s)", path,
+				  strerror(errno));
+			return EXIT_BAD;
+		}
+		target = o->real;
+	}
+	int exists = stat(target, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
+		cli_error("cannot write %s: it is a directory", path);
+		cli_ofile_abort(o);
+		return EXIT_BAD;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		o->fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (o->fd < 0) {
+			cli_error("cannot write %s: %s", path, strerror(errno));
+			cli_ofile_abort(o);
+			return EXIT_BAD;
+		}
+		o->direct = 1;
+		return EXIT_OK;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	o->mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
+	size_t n = strlen(target);
+	if (!(o->target = hp_strdup(target)) || !(o->tmp = hp_malloc(n + 32))) {
+		cli_ofile_abort(o);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	snprintf(o->tmp, n + 32, "%s.tmp.XXXXXX", target);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		cli_error("cannot create %s: %s", o->tmp, strerror(errno));
+		hp_free(o->tmp);
+		o->tmp = NULL;
+		cli_ofile_abort(o);
+		return EXIT_BAD;
+	}
+	return EXIT_OK;
+}
+
+int cli_ofile_commit(struct cli_ofile *o)
+{
+	int ok = 1;
+	if (o->fd == 1 && o->direct) {
+		o->fd = -1;
+		cli_ofile_abort(o);
+		return EXIT_OK;
+	}
+	if (o->tmp) {
+		if (fsync(o->fd) != 0 && errno != EINVAL)
+			ok = 0;
+		if (ok && fchmod(o->fd, o->mode) != 0)
+			ok = 0;
+	}
+	if (close(o->fd) != 0)
+		ok = 0;
+	o->fd = -1;
+	if (ok && o->tmp && rename(o->tmp, o->target) != 0)
+		ok = 0;
+	if (!ok) {
+		cli_error("cannot write %s: %s", o->path, strerror(errno));
+		cli_ofile_abort(o);
+		return EXIT_BAD;
+	}
+	hp_free(o->tmp);
+	o->tmp = NULL;
+	cli_ofile_abort(o);
+	return EXIT_OK;
+}
+
+void cli_ofile_abort(struct cli_ofile *o)
+{
+	if (o->fd >= 0 && o->fd != 1)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	hp_free(o->tmp);
+	hp_free(o->target);
+	free(o->real);
+	o->tmp = o->target = o->real = NULL;
+}
+
+/* -o FILE: the text, atomically (cli_ofile_open), or standard output */
 int cli_write_output(const struct cli_ctx *x, const char *text)
 {
 	const char *path = x->c->output;
@@ -47,68 +150,16 @@ int cli_write_output(const struct cli_ctx *x, const char *text)
 		}
 		return EXIT_OK;
 	}
-	char *real = NULL;
-	const char *target = path;
-	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		if (!(real = realpath(path, NULL))) {
-			cli_error("cannot write %s: it is a symbolic link whose target cannot be resolved (%s)", path,
-				  strerror(errno));
-			return EXIT_BAD;
-		}
-		target = real;
-	}
-	int exists = stat(target, &st) == 0;
-	if (exists && S_ISDIR(st.st_mode)) {
-		cli_error("cannot write %s: it is a directory", path);
-		free(real);
-		return EXIT_BAD;
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		int ok = fd >= 0 && write_all(fd, text, len) == 0;
-		if (fd >= 0 && close(fd) != 0)
-			ok = 0;
-		if (!ok)
-			cli_error("cannot write %s: %s", path, strerror(errno));
-		free(real);
-		return ok ? EXIT_OK : EXIT_BAD;
-	}
-	mode_t mask = umask(0);
-	umask(mask);
-	mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
-	size_t n = strlen(target);
-	char *tmp = hp_malloc(n + 32);
-	if (!tmp) {
-		free(real);
-		cli_error("out of memory");
-		return EXIT_NOMEM;
-	}
-	snprintf(tmp, n + 32, "%s.tmp.XXXXXX", target);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		cli_error("cannot create %s: %s", tmp, strerror(errno));
-		hp_free(tmp);
-		free(real);
-		return EXIT_BAD;
-	}
-	int ok = write_all(fd, text, len) == 0;
-	if (ok && fsync(fd) != 0 && errno != EINVAL)
-		ok = 0;
-	if (ok && fchmod(fd, mode) != 0)
-		ok = 0;
-	if (close(fd) != 0)
-		ok = 0;
-	if (!ok || rename(tmp, target) != 0) {
+	struct cli_ofile o;
+	int rc = cli_ofile_open(&o, path);
+	if (rc)
+		return rc;
+	if (write_all(o.fd, text, len) != 0) {
 		cli_error("cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		hp_free(tmp);
-		free(real);
+		cli_ofile_abort(&o);
 		return EXIT_BAD;
 	}
-	hp_free(tmp);
-	free(real);
-	return EXIT_OK;
+	return cli_ofile_commit(&o);
 }
 
 FILE *cli_text_begin(struct cli_out *o)
@@ -155,7 +206,7 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 		return EXIT_NOMEM;
 	}
 	size_t n = strlen(s);
-	char *t = hp_malloc(3 * n + 2);
+	char *t = hp_malloc(cli_json_clean(s, n, NULL) + 2);
 	if (!t) {
 		cJSON_free(s);
 		cli_error("out of memory");

@@ -15,6 +15,78 @@
 
 #include "model/heap.h"
 
+/*
+ * The vm size model's evidence (gaps.c): HotSpot object ids are addresses,
+ * and a dump lists the objects of each heap region in address order, so the
+ * distance from one object to the next is the first one's size in memory
+ * (after a compacting GC, nearly always).  Class objects are written first,
+ * apart from the others, so the gaps are measured around them: the sorted
+ * ids of the class objects are walked alongside.  Collected while streaming,
+ * so the histogram-only model gets the same sizes as the full one.
+ */
+struct hp_gapstat { uint32_t v[3], n[3], other; };   /* the 3 most common gaps */
+#define HP_GAP_MAX (1u << 16)         /* instance gaps beyond this are not sizes */
+struct hp_mirror { uint64_t id; uint32_t cls; };
+struct hp_gaps {
+	struct hp_gapstat *inst;      /* per class: gaps after its instances */
+	size_t inst_cap;
+	uint32_t *mirror;             /* per class: gap after its class object (0 unknown) */
+	size_t mirror_cap;
+	struct hp_mirror *mirrors;    /* class objects (id, class) */
+	size_t nmirrors, mirrors_cap, sorted;
+	unsigned resorts;
+	size_t mcur;                  /* first class object after prev_id */
+	uint64_t next_mirror;         /* its id, UINT64_MAX when none */
+	uint64_t prev_id;             /* the previous object record (0 none) */
+	uint32_t prev_cls, prev_len;
+	uint8_t prev_kind;            /* enum hp_obj_kind + 1, 0 none */
+	uint8_t prev_elem;            /* its element size (primitive arrays) */
+	int off;                      /* gave up (class objects amid the others) */
+	uint64_t objects;             /* object records seen */
+	uint64_t inst_gaps, arr_gaps, mirror_gaps;   /* gaps recorded */
+	/* arrays: hits of base candidates 12,16,20,24 per element kind:
+	 * 0..3 primitive of 1,2,4,8 bytes, 4 references of 4 bytes, 5 of 8 */
+	uint64_t arr_obs[6], arr_hit[6][4];
+};
+
+/* the slow path of hp_gaps_next() */
+int hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
+		 unsigned elem, uint64_t gcd) HP_MUST_USE;
+int hp_gaps_mirror(struct hp_gaps *g, uint64_t id, uint32_t cls) HP_MUST_USE;
+void hp_gaps_release(struct hp_gaps *g);
+
+/* An object record at id: the gap since the previous one is its size.  The
+ * common case (an instance after an instance, no class object between)
+ * costs a few compares. */
+#define HP_GAPS_ARR_ALL (1u << 16)   /* arrays evaluated one by one; then one in 8 */
+static inline int hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
+			       unsigned elem, uint64_t gcd)
+{
+	g->objects++;
+	if (id > g->prev_id && id < g->next_mirror && (kind != HP_OBJ_INSTANCE || cls < g->inst_cap)) {
+		if (g->prev_kind == HP_OBJ_INSTANCE + 1) {
+			struct hp_gapstat *s = &g->inst[g->prev_cls];
+			if (s->v[0] != id - g->prev_id || !s->n[0])
+				goto slow;
+			s->n[0]++;
+			g->inst_gaps++;
+		} else if (g->prev_kind > HP_OBJ_INSTANCE + 1 && g->arr_gaps >= HP_GAPS_ARR_ALL &&
+			   (++g->arr_gaps & 7)) {
+			/* an array not sampled */
+		} else {
+			goto slow;
+		}
+		g->prev_id = id;
+		g->prev_kind = (uint8_t)(kind + 1);
+		g->prev_cls = cls;
+		g->prev_len = len;
+		g->prev_elem = (uint8_t)elem;
+		return HP_OK;
+	}
+slow:
+	return hp_gaps_slow(g, id, kind, cls, len, elem, gcd);
+}
+
 struct hp_heap_build {
 	hp_heap *h;
 
@@ -28,11 +100,18 @@ struct hp_heap_build {
 	/* arrays: per histogram row, HP_LENMOD counters of length mod HP_LENMOD */
 	uint64_t **lenmod; size_t lenmod_cap;
 	unsigned cur_heap;            /* Android heap of the records being read */
+	/* heaps past HP_MAX_HEAPS go into the last one: the names merged so
+	 * far (a hash of each), how many */
+	struct hp_idmap merged_heaps;
+	uint64_t nmerged, merged_more;
+	uint64_t merged_base;         /* the last heap's name with the merged names listed */
 
 	/* size-model inference while streaming */
 	uint64_t gcd_first; int gcd_have_first, gcd_done; uint64_t gcd;
 	uint64_t prev_array_start, prev_array_uend; int found_compressed;
 	uint64_t compressed_at;
+	struct hp_gaps gaps;          /* the vm size model's evidence (gaps.c) */
+	uint64_t *vm_inst, *vm_mirror;   /* the vm model's sizes per class (finish.c) */
 
 	/* the memory limit: what the records need, counted whether stored or not
 	 * (objects: n_instances, n_objarrays, n_primarrays and class_dumps) */

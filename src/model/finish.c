@@ -37,6 +37,7 @@
  */
 #include "model/heap.h"
 #include "model/build.h"
+#include "model/vmlayout.h"
 #include "parser/alloc.h"
 
 #include <math.h>
@@ -199,13 +200,15 @@ static void decide_model(hp_heap *h)
 {
 	struct hp_size_model *m = &h->size;
 	const struct hp_heap_opts *o = &h->opts;
+	struct hp_vm_evidence ev = m->vm;
 	memset(m, 0, sizeof *m);
+	m->vm = ev;
 	m->id_size = h->I;
 	m->kind = o->size_kind;
-	if (m->kind == HP_SIZE_AUTO)
-		m->kind = h->header.version == 3 ? HP_SIZE_AHAT : HP_SIZE_MAT;
 	m->gcd = h->build->gcd;
 	m->compressed_evidence = h->build->found_compressed ? h->build->compressed_at : 0;
+	if (m->kind == HP_SIZE_AUTO)
+		m->kind = h->header.version == 3 ? HP_SIZE_AHAT : h->size.vm.allowed ? HP_SIZE_VM : HP_SIZE_MAT;
 	switch (m->kind) {
 	case HP_SIZE_MAT:
 		m->ref_size = h->build->found_compressed ? 4 : h->I;
@@ -218,6 +221,8 @@ static void decide_model(hp_heap *h)
 	case HP_SIZE_VISUALVM:
 		decide_visualvm(h, m);
 		break;
+	case HP_SIZE_VM:
+		break;          /* vm_decide() set them */
 	case HP_SIZE_NETBEANS:
 		m->ref_size = h->I;
 		m->header = 2 * h->I;
@@ -230,6 +235,18 @@ static void decide_model(hp_heap *h)
 		m->header = 0;
 		m->align = 1;
 		break;
+	}
+	if (m->kind == HP_SIZE_VM) {
+		m->ref_size = m->vm.ref;
+		m->header = m->vm.header;
+		m->align = m->vm.align;
+		m->ref_source = m->vm.ref_source;
+		m->header_source = m->vm.header_source;
+		m->align_source = o->align ? 2 : 1;
+		m->array_header = m->vm.array_base[0];
+		if (h->jlc != HP_NONE)
+			m->class_instance_size = m->vm.class_size;
+		return;
 	}
 	if (o->ref_size) {
 		m->ref_size = (unsigned)o->ref_size;
@@ -253,6 +270,256 @@ static void decide_model(hp_heap *h)
 		m->class_instance_size = h->classes[h->jlc].instance_size;
 }
 
+/* ---- the vm model: HotSpot's own sizes ---------------------------------- */
+
+static const unsigned gap_bases[4] = { 12, 16, 20, 24 };
+
+static int best_base(const struct hp_gaps *g, int k, uint64_t *hits)
+{
+	int best = 0;
+	for (int j = 1; j < 4; j++)
+		if (g->arr_hit[k][j] > g->arr_hit[k][best])
+			best = j;
+	*hits = g->arr_hit[k][best];
+	return best;
+}
+
+/* gaps after instances of class k equal to size */
+static uint64_t gaps_equal(const struct hp_gaps *g, size_t k, uint64_t size)
+{
+	if (k >= g->inst_cap)
+		return 0;
+	const struct hp_gapstat *s = &g->inst[k];
+	uint64_t n = 0;
+	for (int i = 0; i < 3; i++)
+		if (s->n[i] && s->v[i] == size)
+			n += s->n[i];
+	return n;
+}
+
+/* the most common gap after instances of k when it is strong evidence: 2
+ * or more of them and a majority; else 0 */
+static uint64_t gap_mode(const struct hp_gaps *g, size_t k)
+{
+	if (k >= g->inst_cap)
+		return 0;
+	const struct hp_gapstat *s = &g->inst[k];
+	uint64_t tot = (uint64_t)s->n[0] + s->n[1] + s->n[2] + s->other;
+	return s->n[0] >= 2 && 2ull * s->n[0] > tot ? s->v[0] : 0;
+}
+
+static int has_instances(const hp_heap *h, const struct hp_class *c)
+{
+	for (uint32_t r = c->row; r != HP_NONE; r = h->rows[r].next)
+		if (h->rows[r].count && !h->rows[r].is_array)
+			return 1;
+	return 0;
+}
+
+/* Infers the VM's layout parameters and the size of every class from the
+ * gaps and the rules; the sizes go to b->vm_inst and b->vm_mirror. */
+static int vm_decide(hp_heap *h)
+{
+	struct hp_vm_evidence *v = &h->size.vm;
+	struct hp_heap_build *b = h->build;
+	const struct hp_gaps *g = &b->gaps;
+	const struct hp_heap_opts *o = &h->opts;
+	unsigned I = h->I;
+	size_t n = h->nclasses;
+	memset(v, 0, sizeof *v);
+	v->objects = g->objects;
+	v->inst_gaps = g->inst_gaps;
+	v->arr_gaps = g->arr_gaps;
+	v->align = o->align ? (unsigned)o->align : largest_pow2_divisor(b->gcd);
+
+	/* references: object arrays spaced for 4- or 8-byte elements */
+	uint64_t h4, h8;
+	best_base(g, 4, &h4);
+	best_base(g, 5, &h8);
+	int refk = 0;
+	if (o->ref_size) {
+		v->ref = (unsigned)o->ref_size;
+		v->ref_source = 2;
+	} else if (I != 8) {
+		v->ref = I;
+	} else if (g->arr_obs[4] >= 8 && h4 != h8 && 2 * (h4 > h8 ? h4 : h8) >= g->arr_obs[4]) {
+		v->ref = h4 > h8 ? 4 : 8;
+		v->ref_source = 1;
+	} else {
+		v->ref = b->found_compressed ? 4 : I;
+	}
+	refk = v->ref == 4 ? 4 : 5;
+	v->ref_arr_gaps = g->arr_obs[refk];
+
+	/* where the elements start, per element size (a base another one
+	 * ties with under the alignment is taken only as the default's twin) */
+	int known[4];
+	for (int k = 0; k < 4; k++) {
+		uint64_t hk;
+		int j = best_base(g, k, &hk);
+		known[k] = g->arr_obs[k] >= 8 && 2 * hk >= g->arr_obs[k] ? (int)gap_bases[j] : 0;
+	}
+	/* the header: 12 when byte[] start at 16 (compressed class pointers),
+	 * 16 when at 20 or 24 (one-byte elements tell every base apart) */
+	if (o->header_size) {
+		v->header = (unsigned)o->header_size;
+		v->header_source = 2;
+	} else if (I != 8) {
+		v->header = 2 * I;
+	} else {
+		int base = known[0] ? known[0] : known[1] ? known[1] : known[2];
+		if (base) {
+			/* 12: an 8-byte header (compact object headers, JDK 24+) */
+			v->header = base <= 12 ? 8 : base <= 16 ? 12 : 16;
+			v->header_source = 1;
+		} else {
+			v->header = I + v->ref;
+		}
+	}
+	for (int k = 0; k < 5; k++) {
+		int kk = k < 4 ? k : refk;
+		unsigned e = k < 4 ? 1u << k : v->ref;
+		unsigned dflt = (unsigned)align_up(v->header + 4, e > I ? e : I);
+		unsigned base = dflt;
+		if (v->header_source != 2 && g->arr_obs[kk] >= 8) {
+			uint64_t hk, hd = 0;
+			int j = best_base(g, kk, &hk);
+			for (int q = 0; q < 4; q++)
+				if (gap_bases[q] == dflt)
+					hd = g->arr_hit[kk][q];
+			if (2 * hk >= g->arr_obs[kk] && hd < hk)
+				base = gap_bases[j];
+		}
+		if (k < 4)
+			v->array_base[k] = base;
+		else
+			v->ref_array_base = base;
+		v->arr_tested += g->arr_obs[kk];
+		for (int q = 0; q < 4; q++)
+			if (gap_bases[q] == base)
+				v->arr_agree += g->arr_hit[kk][q];
+	}
+
+	/* the field layout: the rule more gaps agree with */
+	uint64_t *inst[2] = { hp_calloc(n ? n : 1, sizeof(uint64_t)), hp_calloc(n ? n : 1, sizeof(uint64_t)) };
+	uint64_t *mirror = hp_calloc(n ? n : 1, sizeof(uint64_t));
+	int rc = inst[0] && inst[1] && mirror ? HP_OK : HP_ENOMEM;
+	struct hp_vmlayout_cfg cfg = { v->header, v->ref, v->align, I, 0, 0, NULL, NULL };
+	for (int r = 0; r < 2 && rc == HP_OK; r++) {
+		cfg.jdk15 = r;
+		rc = hp_vmlayout_sizes(h, &cfg, 0, inst[r], NULL);
+		for (size_t k = 0; k < n && rc == HP_OK; k++)
+			v->rule_agree[r] += gaps_equal(g, k, inst[r][k]);
+	}
+	if (rc == HP_OK) {
+		v->jdk15 = v->rule_agree[1] >= v->rule_agree[0];
+		cfg.jdk15 = v->jdk15;
+		uint64_t *sz = inst[v->jdk15];
+		/* java.lang.Class: the primitive-type mirrors are its instances */
+		uint64_t cs = h->jlc != HP_NONE ? sz[h->jlc] : 0, cm = h->jlc != HP_NONE ? gap_mode(g, h->jlc) : 0;
+		v->class_size = cm ? cm : cs;
+		v->class_size_source = cm != 0;
+		rc = hp_vmlayout_sizes(h, &cfg, v->class_size, sz, mirror);
+		/* the injected and @Contended fields are JDK 17's: a class whose
+		 * gaps say its size is the one without them (another JDK) loses
+		 * them, and its subclasses with it */
+		uint8_t *drop = NULL;
+		if (rc == HP_OK && v->jdk15) {
+			struct hp_vmlayout_cfg bare = cfg;
+			bare.no_extras = 1;
+			drop = hp_calloc(n ? n : 1, 1);
+			rc = drop ? hp_vmlayout_sizes(h, &bare, 0, inst[0], NULL) : HP_ENOMEM;
+			int any = 0;
+			for (size_t k = 0; k < n && rc == HP_OK; k++) {
+				uint64_t mode = gap_mode(g, k);
+				if (mode && mode != sz[k] && mode == inst[0][k] && hp_vmlayout_extra_of(h, k))
+					drop[k] = any = 1;
+			}
+			if (rc == HP_OK && any) {
+				cfg.no_extra = drop;
+				rc = hp_vmlayout_sizes(h, &cfg, v->class_size, sz, mirror);
+			}
+		}
+		hp_free(drop);
+		/* a class whose gaps say otherwise gets its gap, and its
+		 * subclasses lay out after it */
+		uint64_t *opaque = rc == HP_OK ? hp_calloc(n ? n : 1, sizeof *opaque) : NULL;
+		int any = 0;
+		if (rc == HP_OK && !opaque)
+			rc = HP_ENOMEM;
+		for (size_t k = 0; k < n && rc == HP_OK; k++) {
+			uint64_t mode = has_instances(h, &h->classes[k]) ? gap_mode(g, k) : 0;
+			if (mode && mode != sz[k])
+				opaque[k] = mode, any = 1;
+		}
+		if (rc == HP_OK && any) {
+			cfg.opaque = opaque;
+			rc = hp_vmlayout_sizes(h, &cfg, v->class_size, sz, mirror);
+		}
+		for (size_t k = 0; k < n && rc == HP_OK; k++) {
+			if (!has_instances(h, &h->classes[k]))
+				continue;
+			if (opaque[k]) {
+				v->classes_gaps++;
+			} else {
+				uint64_t mode = gap_mode(g, k);
+				v->classes_rule++;
+				v->classes_confirmed += mode == sz[k];
+			}
+		}
+		hp_free(opaque);
+		for (size_t k = 0; k < n && rc == HP_OK; k++) {
+			v->sized_agree += gaps_equal(g, k, sz[k]);
+			if (k < g->mirror_cap && g->mirror[k] && h->classes[k].dumped) {
+				v->mirrors_measured++;
+				v->mirrors_agree += g->mirror[k] == mirror[k];
+			}
+		}
+	}
+	if (rc != HP_OK) {
+		hp_free(inst[0]);
+		hp_free(inst[1]);
+		hp_free(mirror);
+		return rc;
+	}
+	b->vm_inst = inst[v->jdk15];
+	hp_free(inst[!v->jdk15]);
+	b->vm_mirror = mirror;
+
+	uint64_t best = v->rule_agree[v->jdk15];
+	if (h->header.version == 3)
+		v->why_not = "an Android dump (ART lays objects out otherwise)";
+	else if (I != 8 && I != 4)
+		v->why_not = "the id size is neither 4 nor 8";
+	else if (g->off)
+		v->why_not = "class objects are interleaved with the other records";
+	else if (!b->gcd || b->gcd % 8)
+		v->why_not = "object ids are not 8-byte aligned addresses";
+	else if (v->inst_gaps < 100)
+		v->why_not = "fewer than 100 gaps between instances";
+	else if (2 * best < v->inst_gaps)
+		v->why_not = "fewer than half of the gaps between instances agree with a layout rule";
+	else if (v->arr_tested && 2 * v->arr_agree < v->arr_tested)
+		v->why_not = "fewer than half of the gaps after arrays agree with an array layout";
+	v->allowed = v->why_not == NULL;
+	return HP_OK;
+}
+
+static void vm_apply(hp_heap *h)
+{
+	const struct hp_heap_build *b = h->build;
+	for (size_t k = 0; k < h->nclasses; k++) {
+		struct hp_class *c = &h->classes[k];
+		c->inst_size = b->vm_inst[k];
+		c->self_size = b->vm_mirror[k];
+	}
+}
+
+static unsigned log2_size(unsigned e)
+{
+	return e >= 8 ? 3 : e >= 4 ? 2 : e >= 2 ? 1 : 0;
+}
+
 static unsigned elem_size(const hp_heap *h, const struct hp_class *c)
 {
 	if (c->kind == HP_CK_PRIMARRAY)
@@ -264,6 +531,9 @@ static unsigned elem_size(const hp_heap *h, const struct hp_class *c)
 static uint64_t array_base(const hp_heap *h, const struct hp_class *c)
 {
 	const struct hp_size_model *m = &h->size;
+	if (m->kind == HP_SIZE_VM)
+		return c->kind == HP_CK_PRIMARRAY ? m->vm.array_base[log2_size(hp_type_size(c->elem_type, h->I))]
+						  : m->vm.ref_array_base;
 	if (m->kind == HP_SIZE_VISUALVM || m->kind == HP_SIZE_NETBEANS)
 		return m->array_header;
 	if (m->kind != HP_SIZE_MAT)
@@ -276,6 +546,25 @@ static uint64_t array_base(const hp_heap *h, const struct hp_class *c)
 uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t n)
 {
 	return align_up(array_base(h, c) + n * elem_size(h, c), h->size.align);
+}
+
+/* The instance size a CLASS DUMP states (ahat, and VisualVM's real sizes),
+ * unless no instance could take it: more than the chain's field bytes (the
+ * record's; `fields`) plus a header and padding.  Such a size (0xffffffff,
+ * say) would make a few instances terabytes; the field bytes are used and
+ * a warning says so. */
+#define HP_INSTANCE_SLACK 256
+static uint64_t stated_size(hp_heap *h, uint32_t k, uint64_t fields, int *rc)
+{
+	const struct hp_class *cl = &h->classes[k];
+	if ((uint64_t)cl->instance_size <= fields + HP_INSTANCE_SLACK)
+		return cl->instance_size;
+	if (*rc == HP_OK)
+		*rc = hp_heap_add_warning(h, "class %s: its CLASS DUMP states an instance size of %u bytes, "
+					  "which no instance with %llu bytes of fields takes; %llu is used",
+					  hp_class_name(h, k), cl->instance_size, (unsigned long long)fields,
+					  (unsigned long long)fields);
+	return fields;
 }
 
 /* instance sizes: iterative up the super chain, memoised, loop-safe */
@@ -334,12 +623,13 @@ static int instance_sizes(hp_heap *h)
 				break;
 			case HP_SIZE_AHAT:
 				level[k] = own_raw + (has_super ? level[s] : 0);
-				cl->inst_size = cl->instance_size;
+				cl->inst_size = stated_size(h, k, level[k], &rc);
 				break;
 			case HP_SIZE_VISUALVM:
 			case HP_SIZE_NETBEANS:
 				level[k] = own_mat + (has_super ? level[s] : m->header);
-				cl->inst_size = m->real_instance_sizes ? cl->instance_size : align_up(level[k], m->align);
+				cl->inst_size = m->real_instance_sizes ? stated_size(h, k, level[k], &rc)
+								       : align_up(level[k], m->align);
 				break;
 			default:
 				level[k] = own_raw + (has_super ? level[s] : 0);
@@ -801,6 +1091,10 @@ void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
 	b += grown(nclasses, 64) * sizeof(struct hp_class) + nclasses * NAME_BYTES;
 	b += idmap_bytes(nclasses) + idmap_bytes(t->load_classes);
 	b += grown(nclasses, 256) * sizeof *h->build->ccount;
+	/* the vm model's evidence (gaps.c): per class its gaps and its class
+	 * object's, and the class objects' ids */
+	b += grown(nclasses, 256) * (sizeof(struct hp_gapstat) + sizeof(uint32_t));
+	b += grown(t->class_dumps, 1024) * sizeof(struct hp_mirror);
 	b += grown(t->fields, 16) * sizeof(struct hp_field) + grown(t->statics, 16) * sizeof(struct hp_static);
 	b += grown(nrows, 64) * sizeof(struct hp_hrow) + arows * HP_LENMOD * sizeof(uint64_t);
 	b += grown(t->roots, 16) * sizeof(struct hp_root_rec);
@@ -813,6 +1107,9 @@ void hp_heap_need(const hp_heap *h, struct hp_heap_need *need)
 	uint64_t transient = idmap_bytes(t->strings) / 2;
 	if (nclasses * 13 > transient)
 		transient = nclasses * 13;
+	/* vm_decide(): three sizes per class, and the layouts' field blocks */
+	if (nclasses * 24 + t->fields * 16 > transient)
+		transient = nclasses * 24 + t->fields * 16;
 
 	uint64_t n = h->n_instances + h->n_objarrays + h->n_primarrays + t->class_dumps;
 	if (h->opts.build_objects && n) {
@@ -848,8 +1145,13 @@ int hp_heap_finish(hp_heap *h, struct hp_error *err)
 		for (size_t i = 0; i < h->nobj; i++)
 			if (hp_heap_kind(h, i) == HP_OBJ_CLASS)
 				h->cls[i] = h->jlc;
+	if (((h->header.version != 3 && h->opts.size_kind == HP_SIZE_AUTO) || h->opts.size_kind == HP_SIZE_VM) &&
+	    (rc = vm_decide(h)) != HP_OK)
+		goto fail;
 	decide_model(h);
-	if ((rc = instance_sizes(h)) != HP_OK)
+	if (h->size.kind == HP_SIZE_VM)
+		vm_apply(h);
+	else if ((rc = instance_sizes(h)) != HP_OK)
 		goto fail;
 	if ((rc = sum_rows(h)) != HP_OK)
 		goto fail;

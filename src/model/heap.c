@@ -204,6 +204,10 @@ void hp_build_free(struct hp_heap_build *b)
 		hp_free(b->lenmod[i]);
 	hp_free(b->lenmod);
 	hp_free(b->ccount);
+	hp_idmap_release(&b->merged_heaps);
+	hp_gaps_release(&b->gaps);
+	hp_free(b->vm_inst);
+	hp_free(b->vm_mirror);
 	hp_free(b);
 }
 
@@ -220,6 +224,7 @@ const char *hp_size_kind_name(int kind)
 	case HP_SIZE_RAW: return "raw";
 	case HP_SIZE_VISUALVM: return "visualvm";
 	case HP_SIZE_NETBEANS: return "netbeans";
+	case HP_SIZE_VM: return "vm";
 	default: return "auto";
 	}
 }
@@ -437,14 +442,25 @@ static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 	return HP_OK;
 }
 
+/* A string longer than HP_STRING_MAX keeps its first HP_STRING_MAX bytes
+ * (a character cut in two is shown as U+FFFD) and a warning with its real
+ * length: only those are read, so the parser may stream past the rest
+ * (string_max). */
 static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 {
 	hp_heap *h = ud;
+	uint32_t keep = len;
+	if (keep > HP_STRING_MAX) {
+		keep = HP_STRING_MAX;
+		if (!h->build->over_limit)
+			HP_TRY(stored(h, hp_heap_add_warning(h, "string 0x%llx is %u bytes long; only its first %u are kept",
+							     (unsigned long long)id, len, keep)));
+	}
 	h->build->tally.strings++;
-	h->build->tally.string_bytes += len;
+	h->build->tally.string_bytes += keep;
 	if (h->build->over_limit)
 		return HP_OK;
-	return stored(h, store_string(h, id, s, len));
+	return stored(h, store_string(h, id, s, keep));
 }
 
 /* ---- classes -------------------------------------------------------- */
@@ -723,6 +739,7 @@ static int store_class_dump(hp_heap *h, const struct hp_class_dump *d)
 	h->n_classobjs++;
 	h->heap_classes[h->build->cur_heap]++;
 	note_id(h, d->id);
+	HP_TRY(hp_gaps_mirror(&h->build->gaps, d->id, idx));
 	if (h->opts.build_objects)
 		HP_TRY(add_object(h, d->id, idx, 0, HP_OBJ_CLASS, d->offset));
 	return HP_OK;
@@ -766,6 +783,7 @@ static int store_instance(hp_heap *h, uint64_t id, uint64_t class_id, uint64_t o
 		h->rows[r].count++;
 	}
 	note_id(h, id);
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, h->build->gcd));
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, 0, HP_OBJ_INSTANCE, off);
 	return HP_OK;
@@ -796,9 +814,11 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 		if (!h->opts.build_objects) {
 			b->ccount[cidx]++;
 			h->n_instances++;
-			return HP_OK;
+			return hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd) ? stored(h, oom(h)) : HP_OK;
 		}
 		if (h->nobj < b->obj_cap && off < HP_MAX_OFFSET && !b->over_limit) {
+			if (hp_gaps_next(&b->gaps, id, HP_OBJ_INSTANCE, cidx, 0, 0, b->gcd))
+				return instance_slow(h, id, class_id, off);
 			b->ccount[cidx]++;
 			h->n_instances++;
 			tally_order(h, id);
@@ -825,6 +845,7 @@ static int store_obj_array(hp_heap *h, uint64_t id, uint64_t class_id, uint32_t 
 		return oom(h);
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_OBJARRAY, cidx, n, 0, h->build->gcd));
 	/* Eclipse MAT's rule: an array starting inside where the previous one
 	 * would end with 8-byte references proves compressed references */
 	if (h->I == 8 && !h->build->found_compressed) {
@@ -886,6 +907,8 @@ static int store_prim_array(hp_heap *h, uint64_t id, unsigned type, uint32_t n, 
 	}
 	HP_TRY(count_array(h, r, n));
 	note_id(h, id);
+	static const uint8_t esize[12] = { 0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8 };
+	HP_TRY(hp_gaps_next(&h->build->gaps, id, HP_OBJ_PRIMARRAY, cidx, n, type < 12 ? esize[type] : 0, h->build->gcd));
 	if (h->opts.build_objects)
 		return add_object(h, id, cidx, n, HP_OBJ_PRIMARRAY, off);
 	return HP_OK;
@@ -1006,14 +1029,77 @@ static int store_trace(hp_heap *h, uint32_t serial, uint32_t thread_serial, uint
 	return HP_OK;
 }
 
+/* A stack trace deeper than HP_TRACE_FRAMES_MAX keeps its top frames and a
+ * warning with its depth (only those are read: the parser's
+ * trace_frames_max). */
 static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t n, const uint8_t *ids)
 {
 	hp_heap *h = ud;
+	if (n > HP_TRACE_FRAMES_MAX) {
+		if (!h->build->over_limit)
+			HP_TRY(stored(h, hp_heap_add_warning(h, "stack trace %u has %u frames; only its first %u are kept",
+							     serial, n, HP_TRACE_FRAMES_MAX)));
+		n = HP_TRACE_FRAMES_MAX;
+	}
 	h->build->tally.traces++;
 	h->build->tally.trace_frames += n;
 	if (h->build->over_limit)
 		return HP_OK;
 	return stored(h, store_trace(h, serial, thread_serial, n, ids));
+}
+
+/*
+ * A heap past the first HP_MAX_HEAPS (the object table keeps 4 bits of heap
+ * index) is counted in the last one, which is renamed to say so ("c+d+e",
+ * its own name first; past 200 bytes "+N more"), and a warning names each
+ * heap merged.  Names are told apart by a 64-bit hash (FNV-1a).
+ */
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t key = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		key = (key ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return key;
+}
+
+static int merge_heap(hp_heap *h, uint32_t heap_id, const char *s, size_t n)
+{
+	struct hp_heap_build *b = h->build;
+	unsigned last = HP_MAX_HEAPS - 1;
+	uint32_t v = 0;
+	b->cur_heap = last;
+	if (!b->nmerged) {
+		/* the last heap's own name stays its own */
+		const char *own = hp_heap_name(h, last);
+		if (hp_idmap_insert(&b->merged_heaps, name_hash(own, strlen(own)), &v) < 0)
+			return oom(h);
+		b->merged_base = h->heap_name[last];
+	}
+	int ins = hp_idmap_insert(&b->merged_heaps, name_hash(s, n), &v);
+	if (ins < 0)
+		return oom(h);
+	if (ins == 0)
+		return HP_OK;            /* merged before */
+	b->nmerged++;
+	const char *listed = hp_heap_text(h, b->merged_base);
+	size_t ll = strlen(listed);
+	uint64_t off;
+	if (!b->merged_more && ll + 1 + n <= 200) {
+		char name[256];
+		snprintf(name, sizeof name, "%s+%.*s", listed, (int)n, s);
+		if (hp_build_text(b, name, strlen(name), &off))
+			return oom(h);
+		b->merged_base = h->heap_name[last] = off;
+	} else {
+		char name[256 + 32];
+		b->merged_more++;
+		snprintf(name, sizeof name, "%s+%llu more", listed, (unsigned long long)b->merged_more);
+		if (hp_build_text(b, name, strlen(name), &off))
+			return oom(h);
+		h->heap_name[last] = off;
+	}
+	return hp_heap_add_warning(h, "the dump has more than %d Android heaps; heap \"%.*s\" (id %u) is counted with heap \"%s\"",
+				   HP_MAX_HEAPS, (int)(n > 200 ? 200 : n), s, heap_id, hp_heap_name(h, last));
 }
 
 static int store_heap_info(hp_heap *h, uint32_t heap_id, uint64_t name_sid)
@@ -1033,12 +1119,10 @@ static int store_heap_info(hp_heap *h, uint32_t heap_id, uint64_t name_sid)
 			return HP_OK;
 		}
 	}
-	if (h->nheaps >= HP_MAX_HEAPS) {
-		h->build->cur_heap = HP_MAX_HEAPS - 1;
-		return HP_OK;
-	}
 	/* the name may contain a NUL: it ends there, as it did */
 	size_t nn = strnlen(s, n);
+	if (h->nheaps >= HP_MAX_HEAPS)
+		return merge_heap(h, heap_id, s, nn);
 	if (hp_build_text(h->build, s, nn, &h->heap_name[h->nheaps]))
 		return oom(h);
 	h->heap_ids[h->nheaps] = heap_id;

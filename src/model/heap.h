@@ -52,11 +52,17 @@
 #define HP_MAX_HEAPS 16
 #define HP_LENMOD 256          /* array lengths are bucketed mod this for exact aligned sums */
 #define HP_TALLY_ROWBITS 4096
+#define HP_TRACE_FRAMES_MAX (1u << 16)   /* frames of a stack trace kept; deeper ones are
+                                           cut, and hp_parse_opts.trace_frames_max
+                                           may say so to the parser */
+#define HP_STRING_MAX (64u << 10)   /* bytes of a string kept; longer ones are cut (a warning
+                                       gives the length), and the parser may be told
+                                       (hp_parse_opts.string_max) to read no more */
 
 enum hp_obj_kind { HP_OBJ_INSTANCE = 0, HP_OBJ_OBJARRAY = 1, HP_OBJ_PRIMARRAY = 2, HP_OBJ_CLASS = 3 };
 enum hp_class_kind { HP_CK_INSTANCE = 0, HP_CK_OBJARRAY = 1, HP_CK_PRIMARRAY = 2 };
 enum hp_size_kind { HP_SIZE_AUTO = 0, HP_SIZE_MAT, HP_SIZE_AHAT, HP_SIZE_RAW, HP_SIZE_VISUALVM,
-		     HP_SIZE_NETBEANS };
+		     HP_SIZE_NETBEANS, HP_SIZE_VM };
 
 struct hp_field { uint64_t name_sid; uint8_t type; };
 struct hp_static { uint64_t name_sid; uint64_t value; uint8_t type; };
@@ -111,6 +117,30 @@ struct hp_thread_rec {
 	uint8_t from_start_thread, from_root;
 };
 
+/* The vm model's inference (finish.c): object gaps (model/build.h) tested
+ * against the layout rules (model/layout.h). */
+struct hp_vm_evidence {
+	int allowed;                  /* the evidence allows the vm model (so it is HotSpot's default) */
+	const char *why_not;          /* when not allowed: why (static text) */
+	int jdk15;                    /* the JDK 15+ field layout, else the older rule */
+	unsigned ref, header, align;  /* reference size, instance header, object alignment */
+	int ref_source, header_source;   /* 0 default, 1 from array gaps, 2 option */
+	uint64_t objects;             /* object records walked */
+	uint64_t inst_gaps;           /* gaps measured after instances */
+	uint64_t rule_agree[2];       /* of those, equal to the older / the JDK 15+ rule's size */
+	uint64_t sized_agree;         /* equal to the size finally given */
+	uint64_t arr_gaps, arr_tested, arr_agree;   /* after arrays; tested against the rules; agreeing */
+	uint64_t ref_arr_gaps;        /* of those tested, after object arrays */
+	unsigned array_base[4];       /* where the elements of 1, 2, 4, 8 bytes start */
+	unsigned ref_array_base;      /* where the references of an object array start */
+	uint64_t class_size;          /* java.lang.Class's instance size (a class object without statics) */
+	int class_size_source;        /* 0 the rule, 1 gaps of primitive-type mirrors */
+	uint64_t classes_rule;        /* classes with instances sized by the rule, no evidence against */
+	uint64_t classes_confirmed;   /* ... of which the most common gap equals it */
+	uint64_t classes_gaps;        /* classes whose most common gap (2+ instances, a majority) overrode the rule */
+	uint64_t mirrors_measured, mirrors_agree;   /* class objects with a gap; equal to the rule */
+};
+
 struct hp_size_model {
 	int kind;                     /* enum hp_size_kind, never HP_SIZE_AUTO */
 	unsigned id_size;
@@ -121,6 +151,7 @@ struct hp_size_model {
 	uint64_t class_instance_size; /* ahat: java.lang.Class instance size */
 	int real_instance_sizes;      /* visualvm, netbeans: CLASS DUMP states real instance sizes
 	                                 (java.lang.Object's is not 0: Android) */
+	struct hp_vm_evidence vm;     /* vm: what was inferred and from what (also when not chosen) */
 };
 
 struct hp_heap_opts {

@@ -1,4 +1,5 @@
 #include "model/objread.h"
+#include "model/layout.h"
 #include "parser/alloc.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
@@ -31,6 +32,18 @@ struct hp_objread {
 	size_t nnames, names_cap;
 	int utf16_big;            /* -1 not yet known */
 	uint32_t string_cls;      /* java.lang.String, HP_NONE if none; UINT32_MAX - 1 not yet looked up */
+	/* thread-local roots by (object, thread object), made on the first
+	 * hp_objread_find_ref() that needs them: each referrer of an object held
+	 * on many stacks is one binary search, not a scan of every root */
+	struct local { uint64_t obj, thread; uint32_t root; } *locals;
+	size_t nlocals;
+	int locals_state;         /* 0 not made, 1 made, -1 out of memory: scan the roots */
+	/* the classes' field layouts and which are java.lang.Thread or below it,
+	 * made on the first instance decoded: an instance's fields cost its
+	 * classes that declare fields, never the whole super chain */
+	struct hp_layout lay;
+	uint8_t *thread_cls;      /* per class: 1 java.lang.Thread or a subclass */
+	int have_lay;
 };
 
 /* a record, from its tag byte */
@@ -92,6 +105,9 @@ void hp_objread_free(hp_objread *f)
 	for (size_t i = 0; i < f->nnames; i++)
 		hp_free(f->names[i]);
 	hp_free(f->names);
+	hp_free(f->locals);
+	hp_layout_release(&f->lay);
+	hp_free(f->thread_cls);
 	hp_idmap_release(&f->name_map);
 	hp_free(f->path);
 	hp_free(f);
@@ -365,55 +381,106 @@ static int nomem(struct hp_error *err)
 	return hp_error_set(err, HP_ENOMEM, "out of memory decoding an object");
 }
 
+/* the layouts and the Thread classes, once */
+static int need_layout(hp_objread *f, struct hp_error *err)
+{
+	if (f->have_lay)
+		return HP_OK;
+	const hp_heap *h = f->h;
+	if (hp_layout_build(h, &f->lay) != HP_OK)
+		return nomem(err);
+	f->thread_cls = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
+	if (!f->thread_cls) {
+		hp_layout_release(&f->lay);
+		return nomem(err);
+	}
+	/* java.lang.Thread and the classes below it: each chain is walked up
+	 * to a class already known (or Thread, or the top), and the answer
+	 * marked on the way back down, so every class is walked once */
+	uint32_t t = HP_NONE;
+	for (size_t i = 0; i < h->nclasses && t == HP_NONE; i++)
+		if (!strcmp(hp_class_name(h, i), "java.lang.Thread"))
+			t = (uint32_t)i;
+	if (t != HP_NONE) {
+		uint8_t *st = hp_calloc(h->nclasses, 1);          /* 0 unknown, 1 known */
+		uint32_t *stack = hp_reallocarray(NULL, h->nclasses, sizeof *stack);
+		if (!st || !stack) {
+			hp_free(st);
+			hp_free(stack);
+			hp_layout_release(&f->lay);
+			hp_free(f->thread_cls);
+			f->thread_cls = NULL;
+			return nomem(err);
+		}
+		for (size_t i = 0; i < h->nclasses; i++) {
+			size_t sp = 0;
+			uint32_t c = (uint32_t)i;
+			uint8_t v = 0;
+			while (c != HP_NONE && !st[c]) {
+				if (c == t) {
+					v = 1;
+					break;
+				}
+				st[c] = 1;      /* on the way: also cuts a loop */
+				stack[sp++] = c;
+				c = h->classes[c].super;
+			}
+			if (c != HP_NONE && c != t)
+				v = f->thread_cls[c];
+			while (sp > 0)
+				f->thread_cls[stack[--sp]] = v;
+		}
+		f->thread_cls[t] = 1;
+		hp_free(st);
+		hp_free(stack);
+	}
+	f->have_lay = 1;
+	return HP_OK;
+}
+
 static int decode_instance(hp_objread *f, struct hp_objdata *o, struct hp_error *err)
 {
 	const hp_heap *h = f->h;
 	unsigned I = h->I;
-	/* the layout: count, then fill */
-	size_t nf = 0;
-	uint64_t bytes = 0;
-	uint32_t c = o->cls;
-	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-		const struct hp_class *k = &h->classes[c];
-		for (uint32_t i = 0; i < k->n_fields; i++) {
-			unsigned sz = hp_type_size(h->fields[k->first_field + i].type, I);
-			if (!sz)
-				goto counted;   /* an invalid type: the layout ends here */
-			nf++;
-			bytes += sz;
-		}
-		c = k->super;
-	}
-counted:
-	o->layout_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+	HP_TRY(need_layout(f, err));
+	const struct hp_layout *L = &f->lay;
+	uint64_t total = L->bytes[o->cls];
+	o->layout_bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	/* the bytes the layout reads, not a record of gigabytes past them */
 	struct rec rec;
-	HP_TRY(load(f, o->obj, UINT64_MAX, &rec, err));
+	HP_TRY(load(f, o->obj, header_len(HP_OBJ_INSTANCE, I) + total, &rec, err));
 	o->offset = hp_heap_offset(h, o->obj);
 	o->field_bytes = rec.n;
-	if (rec.have < rec.total)
+	uint64_t avail = rec.have - rec.hdr;
+	if (avail > rec.n)
+		avail = rec.n;
+	if (rec.have < rec.total && avail < total)
 		return changed(f, o->obj, o->offset, "a short record is", err);
+	/* the classes that declare fields, own class first, as far as the
+	 * record reaches: count, then fill */
+	size_t nf = 0;
+	for (uint32_t a = L->fup[o->cls]; a != HP_NONE && total - L->bytes[a] < avail; a = L->fnext[a])
+		nf += h->classes[a].n_fields;
 	o->fields = hp_reallocarray(NULL, nf ? nf : 1, sizeof *o->fields);
 	if (!o->fields)
 		return nomem(err);
 	const uint8_t *base = rec.p + rec.hdr;
-	uint64_t pos = 0;
 	size_t got = 0;
-	c = o->cls;
-	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses && got < nf; depth++) {
-		const struct hp_class *k = &h->classes[c];
+	for (uint32_t a = L->fup[o->cls]; a != HP_NONE && got < nf; a = L->fnext[a]) {
+		const struct hp_class *k = &h->classes[a];
+		uint64_t pos = total - L->bytes[a];
 		for (uint32_t i = 0; i < k->n_fields && got < nf; i++) {
 			const struct hp_field *fd = &h->fields[k->first_field + i];
 			unsigned sz = hp_type_size(fd->type, I);
-			if (pos + sz > rec.n)
+			if (pos + sz > avail)
 				goto done;      /* the record is shorter than the layout */
 			struct hp_objval *v = &o->fields[got++];
-			v->decl = c;
+			v->decl = a;
 			v->name_sid = fd->name_sid;
 			v->type = fd->type;
 			v->bits = be_val(base + pos, sz);
 			pos += sz;
 		}
-		c = k->super;
 	}
 done:
 	o->nfields = got;
@@ -727,21 +794,12 @@ int hp_objread_thread_name(hp_objread *f, size_t thread_obj, size_t max_chars, s
 	return hp_objread_text(f, o, max_chars, out, err);
 }
 
-static int is_thread_class(const hp_heap *h, uint32_t c)
-{
-	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-		if (hp_class_name(h, c) && !strcmp(hp_class_name(h, c), "java.lang.Thread"))
-			return 1;
-		c = h->classes[c].super;
-	}
-	return 0;
-}
-
 int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, struct hp_error *err)
 {
 	HP_TRY(hp_objread_prefetch(f, objs, n, err));
 	if (!f->gz)
 		return HP_OK;
+	HP_TRY(need_layout(f, err));
 	const hp_heap *h = f->h;
 	uint32_t *cur = NULL, *next = NULL;
 	size_t nc = 0;
@@ -760,7 +818,7 @@ int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, stru
 			if (o >= h->nobj || hp_heap_kind(h, o) != HP_OBJ_INSTANCE)
 				continue;
 			int str = h->cls[o] == string_class(f);
-			if (!str && !is_thread_class(h, h->cls[o]))
+			if (!str && !f->thread_cls[h->cls[o]])
 				continue;
 			struct hp_objdata d;
 			if ((rc = hp_objread_decode(f, o, 0, &d, err)) != HP_OK)
@@ -785,27 +843,94 @@ int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, stru
 
 /* ---- how one object refers to another ------------------------------- */
 
-/* no field or element holds to: a stack local of thread from, or its class */
-static void indirect_ref(const hp_heap *h, size_t from, size_t to, struct hp_objref *out)
+static int by_local(const void *a, const void *b)
 {
+	const struct local *x = a, *y = b;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->root < y->root ? -1 : x->root > y->root;
+}
+
+/* the thread object of a thread-local root with a known thread, or 0 */
+static uint64_t local_thread(const hp_heap *h, const struct hp_root_rec *r)
+{
+	if (!r->has_thread || !hp_root_thread_local(r->kind))
+		return 0;
+	uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
+	return t == HP_IDMAP_NONE ? 0 : h->threads[t].object_id;
+}
+
+static void make_locals(hp_objread *f)
+{
+	const hp_heap *h = f->h;
+	size_t n = 0;
+	for (size_t i = 0; i < h->nroots; i++)
+		n += local_thread(h, &h->roots[i]) != 0;
+	f->locals = hp_reallocarray(NULL, n ? n : 1, sizeof *f->locals);
+	if (!f->locals) {
+		f->locals_state = -1;
+		return;
+	}
+	for (size_t i = 0; i < h->nroots; i++) {
+		uint64_t t = local_thread(h, &h->roots[i]);
+		if (t) {
+			struct local *l = &f->locals[f->nlocals++];
+			l->obj = h->roots[i].object;
+			l->thread = t;
+			l->root = (uint32_t)i;
+		}
+	}
+	qsort(f->locals, f->nlocals, sizeof *f->locals, by_local);
+	f->locals_state = 1;
+}
+
+/* the first root (in the dump's order) holding object `obj` on the stack of
+ * thread object `thread`, or SIZE_MAX */
+static size_t find_local(hp_objread *f, uint64_t obj, uint64_t thread)
+{
+	const hp_heap *h = f->h;
+	if (!thread)
+		return SIZE_MAX;
+	if (f->locals_state == 0)
+		make_locals(f);
+	if (f->locals_state < 0) {
+		for (size_t i = 0; i < h->nroots; i++)
+			if (h->roots[i].object == obj && local_thread(h, &h->roots[i]) == thread)
+				return i;
+		return SIZE_MAX;
+	}
+	size_t lo = 0, hi = f->nlocals;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct local *l = &f->locals[mid];
+		if (l->obj < obj || (l->obj == obj && l->thread < thread))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nlocals && f->locals[lo].obj == obj && f->locals[lo].thread == thread)
+		return f->locals[lo].root;
+	return SIZE_MAX;
+}
+
+/* no field or element holds to: a stack local of thread from, or its class */
+static void indirect_ref(hp_objread *f, size_t from, size_t to, struct hp_objref *out)
+{
+	const hp_heap *h = f->h;
 	if (out->kind != HP_REF_NONE)
 		return;
-	for (size_t i = 0; i < h->nroots; i++) {
+	size_t i = find_local(f, h->ids[to], h->ids[from]);
+	if (i != SIZE_MAX) {
 		const struct hp_root_rec *r = &h->roots[i];
-		if (r->object != h->ids[to] || !r->has_thread || !hp_root_thread_local(r->kind))
-			continue;
-		uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
-		if (t == HP_IDMAP_NONE || h->threads[t].object_id != h->ids[from])
-			continue;
 		out->kind = HP_REF_LOCAL;
 		out->root_kind = r->kind;
 		out->frame = r->kind == HP_ROOT_JAVA_FRAME || r->kind == HP_ROOT_JNI_LOCAL ? r->frame : UINT32_MAX;
 		out->count = 1;
 		return;
 	}
-	int k = hp_heap_kind(h, from);
-	if ((k == HP_OBJ_INSTANCE || k == HP_OBJ_CLASS) && h->cls[from] != HP_NONE &&
-	    h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == h->ids[to]) {
+	if (h->cls[from] != HP_NONE && h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == h->ids[to]) {
 		out->kind = HP_REF_CLASS;
 		out->count = 1;
 	}
@@ -846,7 +971,7 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 		}
 		if (out->kind == HP_REF_STATIC)
 			out->name = hp_objread_name(f, out->name_sid);
-		indirect_ref(h, from, to, out);
+		indirect_ref(f, from, to, out);
 		return HP_OK;
 	}
 	if (kind == HP_OBJ_INSTANCE) {
@@ -864,11 +989,13 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 			}
 		}
 		hp_objread_release(&d);
-		indirect_ref(h, from, to, out);
+		indirect_ref(f, from, to, out);
 		return HP_OK;
 	}
-	if (kind != HP_OBJ_OBJARRAY)
+	if (kind != HP_OBJ_OBJARRAY) {
+		indirect_ref(f, from, to, out);
 		return HP_OK;
+	}
 	struct rec rec;
 	HP_TRY(load(f, from, 0, &rec, err));
 	uint64_t base = hp_heap_offset(h, from) + rec.hdr;
@@ -892,5 +1019,6 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 		}
 		i += k;
 	}
+	indirect_ref(f, from, to, out);
 	return HP_OK;
 }

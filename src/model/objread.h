@@ -143,7 +143,7 @@ enum hp_ref_kind {
 	HP_REF_SUPER,             /* a class object's super class */
 	HP_REF_LOADER,            /* a class object's class loader */
 	HP_REF_LOCAL,             /* from is a Thread, to a root on its stack: root_kind, frame */
-	HP_REF_CLASS              /* to is the class object of from (an edge of VisualVM's graph) */
+	HP_REF_CLASS              /* to is the class object of from (an edge of MAT's and VisualVM's graphs) */
 };
 struct hp_objref {
 	int kind;                 /* enum hp_ref_kind */
@@ -157,7 +157,7 @@ struct hp_objref {
 };
 /* Fields and elements first; then, when none holds to, a stack local of a
  * thread (the Thread -> local edges of hp_refs' thread_locals), then the
- * class of an instance.  out->kind HP_REF_NONE when from does not refer to to. */
+ * class of the object (refs.h: class edges).  out->kind HP_REF_NONE when from does not refer to to. */
 int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref *out,
 			struct hp_error *err) HP_MUST_USE;
 

@@ -1,4 +1,5 @@
 #include "model/refs.h"
+#include "model/layout.h"
 #include "parser/alloc.h"
 #include "parser/reader.h"
 
@@ -14,21 +15,13 @@ const char *hp_weak_policy_name(int p)
 	}
 }
 
-/* Where an instance of a class keeps its references. */
-struct layout {
-	uint32_t nbytes;      /* field bytes of the whole chain */
-	uint32_t nrefs;
-	uint32_t *offs;       /* byte offsets of reference fields */
-	int32_t referent;     /* offset of java.lang.ref.Reference.referent, -1 none */
-	uint8_t skip;         /* the weak policy skips it (else it is an edge) */
-	uint8_t done;
-};
-
 struct builder {
 	const hp_heap *h;
 	const struct hp_refs_opts *o;
 	struct hp_refs *R;
-	struct layout *lay;   /* per class */
+	struct hp_layout lay; /* where each class's instances keep references */
+	uint64_t max_layout;  /* the most field bytes a layout reads (at least 1) */
+	size_t part_from, part_start;   /* the object array coming in parts, its first edge */
 	struct hp_error *err;
 	size_t file_idx;      /* objects seen so far in this pass, in file order */
 	int nomem;
@@ -80,29 +73,20 @@ static inline size_t obj_of(struct builder *B, uint64_t id)
 	return hp_heap_find(h, id);
 }
 
-static int name_is(const hp_heap *h, uint64_t sid, const char *want)
-{
-	uint32_t n;
-	const char *s = hp_heap_string(h, sid, &n);
-	return s && n == strlen(want) && memcmp(s, want, n) == 0;
-}
-
 int hp_refs_reference_kind(const hp_heap *h, uint32_t cls)
 {
 	/* walk up the chain (bounded: a loop cannot make it run forever) */
 	uint32_t c = cls;
 	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
 		const char *n = hp_class_name(h, c);
-		if (n) {
-			if (!strcmp(n, "java.lang.ref.SoftReference"))
-				return 1;
-			if (!strcmp(n, "java.lang.ref.WeakReference"))
-				return 2;
-			if (!strcmp(n, "java.lang.ref.FinalReference"))
-				return 3;
-			if (!strcmp(n, "java.lang.ref.PhantomReference"))
-				return 4;
-		}
+		if (!strcmp(n, "java.lang.ref.SoftReference"))
+			return 1;
+		if (!strcmp(n, "java.lang.ref.WeakReference"))
+			return 2;
+		if (!strcmp(n, "java.lang.ref.FinalReference"))
+			return 3;
+		if (!strcmp(n, "java.lang.ref.PhantomReference"))
+			return 4;
 		c = h->classes[c].super;
 	}
 	return 0;
@@ -117,53 +101,6 @@ static int skip_kind(int policy, int kind)
 	if (policy == HP_WEAK_SKIP_WEAK)
 		return kind != 1;
 	return 0;
-}
-
-static int make_layout(struct builder *B, uint32_t cls)
-{
-	const hp_heap *h = B->h;
-	struct layout *L = &B->lay[cls];
-	unsigned I = h->I;
-	uint32_t nrefs = 0;
-	uint64_t pos = 0;
-	uint32_t c = cls;
-	int rkind = hp_refs_reference_kind(h, cls);
-	int skip = skip_kind(B->o->weak, rkind);
-	/* the referent's offset is wanted when it is skipped or listed */
-	int kind = skip || (rkind && B->o->list_followed);
-	L->referent = -1;
-	L->skip = (uint8_t)skip;
-	/* first count, then record */
-	for (int pass = 0; pass < 2; pass++) {
-		pos = 0;
-		nrefs = 0;
-		c = cls;
-		for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-			const struct hp_class *k = &h->classes[c];
-			int is_ref_class = kind && k->name && !strcmp(hp_class_name(h, c), "java.lang.ref.Reference");
-			for (uint32_t f = 0; f < k->n_fields; f++) {
-				const struct hp_field *fd = &h->fields[k->first_field + f];
-				if (fd->type == HP_T_OBJECT) {
-					if (is_ref_class && name_is(h, fd->name_sid, "referent"))
-						L->referent = (int32_t)pos;
-					if (pass == 1)
-						L->offs[nrefs] = (uint32_t)pos;
-					nrefs++;
-				}
-				pos += hp_type_size(fd->type, I);
-			}
-			c = k->super;
-		}
-		if (pass == 0 && nrefs) {
-			L->offs = hp_reallocarray(NULL, nrefs, sizeof *L->offs);
-			if (!L->offs)
-				return HP_ENOMEM;
-		}
-	}
-	L->nrefs = nrefs;
-	L->nbytes = pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos;
-	L->done = 1;
-	return HP_OK;
 }
 
 /* A reference of the record being read: resolved now; ids the dump does
@@ -183,6 +120,21 @@ static inline size_t edge(struct builder *B, uint64_t id)
 	}
 	B->ef[B->nef++] = (uint32_t)to;
 	return to;
+}
+
+/* v's class edge (refs.h), when the graph has them and v has one: the
+ * first edge of its record. */
+static inline void class_edge(struct builder *B, size_t v)
+{
+	uint32_t to = hp_refs_class_of(B->R, v);
+	if (to == HP_NONE)
+		return;
+	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
+		B->nomem = 1;
+		return;
+	}
+	B->ef[B->nef++] = to;
+	B->R->nclass_edges++;
 }
 
 /* Closes the record of object v whose edges start at ef[start]. */
@@ -339,31 +291,30 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_INSTANCE)
 		return HP_OK;
 	uint32_t cls = h->cls[from];
-	struct layout *L = &B->lay[cls];
-	if (!L->done)
-		HP_TRY(make_layout(B, cls));
-	if (len < L->nbytes)
+	if (len < B->lay.bytes[cls])
 		B->R->short_instances++;
-	unsigned I = h->I;
+	int skip = skip_kind(B->o->weak, B->lay.kind[cls]);
+	uint64_t avail = len < B->max_layout ? len : B->max_layout;   /* what the parser read */
 	size_t start = B->nef;
-	for (uint32_t i = 0; i < L->nrefs; i++) {
-		uint32_t o = L->offs[i];
-		if ((uint64_t)o + I > len)
-			break;
-		if ((int32_t)o == L->referent && !L->skip) {
-			size_t to = edge(B, hp_be_id(f + o, I));
+	class_edge(B, from);
+	struct hp_layout_walk w;
+	for (hp_layout_walk_init(&w, &B->lay, cls); hp_layout_walk_next(&w, avail, h->I); ) {
+		uint64_t ref = hp_be_id(f + w.off, h->I);
+		/* list_followed: a referent the policy follows is an edge, listed */
+		if (!skip && w.is_referent && B->o->list_followed) {
+			size_t to = edge(B, ref);
 			if (to != SIZE_MAX)
 				HP_TRY(note_followed(B, from, to));
 			continue;
 		}
-		if ((int32_t)o == L->referent) {
-			if (hp_be_id(f + o, I))
+		if (skip && w.is_referent) {
+			if (ref)
 				B->R->weak_skipped++;
 			if (B->o->mark_referents)
-				HP_TRY(note_referent(B, from, hp_be_id(f + o, I)));
+				HP_TRY(note_referent(B, from, ref));
 			continue;
 		}
-		(void)edge(B, hp_be_id(f + o, I));
+		(void)edge(B, ref);
 	}
 	return end_record(B, from, start);
 }
@@ -376,9 +327,35 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 		return HP_OK;
 	unsigned I = B->h->I;
 	size_t start = B->nef;
+	class_edge(B, from);
 	for (uint32_t i = 0; i < n; i++)
 		(void)edge(B, hp_be_id(e + (size_t)i * I, I));
 	return end_record(B, from, start);
+}
+
+/* a big object array, part by part (the parser's obj_array_chunk) */
+static int on_obj_array_part(void *ud, uint64_t id, uint64_t class_id, uint32_t n, uint32_t first, uint32_t k,
+			     const uint8_t *e, uint64_t off)
+{
+	struct builder *B = ud;
+	if (first == 0) {
+		B->part_from = obj_of(B, id);
+		if (B->part_from != SIZE_MAX && hp_heap_kind(B->h, B->part_from) != HP_OBJ_OBJARRAY)
+			B->part_from = SIZE_MAX;
+		B->part_start = B->nef;
+		if (B->part_from != SIZE_MAX)
+			class_edge(B, B->part_from);
+	}
+	if (B->part_from == SIZE_MAX)
+		return HP_OK;
+	unsigned I = B->h->I;
+	for (uint32_t i = 0; i < k; i++)
+		(void)edge(B, hp_be_id(e + (size_t)i * I, I));
+	if (first + k < n)
+		return B->nomem ? HP_ENOMEM : HP_OK;
+	size_t from = B->part_from;
+	B->part_from = SIZE_MAX;
+	return end_record(B, from, B->part_start);
 }
 
 /* the other objects only advance the file-order counter */
@@ -392,6 +369,14 @@ static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const
 {
 	struct builder *B = ud;
 	const hp_heap *h = B->h;
+	if (B->R->class_obj) {      /* its one edge, to its class */
+		size_t from = obj_of(B, id);
+		if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_PRIMARRAY)
+			return HP_OK;
+		size_t start = B->nef;
+		class_edge(B, from);
+		return end_record(B, from, start);
+	}
 	size_t k = B->file_idx;     /* advance only when it is the expected one; never look up */
 	if (k < h->nobj && h->ids[h->file_order ? h->file_order[k] : k] == id)
 		B->file_idx++;
@@ -409,6 +394,11 @@ static int model_edges(struct builder *B)
 		size_t from = hp_heap_find(h, c->id);
 		if (from == SIZE_MAX)
 			continue;
+		uint32_t jlc = hp_refs_class_of(B->R, from);
+		if (jlc != HP_NONE) {
+			HP_TRY(extra_edge(B, from, h->ids[jlc]));   /* first: java.lang.Class */
+			B->R->nclass_edges++;
+		}
 		if (!B->o->no_super_edges)
 			HP_TRY(extra_edge(B, from, c->super_id));
 		/* statics, then the loader: VisualVM's order, which its paths follow */
@@ -446,6 +436,7 @@ static int pass(struct builder *B, const char *path)
 	s.ud = B;
 	s.instance = on_instance;
 	s.obj_array = on_obj_array;
+	s.obj_array_part = on_obj_array_part;
 	s.class_dump = on_class_dump;
 	s.prim_array = on_prim_array;
 	B->file_idx = 0;
@@ -454,12 +445,23 @@ static int pass(struct builder *B, const char *path)
 	po.dump_index = B->h->opts.dump_index;
 	po.want_instance_data = 1;
 	po.want_array_data = 1;
+	/* only the bytes of the longest layout and no primitive array's
+	 * elements are read: a record of gigabytes is streamed past */
+	po.instance_data_max = B->max_layout;
+	po.no_prim_array_data = 1;
+	po.obj_array_chunk = 1u << 16;
 	po.progress = B->o->progress;
 	po.progress_ud = B->o->progress_ud;
 	struct hp_stats st;
 	int rc = hp_parse(r, &s, &po, &st, B->err);
 	hp_stats_release(&st);
 	hp_reader_free(r);
+	if (B->part_from != SIZE_MAX) {
+		/* an object array cut short after some of its parts: none of its
+		 * edges, as when it comes whole */
+		B->nef = B->part_start;
+		B->part_from = SIZE_MAX;
+	}
 	/* a salvaged model stops where the first pass stopped: same error again */
 	if (rc == HP_ETRUNC || rc == HP_ECORRUPT)
 		rc = HP_OK;
@@ -470,15 +472,31 @@ int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts 
 		  struct hp_refs *R, struct hp_error *err)
 {
 	memset(R, 0, sizeof *R);
-	struct builder B = { .h = h, .o = o, .R = R, .err = err, .in_order = 1, .last_v = SIZE_MAX };
+	struct builder B = { .h = h, .o = o, .R = R, .err = err, .in_order = 1, .last_v = SIZE_MAX,
+			     .part_from = SIZE_MAX };
 	size_t n = h->nobj;
 	R->n = n;
 	R->off = hp_calloc(n + 1, sizeof *R->off);
-	B.lay = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *B.lay);
 	int rc = HP_OK;
-	if (!R->off || !B.lay) {
+	if (!R->off || hp_layout_build(h, &B.lay) != HP_OK) {
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
 		goto out;
+	}
+	B.max_layout = 1;
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (B.lay.bytes[c] > B.max_layout)
+			B.max_layout = B.lay.bytes[c];
+	if (o->class_edges && n) {
+		R->class_obj = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *R->class_obj);
+		if (!R->class_obj) {
+			rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
+			goto out;
+		}
+		for (size_t c = 0; c < h->nclasses; c++) {
+			size_t k = h->classes[c].dumped ? hp_heap_find(h, h->classes[c].id) : SIZE_MAX;
+			R->class_obj[c] = k != SIZE_MAX && hp_heap_kind(h, k) == HP_OBJ_CLASS ? (uint32_t)k : HP_NONE;
+		}
+		R->obj_cls = h->cls;
 	}
 	/* one pass: each record's edges go to ef[] in file order, off[v + 1]
 	 * counts them, blk[] says whose they are (unless in order) */
@@ -523,11 +541,7 @@ out:
 	hp_free(B.ef);
 	hp_free(B.blk);
 	hp_free(B.extra);
-	if (B.lay) {
-		for (size_t i = 0; i < h->nclasses; i++)
-			hp_free(B.lay[i].offs);
-		hp_free(B.lay);
-	}
+	hp_layout_release(&B.lay);
 	if (rc && rc != HP_OK) {
 		if (err->code == HP_OK)
 			hp_error_set(err, rc, "cannot build the reference graph");
@@ -572,6 +586,7 @@ int hp_refs_widen(struct hp_refs *r)
 
 void hp_refs_release(struct hp_refs *r)
 {
+	hp_free(r->class_obj);
 	hp_free(r->off32);
 	hp_free(r->off);
 	hp_free(r->adj);

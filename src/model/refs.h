@@ -8,6 +8,15 @@
  * thread).  References to ids that are not objects of the dump are dropped
  * and counted.
  *
+ * Class edges (class_edges: Eclipse MAT's graph, whose inspector shows them
+ * as "<class>"): every instance, object array and primitive array refers to
+ * the class object of its class, and every class object to java.lang.Class's,
+ * where the dump has that class object (none to itself).  Such an edge is
+ * always the first of its object's edges: hp_refs_class_edge() says whether
+ * an object has one and where it goes, so that paths and referrer lists can
+ * tell it from a field.  One edge per object: 4 bytes here and 4 in the
+ * dominators' reverse graph, and one more semidominator evaluation each.
+ *
  * hp_refs_build() re-reads the dump once with the same streaming parser,
  * so it needs a file it can reopen: a regular file or a gzip file, not a
  * pipe.  Each record's edges are resolved as it is read and kept in file
@@ -17,12 +26,14 @@
  * otherwise a list of 8 bytes per record with edges says whose they are
  * and they are copied into object order (8 bytes per object + 8 per edge
  * on top of the result while building).  Memory: 4 bytes per object (off32) + 4 bytes per
- * edge (adj), plus per class a small layout table while building.  Edge
+ * edge (adj), plus per class a small layout table while building (and 4
+ * bytes per class for class_obj with class edges).  Edge
  * offsets are 64-bit while building (8 bytes per object then); when the
  * graph has fewer than 4 G edges (always, short of a 16 GiB adj[]) they are
  * narrowed to 32 bits at the end and off is NULL; otherwise off32 is NULL.
  * Read them with hp_refs_off(), which works either way.
- * off/off32 and adj are owned by struct hp_refs; hp_refs_release() frees them.
+ * off/off32, adj and class_obj are owned by struct hp_refs; hp_refs_release()
+ * frees them.
  */
 #ifndef HP_REFS_H
 #define HP_REFS_H
@@ -43,6 +54,7 @@ struct hp_refs_opts {
 	int mark_referents;   /* referents the weak policy skips stay edges, listed in
 	                         hp_refs.referents (VisualVM's dominators) */
 	int no_super_edges;   /* no class -> super class edges (VisualVM) */
+	int class_edges;      /* object -> its class object first (Eclipse MAT; see above) */
 	int list_followed;    /* referents the weak policy follows are listed in
 	                         hp_refs.followed (leak traces leave them out) */
 	void (*progress)(void *ud, uint64_t done);
@@ -66,7 +78,22 @@ struct hp_refs {
 	uint64_t weak_skipped;
 	uint64_t thread_edges;
 	uint64_t short_instances;   /* instances with fewer field bytes than their layout */
+	/* class_edges: per class index, its class object (HP_NONE when the dump
+	 * has none; hp_refs_release() frees it), and the heap's class of each
+	 * object (borrowed: valid until hp_heap_free()); both NULL otherwise */
+	uint32_t *class_obj;
+	const uint32_t *obj_cls;
+	uint64_t nclass_edges;
 };
+
+/* Whether a heap's graph has class edges: Eclipse MAT's size model and the
+ * VM's (the HotSpot default, which keeps MAT's graph with the sizes the JVM
+ * gives) come with them; VisualVM's, NetBeans', ahat's and the raw one have
+ * none. */
+static inline int hp_refs_want_class_edges(const hp_heap *h)
+{
+	return h->size.kind == HP_SIZE_MAT || h->size.kind == HP_SIZE_VM;
+}
 
 int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		  struct hp_refs *out, struct hp_error *err) HP_MUST_USE;
@@ -77,6 +104,28 @@ static inline uint64_t hp_refs_off(const struct hp_refs *r, size_t v)
 {
 	return r->off32 ? r->off32[v] : r->off[v];
 }
+/* The class object of v's class when the graph has class edges, else
+ * HP_NONE (none in the dump, or v itself). */
+static inline uint32_t hp_refs_class_of(const struct hp_refs *r, size_t v)
+{
+	if (!r->class_obj || r->obj_cls[v] == HP_NONE)
+		return HP_NONE;
+	uint32_t c = r->class_obj[r->obj_cls[v]];
+	return c == v ? HP_NONE : c;
+}
+/* Where v's class edge goes (its first edge), HP_NONE when v has none. */
+static inline uint32_t hp_refs_class_edge(const struct hp_refs *r, size_t v)
+{
+	uint32_t c = hp_refs_class_of(r, v);
+	uint64_t e = c == HP_NONE ? 0 : hp_refs_off(r, v);
+	return c != HP_NONE && e < hp_refs_off(r, v + 1) && r->adj[e] == c ? c : HP_NONE;
+}
+/* 1 when adj[e], an edge of v, is v's class edge. */
+static inline int hp_refs_is_class_edge(const struct hp_refs *r, size_t v, uint64_t e)
+{
+	return r->class_obj && e == hp_refs_off(r, v) && hp_refs_class_edge(r, v) != HP_NONE;
+}
+
 /* off -> off32 in place when nedges fits in 32 bits (else nothing happens);
  * off32 -> off.  Both keep the graph as it is on HP_ENOMEM. */
 int hp_refs_narrow(struct hp_refs *r) HP_MUST_USE;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define PROGRESS_STEP (16ull << 20)
+#define RAW_CHUNK (1u << 20)      /* raw pieces read at a time from a stream (a multiple of 8) */
 
 unsigned hp_type_size(unsigned type, unsigned id_size)
 {
@@ -85,6 +86,7 @@ struct parser {
 	uint64_t prev_off;
 	int times_nonzero;        /* some earlier record had a non-zero time field */
 	uint32_t cur_time;
+	int (*raw)(void *, int, const uint8_t *, size_t, uint64_t);   /* sink->raw when wanted */
 };
 
 static const char *tagname(int tag)
@@ -136,6 +138,40 @@ static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
 	if ((P)->s->cb) { int rc_ = (P)->s->cb((P)->s->ud, __VA_ARGS__); \
 		if (rc_ != HP_OK) return sink_fail((P), rc_, (off), (sub)); } } while (0)
 
+/* the raw piece [p, p + n) at offset off, when the sink wants raw bytes */
+#define RAW(P, kind, p, n, off, sub) do { \
+	if ((P)->raw) { int rc_ = (P)->raw((P)->s->ud, (kind), (p), (n), (off)); \
+		if (rc_ != HP_OK) return sink_fail((P), rc_, (off), (sub)); } } while (0)
+
+/* Steps over n bytes, handing them to the raw callback first when it is
+ * wanted, in pieces of whole units of `unit` bytes (n is a multiple of it).
+ * HP_ETRUNC (pos at the end of the input) when the input ends first. */
+static int pass_bytes(struct parser *P, int kind, uint64_t n, unsigned unit, int subtag)
+{
+	hp_reader *r = P->r;
+	if (!P->raw)
+		return hp_rd_skip(r, n, P->err);
+	while (n > 0) {
+		size_t avail = hp_rd_avail(r);
+		if (avail < unit || (avail < n && avail < RAW_CHUNK)) {
+			size_t want = n < RAW_CHUNK ? (size_t)n : RAW_CHUNK;
+			int rc = hp_rd_need(r, want, P->err);
+			if (rc == HP_ETRUNC)
+				r->pos = r->end;
+			if (rc)
+				return rc;
+			avail = hp_rd_avail(r);
+		}
+		size_t k = avail < n ? avail : (size_t)n;
+		k -= k % unit;
+		uint64_t off = hp_rd_offset(r);
+		RAW(P, kind, r->pos, k, off, subtag);
+		r->pos += k;
+		n -= k;
+	}
+	return HP_OK;
+}
+
 static int read_header(struct parser *P)
 {
 	hp_reader *r = P->r;
@@ -179,8 +215,10 @@ static int read_header(struct parser *P)
 			"identifier size is %u; only 4 and 8 are valid", h->id_size);
 	h->length = n + 13;
 	P->I = h->id_size;
+	const uint8_t *raw = r->pos;
 	r->pos += n + 13;
 	SINK(P, header, 0, -1, h);
+	RAW(P, HP_RAW_HEADER, raw, n + 13, 0, -1);
 	return HP_OK;
 }
 
@@ -234,9 +272,9 @@ static int begin_dump(struct parser *P)
 static void progress(struct parser *P)
 {
 	uint64_t off = hp_rd_offset(P->r);
+	hp_reader_release_before(P->r, off);   /* between records: nothing before off is in use */
 	if (off >= P->next_progress) {
 		P->next_progress = off + PROGRESS_STEP;
-		hp_reader_release_before(P->r, off);   /* between records: nothing before off is in use */
 		if (P->o->progress)
 			P->o->progress(P->o->progress_ud, hp_reader_progress(P->r));
 	}
@@ -376,9 +414,11 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 	const uint64_t base = hp_rd_offset(r);
 	const int deliver = P->deliver;
 	const int want_inst = P->o->want_instance_data, want_arr = P->o->want_array_data;
+	const int want_parr = want_arr && !P->o->no_prim_array_data;
 	int (*inst)(void *, uint64_t, uint64_t, const uint8_t *, uint32_t, uint64_t) = deliver ? s->instance : NULL;
 	int (*oarr)(void *, uint64_t, uint64_t, uint32_t, const uint8_t *, uint64_t) = deliver ? s->obj_array : NULL;
 	int (*parr)(void *, uint64_t, unsigned, uint32_t, const uint8_t *, uint64_t, int) = deliver ? s->prim_array : NULL;
+	int (*raw)(void *, int, const uint8_t *, size_t, uint64_t) = deliver ? P->raw : NULL;
 	uint64_t n21 = 0, n22 = 0, n23 = 0, fbytes = 0;
 	const uint8_t *last = NULL;
 	*rc = HP_OK;
@@ -398,6 +438,8 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 				if (*rc)
 					break;
 			}
+			if (raw && (*rc = raw(ud, HP_RAW_SUB, p, (size_t)total, base + (uint64_t)(p - start))))
+				break;
 			n21++;
 			fbytes += n;
 			last = p;
@@ -414,9 +456,16 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (total > left)
 				break;
 			if (parr) {
-				*rc = parr(ud, hp_be_id(p + 1, I), ty, n, want_arr ? p + 1 + I + 9 : NULL,
+				*rc = parr(ud, hp_be_id(p + 1, I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
 					   base + (uint64_t)(p - start), 0);
 				if (*rc)
+					break;
+			}
+			if (raw) {
+				uint64_t o = base + (uint64_t)(p - start);
+				if ((*rc = raw(ud, HP_RAW_SUB, p, 1 + I + 9, o)))
+					break;
+				if (n && (*rc = raw(ud, HP_RAW_ELEMS, p + 1 + I + 9, (size_t)(total - 1 - I - 9), o + 1 + I + 9)))
 					break;
 			}
 			n23++;
@@ -433,6 +482,14 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 				*rc = oarr(ud, hp_be_id(p + 1, I), hp_be_id(p + 1 + I + 8, I), n,
 					   want_arr ? p + 1 + 2 * I + 8 : NULL, base + (uint64_t)(p - start));
 				if (*rc)
+					break;
+			}
+			if (raw) {
+				uint64_t o = base + (uint64_t)(p - start);
+				if ((*rc = raw(ud, HP_RAW_SUB, p, 1 + 2 * I + 8, o)))
+					break;
+				if (n && (*rc = raw(ud, HP_RAW_ELEMS, p + 1 + 2 * I + 8, (size_t)(total - 1 - 2 * I - 8),
+						    o + 1 + 2 * I + 8)))
 					break;
 			}
 			n22++;
@@ -469,17 +526,21 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 	struct hp_stats *st = P->st;
 	struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
 	int want_inst = P->o->want_instance_data, want_arr = P->o->want_array_data;
+	uint64_t fast_bytes = 0;      /* the fast path's bytes since the last progress() */
 	unsigned counter = 0;
 	int rc;
 
 	while (rem > 0) {
-		if ((++counter & 0xff) == 0)
+		if ((++counter & 0xff) == 0 || fast_bytes >= (4u << 20)) {
 			progress(P);
+			fast_bytes = 0;
+		}
 		/* the common case, in bulk: up to 1 MiB of objects at a time */
 		uint64_t used = fast_objects(P, rem < (1u << 20) ? rem : (1u << 20), &rc);
 		if (rc)
 			return rc;
 		rem -= used;
+		fast_bytes += used;
 		if (rem == 0)
 			break;
 		uint64_t off = hp_rd_offset(r);
@@ -501,6 +562,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			return sub_short(P, rc, off, t, F, rem - 1);
 		const uint8_t *p = r->pos + 1;
 		uint64_t total = 0;     /* bytes of this sub-record including the tag */
+		uint64_t consumed = 0;  /* of them, already stepped over (raw arrays) */
 		st->subrecords_by_tag[t]++;
 		d->subrecords++;
 		switch (t) {
@@ -510,10 +572,18 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			if (total > rem)
 				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
 			st->instance_field_bytes += n;
+			if (P->raw) {
+				if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
+					return sub_short(P, rc, off, t, total - 1, rem - 1);
+				p = r->pos + 1;
+			}
 			if (P->deliver && s->instance) {
 				const uint8_t *f = NULL;
 				if (want_inst) {
-					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
+					uint64_t cap = P->o->instance_data_max, k = total;
+					if (cap && n > cap)
+						k = 1 + (uint64_t)F + cap;   /* the rest is streamed past */
+					if ((rc = hp_rd_need(r, (size_t)k, P->err)) != HP_OK)
 						return sub_short(P, rc, off, t, total - 1, rem - 1);
 					p = r->pos + 1;
 					f = p + F;
@@ -522,6 +592,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				if ((rc = s->instance(ud, id, cid, f, n, off)) != HP_OK)
 					return sink_fail(P, rc, off, t);
 			}
+			RAW(P, HP_RAW_SUB, r->pos, (size_t)total, off, t);
 			break;
 		}
 		case 0x22: {            /* OBJECT ARRAY DUMP */
@@ -529,7 +600,24 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			total = 1 + (uint64_t)F + (uint64_t)n * I;
 			if (total > rem)
 				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
-			if (P->deliver && s->obj_array) {
+			uint32_t chunk = P->o->obj_array_chunk;
+			if (P->deliver && want_arr && s->obj_array_part && chunk && n > chunk && r->kind != HP_RD_MMAP) {
+				/* in parts: never the whole record in memory (a mapped
+				 * file holds it already) */
+				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 8, I);
+				r->pos += 1 + F;
+				consumed = 1 + F;
+				for (uint32_t first = 0; first < n;) {
+					uint32_t k = n - first < chunk ? n - first : chunk;
+					if ((rc = hp_rd_need(r, (size_t)k * I, P->err)) != HP_OK)
+						return sub_short(P, rc, off, t, total - 1, rem - 1);
+					if ((rc = s->obj_array_part(ud, id, cid, n, first, k, r->pos, off)) != HP_OK)
+						return sink_fail(P, rc, off, t);
+					r->pos += (size_t)k * I;
+					consumed += (uint64_t)k * I;
+					first += k;
+				}
+			} else if (P->deliver && s->obj_array) {
 				const uint8_t *e = NULL;
 				if (want_arr) {
 					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
@@ -540,6 +628,13 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 8, I);
 				if ((rc = s->obj_array(ud, id, cid, n, e, off)) != HP_OK)
 					return sink_fail(P, rc, off, t);
+			}
+			if (P->raw) {
+				RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
+				r->pos += 1 + F;
+				if ((rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, I, t)) != HP_OK)
+					return sub_short(P, rc, off, t, total - 1, rem - 1);
+				consumed = total;
 			}
 			break;
 		}
@@ -555,7 +650,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				return sub_short(P, HP_OK, off, t, total - 1, rem - 1);
 			if (P->deliver && s->prim_array) {
 				const uint8_t *e = NULL;
-				if (want_arr && t == 0x23) {
+				if (want_arr && !P->o->no_prim_array_data && t == 0x23) {
 					if ((rc = hp_rd_need(r, (size_t)total, P->err)) != HP_OK)
 						return sub_short(P, rc, off, t, total - 1, rem - 1);
 					p = r->pos + 1;
@@ -563,6 +658,13 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				}
 				if ((rc = s->prim_array(ud, hp_be_id(p, I), ty, n, e, off, t == 0xC3)) != HP_OK)
 					return sink_fail(P, rc, off, t);
+			}
+			if (P->raw) {
+				RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
+				r->pos += 1 + F;
+				if ((rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, es, t)) != HP_OK)
+					return sub_short(P, rc, off, t, total - 1, rem - 1);
+				consumed = total;
 			}
 			break;
 		}
@@ -590,6 +692,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				if ((rc = s->class_dump(ud, &c)) != HP_OK)
 					return sink_fail(P, rc, off, t);
 			}
+			RAW(P, HP_RAW_SUB, r->pos, (size_t)total, off, t);
 			break;
 		}
 		case 0xFE:              /* HEAP DUMP INFO (Android) */
@@ -597,6 +700,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 			if (P->deliver && s->heap_info)
 				if ((rc = s->heap_info(ud, hp_be32(p), hp_be_id(p + 4, I))) != HP_OK)
 					return sink_fail(P, rc, off, t);
+			RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
 			break;
 		default: {              /* GC roots */
 			total = 1 + F;
@@ -621,10 +725,11 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				if ((rc = s->root(ud, &rt)) != HP_OK)
 					return sink_fail(P, rc, off, t);
 			}
+			RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
 			break;
 		}
 		}
-		if ((rc = hp_rd_skip(r, total, P->err)) != HP_OK)
+		if (consumed < total && (rc = hp_rd_skip(r, total - consumed, P->err)) != HP_OK)
 			return sub_short(P, rc, off, t, total - 1, rem - 1);
 		rem -= total;
 		P->prev_sub = t;
@@ -680,8 +785,9 @@ static int past_end(struct parser *P, uint32_t len, uint32_t time, uint64_t rema
 		tagname(P->tag), len, (unsigned long long)remain);
 }
 
-/* Checks a small record's body length and makes it available. */
-static int small_body(struct parser *P, uint32_t len, uint64_t min)
+/* Checks a small record's body length and makes its first `use` bytes
+ * available (0: all of it; never more than a fixed layout). */
+static int small_body(struct parser *P, uint32_t len, uint64_t min, uint64_t use)
 {
 	if (len < min)
 		return perr(P, HP_ECORRUPT, P->rec_off, -1,
@@ -689,6 +795,8 @@ static int small_body(struct parser *P, uint32_t len, uint64_t min)
 			tagname(P->tag), len, (unsigned long long)min);
 	uint64_t fb = fixed_body(P->tag, P->I);
 	size_t want = fb && len > fb ? (size_t)fb : len;   /* never buffer more than the layout */
+	if (use && use < want)
+		want = (size_t)use;
 	int rc = hp_rd_need(P->r, want, P->err);
 	if (rc == HP_ETRUNC)
 		return past_end(P, len, P->cur_time, hp_rd_avail(P->r));
@@ -710,7 +818,8 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 	memset(st, 0, sizeof *st);
 	st->parsed_dump = -1;
 	struct parser P = { .r = r, .s = sink, .o = opts, .st = st, .err = err,
-			    .tag = -1, .prev_sub = -1, .prev_tag = -1 };
+			    .tag = -1, .prev_sub = -1, .prev_tag = -1,
+			    .raw = opts->want_raw ? sink->raw : NULL };
 	P.next_progress = PROGRESS_STEP;
 	int rc = read_header(&P);
 	if (rc)
@@ -758,6 +867,7 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			if ((fb || tag == 0x2C) && len != fb && ks && off + 9 + (uint64_t)len > ks)
 				return past_end(&P, len, P.cur_time, ks - off - 9);
 		}
+		RAW(&P, HP_RAW_RECORD, r->pos, 9, off, -1);
 		r->pos += 9;
 		st->records++;
 		st->records_by_tag[tag]++;
@@ -769,18 +879,19 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		const uint8_t *p;
 		switch (tag) {
 		case 0x01:              /* STRING */
-			HP_TRY(small_body(&P, len, I));
+			/* a string longer than string_max: its first bytes, its length */
+			HP_TRY(small_body(&P, len, I, !sink->string ? I : opts->string_max ? I + (uint64_t)opts->string_max : 0));
 			p = r->pos;
 			SINK(&P, string, off, -1, hp_be_id(p, I), p + I, len - I);
 			break;
 		case 0x02:              /* LOAD CLASS */
-			HP_TRY(small_body(&P, len, 8 + 2 * I));
+			HP_TRY(small_body(&P, len, 8 + 2 * I, 0));
 			p = r->pos;
 			SINK(&P, load_class, off, -1, hp_be32(p), hp_be_id(p + 4, I), hp_be32(p + 4 + I),
 			     hp_be_id(p + 8 + I, I));
 			break;
 		case 0x04: {            /* STACK FRAME */
-			HP_TRY(small_body(&P, len, 8 + 4 * I));
+			HP_TRY(small_body(&P, len, 8 + 4 * I, 0));
 			p = r->pos;
 			struct hp_frame f = { hp_be_id(p, I), hp_be_id(p + I, I), hp_be_id(p + 2 * I, I),
 					      hp_be_id(p + 3 * I, I), hp_be32(p + 4 * I),
@@ -789,18 +900,26 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x05: {            /* STACK TRACE */
-			HP_TRY(small_body(&P, len, 12));
-			p = r->pos;
-			uint32_t n = hp_be32(p + 8);
+			HP_TRY(small_body(&P, len, 12, 12));
+			uint32_t n = hp_be32(r->pos + 8);
 			if ((uint64_t)n * I > len - 12)
 				return perr(&P, HP_ECORRUPT, off, -1,
 					"STACK TRACE declares %u frames (%llu bytes) but its body has %u bytes left",
 					n, (unsigned long long)n * I, len - 12);
+			if (sink->trace) {      /* the frames wanted, not what may follow them */
+				uint32_t k = opts->trace_frames_max && n > opts->trace_frames_max ? opts->trace_frames_max : n;
+				rc = hp_rd_need(r, 12 + (size_t)k * I, err);
+				if (rc == HP_ETRUNC)
+					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
+				if (rc)
+					return rc;
+			}
+			p = r->pos;
 			SINK(&P, trace, off, -1, hp_be32(p), hp_be32(p + 4), n, p + 12);
 			break;
 		}
 		case 0x0A: {            /* START THREAD */
-			HP_TRY(small_body(&P, len, 8 + 4 * I));
+			HP_TRY(small_body(&P, len, 8 + 4 * I, 0));
 			p = r->pos;
 			struct hp_thread t = { hp_be32(p), hp_be32(p + 4 + I), hp_be_id(p + 4, I),
 					       hp_be_id(p + 8 + I, I), hp_be_id(p + 8 + 2 * I, I),
@@ -809,16 +928,16 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x03: case 0x0B:   /* UNLOAD CLASS, END THREAD */
-			HP_TRY(small_body(&P, len, 4));
+			HP_TRY(small_body(&P, len, 4, 0));
 			break;
 		case 0x0E:              /* CONTROL SETTINGS */
-			HP_TRY(small_body(&P, len, 6));
+			HP_TRY(small_body(&P, len, 6, 0));
 			break;
 		case 0x07:              /* HEAP SUMMARY */
-			HP_TRY(small_body(&P, len, 24));
+			HP_TRY(small_body(&P, len, 24, 0));
 			break;
 		case 0x06: {            /* ALLOC SITES */
-			HP_TRY(small_body(&P, len, 34));
+			HP_TRY(small_body(&P, len, 34, 34));   /* the sites are not read */
 			uint32_t n = hp_be32(r->pos + 30);
 			if ((uint64_t)n * 25 > len - 34)
 				return perr(&P, HP_ECORRUPT, off, -1,
@@ -827,7 +946,7 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x0D: {            /* CPU SAMPLES */
-			HP_TRY(small_body(&P, len, 8));
+			HP_TRY(small_body(&P, len, 8, 8));     /* the samples are not read */
 			uint32_t n = hp_be32(r->pos + 4);
 			if ((uint64_t)n * 8 > len - 8)
 				return perr(&P, HP_ECORRUPT, off, -1,
@@ -849,7 +968,7 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 				if (rc)
 					return rc;
 			} else {
-				rc = hp_rd_skip(r, len, err);
+				rc = pass_bytes(&P, HP_RAW_BODY, len, 1, -1);
 				if (rc == HP_ETRUNC)
 					return past_end(&P, len, P.cur_time, hp_rd_offset(r) - body);
 				if (rc)
@@ -872,7 +991,7 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 				return past_end(&P, len, P.cur_time, avail_known - off - 9);
 			st->unknown_records++;
 			st->unknown_bytes += len;
-			rc = hp_rd_skip(r, len, err);
+			rc = pass_bytes(&P, HP_RAW_BODY, len, 1, -1);
 			if (rc == HP_ETRUNC)
 				return past_end(&P, len, P.cur_time, 0);
 			if (rc)
@@ -881,22 +1000,30 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		}
 		}
 		/* small records: the body was made available above; step over it */
-		rc = hp_rd_skip(r, len, err);
+		rc = pass_bytes(&P, HP_RAW_BODY, len, 1, -1);
 		if (rc == HP_ETRUNC)
 			return past_end(&P, len, P.cur_time, hp_rd_offset(r) - off - 9);
 		if (rc)
 			return rc;
 	}
+	st->bytes = hp_rd_offset(r);
 	if (st->in_segmented_dump) {
-		/* segments without HEAP DUMP END: accepted, but the dump is not marked complete */
+		/* Segments without HEAP DUMP END: HotSpot and ART always write one,
+		 * so the file was cut at a record boundary.  The dump is closed
+		 * (what was read stands, for --salvage) and the cut reported. */
 		st->in_segmented_dump = 0;
 		if (P.deliver && sink->dump_end) {
 			rc = sink->dump_end(sink->ud, st->ndumps - 1, st->bytes);
 			if (rc)
 				return sink_fail(&P, rc, st->bytes, -1);
 		}
+		return perr(&P, HP_ETRUNC, st->bytes, -1,
+			    "file ends after %llu HEAP DUMP SEGMENT record%s of heap dump %u (begun at offset %llu) "
+			    "without its HEAP DUMP END: the file is cut short",
+			    (unsigned long long)st->dumps[st->ndumps - 1].records,
+			    st->dumps[st->ndumps - 1].records == 1 ? "" : "s", st->ndumps - 1,
+			    (unsigned long long)st->dumps[st->ndumps - 1].offset);
 	}
-	st->bytes = hp_rd_offset(r);
 	return HP_OK;
 }
 

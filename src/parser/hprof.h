@@ -112,12 +112,57 @@ struct hp_sink {
 	/* elems is NULL unless opts.want_array_data; nodata for Android 0xC3 */
 	int (*prim_array)(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *elems, uint64_t offset, int nodata);
 	int (*heap_info)(void *ud, uint32_t heap_id, uint64_t name_sid);
+	/* with opts.want_array_data and opts.obj_array_chunk: an object array
+	 * of more elements than fit a streamed (gzip, pipe) reader's window
+	 * comes in parts of at
+	 * most obj_array_chunk elements, [first, first + k) each, in order,
+	 * instead of one obj_array call */
+	int (*obj_array_part)(void *ud, uint64_t id, uint64_t class_id, uint32_t n, uint32_t first, uint32_t k,
+			      const uint8_t *elems, uint64_t offset);
+	/* opts.want_raw: every byte of the input, once and in file order
+	 * (enum hp_raw_kind), after the decoded callback of the same bytes */
+	int (*raw)(void *ud, int kind, const uint8_t *p, size_t n, uint64_t offset);
 };
 
+/*
+ * The raw stream (opts.want_raw), for a sink that copies the dump: the
+ * pieces concatenated are the input, byte for byte, up to where parsing
+ * stopped.  Each piece has been checked as the decoded callbacks' data is
+ * (a sub-record's lengths against its record), so a copier can rely on
+ * the framing; element bytes come in whole elements.  n is never 0 except
+ * for a record without a body (RECORD) or an empty array (no ELEMS).
+ */
+enum hp_raw_kind {
+	HP_RAW_HEADER,            /* the file header */
+	HP_RAW_RECORD,            /* a record's tag, time and length (9 bytes) */
+	HP_RAW_BODY,              /* body bytes of a record other than a delivered HEAP DUMP
+				     (SEGMENT), in pieces of any size */
+	HP_RAW_SUB,               /* a heap-dump sub-record, tag first: whole, except that an
+				     array's is its fixed part (up to the element type or class id) */
+	HP_RAW_ELEMS              /* the elements of the array whose SUB came last, in pieces of
+				     whole elements */
+};
+
+/*
+ * Records a sink does not need whole are not buffered whole (a gzip bomb
+ * holds a 4 GiB record in a few MiB): with the limits below the parser reads
+ * only what it delivers and streams past the rest.  A callback then gets the
+ * record's real length and a pointer to at most the limit's bytes.
+ */
 struct hp_parse_opts {
 	int dump_index;           /* deliver sub-records of this dump only (0-based); -1 all */
 	int want_instance_data;
 	int want_array_data;
+	uint32_t string_max;      /* STRING: at most this many bytes at utf8 (len stays the
+	                             string's); 0 all */
+	uint64_t instance_data_max; /* want_instance_data: at most this many field bytes at
+	                             fields (len stays the record's); 0 all */
+	int no_prim_array_data;   /* want_array_data for object arrays only: primitive
+	                             arrays' elems are NULL */
+	uint32_t obj_array_chunk; /* elements per part for sink.obj_array_part; 0 whole */
+	uint32_t trace_frames_max;/* STACK TRACE: at most this many frame ids at frame_ids
+	                             (n stays the trace's); 0 all */
+	int want_raw;             /* deliver sink->raw (enum hp_raw_kind) */
 	void (*progress)(void *ud, uint64_t done);   /* called every few MiB */
 	void *progress_ud;
 };

@@ -399,7 +399,7 @@ int hp_rd_skip_slow(hp_reader *r, uint64_t n, struct hp_error *err)
 
 void hp_reader_release_before(hp_reader *r, uint64_t off)
 {
-	const uint64_t step = 32ull << 20;
+	const uint64_t step = 8ull << 20;
 	if (r->kind != HP_RD_MMAP || off > r->map_len)
 		return;
 	uint64_t end = off & ~(uint64_t)0xfffff;        /* 1 MiB multiples: page aligned */

@@ -53,8 +53,8 @@ const char *hp_reader_kind_name(const hp_reader *r);
 uint64_t hp_reader_progress(const hp_reader *r);
 
 /* Tells the reader nothing before `off` will be read again: a mapped file
- * gives those pages back (they stay in the page cache), so reading a dump
- * of any size keeps only a few MiB of it resident. */
+ * gives those pages back (they stay in the page cache) in steps of 8 MiB,
+ * so reading a dump of any size keeps only a few MiB of it resident. */
 void hp_reader_release_before(hp_reader *r, uint64_t off);
 
 int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err);

@@ -111,9 +111,37 @@ accepts() {
   done
   return 0
 }
+# accepts_listed OPTION VALUE CHECKERS: as accepts, but a command whose help
+# lists some of the completed values (VALS) need take only those it lists
+# (instances sorts by retained or shallow; top and dominators by count and
+# name too)
+accepts_listed() {
+  local c
+  for c in $3; do
+    if optdesc "$c" "$1" | grep -qwE "$(printf '%s\n' $vals | paste -sd'|')" &&
+       ! optdesc "$c" "$1" | grep -qw -- "$2"; then continue; fi
+    accepts "$1" "$2" "$c" || return 1
+  done
+  return 0
+}
+# optdesc COMMAND OPTION: the lines `hprofan help COMMAND` gives the option
+optdesc() {
+  "$HPROFAN" help "$1" 2>/dev/null |
+    awk -v o="$2" '$1 ~ "^"o"([= ]|$)" { on = 1; print; next } on && /^  +-/ { on = 0 } on && /^ {10,}/ { print }'
+}
 # id_arg COMMAND: an object id when COMMAND's usage line takes one (object,
-# path): the empty dump has no such object, which is exit status 1, not 2
-id_arg() { "$HPROFAN" help "$1" 2>/dev/null | grep -qE ' ID( |$)' && echo 0x1; }
+# path), a class name when it takes CLASS (instances): the empty dump has no
+# such object or class, which is exit status 1, not 2; an output file when it
+# takes IN OUT (redact)
+id_arg() {
+  local u
+  u=$("$HPROFAN" help "$1" 2>/dev/null | head -n 1)
+  case $u in
+    *" ID "* | *" ID") echo 0x1 ;;
+    *" CLASS "* | *" CLASS") echo java.lang.Object ;;
+    *" IN OUT"*) echo "$TMPD/redact-out.hprof" ;;
+  esac
+}
 
 # ---- (a) the lists -------------------------------------------------------------
 
@@ -202,7 +230,7 @@ for o in $(cat "$TMPD/help-valued"); do
     continue
   fi
   bad=''
-  for v in $vals; do accepts "$o" "$v" "$chk" || bad="$bad $v"; done
+  for v in $vals; do accepts_listed "$o" "$v" "$chk" || bad="$bad $v"; done
   if [ -z "$bad" ]; then ok "hprofan accepts each value completed for $o"
   else fail "hprofan accepts each value completed for $o" "rejected by${chk% }:$bad"; fi
   # the words of the --help line hprofan accepts as values are completed
@@ -265,7 +293,8 @@ comp "--heap offers the heaps" "$(sorted app default image zygote)" "hprofan x.h
 comp "--ref-size offers 4 and 8" "$(sorted 4 8)" "hprofan --ref-size " hprofan --ref-size ""
 comp "--filter takes a pattern: nothing offered" "" "hprofan x.hprof --filter " hprofan x.hprof --filter ""
 comp "--he offers --header-size --heap --help" "$(sorted --header-size --heap --help)" "hprofan --he" hprofan --he
-comp "in completes info" "info" "hprofan in" hprofan in
+comp "in completes info and instances" "info
+instances" "hprofan in" hprofan in
 comp "help offers the other commands" "$(printf '%s\n' "$b_cmds" | grep -vx help)" "hprofan help " hprofan help ""
 comp "first word: commands, dump files, directories" \
   "$(sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof' $b_cmds)" "hprofan " hprofan ""

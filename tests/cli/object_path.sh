@@ -69,7 +69,10 @@ usage() {
   else fail "$name" "exit $(rc u): $(head -c 200 "$TMPD/u.err")"; fi
 }
 usage "object without an id: exit 2" "missing the object id" object "$S"
-usage "path with a bad id: exit 2" "'zzz' is not an object id" path "$S" zzz
+usage "path with a bad id: exit 2" "'zz-z' is not an object id" path "$S" zz-z
+hp pz path "$S" zzz --quiet
+if [ "$(rc pz)" = 1 ] && grep -q "no class named 'zzz' in the dump" "$TMPD/pz.err"; then ok "path with a word that is no class: exit 1"
+else fail "path with a word that is no class: exit 1" "exit $(rc pz): $(head -c 200 "$TMPD/pz.err")"; fi
 usage "object with two ids: exit 2" "unexpected argument: 0x2" object "$S" 0x1 0x2
 usage "object from a pipe: exit 2" "a pipe cannot do" object - 0x1
 for c in object path; do

@@ -31,7 +31,7 @@ all=$(for c in $cmds; do opts "$c"; done | LC_ALL=C sort -u)
 # ---- (a) --help's list ---------------------------------------------------------
 
 for o in $all; do
-  line=$(grep -E -- "^  (-[a-z], )?$o( |=|,)" "$TMPD/help" | head -n 1)
+  line=$(grep -E -- "^  (-[a-z], )?$o( |=|,|\[)" "$TMPD/help" | head -n 1)
   [ -n "$line" ] || line=$(grep -E -- "^  $o, " "$TMPD/help" | head -n 1)
   if [ -z "$line" ]; then fail "--help lists $o" "no line for it"; continue; fi
   listed=$(printf '%s\n' "$line" | sed -E 's/^ +[^ ]+( [^ ]+)?  +//')
@@ -72,11 +72,18 @@ if [ -z "$SESSION" ] || [ -z "$SOFT" ] || [ -z "$THREAD" ]; then fail options-id
 # ---- (b) each option does something ------------------------------------------------
 
 # args CMD OPTION: the run without the option; value OPTION: the option as given
+# (redact's OUT is the file run compares, as -o's)
 args() {
   local f=$S id=$SESSION
   case $2 in --salvage) f=$T ;; --heap) f=$A ;; --all-weak) id=$SOFT ;; --roots) id=$THREAD ;; esac
+  # instances: a thread retains its stack locals under --roots=threads only
+  local cls=java.lang.String
+  [ "$2" = --roots ] && cls=java.lang.Thread
+  [ "$2" = --weak ] && cls=java.lang.ref.SoftReference
   case $1 in
     object|path) echo "$1 $f $id" ;;
+    instances) echo "$1 $f $cls" ;;
+    redact) echo "$1 $f $TMPD/out.txt" ;;
     # issue 13: --fail-on-leak changes the exit status when a rule finds a zombie
     leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
     *) echo "$1 $f" ;;
@@ -84,12 +91,13 @@ args() {
 }
 value() {
   case $1 in
-    --top) echo "--top 1" ;; --sort) echo "--sort=count" ;; --heap) echo "--heap heap" ;;
+    --top) echo "--top 1" ;; --sort) echo "--sort=name" ;; --heap) echo "--heap heap" ;;
     --filter) echo "--filter String" ;; --exclude) echo "--exclude String" ;;
     --size-model) echo "--size-model=raw" ;; --ref-size) echo "--ref-size 8" ;;
     --header-size) echo "--header-size 32" ;; --align) echo "--align 64" ;;
     --weak) echo "--weak=skip" ;; --roots) echo "--roots=all" ;; --dump) echo "--dump 1" ;;
     --max-memory) echo "--max-memory 64K" ;; --depth) echo "--depth 3" ;; --group) echo "--group=class" ;;
+    --mode) echo "--mode=strings" ;; --mapping-out) echo "--mapping-out $TMPD/map.txt" ;;
     -o | --output) echo "$1 $TMPD/out.txt" ;;
     # issue 13: leaks
     --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;

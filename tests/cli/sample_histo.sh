@@ -6,8 +6,10 @@
 # listed below with its reason (hprofan minus jmap), and an unlisted or a
 # stale one fails.  See testdata/README.md.
 #
-# The size differences come from what HPROF cannot show and from the size model
-# (Eclipse MAT's, the HotSpot default):
+# Under the default size model (vm: HotSpot's own sizes, from the gaps between
+# object addresses and the JDK 15+ field layout) only the timing differences
+# remain.  Under --size-model=mat (Eclipse MAT's) the size differences come
+# from what HPROF cannot show and from MAT's model:
 #  - VM-injected fields are not in a CLASS DUMP (MemberName.vmindex,
 #    ResolvedMethodName.vmtarget/vmholder, Module.module_entry,
 #    ClassLoader.loader_data): jmap's instances are larger;
@@ -29,13 +31,20 @@ if ! run_hp "$TMPD/top.json" "$TMPD/err" "$dump" --top 0 --json --quiet --fast; 
   fail "sample-histo" "exit $?: $(head -c 300 "$TMPD/err")"
   exit 0
 fi
+if ! run_hp "$TMPD/mat.json" "$TMPD/err" "$dump" --top 0 --json --quiet --fast --size-model=mat; then
+  fail "sample-histo mat" "exit $?: $(head -c 300 "$TMPD/err")"
+  exit 0
+fi
 
 # name | count delta | bytes: per=N (per instance, counts equal), bytes=N (total) or bytes=*
-cat > "$TMPD/allow" <<'EOF'
+cat > "$TMPD/allow.vm" <<'EOF'
 reason: the attach mechanism ran between histogram and dump (testdata/README.md)
 int[]                                                  +1  bytes=+80
 jdk.internal.ref.CleanerImpl$PhantomCleanableRef       -1  per=0
 java.lang.invoke.MethodHandleNatives$CallSiteContext   -1  bytes=-32
+EOF
+cp "$TMPD/allow.vm" "$TMPD/allow"
+cat >> "$TMPD/allow" <<'EOF'
 reason: MAT's class-object size (static field bytes) is not the JVM's mirror size; 918 CLASS DUMPs + 9 primitive-type mirrors (INSTANCE DUMPs) = 927 as in jmap
 java.lang.Class                                         0  bytes=*
 reason: VM-injected fields are not in HPROF (MemberName.vmindex)
@@ -66,9 +75,9 @@ java.security.BasicPermissionCollection                 0  per=+8
 sun.security.util.LazyCodeSourcePermissionCollection    0  per=+8
 EOF
 
-python3 - "$histo" "$TMPD/top.json" "$TMPD/allow" <<'PY'
+cat > "$TMPD/cmp.py" <<'PY'
 import json, re, sys
-histo, js, allowf = sys.argv[1:4]
+histo, js, allowf, L = sys.argv[1:5]
 PRIM = {'Z': 'boolean', 'C': 'char', 'F': 'float', 'D': 'double',
         'B': 'byte', 'S': 'short', 'I': 'int', 'J': 'long'}
 def java_name(n):
@@ -129,32 +138,34 @@ for name, raw, n, b in hist:
         wrong.append('%s: want count %+d %s, got jmap %d/%d hprofan %d/%d' % (name, dc, spec, n, b, hn, hb))
 stale = [k for k in allow if k not in seen and not any(k in w for w in wrong)]
 
-print(('ok' if not unlisted else 'FAIL') + ' sample-histo identical: %d of %d histogram classes have the same count and bytes%s'
-      % (same, len(hist), '' if not unlisted else '; unlisted differences: ' + ', '.join(unlisted)))
+print(('ok' if not unlisted else 'FAIL') + ' %s identical: %d of %d histogram classes have the same count and bytes%s'
+      % (L, same, len(hist), '' if not unlisted else '; unlisted differences: ' + ', '.join(unlisted)))
 if wrong or stale:
-    print('FAIL sample-histo explained: %s%s' % ('; '.join(wrong), '; listed but absent from the histogram: ' + ', '.join(stale) if stale else ''))
+    print('FAIL %s explained: %s%s' % (L, '; '.join(wrong), '; listed but absent from the histogram: ' + ', '.join(stale) if stale else ''))
 else:
-    print('ok sample-histo explained: %d listed differences, each as expected' % len(seen))
+    print('ok %s explained: %d listed differences, each as expected' % (L, len(seen)))
 
 # hidden classes: 12 in this histogram, all found once / is read as +
 found = sum(1 for name, raw, n, b in hist if '/' in raw and rows.get(name, [0, 0])[0] == n)
 expect_eq = lambda label, got, want: print(('ok %s' % label) if got == want else 'FAIL %s: got %r, want %r' % (label, got, want))
-expect_eq('sample-histo lambda names (/ read as +): %d of %d found' % (found, lambdas), (found, lambdas > 0), (lambdas, True))
+expect_eq('%s lambda names (/ read as +): %d of %d found' % (L, found, lambdas), (found, lambdas > 0), (lambdas, True))
 
 hist_names = {h[0] for h in hist}
 extra = sorted(k for k in rows if k not in hist_names)
-expect_eq('sample-histo every dump class is in the histogram', extra, [])
+expect_eq('%s every dump class is in the histogram' % L, extra, [])
 
 dsum = sum(v[0] for v in allow.values())
-expect_eq('sample-histo total instances: histogram %d %+d listed = %d' % (total[0], dsum, d['total']['instances']),
+expect_eq('%s total instances: histogram %d %+d listed = %d' % (L, total[0], dsum, d['total']['instances']),
           d['total']['instances'], total[0] + dsum)
 
 # the program's own classes (testdata/README.md), identical in both
 own = {'LeakyCache$Session': 2000, 'LeakyCache$Attribute': 8000, 'LeakyCache$ExpiryListener': 2000,
        'LeakyCache$WorkBuffer': 3, 'LeakyCache$Role': 3, 'LeakyCache': 1}
-expect_eq('sample-histo LeakyCache classes as in testdata/README.md',
+expect_eq('%s LeakyCache classes as in testdata/README.md' % L,
           {k: rows.get(k, [0])[0] for k in own}, own)
 hmap = {h[0]: (h[2], h[3]) for h in hist}
-expect_eq('sample-histo LeakyCache classes: same bytes as jmap',
+expect_eq('%s LeakyCache classes: same bytes as jmap' % L,
           {k: rows.get(k, [0, 0])[1] for k in own}, {k: hmap.get(k, (0, 0))[1] for k in own})
 PY
+python3 "$TMPD/cmp.py" "$histo" "$TMPD/top.json" "$TMPD/allow.vm" sample-histo
+python3 "$TMPD/cmp.py" "$histo" "$TMPD/mat.json" "$TMPD/allow" sample-histo-mat

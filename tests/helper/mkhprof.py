@@ -12,8 +12,19 @@ shell test describe a dump in a few lines of Python.  Ids are 4 bytes
     d.write("x.hprof")
 
 Strings are given as bytes when they must hold invalid UTF-8.
+
+Records too big to hold in memory (gzip bombs): a piece of a record may be
+an int, that many zero bytes, written (and gzipped, write(path, gz=True))
+as a stream:
+
+    d.huge_string(1 << 30)                    # a 1 GiB STRING record
+    d.huge_instance(cls, 1 << 30)             # an INSTANCE of 1 GiB of field bytes
+    d.huge_prim_array(BYTE, 1 << 30)          # a byte[] of 1 GiB
+    d.huge_obj_array(cls, 1 << 30)            # an Object[] of 2^28 nulls
+    d.huge_trace(7, 1 << 28)                  # a STACK TRACE of 2^28 frames
 """
 import struct
+import zlib
 
 OBJECT, BOOLEAN, CHAR, FLOAT, DOUBLE, BYTE, SHORT, INT, LONG = 2, 4, 5, 6, 7, 8, 9, 10, 11
 SIZES = {OBJECT: 4, BOOLEAN: 1, CHAR: 2, FLOAT: 4, DOUBLE: 8, BYTE: 1, SHORT: 2, INT: 4, LONG: 8}
@@ -54,10 +65,10 @@ class Dump:
         self.records.append(struct.pack(">BIIIIII", 0x02, 0, 16, self.serial, cid, 0, nid))
         return cid
 
-    def class_dump(self, cid, super_id=0, fields=(), statics=(), instance_size=None):
-        """fields: (name, type); statics: (name, type, value)"""
+    def class_dump(self, cid, super_id=0, fields=(), statics=(), instance_size=None, loader=0):
+        """fields: (name, type); statics: (name, type, value); loader: the class loader's id"""
         size = instance_size if instance_size is not None else sum(SIZES[t] for _, t in fields)
-        b = struct.pack(">BIIIIIIIIIH", 0x20, cid, 0, super_id, 0, 0, 0, 0, 0, size, 0)
+        b = struct.pack(">BIIIIIIIIIH", 0x20, cid, 0, super_id, loader, 0, 0, 0, 0, size, 0)
         b += struct.pack(">H", len(statics))
         for name, t, v in statics:
             b += struct.pack(">IB", self.string(name), t) + v.to_bytes(SIZES[t], "big")
@@ -80,10 +91,11 @@ class Dump:
             cid = getattr(self, "supers", {}).get(cid, 0)
         return types
 
-    def instance(self, cid, values=()):
-        """values: the class's own fields first, then its supers' (layout())"""
+    def instance(self, cid, values=(), types=None):
+        """values of the class's fields, its own first, then its supers' (layout()), or of `types`"""
         oid = self.new_id()
-        data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(self.layout(cid), values))
+        types = self.layout(cid) if types is None else types
+        data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(types, values))
         self.sub.append(struct.pack(">BIIII", 0x21, oid, 0, cid, len(data)) + data)
         return oid
 
@@ -105,14 +117,76 @@ class Dump:
         else:
             self.sub.append(struct.pack(">BI", kind, oid))
 
+    def thread_root(self, oid, serial):
+        """ROOT THREAD OBJECT: oid is the java.lang.Thread of thread `serial`"""
+        self.sub.append(struct.pack(">BIII", 0x08, oid, serial, 0))
+
+    def frame_root(self, oid, serial, frame=0):
+        """ROOT JAVA FRAME: oid is a local of thread `serial`'s stack"""
+        self.sub.append(struct.pack(">BIII", 0x03, oid, serial, frame))
+
+    def huge_string(self, n):
+        """a STRING record of n zero bytes (not interned: a fresh id)"""
+        sid = self.new_id()
+        self.records.append([struct.pack(">BII", 0x01, 0, 4 + n) + struct.pack(">I", sid), n])
+        return sid
+
+    def huge_trace(self, serial, nframes):
+        """a STACK TRACE of nframes frame ids 0"""
+        self.records.append([struct.pack(">BIIIII", 0x05, 0, 12 + 4 * nframes, serial, 0, nframes), 4 * nframes])
+
+    def huge_instance(self, cid, n):
+        oid = self.new_id()
+        self.sub.append([struct.pack(">BIIII", 0x21, oid, 0, cid, n), n])
+        return oid
+
+    def huge_obj_array(self, cid, n):
+        """n zero bytes of elements: n // 4 nulls"""
+        oid = self.new_id()
+        self.sub.append([struct.pack(">BIIII", 0x22, oid, 0, n // 4, cid), n // 4 * 4])
+        return oid
+
+    def huge_prim_array(self, t, n):
+        """n zero bytes of elements of type t"""
+        oid = self.new_id()
+        self.sub.append([struct.pack(">BIIIB", 0x23, oid, 0, n // SIZES[t], t), n // SIZES[t] * SIZES[t]])
+        return oid
+
     def heap_info(self, heap_id, name):
         """Android: the objects after it are in heap `name` (bytes allowed)"""
         self.sub.append(struct.pack(">BII", 0xFE, heap_id, self.string(name)))
 
-    def write(self, path):
+    @staticmethod
+    def _len(piece):
+        if isinstance(piece, int):
+            return piece
+        if isinstance(piece, list):
+            return sum(Dump._len(x) for x in piece)
+        return len(piece)
+
+    @staticmethod
+    def _chunks(piece):
+        if isinstance(piece, int):
+            zero = bytes(1 << 20)
+            while piece > 0:
+                k = min(piece, len(zero))
+                yield zero[:k]
+                piece -= k
+        elif isinstance(piece, list):
+            for x in piece:
+                yield from Dump._chunks(x)
+        else:
+            yield piece
+
+    def write(self, path, gz=False):
         fmt = b"JAVA PROFILE 1.0.3\0" if self.android else b"JAVA PROFILE 1.0.2\0"
-        out = fmt + struct.pack(">IQ", 4, 0) + b"".join(self.records)
-        body = b"".join(self.sub)
-        out += struct.pack(">BII", 0x1C, 0, len(body)) + body + struct.pack(">BII", 0x2C, 0, 0)
+        body_len = sum(self._len(x) for x in self.sub)
+        pieces = [fmt + struct.pack(">IQ", 4, 0)] + self.records + \
+            [struct.pack(">BII", 0x1C, 0, body_len)] + self.sub + [struct.pack(">BII", 0x2C, 0, 0)]
         with open(path, "wb") as f:
-            f.write(out)
+            z = zlib.compressobj(1, zlib.DEFLATED, 31) if gz else None
+            for piece in pieces:
+                for c in self._chunks(piece):
+                    f.write(z.compress(c) if z else c)
+            if z:
+                f.write(z.flush())

@@ -942,6 +942,7 @@ static void test_duplicates(void)
 	hpw_instance(w, 0x2000, 0, 0x100, NULL, 0);
 	hpw_instance(w, 0x3000, 0, 0x100, NULL, 0);
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	struct hp_heap_opts o = hopts(1, HP_SIZE_AUTO);
 	hp_heap *h = model_run(w, &o);
 	if (h) {
@@ -1026,6 +1027,7 @@ static void test_missing_class(void)
 	hpw_instance(w, 0x1020, 0, 0x777, NULL, 0);   /* no LOAD CLASS either */
 	hpw_instance(w, 0x1030, 0, 0x120, NULL, 0);
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	struct hp_heap_opts o = hopts(1, HP_SIZE_AUTO);
 	hp_heap *h = model_run(w, &o);
 	if (h) {
@@ -1069,6 +1071,7 @@ static void test_empty(void)
 	hpw_begin_dump(w, 0x1C);
 	hpw_prim_array(w, 0x1234567, 0, HPW_T_BYTE, 3, "abc", 3);
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	h = model_run(w, &o);
 	if (h) {
 		CHECK_EQ(h->nobj, 1);
@@ -1111,6 +1114,7 @@ static void test_find_many(void)
 		hpw_instance(w, id, 0, 0x10, NULL, 0);
 	}
 	hpw_end_dump(w);
+	hpw_dump_end(w);
 	struct hp_heap_opts o = hopts(1, HP_SIZE_AUTO);
 	hp_heap *h = model_run(w, &o);
 	if (h) {
@@ -1198,6 +1202,117 @@ static void test_java_names(void)
 	free(s);
 }
 
+/* ---- the vm model's field layout (model/vmlayout.c) ----------------------------
+ * One instance per class, 4 KiB apart (no gap is evidence), sizes by the JDK
+ * 15+ rule alone under three header/reference settings given as options,
+ * worked out by hand from JDK 17's fieldLayoutBuilder.cpp:
+ *   A {byte} : Object          B {long, int} : A      C {Object, short} : B
+ *   D {long, Object, byte}     E {int, boolean} : D   T2 {boolean} : Thread
+ *   java.lang.Thread {Object name; @Contended("tlr") long, int, int}
+ *   java.lang.ClassLoader {Object parent} + injected intptr;  L2 : ClassLoader
+ *   java.lang.Class: no field listed; injected 2 intptr, 2 int, 3 references
+ * e.g. header 12, references 4: B's long goes to 16 (leaving 13..16), its int
+ * cannot fit there aligned, 24..28: 32; C's short fills 14..16, its reference
+ * 28..32: 32 (MAT's rule: 40); Thread: name 12..16, 128 padding, the group
+ * 144..160, 128 padding: 288; T2's boolean goes after all that: 296.
+ * The mirror of D (statics Object, long, boolean and the dumper's
+ * <resolved_references>, which is not in the mirror) under header 12 /
+ * references 4: java.lang.Class is 48 (intptrs 16..32, ints 12 and 32,
+ * references 36..48), then the reference 48..52, the long 56..64, the
+ * boolean 64: 72. */
+enum { V_OBJ, V_A, V_B, V_C, V_D, V_E, V_THREAD, V_T2, V_CL, V_L2, V_CLASS, V_N };
+static const char *const v_names[V_N] = {
+	"java/lang/Object", "A", "B", "C", "D", "E", "java/lang/Thread", "T2",
+	"java/lang/ClassLoader", "L2", "java/lang/Class",
+};
+
+static void test_vm_layout(void)
+{
+	static const struct { unsigned hdr, ref; uint64_t size[V_N]; uint64_t mirror_d; } cases[] = {
+		/*               Obj  A   B   C   D   E  Thread T2  CL  L2  Class */
+		{ 12, 4, { 16, 16, 32, 32, 32, 32, 288, 296, 24, 24, 48 }, 72 },
+		{ 16, 4, { 16, 24, 32, 40, 32, 40, 296, 304, 32, 32, 0 }, 0 },
+		{ 12, 8, { 16, 16, 32, 40, 32, 40, 296, 304, 32, 32, 0 }, 0 },
+	};
+	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 8, 1700000000000ull);
+	uint64_t cid[V_N];
+	for (int c = 0; c < V_N; c++) {
+		cid[c] = 0x10000 + (uint64_t)c * 0x1000;
+		hpw_string(w, 100 + (uint64_t)c, v_names[c]);
+		hpw_load_class(w, (uint32_t)c + 1, cid[c], 0, 100 + (uint64_t)c);
+	}
+	hpw_string(w, 200, "f");
+	hpw_string(w, 201, "threadLocalRandomSeed");
+	hpw_string(w, 202, "threadLocalRandomProbe");
+	hpw_string(w, 203, "threadLocalRandomSecondarySeed");
+	hpw_string(w, 204, "<resolved_references>");
+	static const struct hpw_instance_field fA[] = { { 200, HPW_T_BYTE } };
+	static const struct hpw_instance_field fB[] = { { 200, HPW_T_LONG }, { 200, HPW_T_INT } };
+	static const struct hpw_instance_field fC[] = { { 200, HPW_T_OBJECT }, { 200, HPW_T_SHORT } };
+	static const struct hpw_instance_field fD[] = { { 200, HPW_T_LONG }, { 200, HPW_T_OBJECT }, { 200, HPW_T_BYTE } };
+	static const struct hpw_instance_field fE[] = { { 200, HPW_T_INT }, { 200, HPW_T_BOOLEAN } };
+	static const struct hpw_instance_field fT[] = { { 200, HPW_T_OBJECT }, { 201, HPW_T_LONG },
+							{ 202, HPW_T_INT }, { 203, HPW_T_INT } };
+	static const struct hpw_instance_field fT2[] = { { 200, HPW_T_BOOLEAN } };
+	static const struct hpw_instance_field fCL[] = { { 200, HPW_T_OBJECT } };
+	static const struct hpw_static_field sD[] = { { 200, HPW_T_OBJECT, 0 }, { 200, HPW_T_LONG, 1 },
+						      { 200, HPW_T_BOOLEAN, 1 }, { 204, HPW_T_OBJECT, 0 } };
+	static const int super_of[V_N] = { -1, V_OBJ, V_A, V_B, V_OBJ, V_D, V_OBJ, V_THREAD, V_OBJ, V_CL, V_OBJ };
+	const struct hpw_instance_field *fields[V_N] = { NULL, fA, fB, fC, fD, fE, fT, fT2, fCL, NULL, NULL };
+	static const uint16_t nf[V_N] = { 0, 1, 2, 2, 3, 2, 4, 1, 1, 0, 0 };
+	hpw_begin_dump(w, 0x1C);
+	for (int c = 0; c < V_N; c++) {
+		struct hpw_class cd;
+		memset(&cd, 0, sizeof cd);
+		cd.class_id = cid[c];
+		cd.super_id = super_of[c] < 0 ? 0 : cid[super_of[c]];
+		cd.nfields = nf[c];
+		cd.fields = fields[c];
+		if (c == V_D) {
+			cd.nstatics = 4;
+			cd.statics = sD;
+		}
+		hpw_class_dump(w, &cd);
+	}
+	static const uint8_t zeros[64];
+	for (int c = 0; c < V_N; c++) {
+		if (c == V_CLASS)
+			continue;
+		uint32_t bytes = 0;
+		for (int k = c; k >= 0; k = super_of[k])
+			for (int i = 0; i < nf[k]; i++)
+				bytes += (uint32_t)hpw_type_size(w, fields[k][i].type);
+		hpw_instance(w, 0x800000 + (uint64_t)c * 0x1000, 0, cid[c], zeros, bytes);
+	}
+	hpw_end_dump(w);
+	hpw_dump_end(w);
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+		char name[64];
+		snprintf(name, sizeof name, "vm layout header %u ref %u", cases[ci].hdr, cases[ci].ref);
+		cur_test = name;
+		struct hp_heap_opts o = hopts(0, HP_SIZE_VM);
+		o.header_size = (int)cases[ci].hdr;
+		o.ref_size = (int)cases[ci].ref;
+		o.align = 8;
+		hp_heap *h = model_run(w, &o);
+		if (!h)
+			continue;
+		CHECK_EQ(h->size.kind, HP_SIZE_VM);
+		CHECK_EQ(h->size.vm.jdk15, 1);
+		CHECK_EQ(h->size.vm.classes_gaps, 0);
+		for (int c = 0; c < V_N; c++) {
+			const struct hp_class *cl = class_by_id(h, cid[c]);
+			CHECK(cl != NULL);
+			if (cl && cases[ci].size[c])
+				CHECK_EQ(cl->inst_size, cases[ci].size[c]);
+			if (cl && c == V_D && cases[ci].mirror_d)
+				CHECK_EQ(cl->self_size, cases[ci].mirror_d);
+		}
+		hp_heap_free(h);
+	}
+	hpw_free(w);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1212,6 +1327,7 @@ int main(void)
 	test_missing_class();
 	test_empty();
 	test_find_many();
+	test_vm_layout();
 	rmdir(tmpdir);
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

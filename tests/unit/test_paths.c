@@ -1148,6 +1148,90 @@ static void test_referrers_random(void)
 	CHECK(!bad, "referrers of every object of %d random graphs match a brute force", graphs);
 }
 
+/* ---- class edges taken last ------------------------------------------- */
+
+/* A graph with class edges (refs.h) made by hand: classes 0, 1, 2 with class
+ * objects 4, 5 and none; 5 is of class 1 itself (no edge to itself).
+ *   0 -> 1, 2          0 is the start (class 2: no class edge)
+ *   1 -> <4>, 3        <4>: the class edge, first
+ *   2 -> <4>
+ *   3 -> 5             5 is reached without a class edge, though 4's leads to it
+ *   4 -> <5>, 6        6 only through class object 4, which only class edges reach
+ *   7 -> <4>, 4        7 holds 4 by a field too (and is unreachable)
+ * Round 0 reaches 0 1 2 3 5; round 1 the class object 4 through 1 (the
+ * first of its depth), then 6: 7 objects, 2 through a class edge. */
+static void test_class_edges(void)
+{
+	static uint64_t off[] = { 0, 2, 4, 5, 6, 8, 8, 8, 10 };
+	static uint32_t adj[] = { 1, 2, 4, 3, 4, 5, 5, 6, 4, 4 };
+	static uint32_t obj_cls[] = { 2, 0, 0, 2, 1, 1, 2, 0 };
+	static uint32_t class_obj[] = { 4, 5, HP_NONE };
+	struct hp_refs g;
+	memset(&g, 0, sizeof g);
+	g.n = 8;
+	g.off = off;
+	g.adj = adj;
+	g.nedges = 10;
+	g.class_obj = class_obj;
+	g.obj_cls = obj_cls;
+	CHECK(hp_refs_class_edge(&g, 1) == 4 && hp_refs_class_edge(&g, 5) == HP_NONE &&
+	      hp_refs_class_edge(&g, 0) == HP_NONE && hp_refs_is_class_edge(&g, 7, 8) &&
+	      !hp_refs_is_class_edge(&g, 7, 9) && !hp_refs_is_class_edge(&g, 1, 3),
+	      "class edges: the first edge of an object whose class has a class object, never to itself");
+	struct hp_error err;
+	hp_error_clear(&err);
+	struct hp_paths P;
+	uint32_t start = 0;
+	int rc = hp_paths_bfs(&P, &g, &start, 1, &err);
+	CHECK(rc == HP_OK, "bfs: %s", err.msg);
+	if (rc)
+		return;
+	CHECK(P.reached == 7 && P.through_class == 2, "reached %llu, %llu through a class edge; want 7, 2",
+	      (unsigned long long)P.reached, (unsigned long long)P.through_class);
+	CHECK(P.parent[5] == 3 && P.depth[5] == 3, "5 through 3 (not 4's class edge): parent %u", P.parent[5]);
+	CHECK(P.parent[4] == 1 && P.depth[4] == 2 && P.parent[6] == 4 && P.depth[6] == 3,
+	      "4 through 1's class edge, 6 through 4: parents %u %u", P.parent[4], P.parent[6]);
+	CHECK(P.parent[7] == HP_PATH_UNSEEN, "7 is reached");
+	struct hp_pathlist l;
+	rc = hp_paths_shortest(&P, &g, 6, 5, &l, &err);
+	CHECK(rc == HP_OK && l.npaths == 1 && l.first[1] == 4 && l.nodes[0] == 0 && l.nodes[1] == 1 && l.nodes[2] == 4 &&
+	      l.nodes[3] == 6, "the path to 6: 0 1 4 6 (%zu paths)", l.npaths);
+	hp_paths_list_release(&l);
+	/* 4's other referrer 2 holds it only as its class: no second path */
+	rc = hp_paths_shortest(&P, &g, 4, 5, &l, &err);
+	CHECK(rc == HP_OK && l.npaths == 1, "paths to 4: %zu, want 1", l.npaths);
+	hp_paths_list_release(&l);
+
+	struct hp_holders H;
+	rc = hp_paths_holders(&g, 4, &H, &err);
+	CHECK(rc == HP_OK && H.n == 1 && H.obj[0] == 7 && H.through_class == 2 && !H.class_listed,
+	      "holders of 4: %zu (through class %llu, listed %d), want 7 alone and 2 through their class", H.n,
+	      (unsigned long long)H.through_class, H.class_listed);
+	hp_paths_holders_release(&H);
+	rc = hp_paths_holders(&g, 5, &H, &err);
+	CHECK(rc == HP_OK && H.n == 1 && H.obj[0] == 3 && H.through_class == 1 && !H.class_listed,
+	      "holders of 5: %zu, want 3 and 1 through its class", H.n);
+	hp_paths_holders_release(&H);
+	rc = hp_paths_holders(&g, 6, &H, &err);
+	CHECK(rc == HP_OK && H.n == 1 && H.obj[0] == 4 && H.through_class == 0, "holders of 6: %zu", H.n);
+	hp_paths_holders_release(&H);
+	/* without 7, only objects of its class hold 4: they are the list */
+	g.n = 7;
+	g.nedges = 8;
+	rc = hp_paths_holders(&g, 4, &H, &err);
+	CHECK(rc == HP_OK && H.n == 2 && H.obj[0] == 1 && H.obj[1] == 2 && H.through_class == 2 && H.class_listed,
+	      "holders of 4 without 7: %zu, listed %d", H.n, H.class_listed);
+	hp_paths_holders_release(&H);
+	g.n = 8;
+	g.nedges = 10;
+	uint32_t *r;
+	size_t nr;
+	rc = hp_paths_referrers(&g, 4, &r, &nr, &err);
+	CHECK(rc == HP_OK && nr == 3 && r[0] == 1 && r[1] == 2 && r[2] == 7, "referrers of 4: %zu, want 1 2 7", nr);
+	hp_free(r);
+	hp_paths_release(&P);
+}
+
 /* ---- allocation failure ------------------------------------------------- */
 
 /* the graph: 0 -> 1 -> 2 -> 3, 0 -> 3, 4 -> 3 (4 unreachable); path search
@@ -1221,6 +1305,7 @@ int main(void)
 	test_graph_paths();
 	test_followed_and_targets();
 	test_referrers_random();
+	test_class_edges();
 	test_chain();
 	test_decode();
 	test_strings(JDK6, "jdk6");

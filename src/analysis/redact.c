@@ -1,0 +1,937 @@
+/* redact.c — a heap dump copied without its data; see redact.h. */
+#include "analysis/redact.h"
+#include "model/heap.h"
+#include "model/idmap.h"
+#include "parser/alloc.h"
+#include "parser/hprof.h"
+#include "parser/reader.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- small growable arrays ----------------------------------------------- */
+
+#define GROW(arr, n, cap, need) ( (n) + (need) <= (cap) ? 0 : grow((void **)&(arr), &(cap), (n) + (need), sizeof *(arr)) )
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc *= 2;
+	void *q = hp_reallocarray(*p, nc, size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+/* the JDK's and Android's own packages ('/' matches '.' too: old dumps
+ * write class names with dots) */
+static const char *const framework[] = {
+	"java/", "javax/", "jdk/", "sun/", "com/sun/", "android/", "dalvik/", "libcore/",
+	"org/apache/harmony/", "org/w3c/", "org/xml/", "org/ietf/", "org/omg/", "com/android/",
+};
+
+/* the element class of a class name: "[[Lx;" -> "x"; a primitive array's: "" */
+static void element_of(const uint8_t **s, size_t *len)
+{
+	const uint8_t *p = *s;
+	size_t n = *len;
+	if (!n || p[0] != '[')
+		return;
+	while (n && p[0] == '[') {
+		p++;
+		n--;
+	}
+	if (n >= 2 && p[0] == 'L' && p[n - 1] == ';') {
+		p++;
+		n -= 2;
+	} else {
+		n = 0;                  /* a primitive element type */
+	}
+	*s = p;
+	*len = n;
+}
+
+/* does the class name (an array's too) name the JDK's or Android's own
+ * class, or a primitive array ("[I", or "int[]" as old dumps write it)? */
+static int framework_class(const uint8_t *s, size_t len)
+{
+	static const char *const prims[] = { "boolean", "byte", "char", "short", "int", "long", "float", "double" };
+	size_t full = len;
+	element_of(&s, &len);
+	if (!len)
+		return full > 0;
+	while (len > 2 && s[len - 2] == '[' && s[len - 1] == ']')
+		len -= 2;
+	for (size_t i = 0; len < full && i < sizeof prims / sizeof prims[0]; i++)
+		if (len == strlen(prims[i]) && !memcmp(s, prims[i], len))
+			return 1;
+	for (size_t i = 0; i < sizeof framework / sizeof framework[0]; i++) {
+		const char *f = framework[i];
+		size_t k = 0;
+		while (f[k] && k < len && (s[k] == (uint8_t)f[k] || (f[k] == '/' && s[k] == '.')))
+			k++;
+		if (!f[k])
+			return 1;
+	}
+	return 0;
+}
+
+/* s is the name `want`, written with '/' (or with '.' as old dumps do) */
+static int same_name(const uint8_t *s, size_t len, const char *want)
+{
+	size_t k = 0;
+	for (; want[k] && k < len; k++)
+		if (s[k] != (uint8_t)want[k] && !(want[k] == '/' && s[k] == '.'))
+			return 0;
+	return !want[k] && k == len;
+}
+
+/* a stable 64-bit hash of a name (FNV-1a, then a finaliser); a class
+ * name's dots (old dumps) count as slashes, so it hashes as in new ones */
+static uint64_t name_hash(const uint8_t *s, size_t n, int cls)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= cls && s[i] == '.' ? '/' : s[i];
+		h *= 0x100000001b3ull;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* roles a STRING record's id plays (names mode) */
+enum {
+	ROLE_CLASS = 1, ROLE_FIELD = 2, ROLE_METHOD = 4, ROLE_SOURCE = 8, ROLE_SIG = 16,
+	ROLE_KEEP = 32,           /* a name the JDK or Android uses: stays readable */
+	NAME_FW = 64              /* the text names a framework class */
+};
+
+/* ---- the state ------------------------------------------------------------ */
+
+struct rclass {
+	uint64_t id, super;
+	uint32_t first, nf;       /* instance fields: ftypes/fnames[first, first + nf) */
+	int32_t plan;             /* index in plans, -1 not made yet */
+};
+
+struct plan {
+	uint32_t first, n;        /* ranges[first, first + n): field bytes to zero */
+	uint32_t total;           /* field bytes the layout describes */
+	uint8_t complete;         /* every class of the chain was known */
+	uint8_t string;           /* java.lang.String */
+};
+
+struct range { uint32_t off, len; };
+
+/* names looked for in every mode */
+enum { SP_STRING, SP_COUNT, SP_OFFSET, SP_CODER, SP_N };
+static const char *const special[SP_N] = { "java/lang/String", "count", "offset", "coder" };
+#define SP_MAX 8
+
+struct red {
+	const struct hp_redact_opts *o;
+	struct hp_redact_stats *st;
+	hp_writer *w;
+	struct hp_error *err;
+	unsigned I;
+	int zero_values;          /* values, names */
+	int names;
+	int complete;             /* a first pass has read every layout and name */
+	int can_prepass;          /* the input can be read again */
+	int need_prepass;         /* the copy stopped for a first pass */
+	uint64_t need_class;      /* the class it stopped at */
+
+	/* classes: layouts from CLASS DUMP */
+	struct hp_idmap cls_map;  /* class id -> index in cls */
+	struct rclass *cls;
+	size_t ncls, cls_cap;
+	uint8_t *ftypes;
+	uint64_t *fnames;
+	size_t nft, ft_cap, fn_cap;
+	struct plan *plans;
+	size_t nplans, plans_cap;
+	struct range *ranges;
+	size_t nranges, ranges_cap;
+	uint64_t last_cid;        /* the class of the last instance, and its plan */
+	int32_t last_plan;
+
+	/* LOAD CLASS: class id and name sid, by class id and by serial */
+	struct hp_idmap lc_by_id, lc_by_serial;
+	uint64_t *lc_cls, *lc_name;
+	size_t nlc, lc_cap, lcn_cap;
+	uint64_t sp[SP_N][SP_MAX];
+	int nsp[SP_N];
+
+	/* the copy */
+	int elem_action;          /* of the array whose SUB came last */
+	int record_unknown;       /* the current record is of an unknown kind */
+	int swallow;              /* its body is written already (a renamed STRING) */
+	uint8_t head[9];          /* a STRING record's head, held back (names) */
+
+	/* names */
+	struct hp_idmap sid_map;  /* STRING id -> index in roles */
+	uint8_t *roles;
+	size_t nroles, roles_cap;
+	uint64_t *frames;         /* 4 per frame: method, signature, source sids, class serial */
+	size_t nframes, frames_cap;
+	uint64_t *cdfields;       /* 2 per field of a CLASS DUMP (statics too): class id, name sid */
+	size_t ncdf, cdf_cap;
+	struct hp_idmap mapped;   /* hashes already given to the mapping callback */
+	char *nbuf;               /* a new name being made */
+	size_t nbuf_len, nbuf_cap;
+};
+
+enum { EL_COPY, EL_ZERO, EL_STAR_BYTE, EL_STAR_CHAR };
+
+static int nomem(struct red *R)
+{
+	return hp_error_set(R->err, HP_ENOMEM, "out of memory");
+}
+
+static int is_special(const struct red *R, int k, uint64_t sid)
+{
+	for (int i = 0; i < R->nsp[k]; i++)
+		if (R->sp[k][i] == sid)
+			return 1;
+	return 0;
+}
+
+static void note_special(struct red *R, uint64_t sid, const uint8_t *s, uint32_t len)
+{
+	for (int k = 0; k < SP_N; k++)
+		if (same_name(s, len, special[k]) && R->nsp[k] < SP_MAX &&
+		    !is_special(R, k, sid))
+			R->sp[k][R->nsp[k]++] = sid;
+}
+
+static int add_load_class(struct red *R, uint32_t serial, uint64_t cid, uint64_t name_sid)
+{
+	uint32_t i = hp_idmap_get(&R->lc_by_id, cid);
+	if (i == HP_IDMAP_NONE) {
+		if (GROW(R->lc_cls, R->nlc, R->lc_cap, 1) || GROW(R->lc_name, R->nlc, R->lcn_cap, 1) ||
+		    hp_idmap_put(&R->lc_by_id, cid, (uint32_t)R->nlc))
+			return nomem(R);
+		i = (uint32_t)R->nlc++;
+	}
+	R->lc_cls[i] = cid;
+	R->lc_name[i] = name_sid;
+	if (hp_idmap_put(&R->lc_by_serial, serial, i))
+		return nomem(R);
+	return HP_OK;
+}
+
+static int is_string_class(const struct red *R, uint64_t cid)
+{
+	uint32_t i = hp_idmap_get(&R->lc_by_id, cid);
+	return i != HP_IDMAP_NONE && is_special(R, SP_STRING, R->lc_name[i]);
+}
+
+/* ---- class layouts ----------------------------------------------------------- */
+
+static void forget_plans(struct red *R)
+{
+	for (size_t i = 0; i < R->ncls; i++)
+		R->cls[i].plan = -1;
+	R->nplans = R->nranges = 0;
+	R->last_plan = -1;
+}
+
+/* a CLASS DUMP's instance fields: n × (ID name, u1 type) at f */
+static int add_class(struct red *R, uint64_t id, uint64_t super, const uint8_t *f, uint16_t n)
+{
+	unsigned I = R->I;
+	uint32_t idx = hp_idmap_get(&R->cls_map, id);
+	if (idx != HP_IDMAP_NONE) {
+		const struct rclass *c = &R->cls[idx];
+		int same = c->super == super && c->nf == n;
+		for (uint32_t i = 0; same && i < n; i++)
+			same = R->ftypes[c->first + i] == f[i * (I + 1) + I] &&
+			       R->fnames[c->first + i] == hp_be_id(f + i * (I + 1), I);
+		if (same)
+			return HP_OK;
+	}
+	if (GROW(R->ftypes, R->nft, R->ft_cap, n) || GROW(R->fnames, R->nft, R->fn_cap, n))
+		return nomem(R);
+	uint32_t first = (uint32_t)R->nft;
+	for (uint32_t i = 0; i < n; i++) {
+		R->ftypes[first + i] = f[i * (I + 1) + I];
+		R->fnames[first + i] = hp_be_id(f + i * (I + 1), I);
+	}
+	R->nft += n;
+	if (idx == HP_IDMAP_NONE) {
+		if (GROW(R->cls, R->ncls, R->cls_cap, 1) || hp_idmap_put(&R->cls_map, id, (uint32_t)R->ncls))
+			return nomem(R);
+		idx = (uint32_t)R->ncls++;
+	} else {
+		forget_plans(R);        /* a class changed: the layouts made from it are stale */
+	}
+	struct rclass *c = &R->cls[idx];
+	c->id = id;
+	c->super = super;
+	c->first = first;
+	c->nf = n;
+	c->plan = -1;
+	R->last_plan = -1;
+	return HP_OK;
+}
+
+/* The plan of an instance of class cid: which of its field bytes become
+ * zero.  Fields are laid out class by class from cid up the super chain
+ * (as the model reads them: src/model/refs.c).  Returns the plan's index,
+ * or -1 (err set) when out of memory. */
+static int32_t make_plan(struct red *R, uint32_t idx)
+{
+	unsigned I = R->I;
+	int str = is_string_class(R, R->cls[idx].id);
+	if (GROW(R->plans, R->nplans, R->plans_cap, 1)) {
+		nomem(R);
+		return -1;
+	}
+	struct plan *pl = &R->plans[R->nplans];
+	pl->first = (uint32_t)R->nranges;
+	pl->n = 0;
+	pl->complete = 1;
+	pl->string = (uint8_t)str;
+	uint64_t pos = 0;
+	uint32_t c = idx;
+	for (size_t depth = 0; depth <= R->ncls; depth++) {
+		const struct rclass *k = &R->cls[c];
+		for (uint32_t f = 0; f < k->nf; f++) {
+			unsigned t = R->ftypes[k->first + f];
+			unsigned sz = hp_type_size(t, I);
+			if (!sz)
+				break;
+			int zero;
+			if (t == HP_T_OBJECT)
+				zero = 0;
+			else if (str && c == idx) {
+				/* a String keeps its shape; its hash goes */
+				uint64_t nm = R->fnames[k->first + f];
+				zero = !is_special(R, SP_COUNT, nm) && !is_special(R, SP_OFFSET, nm) &&
+				       !is_special(R, SP_CODER, nm);
+			} else
+				zero = R->zero_values;
+			if (zero) {
+				struct range *last = pl->n ? &R->ranges[R->nranges - 1] : NULL;
+				if (last && last->off + last->len == pos) {
+					last->len += sz;
+				} else {
+					if (GROW(R->ranges, R->nranges, R->ranges_cap, 1)) {
+						nomem(R);
+						return -1;
+					}
+					R->ranges[R->nranges].off = (uint32_t)pos;
+					R->ranges[R->nranges].len = sz;
+					R->nranges++;
+					pl->n++;
+				}
+			}
+			pos += sz;
+			if (pos > UINT32_MAX)
+				pos = UINT32_MAX;
+		}
+		if (k->super == 0)
+			break;
+		uint32_t s = hp_idmap_get(&R->cls_map, k->super);
+		if (s == HP_IDMAP_NONE) {
+			pl->complete = 0;       /* the super class's layout is not known (yet) */
+			break;
+		}
+		c = s;
+	}
+	pl->total = (uint32_t)pos;
+	R->cls[idx].plan = (int32_t)R->nplans;
+	return (int32_t)R->nplans++;
+}
+
+/* The plan for class cid: its index, -1 (err set) on failure, -2 when
+ * the class or part of its chain is not known yet and a first pass can
+ * tell (R->need_prepass is set then). */
+static int32_t plan_of(struct red *R, uint64_t cid)
+{
+	if (R->last_plan >= 0 && R->last_cid == cid)
+		return R->last_plan;
+	uint32_t idx = hp_idmap_get(&R->cls_map, cid);
+	int32_t p;
+	if (idx == HP_IDMAP_NONE) {
+		if (!R->complete) {
+			R->need_class = cid;
+			return -2;
+		}
+		p = -3;                 /* no layout at all: the fields are zeroed whole */
+	} else {
+		p = R->cls[idx].plan;
+		if (p < 0 && (p = make_plan(R, idx)) < 0)
+			return -1;
+		if (!R->plans[p].complete && !R->complete) {
+			R->need_class = cid;
+			return -2;
+		}
+	}
+	R->last_cid = cid;
+	R->last_plan = p;
+	return p;
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static int32_t role_slot(struct red *R, uint64_t sid, int add)
+{
+	uint32_t v = hp_idmap_get(&R->sid_map, sid);
+	if (v != HP_IDMAP_NONE || !add)
+		return v == HP_IDMAP_NONE ? -1 : (int32_t)v;
+	if (GROW(R->roles, R->nroles, R->roles_cap, 1) || hp_idmap_put(&R->sid_map, sid, (uint32_t)R->nroles)) {
+		nomem(R);
+		return -2;
+	}
+	R->roles[R->nroles] = 0;
+	return (int32_t)R->nroles++;
+}
+
+static int add_role(struct red *R, uint64_t sid, int role)
+{
+	int32_t i = role_slot(R, sid, 1);
+	if (i == -2)
+		return HP_ENOMEM;
+	R->roles[i] |= (uint8_t)role;
+	return HP_OK;
+}
+
+/* whether the class named by sid is the JDK's or Android's (or all names go) */
+static int fw_sid(const struct red *R, uint64_t sid)
+{
+	if (R->o->names_all)
+		return 0;
+	uint32_t i = hp_idmap_get(&R->sid_map, sid);
+	return i != HP_IDMAP_NONE && (R->roles[i] & NAME_FW);
+}
+
+static int fw_class(const struct red *R, uint64_t cid)
+{
+	uint32_t i = hp_idmap_get(&R->lc_by_id, cid);
+	return i != HP_IDMAP_NONE && fw_sid(R, R->lc_name[i]);
+}
+
+/* After the first pass: what each name is, and whether it stays. */
+static int assign_roles(struct red *R)
+{
+	for (size_t i = 0; i < R->nlc; i++)
+		HP_TRY(add_role(R, R->lc_name[i], ROLE_CLASS | (fw_sid(R, R->lc_name[i]) ? ROLE_KEEP : 0)));
+	for (size_t i = 0; i < R->ncdf; i++)
+		HP_TRY(add_role(R, R->cdfields[2 * i + 1], ROLE_FIELD | (fw_class(R, R->cdfields[2 * i]) ? ROLE_KEEP : 0)));
+	for (size_t i = 0; i < R->nframes; i++) {
+		const uint64_t *f = &R->frames[4 * i];
+		uint32_t k = hp_idmap_get(&R->lc_by_serial, f[3]);
+		int keep = k != HP_IDMAP_NONE ? fw_sid(R, R->lc_name[k]) : 0;
+		HP_TRY(add_role(R, f[0], ROLE_METHOD | (keep ? ROLE_KEEP : 0)));
+		HP_TRY(add_role(R, f[1], ROLE_SIG));
+		HP_TRY(add_role(R, f[2], ROLE_SOURCE | (keep ? ROLE_KEEP : 0)));
+	}
+	return HP_OK;
+}
+
+static int nb_put(struct red *R, const void *p, size_t n)
+{
+	if (GROW(R->nbuf, R->nbuf_len, R->nbuf_cap, n + 1))
+		return nomem(R);
+	memcpy(R->nbuf + R->nbuf_len, p, n);
+	R->nbuf_len += n;
+	R->nbuf[R->nbuf_len] = '\0';
+	return HP_OK;
+}
+
+/* tells the mapping callback about hashed name `h` (prefix + 16 hex) once;
+ * real is the name as the dump has it, a class's in the dump's form */
+static int map_name(struct red *R, char prefix, uint64_t h, const uint8_t *real, size_t len, int is_class)
+{
+	if (!R->o->mapping)
+		return HP_OK;
+	uint32_t v = 0;
+	int ins = hp_idmap_insert(&R->mapped, h ^ (uint64_t)(unsigned char)prefix, &v);
+	if (ins < 0)
+		return nomem(R);
+	if (!ins)
+		return HP_OK;
+	char hashed[24];
+	snprintf(hashed, sizeof hashed, "%c%016llx", prefix, (unsigned long long)h);
+	char *txt = is_class ? hp_java_name((const char *)real, len) : hp_mutf8_to_utf8((const char *)real, len, NULL);
+	if (!txt)
+		return nomem(R);
+	int rc = R->o->mapping(R->o->mapping_ud, hashed, txt);
+	hp_free(txt);
+	if (rc != HP_OK && !R->err->msg[0])
+		hp_error_set(R->err, rc, "cannot write the mapping");
+	return rc;
+}
+
+/* appends class name s (no array brackets) renamed, "c" + 16 hex, unless it is a framework class */
+static int put_class(struct red *R, const uint8_t *s, size_t n)
+{
+	if (!R->o->names_all && framework_class(s, n))
+		return nb_put(R, s, n);
+	uint64_t h = name_hash(s, n, 1);
+	char b[24];
+	int k = snprintf(b, sizeof b, "c%016llx", (unsigned long long)h);
+	HP_TRY(map_name(R, 'c', h, s, n, 1));
+	return nb_put(R, b, (size_t)k);
+}
+
+/* a class name, an array's too: "[Lcom/x/Y;" -> "[Lc0123...;" */
+static int rename_class(struct red *R, const uint8_t *s, size_t n)
+{
+	const uint8_t *e = s;
+	size_t en = n;
+	element_of(&e, &en);
+	if (e == s)
+		return put_class(R, s, n);
+	if (!en)
+		return nb_put(R, s, n);  /* a primitive array */
+	HP_TRY(nb_put(R, s, (size_t)(e - s)));
+	HP_TRY(put_class(R, e, en));
+	return nb_put(R, e + en, n - (size_t)(e - s) - en);
+}
+
+/* a method signature: each L...; renamed */
+static int rename_sig(struct red *R, const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		if (s[i] == 'L') {
+			size_t j = i + 1;
+			while (j < n && s[j] != ';')
+				j++;
+			if (j < n) {
+				HP_TRY(nb_put(R, "L", 1));
+				HP_TRY(put_class(R, s + i + 1, j - i - 1));
+				HP_TRY(nb_put(R, ";", 1));
+				i = j + 1;
+				continue;
+			}
+		}
+		HP_TRY(nb_put(R, s + i, 1));
+		i++;
+	}
+	return HP_OK;
+}
+
+/* the new text of STRING sid (in R->nbuf), or 0 when it stays */
+static int new_name(struct red *R, uint64_t sid, const uint8_t *s, uint32_t n, int *renamed)
+{
+	*renamed = 0;
+	R->nbuf_len = 0;
+	HP_TRY(nb_put(R, "", 0));
+	uint32_t i = hp_idmap_get(&R->sid_map, sid);
+	if (i == HP_IDMAP_NONE)
+		return HP_OK;
+	int role = R->roles[i];
+	if ((role & ROLE_KEEP) && !R->o->names_all)
+		return HP_OK;
+	if (role & ROLE_CLASS) {
+		HP_TRY(rename_class(R, s, n));
+	} else if (role & (ROLE_FIELD | ROLE_METHOD | ROLE_SOURCE)) {
+		char prefix = (role & ROLE_FIELD) ? 'f' : (role & ROLE_METHOD) ? 'm' : 's';
+		uint64_t h = name_hash(s, n, 0);
+		char b[24];
+		int k = snprintf(b, sizeof b, "%c%016llx", prefix, (unsigned long long)h);
+		HP_TRY(map_name(R, prefix, h, s, n, 0));
+		HP_TRY(nb_put(R, b, (size_t)k));
+	} else if (role & ROLE_SIG) {
+		HP_TRY(rename_sig(R, s, n));
+	} else {
+		return HP_OK;
+	}
+	*renamed = R->nbuf_len != n || memcmp(R->nbuf, s, n) != 0;
+	return HP_OK;
+}
+
+/* ---- the first pass: layouts and names -------------------------------------- */
+
+static int pre_header(void *ud, const struct hp_header *h)
+{
+	((struct red *)ud)->I = h->id_size;
+	return HP_OK;
+}
+
+static int pre_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+{
+	struct red *R = ud;
+	note_special(R, id, s, len);
+	if (R->names && framework_class(s, len))
+		return add_role(R, id, NAME_FW);
+	return HP_OK;
+}
+
+static int pre_load_class(void *ud, uint32_t serial, uint64_t cid, uint32_t trace, uint64_t name_sid)
+{
+	return add_load_class(ud, serial, cid, name_sid);
+}
+
+static int pre_frame(void *ud, const struct hp_frame *f)
+{
+	struct red *R = ud;
+	if (!R->names)
+		return HP_OK;
+	if (GROW(R->frames, 4 * R->nframes, R->frames_cap, 4))
+		return nomem(R);
+	uint64_t *q = &R->frames[4 * R->nframes++];
+	q[0] = f->method_sid;
+	q[1] = f->signature_sid;
+	q[2] = f->source_sid;
+	q[3] = f->class_serial;
+	return HP_OK;
+}
+
+static int pre_class_dump(void *ud, const struct hp_class_dump *c)
+{
+	struct red *R = ud;
+	unsigned I = R->I;
+	HP_TRY(add_class(R, c->id, c->super_id, c->fields, c->n_fields));
+	if (!R->names)
+		return HP_OK;
+	size_t need = (size_t)c->n_fields + c->n_statics;
+	if (GROW(R->cdfields, 2 * R->ncdf, R->cdf_cap, 2 * need))
+		return nomem(R);
+	for (uint32_t i = 0; i < c->n_fields; i++) {
+		R->cdfields[2 * R->ncdf] = c->id;
+		R->cdfields[2 * R->ncdf++ + 1] = hp_be_id(c->fields + i * (I + 1), I);
+	}
+	const uint8_t *p = c->statics;
+	for (uint32_t i = 0; i < c->n_statics; i++) {
+		R->cdfields[2 * R->ncdf] = c->id;
+		R->cdfields[2 * R->ncdf++ + 1] = hp_be_id(p, I);
+		p += I + 1 + hp_type_size(p[I], I);
+	}
+	return HP_OK;
+}
+
+/* ---- the copy --------------------------------------------------------------- */
+
+static int put(struct red *R, const uint8_t *p, size_t n)
+{
+	return hp_writer_write(R->w, p, n, R->err);
+}
+
+/* zeroes the values of n (ID name, u1 type, value) entries at p (statics);
+ * with name_bytes 2, (u2 index, u1 type, value) entries (the constant pool).
+ * Returns the bytes walked. */
+static size_t zero_values(struct red *R, uint8_t *p, unsigned n, unsigned name_bytes)
+{
+	unsigned I = R->I;
+	size_t k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned t = p[k + name_bytes];
+		unsigned sz = hp_type_size(t, I);
+		if (t != HP_T_OBJECT && R->zero_values) {
+			memset(p + k + name_bytes + 1, 0, sz);
+			R->st->statics_zeroed++;
+		}
+		k += name_bytes + 1 + sz;
+	}
+	return k;
+}
+
+static int copy_class_dump(struct red *R, const uint8_t *p, size_t n)
+{
+	unsigned I = R->I;
+	uint8_t *q = hp_writer_space(R->w, n, R->err);
+	if (!q)
+		return R->err->code;
+	memcpy(q, p, n);
+	/* the parser checked the walk below against n */
+	size_t k = 1 + 7 * (size_t)I + 8;
+	unsigned ncp = hp_be16(q + k);
+	k += 2;
+	k += zero_values(R, q + k, ncp, 2);
+	unsigned ns = hp_be16(q + k);
+	k += 2;
+	k += zero_values(R, q + k, ns, I);
+	unsigned nf = hp_be16(q + k);
+	k += 2;
+	hp_writer_commit(R->w, n);
+	if (!R->complete)
+		HP_TRY(add_class(R, hp_be_id(p + 1, I), hp_be_id(p + 1 + I + 4, I), p + k, (uint16_t)nf));
+	return HP_OK;
+}
+
+static int copy_instance(struct red *R, const uint8_t *p, size_t n, uint64_t off)
+{
+	unsigned I = R->I;
+	uint64_t cid = hp_be_id(p + 1 + I + 4, I);
+	int32_t pi = plan_of(R, cid);
+	if (pi == -1)
+		return R->err->code;
+	if (pi == -2) {
+		if (R->can_prepass)
+			return HP_ESTOP;
+		return hp_error_set(R->err, HP_EUSAGE,
+			"INSTANCE DUMP of class 0x%llx comes before that class's CLASS DUMP, so redact must read the dump twice, which a pipe cannot do; save it to a file first",
+			(unsigned long long)cid);
+	}
+	uint8_t *q = hp_writer_space(R->w, n, R->err);
+	if (!q)
+		return R->err->code;
+	memcpy(q, p, n);
+	size_t fo = 1 + 2 * (size_t)I + 8;
+	uint32_t len = (uint32_t)(n - fo);
+	uint8_t *f = q + fo;
+	R->st->instances++;
+	if (pi == -3) {
+		memset(f, 0, len);
+		R->st->instances_unknown_class++;
+	} else {
+		const struct plan *pl = &R->plans[pi];
+		const struct range *rg = &R->ranges[pl->first];
+		for (uint32_t i = 0; i < pl->n; i++) {
+			if (rg[i].off >= len)
+				break;
+			uint32_t l = rg[i].len < len - rg[i].off ? rg[i].len : len - rg[i].off;
+			memset(f + rg[i].off, 0, l);
+		}
+		if (len > pl->total)
+			memset(f + pl->total, 0, len - pl->total);
+		R->st->strings += pl->string;
+	}
+	(void)off;
+	hp_writer_commit(R->w, n);
+	return HP_OK;
+}
+
+static int on_raw(void *ud, int kind, const uint8_t *p, size_t n, uint64_t off)
+{
+	static const uint8_t zero8[8], star_char[2] = { 0, '*' }, star_byte[1] = { '*' };
+	struct red *R = ud;
+	switch (kind) {
+	case HP_RAW_SUB:
+		switch (p[0]) {
+		case 0x21:
+			return copy_instance(R, p, n, off);
+		case 0x23: {
+			unsigned t = p[1 + R->I + 8];
+			R->st->arrays++;
+			if (t == HP_T_CHAR || t == HP_T_BYTE) {
+				R->elem_action = t == HP_T_CHAR ? EL_STAR_CHAR : EL_STAR_BYTE;
+				R->st->text_arrays++;
+			} else if (R->zero_values) {
+				R->elem_action = EL_ZERO;
+				R->st->prim_arrays_zeroed++;
+			} else {
+				R->elem_action = EL_COPY;
+			}
+			return put(R, p, n);
+		}
+		case 0x22: case 0xC3:
+			R->elem_action = EL_COPY;
+			R->st->arrays++;
+			return put(R, p, n);
+		case 0x20:
+			return copy_class_dump(R, p, n);
+		default:
+			return put(R, p, n);
+		}
+	case HP_RAW_ELEMS:
+		switch (R->elem_action) {
+		case EL_STAR_CHAR: return hp_writer_fill(R->w, star_char, 2, n / 2, R->err);
+		case EL_STAR_BYTE: return hp_writer_fill(R->w, star_byte, 1, n, R->err);
+		case EL_ZERO: return hp_writer_fill(R->w, zero8, 1, n, R->err);
+		default: return put(R, p, n);
+		}
+	case HP_RAW_RECORD:
+		R->record_unknown = hp_tag_name(p[0]) == NULL;
+		R->swallow = 0;
+		if (R->record_unknown) {
+			R->st->unknown_records++;
+			R->st->unknown_bytes += hp_be32(p + 5);
+		}
+		if (R->names && p[0] == 0x01) {
+			memcpy(R->head, p, 9);  /* written by on_string, with the new length */
+			return HP_OK;
+		}
+		return put(R, p, n);
+	case HP_RAW_BODY:
+		if (R->swallow)
+			return HP_OK;
+		if (R->record_unknown)
+			return hp_writer_fill(R->w, zero8, 1, n, R->err);
+		return put(R, p, n);
+	default:                        /* HP_RAW_HEADER */
+		return put(R, p, n);
+	}
+}
+
+static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+{
+	struct red *R = ud;
+	if (!R->complete)
+		note_special(R, id, s, len);
+	if (!R->names)
+		return HP_OK;
+	int renamed;
+	HP_TRY(new_name(R, id, s, len, &renamed));
+	if (!renamed)
+		return put(R, R->head, 9);
+	/* the record as it comes: head, id, text; anything past the text is dropped with it */
+	uint64_t body = (uint64_t)R->I + R->nbuf_len;
+	if (body > UINT32_MAX)
+		return hp_error_set(R->err, HP_ECORRUPT, "a renamed name is too long");
+	HP_TRY(hp_writer_record(R->w, 0x01, hp_be32(R->head + 1), (uint32_t)body, R->err));
+	HP_TRY(put(R, s - R->I, R->I));
+	HP_TRY(put(R, (const uint8_t *)R->nbuf, R->nbuf_len));
+	R->swallow = 1;
+	R->st->names_replaced++;
+	return HP_OK;
+}
+
+static int on_load_class(void *ud, uint32_t serial, uint64_t cid, uint32_t trace, uint64_t name_sid)
+{
+	struct red *R = ud;
+	if (R->complete)
+		return HP_OK;
+	if (is_special(R, SP_STRING, name_sid))
+		forget_plans(R);        /* String named after a plan was made: its plan changes */
+	return add_load_class(R, serial, cid, name_sid);
+}
+
+/* ---- the passes ---------------------------------------------------------------- */
+
+struct prog { const struct hp_redact_opts *o; uint64_t total; };
+
+static void on_progress(void *ud, uint64_t done)
+{
+	const struct prog *pg = ud;
+	if (pg->o->progress)
+		pg->o->progress(pg->o->progress_ud, done, pg->total);
+}
+
+static int one_pass(struct red *R, const char *path, int copy, struct hp_stats *stats)
+{
+	hp_reader *r = NULL;
+	HP_TRY(hp_reader_open(&r, path, R->err));
+	struct hp_sink s;
+	memset(&s, 0, sizeof s);
+	s.ud = R;
+	s.header = pre_header;
+	if (copy) {
+		s.string = on_string;
+		s.load_class = on_load_class;
+		s.raw = on_raw;
+	} else {
+		s.string = pre_string;
+		s.load_class = pre_load_class;
+		s.frame = pre_frame;
+		s.class_dump = pre_class_dump;
+	}
+	struct hp_parse_opts po;
+	hp_parse_opts_init(&po);
+	po.dump_index = -1;
+	po.want_raw = copy;
+	struct prog pg = { R->o, r->file_size };
+	po.progress = on_progress;
+	po.progress_ud = &pg;
+	int rc = hp_parse(r, &s, &po, stats, R->err);
+	hp_stats_release(stats);
+	hp_reader_free(r);
+	return rc;
+}
+
+static int rereadable(const char *path)
+{
+	struct stat st;
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void red_release(struct red *R)
+{
+	hp_idmap_release(&R->cls_map);
+	hp_idmap_release(&R->lc_by_id);
+	hp_idmap_release(&R->lc_by_serial);
+	hp_idmap_release(&R->sid_map);
+	hp_idmap_release(&R->mapped);
+	hp_free(R->cls);
+	hp_free(R->ftypes);
+	hp_free(R->fnames);
+	hp_free(R->plans);
+	hp_free(R->ranges);
+	hp_free(R->lc_cls);
+	hp_free(R->lc_name);
+	hp_free(R->roles);
+	hp_free(R->frames);
+	hp_free(R->cdfields);
+	hp_free(R->nbuf);
+}
+
+void hp_redact_opts_init(struct hp_redact_opts *o)
+{
+	memset(o, 0, sizeof *o);
+}
+
+int hp_redact(const char *in_path, hp_writer *w, const struct hp_redact_opts *o,
+	      struct hp_redact_stats *st, struct hp_error *err)
+{
+	struct red R;
+	memset(&R, 0, sizeof R);
+	memset(st, 0, sizeof *st);
+	R.o = o;
+	R.st = st;
+	R.w = w;
+	R.err = err;
+	R.zero_values = o->mode != HP_REDACT_STRINGS;
+	R.names = o->mode == HP_REDACT_NAMES;
+	R.last_plan = -1;
+	R.can_prepass = rereadable(in_path);
+	hp_idmap_init(&R.cls_map);
+	hp_idmap_init(&R.lc_by_id);
+	hp_idmap_init(&R.lc_by_serial);
+	hp_idmap_init(&R.sid_map);
+	hp_idmap_init(&R.mapped);
+	struct hp_stats stats;
+	int rc = HP_OK;
+	if (R.names && !R.can_prepass) {
+		rc = hp_error_set(err, HP_EUSAGE,
+			"--mode=names reads the dump twice (its names come before what they name), which a pipe cannot do; save it to a file first");
+		goto out;
+	}
+	/* a first pass at the start: names need it; an output that cannot be
+	 * rewound cannot take a second start */
+	int first = R.names || (R.can_prepass && !hp_writer_seekable(w));
+	for (;;) {
+		if (first) {
+			st->passes++;
+			if ((rc = one_pass(&R, in_path, 0, &stats)) != HP_OK)
+				goto out;
+			R.complete = 1;
+			forget_plans(&R);
+			if (R.names && (rc = assign_roles(&R)) != HP_OK)
+				goto out;
+		}
+		st->passes++;
+		rc = one_pass(&R, in_path, 1, &stats);
+		if (rc == HP_ESTOP && !R.complete) {
+			/* an instance before its class: read the layouts first, then copy again */
+			hp_error_clear(err);
+			if ((rc = hp_writer_rewind(w, err)) != HP_OK)
+				goto out;
+			st->passes = 0;
+			first = 1;
+			continue;
+		}
+		break;
+	}
+	if (rc == HP_OK)
+		rc = hp_writer_finish(w, err);
+	st->bytes_in = stats.bytes;
+	st->bytes_out = hp_writer_offset(w);
+	st->file_bytes_out = hp_writer_file_bytes(w);
+out:
+	red_release(&R);
+	return rc;
+}

@@ -1,0 +1,85 @@
+/*
+ * redact.h — a copy of a heap dump without its data (hprofan redact).
+ *
+ * hp_redact() streams the dump from the parser's raw stream (hprof.h,
+ * opts.want_raw) to an HPROF writer (writer.h), record by record, and
+ * changes only values:
+ *   - every char[] and byte[] element becomes '*' (a char is U+002A), in
+ *     every mode: they hold the text of Strings, and which do is not known
+ *     before the String that names them has gone by;
+ *   - java.lang.String keeps its shape (count, offset, coder: a String is
+ *     as long as before and reads as '*'s) and loses its hash;
+ *   - HP_REDACT_VALUES and HP_REDACT_NAMES: every other primitive value
+ *     (instance fields, static fields, constant-pool entries, the elements
+ *     of the other primitive arrays) becomes zero;
+ *   - HP_REDACT_STRINGS: other primitive values are kept;
+ *   - HP_REDACT_NAMES: the names of the application's classes, fields,
+ *     methods and source files become stable hashed names (the same name
+ *     gives the same hash in every dump); the JDK's and Android's own
+ *     classes and what they use keep their names, unless names_all;
+ *   - the bodies of records of unknown kinds become zeros.
+ * Everything else — the header, ids, references, lengths, the framing of
+ * records and sub-records, class layouts, GC roots, heap-dump info, stack
+ * traces and frames — is copied byte for byte, so every analysis of the
+ * copy gives the same counts, sizes and paths.  Field bytes past what a
+ * class's layout describes (which no analysis reads) become zeros; an
+ * instance of a class the dump has no layout for is zeroed whole.
+ *
+ * An instance's fields can only be told apart with its class's layout.  In
+ * one pass that works when every CLASS DUMP comes before the instances of
+ * the class (HotSpot, Android); otherwise, and always for HP_REDACT_NAMES
+ * (a name's STRING record comes before what it names), a first pass reads
+ * the layouts and names and a second one copies: the input must then be a
+ * file, not a pipe (HP_EUSAGE says so).  When the output can be rewound
+ * the one-pass copy starts again after a first pass when it meets an
+ * instance whose class it does not know yet; when it cannot, the first
+ * pass is made at the start.
+ *
+ * Memory: the reader's and writer's buffers, the class layouts (a byte
+ * per field) and, for names, a table of the dump's names (16 bytes each);
+ * nothing per object.  Time: one or two passes over the input.
+ */
+#ifndef HP_REDACT_H
+#define HP_REDACT_H
+
+#include <stdint.h>
+#include "parser/error.h"
+#include "parser/writer.h"
+
+enum hp_redact_mode { HP_REDACT_VALUES, HP_REDACT_STRINGS, HP_REDACT_NAMES };
+
+struct hp_redact_opts {
+	int mode;                   /* enum hp_redact_mode */
+	int names_all;              /* HP_REDACT_NAMES: the JDK's names too */
+	/* HP_REDACT_NAMES: called once for each name replaced: the new name
+	 * and the old one (class names in Java notation, java.util.Map$Entry;
+	 * others as the dump has them, in UTF-8) */
+	int (*mapping)(void *ud, const char *hashed, const char *real);
+	void *mapping_ud;
+	void (*progress)(void *ud, uint64_t done, uint64_t total);
+	void *progress_ud;
+};
+
+struct hp_redact_stats {
+	uint64_t bytes_in, bytes_out;   /* uncompressed */
+	uint64_t file_bytes_out;        /* written to the descriptor */
+	int passes;                     /* 1 or 2 */
+	uint64_t instances, instances_unknown_class;
+	uint64_t arrays;                /* object and primitive arrays */
+	uint64_t strings;               /* java.lang.String instances */
+	uint64_t text_arrays;           /* char[] and byte[] filled */
+	uint64_t prim_arrays_zeroed;
+	uint64_t statics_zeroed;
+	uint64_t names_replaced;
+	uint64_t unknown_records, unknown_bytes;
+};
+
+void hp_redact_opts_init(struct hp_redact_opts *o);
+
+/* Copies the dump at in_path ("-": standard input) to w, redacted, and
+ * finishes w.  On failure the error names the input's offset, record and
+ * tag as the parser's do; what w holds then is to be thrown away. */
+int hp_redact(const char *in_path, hp_writer *w, const struct hp_redact_opts *o,
+	      struct hp_redact_stats *st, struct hp_error *err) HP_MUST_USE;
+
+#endif

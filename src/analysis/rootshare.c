@@ -1,0 +1,217 @@
+#include "analysis/rootshare.h"
+#include "parser/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int popcount16(unsigned v)
+{
+	int c = 0;
+	for (; v; v &= v - 1)
+		c++;
+	return c;
+}
+
+/* rows: root rows first (one kind before several, then by kind bits),
+ * then joint rows, largest first */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct hp_root_share *x = a, *y = b;
+	if (x->joint != y->joint)
+		return x->joint - y->joint;
+	if (!x->joint) {
+		int px = popcount16(x->kinds) > 1, py = popcount16(y->kinds) > 1;
+		if (px != py)
+			return px - py;
+		if (!px) {
+			/* the lowest kind number first, as the kind table lists them */
+			unsigned lx = (unsigned)(x->kinds & -x->kinds), ly = (unsigned)(y->kinds & -y->kinds);
+			if (lx != ly)
+				return lx < ly ? -1 : 1;
+		}
+	}
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	return x->kinds < y->kinds ? -1 : x->kinds > y->kinds;
+}
+
+void hp_root_shares_release(struct hp_root_shares *s)
+{
+	hp_free(s->rows);
+	memset(s, 0, sizeof *s);
+}
+
+int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct hp_root_shares *out,
+			   struct hp_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const struct hp_dom *D = &R->dom;
+	size_t n = h->nobj;
+	uint32_t *top = NULL, *kids = NULL, (*edges)[2] = NULL, *eoff = NULL, *queue = NULL;
+	uint16_t *mask = NULL;
+	uint8_t *queued = NULL, *is_root = NULL;
+	int32_t *slot = NULL;      /* row of (kind set, joint), -1 none */
+	size_t nk = 0, ne = 0, ecap = 0;
+	int rc = HP_ENOMEM;
+
+	/* 1. each reachable object's child of the super-root (as its index) */
+	top = hp_reallocarray(NULL, n ? n : 1, sizeof *top);
+	if (!top)
+		goto out;
+	for (uint32_t i = 0; i < D->nreach; i++)
+		nk += D->idom[D->order[i]] == HP_DOM_SUPER;
+	kids = hp_reallocarray(NULL, nk ? nk : 1, sizeof *kids);
+	mask = hp_calloc(nk ? nk : 1, sizeof *mask);
+	if (!kids || !mask)
+		goto out;
+	nk = 0;
+	for (uint32_t i = 0; i < D->nreach; i++) {
+		uint32_t v = D->order[i];
+		if (D->idom[v] == HP_DOM_SUPER) {
+			kids[nk] = v;
+			top[v] = (uint32_t)nk++;
+		} else {
+			top[v] = top[D->idom[v]];     /* preorder: the dominator came first */
+		}
+	}
+
+	/* 2. the kinds whose records hang each root object off the super-root */
+	is_root = hp_calloc(nk ? nk : 1, 1);
+	if (!is_root)
+		goto out;
+	for (size_t i = 0; i < h->nroots; i++) {
+		const struct hp_root_rec *r = &h->roots[i];
+		size_t o = hp_heap_find(h, r->object);
+		if (o == SIZE_MAX || D->idom[o] != HP_DOM_SUPER)
+			continue;
+		if (R->roots_policy == HP_ROOTS_THREADS && r->has_thread && hp_root_thread_local(r->kind)) {
+			uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
+			if (t != HP_IDMAP_NONE && h->threads[t].object_id &&
+			    hp_heap_find(h, h->threads[t].object_id) != SIZE_MAX)
+				continue;       /* its thread holds it */
+		}
+		mask[top[o]] |= (uint16_t)(1u << r->kind);
+		is_root[top[o]] = 1;
+	}
+
+	/* 3. edges into the joint children from the other subtrees */
+	const struct hp_refs *G = &R->refs;
+	for (uint32_t i = 0; i < D->nreach; i++) {
+		uint32_t u = D->order[i];
+		for (uint64_t e = hp_refs_off(G, u); e < hp_refs_off(G, u + 1); e++) {
+			uint32_t w = G->adj[e];
+			if (w >= n || D->idom[w] != HP_DOM_SUPER || is_root[top[w]] || top[w] == top[u])
+				continue;
+			if (ne == ecap) {
+				size_t nc = ecap ? 2 * ecap : 1024;
+				uint32_t (*ne2)[2] = hp_reallocarray(edges, nc, sizeof *edges);
+				if (!ne2)
+					goto out;
+				edges = ne2;
+				ecap = nc;
+			}
+			edges[ne][0] = top[u];
+			edges[ne][1] = top[w];
+			ne++;
+		}
+	}
+	hp_free(top);
+	top = NULL;
+	if (ne)
+		qsort(edges, ne, sizeof *edges, cmp_edge);
+	size_t u = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (!u || edges[u - 1][0] != edges[i][0] || edges[u - 1][1] != edges[i][1]) {
+			edges[u][0] = edges[i][0];
+			edges[u][1] = edges[i][1];
+			u++;
+		}
+	ne = u;
+
+	/* 4. kind sets flow along them: a child is queued when its set grew */
+	eoff = hp_calloc(nk + 1, sizeof *eoff);
+	queue = hp_reallocarray(NULL, nk ? nk : 1, sizeof *queue);
+	queued = hp_calloc(nk ? nk : 1, 1);
+	if (!eoff || !queue || !queued)
+		goto out;
+	for (size_t i = 0; i < ne; i++)
+		eoff[edges[i][0] + 1]++;
+	for (size_t i = 0; i < nk; i++)
+		eoff[i + 1] += eoff[i];
+	size_t qh = 0, qn = 0;     /* a ring of at most nk entries */
+	for (size_t i = 0; i < nk; i++)
+		if (mask[i] && eoff[i + 1] > eoff[i]) {
+			queue[qn++] = (uint32_t)i;
+			queued[i] = 1;
+		}
+	while (qn) {
+		uint32_t s = queue[qh];
+		qh = qh + 1 == nk ? 0 : qh + 1;
+		qn--;
+		queued[s] = 0;
+		for (uint32_t e = eoff[s]; e < eoff[s + 1]; e++) {
+			uint32_t t = edges[e][1];
+			uint16_t m = (uint16_t)(mask[t] | mask[s]);
+			if (m == mask[t])
+				continue;
+			mask[t] = m;
+			if (!queued[t] && eoff[t + 1] > eoff[t]) {
+				queue[(qh + qn) % nk] = t;
+				qn++;
+				queued[t] = 1;
+			}
+		}
+	}
+
+	/* 5. rows by (kind set, joint) */
+	slot = hp_reallocarray(NULL, 2u << 16, sizeof *slot);
+	size_t cap = 16;
+	out->rows = hp_reallocarray(NULL, cap, sizeof *out->rows);
+	if (!slot || !out->rows)
+		goto out;
+	memset(slot, 0xff, (2u << 16) * sizeof *slot);
+	for (size_t i = 0; i < nk; i++) {
+		int joint = !is_root[i];
+		size_t key = (size_t)mask[i] << 1 | (size_t)joint;
+		if (slot[key] < 0) {
+			if (out->n == cap) {
+				struct hp_root_share *nr = hp_reallocarray(out->rows, 2 * cap, sizeof *nr);
+				if (!nr)
+					goto out;
+				out->rows = nr;
+				cap *= 2;
+			}
+			out->rows[out->n] = (struct hp_root_share){ .kinds = mask[i], .joint = joint };
+			slot[key] = (int32_t)out->n++;
+		}
+		struct hp_root_share *r = &out->rows[slot[key]];
+		r->objects++;
+		r->retained += R->retained[kids[i]];
+		out->total += R->retained[kids[i]];
+	}
+	qsort(out->rows, out->n, sizeof *out->rows, cmp_row);
+	rc = HP_OK;
+out:
+	hp_free(top);
+	hp_free(kids);
+	hp_free(mask);
+	hp_free(edges);
+	hp_free(eoff);
+	hp_free(queue);
+	hp_free(queued);
+	hp_free(is_root);
+	hp_free(slot);
+	if (rc) {
+		hp_root_shares_release(out);
+		return hp_error_set(err, rc, "out of memory attributing what the GC roots hold");
+	}
+	return HP_OK;
+}

@@ -1,0 +1,305 @@
+/* hprofan instances FILE CLASS: the instances of a class, largest first,
+ * each with what it is (a String's value, an array's length, a
+ * collection's size) and an id that pastes back into object and path. */
+#include "cli/command.h"
+#include "parser/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct inst_opts {
+	struct cli_count top;
+	const char *sort;
+};
+
+static void defaults(void *own)
+{
+	((struct inst_opts *)own)->top.n = 20;
+}
+
+static int set_sort(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	(void)o;
+	if (strcmp(val, "retained") && strcmp(val, "shallow"))
+		return cli_usage_error(NULL, "%s=%s: expected retained or shallow", as, val);
+	*(const char **)dst = val;
+	return EXIT_OK;
+}
+
+static const struct cli_option own[] = {
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest instances (default 20; 0 shows all)",
+	  0, offsetof(struct inst_opts, top), cli_set_count, NULL, NULL },
+	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default) or shallow",
+	  0, offsetof(struct inst_opts, sort), set_sort, "needs a value: retained or shallow", "retained shallow" },
+	{ NULL }
+};
+
+/* what a row says about its object, beyond class and sizes */
+struct idesc {
+	int what;              /* 0 nothing, 1 text, 2 length, 3 size */
+	uint64_t n;            /* length */
+	int32_t size;          /* a collection's size field (Java int) */
+	char *text;            /* a String's value, quoted and cut (owned) */
+	struct hp_text raw;    /* the same for JSON */
+};
+
+struct inst_result {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	const char *name;
+	uint32_t *classes;     /* class indexes with that name (one per loader) */
+	size_t nclasses;
+	uint32_t *objs;        /* the instances, in --sort order */
+	size_t n, shown;
+	uint64_t shallow, retained;   /* all instances: shallow summed, retained as a set */
+	uint64_t cut_shallow;  /* of the rows --top left out (their retained sizes
+				* may overlap: one instance can hold another) */
+	int by_shallow;
+	struct idesc *desc;    /* per shown row */
+};
+
+static void release(void *p)
+{
+	struct inst_result *r = p;
+	if (!r)
+		return;
+	for (size_t i = 0; r->desc && i < r->shown; i++) {
+		hp_free(r->desc[i].text);
+		hp_objread_text_release(&r->desc[i].raw);
+	}
+	hp_free(r->desc);
+	hp_free(r->classes);
+	hp_free(r->objs);
+	hp_free(r);
+}
+
+static const struct inst_result *sort_res;   /* qsort has no context argument */
+
+static int by_size(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct hp_retained *R = sort_res->R;
+	uint64_t kx = sort_res->by_shallow ? R->shallow[x] : R->retained[x];
+	uint64_t ky = sort_res->by_shallow ? R->shallow[y] : R->retained[y];
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	uint64_t rx = R->retained[x], ry = R->retained[y];
+	if (rx != ry)
+		return rx < ry ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+/* the length of an array, the value of a String, the size of a collection */
+static int describe(hp_objread *rd, const hp_heap *h, uint32_t v, struct idesc *d, struct hp_error *err)
+{
+	int kind = hp_heap_kind(h, v);
+	if (kind == HP_OBJ_CLASS)
+		return HP_OK;
+	if (hp_objread_is_string(h, v)) {
+		int rc = hp_objread_text(rd, v, 60, &d->raw, err);
+		if (rc)
+			return rc;
+		if (d->raw.utf8) {
+			if (!(d->text = cli_quote_text(&d->raw)))
+				return hp_error_set(err, HP_ENOMEM, "out of memory");
+			d->what = 1;
+		}
+		return HP_OK;
+	}
+	struct hp_objdata o;
+	int rc = hp_objread_decode(rd, v, 0, &o, err);
+	if (rc)
+		return rc;
+	if (kind != HP_OBJ_INSTANCE) {
+		d->what = 2;
+		d->n = o.length;
+	} else {
+		/* java.util collections, Vector, StringBuilder's count */
+		static const char *const names[] = { "size", "elementCount", "count" };
+		for (size_t i = 0; i < sizeof names / sizeof *names && !d->what; i++) {
+			const struct hp_objval *f = hp_objread_field(rd, &o, names[i], NULL);
+			if (f && f->type == HP_T_INT) {
+				d->what = 3;
+				d->size = (int32_t)(uint32_t)f->bits;
+			}
+		}
+	}
+	hp_objread_release(&o);
+	return HP_OK;
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	const struct inst_opts *o = x->own;
+	const char *name = x->args[0];
+	int rc;
+	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file")))
+		return rc;
+	struct inst_result *r = hp_calloc(1, sizeof *r);
+	if (!r) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	*res = r;
+	r->name = name;
+	r->by_shallow = o->sort && !strcmp(o->sort, "shallow");
+	if ((rc = cli_retained(S, &r->h, &r->R)))
+		return rc;
+	const hp_heap *h = r->h;
+	const struct hp_retained *R = r->R;
+	if ((rc = cli_classes_named(h, hp_session_path(S), name, &r->classes, &r->nclasses)))
+		return rc;
+	/* the instances: a pass over the objects, marking the classes wanted */
+	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
+	if (!want) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < r->nclasses; i++) {
+		want[r->classes[i]] = 1;
+		r->retained += R->class_retained[r->classes[i]];
+	}
+	for (size_t v = 0; v < h->nobj; v++)
+		r->n += want[h->cls[v]];
+	r->objs = hp_reallocarray(NULL, r->n ? r->n : 1, sizeof *r->objs);
+	if (!r->objs) {
+		hp_free(want);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	size_t k = 0;
+	for (size_t v = 0; v < h->nobj; v++)
+		if (want[h->cls[v]]) {
+			r->objs[k++] = (uint32_t)v;
+			r->shallow += R->shallow[v];
+		}
+	hp_free(want);
+	sort_res = r;
+	qsort(r->objs, r->n, sizeof *r->objs, by_size);
+	r->shown = o->top.n > 0 && (size_t)o->top.n < r->n ? (size_t)o->top.n : r->n;
+	for (size_t i = r->shown; i < r->n; i++)
+		r->cut_shallow += R->shallow[r->objs[i]];
+	/* what each row shown is: one forward pass per kind of read (gzip) */
+	if (!(r->desc = hp_calloc(r->shown ? r->shown : 1, sizeof *r->desc))) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	if (!r->shown)
+		return EXIT_OK;
+	hp_objread *rd;
+	if ((rc = cli_objread(S, &rd)))
+		return rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	int hr = hp_objread_prefetch_text(rd, r->objs, r->shown, &err);
+	for (size_t i = 0; hr == HP_OK && i < r->shown; i++)
+		hr = describe(rd, h, r->objs[i], &r->desc[i], &err);
+	if (hr) {
+		char msg[900];
+		cli_format_error(hp_session_path(S), &err, msg, sizeof msg);
+		cli_error("%s", msg);
+		return cli_exit_code(hr);
+	}
+	return EXIT_OK;
+}
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	const struct inst_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_retained *R = r->R;
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	json_policies(j, R);
+	cJSON_AddStringToObject(j, "class", hp_class_name(h, r->classes[0]));
+	cJSON *cl = cJSON_AddArrayToObject(j, "class_objects");
+	for (size_t i = 0; i < r->nclasses; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->classes[r->classes[i]].id);
+		cJSON_AddItemToArray(cl, cJSON_CreateString(id));
+	}
+	cJSON_AddStringToObject(j, "sort", r->by_shallow ? "shallow" : "retained");
+	cJSON *tot = cJSON_AddObjectToObject(j, "total");
+	json_u64(tot, "instances", r->n);
+	json_u64(tot, "shallow", r->shallow);
+	json_u64(tot, "retained", r->retained);
+	json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	cJSON *arr = cJSON_AddArrayToObject(j, "instances");
+	for (size_t i = 0; i < r->shown; i++) {
+		uint32_t v = r->objs[i];
+		cJSON *e = cli_object_json(h, v);
+		json_u64(e, "shallow", R->shallow[v]);
+		json_u64(e, "retained", R->retained[v]);
+		const struct idesc *d = &r->desc[i];
+		if (d->what == 1) {
+			cJSON_AddItemToObject(e, "value", cli_text_json(&d->raw));
+			json_u64(e, "length", d->raw.chars);
+		} else if (d->what == 2) {
+			json_u64(e, "length", d->n);
+		} else if (d->what == 3) {
+			cJSON_AddNumberToObject(e, "size", d->size);
+		}
+		cJSON_AddItemToArray(arr, e);
+	}
+	if (r->shown < r->n) {
+		cJSON *mo = cJSON_AddObjectToObject(j, "more");
+		json_u64(mo, "instances", r->n - r->shown);
+		json_u64(mo, "shallow", r->cut_shallow);
+	}
+	*doc = j;
+	return EXIT_OK;
+}
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	(void)x;
+	const struct inst_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_retained *R = r->R;
+	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
+	char a[48], b[32], c[32], nm[512], lab[800];
+	cli_partial_note(f, S);
+	fprintf(f, "%s of %s: shallow %s, retained %s as a set (%.1f%% of the heap)",
+		fmt_counted(r->n, "instance", "instances", a, sizeof a),
+		safe_text(hp_class_name(h, r->classes[0]), nm, sizeof nm), fmt_bytes(r->shallow, b, sizeof b),
+		fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
+	if (r->nclasses > 1)
+		fprintf(f, "; %zu classes of that name (one per class loader)", r->nclasses);
+	fputc('\n', f);
+	fprintf(f, "%10s  %10s  %s\n", "retained", "shallow", "object");
+	for (size_t i = 0; i < r->shown; i++) {
+		uint32_t v = r->objs[i];
+		const struct idesc *d = &r->desc[i];
+		fprintf(f, "%10s  %10s  %s", fmt_bytes(R->retained[v], a, sizeof a), fmt_bytes(R->shallow[v], b, sizeof b),
+			object_label(h, v, lab, sizeof lab));
+		if (d->what == 1)
+			fprintf(f, "  %s", d->text);
+		else if (d->what == 2)
+			fprintf(f, "  length %s", fmt_count(d->n, c, sizeof c));
+		else if (d->what == 3)
+			fprintf(f, "  size %s%s", d->size < 0 ? "-" : "",
+				fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
+		fputc('\n', f);
+	}
+	if (r->shown < r->n)
+		fprintf(f, "%10s  %10s  \xe2\x80\xa6 %s more\n", "", fmt_bytes(r->cut_shallow, b, sizeof b),
+			fmt_count(r->n - r->shown, c, sizeof c));
+	return EXIT_OK;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_instances = {
+	.name = "instances",
+	.usage = "hprofan instances FILE CLASS [--top N] [--sort=retained|shallow]",
+	.summary = "the instances of a class, largest first",
+	.min_files = 1, .max_files = 1,
+	.args = "CLASS",
+	.options = tables,
+	.own_size = sizeof(struct inst_opts),
+	.defaults = defaults,
+	.run = cli_run_one,
+	.collect = collect, .json = json, .text = text, .release = release,
+};
