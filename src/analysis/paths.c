@@ -124,20 +124,21 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 	 * references as the rounds allow.  With targets, the search stops once
 	 * the last is reached. */
 	size_t tail0 = SIZE_MAX;
-	for (size_t lo = 0;;) {
+	int done = want && !remaining;
+	for (size_t lo = 0; !done;) {
 		size_t si = 0;
-		while ((head < tail || si < nseeds) && !(want && !remaining)) {
+		while ((head < tail || si < nseeds) && !done) {
 			uint32_t v;
 			if (si < nseeds && (head == tail || P->depth[seeds[si]] <= P->depth[queue[head]]))
 				v = seeds[si++];
 			else
 				v = queue[head++];
-			size_t slo = 0, shi = 0;
-			if (nskip && BIT(has_skip, v))
-				skip_range(skip, nskip, v, &slo, &shi);
 			uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1);
 			if (hp_refs_class_edge(g, v) != HP_NONE)
 				e++;
+			size_t slo = 0, shi = 0;
+			if (nskip && BIT(has_skip, v))
+				skip_range(skip, nskip, v, &slo, &shi);
 			for (; e < eend; e++) {
 				uint32_t w = g->adj[e];
 				if (w >= n) {
@@ -156,20 +157,22 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 				queue[tail++] = w;
 				if (want && BIT(want, w)) {
 					CLRBIT(want, w);
-					if (!--remaining)
+					if (!--remaining) {
+						done = 1;
 						break;
+					}
 				}
 			}
 		}
 		if (tail0 == SIZE_MAX)
 			tail0 = tail;
-		if (!g->class_obj || (want && !remaining))
+		if (done || !g->class_obj)
 			break;
 		/* what this round reached, by depth: queue[lo, tail) and the seeds */
 		nnext = 0;
 		size_t qi = lo;
 		si = 0;
-		while (qi < tail || si < nseeds) {
+		while ((qi < tail || si < nseeds) && !done) {
 			uint32_t v;
 			if (si < nseeds && (qi == tail || P->depth[seeds[si]] <= P->depth[queue[qi]]))
 				v = seeds[si++];
@@ -186,7 +189,7 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 			P->depth[c] = P->depth[v] + 1;
 			if (want && BIT(want, c)) {
 				CLRBIT(want, c);
-				remaining--;
+				done = !--remaining;
 			}
 		}
 		if (!nnext)
@@ -199,9 +202,10 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 		seedcap = nextcap;
 		nextcap = tc;
 		nseeds = nnext;
+		nnext = 0;
 		lo = tail;
 	}
-	P->reached += tail + nseeds;
+	P->reached += tail + nseeds + nnext;
 	P->through_class = P->reached - tail0;
 out:
 	hp_free(queue);
@@ -213,6 +217,7 @@ out:
 		hp_paths_release(P);
 	return rc;
 }
+
 #undef BIT
 #undef SETBIT
 #undef CLRBIT

@@ -300,6 +300,7 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	struct hp_layout_walk w;
 	for (hp_layout_walk_init(&w, &B->lay, cls); hp_layout_walk_next(&w, avail, h->I); ) {
 		uint64_t ref = hp_be_id(f + w.off, h->I);
+		/* list_followed: a referent the policy follows is an edge, listed */
 		if (!skip && w.is_referent && B->o->list_followed) {
 			size_t to = edge(B, ref);
 			if (to != SIZE_MAX)
