@@ -347,8 +347,13 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		h->size.ref_size, h->size.header, h->size.align);
 	if (o->retained_set) {
 		char u1[48], u2[48], u3[48];
-		fprintf(f, "retained set of the %s of these %s: %s, %s\n",
-			fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), fmt_counted(t->n, "row", "rows", u3, sizeof u3),
+		char rows[64];
+		if (t->n == 1)
+			snprintf(rows, sizeof rows, "this row");
+		else
+			snprintf(rows, sizeof rows, "these %s rows", fmt_count(t->n, u3, sizeof u3));
+		fprintf(f, "retained set of the %s in %s: %s, %s\n",
+			fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
 			fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
 	if (R) {

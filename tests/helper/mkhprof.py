@@ -96,7 +96,11 @@ class Dump:
         """values: the class's own fields first, then its supers' (layout()),
         or of `types`"""
         oid = self.new_id()
-        types = self.layout(cid) if types is None else types
+        if types is None:
+            # own fields come first: the chain's layout only when the values
+            # go past them (a chain 100,000 classes deep stays linear)
+            own = self.field_types.get(cid, [])
+            types = own if len(values) <= len(own) else self.layout(cid)
         data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(types, values))
         self.sub.append(struct.pack(">BIIII", 0x21, oid, 0, cid, len(data)) + data)
         return oid
