@@ -54,7 +54,7 @@ _hprofan_values() {
     --size-model) echo vm mat ahat raw visualvm netbeans ;;
     --heap)       echo app zygote image default ;;
     --weak)       echo follow skip skip-weak ;;
-    --roots)      echo threads all ;;
+    --roots)      echo threads all unreachable-as-roots ;;
     --group)      echo class ;;
     --ref-size)   echo 4 8 ;;
     --align)      echo 1 2 4 8 16 32 64 128 256 ;;

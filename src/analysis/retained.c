@@ -32,7 +32,7 @@ static int collect_roots(const hp_heap *h, struct hp_retained *R)
 		size_t o = hp_heap_find(h, r->object);
 		if (o == SIZE_MAX)
 			continue;
-		if (R->roots_policy == HP_ROOTS_THREADS && r->has_thread && hp_root_thread_local(r->kind)) {
+		if (R->roots_policy != HP_ROOTS_ALL && r->has_thread && hp_root_thread_local(r->kind)) {
 			uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
 			if (t != HP_IDMAP_NONE && h->threads[t].object_id &&
 			    hp_heap_find(h, h->threads[t].object_id) != SIZE_MAX)
@@ -48,6 +48,87 @@ static int collect_roots(const hp_heap *h, struct hp_retained *R)
 	R->nroot_objs = u;
 	return HP_OK;
 }
+
+#define BIT(a, v) ((a)[(v) >> 3] & (1u << ((v) & 7)))
+#define SETBIT(a, v) ((a)[(v) >> 3] |= (uint8_t)(1u << ((v) & 7)))
+
+/* marks in seen what v reaches (v included); queue: n entries */
+static void reach_from(const struct hp_refs *g, uint32_t v, uint8_t *seen, uint32_t *queue)
+{
+	size_t head = 0, tail = 0;
+	SETBIT(seen, v);
+	queue[tail++] = v;
+	while (head < tail) {
+		uint32_t u = queue[head++];
+		for (uint64_t e = hp_refs_off(g, u); e < hp_refs_off(g, u + 1); e++) {
+			uint32_t w = g->adj[e];
+			if (w < g->n && !BIT(seen, w)) {
+				SETBIT(seen, w);
+				queue[tail++] = w;
+			}
+		}
+	}
+}
+
+/* HP_ROOTS_UNREACHABLE: every object the roots do not reach becomes a
+ * root, those nothing refers to first, then one per cycle left (retained.h);
+ * memory while working: 2 bits and 4 bytes per object */
+static int add_unreachable_roots(const hp_heap *h, struct hp_retained *R)
+{
+	const struct hp_refs *g = &R->refs;
+	size_t n = h->nobj;
+	uint8_t *seen = hp_calloc(n / 8 + 1, 1), *referred = hp_calloc(n / 8 + 1, 1);
+	uint32_t *queue = hp_reallocarray(NULL, n ? n : 1, sizeof *queue);
+	uint32_t *made = NULL;
+	size_t nmade = 0, cap = 0;
+	int rc = HP_ENOMEM;
+	if (!seen || !referred || !queue)
+		goto out;
+	for (size_t i = 0; i < R->nroot_objs; i++)
+		if (!BIT(seen, R->root_objs[i]))
+			reach_from(g, R->root_objs[i], seen, queue);
+	for (size_t u = 0; u < n; u++) {
+		if (BIT(seen, u))
+			continue;
+		for (uint64_t e = hp_refs_off(g, u); e < hp_refs_off(g, u + 1); e++)
+			if (g->adj[e] < n && g->adj[e] != u)
+				SETBIT(referred, g->adj[e]);
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t v = 0; v < n; v++) {
+			if (BIT(seen, v) || (pass == 0 && BIT(referred, v)))
+				continue;
+			if (nmade == cap) {
+				size_t nc = cap ? 2 * cap : 1024;
+				uint32_t *m = hp_reallocarray(made, nc, sizeof *m);
+				if (!m)
+					goto out;
+				made = m;
+				cap = nc;
+			}
+			made[nmade++] = (uint32_t)v;
+			reach_from(g, (uint32_t)v, seen, queue);
+		}
+	if (nmade) {
+		uint32_t *all = hp_reallocarray(R->root_objs, R->nroot_objs + nmade, sizeof *all);
+		if (!all)
+			goto out;
+		memcpy(all + R->nroot_objs, made, nmade * sizeof *made);
+		R->root_objs = all;
+		R->nroot_objs += nmade;
+		qsort(R->root_objs, R->nroot_objs, sizeof *R->root_objs, cmp_u32);
+	}
+	R->nmade_roots = nmade;
+	rc = HP_OK;
+out:
+	hp_free(seen);
+	hp_free(referred);
+	hp_free(queue);
+	hp_free(made);
+	return rc;
+}
+#undef BIT
+#undef SETBIT
 
 /* which kinds of root name each object (2 bytes per object, allocated
  * after the dominators so as not to add to their peak) */
@@ -566,7 +647,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	struct hp_refs_opts ro;
 	memset(&ro, 0, sizeof ro);
 	ro.weak = o->weak;
-	ro.thread_locals = o->roots == HP_ROOTS_THREADS;
+	ro.thread_locals = o->roots != HP_ROOTS_ALL;
 	/* VisualVM's and NetBeans' size models come with their dominators */
 	int visualvm = o->visualvm || h->size.kind == HP_SIZE_VISUALVM || h->size.kind == HP_SIZE_NETBEANS;
 	ro.mark_referents = visualvm && o->weak != HP_WEAK_FOLLOW;
@@ -586,6 +667,8 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	if (visualvm && alloc_sizes(h, R) != HP_OK)
 		goto nomem;
 	if ((rc = collect_roots(h, R)) != HP_OK)
+		goto nomem;
+	if (R->roots_policy == HP_ROOTS_UNREACHABLE && (rc = add_unreachable_roots(h, R)) != HP_OK)
 		goto nomem;
 	R->t_retained = seconds() - t;
 	t = seconds();

@@ -40,11 +40,16 @@
 #include "model/refs.h"
 #include "analysis/dominators.h"
 
-enum { HP_ROOTS_THREADS = 0, HP_ROOTS_ALL = 1 };
+/* HP_ROOTS_UNREACHABLE: as HP_ROOTS_THREADS, and then every object no root
+ * reaches becomes a root (Eclipse MAT's "keep unreachable objects"): first
+ * those no object refers to, then one per cycle left, in file order, each
+ * taking what it reaches; a dump cut before its GC roots (HotSpot writes
+ * them last) still gets a dominator tree */
+enum { HP_ROOTS_THREADS = 0, HP_ROOTS_ALL = 1, HP_ROOTS_UNREACHABLE = 2 };
 
 struct hp_retained_opts {
 	int weak;             /* enum hp_weak_policy */
-	int roots;            /* HP_ROOTS_THREADS or HP_ROOTS_ALL */
+	int roots;            /* HP_ROOTS_THREADS, HP_ROOTS_ALL or HP_ROOTS_UNREACHABLE */
 	int visualvm;         /* VisualVM's retained sizes (see above) */
 	int list_followed;    /* hp_refs.followed: the referents followed (refs.h) */
 	void (*progress)(void *ud, uint64_t done);
@@ -65,6 +70,7 @@ struct hp_retained {
 	uint64_t *retained;           /* per object */
 	uint32_t *root_objs;          /* objects with an edge from the super-root (sorted, unique) */
 	size_t nroot_objs;
+	size_t nmade_roots;           /* HP_ROOTS_UNREACHABLE: objects made roots */
 	uint16_t *root_kinds;         /* per object bit set of root kinds (1 << kind), 0 if none */
 	uint64_t reachable, reachable_bytes;
 	uint64_t unreachable, unreachable_bytes;

@@ -92,7 +92,7 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 		size_t o = hp_heap_find(h, r->object);
 		if (o == SIZE_MAX || D->idom[o] != HP_DOM_SUPER)
 			continue;
-		if (R->roots_policy == HP_ROOTS_THREADS && r->has_thread && hp_root_thread_local(r->kind)) {
+		if (R->roots_policy != HP_ROOTS_ALL && r->has_thread && hp_root_thread_local(r->kind)) {
 			uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
 			if (t != HP_IDMAP_NONE && h->threads[t].object_id &&
 			    hp_heap_find(h, h->threads[t].object_id) != SIZE_MAX)
@@ -101,6 +101,10 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 		mask[top[o]] |= (uint16_t)(1u << r->kind);
 		is_root[top[o]] = 1;
 	}
+	/* objects made roots (HP_ROOTS_UNREACHABLE): root rows of no kind */
+	for (size_t i = 0; i < R->nroot_objs; i++)
+		if (D->idom[R->root_objs[i]] == HP_DOM_SUPER)
+			is_root[top[R->root_objs[i]]] = 1;
 
 	/* 3. edges into the joint children from the other subtrees */
 	const struct hp_refs *G = &R->refs;

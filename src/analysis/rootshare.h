@@ -12,7 +12,8 @@
  *     share no object ("held jointly"): its row is the set of root kinds
  *     that reach it.
  * Rows are keyed by (kind set, joint); their retained sizes sum to the
- * reachable heap.
+ * reachable heap.  Objects made roots under HP_ROOTS_UNREACHABLE are a root
+ * row of no kind.
  *
  * The kinds that reach a joint object: an object below a child c of the
  * super-root is reached exactly by what reaches c, so only the edges into

@@ -52,7 +52,7 @@ struct cli_common {
 	int size_kind;
 	int ref_size, header_size, align;
 	int weak;                     /* -1 default for the dump, else enum hp_weak_policy */
-	int roots;                    /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL */
+	int roots;                    /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL, HP_ROOTS_UNREACHABLE */
 	const char *filter, *exclude; /* class names */
 	int all_weak;                 /* paths through the referents of weak references */
 };

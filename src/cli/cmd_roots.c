@@ -117,6 +117,22 @@ static void release(void *p)
 	hp_free(r);
 }
 
+/* --roots=unreachable-as-roots: v was made a root (no record names it) */
+static int made_root(const struct hp_retained *R, uint32_t v)
+{
+	if (!R->nmade_roots)
+		return 0;
+	size_t lo = 0, hi = R->nroot_objs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (R->root_objs[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < R->nroot_objs && R->root_objs[lo] == v;
+}
+
 static int by_v(const void *a, const void *b)
 {
 	const struct rrow *x = *(const struct rrow *const *)a, *y = *(const struct rrow *const *)b;
@@ -190,7 +206,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		goto out;
 	}
 	for (size_t v = 0; v < h->nobj; v++) {
-		if (!R->root_kinds[v] || R->dom.idom[v] != HP_DOM_SUPER)
+		if (R->dom.idom[v] != HP_DOM_SUPER || (!R->root_kinds[v] && !made_root(R, (uint32_t)v)))
 			continue;
 		if (heap >= 0 && (int)hp_heap_heap(h, v) != heap)
 			continue;
@@ -235,11 +251,11 @@ static uint64_t alone(const struct roots_result *t, int k)
 	return 0;
 }
 
-/* "Java frame + thread object" */
+/* "Java frame + thread object" ("made" for roots no record names) */
 static const char *kinds_text(unsigned kinds, char *buf, size_t n)
 {
 	size_t l = 0;
-	buf[0] = 0;
+	snprintf(buf, n, "made");
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		if (kinds & (1u << k)) {
 			int w = snprintf(buf + l, n - l, "%s%s", l ? " + " : "", hp_root_kind_name(k));
@@ -339,6 +355,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char ks[256];
 	for (size_t i = 0; i < t->sh.n; i++) {
 		const struct hp_root_share *r = &t->sh.rows[i];
+		if (!r->joint && !r->kinds)
+			fprintf(f, "made roots (--roots=unreachable-as-roots): %s, %s\n",
+				fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+	}
+	for (size_t i = 0; i < t->sh.n; i++) {
+		const struct hp_root_share *r = &t->sh.rows[i];
 		if (r->joint || (r->kinds & (r->kinds - 1)) == 0)
 			continue;
 		fprintf(f, "named by %s: %s, %s\n", kinds_text(r->kinds, ks, sizeof ks),
@@ -352,8 +374,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			kinds_text(r->kinds, ks, sizeof ks),
 			fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
 	}
-	if (R->roots_policy == HP_ROOTS_THREADS)
-		fprintf(f, "(--roots=threads: the stack roots of a known thread count in its thread object's row)\n");
+	if (R->roots_policy != HP_ROOTS_ALL)
+		fprintf(f, "(--roots=%s: the stack roots of a known thread count in its thread object's row)\n",
+			roots_policy_name(R->roots_policy));
 	fprintf(f, "reachable: %s in all (the rows above add up to it); unreachable: %s, %s",
 		fmt_bytes(t->sh.total, b, sizeof b), fmt_counted(R->unreachable, "object", "objects", a, sizeof a),
 		fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
@@ -376,6 +399,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				if (w > 0 && (size_t)w < sizeof kinds - kl)
 					kl += (size_t)w;
 			}
+		if (!kl)
+			snprintf(kinds, sizeof kinds, "made root");
 		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", fmt_bytes(R->retained[v], a, sizeof a),
 			all ? 100.0 * R->retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
 		const struct hp_root_rec *rr = t->rows[i].thread;

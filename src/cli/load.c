@@ -344,6 +344,13 @@ int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R)
 	if (rc)
 		return failed(S, rc, &err);
 	partial_warning(S);
+	/* no GC root: every object is unreachable and retains nothing */
+	if ((*h)->nobj && !(*R)->nroot_objs) {
+		const struct hp_load_info *L = hp_session_load_info(S);
+		cli_warn("%s: the dump has no GC roots%s: no object is reachable, so retained sizes are all 0; "
+			 "--roots=unreachable-as-roots makes every object no root reaches a root",
+			 hp_session_path(S), L->partial ? " before the break (HotSpot writes them last)" : "");
+	}
 	return EXIT_OK;
 }
 

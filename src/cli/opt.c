@@ -104,8 +104,10 @@ static int set_roots(const struct cli_option *o, const char *as, const char *val
 		*r = HP_ROOTS_THREADS;
 	else if (!strcmp(val, "all"))
 		*r = HP_ROOTS_ALL;
+	else if (!strcmp(val, "unreachable-as-roots"))
+		*r = HP_ROOTS_UNREACHABLE;
 	else
-		return bad("--roots=%s: expected threads or all", val);
+		return bad("--roots=%s: expected threads, all or unreachable-as-roots", val);
 	return EXIT_OK;
 }
 
@@ -224,8 +226,11 @@ const struct cli_option cli_opts_policy[] = {
 	  COMMON(weak), set_weak, "needs a value: follow, skip or skip-weak", "follow skip skip-weak" },
 	{ "--roots", NULL, OPT_VALUE, "--roots=POLICY",
 	  "threads (HotSpot default: a thread retains its stack\n"
-	  "locals) or all (every root under the super-root)",
-	  COMMON(roots), set_roots, "needs a value: threads or all", "threads all" },
+	  "locals), all (every root under the super-root) or\n"
+	  "unreachable-as-roots (threads, then every object no root\n"
+	  "reaches is a root: a dump cut before its GC roots)",
+	  COMMON(roots), set_roots, "needs a value: threads, all or unreachable-as-roots",
+	  "threads all unreachable-as-roots" },
 	{ NULL }
 };
 

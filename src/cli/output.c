@@ -283,7 +283,7 @@ cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
 
 const char *roots_policy_name(int p)
 {
-	return p == HP_ROOTS_ALL ? "all" : "threads";
+	return p == HP_ROOTS_ALL ? "all" : p == HP_ROOTS_UNREACHABLE ? "unreachable-as-roots" : "threads";
 }
 
 void json_policies(cJSON *j, const struct hp_retained *R)

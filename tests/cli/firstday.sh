@@ -15,7 +15,9 @@
 #    once (stack locals in their threads, joint holdings by kinds);
 #  - a truncated file is never analysed as if complete: segments without
 #    HEAP DUMP END, a file cut before its heap dump (exit 3, the offset);
-#    --salvage that yields nothing says so (exit 1).
+#    --salvage that yields nothing says so (exit 1); a dump with no GC
+#    roots (cut before them) says so, and --roots=unreachable-as-roots
+#    still gives a dominator tree.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip firstday "python3 is absent"; exit 0; }
 H=$(cd "$(dirname "$0")/../helper" && pwd)
@@ -220,4 +222,44 @@ expect_eq "truncation: info still describes the records" "$?" 0
 hp "$D/cutstr.hprof" --salvage >"$D/o" 2>"$D/e"; rc=$?
 if [ $rc = 1 ] && [ ! -s "$D/o" ] && grep -q "nothing to salvage" "$D/e"; then ok "truncation: --salvage with nothing before the break (exit 1)"
 else fail "truncation: --salvage with nothing before the break (exit 1)" "exit $rc: $(cat "$D/o" "$D/e")"; fi
+# 6b. no GC roots (a HotSpot dump cut before them: HotSpot writes them
+# last): a warning, and --roots=unreachable-as-roots still gives a tree.
+# By hand: a -> b -> byte[1000] and a lone byte[500], e -> c; no root.
+python3 - "$D" "$H" <<'EOF'
+import sys, struct
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+d = Dump()
+obj = d.load_class("java.lang.Object")
+d.class_dump(obj)
+n = d.load_class("Node")
+d.class_dump(n, super_id=obj, fields=[("next", OBJECT)])
+arr = d.prim_array(BYTE, b"\0" * 1000)
+b = d.instance(n, [arr])
+a = d.instance(n, [b])
+d.prim_array(BYTE, b"\0" * 500)
+c = d.instance(n, [0])
+d.instance(n, [c])
+d.write(D + "/noroots.hprof")
+# the same with a root, written last as HotSpot does, then cut before it
+d.root(a)
+d.write(D + "/rootlast.hprof")
+whole = open(D + "/rootlast.hprof", "rb").read()
+open(D + "/rootcut.hprof", "wb").write(whole[:-9 - 9])   # END and the root record
+EOF
+hp "$D/noroots.hprof" >"$D/o" 2>"$D/e"
+if grep -q "no GC roots: no object is reachable.*--roots=unreachable-as-roots" "$D/e"; then ok "no GC roots: a warning names --roots=unreachable-as-roots"
+else fail "no GC roots: a warning names --roots=unreachable-as-roots" "$(cat "$D/e")"; fi
+hp roots "$D/noroots.hprof" --roots=unreachable-as-roots --json >"$D/j" 2>"$D/e"
+expect_eq "--roots=unreachable-as-roots: a, the lone byte[] and e made roots, holding everything" \
+  "$(jget "$D/j" '([(r["kinds"], r["joint"], r["objects"]) for r in d["shares"]], sum(r["retained"] for r in d["shares"]) == d["total"]["heap_shallow"], d["roots_policy"])')" \
+  "([([], False, 3), ([], True, 1)], True, 'unreachable-as-roots')"
+hp dominators "$D/noroots.hprof" --roots=unreachable-as-roots --depth 3 --json --size-model=raw >"$D/j"
+expect_eq "--roots=unreachable-as-roots: a dominates b dominates the byte[1000] (raw sizes)" \
+  "$(jget "$D/j" '[(e["retained"], e["children"][0]["retained"], e["children"][0]["children"][0]["class"]) for e in d["dominators"] if e.get("class") == "Node" and e["children"] and e["children"][0].get("children")]')" \
+  "[(1008, 1004, 'byte[]')]"
+hp "$D/rootcut.hprof" --salvage >"$D/o" 2>"$D/e"; rc=$?
+if [ $rc = 0 ] && grep -q "no GC roots before the break (HotSpot writes them last)" "$D/e"; then ok "--salvage on a dump cut before its roots: the warning says why"
+else fail "--salvage on a dump cut before its roots: the warning says why" "exit $rc: $(cat "$D/e")"; fi
 exit 0
