@@ -94,7 +94,10 @@ class Dump:
     def instance(self, cid, values=(), types=None):
         """values of the class's fields, its own first, then its supers' (layout()), or of `types`"""
         oid = self.new_id()
-        types = self.layout(cid) if types is None else types
+        # the layout only when there are values to lay out (a chain of 100,000
+        # supers walked for each of 100,000 empty instances is quadratic)
+        if types is None:
+            types = self.layout(cid) if values else []
         data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(types, values))
         self.sub.append(struct.pack(">BIIII", 0x21, oid, 0, cid, len(data)) + data)
         return oid
