@@ -108,6 +108,7 @@ if [ -n "$ACC" ] && wait_for browse-leaks "leak suspects (accumulation points) a
   else fail "L lists the accumulation point $ACC" "row 1: $(sed -n 3p "$TMPD/screen")"; fi
 fi
 T send-keys -t hb D
+wait_for browse-leaks-back "hprofan: dominator tree of"
 
 # 80x24: nothing cut mid-column
 T resize-window -t hb -x 80 -y 24 2>/dev/null
