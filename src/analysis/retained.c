@@ -152,7 +152,6 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-static int has_super_edge(const struct hp_retained *R, uint32_t v);
 
 /*
  * VisualVM's retained sizes (lib.jfluid.heap: NearestGCRoot, TreeObject,
@@ -270,7 +269,7 @@ static int vv_search(struct vv *V)
 			if (h->roots[i].kind != kind)
 				continue;
 			size_t o = hp_heap_find(h, h->roots[i].object);
-			if (o == SIZE_MAX || (V->fl[o] & VV_REACH) || !has_super_edge(R, (uint32_t)o))
+			if (o == SIZE_MAX || (V->fl[o] & VV_REACH) || !hp_retained_has_super_edge(R, (uint32_t)o))
 				continue;
 			V->fl[o] |= VV_REACH;
 			queue[qn++] = (uint32_t)o;
@@ -508,7 +507,7 @@ static void vv_retained(struct vv *V)
 	}
 }
 
-static int has_super_edge(const struct hp_retained *R, uint32_t v)
+int hp_retained_has_super_edge(const struct hp_retained *R, uint32_t v)
 {
 	size_t lo = 0, hi = R->nroot_objs;
 	while (lo < hi) {
@@ -716,7 +715,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 		uint32_t v = R->dom.order[i];
 		if (R->dom.idom[v] != HP_DOM_SUPER)
 			continue;
-		if (!has_super_edge(R, v))
+		if (!hp_retained_has_super_edge(R, v))
 			R->joint += R->retained[v];
 	}
 	for (size_t v = 0; v < n; v++) {

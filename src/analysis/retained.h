@@ -89,6 +89,9 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 			struct hp_retained *out, struct hp_error *err) HP_MUST_USE;
 void hp_retained_release(struct hp_retained *r);
 
+/* 1 when v hangs off the super-root (it is in root_objs) */
+int hp_retained_has_super_edge(const struct hp_retained *R, uint32_t v);
+
 /* The retained set of the objects v with in_set[v] != 0 (n entries): the
  * objects that only paths through the set reach, the set included.  Uses the
  * reference graph and roots of R (so its weak and roots policies). */

@@ -192,6 +192,8 @@ void cli_ofile_abort(struct cli_ofile *o);
 void json_u64(cJSON *obj, const char *key, uint64_t v);
 cJSON *json_u64_item(uint64_t v);
 /* {"schema", "command", "file", "format", "id_size", "partial", "dump"} */
+/* file, format, id_size, partial (and partial_reason) of one dump */
+void json_dump_members(cJSON *j, const char *file, hp_session *S);
 cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
 cJSON *json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */

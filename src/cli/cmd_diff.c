@@ -122,17 +122,8 @@ cJSON *json_i64_item(int64_t v)
 
 cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
 {
-	const struct hp_load_info *L = hp_session_load_info(S);
 	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "file", file);
-	cJSON_AddStringToObject(j, "format", L->stats.header.format);
-	json_u64(j, "id_size", L->stats.header.id_size);
-	cJSON_AddBoolToObject(j, "partial", L->partial);
-	if (L->partial) {
-		char msg[1024];
-		cli_format_error(file, &L->partial_err, msg, sizeof msg);
-		cJSON_AddStringToObject(j, "partial_reason", msg);
-	}
+	json_dump_members(j, file, S);
 	char t[64];
 	cJSON_AddStringToObject(j, "timestamp", fmt_time(s->timestamp_ms, t, sizeof t));
 	json_u64(j, "objects", s->objects);

@@ -120,17 +120,7 @@ static void release(void *p)
 /* --roots=unreachable-as-roots: v was made a root (no record names it) */
 static int made_root(const struct hp_retained *R, uint32_t v)
 {
-	if (!R->nmade_roots)
-		return 0;
-	size_t lo = 0, hi = R->nroot_objs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (R->root_objs[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < R->nroot_objs && R->root_objs[lo] == v;
+	return R->nmade_roots && hp_retained_has_super_edge(R, v);
 }
 
 static int by_v(const void *a, const void *b)

@@ -261,12 +261,9 @@ cJSON *json_size_model(const hp_heap *h)
 	return j;
 }
 
-cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
+void json_dump_members(cJSON *j, const char *file, hp_session *S)
 {
 	const struct hp_load_info *L = hp_session_load_info(S);
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
-	cJSON_AddStringToObject(j, "command", x->cmd->name);
 	cJSON_AddStringToObject(j, "file", file);
 	cJSON_AddStringToObject(j, "format", L->stats.header.format);
 	json_u64(j, "id_size", L->stats.header.id_size);
@@ -276,6 +273,15 @@ cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
 		cli_format_error(file, &L->partial_err, msg, sizeof msg);
 		cJSON_AddStringToObject(j, "partial_reason", msg);
 	}
+}
+
+cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
+{
+	const struct hp_load_info *L = hp_session_load_info(S);
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
+	cJSON_AddStringToObject(j, "command", x->cmd->name);
+	json_dump_members(j, file, S);
 	if (L->stats.parsed_dump >= 0)
 		json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
 	return j;
