@@ -38,8 +38,8 @@ static const struct cli_option own[] = {
 	{ "--retained-set", NULL, OPT_FLAG, "--retained-set",
 	  "also the retained set of all objects of the rows\nselected (what would be freed without them)",
 	  0, offsetof(struct top_opts, retained_set), NULL, NULL, NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=BY",
-	  "rows are packages (a tree, see --depth), class loaders\nor components (--components) instead of classes",
+	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
+	  "rows by package (a tree, see --depth), by defining\nloader or by component (--components)",
 	  0, offsetof(struct top_opts, group), NULL, "needs a value: package, loader or component",
 	  "package loader component" },
 	{ "--depth", NULL, OPT_VALUE, "--depth D", "--group=package: levels of the package tree to show\n(default 1: com, org, java)",
@@ -892,7 +892,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_top = {
 	.name = "top",
-	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME]",
+	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME] [--group=package|loader|component] [--depth D] [--components FILE]",
 	.summary = "class histogram (default 20 rows)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
