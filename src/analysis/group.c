@@ -222,6 +222,60 @@ out:
 	return rc;
 }
 
+struct named { const char *name; uint64_t loader; uint32_t c; };
+
+static int by_name_loader(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->loader != y->loader)
+		return x->loader < y->loader ? -1 : 1;
+	return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* the names defined by several loaders (the classes grouped, cg[c] set) */
+static int duplicates(const hp_heap *h, struct hp_groups *G, const uint32_t *cg)
+{
+	size_t n = 0;
+	struct named *v = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *v);
+	G->dup_class = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *G->dup_class);
+	G->dup_off = hp_reallocarray(NULL, h->nclasses + 1, sizeof *G->dup_off);
+	if (!v || !G->dup_class || !G->dup_off) {
+		hp_free(v);
+		return HP_ENOMEM;
+	}
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (h->classes[c].dumped && cg[c] != HP_NONE) {
+			v[n].name = hp_class_name(h, c);
+			v[n].loader = h->classes[c].loader_id;
+			v[n].c = (uint32_t)c;
+			n++;
+		}
+	qsort(v, n, sizeof *v, by_name_loader);
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1, loaders = 1;
+		for (; j < n && !strcmp(v[j].name, v[i].name); j++)
+			if (v[j].loader != v[j - 1].loader)
+				loaders++;
+		if (loaders > 1) {
+			G->dup_off[G->ndups++] = (uint32_t)k;
+			for (size_t m = i; m < j; m++) {
+				if (m > i && v[m].loader == v[m - 1].loader)
+					continue;          /* one per loader */
+				G->dup_class[k++] = v[m].c;
+				G->g[cg[v[m].c]].duplicates++;
+			}
+		}
+		i = j;
+	}
+	G->dup_off[G->ndups] = (uint32_t)k;
+	hp_free(v);
+	return HP_OK;
+}
+
 static int retained_sums(const hp_heap *h, const struct hp_retained *R, struct hp_groups *G)
 {
 	size_t n = h->nobj;
@@ -288,6 +342,8 @@ int hp_groups_compute(const hp_heap *h, const struct hp_retained *R, int by, con
 	if (!cg || !G->row_group)
 		goto out;
 	if ((rc = class_groups(h, by, row_in, comp, comp_names, ncomp, G, &gcap, cg)))
+		goto out;
+	if (by == HP_GROUP_LOADER && (rc = duplicates(h, G, cg)))
 		goto out;
 	for (size_t r = 0; r < h->nrows; r++) {
 		const struct hp_hrow *w = &h->rows[r];
@@ -361,6 +417,8 @@ void hp_groups_release(struct hp_groups *G)
 {
 	hp_free(G->g);
 	hp_free(G->row_group);
+	hp_free(G->dup_class);
+	hp_free(G->dup_off);
 	hp_free(G->text);
 	memset(G, 0, sizeof *G);
 }

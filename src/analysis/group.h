@@ -51,6 +51,7 @@ struct hp_group {
 	uint32_t loader_class;        /* its class index, HP_NONE */
 	int has_loader_name;          /* name holds the loader's own name (hp_groups_loader_names()) */
 	uint64_t defined;             /* classes whose CLASS DUMP names this loader */
+	uint64_t duplicates;          /* of those, classes whose name another loader defines too */
 	/* every kind */
 	uint64_t classes;             /* rows with objects in the group (its subpackages' included) */
 	uint64_t instances, shallow;  /* objects, as the rows count them */
@@ -63,6 +64,11 @@ struct hp_groups {
 	struct hp_group *g;
 	size_t n;
 	uint32_t *row_group;          /* per histogram row: its group (the innermost package), HP_NONE: left out */
+	/* loaders: the class names several loaders define (a class-loader
+	 * leak after redeploys): runs dup_class[dup_off[i] .. dup_off[i+1]) of
+	 * class indexes of one name, one per loader, by name */
+	uint32_t *dup_class, *dup_off;
+	size_t ndups;
 	char *text;                   /* names, NUL-terminated */
 	size_t text_len, text_cap;
 };

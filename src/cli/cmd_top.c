@@ -660,6 +660,7 @@ static cJSON *json_group(const struct top_result *t, size_t *i)
 		if (g->has_loader_name)
 			cJSON_AddStringToObject(e, "loader_name", G->text + g->name);
 		json_u64(e, "defined", g->defined);
+		json_u64(e, "duplicates", g->duplicates);
 	}
 	json_u64(e, "classes", g->classes);
 	json_u64(e, "instances", g->instances);
@@ -688,6 +689,18 @@ static void json_groups(const struct top_result *t, cJSON *j)
 	size_t i = 0;
 	while (i < t->norder)
 		cJSON_AddItemToArray(arr, json_group(t, &i));
+	if (t->by != HP_GROUP_LOADER)
+		return;
+	const struct hp_groups *G = &t->G;
+	cJSON *dup = cJSON_AddArrayToObject(j, "duplicate_classes");
+	for (size_t d = 0; d < G->ndups; d++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "class", hp_class_name(t->h, G->dup_class[G->dup_off[d]]));
+		cJSON *ids = cJSON_AddArrayToObject(e, "loader_ids");
+		for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++)
+			cJSON_AddItemToArray(ids, json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
+		cJSON_AddItemToArray(dup, e);
+	}
 }
 
 static void text_groups(const struct top_result *t, FILE *f)
@@ -741,6 +754,25 @@ static void text_groups(const struct top_result *t, FILE *f)
 	if (t->by == HP_GROUP_COMPONENT)
 		fprintf(f, " (with \"other\")");
 	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+	if (loaders && G->ndups) {
+		fprintf(f, "%s defined by several loaders:\n", fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
+		for (size_t d = 0; d < G->ndups; d++) {
+			fprintf(f, "  %s:", safe_text(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
+			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
+				uint64_t id = t->h->classes[G->dup_class[k]].loader_id;
+				size_t gi = 0;
+				while (gi < G->n && G->g[gi].loader_id != id)
+					gi++;
+				struct hp_group tmp;
+				memset(&tmp, 0, sizeof tmp);
+				tmp.loader_id = id;
+				tmp.loader_class = HP_NONE;
+				fprintf(f, "%s %s", k > G->dup_off[d] ? "," : "",
+					safe_text(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
+			}
+			fprintf(f, "\n");
+		}
+	}
 }
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)

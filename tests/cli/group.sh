@@ -115,7 +115,12 @@ $(printf '%d' 0x10f0) app.Loader - 2 2 3 24 24"
 else
   fail "top --group=loader" "$(head -c 300 "$D/l.err")"
 fi
+expect_eq "loaders: the class both define is a duplicate" \
+  "$(jget "$D/l.json" '[(x["class"], x["loader_ids"]) for x in d["duplicate_classes"]], [g["duplicates"] for g in d["groups"]]')" \
+  "([('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])], [0, 1, 1])"
 run_hp "$D/l.txt" "$D/e" top "$D/g.hprof" --size-model=raw --group=loader --quiet
+if grep -qx '  com.acme.billing.Bill: app.Loader@0x10e0, app.Loader@0x10f0' "$D/l.txt"; then ok "loaders: the table lists the duplicate"
+else fail "loaders: the table lists the duplicate" "$(cat "$D/l.txt")"; fi
 if grep -q 'app.Loader@0x10e0 "webapp-A"$' "$D/l.txt" && grep -q '<bootstrap>$' "$D/l.txt"; then ok "loaders: the table names them"
 else fail "loaders: the table names them" "$(cat "$D/l.txt")"; fi
 
