@@ -72,8 +72,8 @@ static int pkg_grow(struct pkgmap *M, const struct hp_groups *G)
 	for (size_t i = 0; i < M->cap; i++) {
 		if (!M->slot[i])
 			continue;
-		const char *nm = G->text + G->g[M->slot[i] - 1].name;
-		size_t j = (size_t)name_hash(nm, strlen(nm)) & (cap - 1);
+		const struct hp_group *g = &G->g[M->slot[i] - 1];
+		size_t j = (size_t)name_hash(g->pkg, g->pkg_len) & (cap - 1);
 		while (s[j])
 			j = (j + 1) & (cap - 1);
 		s[j] = M->slot[i];
@@ -95,23 +95,26 @@ static int pkg_get(struct pkgmap *M, struct hp_groups *G, size_t *gcap, const ch
 		/* the next prefix: up to the next '.', or the whole name */
 		const char *dot = start < len ? memchr(name + start, '.', len - start) : NULL;
 		size_t pl = dot ? (size_t)(dot - name) : len;
-		depth++;
+		if (++depth == HP_PKG_MAX_DEPTH)
+			pl = len;           /* the rest of the name is one level */
 		if ((G->n + 1) * 2 > M->cap && pkg_grow(M, G))
 			return HP_ENOMEM;
 		uint64_t hv = name_hash(name, pl);
 		size_t j = (size_t)hv & (M->cap - 1);
 		uint32_t gi = HP_NONE;
 		while (M->slot[j]) {
-			const char *nm = G->text + G->g[M->slot[j] - 1].name;
-			if (strlen(nm) == pl && memcmp(nm, name, pl) == 0) {
+			const struct hp_group *g = &G->g[M->slot[j] - 1];
+			if (g->pkg_len == pl && memcmp(g->pkg, name, pl) == 0) {
 				gi = M->slot[j] - 1;
 				break;
 			}
 			j = (j + 1) & (M->cap - 1);
 		}
 		if (gi == HP_NONE) {
-			if (group_add(G, gcap, name, pl, &gi))
+			if (group_add(G, gcap, "", 0, &gi))
 				return HP_ENOMEM;
+			G->g[gi].pkg = name;
+			G->g[gi].pkg_len = (uint32_t)pl;
 			G->g[gi].parent = parent;
 			G->g[gi].depth = depth;
 			if (parent != HP_NONE)

@@ -15,7 +15,10 @@
  *              is in the group "" (no package).  Packages form a tree: a
  *              package's figures include its subpackages', and "com",
  *              "com.acme" and "com.acme.billing" are each a group (parent
- *              the enclosing package, depth 1 for "com").
+ *              the enclosing package, depth 1 for "com").  The tree is
+ *              at most HP_PKG_MAX_DEPTH deep: a deeper package counts in its
+ *              prefix of that many levels (so a hostile name of 30,000 dots
+ *              costs no more per object than a real one).
  *   loader     the class's loader id from its CLASS DUMP (0: the bootstrap
  *              loader); the group also counts the classes the loader
  *              defined, whether they have objects or not.
@@ -38,10 +41,14 @@
 #include "model/objread.h"
 #include "analysis/retained.h"
 
+#define HP_PKG_MAX_DEPTH 64
+
 enum hp_group_by { HP_GROUP_PACKAGE = 0, HP_GROUP_LOADER, HP_GROUP_COMPONENT };
 
 struct hp_group {
-	size_t name;                  /* offset in hp_groups.text: package, component, loader name */
+	size_t name;                  /* offset in hp_groups.text: component, loader name ("" for packages) */
+	const char *pkg;              /* packages: the name, pkg_len bytes of a class name of the heap */
+	uint32_t pkg_len;             /*   (not NUL-terminated; valid as long as the heap) */
 	uint32_t parent;              /* packages: the enclosing package, HP_NONE at the top */
 	uint32_t depth;               /* packages: 1 for "com", 2 for "com.acme"; else 1 */
 	uint32_t nchildren;           /* packages: direct subpackages */

@@ -181,6 +181,10 @@ static int (*sort_cmp)(const struct hp_group *, const struct hp_group *);
 
 static int g_name(const struct hp_group *x, const struct hp_group *y)
 {
+	if (sort_G->by == HP_GROUP_PACKAGE) {
+		int c = memcmp(x->pkg, y->pkg, x->pkg_len < y->pkg_len ? x->pkg_len : y->pkg_len);
+		return c ? c : x->pkg_len < y->pkg_len ? -1 : x->pkg_len > y->pkg_len;
+	}
 	return strcmp(sort_G->text + x->name, sort_G->text + y->name);
 }
 
@@ -630,8 +634,10 @@ static const char *group_label(const struct top_result *t, const struct hp_group
 	const struct hp_groups *G = &t->G;
 	if (t->by == HP_GROUP_LOADER)
 		return loader_label(t->h, G, g, buf, n);
-	const char *nm = G->text + g->name;
-	snprintf(buf, n, "%s", t->by == HP_GROUP_PACKAGE && !*nm ? "(no package)" : nm);
+	if (t->by == HP_GROUP_PACKAGE)
+		snprintf(buf, n, "%.*s", g->pkg_len ? (int)g->pkg_len : 12, g->pkg_len ? g->pkg : "(no package)");
+	else
+		snprintf(buf, n, "%s", G->text + g->name);
 	return buf;
 }
 
@@ -647,9 +653,20 @@ static cJSON *json_group(const struct top_result *t, size_t *i)
 	char lb[1024];
 	cJSON *e = cJSON_CreateObject();
 	json_u64(e, "rank", t->rank[*i]);
-	cJSON_AddStringToObject(e, "name", group_label(t, g, lb, sizeof lb));
 	if (t->by == HP_GROUP_PACKAGE) {
-		cJSON_AddStringToObject(e, "package", G->text + g->name);
+		/* the whole name, however long */
+		char *pk = hp_malloc((size_t)g->pkg_len + 1);
+		if (pk) {
+			memcpy(pk, g->pkg, g->pkg_len);
+			pk[g->pkg_len] = 0;
+		}
+		cJSON_AddStringToObject(e, "name", !pk ? "?" : g->pkg_len ? pk : "(no package)");
+		cJSON_AddStringToObject(e, "package", pk ? pk : "?");
+		hp_free(pk);
+	} else {
+		cJSON_AddStringToObject(e, "name", group_label(t, g, lb, sizeof lb));
+	}
+	if (t->by == HP_GROUP_PACKAGE) {
 		json_u64(e, "depth", g->depth);
 		json_u64(e, "subpackages", g->nchildren);
 	}

@@ -170,6 +170,27 @@ expect_eq "loader --filter: only the loaders of the classes kept" \
   "$(jget "$D/x.json" '[(g["loader_id"] > 0, g["classes"], g["defined"], g["instances"], g["retained"]) for g in d["groups"]]')" \
   "[(True, 1, 1, 3, 124), (True, 1, 1, 2, 16)]"
 
+# a hostile name: 5,000 dots, 20,000 instances: the tree stops at 64 levels
+# (the rest of the name one package), so each object costs 64 steps at most
+python3 - "$D/deep.hprof" "$H" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+c = d.load_class(".".join("p%d" % k for k in range(5000)) + ".C"); d.class_dump(c, super_id=obj, fields=[("x", INT)])
+for k in range(20000):
+    d.root(d.instance(c, [k]))
+d.write(sys.argv[1])
+EOF
+if timeout 60 "$HPROFAN" top "$D/deep.hprof" --size-model=raw --group=package --depth 100 --json --quiet >"$D/deep.json" 2>"$D/e"; then
+  expect_eq "a 5,000-level package: 64 levels, the last one the rest of the name" \
+    "$(jget "$D/deep.json" '[(lambda f: f(f, d["groups"][0], 1))(lambda f, g, n: f(f, g["packages"][0], n + 1) if g.get("packages") else (n, g["depth"], len(g["package"]), g["instances"], g["retained"]))]')" \
+    "[(64, 64, $(python3 -c 'print(len(".".join("p%d" % k for k in range(5000))))'), 20000, 80000)]"
+else
+  fail "a 5,000-level package" "exit $?: $(head -c 300 "$D/e")"
+fi
+
 # ---- the corpus ------------------------------------------------------------------
 have_corpus group-corpus || exit 0
 tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
