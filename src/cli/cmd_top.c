@@ -623,9 +623,12 @@ static const char *loader_label(const hp_heap *h, const struct hp_groups *G, con
 {
 	if (!g->loader_id)
 		snprintf(buf, n, "<bootstrap>");
+	else if (g->loader_class != HP_NONE)
+		snprintf(buf, n, "%s@0x%llx", hp_class_name(h, g->loader_class), (unsigned long long)g->loader_id);
+	else if (h->nobj)
+		snprintf(buf, n, "0x%llx (not in the dump)", (unsigned long long)g->loader_id);
 	else
-		snprintf(buf, n, "%s@0x%llx", g->loader_class != HP_NONE ? hp_class_name(h, g->loader_class) : "?",
-			 (unsigned long long)g->loader_id);
+		snprintf(buf, n, "0x%llx", (unsigned long long)g->loader_id);   /* no object table */
 	return buf;
 }
 
@@ -771,6 +774,8 @@ static void text_groups(const struct top_result *t, FILE *f)
 	if (t->by == HP_GROUP_COMPONENT)
 		fprintf(f, " (with \"other\")");
 	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+	if (loaders && !t->h->nobj)
+		fprintf(f, "the loaders' classes and names are not read with --fast or from a pipe (no object table)\n");
 	if (loaders && G->ndups) {
 		fprintf(f, "%s defined by several loaders:\n", fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
 		for (size_t d = 0; d < G->ndups; d++) {
