@@ -19,7 +19,7 @@
 # commands, as `hprofan --help` lists them
 _hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
-_hprofan_options_top='--top --sort --fast --heap --retained-set --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
@@ -36,7 +36,7 @@ _hprofan_many_files='diff trend'
 # issue 13: leaks
 _hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out'
+_hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
@@ -55,7 +55,7 @@ _hprofan_values() {
     --heap)       echo app zygote image default ;;
     --weak)       echo follow skip skip-weak ;;
     --roots)      echo threads all unreachable-as-roots ;;
-    --group)      echo class ;;
+    --group)      echo class package loader component ;;
     --ref-size)   echo 4 8 ;;
     --align)      echo 1 2 4 8 16 32 64 128 256 ;;
     --mode)       echo values strings names ;;

@@ -649,6 +649,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	ro.thread_locals = o->roots != HP_ROOTS_ALL;
 	/* VisualVM's and NetBeans' size models come with their dominators */
 	int visualvm = o->visualvm || h->size.kind == HP_SIZE_VISUALVM || h->size.kind == HP_SIZE_NETBEANS;
+	R->visualvm = visualvm;
 	ro.mark_referents = visualvm && o->weak != HP_WEAK_FOLLOW;
 	ro.no_super_edges = visualvm;
 	ro.class_edges = !visualvm && hp_refs_want_class_edges(h);

@@ -64,6 +64,7 @@ struct hp_root_kind_sum {
 
 struct hp_retained {
 	int weak, roots_policy;
+	int visualvm;                 /* VisualVM's retained sizes: per class, class objects do not count */
 	struct hp_refs refs;
 	struct hp_dom dom;
 	uint64_t *shallow;            /* per object */

@@ -2,8 +2,10 @@
  * (one more pass) or, with --fast or from a pipe, shallow sizes from one
  * streaming pass. */
 #include "cli/command.h"
+#include "analysis/group.h"
 #include "parser/alloc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,9 @@ struct top_opts {
 	struct cli_count top;
 	const char *sort;
 	const char *heap;
+	const char *group;        /* --group: package, loader or component */
+	const char *components;   /* --components FILE */
+	const char *depth;        /* --depth D (packages) */
 	int fast, retained_set;
 };
 
@@ -33,6 +38,15 @@ static const struct cli_option own[] = {
 	{ "--retained-set", NULL, OPT_FLAG, "--retained-set",
 	  "also the retained set of all objects of the rows\nselected (what would be freed without them)",
 	  0, offsetof(struct top_opts, retained_set), NULL, NULL, NULL },
+	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
+	  "rows by package (a tree, see --depth), by defining\nloader or by component (--components)",
+	  0, offsetof(struct top_opts, group), NULL, "needs a value: package, loader or component",
+	  "package loader component" },
+	{ "--depth", NULL, OPT_VALUE, "--depth D", "--group=package: levels of the package tree to show\n(default 1: com, org, java)",
+	  0, offsetof(struct top_opts, depth), NULL, "needs a number of levels", NULL },
+	{ "--components", NULL, OPT_VALUE, "--components FILE",
+	  "components for --group=component (the default with it):\nlines NAME REGEX, a class in the first whose REGEX\nmatches its name, the others in \"other\"",
+	  0, offsetof(struct top_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
 	{ NULL }
 };
 
@@ -52,6 +66,18 @@ struct top_result {
 	size_t n, shown;
 	uint64_t tot_count, tot_shallow, all_shallow;
 	uint64_t set_in, set_objs, set_bytes;   /* --retained-set */
+	/* --group */
+	int by;                   /* enum hp_group_by, -1: classes */
+	unsigned depth;
+	struct hp_groups G;
+	uint32_t *order;          /* the groups shown, in the order shown */
+	uint32_t *rank;           /* their rank among their siblings */
+	size_t norder;
+	size_t ntop;              /* top-level groups */
+	int cut;                  /* --top left groups out of a level */
+	uint32_t *child_off, *child; /* packages: children of g at child[child_off[g] .. child_off[g+1]) */
+	size_t ncomp;
+	char **comp_names;
 };
 
 static int by_retained(const void *a, const void *b)
@@ -97,6 +123,14 @@ static void release(void *p)
 	if (!t)
 		return;
 	hp_free(t->rows);
+	hp_groups_release(&t->G);
+	hp_free(t->order);
+	hp_free(t->rank);
+	hp_free(t->child_off);
+	hp_free(t->child);
+	for (size_t i = 0; i < t->ncomp; i++)
+		hp_free(t->comp_names[i]);
+	hp_free(t->comp_names);
 	hp_free(t);
 }
 
@@ -138,6 +172,308 @@ static int retained_set(hp_session *S, struct top_result *t)
 	return EXIT_OK;
 }
 
+/* ---- --group ----------------------------------------------------------- */
+
+static const char *const group_kinds[] = { "package", "loader", "component" };
+
+static const struct hp_groups *sort_G;
+static int (*sort_cmp)(const struct hp_group *, const struct hp_group *);
+
+static int g_name(const struct hp_group *x, const struct hp_group *y)
+{
+	if (sort_G->by == HP_GROUP_PACKAGE) {
+		int c = memcmp(x->pkg, y->pkg, x->pkg_len < y->pkg_len ? x->pkg_len : y->pkg_len);
+		return c ? c : x->pkg_len < y->pkg_len ? -1 : x->pkg_len > y->pkg_len;
+	}
+	return strcmp(sort_G->text + x->name, sort_G->text + y->name);
+}
+
+static int g_retained(const struct hp_group *x, const struct hp_group *y)
+{
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
+	return 0;
+}
+
+static int g_shallow(const struct hp_group *x, const struct hp_group *y)
+{
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
+	if (x->instances != y->instances)
+		return x->instances < y->instances ? 1 : -1;
+	return 0;
+}
+
+static int g_count(const struct hp_group *x, const struct hp_group *y)
+{
+	if (x->instances != y->instances)
+		return x->instances < y->instances ? 1 : -1;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
+	return 0;
+}
+
+static int g_cmp(const void *a, const void *b)
+{
+	const struct hp_group *x = &sort_G->g[*(const uint32_t *)a], *y = &sort_G->g[*(const uint32_t *)b];
+	int c = sort_cmp(x, y);
+	if (!c)
+		c = g_name(x, y);
+	if (!c && x->loader_id != y->loader_id)
+		c = x->loader_id < y->loader_id ? -1 : 1;
+	return c;
+}
+
+/* --components FILE: lines NAME REGEX ('#' comments, blank lines); the
+ * component of each class into comp[] (HP_NONE: other) */
+static int read_components(const char *file, const hp_heap *h, struct top_result *t, uint32_t **comp_out)
+{
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		cli_error("--components %s: %s", file, strerror(errno));
+		return EXIT_USAGE;
+	}
+	struct cli_regex **re = NULL;
+	size_t cap = 0, lineno = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+	int rc = EXIT_OK;
+	uint32_t *comp = NULL;
+	while ((len = getline(&line, &lcap, f)) >= 0) {
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+			line[--len] = 0;
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		char *name = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p) {
+			cli_error("%s:%zu: expected NAME REGEX, found only '%s'", file, lineno, name);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (!strcmp(name, "other")) {
+			cli_error("%s:%zu: \"other\" is the name of the classes no component matches", file, lineno);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		for (size_t i = 0; i < t->ncomp; i++)
+			if (!strcmp(t->comp_names[i], name)) {
+				cli_error("%s:%zu: component '%s' named twice", file, lineno, name);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+		if (t->ncomp == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct cli_regex **nr = hp_reallocarray(re, nc, sizeof *nr);
+			char **nn = nr ? hp_reallocarray(t->comp_names, nc, sizeof *nn) : NULL;
+			if (nr)
+				re = nr;
+			if (!nn) {
+				rc = EXIT_NOMEM;
+				cli_error("out of memory");
+				goto out;
+			}
+			t->comp_names = nn;
+			cap = nc;
+		}
+		char msg[400];
+		struct cli_regex *r = cli_regex_new(p, msg, sizeof msg);
+		if (!r) {
+			cli_error("%s:%zu: component '%s': '%s': %s", file, lineno, name, p, msg);
+			rc = strcmp(msg, "out of memory") ? EXIT_USAGE : EXIT_NOMEM;
+			goto out;
+		}
+		char *nm = hp_malloc(strlen(name) + 1);
+		if (!nm) {
+			cli_regex_free(r);
+			cli_error("out of memory");
+			rc = EXIT_NOMEM;
+			goto out;
+		}
+		strcpy(nm, name);
+		re[t->ncomp] = r;
+		t->comp_names[t->ncomp++] = nm;
+	}
+	if (ferror(f)) {
+		cli_error("--components %s: %s", file, strerror(errno));
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	comp = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *comp);
+	if (!comp) {
+		cli_error("out of memory");
+		rc = EXIT_NOMEM;
+		goto out;
+	}
+	for (size_t c = 0; c < h->nclasses; c++) {
+		comp[c] = HP_NONE;
+		if (h->classes[c].row == HP_NONE)
+			continue;
+		const char *cn = hp_class_name(h, c);
+		for (size_t i = 0; i < t->ncomp; i++) {
+			int m = cli_regex_match(re[i], cn);
+			if (m < 0) {
+				char eb[200];
+				cli_error("%s: component '%s' on class %s: %s", file, t->comp_names[i], cn,
+					  cli_regex_error(m, eb, sizeof eb));
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			if (m) {
+				comp[c] = (uint32_t)i;
+				break;
+			}
+		}
+	}
+out:
+	for (size_t i = 0; i < t->ncomp && re; i++)
+		cli_regex_free(re[i]);
+	hp_free(re);
+	hp_free(line);
+	fclose(f);
+	if (rc) {
+		hp_free(comp);
+		return rc;
+	}
+	*comp_out = comp;
+	return EXIT_OK;
+}
+
+/* the order of the groups shown: each level sorted, its first N (--top),
+ * packages opened down to --depth */
+static int group_order(struct top_result *t, int (*cmp)(const struct hp_group *, const struct hp_group *), size_t topn)
+{
+	struct hp_groups *G = &t->G;
+	size_t n = G->n;
+	t->child_off = hp_calloc(n + 2, sizeof *t->child_off);
+	t->child = hp_reallocarray(NULL, n ? n : 1, sizeof *t->child);
+	t->order = hp_reallocarray(NULL, n ? n : 1, sizeof *t->order);
+	t->rank = hp_reallocarray(NULL, n ? n : 1, sizeof *t->rank);
+	if (!t->child_off || !t->child || !t->order || !t->rank)
+		return EXIT_NOMEM;
+	/* slot n holds the top level */
+	uint32_t maxdepth = 1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = G->g[i].parent == HP_NONE ? (uint32_t)n : G->g[i].parent;
+		t->child_off[p + 1]++;
+		if (G->g[i].depth > maxdepth)
+			maxdepth = G->g[i].depth;
+	}
+	for (size_t i = 0; i <= n; i++)
+		t->child_off[i + 1] += t->child_off[i];
+	uint32_t *fill = hp_reallocarray(NULL, n + 1, sizeof *fill);
+	struct lvl { uint32_t at, end, rank; } *st = hp_reallocarray(NULL, maxdepth + 1, sizeof *st);
+	if (!fill || !st) {
+		hp_free(fill);
+		hp_free(st);
+		return EXIT_NOMEM;
+	}
+	memcpy(fill, t->child_off, (n + 1) * sizeof *fill);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = G->g[i].parent == HP_NONE ? (uint32_t)n : G->g[i].parent;
+		t->child[fill[p]++] = (uint32_t)i;
+	}
+	hp_free(fill);
+	sort_G = G;
+	sort_cmp = cmp;
+	for (size_t p = 0; p <= n; p++)
+		if (t->child_off[p + 1] - t->child_off[p] > 1)
+			qsort(t->child + t->child_off[p], t->child_off[p + 1] - t->child_off[p], sizeof *t->child, g_cmp);
+	t->ntop = t->child_off[n + 1] - t->child_off[n];
+	size_t sp = 0;
+#define LEVEL(p) do { \
+		uint32_t a_ = t->child_off[p], e_ = t->child_off[(p) + 1]; \
+		if (topn && e_ - a_ > topn) { \
+			e_ = a_ + (uint32_t)topn; \
+			t->cut = 1; \
+		} \
+		st[sp].at = a_; st[sp].end = e_; st[sp].rank = 0; sp++; \
+	} while (0)
+	LEVEL(n);
+	while (sp) {
+		struct lvl *l = &st[sp - 1];
+		if (l->at == l->end) {
+			sp--;
+			continue;
+		}
+		uint32_t g = t->child[l->at++];
+		t->rank[t->norder] = ++l->rank;
+		t->order[t->norder++] = g;
+		if (t->by == HP_GROUP_PACKAGE && G->g[g].depth < t->depth && sp <= maxdepth)
+			LEVEL(g);
+	}
+#undef LEVEL
+	hp_free(st);
+	return EXIT_OK;
+}
+
+static int collect_groups(struct cli_ctx *x, hp_session *S, struct top_result *t, struct cli_filter *flt,
+			  int heap_filter, int (*cmp)(const struct hp_group *, const struct hp_group *))
+{
+	const struct top_opts *o = x->own;
+	const hp_heap *h = t->h;
+	int rc = EXIT_OK;
+	uint8_t *row_in = NULL;
+	uint32_t *comp = NULL;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (flt || heap_filter >= 0) {
+		if (!(row_in = hp_calloc(h->nrows ? h->nrows : 1, 1))) {
+			cli_error("out of memory");
+			return EXIT_NOMEM;
+		}
+		for (size_t i = 0; i < h->nrows; i++) {
+			const struct hp_hrow *r = &h->rows[i];
+			if (!(r->count + r->class_objs) || (heap_filter >= 0 && r->heap != heap_filter))
+				continue;
+			int m = cli_filter_match(flt, hp_class_name(h, r->cls));
+			if (m < 0) {
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			row_in[i] = (uint8_t)m;
+		}
+	}
+	if (t->by == HP_GROUP_COMPONENT && (rc = read_components(o->components, h, t, &comp)))
+		goto out;
+	int src = hp_groups_compute(h, t->R, t->by, row_in, comp, (const char *const *)t->comp_names, t->ncomp,
+				    &t->G, &err);
+	if (src == HP_OK && t->by == HP_GROUP_LOADER && t->R) {
+		hp_objread *rd;
+		if ((src = hp_session_objread(S, &rd, &err)) == HP_OK)
+			src = hp_groups_loader_names(&t->G, h, rd, &err);
+	}
+	if (src) {
+		cli_error("%s: %s", hp_session_path(S), err.msg);
+		rc = src == HP_ENOMEM ? EXIT_NOMEM : EXIT_BAD;
+		goto out;
+	}
+	if ((rc = group_order(t, cmp, o->top.n > 0 ? (size_t)o->top.n : 0))) {
+		cli_error("out of memory");
+		goto out;
+	}
+	t->shown = 0;
+	for (size_t i = 0; i < t->norder; i++)
+		if (t->G.g[t->order[i]].parent == HP_NONE)
+			t->shown++;
+out:
+	hp_free(row_in);
+	hp_free(comp);
+	return rc;
+}
+
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct top_opts *o = x->own;
@@ -165,6 +501,47 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		cli_error("--sort=%s: expected retained, shallow, count or name", o->sort);
 		return EXIT_USAGE;
 	}
+	int by = -1;
+	unsigned depth = 1;
+	int (*gcmp)(const struct hp_group *, const struct hp_group *) =
+		cmp == by_retained ? g_retained : cmp == by_shallow ? g_shallow : cmp == by_count ? g_count : g_name;
+	if (o->group) {
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(o->group, group_kinds[k]))
+				by = k;
+		if (by < 0) {
+			cli_error("--group=%s: expected package, loader or component", o->group);
+			return EXIT_USAGE;
+		}
+	} else if (o->components) {
+		by = HP_GROUP_COMPONENT;
+	}
+	if (by == HP_GROUP_COMPONENT && !o->components) {
+		cli_error("--group=component needs --components FILE (lines NAME REGEX)");
+		return EXIT_USAGE;
+	}
+	if (o->components && by != HP_GROUP_COMPONENT) {
+		cli_error("--components goes with --group=component, not --group=%s", o->group);
+		return EXIT_USAGE;
+	}
+	if (o->depth) {
+		char *e;
+		errno = 0;
+		unsigned long d = strtoul(o->depth, &e, 10);
+		if (by != HP_GROUP_PACKAGE) {
+			cli_error("--depth opens the package tree: it goes with --group=package");
+			return EXIT_USAGE;
+		}
+		if (*o->depth < '0' || *o->depth > '9' || *e || errno || d < 1 || d > 100000) {
+			cli_error("--depth %s: expected a number of levels from 1", o->depth);
+			return EXIT_USAGE;
+		}
+		depth = (unsigned)d;
+	}
+	if (by >= 0 && o->retained_set) {
+		cli_error("--retained-set goes with the class table, not with --group");
+		return EXIT_USAGE;
+	}
 	int rc;
 	struct cli_filter *flt = NULL;
 	if ((x->c->filter || x->c->exclude) && !(flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
@@ -177,6 +554,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	}
 	*res = t;
 	t->sort = sort;
+	t->by = by;
+	t->depth = depth;
 	rc = with_ret ? cli_retained(S, &t->h, &t->R) : cli_histogram(S, &t->h);
 	if (rc)
 		goto out;
@@ -227,11 +606,195 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		if ((rc = retained_set(S, t)))
 			goto out;
 	}
+	if (by >= 0) {
+		rc = collect_groups(x, S, t, flt, heap_filter, gcmp);
+		goto out;
+	}
 	qsort(t->rows, t->n, sizeof *t->rows, cmp);
 	t->shown = o->top.n > 0 && (size_t)o->top.n < t->n ? (size_t)o->top.n : t->n;
 out:
 	cli_filter_free(flt);
 	return rc;
+}
+
+/* a loader as the table names it: "<bootstrap>", "CLASS@0xID", then its name in quotes */
+static const char *loader_label(const hp_heap *h, const struct hp_groups *G, const struct hp_group *g,
+				char *buf, size_t n)
+{
+	if (!g->loader_id)
+		snprintf(buf, n, "<bootstrap>");
+	else if (g->loader_class != HP_NONE)
+		snprintf(buf, n, "%s@0x%llx", hp_class_name(h, g->loader_class), (unsigned long long)g->loader_id);
+	else if (h->nobj)
+		snprintf(buf, n, "0x%llx (not in the dump)", (unsigned long long)g->loader_id);
+	else
+		snprintf(buf, n, "0x%llx", (unsigned long long)g->loader_id);   /* no object table */
+	return buf;
+}
+
+static const char *group_label(const struct top_result *t, const struct hp_group *g, char *buf, size_t n)
+{
+	const struct hp_groups *G = &t->G;
+	if (t->by == HP_GROUP_LOADER)
+		return loader_label(t->h, G, g, buf, n);
+	if (t->by == HP_GROUP_PACKAGE)
+		snprintf(buf, n, "%.*s", g->pkg_len ? (int)g->pkg_len : 12, g->pkg_len ? g->pkg : "(no package)");
+	else
+		snprintf(buf, n, "%s", G->text + g->name);
+	return buf;
+}
+
+static double pct2(uint64_t v, uint64_t base)
+{
+	return base ? (double)(int64_t)(10000.0 * v / base) / 100.0 : 0.0;
+}
+
+static cJSON *json_group(const struct top_result *t, size_t *i)
+{
+	const struct hp_groups *G = &t->G;
+	const struct hp_group *g = &G->g[t->order[*i]];
+	char lb[1024];
+	cJSON *e = cJSON_CreateObject();
+	json_u64(e, "rank", t->rank[*i]);
+	if (t->by == HP_GROUP_PACKAGE) {
+		/* the whole name, however long */
+		char *pk = hp_malloc((size_t)g->pkg_len + 1);
+		if (pk) {
+			memcpy(pk, g->pkg, g->pkg_len);
+			pk[g->pkg_len] = 0;
+		}
+		cJSON_AddStringToObject(e, "name", !pk ? "?" : g->pkg_len ? pk : "(no package)");
+		cJSON_AddStringToObject(e, "package", pk ? pk : "?");
+		hp_free(pk);
+	} else {
+		cJSON_AddStringToObject(e, "name", group_label(t, g, lb, sizeof lb));
+	}
+	if (t->by == HP_GROUP_PACKAGE) {
+		json_u64(e, "depth", g->depth);
+		json_u64(e, "subpackages", g->nchildren);
+	}
+	if (t->by == HP_GROUP_LOADER) {
+		json_u64(e, "loader_id", g->loader_id);
+		if (g->loader_class != HP_NONE)
+			cJSON_AddStringToObject(e, "loader_class", hp_class_name(t->h, g->loader_class));
+		if (g->has_loader_name)
+			cJSON_AddStringToObject(e, "loader_name", G->text + g->name);
+		json_u64(e, "defined", g->defined);
+		json_u64(e, "duplicates", g->duplicates);
+	}
+	json_u64(e, "classes", g->classes);
+	json_u64(e, "instances", g->instances);
+	json_u64(e, "shallow", g->shallow);
+	if (G->retained)
+		json_u64(e, "retained", g->retained);
+	cJSON_AddNumberToObject(e, "percent", pct2(g->shallow, t->all_shallow));
+	/* the subpackages shown follow it in order[] */
+	uint32_t me = t->order[*i];
+	(*i)++;
+	if (t->by == HP_GROUP_PACKAGE && *i < t->norder && G->g[t->order[*i]].parent == me) {
+		cJSON *sub = cJSON_AddArrayToObject(e, "packages");
+		while (*i < t->norder && G->g[t->order[*i]].parent == me)
+			cJSON_AddItemToArray(sub, json_group(t, i));
+	}
+	return e;
+}
+
+static void json_groups(const struct top_result *t, cJSON *j)
+{
+	cJSON_AddStringToObject(j, "group", group_kinds[t->by]);
+	if (t->by == HP_GROUP_PACKAGE)
+		json_u64(j, "depth", t->depth);
+	json_u64(j, "groups_total", t->ntop);
+	cJSON *arr = cJSON_AddArrayToObject(j, "groups");
+	size_t i = 0;
+	while (i < t->norder)
+		cJSON_AddItemToArray(arr, json_group(t, &i));
+	if (t->by != HP_GROUP_LOADER)
+		return;
+	const struct hp_groups *G = &t->G;
+	cJSON *dup = cJSON_AddArrayToObject(j, "duplicate_classes");
+	for (size_t d = 0; d < G->ndups; d++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "class", hp_class_name(t->h, G->dup_class[G->dup_off[d]]));
+		cJSON *ids = cJSON_AddArrayToObject(e, "loader_ids");
+		for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++)
+			cJSON_AddItemToArray(ids, json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
+		cJSON_AddItemToArray(dup, e);
+	}
+}
+
+static void text_groups(const struct top_result *t, FILE *f)
+{
+	const struct hp_groups *G = &t->G;
+	char a[32], b[32], c[32], lb[1024], nm[1024];
+	int cw = 9;
+	for (size_t i = 0; i < t->norder; i++) {
+		int l = (int)strlen(fmt_count(G->g[t->order[i]].instances, a, sizeof a));
+		if (l > cw)
+			cw = l;
+	}
+	int loaders = t->by == HP_GROUP_LOADER;
+	fprintf(f, "%5s  %7s", "rank", "classes");
+	if (loaders)
+		fprintf(f, "  %7s", "defined");
+	fprintf(f, "  %*s  %10s  %6s", cw, "instances", "shallow", "%");
+	if (G->retained)
+		fprintf(f, "  %10s  %6s", "retained", "%");
+	fprintf(f, "  %s\n", group_kinds[t->by]);
+	for (size_t i = 0; i < t->norder; i++) {
+		const struct hp_group *g = &G->g[t->order[i]];
+		fprintf(f, "%5u  %7s", t->rank[i], fmt_count(g->classes, c, sizeof c));
+		if (loaders)
+			fprintf(f, "  %7s", fmt_count(g->defined, c, sizeof c));
+		fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(g->instances, a, sizeof a),
+			fmt_bytes(g->shallow, b, sizeof b), t->all_shallow ? 100.0 * g->shallow / t->all_shallow : 0.0);
+		if (G->retained)
+			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(g->retained, b, sizeof b),
+				t->all_shallow ? 100.0 * g->retained / t->all_shallow : 0.0);
+		int ind = t->by == HP_GROUP_PACKAGE ? 2 * (int)(g->depth - 1) : 0;
+		fprintf(f, "  %*s%s", ind > 200 ? 200 : ind, "", safe_text(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
+		if (loaders && g->has_loader_name)
+			fprintf(f, " \"%s\"", safe_text(G->text + g->name, nm, sizeof nm));
+		fprintf(f, "\n");
+	}
+	char c1[48], c2[48];
+	fprintf(f, "%5s  %7s", "total", fmt_count(t->n, c, sizeof c));
+	if (loaders)
+		fprintf(f, "  %7s", "");
+	fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(t->tot_count, a, sizeof a), fmt_bytes(t->tot_shallow, b, sizeof b),
+		t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
+	if (G->retained)
+		fprintf(f, "  %10s  %6s", "", "");
+	static const char *const one[] = { "package", "class loader", "component" };
+	static const char *const many[] = { "packages", "class loaders", "components" };
+	fprintf(f, "  %s", fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
+	if (t->by == HP_GROUP_PACKAGE)
+		fprintf(f, " at the top (%s in all, %u level%s shown)", fmt_counted(G->n, "package", "packages", c2, sizeof c2),
+			t->depth, t->depth == 1 ? "" : "s");
+	if (t->by == HP_GROUP_COMPONENT)
+		fprintf(f, " (with \"other\")");
+	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+	if (loaders && !t->h->nobj)
+		fprintf(f, "the loaders' classes and names are not read with --fast or from a pipe (no object table)\n");
+	if (loaders && G->ndups) {
+		fprintf(f, "%s defined by several loaders:\n", fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
+		for (size_t d = 0; d < G->ndups; d++) {
+			fprintf(f, "  %s:", safe_text(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
+			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
+				uint64_t id = t->h->classes[G->dup_class[k]].loader_id;
+				size_t gi = 0;
+				while (gi < G->n && G->g[gi].loader_id != id)
+					gi++;
+				struct hp_group tmp;
+				memset(&tmp, 0, sizeof tmp);
+				tmp.loader_id = id;
+				tmp.loader_class = HP_NONE;
+				fprintf(f, "%s %s", k > G->dup_off[d] ? "," : "",
+					safe_text(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
+			}
+			fprintf(f, "\n");
+		}
+	}
 }
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
@@ -269,8 +832,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(rs, "objects", t->set_objs);
 		json_u64(rs, "shallow", t->set_bytes);
 	}
-	cJSON *arr = cJSON_AddArrayToObject(j, "classes");
-	for (size_t i = 0; i < t->shown; i++) {
+	if (t->by >= 0)
+		json_groups(t, j);
+	cJSON *arr = t->by >= 0 ? NULL : cJSON_AddArrayToObject(j, "classes");
+	for (size_t i = 0; t->by < 0 && i < t->shown; i++) {
 		const struct trow *r = &t->rows[i];
 		cJSON *e = cJSON_CreateObject();
 		json_u64(e, "rank", i + 1);
@@ -316,6 +881,10 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	}
 	if (hp_session_load_info(S)->partial)
 		fprintf(f, "warning: partial result: the dump could not be read to its end (--salvage)\n");
+	if (t->by >= 0) {
+		text_groups(t, f);
+		goto unreachable;
+	}
 	fprintf(f, "%5s  %*s  %10s  %6s", "rank", cw, "instances", "shallow", "%");
 	if (R)
 		fprintf(f, "  %10s  %6s", "retained", "%");
@@ -356,6 +925,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
 			fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
+unreachable:
 	if (R) {
 		char u1[48], u2[32];
 		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",
@@ -381,7 +951,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_top = {
 	.name = "top",
-	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME]",
+	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME] [--group=package|loader|component] [--depth D] [--components FILE]",
 	.summary = "class histogram (default 20 rows)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -102,11 +102,15 @@ checkers() {
     [ $? = 2 ] && printf '%s ' "$c"
   done
 }
+# companion OPTION=VALUE: what a value needs beside it (top --group=component
+# reads its components from --components FILE)
+: >"$TMPD/empty.components"
+companion() { case $1 in --group=component) printf '%s\n' --components "$TMPD/empty.components" ;; esac; }
 # accepts OPTION VALUE CHECKERS: those commands take VALUE for OPTION
 accepts() {
   local c
   for c in $3; do
-    "$HPROFAN" "$c" "$TMPD/empty.hprof" $(more_files "$c") $(id_arg "$c") --quiet "$1=$2" >/dev/null 2>&1
+    "$HPROFAN" "$c" "$TMPD/empty.hprof" $(more_files "$c") $(id_arg "$c") --quiet "$1=$2" $(companion "$1=$2") >/dev/null 2>&1
     [ $? = 2 ] && return 1
   done
   return 0

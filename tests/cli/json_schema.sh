@@ -95,6 +95,12 @@ fi
 # dominators --json (pick FILE KIND prints one id of that kind, or nothing)
 doc top-retained-policies top "$SAMPLE" --weak=skip --roots=all --top 3
 doc top-visualvm top "$SAMPLE" --weak=skip --roots=all --size-model=visualvm --top 3
+# issue 21: --group
+doc top-group-package top "$SAMPLE" --group=package --depth 3 --top 4
+doc top-group-package-fast top "$SAMPLE" --group=package --fast --filter java.util
+doc top-group-loader top "$SAMPLE" --group=loader
+printf 'jdk ^(java|jdk|sun)\\.\nnothing ^no\\.such\\.package\\.\n' >"$TMPD/components"
+doc top-group-component top "$SAMPLE" --components "$TMPD/components" --sort=count
 doc dominators-sample dominators dominators "$SAMPLE" --depth 6 --top 6
 doc dominators-group dominators dominators "$SAMPLE" --depth 3 --top 5 --group=class
 doc dominators-filter dominators dominators "$SAMPLE" --filter Leaky --weak=skip --roots=all --size-model=netbeans

@@ -1,0 +1,427 @@
+#include "analysis/group.h"
+#include "model/idmap.h"
+#include "parser/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ------------------------------------------------------------ */
+
+static int text_add(struct hp_groups *G, const char *s, size_t len, size_t *off)
+{
+	if (G->text_len + len + 1 > G->text_cap) {
+		size_t cap = G->text_cap ? G->text_cap : 256;
+		while (cap < G->text_len + len + 1)
+			cap *= 2;
+		char *t = hp_realloc(G->text, cap);
+		if (!t)
+			return HP_ENOMEM;
+		G->text = t;
+		G->text_cap = cap;
+	}
+	memcpy(G->text + G->text_len, s, len);
+	G->text[G->text_len + len] = 0;
+	*off = G->text_len;
+	G->text_len += len + 1;
+	return HP_OK;
+}
+
+static int group_add(struct hp_groups *G, size_t *cap, const char *name, size_t len, uint32_t *idx)
+{
+	if (G->n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		struct hp_group *ng = hp_reallocarray(G->g, nc, sizeof *ng);
+		if (!ng)
+			return HP_ENOMEM;
+		G->g = ng;
+		*cap = nc;
+	}
+	struct hp_group *g = &G->g[G->n];
+	memset(g, 0, sizeof *g);
+	g->parent = HP_NONE;
+	g->depth = 1;
+	g->loader_obj = HP_NONE;
+	g->loader_class = HP_NONE;
+	if (text_add(G, name, len, &g->name))
+		return HP_ENOMEM;
+	*idx = (uint32_t)G->n++;
+	return HP_OK;
+}
+
+/* ---- packages: a hash of the names met so far ------------------------- */
+
+struct pkgmap {
+	uint32_t *slot;               /* group index + 1, 0 empty */
+	size_t cap;
+};
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+	uint64_t x = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		x = (x ^ (unsigned char)s[i]) * 1099511628211ull;
+	return x;
+}
+
+static int pkg_grow(struct pkgmap *M, const struct hp_groups *G)
+{
+	size_t cap = M->cap ? 2 * M->cap : 256;
+	uint32_t *s = hp_calloc(cap, sizeof *s);
+	if (!s)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < M->cap; i++) {
+		if (!M->slot[i])
+			continue;
+		const struct hp_group *g = &G->g[M->slot[i] - 1];
+		size_t j = (size_t)name_hash(g->pkg, g->pkg_len) & (cap - 1);
+		while (s[j])
+			j = (j + 1) & (cap - 1);
+		s[j] = M->slot[i];
+	}
+	hp_free(M->slot);
+	M->slot = s;
+	M->cap = cap;
+	return HP_OK;
+}
+
+/* the group of package name[0 .. len), made with its enclosing packages
+ * when new (no recursion: the prefixes are looked up from the shortest) */
+static int pkg_get(struct pkgmap *M, struct hp_groups *G, size_t *gcap, const char *name, size_t len,
+		   uint32_t *out)
+{
+	uint32_t parent = HP_NONE, depth = 0;
+	size_t start = 0;
+	for (;;) {
+		/* the next prefix: up to the next '.', or the whole name */
+		const char *dot = start < len ? memchr(name + start, '.', len - start) : NULL;
+		size_t pl = dot ? (size_t)(dot - name) : len;
+		if (++depth == HP_PKG_MAX_DEPTH)
+			pl = len;           /* the rest of the name is one level */
+		if ((G->n + 1) * 2 > M->cap && pkg_grow(M, G))
+			return HP_ENOMEM;
+		uint64_t hv = name_hash(name, pl);
+		size_t j = (size_t)hv & (M->cap - 1);
+		uint32_t gi = HP_NONE;
+		while (M->slot[j]) {
+			const struct hp_group *g = &G->g[M->slot[j] - 1];
+			if (g->pkg_len == pl && memcmp(g->pkg, name, pl) == 0) {
+				gi = M->slot[j] - 1;
+				break;
+			}
+			j = (j + 1) & (M->cap - 1);
+		}
+		if (gi == HP_NONE) {
+			if (group_add(G, gcap, "", 0, &gi))
+				return HP_ENOMEM;
+			G->g[gi].pkg = name;
+			G->g[gi].pkg_len = (uint32_t)pl;
+			G->g[gi].parent = parent;
+			G->g[gi].depth = depth;
+			if (parent != HP_NONE)
+				G->g[parent].nchildren++;
+			M->slot[j] = gi + 1;
+		}
+		parent = gi;
+		if (pl == len) {
+			*out = gi;
+			return HP_OK;
+		}
+		start = pl + 1;
+	}
+}
+
+/* "com.acme.Bill$Line[][]" -> "com.acme"; no '.' -> "" */
+static size_t package_len(const char *name)
+{
+	size_t len = strlen(name);
+	while (len >= 2 && name[len - 2] == '[' && name[len - 1] == ']')
+		len -= 2;
+	while (len && name[len - 1] != '.')
+		len--;
+	return len ? len - 1 : 0;
+}
+
+/* ---- the grouping ----------------------------------------------------- */
+
+static uint32_t row_of(const hp_heap *h, uint32_t cls, unsigned heap)
+{
+	for (uint32_t r = h->classes[cls].row; r != HP_NONE; r = h->rows[r].next)
+		if (h->rows[r].heap == heap)
+			return r;
+	return HP_NONE;
+}
+
+static int class_groups(const hp_heap *h, int by, const uint8_t *row_in, const uint32_t *comp,
+			const char *const *comp_names, size_t ncomp, struct hp_groups *G, size_t *gcap,
+			uint32_t *cg)
+{
+	int rc = HP_OK;
+	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
+	if (!want)
+		return HP_ENOMEM;
+	for (size_t r = 0; r < h->nrows; r++) {
+		const struct hp_hrow *w = &h->rows[r];
+		if (row_in ? row_in[r] != 0 : w->count + w->class_objs != 0)
+			want[w->cls] = 1;
+	}
+	if (by == HP_GROUP_COMPONENT) {
+		uint32_t gi;
+		for (size_t i = 0; i <= ncomp; i++) {
+			const char *nm = i < ncomp ? comp_names[i] : "other";
+			if ((rc = group_add(G, gcap, nm, strlen(nm), &gi)))
+				goto out;
+		}
+		for (size_t c = 0; c < h->nclasses; c++)
+			cg[c] = comp[c] < ncomp ? comp[c] : (uint32_t)ncomp;
+	} else if (by == HP_GROUP_PACKAGE) {
+		struct pkgmap M = { NULL, 0 };
+		for (size_t c = 0; c < h->nclasses && !rc; c++) {
+			cg[c] = HP_NONE;
+			if (want[c]) {
+				const char *nm = hp_class_name(h, c);
+				rc = pkg_get(&M, G, gcap, nm, package_len(nm), &cg[c]);
+			}
+		}
+		hp_free(M.slot);
+	} else {
+		struct hp_idmap L;
+		hp_idmap_init(&L);
+		/* every loader that defines a class, or (with row_in) that
+		 * defines a class of the rows asked */
+		for (size_t c = 0; c < h->nclasses; c++) {
+			cg[c] = HP_NONE;
+			if (row_in && !want[c])
+				continue;
+			uint32_t gi = (uint32_t)G->n;
+			int ins = hp_idmap_insert(&L, h->classes[c].loader_id, &gi);
+			if (ins < 0) {
+				rc = HP_ENOMEM;
+				break;
+			}
+			if (ins == 1) {
+				uint32_t got;
+				if ((rc = group_add(G, gcap, "", 0, &got)))
+					break;
+				struct hp_group *g = &G->g[got];
+				g->loader_id = h->classes[c].loader_id;
+				size_t o = g->loader_id && h->nobj ? hp_heap_find(h, g->loader_id) : SIZE_MAX;
+				if (o != SIZE_MAX) {
+					g->loader_obj = (uint32_t)o;
+					g->loader_class = h->cls[o];
+				}
+			}
+			cg[c] = gi;
+		}
+		for (size_t c = 0; c < h->nclasses && !rc; c++)
+			if (h->classes[c].dumped && (!row_in || want[c])) {
+				uint32_t gi = hp_idmap_get(&L, h->classes[c].loader_id);
+				if (gi != HP_IDMAP_NONE)
+					G->g[gi].defined++;
+			}
+		hp_idmap_release(&L);
+	}
+out:
+	hp_free(want);
+	return rc;
+}
+
+struct named { const char *name; uint64_t loader; uint32_t c; };
+
+static int by_name_loader(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->loader != y->loader)
+		return x->loader < y->loader ? -1 : 1;
+	return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* the names defined by several loaders (the classes grouped, cg[c] set) */
+static int duplicates(const hp_heap *h, struct hp_groups *G, const uint32_t *cg)
+{
+	size_t n = 0;
+	struct named *v = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *v);
+	G->dup_class = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *G->dup_class);
+	G->dup_off = hp_reallocarray(NULL, h->nclasses + 1, sizeof *G->dup_off);
+	if (!v || !G->dup_class || !G->dup_off) {
+		hp_free(v);
+		return HP_ENOMEM;
+	}
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (h->classes[c].dumped && cg[c] != HP_NONE) {
+			v[n].name = hp_class_name(h, c);
+			v[n].loader = h->classes[c].loader_id;
+			v[n].c = (uint32_t)c;
+			n++;
+		}
+	qsort(v, n, sizeof *v, by_name_loader);
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1, loaders = 1;
+		for (; j < n && !strcmp(v[j].name, v[i].name); j++)
+			if (v[j].loader != v[j - 1].loader)
+				loaders++;
+		if (loaders > 1) {
+			G->dup_off[G->ndups++] = (uint32_t)k;
+			for (size_t m = i; m < j; m++) {
+				if (m > i && v[m].loader == v[m - 1].loader)
+					continue;          /* one per loader */
+				G->dup_class[k++] = v[m].c;
+				G->g[cg[v[m].c]].duplicates++;
+			}
+		}
+		i = j;
+	}
+	G->dup_off[G->ndups] = (uint32_t)k;
+	hp_free(v);
+	return HP_OK;
+}
+
+static int retained_sums(const hp_heap *h, const struct hp_retained *R, struct hp_groups *G)
+{
+	size_t n = h->nobj;
+	uint32_t *active = hp_calloc(G->n ? G->n : 1, sizeof *active);
+	struct frame { uint32_t v, next; } *stack = hp_reallocarray(NULL, 4096, sizeof *stack);
+	size_t cap = 4096, sp = 0;
+	int rc = HP_OK;
+	if (!active || !stack) {
+		rc = HP_ENOMEM;
+		goto out;
+	}
+	const uint32_t *coff = R->child_off, *kids = R->children;
+	stack[sp].v = (uint32_t)n;
+	stack[sp].next = coff[n];
+	sp++;
+	while (sp) {
+		struct frame *f = &stack[sp - 1];
+		if (f->next == coff[f->v + 1]) {
+			if (f->v != n) {
+				uint32_t r = row_of(h, h->cls[f->v], hp_heap_heap(h, f->v));
+				for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent)
+					active[g]--;
+			}
+			sp--;
+			continue;
+		}
+		uint32_t v = kids[f->next++];
+		uint32_t r = row_of(h, h->cls[v], hp_heap_heap(h, v));
+		int counts = !(R->visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS);
+		for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent) {
+			if (!active[g] && counts)
+				G->g[g].retained += R->retained[v];
+			active[g]++;
+		}
+		if (sp == cap) {
+			struct frame *ns = hp_reallocarray(stack, 2 * cap, sizeof *ns);
+			if (!ns) {
+				rc = HP_ENOMEM;
+				goto out;
+			}
+			stack = ns;
+			cap *= 2;
+		}
+		stack[sp].v = v;
+		stack[sp].next = coff[v];
+		sp++;
+	}
+out:
+	hp_free(active);
+	hp_free(stack);
+	return rc;
+}
+
+int hp_groups_compute(const hp_heap *h, const struct hp_retained *R, int by, const uint8_t *row_in,
+		      const uint32_t *comp, const char *const *comp_names, size_t ncomp,
+		      struct hp_groups *G, struct hp_error *err)
+{
+	memset(G, 0, sizeof *G);
+	G->by = by;
+	size_t gcap = 0;
+	uint32_t *cg = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *cg);
+	G->row_group = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *G->row_group);
+	int rc = HP_ENOMEM;
+	if (!cg || !G->row_group)
+		goto out;
+	if ((rc = class_groups(h, by, row_in, comp, comp_names, ncomp, G, &gcap, cg)))
+		goto out;
+	if (by == HP_GROUP_LOADER && (rc = duplicates(h, G, cg)))
+		goto out;
+	for (size_t r = 0; r < h->nrows; r++) {
+		const struct hp_hrow *w = &h->rows[r];
+		uint64_t cnt = w->count + w->class_objs;
+		int in = row_in ? row_in[r] != 0 : cnt != 0;
+		uint32_t gi = in ? cg[w->cls] : HP_NONE;
+		G->row_group[r] = gi;
+		for (uint32_t g = gi; g != HP_NONE; g = G->g[g].parent) {
+			if (cnt)
+				G->g[g].classes++;
+			G->g[g].instances += cnt;
+			G->g[g].shallow += w->shallow;
+		}
+	}
+	if (R && h->nobj) {
+		if ((rc = retained_sums(h, R, G)))
+			goto out;
+		G->retained = 1;
+	}
+	rc = HP_OK;
+out:
+	hp_free(cg);
+	if (rc) {
+		hp_groups_release(G);
+		return hp_error_set(err, rc, "out of memory grouping the classes");
+	}
+	return HP_OK;
+}
+
+int hp_groups_loader_names(struct hp_groups *G, const hp_heap *h, hp_objread *rd, struct hp_error *err)
+{
+	static const char *const fields[] = { "contextName", "symbolicName", "name" };
+	for (size_t i = 0; i < G->n; i++) {
+		struct hp_group *g = &G->g[i];
+		if (g->loader_obj == HP_NONE || hp_heap_kind(h, g->loader_obj) != HP_OBJ_INSTANCE)
+			continue;
+		struct hp_objdata o;
+		int rc = hp_objread_decode(rd, g->loader_obj, 0, &o, err);
+		if (rc)
+			return rc;
+		for (size_t k = 0; k < sizeof fields / sizeof *fields && !g->has_loader_name; k++) {
+			const struct hp_objval *f = hp_objread_field(rd, &o, fields[k], NULL);
+			if (!f || f->type != HP_T_OBJECT || !f->bits)
+				continue;
+			size_t so = hp_heap_find(h, f->bits);
+			if (so == SIZE_MAX || !hp_objread_is_string(h, so))
+				continue;
+			struct hp_text t;
+			if ((rc = hp_objread_text(rd, so, 200, &t, err))) {
+				hp_objread_release(&o);
+				return rc;
+			}
+			if (t.utf8) {
+				size_t off;
+				if (text_add(G, t.utf8, strlen(t.utf8), &off)) {
+					hp_objread_text_release(&t);
+					hp_objread_release(&o);
+					return hp_error_set(err, HP_ENOMEM, "out of memory reading the loaders' names");
+				}
+				g->name = off;
+				g->has_loader_name = 1;
+			}
+			hp_objread_text_release(&t);
+		}
+		hp_objread_release(&o);
+	}
+	return HP_OK;
+}
+
+void hp_groups_release(struct hp_groups *G)
+{
+	hp_free(G->g);
+	hp_free(G->row_group);
+	hp_free(G->dup_class);
+	hp_free(G->dup_off);
+	hp_free(G->text);
+	memset(G, 0, sizeof *G);
+}

@@ -1,0 +1,5 @@
+package com.acme.billing;
+
+public class Line {
+	long cents;
+}

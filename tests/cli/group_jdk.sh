@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# top --group on a dump a JDK 17 writes of testdata/java/group/ (the class
+# com.acme.billing.Bill defined by two URLClassLoaders, plugin-A and
+# plugin-B), against the program's own figures and the JVM's histogram
+# (jcmd GC.class_histogram -all, whose instances and bytes the default vm
+# size model reproduces):
+#  - packages com.acme.billing and com.acme: exactly the histogram's
+#    instances and bytes of Bill (both), Line and Util;
+#  - loader plugin-A: 1,000 Bills + 2,000 Lines + 300 Utils, their bytes, 3
+#    classes defined; plugin-B: 500 Bills, 1 class; both found by name;
+#  - retained per loader counts shared objects once: A's chain of Bills
+#    retains all of A's objects once (the retained equals their shallow
+#    bytes), B's Bills each their own;
+#  - Bill is reported as defined by both loaders.
+# Skipped without a JDK (javac, java, jcmd).
+. "$(dirname "$0")/../lib.sh"
+for t in javac java jcmd python3; do
+  command -v "$t" >/dev/null 2>&1 || { skip group-jdk "$t is absent"; exit 0; }
+done
+SRC=$(cd "$(dirname "$0")/../.." && pwd)/testdata/java/group
+D=$TMPD/groupjdk
+mkdir -p "$D"
+PID=""
+cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
+trap cleanup EXIT
+
+{ javac -d "$D/classes" "$SRC/GroupMain.java" && javac -d "$D/plugin" $(find "$SRC/plugin" -name '*.java'); } 2>"$D/javac.err" ||
+  { fail group-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
+java -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$D/classes" GroupMain "$D/plugin/" >"$D/out" 2>&1 &
+PID=$!
+for ((i = 0; i < 300; i++)); do
+  grep -q READY "$D/out" 2>/dev/null && break
+  kill -0 "$PID" 2>/dev/null || break
+  sleep 0.05
+done
+grep -q READY "$D/out" || { fail group-jdk "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
+jcmd "$PID" GC.heap_dump -all "$D/g.hprof" >"$D/jcmd" 2>&1 && jcmd "$PID" GC.class_histogram -all >"$D/histo" 2>&1 ||
+  { fail group-jdk "jcmd: $(head -c 300 "$D/jcmd")"; exit 0; }
+cleanup
+PID=""
+
+"$HPROFAN" top "$D/g.hprof" --group=package --depth 3 --top 0 --json --quiet >"$D/p.json" 2>"$D/p.err" ||
+  { fail group-jdk-package "$(head -c 300 "$D/p.err")"; exit 0; }
+"$HPROFAN" top "$D/g.hprof" --group=loader --top 0 --json --quiet >"$D/l.json" 2>"$D/l.err" ||
+  { fail group-jdk-loader "$(head -c 300 "$D/l.err")"; exit 0; }
+
+python3 - "$D" <<'EOF'
+import json, re, sys
+D = sys.argv[1]
+def check(name, got, want):
+    print(("ok group-jdk/%s" % name) if got == want else ("FAIL group-jdk/%s: got %r, want %r" % (name, got, want)))
+rows = []
+for line in open(D + "/histo"):
+    m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", line)
+    if m:
+        rows.append((m.group(3), int(m.group(1)), int(m.group(2))))
+def histo(name, count=None):
+    return [(c, b) for n, c, b in rows if n == name and (count is None or c == count)]
+bills = histo("com.acme.billing.Bill")
+check("the histogram has two Bill classes of 1,000 and 500", sorted(c for c, b in bills), [500, 1000])
+billA, = histo("com.acme.billing.Bill", 1000) or [(0, 0)]
+billB, = histo("com.acme.billing.Bill", 500) or [(0, 0)]
+line, = histo("com.acme.billing.Line") or [(0, 0)]
+util, = histo("com.acme.Util") or [(0, 0)]
+check("the histogram: 2,000 Lines, 300 Utils", (line[0], util[0]), (2000, 300))
+
+p = json.load(open(D + "/p.json"))
+def find(gs, name):
+    for g in gs:
+        if g.get("package") == name:
+            return g
+        r = find(g.get("packages", []), name)
+        if r:
+            return r
+    return {}
+bp = find(p["groups"], "com.acme.billing")
+ap = find(p["groups"], "com.acme")
+check("package com.acme.billing: instances, shallow as the histogram",
+      (bp.get("classes"), bp.get("instances"), bp.get("shallow")),
+      (3, billA[0] + billB[0] + line[0], billA[1] + billB[1] + line[1]))
+check("package com.acme: instances, shallow as the histogram",
+      (ap.get("classes"), ap.get("instances"), ap.get("shallow")),
+      (4, billA[0] + billB[0] + line[0] + util[0], billA[1] + billB[1] + line[1] + util[1]))
+check("package com.acme: retained = A's objects once + B's Bills", ap.get("retained"), ap.get("shallow"))
+check("package totals are the class table's",
+      (sum(g["instances"] for g in p["groups"]), sum(g["shallow"] for g in p["groups"])),
+      (p["total"]["instances"], p["total"]["shallow"]))
+
+l = json.load(open(D + "/l.json"))
+by = {g.get("loader_name"): g for g in l["groups"]}
+A, B = by.get("plugin-A", {}), by.get("plugin-B", {})
+check("loader plugin-A: class, defined, classes, instances, shallow, retained",
+      (A.get("loader_class"), A.get("defined"), A.get("classes"), A.get("instances"), A.get("shallow"), A.get("retained")),
+      ("java.net.URLClassLoader", 3, 3, 3300, billA[1] + line[1] + util[1], billA[1] + line[1] + util[1]))
+check("loader plugin-B: class, defined, classes, instances, shallow, retained",
+      (B.get("loader_class"), B.get("defined"), B.get("classes"), B.get("instances"), B.get("shallow"), B.get("retained")),
+      ("java.net.URLClassLoader", 1, 1, 500, billB[1], billB[1]))
+check("Bill is defined by plugin-A and plugin-B",
+      [(x["class"], sorted(x["loader_ids"])) for x in l["duplicate_classes"] if x["class"].startswith("com.acme")],
+      [("com.acme.billing.Bill", sorted([A.get("loader_id"), B.get("loader_id")]))])
+check("loader totals are the class table's",
+      (sum(g["instances"] for g in l["groups"]), sum(g["shallow"] for g in l["groups"])),
+      (l["total"]["instances"], l["total"]["shallow"]))
+EOF
