@@ -179,8 +179,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			}
 			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT || s == HP_WASTE_NULL_SLOTS)
 				json_u64(q, "length", w->length);
-			if (s == HP_WASTE_CONSTANT)
-				cJSON_AddItemToObject(q, "value", cli_prim_json(w->type, w->value));
+			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT)
+				cJSON_AddStringToObject(q, "type", hp_type_name(w->type) ? hp_type_name(w->type) : "?");
+			if (s == HP_WASTE_CONSTANT) {
+				char v[64];
+				cJSON_AddStringToObject(q, "element", cli_prim_text(v, sizeof v, w->type, w->value));
+			}
 			if (s == HP_WASTE_COLLECTIONS)
 				cJSON_AddStringToObject(q, "fill", hp_waste_fill_key(w->fill));
 			cJSON_AddItemToArray(rows, q);
