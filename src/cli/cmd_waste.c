@@ -257,8 +257,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			uint64_t rest = 0;
 			for (size_t i = r->shown[s]; i < sec->n; i++)
 				rest += sec->rows[i].wasted;
-			fprintf(f, "... %s more, %s (--top 0 shows all)\n", fmt_counted(sec->n - r->shown[s], "row", "rows", a, sizeof a),
-				fmt_bytes(rest, b, sizeof b));
+			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", fmt_count(sec->n - r->shown[s], a, sizeof a),
+				sec->n - r->shown[s] == 1 ? "row" : "rows", fmt_bytes(rest, b, sizeof b));
 		}
 	}
 	return EXIT_OK;
