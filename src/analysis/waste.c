@@ -80,10 +80,20 @@ struct W {
 	struct spec *specs;
 	size_t nspecs;
 	struct vec arrs, strs, colls, nulls;
-	/* an object array in parts */
-	uint64_t part_id;
-	uint32_t part_nulls;
-	int rc;
+	/* the array whose elements the raw stream is delivering */
+	struct cur {
+		int kind;               /* 0 none, 1 object array, 2 primitive array */
+		int sub_pending;        /* its own SUB piece is still to come */
+		uint64_t id;
+		uint32_t n, nulls;
+		struct parr e;
+		unsigned es;            /* element size */
+		uint8_t first[8];       /* its first element */
+		int have_first, isconst;
+		uint64_t h;             /* the hash so far */
+		uint8_t buf[8];         /* bytes not yet hashed */
+		unsigned nb;
+	} cur;
 };
 
 static uint64_t mix64(uint64_t x)
@@ -96,22 +106,49 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n, uint64_t seed)
+/* the hash of an array's elements, fed in pieces */
+static void hash_init(struct cur *c, uint64_t seed)
 {
-	uint64_t h = mix64(seed ^ 0x9e3779b97f4a7c15ULL);
+	c->h = mix64(seed ^ 0x9e3779b97f4a7c15ULL);
+	c->nb = 0;
+}
+
+static void hash_word(struct cur *c, uint64_t w)
+{
+	c->h = (c->h ^ w) * 0x100000001b3ULL;
+	c->h = (c->h << 29) | (c->h >> 35);
+}
+
+static void hash_feed(struct cur *c, const uint8_t *p, size_t n)
+{
+	while (n && c->nb) {
+		c->buf[c->nb++] = *p++;
+		n--;
+		if (c->nb == 8) {
+			uint64_t w;
+			memcpy(&w, c->buf, 8);
+			hash_word(c, w);
+			c->nb = 0;
+		}
+	}
 	while (n >= 8) {
 		uint64_t w;
 		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h = (h << 29) | (h >> 35);
+		hash_word(c, w);
 		p += 8;
 		n -= 8;
 	}
+	memcpy(c->buf, p, n);
+	c->nb = (unsigned)n;
+}
+
+static uint64_t hash_end(struct cur *c)
+{
 	uint64_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		w |= (uint64_t)p[i] << (8 * i);
-	h = (h ^ w ^ ((uint64_t)n << 56)) * 0x100000001b3ULL;
-	return mix64(h);
+	for (unsigned i = 0; i < c->nb; i++)
+		w |= (uint64_t)c->buf[i] << (8 * i);
+	c->h = (c->h ^ w ^ ((uint64_t)c->nb << 56)) * 0x100000001b3ULL;
+	return mix64(c->h);
 }
 
 static uint64_t be_bits(const uint8_t *p, unsigned n)
@@ -248,66 +285,110 @@ static int null_row(struct W *B, uint64_t id, uint32_t n, uint32_t nulls)
 	return vpush(&B->nulls, &e, sizeof e);
 }
 
-static uint32_t count_nulls(const uint8_t *p, uint32_t n, unsigned I)
+static uint32_t count_nulls(const uint8_t *p, size_t n, unsigned I)
 {
 	static const uint8_t zero[8];
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < n; i++)
-		k += !memcmp(p + (size_t)i * I, zero, I);
+	for (size_t i = 0; i + I <= n; i += I)
+		k += !memcmp(p + i, zero, I);
 	return k;
+}
+
+/* the array the raw stream delivered is complete */
+static int cur_end(struct W *B)
+{
+	struct cur *c = &B->cur;
+	int kind = c->kind;
+	c->kind = 0;
+	if (kind == 1)
+		return null_row(B, c->id, c->n, c->nulls);
+	if (kind != 2)
+		return HP_OK;
+	if (!c->e.nodata) {
+		c->e.hash = hash_end(c);
+		if (c->n >= HP_WASTE_CONST_MIN && c->isconst) {
+			c->e.isconst = 1;
+			c->e.value = be_bits(c->first, c->es);
+		}
+	}
+	return vpush(&B->arrs, &c->e, sizeof c->e);
 }
 
 static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *elems, uint64_t offset)
 {
-	(void)class_id; (void)offset;
+	(void)class_id; (void)offset; (void)elems;
 	struct W *B = ud;
-	if (!elems || n < HP_WASTE_CONST_MIN)
+	HP_TRY(cur_end(B));
+	if (n < HP_WASTE_CONST_MIN)
 		return HP_OK;
-	return null_row(B, id, n, count_nulls(elems, n, B->h->I));
-}
-
-static int on_obj_array_part(void *ud, uint64_t id, uint64_t class_id, uint32_t n, uint32_t first, uint32_t k,
-			     const uint8_t *elems, uint64_t offset)
-{
-	(void)class_id; (void)offset;
-	struct W *B = ud;
-	if (first == 0 || B->part_id != id) {
-		B->part_id = id;
-		B->part_nulls = 0;
-	}
-	if (elems)
-		B->part_nulls += count_nulls(elems, k, B->h->I);
-	if ((uint64_t)first + k >= n)
-		return null_row(B, id, n, B->part_nulls);
+	struct cur *c = &B->cur;
+	c->kind = 1;
+	c->sub_pending = 1;
+	c->id = id;
+	c->n = n;
+	c->nulls = 0;
 	return HP_OK;
 }
 
 static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *elems, uint64_t offset,
 			 int nodata)
 {
-	(void)offset;
+	(void)offset; (void)elems;
 	struct W *B = ud;
+	HP_TRY(cur_end(B));
 	size_t obj = hp_heap_find(B->h, id);
 	if (obj == SIZE_MAX)
 		return HP_OK;
 	B->W->prim_arrays++;
-	struct parr e;
-	memset(&e, 0, sizeof e);
-	e.obj = (uint32_t)obj;
-	e.type = (uint8_t)type;
-	unsigned sz = hp_type_size(type, B->h->I);
-	if (nodata || !elems || !sz) {
+	struct cur *c = &B->cur;
+	memset(&c->e, 0, sizeof c->e);
+	c->e.obj = (uint32_t)obj;
+	c->e.type = (uint8_t)type;
+	c->es = hp_type_size(type, B->h->I);
+	c->kind = 2;
+	c->sub_pending = 1;
+	c->n = n;
+	c->have_first = 0;
+	c->isconst = 1;
+	if (nodata || !c->es) {
 		B->W->nodata_arrays += nodata != 0;
-		e.nodata = 1;
-	} else {
-		size_t bytes = (size_t)n * sz;
-		e.hash = hash_bytes(elems, bytes, ((uint64_t)type << 32) | n);
-		if (n >= HP_WASTE_CONST_MIN && !memcmp(elems, elems + sz, bytes - sz)) {
-			e.isconst = 1;
-			e.value = be_bits(elems, sz);
-		}
+		c->e.nodata = 1;
 	}
-	return vpush(&B->arrs, &e, sizeof e);
+	hash_init(c, ((uint64_t)type << 32) | n);
+	return HP_OK;
+}
+
+/* the raw stream: the elements of the array just announced, in pieces of
+ * whole elements (never the whole of a large array in memory) */
+static int on_raw(void *ud, int kind, const uint8_t *p, size_t n, uint64_t offset)
+{
+	(void)offset;
+	struct W *B = ud;
+	struct cur *c = &B->cur;
+	if (!c->kind)
+		return HP_OK;
+	if (kind != HP_RAW_ELEMS) {
+		if (kind == HP_RAW_SUB && c->sub_pending) {
+			c->sub_pending = 0;
+			return HP_OK;
+		}
+		return cur_end(B);
+	}
+	if (c->kind == 1) {
+		c->nulls += count_nulls(p, n, B->h->I);
+		return HP_OK;
+	}
+	if (c->e.nodata || !n)
+		return HP_OK;
+	hash_feed(c, p, n);
+	unsigned es = c->es;
+	if (!c->have_first && n >= es) {
+		memcpy(c->first, p, es);
+		c->have_first = 1;
+	}
+	if (c->isconst && n >= es && (memcmp(p, c->first, es) || memcmp(p, p + es, n - es)))
+		c->isconst = 0;
+	return HP_OK;
 }
 
 static int by_obj(const void *a, const void *b)
@@ -409,14 +490,13 @@ static int pass(struct W *B, const char *path)
 	s.ud = B;
 	s.instance = on_instance;
 	s.obj_array = on_obj_array;
-	s.obj_array_part = on_obj_array_part;
 	s.prim_array = on_prim_array;
+	s.raw = on_raw;
 	struct hp_parse_opts po;
 	hp_parse_opts_init(&po);
 	po.dump_index = B->h->opts.dump_index;
 	po.want_instance_data = 1;
-	po.want_array_data = 1;
-	po.obj_array_chunk = 1u << 16;
+	po.want_raw = 1;
 	/* only the bytes of the fields read */
 	uint64_t mx = 1;
 	for (size_t i = 0; i < B->nspecs; i++)
@@ -426,6 +506,8 @@ static int pass(struct W *B, const char *path)
 	po.instance_data_max = mx;
 	struct hp_stats st;
 	int rc = hp_parse(r, &s, &po, &st, B->err);
+	if (rc == HP_OK)
+		rc = cur_end(B);
 	hp_stats_release(&st);
 	hp_reader_free(r);
 	/* a salvaged model stops where its pass stopped: the same break again */
@@ -692,7 +774,6 @@ int hp_waste_compute(const hp_heap *h, const char *path, uint64_t min_count, str
 	B.h = h;
 	B.W = W;
 	B.err = err;
-	B.part_id = UINT64_MAX;
 	uint8_t *bits = NULL;
 	int rc = find_specs(&B);
 	if (rc == HP_OK && !(bits = hp_calloc(h->nobj / 8 + 1, 1)))
