@@ -85,6 +85,45 @@ d.write(D + "/waste.hprof")
 d.write(D + "/waste.hprof.gz", gz=True)
 EOF
 
+# older String layouts (raw sizes): JDK 8 (value char[], hash: 8 bytes)
+#   "ab" x2, each its own char[2]: 2 copies, 2*8 + 2*4 = 24 bytes, 12 wasted;
+# JDK 6 (value, offset, count, hash: 16 bytes) over one char[5] "hello":
+#   offset 0 count 5 x2: 2 copies, 32 + 10 = 42 bytes, 16 wasted;
+#   offset 1 count 2 ("el") once: no row; JDK 8 HashMap (no AbstractMap
+#   fields between: table, entrySet, size, modCount, threshold, loadFactor:
+#   24 bytes) x2 empty with a Node[16] each: 2*(24 + 64) = 176 wasted
+python3 - "$D" "$H" <<'EOF' || { fail waste-build "cannot write the old-layout dumps"; exit 0; }
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+for name, fields in (("jdk8", [("value", OBJECT), ("hash", INT)]),
+                     ("jdk6", [("value", OBJECT), ("offset", INT), ("count", INT), ("hash", INT)])):
+    d = Dump()
+    obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+    st = d.load_class("java.lang.String"); d.class_dump(st, obj, fields)
+    keep = []
+    if name == "jdk8":
+        for _ in range(2): keep.append(d.instance(st, [d.prim_array(CHAR, "ab".encode("utf-16-be")), 0]))
+        na = d.load_class("[Ljava/util/HashMap$Node;"); d.class_dump(na, obj)
+        hm = d.load_class("java.util.HashMap"); d.class_dump(hm, obj, [("table", OBJECT), ("entrySet", OBJECT),
+            ("size", INT), ("modCount", INT), ("threshold", INT), ("loadFactor", FLOAT)])
+        for _ in range(2): keep.append(d.instance(hm, [d.obj_array(na, [0] * 16), 0, 0, 0, 12, 0x3f400000]))
+    else:
+        a = d.prim_array(CHAR, "hello".encode("utf-16-be"))
+        for _ in range(2): keep.append(d.instance(st, [a, 0, 5, 0]))
+        keep.append(d.instance(st, [a, 1, 2, 0]))
+    for k in keep: d.root(k)
+    d.write("%s/%s.hprof" % (D, name))
+EOF
+for v in jdk8 jdk6; do
+  run_hp "$D/$v.json" "$D/$v.err" waste "$D/$v.hprof" --size-model=raw --json
+done
+expect_eq "waste: JDK 8 String layout and HashMap" "$(jget "$D/jdk8.json" '[(r["count"], r["bytes"], r["wasted"], r.get("value", r.get("fill"))) for s in d["sections"] for r in s["rows"]]')" \
+  "[(2, 24, 12, 'ab'), (2, 176, 176, 'empty')]"
+expect_eq "waste: JDK 6 String layout (offset, count)" "$(jget "$D/jdk6.json" '[(r["count"], r["bytes"], r["wasted"], r.get("value")) for s in d["sections"] for r in s["rows"]]')" \
+  "[(2, 42, 16, 'hello')]"
+
 W="--size-model=raw"
 for f in waste.hprof waste.hprof.gz; do
   if ! run_hp "$D/$f.json" "$D/$f.err" waste "$D/$f" $W --json --top 0; then
