@@ -391,6 +391,13 @@ static int on_raw(void *ud, int kind, const uint8_t *p, size_t n, uint64_t offse
 	return HP_OK;
 }
 
+/* qsort() of n items; nothing for fewer than two (p may be NULL then) */
+static void sort_n(void *p, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(p, n, sz, cmp);
+}
+
 static int by_obj(const void *a, const void *b)
 {
 	uint32_t x = ((const struct parr *)a)->obj, y = ((const struct parr *)b)->obj;
@@ -444,7 +451,7 @@ static int by_null_cls(const void *a, const void *b, const hp_heap *h)
 	return (x->obj > y->obj) - (x->obj < y->obj);
 }
 
-static const hp_heap *sort_heap;   /* qsort has no user argument in C11 */
+static const hp_heap *sort_heap;   /* qsort() has no user argument in C11 */
 static int by_null(const void *a, const void *b) { return by_null_cls(a, b, sort_heap); }
 
 static int by_u32(const void *a, const void *b)
@@ -558,7 +565,7 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 	uint64_t dmin = min_count < 2 ? 2 : min_count;
 
 	/* Strings: the hash of their value array, and coder/offset/count */
-	qsort(A, na, sizeof *A, by_obj);
+	sort_n(A, na, sizeof *A, by_obj);
 	struct pstr *S = B->strs.p;
 	size_t ng = 0;
 	struct pgrp *G = hp_reallocarray(NULL, B->strs.n ? B->strs.n : 1, sizeof *G);
@@ -572,7 +579,7 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 		a->is_value = 1;
 		G[ng++] = (struct pgrp){ mix64(a->hash ^ mix64(S[i].extra)), S[i].obj, S[i].val };
 	}
-	qsort(G, ng, sizeof *G, by_key);
+	sort_n(G, ng, sizeof *G, by_key);
 	for (size_t i = 0, j; i < ng; i = j) {
 		for (j = i + 1; j < ng && G[j].key == G[i].key; j++)
 			;
@@ -616,7 +623,7 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 		if (!A[i].is_value && !A[i].nodata)
 			A[m++] = A[i];
 	na = m;
-	qsort(A, na, sizeof *A, by_hash);
+	sort_n(A, na, sizeof *A, by_hash);
 	for (size_t i = 0, j; i < na; i = j) {
 		for (j = i + 1; j < na && A[j].hash == A[i].hash; j++)
 			;
@@ -648,7 +655,7 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 	for (size_t i = 0; i < na; i++)
 		if (A[i].isconst)
 			A[m++] = A[i];
-	qsort(A, m, sizeof *A, by_const);
+	sort_n(A, m, sizeof *A, by_const);
 	for (size_t i = 0, j; i < m; i = j) {
 		for (j = i + 1; j < m && A[j].type == A[i].type && A[j].value == A[i].value; j++)
 			;
@@ -681,8 +688,8 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 	for (size_t i = 0; i < nc; i++)
 		if (C[i].table != HP_NONE)
 			T[nt++] = C[i].table;
-	qsort(T, nt, sizeof *T, by_u32);
-	qsort(C, nc, sizeof *C, by_coll);
+	sort_n(T, nt, sizeof *T, by_u32);
+	sort_n(C, nc, sizeof *C, by_coll);
 	for (size_t i = 0, j; i < nc; i = j) {
 		for (j = i + 1; j < nc && C[j].cls == C[i].cls && C[j].fill == C[i].fill; j++)
 			;
@@ -722,7 +729,7 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 			N[m++] = N[i];
 	hp_free(T);
 	sort_heap = h;
-	qsort(N, m, sizeof *N, by_null);
+	sort_n(N, m, sizeof *N, by_null);
 	for (size_t i = 0, j; i < m; i = j) {
 		for (j = i + 1; j < m && h->cls[N[j].obj] == h->cls[N[i].obj]; j++)
 			;
@@ -788,7 +795,7 @@ int hp_waste_compute(const hp_heap *h, const char *path, uint64_t min_count, str
 				W->total += hp_heap_shallow(h, v);
 		for (int s = 0; s < HP_WASTE_NSECTIONS; s++)
 			if (W->s[s].n)
-				qsort(W->s[s].rows, W->s[s].n, sizeof *W->s[s].rows, by_wasted);
+				sort_n(W->s[s].rows, W->s[s].n, sizeof *W->s[s].rows, by_wasted);
 	}
 	if (rc == HP_ENOMEM && !err->msg[0])
 		hp_error_set(err, HP_ENOMEM, "out of memory finding wasted memory");
