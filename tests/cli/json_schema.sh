@@ -112,6 +112,9 @@ doc leaks-sample leaks leaks "$SAMPLE"
 doc leaks-rules leaks leaks "$TMPD/leaky.hprof" --zombie 'java.lang.Thread:daemon=true' --threshold 1 --big-drop 0.2
 doc leaks-visualvm leaks leaks "$SAMPLE" --size-model=visualvm --weak=skip --threshold 0.5
 doc leaks-cut-salvage leaks leaks "$TMPD/cut.hprof" --salvage
+# issue 17: waste
+doc waste-sample waste waste "$SAMPLE" --top 3
+doc waste-min waste waste "$SAMPLE" --min-count 100 --top 0 --size-model=raw
 pick() {
   python3 - "$1" "$2" <<'PY'
 import json, sys

@@ -1,0 +1,281 @@
+/* hprofan waste FILE: memory that could be saved (duplicate Strings and
+ * arrays, constant and mostly-null arrays, under-filled collections, boxes). */
+#include "cli/command.h"
+#include "analysis/waste.h"
+#include "parser/alloc.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VALUE_CHARS 60          /* characters of a duplicate String shown */
+
+struct waste_opts {
+	struct cli_count top;
+	int min_count;
+};
+
+static void defaults(void *own)
+{
+	struct waste_opts *o = own;
+	o->top.n = 10;
+	o->min_count = 2;
+}
+
+static int set_min_count(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	(void)o;
+	char *end;
+	long v = strtol(val, &end, 10);
+	if (end == val || *end || v < 1 || v > INT_MAX)
+		return cli_usage_error(NULL, "%s needs a number of objects (1 or more)", as);
+	*(int *)dst = (int)v;
+	return EXIT_OK;
+}
+
+static const struct cli_option own[] = {
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "rows shown per section (default 10; 0 shows all)",
+	  0, offsetof(struct waste_opts, top), cli_set_count, NULL, NULL },
+	{ "--min-count", NULL, OPT_VALUE, "--min-count N",
+	  "leave out rows of fewer than N objects (default 2;\nduplicates need 2 in any case)",
+	  0, offsetof(struct waste_opts, min_count), set_min_count, "needs a number of objects", NULL },
+	{ NULL }
+};
+
+struct waste_result {
+	const hp_heap *h;
+	struct hp_waste W;
+	size_t shown[HP_WASTE_NSECTIONS];
+	struct hp_text *text;       /* the shown duplicate Strings' values */
+	size_t ntext;
+};
+
+static void release(void *p)
+{
+	struct waste_result *r = p;
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ntext; i++)
+		hp_objread_text_release(&r->text[i]);
+	hp_free(r->text);
+	hp_waste_release(&r->W);
+	hp_free(r);
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	const struct waste_opts *o = x->own;
+	int rc;
+	struct waste_result *r = hp_calloc(1, sizeof *r);
+	if (!r) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	*res = r;
+	if ((rc = cli_refuse_pipe(S, "waste reads", "save it to a file")) || (rc = cli_model(S, &r->h)))
+		return rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	int st = hp_waste_compute(r->h, hp_session_path(S), (uint64_t)o->min_count, &r->W, &err);
+	if (st != HP_OK) {
+		char buf[1024];
+		cli_format_error(hp_session_path(S), &err, buf, sizeof buf);
+		cli_error("%s", buf);
+		return cli_exit_code(st);
+	}
+	for (int s = 0; s < HP_WASTE_NSECTIONS; s++)
+		r->shown[s] = o->top.n > 0 && (size_t)o->top.n < r->W.s[s].n ? (size_t)o->top.n : r->W.s[s].n;
+	/* the values of the duplicate Strings shown */
+	size_t n = r->shown[HP_WASTE_STRINGS];
+	if (!n)
+		return EXIT_OK;
+	hp_objread *rd;
+	if ((rc = cli_objread(S, &rd)))
+		return rc;
+	r->text = hp_calloc(n, sizeof *r->text);
+	uint32_t *objs = hp_reallocarray(NULL, n, sizeof *objs);
+	if (!r->text || !objs) {
+		hp_free(objs);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		objs[i] = r->W.s[HP_WASTE_STRINGS].rows[i].sample;
+	st = hp_objread_prefetch_text(rd, objs, n, &err);
+	hp_free(objs);
+	for (size_t i = 0; st == HP_OK && i < n; i++, r->ntext++)
+		st = hp_objread_text(rd, r->W.s[HP_WASTE_STRINGS].rows[i].sample, VALUE_CHARS, &r->text[i], &err);
+	if (st != HP_OK) {
+		char buf[1024];
+		cli_format_error(hp_session_path(S), &err, buf, sizeof buf);
+		cli_error("%s", buf);
+		return cli_exit_code(st);
+	}
+	return EXIT_OK;
+}
+
+static const char *id_text(const hp_heap *h, uint32_t v, char *buf, size_t n)
+{
+	if (v == HP_NONE)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "0x%llx", (unsigned long long)h->ids[v]);
+	return buf;
+}
+
+static const char *const titles[HP_WASTE_NSECTIONS] = {
+	"duplicate Strings (all but one copy of each value, String and array)",
+	"duplicate primitive arrays (all but one copy; not a String's value)",
+	"constant primitive arrays (8+ elements, all equal; the whole array)",
+	"object arrays 90%+ null (8+ elements; the null slots)",
+	"empty and under-filled collections (empty: the collection and its table; else the empty slots)",
+	"boxed primitives (their size less the primitive's)",
+};
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	const struct waste_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_waste *W = &r->W;
+	const struct waste_opts *o = x->own;
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	json_u64(j, "min_count", (uint64_t)o->min_count);
+	cJSON *tot = cJSON_AddObjectToObject(j, "total");
+	json_u64(tot, "heap", h->total_shallow);
+	json_u64(tot, "could_save", W->total);
+	cJSON *seen = cJSON_AddObjectToObject(j, "seen");
+	json_u64(seen, "strings", W->strings);
+	json_u64(seen, "primitive_arrays", W->prim_arrays);
+	json_u64(seen, "arrays_without_data", W->nodata_arrays);
+	json_u64(seen, "collections", W->collections);
+	json_u64(j, "rows_left_out", W->left_out);
+	cJSON *secs = cJSON_AddArrayToObject(j, "sections");
+	char id[32];
+	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
+		const struct hp_waste_section *sec = &W->s[s];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "section", hp_waste_section_key(s));
+		json_u64(e, "count", sec->count);
+		json_u64(e, "wasted", sec->wasted);
+		json_u64(e, "rows_total", sec->n);
+		cJSON *rows = cJSON_AddArrayToObject(e, "rows");
+		for (size_t i = 0; i < r->shown[s]; i++) {
+			const struct hp_waste_row *w = &sec->rows[i];
+			cJSON *q = cJSON_CreateObject();
+			json_u64(q, "wasted", w->wasted);
+			json_u64(q, "count", w->count);
+			json_u64(q, "bytes", w->bytes);
+			cJSON_AddStringToObject(q, "class", hp_class_name(h, w->cls));
+			if (w->sample != HP_NONE)
+				cJSON_AddStringToObject(q, "sample", id_text(h, w->sample, id, sizeof id));
+			else
+				cJSON_AddNullToObject(q, "sample");
+			if (s == HP_WASTE_STRINGS) {
+				cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
+				cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
+				cJSON_AddBoolToObject(q, "value_cut", i < r->ntext && r->text[i].truncated);
+				json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
+			}
+			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT || s == HP_WASTE_NULL_SLOTS)
+				json_u64(q, "length", w->length);
+			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT)
+				cJSON_AddStringToObject(q, "type", hp_type_name(w->type) ? hp_type_name(w->type) : "?");
+			if (s == HP_WASTE_CONSTANT) {
+				char v[64];
+				cJSON_AddStringToObject(q, "element", cli_prim_text(v, sizeof v, w->type, w->value));
+			}
+			if (s == HP_WASTE_COLLECTIONS)
+				cJSON_AddStringToObject(q, "fill", hp_waste_fill_key(w->fill));
+			cJSON_AddItemToArray(rows, q);
+		}
+		cJSON_AddItemToArray(secs, e);
+	}
+	*doc = j;
+	return EXIT_OK;
+}
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	const struct waste_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_waste *W = &r->W;
+	const struct waste_opts *o = x->own;
+	char a[48], b[48], c[48], id[32], lab[600];
+	cli_partial_note(f, S);
+	fprintf(f, "could save %s of %s (%.1f%%), each byte counted once across the sections\n",
+		fmt_bytes(W->total, a, sizeof a), fmt_bytes(h->total_shallow, b, sizeof b),
+		h->total_shallow ? 100.0 * (double)W->total / (double)h->total_shallow : 0.0);
+	fprintf(f, "(read %s, %s, %s", fmt_counted(W->strings, "String", "Strings", a, sizeof a),
+		fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
+		fmt_counted(W->collections, "collection", "collections", c, sizeof c));
+	if (W->nodata_arrays)
+		fprintf(f, "; %s without elements in the dump, not compared",
+			fmt_counted(W->nodata_arrays, "array", "arrays", a, sizeof a));
+	if (W->left_out)
+		fprintf(f, "; %s of fewer than %d objects left out", fmt_counted(W->left_out, "row", "rows", a, sizeof a),
+			o->min_count < 2 ? 2 : o->min_count);
+	fprintf(f, ")\n");
+	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
+		const struct hp_waste_section *sec = &W->s[s];
+		fprintf(f, "\n%s: %s in %s\n", titles[s], fmt_bytes(sec->wasted, a, sizeof a),
+			fmt_counted(sec->count, "object", "objects", b, sizeof b));
+		if (!sec->n)
+			continue;
+		fprintf(f, "%10s %8s  %-18s  %s\n", "wasted", "count", "sample", "what");
+		for (size_t i = 0; i < r->shown[s]; i++) {
+			const struct hp_waste_row *w = &sec->rows[i];
+			char what[800];
+			const char *tn = hp_type_name(w->type) ? hp_type_name(w->type) : "?";
+			switch (s) {
+			case HP_WASTE_STRINGS: {
+				char *q = i < r->ntext ? cli_quote_text(&r->text[i]) : NULL;
+				snprintf(what, sizeof what, "%s", q ? q : "?");
+				hp_free(q);
+				break;
+			}
+			case HP_WASTE_ARRAYS:
+				snprintf(what, sizeof what, "%s[%u]", tn, w->length);
+				break;
+			case HP_WASTE_CONSTANT: {
+				char v[64];
+				snprintf(what, sizeof what, "%s[] all %s (sample of %u)", tn,
+					 cli_prim_text(v, sizeof v, w->type, w->value), w->length);
+				break;
+			}
+			case HP_WASTE_COLLECTIONS:
+				snprintf(what, sizeof what, "%s %s", safe_text(hp_class_name(h, w->cls), lab, sizeof lab),
+					 hp_waste_fill_key(w->fill));
+				break;
+			default:
+				snprintf(what, sizeof what, "%s", safe_text(hp_class_name(h, w->cls), lab, sizeof lab));
+			}
+			fprintf(f, "%10s %8s  %-18s  %s\n", fmt_bytes(w->wasted, a, sizeof a), fmt_count(w->count, b, sizeof b),
+				id_text(h, w->sample, id, sizeof id), what);
+		}
+		if (r->shown[s] < sec->n) {
+			uint64_t rest = 0;
+			for (size_t i = r->shown[s]; i < sec->n; i++)
+				rest += sec->rows[i].wasted;
+			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", fmt_count(sec->n - r->shown[s], a, sizeof a),
+				sec->n - r->shown[s] == 1 ? "row" : "rows", fmt_bytes(rest, b, sizeof b));
+		}
+	}
+	return EXIT_OK;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_waste = {
+	.name = "waste",
+	.usage = "hprofan waste FILE [--top N] [--min-count N]",
+	.summary = "memory that could be saved: duplicates, empty collections",
+	.min_files = 1, .max_files = 1,
+	.options = tables,
+	.own_size = sizeof(struct waste_opts),
+	.defaults = defaults,
+	.run = cli_run_one,
+	.collect = collect, .json = json, .text = text, .release = release,
+};
