@@ -13,6 +13,8 @@ extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cm
 extern const struct cli_command cmd_diff, cmd_trend;
 /* issue 13: leaks */
 extern const struct cli_command cmd_leaks;
+/* issue 16: threads */
+extern const struct cli_command cmd_threads;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -21,6 +23,8 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_diff, &cmd_trend,
 	/* issue 13: leaks */
 	&cmd_leaks,
+	/* issue 16: threads */
+	&cmd_threads,
 	NULL
 };
 
