@@ -247,9 +247,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fprintf(f, "the dump names no threads (no START THREAD records or thread object roots)\n");
 		return EXIT_OK;
 	}
-	fprintf(f, "%s, %zu with a stack; retained: the Thread object's retained size (roots %s%s)\n",
+	fprintf(f, "%s, %zu with a stack; retained: the Thread object's retained size (weak %s, roots %s%s)\n",
 		fmt_counted(r->T.n, "thread", "threads", a, sizeof a), r->T.with_frames,
-		roots_policy_name(r->R->roots_policy),
+		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy),
 		r->R->roots_policy == HP_ROOTS_THREADS ? ": it counts what only its stack holds" :
 		": stack locals hang off the super-root, not the thread");
 	if (!r->T.with_frames)
