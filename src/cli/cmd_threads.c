@@ -136,8 +136,6 @@ static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
 	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
 	if (u)
 		cJSON_AddStringToObject(e, key, u);
-	else
-		cJSON_AddNullToObject(e, key);
 	hp_free(u);
 }
 
@@ -171,31 +169,25 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(e, "serial", t->serial);
 		if (r->names[i].utf8)
 			cJSON_AddItemToObject(e, "name", cli_text_json(&r->names[i]));
-		else
-			cJSON_AddNullToObject(e, "name");
+
 		if (t->obj != SIZE_MAX)
 			cJSON_AddItemToObject(e, "object", cli_object_json(h, t->obj));
-		else
-			cJSON_AddNullToObject(e, "object");
+
 		if (t->daemon >= 0)
 			cJSON_AddBoolToObject(e, "daemon", t->daemon);
-		else
-			cJSON_AddNullToObject(e, "daemon");
+
 		if (t->priority >= 0)
 			cJSON_AddNumberToObject(e, "priority", t->priority);
-		else
-			cJSON_AddNullToObject(e, "priority");
+
 		if (t->state)
 			cJSON_AddStringToObject(e, "state", t->state);
-		else
-			cJSON_AddNullToObject(e, "state");
+
 		json_u64(e, "shallow", t->shallow);
 		json_u64(e, "retained", t->retained);
 		json_u64(e, "stack_roots", t->nlocals);
 		if (t->trace != HP_NONE)
 			json_u64(e, "trace_serial", h->traces[t->trace].serial);
-		else
-			cJSON_AddNullToObject(e, "trace_serial");
+
 		cJSON *fr = cJSON_AddArrayToObject(e, "frames");
 		size_t l = t->first_local, lend = t->first_local + t->nlocals;
 		for (uint32_t d = 0; d < t->nframes; d++) {
@@ -203,7 +195,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON *fe = cJSON_CreateObject();
 			json_u64(fe, "depth", d);
 			if (f) {
-				cJSON_AddStringToObject(fe, "class", frame_class(h, f));
+				if (frame_class(h, f)[0])
+					cJSON_AddStringToObject(fe, "class", frame_class(h, f));
 				json_str(fe, "method", h, f->method_sid);
 				json_str(fe, "signature", h, f->signature_sid);
 				json_str(fe, "source", h, f->source_sid);
