@@ -89,46 +89,6 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	return EXIT_OK;
 }
 
-/* a name from the dump's strings, safe for the terminal ("" when none) */
-static const char *str_text(const hp_heap *h, uint64_t sid, char *buf, size_t n)
-{
-	uint32_t len;
-	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
-	char *u;
-	buf[0] = '\0';
-	if (s && (u = hp_mutf8_to_utf8(s, len, NULL))) {
-		safe_text(u, buf, n);
-		hp_free(u);
-	}
-	return buf;
-}
-
-/* the declaring class of a frame, or "" */
-static const char *frame_class(const hp_heap *h, const struct hp_frame *f)
-{
-	uint32_t ci = hp_idmap_get(&h->serial_map, f->class_serial);
-	return ci == HP_IDMAP_NONE ? "" : hp_class_name(h, ci);
-}
-
-/* "at com.acme.Foo.bar(Foo.java:42)"; line -1 unknown, -2 compiled, -3 native */
-static const char *frame_text(const hp_heap *h, const struct hp_frame *f, char *buf, size_t n)
-{
-	char m[256], src[256], cls[512];
-	str_text(h, f->method_sid, m, sizeof m);
-	str_text(h, f->source_sid, src, sizeof src);
-	safe_text(frame_class(h, f), cls, sizeof cls);
-	const char *file = src[0] ? src : "Unknown Source";
-	if (f->line > 0)
-		snprintf(buf, n, "at %s.%s(%s:%d)", cls[0] ? cls : "?", m[0] ? m : "?", file, f->line);
-	else if (f->line == -3)
-		snprintf(buf, n, "at %s.%s(Native Method)", cls[0] ? cls : "?", m[0] ? m : "?");
-	else if (f->line == -2)
-		snprintf(buf, n, "at %s.%s(%s, compiled method)", cls[0] ? cls : "?", m[0] ? m : "?", file);
-	else
-		snprintf(buf, n, "at %s.%s(%s)", cls[0] ? cls : "?", m[0] ? m : "?", file);
-	return buf;
-}
-
 static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
 {
 	uint32_t len;
@@ -195,8 +155,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON *fe = cJSON_CreateObject();
 			json_u64(fe, "depth", d);
 			if (f) {
-				if (frame_class(h, f)[0])
-					cJSON_AddStringToObject(fe, "class", frame_class(h, f));
+				if (cli_frame_class(h, f)[0])
+					cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
 				json_str(fe, "method", h, f->method_sid);
 				json_str(fe, "signature", h, f->signature_sid);
 				json_str(fe, "source", h, f->source_sid);
@@ -281,7 +241,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		for (uint32_t d = 0; d < t->nframes; d++) {
 			const struct hp_frame *fr = hp_trace_frame(h, t->trace, d);
 			if (fr)
-				fprintf(f, "    %s\n", frame_text(h, fr, buf, sizeof buf));
+				fprintf(f, "    %s\n", cli_frame_text(h, fr, buf, sizeof buf));
 			else
 				fprintf(f, "    at ? (frame %u: no STACK FRAME record)\n", d);
 			for (; l < lend && r->T.locals[l].frame == d; l++)
