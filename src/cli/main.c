@@ -14,7 +14,7 @@ extern const struct cli_command cmd_diff, cmd_trend;
 /* issue 13: leaks */
 extern const struct cli_command cmd_leaks;
 /* issue 16: threads */
-extern const struct cli_command cmd_threads;
+extern const struct cli_command cmd_threads, cmd_sites;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -24,7 +24,7 @@ const struct cli_command *const cli_commands[] = {
 	/* issue 13: leaks */
 	&cmd_leaks,
 	/* issue 16: threads */
-	&cmd_threads,
+	&cmd_threads, &cmd_sites,
 	NULL
 };
 
