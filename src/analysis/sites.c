@@ -97,7 +97,8 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 			}
 		}
 	}
-	qsort(out->s, out->n, sizeof *out->s, by_shallow);
+	if (out->n)
+		qsort(out->s, out->n, sizeof *out->s, by_shallow);
 	goto out;
 oom:
 	rc = hp_error_set(err, HP_ENOMEM, "out of memory grouping objects by allocation site");
