@@ -224,6 +224,12 @@ void cli_root_json(cJSON *e, const hp_heap *h, hp_objread *rd, uint32_t obj);
 /* the name of thread `serial`: from its Thread object, else from START
  * THREAD; 0 when it has none (t is empty then) */
 int cli_thread_text(const hp_heap *h, hp_objread *rd, uint32_t serial, struct hp_text *t);
+/* a stack frame's declaring class, "" when unknown */
+const char *cli_frame_class(const hp_heap *h, const struct hp_frame *f);
+/* "at com.acme.Foo.bar(Foo.java:42)" (jstack's format), safe for the
+ * terminal; line -1 or 0 unknown, -2 "(Foo.java, compiled method)", -3
+ * "(Native Method)" */
+const char *cli_frame_text(const hp_heap *h, const struct hp_frame *f, char *buf, size_t n);
 /* Java text quoted for the terminal ("..." with \n, \u0000, ... escapes
  * and "..." when cut); caller frees */
 char *cli_quote_text(const struct hp_text *t);

@@ -15,6 +15,8 @@ extern const struct cli_command cmd_diff, cmd_trend;
 extern const struct cli_command cmd_leaks;
 /* issue 17: waste */
 extern const struct cli_command cmd_waste;
+/* issue 16: threads */
+extern const struct cli_command cmd_threads, cmd_sites;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -25,6 +27,8 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_leaks,
 	/* issue 17: waste */
 	&cmd_waste,
+	/* issue 16: threads */
+	&cmd_threads, &cmd_sites,
 	NULL
 };
 

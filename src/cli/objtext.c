@@ -418,6 +418,48 @@ void cli_root_json(cJSON *e, const hp_heap *h, hp_objread *rd, uint32_t obj)
 	hp_objread_text_release(&t);
 }
 
+/* ---- stack frames ---------------------------------------------------------- */
+
+/* a name from the dump's strings, safe for the terminal ("" when none) */
+static const char *str_text(const hp_heap *h, uint64_t sid, char *buf, size_t n)
+{
+	uint32_t len;
+	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
+	char *u;
+	buf[0] = '\0';
+	if (s && (u = hp_mutf8_to_utf8(s, len, NULL))) {
+		safe_text(u, buf, n);
+		hp_free(u);
+	}
+	return buf;
+}
+
+/* the declaring class of a frame, or "" */
+const char *cli_frame_class(const hp_heap *h, const struct hp_frame *f)
+{
+	uint32_t ci = hp_idmap_get(&h->serial_map, f->class_serial);
+	return ci == HP_IDMAP_NONE ? "" : hp_class_name(h, ci);
+}
+
+/* "at com.acme.Foo.bar(Foo.java:42)"; line -1 unknown, -2 compiled, -3 native */
+const char *cli_frame_text(const hp_heap *h, const struct hp_frame *f, char *buf, size_t n)
+{
+	char m[256], src[256], cls[512];
+	str_text(h, f->method_sid, m, sizeof m);
+	str_text(h, f->source_sid, src, sizeof src);
+	safe_text(cli_frame_class(h, f), cls, sizeof cls);
+	const char *file = src[0] ? src : "Unknown Source";
+	if (f->line > 0)
+		snprintf(buf, n, "at %s.%s(%s:%d)", cls[0] ? cls : "?", m[0] ? m : "?", file, f->line);
+	else if (f->line == -3)
+		snprintf(buf, n, "at %s.%s(Native Method)", cls[0] ? cls : "?", m[0] ? m : "?");
+	else if (f->line == -2)
+		snprintf(buf, n, "at %s.%s(%s, compiled method)", cls[0] ? cls : "?", m[0] ? m : "?", file);
+	else
+		snprintf(buf, n, "at %s.%s(%s)", cls[0] ? cls : "?", m[0] ? m : "?", file);
+	return buf;
+}
+
 /* ---- references ----------------------------------------------------------- */
 
 const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf, size_t n)

@@ -319,6 +319,17 @@ static int load(hp_objread *f, size_t obj, uint64_t need, struct rec *rec, struc
 	return HP_OK;
 }
 
+int hp_objread_trace_serial(hp_objread *f, size_t obj, uint32_t *serial, struct hp_error *err)
+{
+	*serial = 0;
+	if (hp_heap_kind(f->h, obj) == HP_OBJ_CLASS)
+		return HP_OK;
+	struct rec rec;
+	HP_TRY(load(f, obj, 0, &rec, err));
+	*serial = hp_be32(rec.p + 1 + f->h->I);
+	return HP_OK;
+}
+
 struct pref { uint64_t off; uint32_t obj; };
 
 static int by_off(const void *a, const void *b)

@@ -112,6 +112,11 @@ int hp_objread_decode(hp_objread *f, size_t obj, uint32_t max_elems, struct hp_o
 		      struct hp_error *err) HP_MUST_USE;
 void hp_objread_release(struct hp_objdata *o);
 
+/* The stack trace serial written in object obj's record (an instance or an
+ * array; 0 for class objects): the allocation site in dumps written with
+ * allocation tracking, a dummy serial otherwise. */
+int hp_objread_trace_serial(hp_objread *f, size_t obj, uint32_t *serial, struct hp_error *err) HP_MUST_USE;
+
 /* The field called name (declared by class decl_name, or by any class when
  * NULL; the first met from the object's own class up), or NULL. */
 const struct hp_objval *hp_objread_field(const hp_objread *f, const struct hp_objdata *o,

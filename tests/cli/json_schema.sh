@@ -204,6 +204,12 @@ if have_corpus "schema: corpus documents"; then
   doc roots-android roots roots "$A" --top 20
   doc roots-frames roots roots "$J8" --top 0 --roots=all
   doc roots-agent-threads roots roots "$AGENT" --top 0 --roots=all --dump 1
+  # issue 16: threads (stacks with locals, JNI locals, a dump with threads but no frames)
+  doc threads-frames threads threads "$J8" --locals
+  doc threads-agent threads threads "$AGENT" --locals --dump 1 --roots=all
+  doc threads-android threads threads "$A"
+  doc sites-agent sites sites "$AGENT" --top 0 --frames 0
+  doc sites-none sites sites "$J8"
   doc dominators-j6 dominators dominators "$J6" --depth 4 --top 8
   doc dominators-cut-salvage dominators dominators "$TMPD/cut.hprof" --salvage --depth 2
   if [ -s "$DOCS/dominators-android.json" ]; then

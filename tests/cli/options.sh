@@ -33,6 +33,30 @@ d.root(d.instance(s, [1]))
 d.write(sys.argv[1])
 PY
 
+# sites: a dump with allocation sites (trace serials on the objects): a
+# thread's site retains its stack local under --roots=threads only, a
+# SoftReference's site its referent under --weak=follow only, two sites for --top
+SITES=$TMPD/sites.hprof
+python3 - "$SITES" "$(cd "$(dirname "$0")/../helper" && pwd)" <<'PY' || { fail options-sites "cannot write the sites dump"; exit 0; }
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+ref = d.load_class("java.lang.ref.Reference"); d.class_dump(ref, obj, fields=[("referent", OBJECT)])
+soft = d.load_class("java.lang.ref.SoftReference"); d.class_dump(soft, ref)
+th = d.load_class("java.lang.Thread"); d.class_dump(th, obj, fields=[("name", OBJECT)])
+d.load_class("[B")
+fa = d.stack_frame("a", "()V", "A.java", obj, 1)
+fb = d.stack_frame("b", "()V", "B.java", obj, 2)
+d.stack_trace(1, 1, [fa]); d.stack_trace(2, 1, [fb, fa])
+t = d.instance(th, [0], trace=2)
+d.thread_root(t, 1, trace=1)
+d.frame_root(d.prim_array(BYTE, bytes(10), trace=1), 1, 0)
+d.root(d.instance(soft, [d.prim_array(BYTE, bytes(20), trace=1)], trace=2))
+d.write(sys.argv[1])
+PY
+
 "$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
 cmds=$(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
        grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | grep -vx help | LC_ALL=C sort -u)
@@ -101,6 +125,7 @@ args() {
     redact) echo "$1 $f $TMPD/out.txt" ;;
     diff|trend) echo "$1 $f $S2" ;;
     # issue 13: --fail-on-leak changes the exit status when a rule finds a zombie
+    sites) if [ "$2" = --salvage ]; then echo "$1 $f"; else echo "$1 $SITES"; fi ;;   # issue 16
     leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
     *) echo "$1 $f" ;;
   esac
@@ -118,6 +143,7 @@ value() {
     # issue 13: leaks
     --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
     --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
+    --frames) echo "--frames 1" ;;   # issue 16: sites
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac

@@ -22,6 +22,14 @@ as a stream:
     d.huge_prim_array(BYTE, 1 << 30)          # a byte[] of 1 GiB
     d.huge_obj_array(cls, 1 << 30)            # an Object[] of 2^28 nulls
     d.huge_trace(7, 1 << 28)                  # a STACK TRACE of 2^28 frames
+
+Stacks and threads (top-level records, written before the heap dump):
+
+    f = d.stack_frame("run", "()V", "Foo.java", cls, 42)   # line -1 unknown, -2 compiled, -3 native
+    d.stack_trace(1, 1, [f])                  # trace serial 1 of thread serial 1, top frame first
+    d.start_thread(1, tobj, 1, "main")        # thread serial, Thread object, trace serial, name
+    d.thread_root(tobj, 1, trace=1)           # ROOT THREAD OBJECT naming the trace
+    d.instance(cls, [...], trace=1)           # an allocation site: the record's trace serial
 """
 import struct
 import zlib
@@ -64,7 +72,28 @@ class Dump:
         self.serial += 1
         nid = self.string(name)
         self.records.append(struct.pack(">BIIIIII", 0x02, 0, 16, self.serial, cid, 0, nid))
+        self.class_serials = getattr(self, "class_serials", {})
+        self.class_serials[cid] = self.serial
         return cid
+
+    def stack_frame(self, method, signature, source, cid, line):
+        """a STACK FRAME of class cid (a load_class() id, 0: none); source None: no file"""
+        fid = self.new_id()
+        src = self.string(source) if source is not None else 0
+        serial = getattr(self, "class_serials", {}).get(cid, 0)
+        self.records.append(struct.pack(">BIIIIIIIi", 0x04, 0, 24, fid, self.string(method), self.string(signature),
+                                        src, serial, line))
+        return fid
+
+    def stack_trace(self, serial, thread_serial, frames):
+        """a STACK TRACE: frames (stack_frame() ids), the top frame first"""
+        self.records.append(struct.pack(">BIIIII", 0x05, 0, 12 + 4 * len(frames), serial, thread_serial, len(frames)) +
+                            b"".join(struct.pack(">I", f) for f in frames))
+
+    def start_thread(self, serial, oid, trace, name, group="main", parent=""):
+        """a START THREAD record (the JDK hprof agent and Android write them)"""
+        ids = [self.string(x) if x else 0 for x in (name, group, parent)]
+        self.records.append(struct.pack(">BIIIIIIII", 0x0A, 0, 24, serial, oid, trace, *ids))
 
     def class_dump(self, cid, super_id=0, fields=(), statics=(), instance_size=None, loader=0):
         """fields: (name, type); statics: (name, type, value); loader: the class loader's id"""
@@ -92,9 +121,9 @@ class Dump:
             cid = getattr(self, "supers", {}).get(cid, 0)
         return types
 
-    def instance(self, cid, values=(), types=None):
+    def instance(self, cid, values=(), types=None, trace=0):
         """values: the class's own fields first, then its supers' (layout()),
-        or of `types`"""
+        or of `types`; trace: the allocation site's stack trace serial"""
         oid = self.new_id()
         if types is None:
             # own fields come first: the chain's layout only when the values
@@ -102,18 +131,18 @@ class Dump:
             own = self.field_types.get(cid, [])
             types = own if len(values) <= len(own) else self.layout(cid)
         data = b"".join(v.to_bytes(SIZES[t], "big") for t, v in zip(types, values))
-        self.sub.append(struct.pack(">BIIII", 0x21, oid, 0, cid, len(data)) + data)
+        self.sub.append(struct.pack(">BIIII", 0x21, oid, trace, cid, len(data)) + data)
         return oid
 
-    def prim_array(self, t, data):
+    def prim_array(self, t, data, trace=0):
         oid = self.new_id()
         n = len(data) // SIZES[t]
-        self.sub.append(struct.pack(">BIIIB", 0x23, oid, 0, n, t) + data)
+        self.sub.append(struct.pack(">BIIIB", 0x23, oid, trace, n, t) + data)
         return oid
 
-    def obj_array(self, cid, ids):
+    def obj_array(self, cid, ids, trace=0):
         oid = self.new_id()
-        self.sub.append(struct.pack(">BIIII", 0x22, oid, 0, len(ids), cid) + b"".join(struct.pack(">I", i) for i in ids))
+        self.sub.append(struct.pack(">BIIII", 0x22, oid, trace, len(ids), cid) + b"".join(struct.pack(">I", i) for i in ids))
         return oid
 
     def root(self, oid, kind=0x01):
@@ -123,9 +152,17 @@ class Dump:
         else:
             self.sub.append(struct.pack(">BI", kind, oid))
 
-    def thread_root(self, oid, serial):
-        """ROOT THREAD OBJECT: oid is the java.lang.Thread of thread `serial`"""
-        self.sub.append(struct.pack(">BIII", 0x08, oid, serial, 0))
+    def thread_root(self, oid, serial, trace=0):
+        """ROOT THREAD OBJECT: oid is the java.lang.Thread of thread `serial`, its stack trace `trace`"""
+        self.sub.append(struct.pack(">BIII", 0x08, oid, serial, trace))
+
+    def jni_local_root(self, oid, serial, frame=0):
+        """ROOT JNI LOCAL: oid is held by frame `frame` of thread `serial`"""
+        self.sub.append(struct.pack(">BIII", 0x02, oid, serial, frame))
+
+    def native_stack_root(self, oid, serial):
+        """ROOT NATIVE STACK: oid is held by thread `serial`'s native stack"""
+        self.sub.append(struct.pack(">BII", 0x04, oid, serial))
 
     def frame_root(self, oid, serial, frame=0):
         """ROOT JAVA FRAME: oid is a local of thread `serial`'s stack"""

@@ -1,0 +1,278 @@
+/* hprofan threads FILE: every thread, its stack, what its frames hold and
+ * what it retains (Eclipse MAT's thread overview, jstack's format). */
+#include "cli/command.h"
+#include "analysis/threads.h"
+#include "parser/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct threads_opts {
+	int locals;
+};
+
+static const struct cli_option own[] = {
+	{ "--locals", NULL, OPT_FLAG, "--locals", "under each frame the objects it holds (Java frame and\nJNI local roots) with class and retained size",
+	  0, offsetof(struct threads_opts, locals), NULL, NULL, NULL },
+	{ NULL }
+};
+
+struct threads_result {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	struct hp_threads T;
+	struct hp_text *names;    /* per row of T.t */
+};
+
+static void release(void *p)
+{
+	struct threads_result *r = p;
+	if (!r)
+		return;
+	if (r->names)
+		for (size_t i = 0; i < r->T.n; i++)
+			hp_objread_text_release(&r->names[i]);
+	hp_free(r->names);
+	hp_threads_release(&r->T);
+	hp_free(r);
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	(void)x;
+	struct threads_result *r = hp_calloc(1, sizeof *r);
+	if (!r) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	*res = r;
+	int rc;
+	if ((rc = cli_refuse_pipe(S, "retained sizes and thread objects read", "save it to a file")) ||
+	    (rc = cli_retained(S, &r->h, &r->R)))
+		return rc;
+	const hp_heap *h = r->h;
+	hp_objread *rd = NULL;
+	if ((rc = cli_objread(S, &rd)))
+		return rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	/* a gzip dump: the Thread objects and their names in forward passes */
+	uint32_t *pre = hp_reallocarray(NULL, h->nthreads ? h->nthreads : 1, sizeof *pre);
+	if (!pre) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	size_t np = 0;
+	for (size_t i = 0; i < h->nthreads; i++) {
+		size_t o = h->threads[i].object_id ? hp_heap_find(h, h->threads[i].object_id) : SIZE_MAX;
+		if (o != SIZE_MAX)
+			pre[np++] = (uint32_t)o;
+	}
+	int hr = hp_objread_prefetch_text(rd, pre, np, &err);
+	hp_free(pre);
+	if (hr == HP_ENOMEM) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	hp_error_clear(&err);
+	if (hp_threads_collect(h, r->R, rd, &r->T, &err) != HP_OK) {
+		cli_error("%s: %s", hp_session_path(S), err.msg);
+		return EXIT_NOMEM;
+	}
+	r->names = hp_calloc(r->T.n ? r->T.n : 1, sizeof *r->names);
+	if (!r->names) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < r->T.n; i++)
+		cli_thread_text(h, rd, r->T.t[i].serial, &r->names[i]);
+	return EXIT_OK;
+}
+
+static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
+{
+	uint32_t len;
+	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
+	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
+	if (u)
+		cJSON_AddStringToObject(e, key, u);
+	hp_free(u);
+}
+
+static cJSON *local_json(const struct threads_result *r, const struct hp_thread_local *l)
+{
+	cJSON *o = cli_object_json(r->h, l->obj);
+	cJSON_AddStringToObject(o, "root", hp_root_kind_key(l->kind));
+	json_u64(o, "shallow", r->R->shallow[l->obj]);
+	json_u64(o, "retained", r->R->retained[l->obj]);
+	return o;
+}
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	const struct threads_opts *o = x->own;
+	const struct threads_result *r = res;
+	const hp_heap *h = r->h;
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	json_policies(j, r->R);
+	cJSON *tot = cJSON_AddObjectToObject(j, "total");
+	json_u64(tot, "threads", r->T.n);
+	json_u64(tot, "with_stacks", r->T.with_frames);
+	json_u64(tot, "stack_roots", r->T.nlocals);
+	json_u64(tot, "orphan_roots", r->T.orphan_roots);
+	json_u64(tot, "missing_objects", r->T.missing_locals);
+	cJSON *arr = cJSON_AddArrayToObject(j, "threads");
+	for (size_t i = 0; i < r->T.n; i++) {
+		const struct hp_thread_info *t = &r->T.t[i];
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "serial", t->serial);
+		if (r->names[i].utf8)
+			cJSON_AddItemToObject(e, "name", cli_text_json(&r->names[i]));
+
+		if (t->obj != SIZE_MAX)
+			cJSON_AddItemToObject(e, "object", cli_object_json(h, t->obj));
+
+		if (t->daemon >= 0)
+			cJSON_AddBoolToObject(e, "daemon", t->daemon);
+
+		if (t->priority >= 0)
+			cJSON_AddNumberToObject(e, "priority", t->priority);
+
+		if (t->state)
+			cJSON_AddStringToObject(e, "state", t->state);
+
+		json_u64(e, "shallow", t->shallow);
+		json_u64(e, "retained", t->retained);
+		json_u64(e, "stack_roots", t->nlocals);
+		if (t->trace != HP_NONE)
+			json_u64(e, "trace_serial", h->traces[t->trace].serial);
+
+		cJSON *fr = cJSON_AddArrayToObject(e, "frames");
+		size_t l = t->first_local, lend = t->first_local + t->nlocals;
+		for (uint32_t d = 0; d < t->nframes; d++) {
+			const struct hp_frame *f = hp_trace_frame(h, t->trace, d);
+			cJSON *fe = cJSON_CreateObject();
+			json_u64(fe, "depth", d);
+			if (f) {
+				if (cli_frame_class(h, f)[0])
+					cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
+				json_str(fe, "method", h, f->method_sid);
+				json_str(fe, "signature", h, f->signature_sid);
+				json_str(fe, "source", h, f->source_sid);
+				cJSON_AddNumberToObject(fe, "line", f->line);
+			}
+			if (o->locals) {
+				cJSON *la = cJSON_AddArrayToObject(fe, "locals");
+				for (; l < lend && r->T.locals[l].frame == d; l++)
+					cJSON_AddItemToArray(la, local_json(r, &r->T.locals[l]));
+			}
+			cJSON_AddItemToArray(fr, fe);
+		}
+		if (o->locals) {
+			/* roots of the thread without a frame */
+			cJSON *la = cJSON_AddArrayToObject(e, "other_roots");
+			for (; l < lend; l++)
+				if (r->T.locals[l].frame == HP_FRAME_NONE)
+					cJSON_AddItemToArray(la, local_json(r, &r->T.locals[l]));
+		}
+		cJSON_AddItemToArray(arr, e);
+	}
+	*doc = j;
+	return EXIT_OK;
+}
+
+static void local_line(FILE *f, const struct threads_result *r, const struct hp_thread_local *l, const char *indent)
+{
+	char lab[800], a[32];
+	fprintf(f, "%s- %s %s, retained %s\n", indent, l->kind == HP_ROOT_JAVA_FRAME ? "local" : hp_root_kind_name(l->kind),
+		object_label(r->h, l->obj, lab, sizeof lab), fmt_bytes(r->R->retained[l->obj], a, sizeof a));
+}
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	const struct threads_opts *o = x->own;
+	const struct threads_result *r = res;
+	const hp_heap *h = r->h;
+	char a[64], b[64], lab[800], buf[2048];
+	cli_partial_note(f, S);
+	if (!r->T.n) {
+		fprintf(f, "the dump names no threads (no START THREAD records or thread object roots)\n");
+		return EXIT_OK;
+	}
+	fprintf(f, "%s, %zu with a stack; retained: the Thread object's retained size (weak %s, roots %s%s)\n",
+		fmt_counted(r->T.n, "thread", "threads", a, sizeof a), r->T.with_frames,
+		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy),
+		r->R->roots_policy == HP_ROOTS_THREADS ? ": it counts what only its stack holds" :
+		": stack locals hang off the super-root, not the thread");
+	if (!r->T.with_frames)
+		fprintf(f, "the dump holds no stack frames for its threads (Android dumps and some tools write none)\n");
+	if (r->T.orphan_roots || r->T.missing_locals)
+		fprintf(f, "%s naming no known thread, %s naming objects the dump lacks (left out)\n",
+			fmt_counted(r->T.orphan_roots, "stack root", "stack roots", a, sizeof a),
+			fmt_count(r->T.missing_locals, b, sizeof b));
+	for (size_t i = 0; i < r->T.n; i++) {
+		const struct hp_thread_info *t = &r->T.t[i];
+		fputc('\n', f);
+		if (r->names[i].utf8) {
+			char *q = cli_quote_text(&r->names[i]);
+			fprintf(f, "%s", q ? q : "\"?\"");
+			hp_free(q);
+		} else {
+			fprintf(f, "(no name)");
+		}
+		fprintf(f, " serial %u", t->serial);
+		if (t->daemon > 0)
+			fprintf(f, " daemon");
+		if (t->priority >= 0)
+			fprintf(f, " prio=%d", t->priority);
+		if (t->state)
+			fprintf(f, " %s", t->state);
+		if (t->obj != SIZE_MAX)
+			fprintf(f, "  retained %s  %s", fmt_bytes(t->retained, a, sizeof a), object_label(h, t->obj, lab, sizeof lab));
+		else
+			fprintf(f, "  (its Thread object is not in the dump)");
+		fputc('\n', f);
+		size_t l = t->first_local, lend = t->first_local + t->nlocals;
+		if (t->trace == HP_NONE)
+			fprintf(f, "    (no stack trace)\n");
+		else if (!t->nframes)
+			fprintf(f, "    (empty stack)\n");
+		for (uint32_t d = 0; d < t->nframes; d++) {
+			const struct hp_frame *fr = hp_trace_frame(h, t->trace, d);
+			if (fr)
+				fprintf(f, "    %s\n", cli_frame_text(h, fr, buf, sizeof buf));
+			else
+				fprintf(f, "    at ? (frame %u: no STACK FRAME record)\n", d);
+			for (; l < lend && r->T.locals[l].frame == d; l++)
+				if (o->locals)
+					local_line(f, r, &r->T.locals[l], "        ");
+		}
+		size_t others = lend - l;
+		if (o->locals) {
+			for (; l < lend; l++)
+				local_line(f, r, &r->T.locals[l], "    ");
+		} else if (t->nlocals) {
+			fprintf(f, "    (%s held by its stack; --locals lists them", fmt_counted(t->nlocals, "object", "objects", a, sizeof a));
+			if (others)
+				fprintf(f, ", %zu not in a frame", others);
+			fprintf(f, ")\n");
+		}
+	}
+	return EXIT_OK;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_threads = {
+	.name = "threads",
+	.usage = "hprofan threads FILE [--locals]",
+	.summary = "threads, their stacks, the objects their frames hold and what they retain",
+	.min_files = 1, .max_files = 1,
+	.options = tables,
+	.own_size = sizeof(struct threads_opts),
+	.run = cli_run_one,
+	.collect = collect, .json = json, .text = text, .release = release,
+};
