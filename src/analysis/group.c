@@ -143,14 +143,6 @@ static size_t package_len(const char *name)
 
 /* ---- the grouping ----------------------------------------------------- */
 
-static uint32_t row_of(const hp_heap *h, uint32_t cls, unsigned heap)
-{
-	for (uint32_t r = h->classes[cls].row; r != HP_NONE; r = h->rows[r].next)
-		if (h->rows[r].heap == heap)
-			return r;
-	return HP_NONE;
-}
-
 static int class_groups(const hp_heap *h, int by, const uint8_t *row_in, const uint32_t *comp,
 			const char *const *comp_names, size_t ncomp, struct hp_groups *G, size_t *gcap,
 			uint32_t *cg)
@@ -298,7 +290,7 @@ static int retained_sums(const hp_heap *h, const struct hp_retained *R, struct h
 		struct frame *f = &stack[sp - 1];
 		if (f->next == coff[f->v + 1]) {
 			if (f->v != n) {
-				uint32_t r = row_of(h, h->cls[f->v], hp_heap_heap(h, f->v));
+				uint32_t r = hp_heap_row_of(h, h->cls[f->v], hp_heap_heap(h, f->v));
 				for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent)
 					active[g]--;
 			}
@@ -306,7 +298,7 @@ static int retained_sums(const hp_heap *h, const struct hp_retained *R, struct h
 			continue;
 		}
 		uint32_t v = kids[f->next++];
-		uint32_t r = row_of(h, h->cls[v], hp_heap_heap(h, v));
+		uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
 		int counts = !(R->visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS);
 		for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent) {
 			if (!active[g] && counts)

@@ -21,6 +21,14 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+int hp_retained_root_on_thread(const hp_heap *h, int policy, const struct hp_root_rec *r)
+{
+	if (policy == HP_ROOTS_ALL || !r->has_thread || !hp_root_thread_local(r->kind))
+		return 0;
+	uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
+	return t != HP_IDMAP_NONE && h->threads[t].object_id && hp_heap_find(h, h->threads[t].object_id) != SIZE_MAX;
+}
+
 static int collect_roots(const hp_heap *h, struct hp_retained *R)
 {
 	R->root_objs = hp_reallocarray(NULL, h->nroots ? h->nroots : 1, sizeof *R->root_objs);
@@ -32,12 +40,8 @@ static int collect_roots(const hp_heap *h, struct hp_retained *R)
 		size_t o = hp_heap_find(h, r->object);
 		if (o == SIZE_MAX)
 			continue;
-		if (R->roots_policy != HP_ROOTS_ALL && r->has_thread && hp_root_thread_local(r->kind)) {
-			uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
-			if (t != HP_IDMAP_NONE && h->threads[t].object_id &&
-			    hp_heap_find(h, h->threads[t].object_id) != SIZE_MAX)
-				continue;       /* the thread holds it: a Thread -> object edge */
-		}
+		if (hp_retained_root_on_thread(h, R->roots_policy, r))
+			continue;       /* the thread holds it: a Thread -> object edge */
 		R->root_objs[k++] = (uint32_t)o;
 	}
 	qsort(R->root_objs, k, sizeof *R->root_objs, cmp_u32);
@@ -520,14 +524,6 @@ int hp_retained_has_super_edge(const struct hp_retained *R, uint32_t v)
 	return lo < R->nroot_objs && R->root_objs[lo] == v;
 }
 
-static uint32_t row_of(const hp_heap *h, uint32_t cls, unsigned heap)
-{
-	for (uint32_t r = h->classes[cls].row; r != HP_NONE; r = h->rows[r].next)
-		if (h->rows[r].heap == heap)
-			return r;
-	return HP_NONE;
-}
-
 /* Per class (and per histogram row): walk the dominator tree depth first,
  * iteratively, counting an object only when no ancestor has its class. */
 static int class_sums(const hp_heap *h, struct hp_retained *R, int visualvm)
@@ -600,7 +596,7 @@ static int class_sums(const hp_heap *h, struct hp_retained *R, int visualvm)
 		/* VisualVM sums instances and arrays only, not class objects */
 		if (!active[c] && !(visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS)) {
 			R->class_retained[c] += R->retained[v];
-			uint32_t r = row_of(h, c, hp_heap_heap(h, v));
+			uint32_t r = hp_heap_row_of(h, c, hp_heap_heap(h, v));
 			if (r != HP_NONE)
 				R->row_retained[r] += R->retained[v];
 		}

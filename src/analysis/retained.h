@@ -90,6 +90,10 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 			struct hp_retained *out, struct hp_error *err) HP_MUST_USE;
 void hp_retained_release(struct hp_retained *r);
 
+/* 1 when root record r hangs off its thread's object rather than the
+ * super-root under roots policy `policy` (a stack root of a known thread,
+ * HP_ROOTS_THREADS or HP_ROOTS_UNREACHABLE) */
+int hp_retained_root_on_thread(const hp_heap *h, int policy, const struct hp_root_rec *r);
 /* 1 when v hangs off the super-root (it is in root_objs) */
 int hp_retained_has_super_edge(const struct hp_retained *R, uint32_t v);
 

@@ -92,12 +92,8 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 		size_t o = hp_heap_find(h, r->object);
 		if (o == SIZE_MAX || D->idom[o] != HP_DOM_SUPER)
 			continue;
-		if (R->roots_policy != HP_ROOTS_ALL && r->has_thread && hp_root_thread_local(r->kind)) {
-			uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
-			if (t != HP_IDMAP_NONE && h->threads[t].object_id &&
-			    hp_heap_find(h, h->threads[t].object_id) != SIZE_MAX)
-				continue;       /* its thread holds it */
-		}
+		if (hp_retained_root_on_thread(h, R->roots_policy, r))
+			continue;       /* its thread holds it */
 		mask[top[o]] |= (uint16_t)(1u << r->kind);
 		is_root[top[o]] = 1;
 	}

@@ -151,15 +151,11 @@ static int retained_set(hp_session *S, struct top_result *t)
 	for (size_t i = 0; i < t->n; i++)
 		sel[t->rows[i].r - h->rows] = 1;
 	for (size_t v = 0; v < h->nobj; v++) {
-		unsigned hp = hp_heap_heap(h, v);
-		for (uint32_t r = h->classes[h->cls[v]].row; r != HP_NONE; r = h->rows[r].next)
-			if (h->rows[r].heap == hp) {
-				if (sel[r]) {
-					in_set[v] = 1;
-					t->set_in++;
-				}
-				break;
-			}
+		uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
+		if (r != HP_NONE && sel[r]) {
+			in_set[v] = 1;
+			t->set_in++;
+		}
 	}
 	int src = hp_retained_set(h, t->R, in_set, &t->set_objs, &t->set_bytes, &err);
 	hp_free(sel);

@@ -264,6 +264,14 @@ size_t hp_heap_find(const hp_heap *h, uint64_t id);   /* object number or SIZE_M
 uint64_t hp_heap_shallow(const hp_heap *h, size_t obj);
 static inline int hp_heap_kind(const hp_heap *h, size_t i) { return h->off_hi[i] >> 14; }
 static inline unsigned hp_heap_heap(const hp_heap *h, size_t i) { return (h->off_hi[i] >> 10) & 15; }
+/* the histogram row of class cls in Android heap `heap`, or HP_NONE */
+static inline uint32_t hp_heap_row_of(const hp_heap *h, uint32_t cls, unsigned heap)
+{
+	for (uint32_t r = h->classes[cls].row; r != HP_NONE; r = h->rows[r].next)
+		if (h->rows[r].heap == heap)
+			return r;
+	return HP_NONE;
+}
 static inline uint64_t hp_heap_offset(const hp_heap *h, size_t i)
 {
 	return ((uint64_t)(h->off_hi[i] & 0x3ff) << 32) | h->off_lo[i];
