@@ -38,13 +38,9 @@ static uint8_t *bitmap_classes(const hp_heap *h, int *any)
 	for (size_t c = 0; c < h->nclasses; c++)
 		if (!strcmp(hp_class_name(h, c), BITMAP_CLASS))
 			k[c] = 1, *any = 1;
-	for (size_t c = 0; *any && c < h->nclasses; c++) {
-		uint32_t s = h->classes[c].super;
-		for (size_t steps = 0; !k[c] && s != HP_NONE && s < h->nclasses && steps < h->nclasses; steps++) {
-			if (k[s])
-				k[c] = 1;
-			s = h->classes[s].super;
-		}
+	if (*any && hp_class_flags_inherit(h, k) != HP_OK) {
+		hp_free(k);
+		return NULL;
 	}
 	return k;
 }

@@ -28,21 +28,46 @@ static uint8_t *class_kinds(const hp_heap *h, int *has_registry)
 		else if (!strcmp(n, REGISTRY_NAME))
 			k[c] |= K_REGISTRY, *has_registry = 1;
 	}
-	/* subclasses: the bits of the first super class that has some; a
-	 * chain is walked at most nclasses steps (a cycle in a bad dump) */
-	for (size_t c = 0; c < h->nclasses; c++) {
-		if (k[c])
-			continue;
-		uint32_t s = h->classes[c].super;
-		for (size_t steps = 0; s != HP_NONE && s < h->nclasses && steps < h->nclasses; steps++) {
-			if (k[s]) {
-				k[c] = k[s];
-				break;
-			}
-			s = h->classes[s].super;
-		}
+	if (hp_class_flags_inherit(h, k) != HP_OK) {
+		hp_free(k);
+		return NULL;
 	}
 	return k;
+}
+
+int hp_class_flags_inherit(const hp_heap *h, uint8_t *flags)
+{
+	size_t n = h->nclasses;
+	/* st: 1 final, 2 on the walk's path (a cycle in a bad dump ends there) */
+	uint8_t *st = hp_calloc(n ? n : 1, 1);
+	uint32_t *path = hp_reallocarray(NULL, n ? n : 1, sizeof *path);
+	if (!st || !path) {
+		hp_free(st);
+		hp_free(path);
+		return HP_ENOMEM;
+	}
+	for (size_t c = 0; c < n; c++)
+		if (flags[c])
+			st[c] = 1;
+	for (size_t c = 0; c < n; c++) {
+		if (st[c])
+			continue;
+		size_t np = 0;
+		uint32_t u = (uint32_t)c;
+		while (u != HP_NONE && u < n && !st[u]) {
+			st[u] = 2;
+			path[np++] = u;
+			u = h->classes[u].super;
+		}
+		uint8_t v = u != HP_NONE && u < n && st[u] == 1 ? flags[u] : 0;
+		for (size_t i = 0; i < np; i++) {
+			flags[path[i]] = v;
+			st[path[i]] = 1;
+		}
+	}
+	hp_free(st);
+	hp_free(path);
+	return HP_OK;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -76,6 +76,11 @@ int hp_native_retain(const hp_heap *h, const struct hp_retained *R, struct hp_na
 		     struct hp_error *err) HP_MUST_USE;
 void hp_native_release(struct hp_native *N);
 
+/* Gives each class with flags[c] == 0 the flags of its nearest super class
+ * that has some (subclasses inherit what their super classes are): O(classes),
+ * a super chain in a cycle ends it.  HP_ENOMEM when out of memory. */
+int hp_class_flags_inherit(const hp_heap *h, uint8_t *flags) HP_MUST_USE;
+
 /* the native bytes credited to obj (0 when none) */
 static inline uint64_t hp_native_of(const struct hp_native *N, size_t obj)
 {

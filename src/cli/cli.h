@@ -160,9 +160,10 @@ int cli_native_shown(const hp_heap *h, const struct hp_native *N);
 void cli_native_note(const struct cli_ctx *x, const hp_heap *h, const struct hp_native *N);
 /* Android: each heap's Java and native bytes and what GC roots hold of
  * them (native.h), one line per heap / "heap_split" (nothing before
- * hp_native_retain() or on a HotSpot dump without native sizes) */
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N);
-void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N);
+ * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
+ * that heap only */
+void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
+void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
 /* "native": what was found (total, Cleaners, chains, owners, reachable) or
  * why none; on Android dumps and dumps with a registry only */
 void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);

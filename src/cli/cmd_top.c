@@ -63,6 +63,7 @@ struct top_result {
 	const struct hp_retained *R;  /* NULL: shallow sizes only */
 	const struct hp_native *N;    /* with retained sizes: native sizes, else NULL */
 	int native_cols;              /* some native size was found: the columns are shown */
+	int heap_filter;              /* --heap: its index, else -1 */
 	uint64_t tot_native;
 	const char *sort;
 	int android;
@@ -565,8 +566,10 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	const hp_heap *h = t->h;
 	t->android = h->header.version == 3;
 	int heap_filter = -1;
+	t->heap_filter = -1;
 	if (o->heap && (heap_filter = cli_heap_named(h, hp_session_path(S), o->heap, &rc)) < 0)
 		goto out;
+	t->heap_filter = heap_filter;
 	cli_filter_check(flt, h, hp_session_path(S));
 	t->rows = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *t->rows);
 	if (!t->rows) {
@@ -833,7 +836,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	if (t->native_cols)
 		json_u64(tot, "native", t->tot_native);
-	json_heap_split(j, h, t->N);
+	json_heap_split(j, h, t->N, t->heap_filter);
 	json_native(j, h, t->N);
 	json_u64(j, "shown", t->shown);
 	if (o->retained_set) {
@@ -946,7 +949,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
 unreachable:
-	text_heap_split(f, h, t->N);
+	text_heap_split(f, h, t->N, t->heap_filter);
 	if (R) {
 		char u1[48], u2[32];
 		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",

@@ -354,14 +354,14 @@ static const char *split_heap_name(const hp_heap *h, unsigned i)
 	return n[0] ? n : "default";
 }
 
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N)
+void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap)
 {
 	if (!N || !N->split_done)
 		return;
 	char a[32], b[32], c[32], d[32], nm[256];
 	for (unsigned i = 0; i < HP_MAX_HEAPS; i++) {
 		const struct hp_native_heap *s = &N->heaps[i];
-		if (!s->java && !s->native)
+		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
 			continue;
 		fprintf(f, "heap %s: Java %s, native %s; held by GC roots: Java %s, native %s\n",
 			safe_text(split_heap_name(h, i), nm, sizeof nm), fmt_bytes(s->java, a, sizeof a),
@@ -385,14 +385,14 @@ void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N)
 		cJSON_AddStringToObject(o, "none_because", N->why_none);
 }
 
-void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N)
+void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap)
 {
 	if (!N || !N->split_done)
 		return;
 	cJSON *arr = cJSON_AddArrayToObject(j, "heap_split");
 	for (unsigned i = 0; i < HP_MAX_HEAPS; i++) {
 		const struct hp_native_heap *s = &N->heaps[i];
-		if (!s->java && !s->native)
+		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
 			continue;
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "heap", split_heap_name(h, i));

@@ -5,7 +5,7 @@
 # The dump (heap "app"; the registries in "zygote"):
 #   registries R1 size 1000, R2 size 300, R3 size 0
 #   Cleaners (each a JNI global; referent -> owner, thunk -> CleanerThunk -> registry)
-#     C1 B1->R1  C2 B1->R2  C3 M->R2  C4 Z->R1  C5 B6->R2
+#     C1 B1->R1  C2 B1->R2  C3 M->R2  C4 Z->R1  C5 B6->R2 (C5 of a subclass of sun.misc.Cleaner)
 #     C6 W->R3 (size 0: broken)  C7 W, thunk a Holder (broken)  C8 no referent (broken)
 #   H (Holder, JNI global) .a X .b Y;  X .a B1 .b B6;  Y .a M .b B1;  Z and W unreachable
 # By hand:
@@ -59,13 +59,14 @@ B6 = bitmap(100, 100, None)
 M = d.instance(mat, [5]); Z = d.instance(mat, [6]); W = d.instance(mat, [7])
 X = d.instance(hol, [B1, B6]); Y = d.instance(hol, [M, B1]); H = d.instance(hol, [X, Y])
 Q = d.instance(hol, [0, 0])
-def cleaner(referent, registry=None, thunk=None):
+sub = cls("app.SubCleaner", cln)   # a subclass of sun.misc.Cleaner counts as one
+def cleaner(referent, registry=None, thunk=None, k=cln):
     if thunk is None:
         thunk = d.instance(thk, [99, registry])
-    c = d.instance(cln, [thunk, 0, referent])
+    c = d.instance(k, [thunk, 0, referent], types=d.layout(k))
     d.root(c)
     return c
-C = [cleaner(B1, R1), cleaner(B1, R2), cleaner(M, R2), cleaner(Z, R1), cleaner(B6, R2),
+C = [cleaner(B1, R1), cleaner(B1, R2), cleaner(M, R2), cleaner(Z, R1), cleaner(B6, R2, k=sub),
      cleaner(W, R3), cleaner(W, thunk=Q), cleaner(0, R1)]
 d.root(H)
 d.root(d.obj_array(arr, [B2, B3, B4, B5]))
@@ -216,6 +217,22 @@ if bm:
        sorted(os.listdir(D + "/png")), sorted("bitmap-%s.png" % ids[k] for k in want))
 txt = open(D + "/bm.txt").read()
 eq("bitmaps text: copy named", "(copy of @%s)" % ids["B1"] in txt, True)
+PY
+
+# the same dump gzipped (the object reader streams it): the same answers
+gzip -c "$A" >"$D/a.hprof.gz"
+HP bitmaps "$D/a.hprof.gz" --json --out "$D/pngz" --quiet >"$D/bmz.json" 2>"$D/bmz.err" || fail native-gzip "exit $?: $(head -c 300 "$D/bmz.err")"
+HP top "$D/a.hprof.gz" --top 0 --json --quiet >"$D/topz.json" 2>/dev/null || fail native-gzip-top "exit $?"
+python3 - "$D" <<'PY'
+import json, sys, os
+D = sys.argv[1]
+a, b = json.load(open(D + "/bm.json")), json.load(open(D + "/bmz.json"))
+strip = lambda d: [{k: v for k, v in x.items() if k != "png"} for x in d["bitmaps"]]
+ok = strip(a) == strip(b) and a["total"] == b["total"] and \
+     all(open(D + "/png/" + f, "rb").read() == open(D + "/pngz/" + f, "rb").read() for f in os.listdir(D + "/png"))
+print(("ok" if ok else "FAIL") + " native gzip: the same bitmaps and PNG files")
+t, tz = json.load(open(D + "/top.json")), json.load(open(D + "/topz.json"))
+print(("ok" if t["classes"] == tz["classes"] and t["native"] == tz["native"] else "FAIL") + " native gzip: the same top rows and native sizes")
 PY
 
 # the note: an Android dump without native sizes says why once; the
