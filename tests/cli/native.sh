@@ -17,7 +17,8 @@
 # Bitmaps (each held by the root Object[]; B1 by H as above):
 #   B1 3x2 ARGB_8888 not premultiplied, B2 the same pixels (a copy of B1),
 #   B3 2x2 RGB_565, B4 3x1 ALPHA_8, B5 1x2 ARGB_8888 premultiplied,
-#   B6 100x100 without mBuffer (pixel bytes: its native size 300)
+#   B6 100x100 without mBuffer (pixel bytes: its native size 300),
+#   B7 100000x100000 with a 16-byte buffer and B8 -3x2: no format, no PNG
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip native "python3 is absent"; exit 0; }
 HELPER=$(cd "$(dirname "$0")/../helper" && pwd)
@@ -56,6 +57,8 @@ B3 = bitmap(2, 2, b"".join(struct.pack("<H", v) for v in (0xF800, 0x07E0, 0x001F
 B4 = bitmap(3, 1, [0, 128, 255])
 B5 = bitmap(1, 2, [64, 32, 0, 128, 0, 0, 0, 0], premul=1)
 B6 = bitmap(100, 100, None)
+B7 = bitmap(100000, 100000, bytes(16))   # far more pixels than its buffer: no format, no PNG
+B8 = bitmap(0xFFFFFFFD, 2, bytes(24))    # width -3
 M = d.instance(mat, [5]); Z = d.instance(mat, [6]); W = d.instance(mat, [7])
 X = d.instance(hol, [B1, B6]); Y = d.instance(hol, [M, B1]); H = d.instance(hol, [X, Y])
 Q = d.instance(hol, [0, 0])
@@ -69,9 +72,9 @@ def cleaner(referent, registry=None, thunk=None, k=cln):
 C = [cleaner(B1, R1), cleaner(B1, R2), cleaner(M, R2), cleaner(Z, R1), cleaner(B6, R2, k=sub),
      cleaner(W, R3), cleaner(W, thunk=Q), cleaner(0, R1)]
 d.root(H)
-d.root(d.obj_array(arr, [B2, B3, B4, B5]))
+d.root(d.obj_array(arr, [B2, B3, B4, B5, B7, B8]))
 d.write(D + "/a.hprof")
-ids = dict(H=H, X=X, Y=Y, M=M, Z=Z, W=W, B1=B1, B2=B2, B3=B3, B4=B4, B5=B5, B6=B6, C1=C[0])
+ids = dict(H=H, X=X, Y=Y, M=M, Z=Z, W=W, B1=B1, B2=B2, B3=B3, B4=B4, B5=B5, B6=B6, B7=B7, B8=B8, C1=C[0])
 json.dump({k: "0x%x" % v for k, v in ids.items()}, open(D + "/ids.json", "w"))
 PY
 
@@ -189,7 +192,10 @@ def png_pixels(path):
     return w, h, b"".join(out)
 if bm:
     by = {name.get(b["id"]): b for b in bm["bitmaps"]}
-    eq("bitmaps: all six found", sorted(k for k in by if k), ["B1", "B2", "B3", "B4", "B5", "B6"])
+    eq("bitmaps: all eight found", sorted(k for k in by if k), ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8"])
+    eq("bitmaps: B7 (buffer too small) and B8 (width -3): format unknown, no pixels",
+       [(by[k]["config"], by[k]["pixel_bytes"], by[k]["pixels_in_dump"]) for k in ("B7", "B8")],
+       [("unknown", 16, False), ("unknown", 24, False)])
     eq("bitmaps: B1 3x2 ARGB_8888 from its buffer",
        (by["B1"]["width"], by["B1"]["height"], by["B1"]["config"], by["B1"]["pixel_bytes"], by["B1"]["source"]),
        (3, 2, "ARGB_8888", 24, "buffer"))
@@ -199,7 +205,7 @@ if bm:
     eq("bitmaps: B2 is a copy of B1", (by["B2"].get("duplicate_of"), by["B2"]["copies"], by["B1"]["copies"]), (ids["B1"], 2, 2))
     eq("bitmaps: no other duplicates", [k for k in ("B3", "B4", "B5") if by[k]["copies"] != 1], [])
     eq("bitmaps: totals", {k: bm["total"][k] for k in ("bitmaps", "with_pixels", "duplicate_groups", "duplicate_bitmaps", "duplicate_bytes", "png_written")},
-       {"bitmaps": 6, "with_pixels": 5, "duplicate_groups": 1, "duplicate_bitmaps": 1, "duplicate_bytes": 24, "png_written": 5})
+       {"bitmaps": 8, "with_pixels": 5, "duplicate_groups": 1, "duplicate_bitmaps": 1, "duplicate_bytes": 24, "png_written": 5})
     p1 = bytes([255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 10, 20, 30, 40, 0, 0, 0, 0, 200, 100, 50, 255])
     # RGB_565 by hand: F800 red, 07E0 green, 001F blue, 8410 = r 16 g 32 b 16 -> 132, 130, 132
     want = {"B1": (3, 2, p1), "B2": (3, 2, p1),
