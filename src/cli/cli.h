@@ -151,6 +151,22 @@ int cli_model(hp_session *S, const hp_heap **h);
 int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R);
 int cli_objread(hp_session *S, hp_objread **rd);
 int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps);
+/* Native sizes (analysis/native.h); with_retained: retained native too. */
+int cli_native(hp_session *S, int with_retained, const struct hp_native **N);
+/* 1 when the native columns are shown: some native size was found */
+int cli_native_shown(const hp_heap *h, const struct hp_native *N);
+/* On an Android dump without native sizes, why (once per run, stderr,
+ * not with --quiet). */
+void cli_native_note(const struct cli_ctx *x, const hp_heap *h, const struct hp_native *N);
+/* Android: each heap's Java and native bytes and what GC roots hold of
+ * them (native.h), one line per heap / "heap_split" (nothing before
+ * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
+ * that heap only */
+void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
+void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
+/* "native": what was found (total, Cleaners, chains, owners, reachable) or
+ * why none; on Android dumps and dumps with a registry only */
+void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 /* "-: WHAT the dump twice, which a pipe cannot do; HINT" when S
  * cannot be read again; returns EXIT_USAGE then, else EXIT_OK */
 int cli_refuse_pipe(hp_session *S, const char *what, const char *hint);

@@ -144,6 +144,7 @@ value() {
     --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
     --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
     --frames) echo "--frames 1" ;;   # issue 16: sites
+    --out) echo "--out $TMPD/pngs" ;;   # issue 17: bitmaps
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
