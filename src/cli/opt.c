@@ -201,6 +201,9 @@ const struct cli_option cli_opts_load[] = {
 	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
 	  "(powers of ten)",
 	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL },
+	{ "--mapping", NULL, OPT_VALUE, "--mapping FILE",
+	  "an R8/ProGuard mapping.txt: show the original names\nof classes, fields and stack frames",
+	  COMMON(mapping), NULL, "needs a mapping file (R8/ProGuard mapping.txt)", NULL },
 	{ NULL }
 };
 
