@@ -840,13 +840,16 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 				changed = 1;
 			}
 		}
-		/* the source file: R8's comment, else the outermost class's name */
+		/* the source file: R8's comment, else, when the class was renamed
+		 * or the dump's file is the "SourceFile" R8 and ProGuard put in
+		 * its place, the outermost class's name */
 		const char *src = hp_heap_string(h, f->source_sid, &len);
 		const char *orig = m->arena + mc->orig;
 		sb.len = 0;
 		if (mc->source && !qual) {
 			rc = sb_put(&sb, m->arena + mc->source, strlen(m->arena + mc->source));
-		} else if (src && (qual || strcmp(orig, m->arena + mc->obf))) {
+		} else if (src && (qual || strcmp(orig, m->arena + mc->obf) ||
+				   (len == 10 && !memcmp(src, "SourceFile", 10)))) {
 			const char *cn = qual ? qual : orig;
 			size_t cl = qual ? qual_len : strlen(orig);
 			const char *dot = NULL;

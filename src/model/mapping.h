@@ -29,9 +29,11 @@
  *    with the dump's (a reference or the same primitive type) wins, else the
  *    first in the file;
  *  - a stack frame of a listed class gets the original method name, the
- *    class's source file (R8's sourceFile comment, else the outermost class's
- *    simple name with the extension of the dump's source file name or
- *    ".java"), its line (through the line ranges, when the frame has a line
+ *    class's source file (R8's sourceFile comment, else, when the class was
+ *    renamed or the dump's source file is "SourceFile", the placeholder
+ *    -renamesourcefileattribute puts there, the outermost class's simple
+ *    name with the extension of the dump's source file name or ".java"),
+ *    its line (through the line ranges, when the frame has a line
  *    and a range holds it) and a signature with the class names mapped.  Of
  *    several methods with the frame's obfuscated name, the one whose range
  *    holds the frame's line wins, else the first in the file; of inlined
