@@ -441,8 +441,10 @@ int hp_mapping_read(hp_mapping **out, const char *path, size_t *line, struct hp_
 	if (!f)
 		return hp_error_set(err, HP_EIO, "%s", strerror(errno));
 	struct parse P = { NULL, 0, err };
-	/* a line is read whole into buf, never more than the limit */
-	size_t cap = HP_MAPPING_LINE_MAX + 2;
+	/* lines are cut out of buf[start..end), refilled when no whole line
+	 * is left (moving the part line to the front); a line never takes
+	 * more than the limit */
+	size_t cap = HP_MAPPING_LINE_MAX + 2 + (1u << 20);
 	char *buf = hp_malloc(cap);
 	int rc = HP_OK;
 	if (!buf || mapping_new(&P.m)) {
@@ -450,12 +452,15 @@ int hp_mapping_read(hp_mapping **out, const char *path, size_t *line, struct hp_
 		fclose(f);
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 	}
-	size_t have = 0;
+	size_t start = 0, end = 0;
 	int eof = 0;
 	while (!rc) {
-		char *nl = memchr(buf, '\n', have);
-		if (!nl && !eof && have < cap) {
-			size_t got = fread(buf + have, 1, cap - have, f);
+		char *nl = memchr(buf + start, '\n', end - start);
+		if (!nl && !eof && end - start <= HP_MAPPING_LINE_MAX) {
+			memmove(buf, buf + start, end - start);
+			end -= start;
+			start = 0;
+			size_t got = fread(buf + end, 1, cap - end, f);
 			if (got == 0) {
 				if (ferror(f)) {
 					rc = hp_error_set(err, HP_EIO, "read error: %s", strerror(errno));
@@ -464,21 +469,19 @@ int hp_mapping_read(hp_mapping **out, const char *path, size_t *line, struct hp_
 				}
 				eof = 1;
 			}
-			have += got;
+			end += got;
 			continue;
 		}
-		if (!nl && eof && !have)
+		if (!nl && start == end)
 			break;
-		size_t n = nl ? (size_t)(nl - buf) : have;
+		size_t n = nl ? (size_t)(nl - (buf + start)) : end - start;
 		P.line++;
 		if (n > HP_MAPPING_LINE_MAX) {
 			rc = BAD(&P, "a line longer than %d bytes", HP_MAPPING_LINE_MAX);
 			break;
 		}
-		rc = one_line(&P, buf, n);
-		size_t used = nl ? n + 1 : n;
-		memmove(buf, buf + used, have - used);
-		have -= used;
+		rc = one_line(&P, buf + start, n);
+		start += nl ? n + 1 : n;
 	}
 	hp_free(buf);
 	fclose(f);
