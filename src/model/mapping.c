@@ -37,6 +37,12 @@ struct hp_mapping {
 
 /* ---- small helpers --------------------------------------------------------- */
 
+/* nm (NUL-terminated) is s[0..n), which may hold NULs (a dump's names) */
+static int same(const char *nm, const char *s, size_t n)
+{
+	return strnlen(nm, n + 1) == n && memcmp(nm, s, n) == 0;
+}
+
 static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
 {
 	uint64_t x = 1469598103934665603ull ^ seed;
@@ -85,7 +91,7 @@ static size_t table_find(const struct table *t, const struct hp_mapping *m, uint
 		size_t e = v - 1;
 		const char *nm = m->arena + *(const uint32_t *)((const char *)names + e * stride);
 		uint32_t c = cls_of ? *(const uint32_t *)((const char *)cls_of + e * stride) : 0;
-		if (c == cls && strncmp(nm, s, n) == 0 && nm[n] == '\0')
+		if (c == cls && same(nm, s, n))
 			return i;
 	}
 }
@@ -123,6 +129,11 @@ static const char *bad_name(const char *s, size_t n)
 		for (size_t j = 1; j <= k; j++)
 			if (((unsigned char)s[i + j] & 0xc0) != 0x80)
 				return "a name that is not valid UTF-8";
+		unsigned char c1 = (unsigned char)s[i + 1];
+		/* no overlong form, surrogate or code point past U+10FFFF */
+		if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
+		    (c == 0xf4 && c1 >= 0x90))
+			return "a name that is not valid UTF-8";
 		i += k + 1;
 	}
 	return NULL;
@@ -554,6 +565,7 @@ struct names {
 /* the number of string s[0..n) in N, added when new */
 static int name_add(struct names *N, const char *s, size_t n, uint32_t *idx)
 {
+	n = strnlen(s, n);            /* a dump's signature may hold a NUL: cut there */
 	if (2 * (N->n + 1) >= N->dedup.cap) {
 		struct table t;
 		HP_TRY(table_init(&t, 2 * N->n + 16));
@@ -573,7 +585,7 @@ static int name_add(struct names *N, const char *s, size_t n, uint32_t *idx)
 	size_t k = (size_t)hash_bytes(0, s, n) & (N->dedup.cap - 1);
 	for (; N->dedup.slot[k]; k = (k + 1) & (N->dedup.cap - 1)) {
 		const char *x = N->buf + N->off[N->dedup.slot[k] - 1];
-		if (!strncmp(x, s, n) && x[n] == '\0') {
+		if (same(x, s, n)) {
 			*idx = N->dedup.slot[k] - 1;
 			return HP_OK;
 		}
@@ -813,13 +825,24 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 		frname[i] = NEW_NONE;
 	for (size_t i = 0; i < h->nframes && !rc; i++) {
 		struct hp_frame *f = &h->frames[i];
-		uint32_t k = hp_idmap_get(&h->serial_map, f->class_serial);
-		if (k == HP_IDMAP_NONE || k >= h->nclasses || exact[k] == NONE)
-			continue;
-		uint32_t c = exact[k];
-		const struct mclass *mc = &m->classes[c];
 		int changed = 0;
 		uint32_t len;
+		/* the class names in the signature, whatever the frame's class */
+		const char *sg = hp_heap_string(h, f->signature_sid, &len);
+		if (sg && map_signature(m, sg, len, &sig, &rc)) {
+			if ((rc = name_add(&N, sig.p, sig.len, &frname[3 * i + 2])))
+				break;
+			changed = 1;
+		}
+		if (rc)
+			break;
+		uint32_t k = hp_idmap_get(&h->serial_map, f->class_serial);
+		if (k == HP_IDMAP_NONE || k >= h->nclasses || exact[k] == NONE) {
+			st->frames += changed;
+			continue;
+		}
+		uint32_t c = exact[k];
+		const struct mclass *mc = &m->classes[c];
 		const char *s = hp_heap_string(h, f->method_sid, &len);
 		const char *qual = NULL;      /* the method's original class when another */
 		size_t qual_len = 0;
@@ -879,14 +902,6 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 				break;
 			changed = 1;
 		}
-		const char *sg = hp_heap_string(h, f->signature_sid, &len);
-		if (sg && map_signature(m, sg, len, &sig, &rc)) {
-			if ((rc = name_add(&N, sig.p, sig.len, &frname[3 * i + 2])))
-				break;
-			changed = 1;
-		}
-		if (rc)
-			break;
 		st->frames += changed;
 	}
 	if (rc)

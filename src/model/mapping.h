@@ -34,7 +34,8 @@
  *    -renamesourcefileattribute puts there, the outermost class's simple
  *    name with the extension of the dump's source file name or ".java"),
  *    its line (through the line ranges, when the frame has a line
- *    and a range holds it) and a signature with the class names mapped.  Of
+ *    and a range holds it); the class names in every frame's signature
+ *    are mapped.  Of
  *    several methods with the frame's obfuscated name, the one whose range
  *    holds the frame's line wins, else the first in the file; of inlined
  *    code (lines with one range), the method it was inlined into: a frame is
