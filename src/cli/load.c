@@ -178,7 +178,8 @@ static int mapping_load(const char *file)
 	size_t line;
 	int rc = hp_mapping_read(&mapping, file, &line, &err);
 	if (rc == HP_ENOMEM) {
-		cli_error("--mapping %s: out of memory", file);
+		if (!cli_limit_hit(file))
+			cli_error("--mapping %s: out of memory", file);
 		return EXIT_NOMEM;
 	}
 	if (rc && line) {

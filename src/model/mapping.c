@@ -452,10 +452,10 @@ int hp_mapping_read(hp_mapping **out, const char *path, size_t *line, struct hp_
 	if (!f)
 		return hp_error_set(err, HP_EIO, "%s", strerror(errno));
 	struct parse P = { NULL, 0, err };
-	/* lines are cut out of buf[start..end), refilled when no whole line
-	 * is left (moving the part line to the front); a line never takes
-	 * more than the limit */
-	size_t cap = HP_MAPPING_LINE_MAX + 2 + (1u << 20);
+	/* lines are cut out of buf[start..end) (128 KiB), refilled when no
+	 * whole line is left (moving the part line to the front: at most one
+	 * line per 64 KiB read); a line never takes more than the limit */
+	size_t cap = 2 * (size_t)HP_MAPPING_LINE_MAX + 2;
 	char *buf = hp_malloc(cap);
 	int rc = HP_OK;
 	if (!buf || mapping_new(&P.m)) {

@@ -28,18 +28,17 @@
  *    of two fields with the same obfuscated name, the one whose type agrees
  *    with the dump's (a reference or the same primitive type) wins, else the
  *    first in the file;
- *  - a stack frame of a listed class gets the original method name, the
- *    class's source file (R8's sourceFile comment, else, when the class was
- *    renamed or the dump's source file is "SourceFile", the placeholder
- *    -renamesourcefileattribute puts there, the outermost class's simple
- *    name with the extension of the dump's source file name or ".java"),
- *    its line (through the line ranges, when the frame has a line
- *    and a range holds it); the class names in every frame's signature
- *    are mapped.  Of
- *    several methods with the frame's obfuscated name, the one whose range
- *    holds the frame's line wins, else the first in the file; of inlined
- *    code (lines with one range), the method it was inlined into: a frame is
- *    not split into the frames R8 inlined.
+ *  - a stack frame of a listed class gets the original method name, its
+ *    line (through the line ranges, when the frame has a line and a range
+ *    holds it) and the class's source file: R8's sourceFile comment, else,
+ *    when the class was renamed or the dump's source file is "SourceFile"
+ *    (the placeholder -renamesourcefileattribute puts there), the outermost
+ *    class's simple name with the extension of the dump's source file name
+ *    or ".java".  Of several methods with the frame's obfuscated name, the
+ *    one whose range holds the frame's line wins, else the first in the
+ *    file; of inlined code (lines with one range), the method it was
+ *    inlined into: a frame is not split into the frames R8 inlined.  The
+ *    class names in every frame's signature are mapped.
  * Names the map does not list stay as they are.  The first line naming an
  * obfuscated class wins over later ones.
  *
