@@ -272,7 +272,12 @@ static int member_line(struct parse *P, const char *s, const char *end)
 		struct mfield *f = &m->fields[m->nfields];
 		f->cls = (uint32_t)m->nclasses - 1;
 		f->type = type_code(type, type_len);
-		HP_TRY(add_text(m, name, le - name, &f->orig));
+		/* a field R8 moved from another class: com.foo.Other.count */
+		const char *simple = name;
+		for (const char *q = name; q < le; q++)
+			if (*q == '.' && q + 1 < le)
+				simple = q + 1;
+		HP_TRY(add_text(m, simple, le - simple, &f->orig));
 		HP_TRY(add_text(m, o, oe - o, &f->obf));
 		m->nfields++;
 		m->classes[m->nclasses - 1].nfields++;

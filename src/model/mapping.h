@@ -27,7 +27,8 @@
  *  - a field of a listed class (instance or static) gets its original name;
  *    of two fields with the same obfuscated name, the one whose type agrees
  *    with the dump's (a reference or the same primitive type) wins, else the
- *    first in the file;
+ *    first in the file; a field R8 moved from another class (an original
+ *    name like com.foo.Other.count) gets its simple name;
  *  - a stack frame of a listed class gets the original method name, its
  *    line (through the line ranges, when the frame has a line and a range
  *    holds it) and the class's source file: R8's sourceFile comment, else,
