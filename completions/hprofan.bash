@@ -34,7 +34,7 @@ _hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-mo
 _hprofan_many_files='diff trend'
 # ---- end of diff and trend ----
 # issue 13: leaks
-_hprofan_options_waste='--top --min-count --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_waste='--top --min-count --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
 _hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
 # issue 16: threads
 _hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'

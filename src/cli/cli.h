@@ -222,6 +222,11 @@ cJSON *cli_object_json(const hp_heap *h, size_t obj);
 /* ".table", "[12]", "static SESSIONS", "<super class>", ... */
 const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf, size_t n);
 cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r);
+/* "LeakyCache.SESSIONS", "static LeakyCache.LISTENERS", "Object[][3]": the
+ * reference r from object `from` named after its declaring class (simple
+ * names, as LeakCanary writes them), with where the field or index starts
+ * (*at, in bytes: the part a leak trace underlines; at may be NULL) */
+void cli_ref_text(const hp_heap *h, uint32_t from, const struct hp_objref *r, char *buf, size_t n, size_t *at);
 /* "Java frame (thread \"worker-1\"), sticky class"; "" when obj is no GC root */
 const char *cli_root_text(const hp_heap *h, hp_objread *rd, uint32_t obj, char *buf, size_t n);
 /* adds "gc_root": [kinds] and "thread"/"thread_serial" when obj is a GC root */
