@@ -171,7 +171,9 @@ struct hp_heap_build;
  * structs without pointers; names and strings are offsets into the two
  * arenas (arena: the dump's strings as written; text: class names, heap
  * names and warnings as valid UTF-8), so the whole of it could be mapped
- * from a file as it is.  After hp_heap_finish() nothing in it changes.
+ * from a file as it is.  After hp_heap_finish() nothing in it changes but
+ * the names an R8/ProGuard mapping puts back (model/mapping.h), which the
+ * session does before any query sees the heap.
  */
 struct hp_heap {
 	struct hp_header header;
