@@ -17,6 +17,7 @@
 #    comment; a.a$a.a (two methods named a, no line) -> run, the first, in
 #    Cache.java (outermost class, no comment); a.z.a unchanged; the signature
 #    (La/a$a;)V -> (Lcom/example/Cache$Entry;)V;
+#  - the same frames in sites (the Cache's allocation site);
 #  - the JSON header counts 5 classes, 4 fields, 4 frames renamed;
 #  - --filter matches the original names;
 #  - malformed mapping lines: one error line FILE:LINE: what, exit 2, no output;
@@ -46,7 +47,7 @@ d.class_dump(unm, obj, fields=[("a", INT)])
 d.class_dump(keep, obj, fields=[("x", INT)])
 d.class_dump(cache, obj, fields=[("a", OBJECT), ("a", INT), ("d", INT)], statics=[("c", OBJECT, 0)])
 e1 = d.instance(entry, [0])
-c = d.instance(cache, [d.obj_array(earr, [e1]), 7, 9])
+c = d.instance(cache, [d.obj_array(earr, [e1]), 7, 9], trace=1)   # an allocation site (sites)
 d.root(c)
 d.root(d.instance(anon, [1]))
 d.root(d.instance(unm, [2]))
@@ -152,6 +153,12 @@ expect_eq "mapping: threads' frames without it" "$(grep -E '^ +at ' "$D/th0" | s
 run_hp "$D/th.json" "$D/e" threads "$D/m.hprof" --mapping "$M" --json --quiet
 expect_eq "mapping: a frame's signature" "$(jget "$D/th.json" 'd["threads"][0]["frames"][0]["signature"]')" \
   '(Lcom/example/Cache$Entry;)V'
+
+# sites: the Cache was allocated at the thread's stack trace
+run_hp "$D/sites.json" "$D/e" sites "$D/m.hprof" --mapping "$M" --json --quiet
+expect_eq "mapping: sites' frames" \
+  "$(jget "$D/sites.json" '"|".join("%s.%s(%s:%d)" % (f["class"], f["method"], f["source"], f["line"]) for f in d["sites"][0]["frames"])')" \
+  'com.example.Cache.trim(Cache.kt:40)|com.example.Cache.put(Cache.kt:51)|com.example.Cache.clear(Cache.kt:7)|com.example.Cache$Entry.run(Cache.java:0)|a.z.a(Z.java:3)'
 
 # malformed lines: FILE:LINE: what, exit 2, nothing on stdout
 bad() {   # NAME LINE MESSAGE CONTENT (printf format)
