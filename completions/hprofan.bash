@@ -8,7 +8,7 @@
 # none is named), the values of the options that have a fixed set (--sort,
 # --size-model, --heap, --weak, --roots, --group, --ref-size, --align,
 # --mode), and dump files: *.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz
-# and directories (any file after -o, --mapping-out and --zombie-rules, and
+# and directories (any file after -o, --mapping-out, --zombie-rules and --mapping, and
 # for redact's OUT).
 #
 # The lists are the ones `hprofan help COMMAND` prints (each command's option
@@ -19,26 +19,26 @@
 # commands, as `hprofan --help` lists them
 _hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
-_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory -q --quiet -h --help'
+_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping -q --quiet -h --help'
 _hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
 # ---- diff and trend (issue 14): they take several dump files ----
-_hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
 _hprofan_many_files='diff trend'
 # ---- end of diff and trend ----
 # issue 13: leaks
-_hprofan_options_waste='--top --min-count --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_waste='--top --min-count --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
 # issue 16: threads
-_hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
 # issue 17: Android bitmaps
 _hprofan_options_bitmaps='--out --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
@@ -46,6 +46,7 @@ _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size -
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 _hprofan_takes_value+=' --min-count'   # issue 17: waste
 _hprofan_takes_value+=' --frames'   # issue 16: sites
+_hprofan_takes_value+=' --mapping'   # issue 17: deobfuscation
 _hprofan_takes_value+=' --out'   # issue 17: bitmaps
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
@@ -173,7 +174,7 @@ _hprofan() {
     [[ ${COMP_WORDBREAKS-} == *=* ]] || prefix=$opt=
   fi
   if [[ -n $opt ]]; then
-    if [[ $opt == -o || $opt == --mapping-out || $opt == --zombie-rules ]]; then
+    if [[ $opt == -o || $opt == --mapping-out || $opt == --zombie-rules || $opt == --mapping ]]; then
       _hprofan_add_files "$val" any
     else
       # shellcheck disable=SC2046 # the values are single words

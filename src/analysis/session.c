@@ -298,6 +298,10 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 		hp_heap_free(h);
 		return rc;
 	}
+	if (s->o.mapping && (rc = hp_mapping_apply(s->o.mapping, h, &L->mapped, err))) {
+		hp_heap_free(h);
+		return rc;
+	}
 	L->seconds = now() - t0;
 	L->t_parse = L->seconds;
 	s->heap = h;

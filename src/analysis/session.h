@@ -30,6 +30,7 @@
 #include "parser/hprof.h"
 #include "model/heap.h"
 #include "model/objread.h"
+#include "model/mapping.h"
 #include "analysis/retained.h"
 #include "analysis/paths.h"
 #include "analysis/native.h"
@@ -58,6 +59,9 @@ struct hp_session_opts {
 	 * cut before it); HP_ECORRUPT with salvage.  0 (info): the records
 	 * are described whatever they hold. */
 	int need_dump;
+	/* an R8/ProGuard mapping (mapping.h) the model's names are put back
+	 * through as it is loaded, or NULL; borrowed, outlives the session */
+	const hp_mapping *mapping;
 	/* called every few MiB; total is 0 when unknown */
 	void (*progress)(void *ud, int phase, uint64_t done, uint64_t total);
 	void *progress_ud;
@@ -74,6 +78,7 @@ struct hp_load_info {
 	struct hp_error partial_err;  /* that error */
 	double seconds;               /* all passes so far */
 	double t_parse;               /* the first pass */
+	struct hp_mapping_stats mapped;   /* what the mapping renamed (all 0 without one) */
 };
 
 /* The stage at which the memory limit refused, and what it would take. */

@@ -55,6 +55,7 @@ struct cli_common {
 	int roots;                    /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL, HP_ROOTS_UNREACHABLE */
 	const char *filter, *exclude; /* class names */
 	int all_weak;                 /* paths through the referents of weak references */
+	const char *mapping;          /* --mapping FILE: R8/ProGuard names */
 };
 
 struct cli_command;
@@ -210,6 +211,10 @@ cJSON *json_u64_item(uint64_t v);
 /* {"schema", "command", "file", "format", "id_size", "partial", "dump"} */
 /* file, format, id_size, partial (and partial_reason) of one dump */
 void json_dump_members(cJSON *j, const char *file, hp_session *S);
+/* --mapping's file once it was read (NULL without one), and {"file",
+ * "classes", "fields", "frames"}: what it renamed in S's model */
+const char *cli_mapping_file(void);
+cJSON *json_mapping(hp_session *S);
 cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
 cJSON *json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */

@@ -271,7 +271,7 @@ out:
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_load_unmapped, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_bitmaps = {

@@ -152,6 +152,9 @@ cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n)
 	cJSON_AddBoolToObject(j, "partial", reason != NULL);
 	if (reason)
 		cJSON_AddItemToObject(j, "partial_reason", cJSON_Duplicate(reason, 1));
+	const cJSON *map = cJSON_GetObjectItemCaseSensitive(last, "mapping");
+	if (map)
+		cJSON_AddItemToObject(j, "mapping", cJSON_Duplicate(map, 1));
 	return j;
 }
 

@@ -389,6 +389,13 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	if (h->jlc != HP_NONE)
 		fprintf(f, "  java.lang.Class row: %s class objects + %s primitive-type mirrors (instances)\n",
 			fmt_count(h->n_classobjs, a, sizeof a), fmt_count(primitive_mirrors(h), b, sizeof b));
+	if (cli_mapping_file()) {
+		char mf[512], fr[32];
+		const struct hp_mapping_stats *M = &L->mapped;
+		fprintf(f, "  --mapping %s: %s classes, %s fields, %s stack frames renamed\n",
+			safe_text(cli_mapping_file(), mf, sizeof mf), fmt_count(M->classes, a, sizeof a),
+			fmt_count(M->fields, b, sizeof b), fmt_count(M->frames, fr, sizeof fr));
+	}
 	if (r->java_version)
 		fprintf(f, "JDK:         %s%s%s%s (from system properties)\n", r->java_version,
 			r->vm_version ? " (VM " : "", r->vm_version ? r->vm_version : "", r->vm_version ? ")" : "");

@@ -135,6 +135,7 @@ static struct cli_sess {
 	struct progress p;
 	const struct cli_common *c;
 	int warned;
+	int map_warned;               /* the note that the mapping renamed nothing */
 	int need_dump;                /* not info: a file without a heap dump is an error */
 	char name[512];               /* the file's name, safe for the terminal */
 } sessions[MAX_SESSIONS];
@@ -154,6 +155,46 @@ static void progress_stop(hp_session *S)
 		progress_end(&cs->p);
 }
 
+/* ---- --mapping ---------------------------------------------------------- */
+
+/* read once, for every dump of the command */
+static hp_mapping *mapping;
+static const char *mapping_file;
+
+const char *cli_mapping_file(void) { return mapping_file; }
+
+static void mapping_free(void)
+{
+	hp_mapping_free(mapping);
+}
+
+/* "FILE:LINE: what" for a bad line, as --components FILE says */
+static int mapping_load(const char *file)
+{
+	if (mapping)
+		return EXIT_OK;
+	struct hp_error err;
+	hp_error_clear(&err);
+	size_t line;
+	int rc = hp_mapping_read(&mapping, file, &line, &err);
+	if (rc == HP_ENOMEM) {
+		if (!cli_limit_hit(file))
+			cli_error("--mapping %s: out of memory", file);
+		return EXIT_NOMEM;
+	}
+	if (rc && line) {
+		cli_error("%s:%zu: %s", file, line, err.msg);
+		return EXIT_USAGE;
+	}
+	if (rc) {
+		cli_error("--mapping %s: %s", file, err.msg);
+		return EXIT_USAGE;
+	}
+	mapping_file = file;
+	atexit(mapping_free);
+	return EXIT_OK;
+}
+
 /* ---- sessions --------------------------------------------------------- */
 
 int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
@@ -169,6 +210,12 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	so.salvage = c->salvage;
 	so.weak = c->weak;
 	so.roots = c->roots;
+	if (c->mapping) {
+		int rc = mapping_load(c->mapping);
+		if (rc)
+			return rc;
+		so.mapping = mapping;
+	}
 	/* info describes any HPROF file; every other command needs a heap dump */
 	so.need_dump = strcmp(x->cmd->name, "info") != 0;
 	struct cli_sess *cs = NULL;
@@ -299,11 +346,25 @@ static int failed(hp_session *S, int rc, const struct hp_error *err)
 	return cli_exit_code(rc);
 }
 
+/* the mapping named nothing of the dump: say so once */
+static void mapping_note(hp_session *S)
+{
+	const struct hp_load_info *L = hp_session_load_info(S);
+	struct cli_sess *cs = sess_of(S);
+	const struct hp_mapping_stats *M = &L->mapped;
+	if (!mapping || !cs || cs->map_warned || M->classes || M->fields || M->frames)
+		return;
+	cs->map_warned = 1;
+	cli_warn("--mapping %s: no class, field or stack frame of %s is in it (a mapping of another build?); "
+		 "names are as in the dump", mapping_file, hp_session_path(S));
+}
+
 /* the model was read, salvaged: say so once */
 static void partial_warning(hp_session *S)
 {
 	const struct hp_load_info *L = hp_session_load_info(S);
 	struct cli_sess *cs = sess_of(S);
+	mapping_note(S);
 	if (!L->partial || !cs || cs->warned)
 		return;
 	cs->warned = 1;

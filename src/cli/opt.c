@@ -201,6 +201,25 @@ const struct cli_option cli_opts_load[] = {
 	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
 	  "(powers of ten)",
 	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL },
+	{ "--mapping", NULL, OPT_VALUE, "--mapping FILE",
+	  "an R8/ProGuard mapping.txt: show the original names\nof classes, fields and stack frames",
+	  COMMON(mapping), NULL, "needs a mapping file (R8/ProGuard mapping.txt)", NULL },
+	{ NULL }
+};
+
+/* the same without --mapping: for a command that shows no name a mapping
+ * could change (bitmaps: android.graphics.Bitmap is never obfuscated) */
+const struct cli_option cli_opts_load_unmapped[] = {
+	{ "--dump", NULL, OPT_VALUE, "--dump N", "analyse heap dump N of the file (0-based; default 0)",
+	  COMMON(dump_index), set_dump, "needs a dump number (0, 1, ...)", NULL },
+	{ "--salvage", NULL, OPT_FLAG, "--salvage", "analyse a truncated or corrupt dump up to the break",
+	  COMMON(salvage), NULL, NULL, NULL },
+	{ "--max-memory", NULL, OPT_VALUE, "--max-memory SIZE",
+	  "refuse to build a model larger than SIZE and say how\n"
+	  "much it needs; SIZE is bytes, or with K, M, G, T (or\n"
+	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
+	  "(powers of ten)",
+	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL },
 	{ NULL }
 };
 

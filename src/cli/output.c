@@ -273,6 +273,23 @@ void json_dump_members(cJSON *j, const char *file, hp_session *S)
 		cli_format_error(file, &L->partial_err, msg, sizeof msg);
 		cJSON_AddStringToObject(j, "partial_reason", msg);
 	}
+	cJSON *m = json_mapping(S);
+	if (m)
+		cJSON_AddItemToObject(j, "mapping", m);
+}
+
+cJSON *json_mapping(hp_session *S)
+{
+	const char *file = cli_mapping_file();
+	if (!file)
+		return NULL;
+	const struct hp_mapping_stats *M = &hp_session_load_info(S)->mapped;
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "file", file);
+	json_u64(m, "classes", M->classes);
+	json_u64(m, "fields", M->fields);
+	json_u64(m, "frames", M->frames);
+	return m;
 }
 
 cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S)

@@ -405,6 +405,61 @@ const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len)
 	return h->arena + h->str_off[i];
 }
 
+int hp_heap_add_strings(hp_heap *h, const char *buf, size_t len, size_t n, uint64_t *sids)
+{
+	if (!n)
+		return HP_OK;
+	if (len > UINT32_MAX || h->nstr + n >= HP_IDMAP_NONE)
+		return HP_ENOMEM;
+	char *na = hp_realloc(h->arena, h->arena_len + len);
+	if (!na)
+		return HP_ENOMEM;
+	h->arena = na;
+	uint64_t *no = hp_reallocarray(h->str_off, h->nstr + n, sizeof *no);
+	if (!no)
+		return HP_ENOMEM;
+	h->str_off = no;
+	uint32_t *nl = hp_reallocarray(h->str_len, h->nstr + n, sizeof *nl);
+	if (!nl)
+		return HP_ENOMEM;
+	h->str_len = nl;
+	/* ids from 2^61 up, past any a 4-byte dump has and below the tags of
+	 * analysis/diff.c (2^62) */
+	uint64_t sid = 1ull << 61;
+	size_t p = 0;
+	for (size_t i = 0; i < n; i++) {
+		while (hp_idmap_get(&h->str_map, sid) != HP_IDMAP_NONE)
+			sid++;
+		if (p >= len)
+			return HP_EUSAGE;
+		size_t l = strnlen(buf + p, len - p);
+		if (p + l >= len)
+			return HP_EUSAGE;
+		if (hp_idmap_put(&h->str_map, sid, (uint32_t)h->nstr) < 0)
+			return HP_ENOMEM;
+		h->str_off[h->nstr] = h->arena_len;
+		h->str_len[h->nstr] = (uint32_t)l;
+		memcpy(h->arena + h->arena_len, buf + p, l + 1);
+		h->arena_len += l + 1;
+		h->nstr++;
+		sids[i] = sid++;
+		p += l + 1;
+	}
+	return HP_OK;
+}
+
+int hp_heap_add_text(hp_heap *h, const char *buf, size_t len, uint64_t *base)
+{
+	char *t = hp_realloc(h->text, h->text_len + len);
+	if (!t)
+		return HP_ENOMEM;
+	h->text = t;
+	memcpy(h->text + h->text_len, buf, len);
+	*base = h->text_len;
+	h->text_len += len;
+	return HP_OK;
+}
+
 static int store_string(hp_heap *h, uint64_t id, const uint8_t *s, uint32_t len)
 {
 	if (h->arena_len + len + 1 > h->build->arena_cap) {

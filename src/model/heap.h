@@ -171,7 +171,9 @@ struct hp_heap_build;
  * structs without pointers; names and strings are offsets into the two
  * arenas (arena: the dump's strings as written; text: class names, heap
  * names and warnings as valid UTF-8), so the whole of it could be mapped
- * from a file as it is.  After hp_heap_finish() nothing in it changes.
+ * from a file as it is.  After hp_heap_finish() nothing in it changes but
+ * the names an R8/ProGuard mapping puts back (model/mapping.h), which the
+ * session does before any query sees the heap.
  */
 struct hp_heap {
 	struct hp_header header;
@@ -258,6 +260,15 @@ int hp_heap_finish(hp_heap *h, struct hp_error *err) HP_MUST_USE;
 
 const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len);
 int hp_heap_add_warning(hp_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Names substituted after hp_heap_finish() (model/mapping.h), the only
+ * change made to a finished heap and only before any query reads it.
+ * hp_heap_add_strings: n strings (buf: len bytes, each NUL-terminated) into
+ * the string table, under ids no string of the dump has (below 2^62);
+ * sids[i] gets the i-th one's.  hp_heap_add_text: buf (len bytes of
+ * NUL-terminated names) appended to text; *base gets where it starts. */
+int hp_heap_add_strings(hp_heap *h, const char *buf, size_t len, size_t n, uint64_t *sids) HP_MUST_USE;
+int hp_heap_add_text(hp_heap *h, const char *buf, size_t len, uint64_t *base) HP_MUST_USE;
 
 /* object table */
 size_t hp_heap_find(const hp_heap *h, uint64_t id);   /* object number or SIZE_MAX */

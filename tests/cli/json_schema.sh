@@ -145,6 +145,10 @@ doc leaks-cut-salvage leaks leaks "$TMPD/cut.hprof" --salvage
 # issue 17: waste
 doc waste-sample waste waste "$SAMPLE" --top 3
 doc waste-min waste waste "$SAMPLE" --min-count 100 --top 0 --size-model=raw
+# issue 17: --mapping (the header's "mapping")
+printf 'org.example.Cache -> LeakyCache:\n    int total -> version\n' >"$TMPD/mapping.txt"
+doc top-mapping top "$SAMPLE" --mapping "$TMPD/mapping.txt" --top 3
+doc info-mapping info info "$SAMPLE" --mapping "$TMPD/mapping.txt"
 pick() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -199,6 +203,7 @@ fi
 # diff and trend: the sample against itself (gzip and plain), a salvaged
 # cut dump in the series, --fast, filters, --sort-by-time
 doc diff-sample diff diff "$SAMPLE" "$TMPD/leaky.hprof" --top 3
+doc diff-mapping diff diff "$SAMPLE" "$TMPD/leaky.hprof" --top 3 --mapping "$TMPD/mapping.txt"   # issue 17
 doc diff-cut-salvage diff diff "$TMPD/cut.hprof" "$SAMPLE" --salvage --top 3 --weak=skip
 doc diff-fast diff diff "$TMPD/cut.hprof" "$SAMPLE" --salvage --fast --filter Leaky --exclude Listener
 doc trend-sample trend trend "$TMPD/cut.hprof" "$SAMPLE" "$TMPD/leaky.hprof" --salvage --top 3 --sort-by-time

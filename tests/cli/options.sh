@@ -119,6 +119,7 @@ args() {
   local cls=java.lang.String
   [ "$2" = --roots ] && cls=java.lang.Thread
   [ "$2" = --weak ] && cls=java.lang.ref.SoftReference
+  [ "$2" = --mapping ] && cls='LeakyCache$Session'   # issue 17: a size read from a renamed field
   case $1 in
     object|path) echo "$1 $f $id" ;;
     instances) echo "$1 $f $cls" ;;
@@ -145,6 +146,14 @@ value() {
     --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
     --frames) echo "--frames 1" ;;   # issue 16: sites
     --out) echo "--out $TMPD/pngs" ;;   # issue 17: bitmaps
+    # issue 17: --mapping renames the sample's classes (roots, waste, the outer
+    # class of LeakyCache$X), a field instances reads, the sites dump's frames
+    --mapping) printf '%s\n' 'LeakyCache$Session -> LeakyCache$Session:' 'LeakyCache$Entity -> LeakyCache$Entity:' \
+                 '    int count -> version' 'org.example.Cache -> LeakyCache:' \
+                 'sun.util.locale.provider.Adapter -> sun.util.locale.provider.LocaleProviderAdapter:' \
+                 'java.lang.invoke.Handle -> java.lang.invoke.MethodHandle:' \
+                 'java.lang.Object -> java.lang.Object:' '    void alpha() -> a' >"$TMPD/mapping.txt"
+               echo "--mapping $TMPD/mapping.txt" ;;
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
