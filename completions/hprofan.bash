@@ -17,7 +17,7 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites help'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites components help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
@@ -39,6 +39,8 @@ _hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on
 # issue 16: threads
 _hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+# issue 21: top components
+_hprofan_options_components='--components --top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks

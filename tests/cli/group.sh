@@ -24,6 +24,8 @@
 #   byte[100] below b3 counts here once: no bootstrap object is above it);
 #   L1 "webapp-A": 2, 2, 8, 44 B, 144 B; L2: 2, 2, 3, 24 B, 24 B
 #
+# components: see its section below.
+#
 # On the corpus: --group=package runs on every dump and its top level adds up
 # to the class table's totals; one component matching every class retains
 # exactly the reachable heap (each reachable object counted once).
@@ -190,6 +192,47 @@ if timeout 60 "$HPROFAN" top "$D/deep.hprof" --size-model=raw --group=package --
 else
   fail "a 5,000-level package" "exit $?: $(head -c 300 "$D/e")"
 fi
+
+# ---- components (Top Components) -----------------------------------------------
+# per loader, all three above 1% of the 239 B: bootstrap 171 B retained, its
+# top objects byte[100] (under b3: no bootstrap object above it), byte[50],
+# L1 (17 B), L2; waste (the two all-zero byte arrays, 150 B) in its retained
+# set: 150 B; L1 144 B, top objects b1 (124 B) and 5 Utils, waste 100 B (the
+# byte[100] b1 holds); L2 24 B, no waste; Bill listed under L1 and L2 with both
+if run_hp "$D/k.json" "$D/k.err" components "$D/g.hprof" --size-model=raw --top 2 --json --quiet; then
+  expect_eq "components by loader: retained, shallow, waste, top objects, the 2 largest" \
+    "$(jget "$D/k.json" '"\n".join("%s %d %d %d %d %d %s" % (g["name"], g["shallow"], g["retained"], g["waste"], g["top_objects"], g["classes_left_out"], [(x["class"], x["retained"]) for x in g["top_dominators"]]) for g in d["components"])')" \
+"<bootstrap> 171 171 150 4 2 [('byte[]', 100), ('byte[]', 50)]
+app.Loader@0x10e0 44 144 100 6 0 [('com.acme.billing.Bill', 124), ('com.acme.Util', 4)]
+app.Loader@0x10f0 24 24 0 3 0 [('com.acme.billing.Bill', 8), ('com.acme.billing.Bill', 8)]"
+  expect_eq "components by loader: the waste total, top classes of L1, the duplicate under L1 and L2" \
+    "$(jget "$D/k.json" 'd["total"]["waste"], [(x["class"], x["instances"], x["shallow"], x["retained"]) for x in d["components"][1]["top_classes"]], [[(x["class"], [y["loader_id"] for y in x["loaders"]]) for x in g["duplicate_classes"]] for g in d["components"]], d["left_out"]["components"]')" \
+    "(150, [('com.acme.billing.Bill', 3, 24, 124), ('com.acme.Util', 5, 20, 20)], [[], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])]], 0)"
+else
+  fail "components" "$(head -c 300 "$D/k.err")"
+fi
+# per component of the file above: first match wins (Util in acme), "other",
+# the components matching nothing (nothing, util-too) left out with 0 B;
+# waste: the byte arrays 150 B, billing's b1 holds the byte[100]
+if run_hp "$D/kc.json" "$D/k.err" components "$D/g.hprof" --size-model=raw --components "$D/comp" --json --quiet; then
+  expect_eq "components from a file: order, other, the empty ones left out" \
+    "$(jget "$D/kc.json" '[(g["name"], g["instances"], g["shallow"], g["retained"], g["waste"]) for g in d["components"]], d["left_out"], d["total"]["groups"]')" \
+    "([('arrays', 3, 158, 158, 150), ('billing', 5, 40, 140, 100), ('other', 12, 21, 29, 0), ('acme', 5, 20, 20, 0)], {'components': 2, 'instances': 0, 'shallow': 0, 'retained': 0, 'waste': 0}, 6)"
+  expect_eq "components from a file: Bill of both loaders under billing" \
+    "$(jget "$D/kc.json" '[(g["name"], [x["class"] for x in g["duplicate_classes"]]) for g in d["components"]]')" \
+    "[('arrays', []), ('billing', ['com.acme.billing.Bill']), ('other', []), ('acme', [])]"
+else
+  fail "components --components" "$(head -c 300 "$D/k.err")"
+fi
+run_hp "$D/k.txt" "$D/e" components "$D/g.hprof" --size-model=raw --components "$D/comp" --quiet
+if grep -q '^left out: 2 components at or below 1%' "$D/k.txt" && grep -q '^#1 arrays$' "$D/k.txt"; then ok "components text: the ones left out are said"
+else fail "components text: the ones left out are said" "$(cat "$D/k.txt")"; fi
+run_hp "$D/o" "$D/e" components "$D/g.hprof" --components "$D/bad" --quiet; rc=$?
+if [ $rc = 2 ] && grep -q "bad:2: component 'bad'" "$D/e"; then ok "components: a bad pattern is a usage error"
+else fail "components: a bad pattern is a usage error" "exit $rc: $(head -c 300 "$D/e")"; fi
+cat "$D/g.hprof" | "$HPROFAN" components - --quiet >"$D/o" 2>"$D/e"; rc=$?
+if [ $rc = 2 ] && grep -q 'pipe' "$D/e"; then ok "components: a pipe is refused"
+else fail "components: a pipe is refused" "exit $rc: $(head -c 300 "$D/e")"; fi
 
 # ---- the corpus ------------------------------------------------------------------
 have_corpus group-corpus || exit 0

@@ -115,6 +115,10 @@ doc leaks-cut-salvage leaks leaks "$TMPD/cut.hprof" --salvage
 # issue 17: waste
 doc waste-sample waste waste "$SAMPLE" --top 3
 doc waste-min waste waste "$SAMPLE" --min-count 100 --top 0 --size-model=raw
+# issue 21: components (per loader; per component, with "other")
+printf 'util ^java\\.util\\.\nlang ^java\\.lang\\.\n' >"$TMPD/comp.txt"
+doc components-sample components components "$SAMPLE" --top 0
+doc components-file components components "$SAMPLE" --components "$TMPD/comp.txt" --top 2
 pick() {
   python3 - "$1" "$2" <<'PY'
 import json, sys

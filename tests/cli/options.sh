@@ -144,6 +144,7 @@ value() {
     --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
     --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
     --frames) echo "--frames 1" ;;   # issue 16: sites
+    --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;   # issue 21
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
