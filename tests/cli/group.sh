@@ -234,6 +234,37 @@ cat "$D/g.hprof" | "$HPROFAN" components - --quiet >"$D/o" 2>"$D/e"; rc=$?
 if [ $rc = 2 ] && grep -q 'pipe' "$D/e"; then ok "components: a pipe is refused"
 else fail "components: a pipe is refused" "exit $rc: $(head -c 300 "$D/e")"; fi
 
+# ---- dominators --group: the top-level dominators by group ----------------------
+# top level: b1 124 (L1), byte[50] 50 (no class loader's object holds it),
+# L1 17, c1 8, c2 8, Thing 8, L2 4, 5 Utils 4 each: 239 B, the reachable heap
+if run_hp "$D/dl.json" "$D/e" dominators "$D/g.hprof" --size-model=raw --group=loader --top 0 --depth 2 --json --quiet; then
+  expect_eq "dominators --group=loader: objects, shallow, retained per loader; --depth opens them" \
+    "$(jget "$D/dl.json" 'd["group"], [(g["loader"], g["objects"], g["shallow"], g["retained"], [x["id"] for x in g["children"]][:2]) for g in d["dominators"]]')" \
+    "('loader', [('app.Loader@0x10e0', 6, 28, 144, ['0x11f0', '0x1230']), ('<bootstrap>', 3, 58, 71, ['0x1200', '0x10e0']), ('app.Loader@0x10f0', 3, 24, 24, ['0x1210', '0x1220'])])"
+else
+  fail "dominators --group=loader" "$(head -c 300 "$D/e")"
+fi
+if run_hp "$D/dp.json" "$D/e" dominators "$D/g.hprof" --size-model=raw --group=package --top 3 --json --quiet; then
+  expect_eq "dominators --group=package: the innermost packages, --top 3 and the rest in more" \
+    "$(jget "$D/dp.json" '[(g["package"], g["objects"], g["retained"], "children" in g) for g in d["dominators"]], d["more"]')" \
+    "([('com.acme.billing', 3, 140, False), ('(no package)', 1, 50, False), ('app', 2, 21, False)], {'rows': 2, 'objects': 6, 'shallow': 28, 'retained': 28})"
+else
+  fail "dominators --group=package" "$(head -c 300 "$D/e")"
+fi
+if run_hp "$D/dc.json" "$D/e" dominators "$D/g.hprof" --size-model=raw --components "$D/comp" --sort=name --json --quiet; then
+  expect_eq "dominators --components: components with objects at the top, by name" \
+    "$(jget "$D/dc.json" '[(g["component"], g["objects"], g["retained"]) for g in d["dominators"]]')" \
+    "[('acme', 5, 20), ('arrays', 1, 50), ('billing', 3, 140), ('other', 3, 29)]"
+else
+  fail "dominators --components" "$(head -c 300 "$D/e")"
+fi
+for args in "--group=component" "--group=loader --components $D/comp" "--group=pkg"; do
+  # shellcheck disable=SC2086
+  run_hp "$D/o" "$D/e" dominators "$D/g.hprof" $args --quiet; rc=$?
+  if [ $rc = 2 ] && [ -s "$D/e" ] && [ ! -s "$D/o" ]; then ok "usage error: dominators $args"
+  else fail "usage error: dominators $args" "exit $rc"; fi
+done
+
 # ---- the corpus ------------------------------------------------------------------
 have_corpus group-corpus || exit 0
 tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
@@ -249,6 +280,23 @@ tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
   got=$(jget "$D/cp.json" '(sum(g["instances"] for g in d["groups"]), sum(g["shallow"] for g in d["groups"]), sum(g["classes"] for g in d["groups"])) == (d["total"]["instances"], d["total"]["shallow"], d["total"]["classes"]) and d["total"]["instances"] > 0')
   if [ "$got" = true ]; then ok "corpus --group=package $f: totals are the class table's"
   else fail "corpus --group=package $f" "totals differ: $(jget "$D/cp.json" 'd["total"]')"; fi
+done
+# dominators --group: the groups add up to the ungrouped top level (objects,
+# shallow, retained), per package and per loader
+tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
+  path=$CORPUS/$f
+  [ -f "$path" ] || continue
+  case $f in *CORRUPT*|*minimal.bin) continue ;; esac
+  run_hp "$D/d0.json" "$D/e" dominators "$path" --top 0 --json --quiet || { skip "corpus dominators $f" "$(head -c 100 "$D/e")"; continue; }
+  want=$(jget "$D/d0.json" 'len(d["dominators"]), sum(x["shallow"] for x in d["dominators"]), sum(x["retained"] for x in d["dominators"])')
+  for by in package loader; do
+    if run_hp "$D/dg.json" "$D/e" dominators "$path" --group=$by --top 0 --json --quiet; then
+      expect_eq "corpus $f: dominators --group=$by adds up to the top level" \
+        "$(jget "$D/dg.json" 'sum(g["objects"] for g in d["dominators"]), sum(g["shallow"] for g in d["dominators"]), sum(g["retained"] for g in d["dominators"])')" "$want"
+    else
+      fail "corpus $f: dominators --group=$by" "$(head -c 300 "$D/e")"
+    fi
+  done
 done
 # every reachable object counted once: one component holding every class
 # retains the reachable heap

@@ -119,6 +119,9 @@ doc waste-min waste waste "$SAMPLE" --min-count 100 --top 0 --size-model=raw
 printf 'util ^java\\.util\\.\nlang ^java\\.lang\\.\n' >"$TMPD/comp.txt"
 doc components-sample components components "$SAMPLE" --top 0
 doc components-file components components "$SAMPLE" --components "$TMPD/comp.txt" --top 2
+doc dominators-package dominators dominators "$SAMPLE" --group=package --depth 3 --top 2
+doc dominators-loader dominators dominators "$SAMPLE" --group=loader --top 1
+doc dominators-component dominators dominators "$SAMPLE" --components "$TMPD/comp.txt" --depth 2 --top 2
 pick() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
