@@ -29,8 +29,8 @@ _hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --
 _hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory -q --quiet -h --help'
 _hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
 # ---- diff and trend (issue 14): they take several dump files ----
-_hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_diff='--top --fast --group --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_trend='--top --fast --sort-by-time --group --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_many_files='diff trend'
 # ---- end of diff and trend ----
 # issue 13: leaks

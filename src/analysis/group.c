@@ -507,8 +507,15 @@ int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by
 	int rc = HP_ENOMEM;
 	if (!cg || !G->row_group)
 		goto out;
-	if ((rc = class_groups(h, by, row_in, comp, comp_names, ncomp, G, &gcap, cg)))
+	if ((rc = class_groups(h, by == HP_GROUP_PACKAGE_FLAT ? HP_GROUP_PACKAGE : by, row_in, comp, comp_names, ncomp,
+			       G, &gcap, cg)))
 		goto out;
+	if (by == HP_GROUP_PACKAGE_FLAT)
+		for (size_t i = 0; i < G->n; i++) {
+			G->g[i].parent = HP_NONE;
+			G->g[i].depth = 1;
+			G->g[i].nchildren = 0;
+		}
 	if ((by == HP_GROUP_LOADER || (more && by == HP_GROUP_COMPONENT)) && (rc = duplicates(h, G, cg)))
 		goto out;
 	for (size_t r = 0; r < h->nrows; r++) {

@@ -54,7 +54,10 @@
 
 #define HP_PKG_MAX_DEPTH 64
 
-enum hp_group_by { HP_GROUP_PACKAGE = 0, HP_GROUP_LOADER, HP_GROUP_COMPONENT };
+/* HP_GROUP_PACKAGE_FLAT: packages without the tree, each its own classes
+ * only ("com.acme" not including "com.acme.billing"); prefixes without
+ * classes of their own are groups with nothing in them */
+enum hp_group_by { HP_GROUP_PACKAGE = 0, HP_GROUP_LOADER, HP_GROUP_COMPONENT, HP_GROUP_PACKAGE_FLAT };
 
 struct hp_group {
 	size_t name;                  /* offset in hp_groups.text: component, loader name ("" for packages) */

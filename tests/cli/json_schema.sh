@@ -122,6 +122,9 @@ doc components-file components components "$SAMPLE" --components "$TMPD/comp.txt
 doc dominators-package dominators dominators "$SAMPLE" --group=package --depth 3 --top 2
 doc dominators-loader dominators dominators "$SAMPLE" --group=loader --top 1
 doc dominators-component dominators dominators "$SAMPLE" --components "$TMPD/comp.txt" --depth 2 --top 2
+doc diff-package diff diff "$SAMPLE" "$SAMPLE" --group=package --top 3
+doc diff-loader diff diff "$SAMPLE" "$SAMPLE" --group=loader --top 3
+doc trend-component trend trend "$SAMPLE" "$SAMPLE" --components "$TMPD/comp.txt" --fast
 pick() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
