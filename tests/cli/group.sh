@@ -24,10 +24,11 @@
 #   byte[100] below b3 counts here once: no bootstrap object is above it);
 #   L1 "webapp-A": 2, 2, 8, 44 B, 144 B; L2: 2, 2, 3, 24 B, 24 B
 #
-# components: see its section below.
+# components (Top Components) and dominators --group: see their sections below.
 #
 # On the corpus: --group=package runs on every dump and its top level adds up
-# to the class table's totals; one component matching every class retains
+# to the class table's totals; dominators --group=package and --group=loader
+# add up to the ungrouped top level of the dominator tree on every dump; one component matching every class retains
 # exactly the reachable heap (each reachable object counted once).
 . "$(dirname "$0")/../lib.sh"
 H=$(cd "$(dirname "$0")/../helper" && pwd)
