@@ -299,6 +299,21 @@ tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
     fi
   done
 done
+# components: with every object a root's (--roots=unreachable-as-roots), one
+# component holding every class retains the whole heap, and every byte waste
+# finds is in its retained set: its waste is waste's total (each byte located
+# in one object, none lost or counted twice)
+printf 'all ^\n' >"$D/all"
+for f in SonyMobile__py-hprof/example-java.hprof agourlay__hprof-slurp/hprof-32.bin eclipse-mat__mat/oracle_jdk8_05_x64.hprof; do
+  [ -f "$CORPUS/$f" ] || { skip "corpus components $f" "missing"; continue; }
+  if run_hp "$D/w.json" "$D/e" components "$CORPUS/$f" --components "$D/all" --roots=unreachable-as-roots --top 1 --json --quiet; then
+    expect_eq "corpus $f: one component retains the heap and holds all the waste" \
+      "$(jget "$D/w.json" '(d["components"][0]["retained"] == d["total"]["shallow"], d["components"][0]["waste"] == d["total"]["waste"] > 0)')" \
+      "(True, True)"
+  else
+    fail "corpus components $f" "$(head -c 300 "$D/e")"
+  fi
+done
 # every reachable object counted once: one component holding every class
 # retains the reachable heap
 printf 'all ^\n' >"$D/all"   # '.' alone would be a class name, matched literally
