@@ -543,9 +543,59 @@ int hp_dsum_build(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 	return HP_OK;
 }
 
+int hp_dsum_groups(struct hp_dsum *s, const hp_heap *h, const struct hp_groups *G, struct hp_error *err)
+{
+	hp_free(s->groups);
+	s->ngroups = 0;
+	s->groups = hp_calloc(G->n ? G->n : 1, sizeof *s->groups);
+	if (!s->groups)
+		return hp_error_set(err, HP_ENOMEM, "out of memory summarising the groups");
+	size_t n = 0;
+	for (size_t i = 0; i < G->n; i++) {
+		const struct hp_group *g = &G->g[i];
+		if (!g->instances)
+			continue;
+		char buf[1200];
+		if (G->by == HP_GROUP_PACKAGE || G->by == HP_GROUP_PACKAGE_FLAT)
+			snprintf(buf, sizeof buf, "%.*s", g->pkg_len ? (int)(g->pkg_len < 1100 ? g->pkg_len : 1100) : 12,
+				 g->pkg_len ? g->pkg : "(no package)");
+		else if (G->by == HP_GROUP_COMPONENT)
+			snprintf(buf, sizeof buf, "%s", hp_group_name(G, i));
+		else if (!g->loader_id)
+			snprintf(buf, sizeof buf, "<bootstrap>");
+		else if (g->loader_class == HP_NONE)
+			snprintf(buf, sizeof buf, "0x%llx (not in the dump)", (unsigned long long)g->loader_id);
+		else if (g->has_loader_name)
+			snprintf(buf, sizeof buf, "%s \"%.900s\"", hp_class_name(h, g->loader_class), hp_group_name(G, i));
+		else
+			snprintf(buf, sizeof buf, "%s", hp_class_name(h, g->loader_class));
+		struct hp_dsum_class *c = &s->groups[n++];
+		if (!(c->name = pool_add(s->pool, buf, strlen(buf))))
+			return hp_error_set(err, HP_ENOMEM, "out of memory summarising the groups");
+		c->instances = g->instances;
+		c->shallow = g->shallow;
+		c->retained = g->retained;
+	}
+	if (n > 1)
+		qsort(s->groups, n, sizeof *s->groups, by_class_name);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w && !strcmp(s->groups[w - 1].name, s->groups[i].name)) {
+			s->groups[w - 1].instances += s->groups[i].instances;
+			s->groups[w - 1].shallow += s->groups[i].shallow;
+			s->groups[w - 1].retained += s->groups[i].retained;
+			continue;
+		}
+		s->groups[w++] = s->groups[i];
+	}
+	s->ngroups = w;
+	return HP_OK;
+}
+
 void hp_dsum_release(struct hp_dsum *s)
 {
 	hp_free(s->classes);
+	hp_free(s->groups);
 	hp_free(s->paths);
 	pool_free(s->pool);
 	memset(s, 0, sizeof *s);
@@ -564,55 +614,71 @@ static int by_cref(const void *a, const void *b)
 	return x->dump < y->dump ? -1 : x->dump > y->dump;
 }
 
-static int line_classes(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c)
+/* the summaries' classes (groups: their groups) lined up by name */
+static int line_classes(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c, int groups_of)
 {
+#define TAB(i) (groups_of ? s[i]->groups : s[i]->classes)
+#define NTAB(i) (groups_of ? s[i]->ngroups : s[i]->nclasses)
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
-		total += s[i]->nclasses;
+		total += NTAB(i);
 	struct cref *refs = hp_reallocarray(NULL, total ? total : 1, sizeof *refs);
 	if (!refs)
 		return HP_ENOMEM;
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < s[i]->nclasses; j++)
-			refs[k++] = (struct cref){ s[i]->classes[j].name, (uint32_t)i, (uint32_t)j };
+		for (size_t j = 0; j < NTAB(i); j++)
+			refs[k++] = (struct cref){ TAB(i)[j].name, (uint32_t)i, (uint32_t)j };
 	qsort(refs, total, sizeof *refs, by_cref);
 	size_t groups = 0;
 	for (size_t i = 0; i < total; i++)
 		if (!i || strcmp(refs[i].name, refs[i - 1].name))
 			groups++;
-	c->classes = hp_calloc(groups ? groups : 1, sizeof *c->classes);
+	struct hp_cmp_class *tab = hp_calloc(groups ? groups : 1, sizeof *tab);
 	uint64_t *vals = hp_calloc(groups * 3 * n + 1, sizeof *vals);
 	uint8_t *fl = hp_calloc(groups * n + 1, 1);
-	if (!c->classes || !vals || !fl) {
+	if (!tab || !vals || !fl) {
+		hp_free(tab);
 		hp_free(refs);
 		hp_free(vals);
 		hp_free(fl);
 		return HP_ENOMEM;
 	}
-	c->vals = vals;       /* the paths' values go in a block of their own */
-	c->flags = fl;
+	if (groups_of) {
+		c->groups = tab;
+		c->gvals = vals;
+		c->gflags = fl;
+	} else {
+		c->classes = tab;
+		c->vals = vals;       /* the paths' values go in a block of their own */
+		c->flags = fl;
+	}
 	size_t g = SIZE_MAX;
 	for (size_t i = 0; i < total; i++) {
 		if (!i || strcmp(refs[i].name, refs[i - 1].name)) {
 			g = g == SIZE_MAX ? 0 : g + 1;
-			struct hp_cmp_class *C = &c->classes[g];
+			struct hp_cmp_class *C = &tab[g];
 			C->name = refs[i].name;
 			C->instances = vals + g * 3 * n;
 			C->shallow = C->instances + n;
 			C->retained = C->shallow + n;
 			C->present = fl + g * n;
 		}
-		const struct hp_dsum_class *sc = &s[refs[i].dump]->classes[refs[i].idx];
-		struct hp_cmp_class *C = &c->classes[g];
+		const struct hp_dsum_class *sc = &TAB(refs[i].dump)[refs[i].idx];
+		struct hp_cmp_class *C = &tab[g];
 		C->instances[refs[i].dump] += sc->instances;
 		C->shallow[refs[i].dump] += sc->shallow;
 		C->retained[refs[i].dump] += sc->retained;
 		C->present[refs[i].dump] = 1;
 	}
-	c->nclasses = groups;
+	if (groups_of)
+		c->ngroups = groups;
+	else
+		c->nclasses = groups;
 	hp_free(refs);
 	return HP_OK;
+#undef TAB
+#undef NTAB
 }
 
 /* the union of the summaries' path trees: (parent, via, label) */
@@ -734,7 +800,7 @@ int hp_cmp_build(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c, str
 	for (size_t i = 0; i < n; i++)
 		if (!s[i]->has_retained)
 			c->has_retained = 0;
-	if (line_classes(s, n, c) || line_paths(s, n, c)) {
+	if (line_classes(s, n, c, 0) || line_classes(s, n, c, 1) || line_paths(s, n, c)) {
 		hp_cmp_release(c);
 		return hp_error_set(err, HP_ENOMEM, "out of memory comparing the dumps");
 	}
@@ -744,6 +810,9 @@ int hp_cmp_build(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c, str
 void hp_cmp_release(struct hp_cmp *c)
 {
 	hp_free(c->classes);
+	hp_free(c->groups);
+	hp_free(c->gvals);
+	hp_free(c->gflags);
 	hp_free(c->paths);
 	hp_free(c->child_off);
 	hp_free(c->children);

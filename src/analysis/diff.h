@@ -55,6 +55,7 @@
 #include "model/heap.h"
 #include "model/objread.h"
 #include "analysis/retained.h"
+#include "analysis/group.h"
 
 #define HP_DSUM_DEPTH 16
 
@@ -92,6 +93,7 @@ struct hp_dsum {
 	uint64_t objects, shallow;    /* the whole dump */
 	uint64_t reachable, reachable_bytes, unreachable, unreachable_bytes;
 	struct hp_dsum_class *classes; size_t nclasses;   /* sorted by name, names unique */
+	struct hp_dsum_class *groups; size_t ngroups;     /* hp_dsum_groups(): as classes, by group name */
 	struct hp_dsum_root roots[HP_ROOT_NKINDS];
 	struct hp_dsum_heap heaps[HP_MAX_HEAPS]; unsigned nheaps;
 	struct hp_dsum_path *paths; size_t npaths;        /* a parent before its children */
@@ -105,6 +107,12 @@ struct hp_dsum {
 int hp_dsum_build(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, struct hp_dsum *out,
 		  struct hp_error *err) HP_MUST_USE;
 void hp_dsum_release(struct hp_dsum *s);
+/* The groups of G (analysis/group.h, computed on the summary's heap) into
+ * s->groups, by a name that holds across dumps: a package's, a component's,
+ * a loader's class and own name ("java.net.URLClassLoader \"plugin-A\"",
+ * "<bootstrap>"; loaders of one class without a name share one), groups of
+ * one name summed.  Groups with no objects are left out. */
+int hp_dsum_groups(struct hp_dsum *s, const hp_heap *h, const struct hp_groups *G, struct hp_error *err) HP_MUST_USE;
 
 /* ---- n summaries lined up ------------------------------------------------ */
 
@@ -125,6 +133,8 @@ struct hp_cmp {
 	size_t n;                     /* dumps */
 	int has_retained;             /* every summary has retained sizes */
 	struct hp_cmp_class *classes; size_t nclasses;   /* sorted by name */
+	struct hp_cmp_class *groups; size_t ngroups;     /* the summaries' groups, by name */
+	uint64_t *gvals; uint8_t *gflags;
 	struct hp_cmp_path *paths; size_t npaths;        /* a parent before its children */
 	uint32_t *child_off, *children;                  /* children of path p; the tops at npaths */
 	uint64_t *vals, *paths_vals; uint8_t *flags, *paths_flags;   /* storage */

@@ -271,28 +271,181 @@ static int duplicates(const hp_heap *h, struct hp_groups *G, const uint32_t *cg)
 	return HP_OK;
 }
 
-static int retained_sums(const hp_heap *h, const struct hp_retained *R, struct hp_groups *G)
+/* the top objects collected: a min-heap of k per group (by retained size),
+ * or with HP_GROUPS_ALL_TOPS a list of (group, object) pairs */
+struct tops {
+	size_t k;
+	uint32_t *heap, *n;           /* k per group; entries per group */
+	struct tpair { uint32_t g, v; } *all;
+	size_t nall, capall;
+	const uint64_t *ret;
+};
+
+static int heap_less(const struct tops *T, uint32_t a, uint32_t b)
+{
+	if (T->ret[a] != T->ret[b])
+		return T->ret[a] < T->ret[b];
+	return a > b;             /* the later object is the smaller */
+}
+
+static int tops_add(struct tops *T, uint32_t g, uint32_t v)
+{
+	if (T->all) {
+		if (T->nall == T->capall) {
+			struct tpair *na = hp_reallocarray(T->all, 2 * T->capall, sizeof *na);
+			if (!na)
+				return HP_ENOMEM;
+			T->all = na;
+			T->capall *= 2;
+		}
+		T->all[T->nall++] = (struct tpair){ g, v };
+		return HP_OK;
+	}
+	uint32_t *hp = T->heap + (size_t)g * T->k;
+	size_t n = T->n[g], i;
+	if (n < T->k) {
+		for (i = n++; i && heap_less(T, v, hp[(i - 1) / 2]); i = (i - 1) / 2)
+			hp[i] = hp[(i - 1) / 2];
+		hp[i] = v;
+		T->n[g] = (uint32_t)n;
+		return HP_OK;
+	}
+	if (!heap_less(T, hp[0], v))
+		return HP_OK;
+	for (i = 0;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && heap_less(T, hp[c + 1], hp[c]))
+			c++;
+		if (!heap_less(T, hp[c], v))
+			break;
+		hp[i] = hp[c];
+		i = c;
+	}
+	hp[i] = v;
+	return HP_OK;
+}
+
+static const uint64_t *sort_ret;
+
+static int by_ret_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (sort_ret[x] != sort_ret[y])
+		return sort_ret[x] < sort_ret[y] ? 1 : -1;
+	return (x > y) - (x < y);
+}
+
+static int by_pair(const void *a, const void *b)
+{
+	const struct tpair *x = a, *y = b;
+	if (x->g != y->g)
+		return x->g < y->g ? -1 : 1;
+	return by_ret_desc(&x->v, &y->v);
+}
+
+/* the tops into G->top, each group's largest first */
+static int tops_finish(struct tops *T, struct hp_groups *G)
+{
+	size_t total = 0;
+	if (T->all)
+		total = T->nall;
+	else
+		for (size_t g = 0; g < G->n; g++)
+			total += T->n[g];
+	G->top = hp_reallocarray(NULL, total ? total : 1, sizeof *G->top);
+	if (!G->top)
+		return HP_ENOMEM;
+	sort_ret = T->ret;
+	if (T->all) {
+		if (T->nall > 1)
+			qsort(T->all, T->nall, sizeof *T->all, by_pair);
+		for (size_t i = 0; i < T->nall; i++) {
+			struct hp_group *g = &G->g[T->all[i].g];
+			if (!g->top_n)
+				g->top_at = (uint32_t)i;
+			g->top_n++;
+			G->top[i] = T->all[i].v;
+		}
+		return HP_OK;
+	}
+	size_t at = 0;
+	for (size_t g = 0; g < G->n; g++) {
+		G->g[g].top_at = (uint32_t)at;
+		G->g[g].top_n = T->n[g];
+		memcpy(G->top + at, T->heap + g * T->k, T->n[g] * sizeof *G->top);
+		if (T->n[g] > 1)
+			qsort(G->top + at, T->n[g], sizeof *G->top, by_ret_desc);
+		at += T->n[g];
+	}
+	return HP_OK;
+}
+
+static uint64_t waste_of(const struct hp_groups_more *M, uint32_t v)
+{
+	size_t lo = 0, hi = M->nwaste;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (M->waste[mid].obj < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < M->nwaste && M->waste[lo].obj == v ? M->waste[lo].bytes : 0;
+}
+
+static int retained_sums(const hp_heap *h, const struct hp_retained *R, const struct hp_groups_more *M,
+			 struct hp_groups *G)
 {
 	size_t n = h->nobj;
 	uint32_t *active = hp_calloc(G->n ? G->n : 1, sizeof *active);
-	struct frame { uint32_t v, next; } *stack = hp_reallocarray(NULL, 4096, sizeof *stack);
+	struct frame { uint32_t v, next; uint64_t waste; } *stack = hp_reallocarray(NULL, 4096, sizeof *stack);
 	size_t cap = 4096, sp = 0;
+	struct tops T;
+	memset(&T, 0, sizeof T);
+	T.ret = R->retained;
 	int rc = HP_OK;
 	if (!active || !stack) {
 		rc = HP_ENOMEM;
 		goto out;
 	}
+	if (M && M->ktop == HP_GROUPS_ALL_TOPS) {
+		T.capall = 1024;
+		if (!(T.all = hp_reallocarray(NULL, T.capall, sizeof *T.all))) {
+			rc = HP_ENOMEM;
+			goto out;
+		}
+	} else if (M && M->ktop) {
+		T.k = M->ktop;
+		T.n = hp_calloc(G->n ? G->n : 1, sizeof *T.n);
+		T.heap = hp_reallocarray(NULL, G->n ? G->n : 1, T.k * sizeof *T.heap);
+		if (!T.n || !T.heap || T.k > SIZE_MAX / 8 / (G->n ? G->n : 1)) {
+			rc = HP_ENOMEM;
+			goto out;
+		}
+	}
+	int tops = T.all || T.k, waste = M && M->waste;
 	const uint32_t *coff = R->child_off, *kids = R->children;
 	stack[sp].v = (uint32_t)n;
 	stack[sp].next = coff[n];
+	stack[sp].waste = 0;
 	sp++;
 	while (sp) {
 		struct frame *f = &stack[sp - 1];
 		if (f->next == coff[f->v + 1]) {
 			if (f->v != n) {
-				uint32_t r = hp_heap_row_of(h, h->cls[f->v], hp_heap_heap(h, f->v));
-				for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent)
+				uint32_t v = f->v;
+				uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
+				int counts = !(R->visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS);
+				if (waste)
+					f->waste += waste_of(M, v);
+				for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent) {
+					if (active[g] == 1 && counts)
+						G->g[g].waste += f->waste;
 					active[g]--;
+				}
+				stack[sp - 2].waste += f->waste;
 			}
 			sp--;
 			continue;
@@ -301,8 +454,12 @@ static int retained_sums(const hp_heap *h, const struct hp_retained *R, struct h
 		uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
 		int counts = !(R->visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS);
 		for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent) {
-			if (!active[g] && counts)
+			if (!active[g] && counts) {
 				G->g[g].retained += R->retained[v];
+				G->g[g].ntops++;
+				if (tops && (rc = tops_add(&T, g, v)))
+					goto out;
+			}
 			active[g]++;
 		}
 		if (sp == cap) {
@@ -316,17 +473,31 @@ static int retained_sums(const hp_heap *h, const struct hp_retained *R, struct h
 		}
 		stack[sp].v = v;
 		stack[sp].next = coff[v];
+		stack[sp].waste = 0;
 		sp++;
 	}
+	if (tops)
+		rc = tops_finish(&T, G);
+	G->has_waste = waste;
 out:
 	hp_free(active);
 	hp_free(stack);
+	hp_free(T.n);
+	hp_free(T.heap);
+	hp_free(T.all);
 	return rc;
 }
 
 int hp_groups_compute(const hp_heap *h, const struct hp_retained *R, int by, const uint8_t *row_in,
 		      const uint32_t *comp, const char *const *comp_names, size_t ncomp,
 		      struct hp_groups *G, struct hp_error *err)
+{
+	return hp_groups_compute_more(h, R, by, row_in, comp, comp_names, ncomp, NULL, G, err);
+}
+
+int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by, const uint8_t *row_in,
+			   const uint32_t *comp, const char *const *comp_names, size_t ncomp,
+			   const struct hp_groups_more *more, struct hp_groups *G, struct hp_error *err)
 {
 	memset(G, 0, sizeof *G);
 	G->by = by;
@@ -336,9 +507,16 @@ int hp_groups_compute(const hp_heap *h, const struct hp_retained *R, int by, con
 	int rc = HP_ENOMEM;
 	if (!cg || !G->row_group)
 		goto out;
-	if ((rc = class_groups(h, by, row_in, comp, comp_names, ncomp, G, &gcap, cg)))
+	if ((rc = class_groups(h, by == HP_GROUP_PACKAGE_FLAT ? HP_GROUP_PACKAGE : by, row_in, comp, comp_names, ncomp,
+			       G, &gcap, cg)))
 		goto out;
-	if (by == HP_GROUP_LOADER && (rc = duplicates(h, G, cg)))
+	if (by == HP_GROUP_PACKAGE_FLAT)
+		for (size_t i = 0; i < G->n; i++) {
+			G->g[i].parent = HP_NONE;
+			G->g[i].depth = 1;
+			G->g[i].nchildren = 0;
+		}
+	if ((by == HP_GROUP_LOADER || (more && by == HP_GROUP_COMPONENT)) && (rc = duplicates(h, G, cg)))
 		goto out;
 	for (size_t r = 0; r < h->nrows; r++) {
 		const struct hp_hrow *w = &h->rows[r];
@@ -354,7 +532,7 @@ int hp_groups_compute(const hp_heap *h, const struct hp_retained *R, int by, con
 		}
 	}
 	if (R && h->nobj) {
-		if ((rc = retained_sums(h, R, G)))
+		if ((rc = retained_sums(h, R, more, G)))
 			goto out;
 		G->retained = 1;
 	}
@@ -414,6 +592,7 @@ void hp_groups_release(struct hp_groups *G)
 	hp_free(G->row_group);
 	hp_free(G->dup_class);
 	hp_free(G->dup_off);
+	hp_free(G->top);
 	hp_free(G->text);
 	memset(G, 0, sizeof *G);
 }

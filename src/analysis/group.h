@@ -31,6 +31,16 @@
  * count).  For a package, "the same group" includes its subpackages.  One
  * iterative walk of the dominator tree (its depth does not recurse), with a
  * counter per group.
+ *
+ * hp_groups_compute_more() adds, with R, what a component report needs:
+ * per group its top objects (those of the group with no object of the
+ * group above them: the objects whose retained sizes make the group's), the
+ * ktop largest of them, and the waste in the group's retained set (the
+ * bytes of hp_waste_by_object() in the dominator subtrees of its top
+ * objects).  In the same walk: a bounded heap of ktop entries per group, a
+ * running sum per tree level.  Groups overlap (a String a Bill holds is in
+ * its loader's retained set and in the bootstrap loader's), so the groups'
+ * retained sizes and wastes do not add up to the heap's.
  */
 #ifndef HP_GROUP_H
 #define HP_GROUP_H
@@ -40,10 +50,14 @@
 #include "model/heap.h"
 #include "model/objread.h"
 #include "analysis/retained.h"
+#include "analysis/waste.h"
 
 #define HP_PKG_MAX_DEPTH 64
 
-enum hp_group_by { HP_GROUP_PACKAGE = 0, HP_GROUP_LOADER, HP_GROUP_COMPONENT };
+/* HP_GROUP_PACKAGE_FLAT: packages without the tree, each its own classes
+ * only ("com.acme" not including "com.acme.billing"); prefixes without
+ * classes of their own are groups with nothing in them */
+enum hp_group_by { HP_GROUP_PACKAGE = 0, HP_GROUP_LOADER, HP_GROUP_COMPONENT, HP_GROUP_PACKAGE_FLAT };
 
 struct hp_group {
 	size_t name;                  /* offset in hp_groups.text: component, loader name ("" for packages) */
@@ -63,6 +77,10 @@ struct hp_group {
 	uint64_t classes;             /* rows with objects in the group (its subpackages' included) */
 	uint64_t instances, shallow;  /* objects, as the rows count them */
 	uint64_t retained;            /* with R only */
+	/* hp_groups_compute_more() */
+	uint64_t ntops;               /* objects of the group with none of it above them */
+	uint64_t waste;               /* waste bytes in their dominator subtrees */
+	uint32_t top_at, top_n;       /* its largest top objects: hp_groups.top[top_at .. top_at + top_n) */
 };
 
 struct hp_groups {
@@ -76,6 +94,8 @@ struct hp_groups {
 	 * class indexes of one name, one per loader, by name */
 	uint32_t *dup_class, *dup_off;
 	size_t ndups;
+	uint32_t *top;                /* top objects, each group's by retained size, largest first */
+	int has_waste;
 	char *text;                   /* names, NUL-terminated */
 	size_t text_len, text_cap;
 };
@@ -88,6 +108,21 @@ struct hp_groups {
 int hp_groups_compute(const hp_heap *h, const struct hp_retained *R, int by, const uint8_t *row_in,
 		      const uint32_t *comp, const char *const *comp_names, size_t ncomp,
 		      struct hp_groups *out, struct hp_error *err) HP_MUST_USE;
+
+#define HP_GROUPS_ALL_TOPS SIZE_MAX
+
+struct hp_groups_more {
+	size_t ktop;                       /* top objects kept per group; HP_GROUPS_ALL_TOPS: all (8 bytes each while computing) */
+	const struct hp_waste_obj *waste;  /* by object (hp_waste_by_object()); NULL: no waste sums */
+	size_t nwaste;
+};
+
+/* hp_groups_compute() and, with R, the top objects and wastes of `more`.
+ * Duplicates (class names several loaders define) are found for
+ * HP_GROUP_COMPONENT too. */
+int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by, const uint8_t *row_in,
+			   const uint32_t *comp, const char *const *comp_names, size_t ncomp,
+			   const struct hp_groups_more *more, struct hp_groups *out, struct hp_error *err) HP_MUST_USE;
 
 /* Loaders: the loader object's own name, when it has one of these fields
  * holding a String: "name" (java.lang.ClassLoader, JDK 9+), "contextName"

@@ -47,6 +47,8 @@ struct spec {
 	unsigned prim;
 	struct fpos f[4];           /* the fields a, b, c, d of known[] (off -1: none) */
 	uint64_t count, bytes;      /* boxes */
+	uint64_t wasted;            /* boxes: each one's size less its primitive's, summed */
+	int taken;                  /* boxes: the row was kept (not left out by min_count) */
 };
 
 struct parr { uint32_t obj; uint8_t type, isconst, is_value, nodata; uint64_t hash, value; };
@@ -54,6 +56,7 @@ struct pstr { uint32_t obj, val; uint64_t extra; };
 struct pcoll { uint32_t obj, cls, table; uint8_t fill; uint64_t wasted; };
 struct pnull { uint32_t obj; uint32_t nulls; };
 struct pgrp { uint64_t key; uint32_t s, v; };
+struct pbox { uint32_t obj, spec; uint64_t wasted; };
 
 struct vec { void *p; size_t n, cap; };
 
@@ -80,6 +83,8 @@ struct W {
 	struct spec *specs;
 	size_t nspecs;
 	struct vec arrs, strs, colls, nulls;
+	int by_object;              /* hp_waste_by_object(): W->objs too */
+	struct vec wobjs, boxes;    /* struct hp_waste_obj, struct pbox */
 	/* the array whose elements the raw stream is delivering */
 	struct cur {
 		int kind;               /* 0 none, 1 object array, 2 primitive array */
@@ -220,8 +225,14 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	int ha = get(&sp->f[0], fields, len, &a), hb = get(&sp->f[1], fields, len, &b);
 	int hc = get(&sp->f[2], fields, len, &cc), hd = get(&sp->f[3], fields, len, &d);
 	if (sp->kind == SK_BOX) {
+		uint64_t sz = hp_heap_shallow(h, obj), w = sz > sp->prim ? sz - sp->prim : 0;
 		sp->count++;
-		sp->bytes += hp_heap_shallow(h, obj);
+		sp->bytes += sz;
+		sp->wasted += w;
+		if (B->by_object && w) {
+			struct pbox e = { (uint32_t)obj, B->spec_of[c] - 1u, w };
+			return vpush(&B->boxes, &e, sizeof e);
+		}
 		return HP_OK;
 	}
 	if (sp->kind == SK_STRING) {
@@ -717,8 +728,16 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 				if (C[k].table != HP_NONE && h->len[C[k].table])
 					mark(bits, C[k].table);
 			}
-		else if (got)
+		else if (got) {
 			W->total += r.wasted;
+			for (size_t k = i; k < j && B->by_object; k++) {
+				struct hp_waste_obj e = { C[k].table != HP_NONE ? C[k].table : C[k].obj, C[k].wasted };
+				if (e.bytes && vpush(&B->wobjs, &e, sizeof e)) {
+					hp_free(T);
+					return HP_ENOMEM;
+				}
+			}
+		}
 	}
 
 	/* object arrays mostly null */
@@ -749,6 +768,12 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 			return HP_ENOMEM;
 		if (got)
 			W->total += r.wasted;
+		for (size_t k = i; got && k < j && B->by_object; k++) {
+			uint64_t as = hp_heap_shallow(h, N[k].obj);
+			struct hp_waste_obj e = { N[k].obj, h->len[N[k].obj] ? as * N[k].nulls / h->len[N[k].obj] : 0 };
+			if (e.bytes && vpush(&B->wobjs, &e, sizeof e))
+				return HP_ENOMEM;
+		}
 	}
 
 	/* boxes */
@@ -762,22 +787,63 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 		r.cls = sp->cls;
 		r.count = sp->count;
 		r.bytes = sp->bytes;
-		r.wasted = sp->bytes > sp->count * sp->prim ? sp->bytes - sp->count * sp->prim : 0;
+		r.wasted = sp->wasted;
 		int got = add_row(W, HP_WASTE_BOXES, &r, min_count);
 		if (got < 0)
 			return HP_ENOMEM;
 		if (got)
 			W->total += r.wasted;
+		B->specs[i].taken = got;
 	}
 	return HP_OK;
 }
 
-int hp_waste_compute(const hp_heap *h, const char *path, uint64_t min_count, struct hp_waste *W,
-		     struct hp_error *err)
+static int by_wobj(const void *a, const void *b)
+{
+	uint32_t x = ((const struct hp_waste_obj *)a)->obj, y = ((const struct hp_waste_obj *)b)->obj;
+	return (x > y) - (x < y);
+}
+
+/* W->objs: the whole objects marked, the boxes of the rows kept and the
+ * partial rows' objects, by object, each once */
+static int by_object(struct W *B, const uint8_t *bits)
+{
+	const hp_heap *h = B->h;
+	for (size_t v = 0; v < h->nobj; v++)
+		if (bits[v >> 3] & (1u << (v & 7))) {
+			struct hp_waste_obj e = { (uint32_t)v, hp_heap_shallow(h, v) };
+			if (vpush(&B->wobjs, &e, sizeof e))
+				return HP_ENOMEM;
+		}
+	const struct pbox *X = B->boxes.p;
+	for (size_t i = 0; i < B->boxes.n; i++)
+		if (B->specs[X[i].spec].taken) {
+			struct hp_waste_obj e = { X[i].obj, X[i].wasted };
+			if (vpush(&B->wobjs, &e, sizeof e))
+				return HP_ENOMEM;
+		}
+	struct hp_waste_obj *o = B->wobjs.p;
+	size_t n = B->wobjs.n, m = 0;
+	sort_n(o, n, sizeof *o, by_wobj);
+	for (size_t i = 0; i < n; i++) {
+		if (m && o[m - 1].obj == o[i].obj)
+			o[m - 1].bytes += o[i].bytes;
+		else
+			o[m++] = o[i];
+	}
+	B->W->objs = o;
+	B->W->nobjs = m;
+	B->wobjs.p = NULL;
+	return HP_OK;
+}
+
+static int compute(const hp_heap *h, const char *path, uint64_t min_count, int want_objs, struct hp_waste *W,
+		   struct hp_error *err)
 {
 	memset(W, 0, sizeof *W);
 	struct W B;
 	memset(&B, 0, sizeof B);
+	B.by_object = want_objs;
 	B.h = h;
 	B.W = W;
 	B.err = err;
@@ -796,6 +862,8 @@ int hp_waste_compute(const hp_heap *h, const char *path, uint64_t min_count, str
 		for (int s = 0; s < HP_WASTE_NSECTIONS; s++)
 			if (W->s[s].n)
 				sort_n(W->s[s].rows, W->s[s].n, sizeof *W->s[s].rows, by_wasted);
+		if (want_objs)
+			rc = by_object(&B, bits);
 	}
 	if (rc == HP_ENOMEM && !err->msg[0])
 		hp_error_set(err, HP_ENOMEM, "out of memory finding wasted memory");
@@ -806,15 +874,30 @@ int hp_waste_compute(const hp_heap *h, const char *path, uint64_t min_count, str
 	hp_free(B.strs.p);
 	hp_free(B.colls.p);
 	hp_free(B.nulls.p);
+	hp_free(B.wobjs.p);
+	hp_free(B.boxes.p);
 	if (rc != HP_OK)
 		hp_waste_release(W);
 	return rc;
+}
+
+int hp_waste_compute(const hp_heap *h, const char *path, uint64_t min_count, struct hp_waste *W,
+		     struct hp_error *err)
+{
+	return compute(h, path, min_count, 0, W, err);
+}
+
+int hp_waste_by_object(const hp_heap *h, const char *path, uint64_t min_count, struct hp_waste *W,
+		       struct hp_error *err)
+{
+	return compute(h, path, min_count, 1, W, err);
 }
 
 void hp_waste_release(struct hp_waste *W)
 {
 	for (int s = 0; s < HP_WASTE_NSECTIONS; s++)
 		hp_free(W->s[s].rows);
+	hp_free(W->objs);
 	memset(W, 0, sizeof *W);
 }
 

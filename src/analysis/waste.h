@@ -85,8 +85,16 @@ struct hp_waste_section {
 	uint64_t count, wasted;       /* sums over the rows */
 };
 
+/* where the bytes of the total are (hp_waste_by_object()): per object, by
+ * object number, each object once; a whole object counts its size, an
+ * under-filled collection's empty slots count in its table (the collection
+ * when it has none), a mostly-null array's in the array, a box's in the box */
+struct hp_waste_obj { uint32_t obj; uint64_t bytes; };
+
 struct hp_waste {
 	struct hp_waste_section s[HP_WASTE_NSECTIONS];
+	struct hp_waste_obj *objs;    /* hp_waste_by_object() only; their bytes add up to total */
+	size_t nobjs;
 	uint64_t total;               /* could be saved, each byte once */
 	uint64_t strings, prim_arrays, collections;   /* seen in the pass */
 	uint64_t nodata_arrays;       /* Android arrays without their elements in the dump */
@@ -99,6 +107,10 @@ const char *hp_waste_fill_key(int fill);   /* "empty", "1-10%", "11-25%" */
 /* path: the dump the heap was built from (it is read once more) */
 int hp_waste_compute(const hp_heap *h, const char *path, uint64_t min_count, struct hp_waste *W,
 		     struct hp_error *err) HP_MUST_USE;
+/* the same, and W->objs: which object each byte of the total is in (12
+ * bytes per object holding waste, 4 more per box while computing) */
+int hp_waste_by_object(const hp_heap *h, const char *path, uint64_t min_count, struct hp_waste *W,
+		       struct hp_error *err) HP_MUST_USE;
 void hp_waste_release(struct hp_waste *W);
 
 #endif

@@ -139,6 +139,13 @@ struct cli_regex *cli_regex_new(const char *pat, char *msg, size_t n);
 int cli_regex_match(const struct cli_regex *r, const char *s);
 const char *cli_regex_error(int rc, char *buf, size_t n);
 void cli_regex_free(struct cli_regex *r);
+/* --components FILE: lines NAME REGEX ('#' comments, blank lines), NAME
+ * not "other" nor twice; comp[c] the first component whose REGEX matches
+ * class c's name (HP_NONE: none, or a class without objects).  Prints
+ * what is wrong (with the line); returns an exit code. */
+struct cli_components { size_t n; char **names; uint32_t *comp; };
+int cli_components_read(const char *file, const hp_heap *h, struct cli_components *out);
+void cli_components_release(struct cli_components *c);
 
 /* ---- load.c: sessions ------------------------------------------------- */
 /* A session for FILE under the common options (progress on a terminal
@@ -224,6 +231,9 @@ const char *roots_policy_name(int p);
 /* ---- objtext.c -------------------------------------------------------- */
 /* "java.util.HashMap @0x7f3a10", "class java.util.HashMap @0x..." */
 const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
+/* a class loader: "<bootstrap>" (id 0), "java.net.URLClassLoader@0x7f3a10",
+ * "0x7f3a10 (not in the dump)", or "0x7f3a10" without an object table */
+const char *cli_loader_label(const hp_heap *h, uint64_t id, char *buf, size_t n);
 /* parses "0x1234", "@0x1234" (as tables print it) or decimal "4660"; 0 on success */
 int parse_object_id(const char *s, uint64_t *id);
 /* the ID argument of the command: EXIT_OK (*id 0: the argument is a class

@@ -20,7 +20,87 @@ static double diff_now(void)
 
 /* ---- shared with trend --------------------------------------------------- */
 
-int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, hp_session **S, struct hp_dsum *sum)
+int cli_dumpgroup_parse(const char *group, const char *components, int fast, struct cli_dumpgroup *g)
+{
+	static const char *const kinds[] = { "package", "loader", "component" };
+	static const int by[] = { HP_GROUP_PACKAGE_FLAT, HP_GROUP_LOADER, HP_GROUP_COMPONENT };
+	g->by = -1;
+	g->components = components;
+	g->kind = NULL;
+	if (!group && components)
+		group = "component";
+	if (!group)
+		return EXIT_OK;
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(group, kinds[k])) {
+			g->by = by[k];
+			g->kind = kinds[k];
+		}
+	if (g->by < 0)
+		return cli_usage_error(NULL, "--group=%s: expected package, loader or component", group);
+	if (g->by == HP_GROUP_COMPONENT && !components)
+		return cli_usage_error(NULL, "--group=component needs --components FILE (lines NAME REGEX)");
+	if (components && g->by != HP_GROUP_COMPONENT)
+		return cli_usage_error(NULL, "--components goes with --group=component, not --group=%s", group);
+	if (fast && g->by == HP_GROUP_LOADER)
+		return cli_usage_error(NULL, "--group=loader needs the loaders' objects, which --fast does not read");
+	return EXIT_OK;
+}
+
+/* the summary's groups (cli_dump_summary()) */
+static int dump_groups(struct cli_ctx *x, hp_session *S, const hp_heap *h, const struct hp_retained *R,
+		       hp_objread *rd, const struct cli_dumpgroup *grp, struct hp_dsum *sum)
+{
+	int rc = EXIT_OK;
+	uint8_t *row_in = NULL;
+	struct cli_filter *flt = NULL;
+	struct cli_components comps;
+	struct hp_groups G;
+	struct hp_error err;
+	memset(&comps, 0, sizeof comps);
+	memset(&G, 0, sizeof G);
+	hp_error_clear(&err);
+	if (x->c->filter || x->c->exclude) {
+		if (!(flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
+			return rc;
+		if (!(row_in = hp_calloc(h->nrows ? h->nrows : 1, 1))) {
+			rc = EXIT_NOMEM;
+			cli_error("out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < h->nrows; i++) {
+			const struct hp_hrow *r = &h->rows[i];
+			if (!(r->count + r->class_objs))
+				continue;
+			int m = cli_filter_match(flt, hp_class_name(h, r->cls));
+			if (m < 0) {
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			row_in[i] = (uint8_t)m;
+		}
+	}
+	if (grp->by == HP_GROUP_COMPONENT && (rc = cli_components_read(grp->components, h, &comps)))
+		goto out;
+	int st = hp_groups_compute(h, R, grp->by, row_in, comps.comp, (const char *const *)comps.names, comps.n, &G, &err);
+	if (st == HP_OK && grp->by == HP_GROUP_LOADER && rd)
+		st = hp_groups_loader_names(&G, h, rd, &err);
+	if (st == HP_OK)
+		st = hp_dsum_groups(sum, h, &G, &err);
+	if (st != HP_OK) {
+		cli_error("%s: %s", hp_session_path(S), err.msg);
+		rc = cli_exit_code(st);
+	}
+out:
+	hp_groups_release(&G);
+	cli_components_release(&comps);
+	cli_filter_free(flt);
+	hp_free(row_in);
+	return rc;
+}
+
+int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, const struct cli_dumpgroup *grp, hp_session **S,
+		     struct hp_dsum *sum)
 {
 	int rc = cli_session(x, file, S);
 	if (rc)
@@ -48,6 +128,8 @@ int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, hp_session *
 		cli_error("%s", msg);
 		return cli_exit_code(hr);
 	}
+	if (grp && grp->by >= 0)
+		return dump_groups(x, *S, h, R, rd, grp, sum);
 	return EXIT_OK;
 }
 
@@ -163,6 +245,7 @@ cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n)
 struct diff_opts {
 	struct cli_count top;
 	int fast;
+	const char *group, *components;
 };
 
 static void defaults(void *own)
@@ -176,6 +259,13 @@ static const struct cli_option own[] = {
 	  0, offsetof(struct diff_opts, top), cli_set_count, NULL, NULL },
 	{ "--fast", NULL, OPT_FLAG, "--fast", "classes by shallow size only, one streaming pass per file",
 	  0, offsetof(struct diff_opts, fast), NULL, NULL, NULL },
+	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
+	  "rows by package, class loader (its class and name)\nor component instead of by class",
+	  0, offsetof(struct diff_opts, group), NULL, "needs a value: package, loader or component",
+	  "package loader component" },
+	{ "--components", NULL, OPT_VALUE, "--components FILE",
+	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
+	  0, offsetof(struct diff_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
 	{ NULL }
 };
 
@@ -221,6 +311,7 @@ struct diff_state {
 	struct hp_idmatch ids;
 	uint64_t *new_count, *new_bytes;   /* per class of NEW (ids) */
 	const hp_heap *hb;
+	struct cli_dumpgroup grp;     /* --group: the rows are groups (cmp.groups) */
 };
 
 static const char *status_of(const uint8_t *present)
@@ -241,6 +332,8 @@ static int collect(struct diff_state *d)
 {
 	struct cli_ctx *x = d->x;
 	int rc;
+	if ((rc = cli_dumpgroup_parse(d->o->group, d->o->components, d->o->fast, &d->grp)))
+		return rc;
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
 	struct hp_error err;
@@ -249,7 +342,7 @@ static int collect(struct diff_state *d)
 	 * ids stay, 12 bytes an object), so the two are not in memory together */
 	for (int i = 0; i < 2; i++) {
 		double t0 = diff_now();
-		if ((rc = cli_dump_summary(x, x->files[i], d->o->fast, &d->S[i], &d->sum[i])))
+		if ((rc = cli_dump_summary(x, x->files[i], d->o->fast, &d->grp, &d->S[i], &d->sum[i])))
 			return rc;
 		d->info[i] = json_dump_info(x->files[i], d->S[i], &d->sum[i]);
 		const struct hp_load_info *L = hp_session_load_info(d->S[i]);
@@ -277,18 +370,22 @@ static int collect(struct diff_state *d)
 		cli_error("%s", err.msg);
 		return EXIT_NOMEM;
 	}
-	d->rows = hp_reallocarray(NULL, d->cmp.nclasses ? d->cmp.nclasses : 1, sizeof *d->rows);
+	/* the classes, or (--group) the groups of the classes the filters kept */
+	int grouped = d->grp.by >= 0;
+	const struct hp_cmp_class *tab = grouped ? d->cmp.groups : d->cmp.classes;
+	size_t ntab = grouped ? d->cmp.ngroups : d->cmp.nclasses;
+	d->rows = hp_reallocarray(NULL, ntab ? ntab : 1, sizeof *d->rows);
 	if (!d->rows) {
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	for (size_t i = 0; i < d->cmp.nclasses; i++) {
-		const struct hp_cmp_class *c = &d->cmp.classes[i];
+	for (size_t i = 0; i < ntab; i++) {
+		const struct hp_cmp_class *c = &tab[i];
 		struct drow r = { c, (int64_t)(c->instances[1] - c->instances[0]),
 				  (int64_t)(c->shallow[1] - c->shallow[0]), (int64_t)(c->retained[1] - c->retained[0]), 0 };
 		if (!r.d_inst && !r.d_shallow && !r.d_ret && c->present[0] && c->present[1])
 			continue;
-		int m = cli_filter_match(d->flt, c->name);
+		int m = grouped ? 1 : cli_filter_match(d->flt, c->name);
 		if (m < 0)
 			return EXIT_USAGE;
 		if (!m)
@@ -424,16 +521,19 @@ static int json_out(struct diff_state *d)
 		cJSON_AddItemToObject(tot, "unreachable_shallow",
 				      json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
 	}
-	cJSON *cs = cJSON_AddObjectToObject(j, "class_counts");
+	int grouped = d->grp.by >= 0;
+	if (grouped)
+		cJSON_AddStringToObject(j, "group", d->grp.kind);
+	cJSON *cs = cJSON_AddObjectToObject(j, grouped ? "group_counts" : "class_counts");
 	json_u64(cs, "changed", d->nchanged);
 	json_u64(cs, "new", d->nnew);
 	json_u64(cs, "gone", d->ngone);
 	json_u64(cs, "shown", shown(d, d->nrows));
-	cJSON *arr = cJSON_AddArrayToObject(j, "classes");
+	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(d, d->nrows); i++) {
 		const struct drow *r = &d->rows[i];
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "class", r->c->name);
+		cJSON_AddStringToObject(e, grouped ? "name" : "class", r->c->name);
 		cJSON_AddStringToObject(e, "status", status_of(r->c->present));
 		cJSON_AddItemToObject(e, "base", json_trio(r->c->instances[0], r->c->shallow[0], r->c->retained[0], R));
 		cJSON_AddItemToObject(e, "new", json_trio(r->c->instances[1], r->c->shallow[1], r->c->retained[1], R));
@@ -585,13 +685,16 @@ static int text_out(struct diff_state *d)
 			fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
 	fputc('\n', f);
 
-	/* classes */
-	fprintf(f, "\nclasses by %s change (%s changed, %s new, %s gone%s):\n", R ? "retained" : "shallow",
+	/* classes, or groups */
+	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
+	const char *what = d->grp.by >= 0 ? plural[d->grp.by] : "classes";
+	fprintf(f, "\n%s by %s change (%s changed, %s new, %s gone%s):\n", what, R ? "retained" : "shallow",
 		fmt_count(d->nchanged, a, sizeof a), fmt_count(d->nnew, b, sizeof b), fmt_count(d->ngone, c, sizeof c),
 		shown(d, d->nrows) < d->nrows ? "; top rows shown" : "");
 	if (R)
 		fprintf(f, "%11s  ", "retained");
-	fprintf(f, "%11s  %11s  %27s  %s\n", "shallow", "instances", "instances base \xe2\x86\x92 new", "class");
+	fprintf(f, "%11s  %11s  %27s  %s\n", "shallow", "instances", "instances base \xe2\x86\x92 new",
+		d->grp.by >= 0 ? d->grp.kind : "class");
 	for (size_t i = 0; i < shown(d, d->nrows); i++) {
 		const struct drow *r = &d->rows[i];
 		if (R)
@@ -604,7 +707,7 @@ static int text_out(struct diff_state *d)
 			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
 	}
 	if (!d->nrows)
-		fprintf(f, "  (no class changed)\n");
+		fprintf(f, "  (no %s changed)\n", d->grp.by >= 0 ? d->grp.kind : "class");
 
 	/* GC roots, heaps */
 	fprintf(f, "\nGC roots by kind:\n%11s  %19s", "roots", "base \xe2\x86\x92 new");
@@ -724,7 +827,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_diff = {
 	.name = "diff",
-	.usage = "hprofan diff BASE NEW [--top N] [--fast] [--filter RE] [--exclude RE]",
+	.usage = "hprofan diff BASE NEW [--top N] [--fast] [--filter RE] [--exclude RE] [--group=package|loader|component] [--components FILE]",
 	.summary = "what grew between two dumps, and who holds it",
 	.min_files = 2, .max_files = 2,
 	.options = tables,

@@ -1,16 +1,25 @@
-/* hprofan dominators FILE: the top of the dominator tree. */
+/* hprofan dominators FILE: the top of the dominator tree; with
+ * --group=package|loader|component its top level by group (analysis/group.h
+ * says which group an object is in). */
 #include "cli/command.h"
+#include "analysis/group.h"
 #include "parser/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* --group: GROUP_CLASS merges same-class siblings everywhere; the others
+ * group the top level (enum hp_group_by + 1) */
+enum { GROUP_NONE = 0, GROUP_CLASS, GROUP_PACKAGE, GROUP_LOADER, GROUP_COMPONENT };
+static const char *const group_names[] = { "", "class", "package", "loader", "component" };
+
 struct dom_opts {
 	struct cli_count top;
 	int depth;
-	int group_class;
+	int group;
 	const char *sort;
 	const char *heap;
+	const char *components;
 };
 
 static void defaults(void *own)
@@ -32,10 +41,13 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 
 static int set_group(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	if (strcmp(val, "class"))
-		return cli_usage_error(NULL, "%s: the only grouping is --group=class", as);
-	*(int *)dst = 1;
-	return EXIT_OK;
+	(void)o;
+	for (int i = GROUP_CLASS; i <= GROUP_COMPONENT; i++)
+		if (!strcmp(val, group_names[i])) {
+			*(int *)dst = i;
+			return EXIT_OK;
+		}
+	return cli_usage_error(NULL, "%s=%s: expected class, package, loader or component", as, val);
 }
 
 enum { SORT_RETAINED, SORT_SHALLOW, SORT_COUNT, SORT_NAME };
@@ -56,8 +68,12 @@ static const struct cli_option own[] = {
 	  0, offsetof(struct dom_opts, top), cli_set_count, NULL, NULL },
 	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the tree to show (default 1); a chain of\nsame-class single children is one level",
 	  0, offsetof(struct dom_opts, depth), set_depth, "needs a number of levels (1..1000)", NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=class", "merge same-class siblings (--depth opens the groups)",
-	  0, offsetof(struct dom_opts, group_class), set_group, "needs a value: class", "class" },
+	{ "--group", NULL, OPT_VALUE, "--group=KIND", "class: merge same-class siblings; package, loader,\ncomponent: the top level by group (--depth opens\nthe groups)",
+	  0, offsetof(struct dom_opts, group), set_group, "needs a value: class, package, loader or component",
+	  "class package loader component" },
+	{ "--components", NULL, OPT_VALUE, "--components FILE",
+	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
+	  0, offsetof(struct dom_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
 	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default), shallow, count (objects in a\ngroup) or name (class name)",
 	  0, offsetof(struct dom_opts, sort), set_sort, "needs a value: retained, shallow, count or name",
 	  "retained shallow count name" },
@@ -87,6 +103,7 @@ struct dctx {
 	int sort;
 	uint64_t total;
 	FILE *f;               /* table output */
+	const struct hp_groups *G;   /* --group=package|loader|component */
 };
 
 static int by_ret(const struct drow *x, const struct drow *y)
@@ -136,14 +153,15 @@ static int by_cls(const void *a, const void *b)
 }
 
 /* The dominator children of the nodes par[0 .. npar) (the super-root is
- * node n) as rows in the wanted order; *mem holds a group's members. */
-static struct drow *rows_of(struct dctx *c, const uint32_t *par, size_t npar, size_t *nrows, uint32_t **mem)
+ * node n), or with kids 0 those nodes themselves, as rows in the wanted
+ * order; *mem holds a group's members. */
+static struct drow *rows_of(struct dctx *c, const uint32_t *par, size_t npar, int kids, size_t *nrows, uint32_t **mem)
 {
 	const struct hp_retained *R = c->R;
 	const hp_heap *h = c->h;
 	size_t k = 0;
 	for (size_t i = 0; i < npar; i++)
-		k += R->child_off[par[i] + 1] - R->child_off[par[i]];
+		k += kids ? R->child_off[par[i] + 1] - R->child_off[par[i]] : 1;
 	uint32_t *m = hp_reallocarray(NULL, k ? k : 1, sizeof *m);
 	struct drow *rows = hp_reallocarray(NULL, k ? k : 1, sizeof *rows);
 	if (!m || !rows) {
@@ -153,10 +171,13 @@ static struct drow *rows_of(struct dctx *c, const uint32_t *par, size_t npar, si
 	}
 	size_t at = 0;
 	for (size_t i = 0; i < npar; i++)
-		for (uint32_t j = R->child_off[par[i]]; j < R->child_off[par[i] + 1]; j++)
-			m[at++] = R->children[j];
+		if (!kids)
+			m[at++] = par[i];
+		else
+			for (uint32_t j = R->child_off[par[i]]; j < R->child_off[par[i] + 1]; j++)
+				m[at++] = R->children[j];
 	size_t g = 0;
-	if (c->o->group_class && k > 1) {
+	if (c->o->group == GROUP_CLASS && k > 1) {
 		member_heap = h;
 		member_ret = R->retained;
 		qsort(m, k, sizeof *m, by_cls);
@@ -227,15 +248,18 @@ static double pct_of(const struct dctx *c, uint64_t v)
 	return c->total ? 100.0 * v / c->total : 0;
 }
 
+static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJSON *arr, cJSON *holder);
+
 /* Shows the children of par[0 .. npar) at `depth`; into arr (JSON) or the
  * table; what --top leaves out is one "… N more" row (JSON: "more" in
  * holder, the parent's element).  Depth is bounded by --depth (at
  * most 1000), not by the dump. */
-static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJSON *arr, cJSON *holder)
+static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_children, int depth, cJSON *arr,
+		      cJSON *holder)
 {
 	size_t k;
 	uint32_t *mem;
-	struct drow *rows = rows_of(c, par, npar, &k, &mem);
+	struct drow *rows = rows_of(c, par, npar, as_children, &k, &mem);
 	if (!rows)
 		return EXIT_NOMEM;
 	const hp_heap *h = c->h;
@@ -363,12 +387,205 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 	return rc;
 }
 
+static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJSON *arr, cJSON *holder)
+{
+	return show_level(c, par, npar, 1, depth, arr, holder);
+}
+
+/* ---- --group=package|loader|component: the top level by group ---------- */
+
+struct grow {
+	uint32_t g;            /* group, G->n for objects of no class row */
+	size_t first;          /* its members: mem[first .. first + count) */
+	uint64_t count, shallow, retained;
+	char *name;
+};
+
+static const uint64_t *gsort_ret;
+
+struct gmem { uint32_t v, g; };
+
+static int by_gmem(const void *a, const void *b)
+{
+	const struct gmem *x = a, *y = b;
+	if (x->g != y->g)
+		return x->g < y->g ? -1 : 1;
+	if (gsort_ret[x->v] != gsort_ret[y->v])
+		return gsort_ret[x->v] < gsort_ret[y->v] ? 1 : -1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static int by_grow(const void *a, const void *b)
+{
+	const struct grow *x = a, *y = b;
+	switch (sort_ctx->sort) {
+	case SORT_SHALLOW:
+		if (x->shallow != y->shallow)
+			return x->shallow < y->shallow ? 1 : -1;
+		break;
+	case SORT_COUNT:
+		if (x->count != y->count)
+			return x->count < y->count ? 1 : -1;
+		break;
+	case SORT_NAME: {
+		int k = strcmp(x->name, y->name);
+		if (k)
+			return k;
+		break;
+	}
+	}
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	int k = strcmp(x->name, y->name);
+	return k ? k : x->g < y->g ? -1 : x->g > y->g;
+}
+
+static char *group_label(const struct dctx *c, uint32_t gi)
+{
+	const struct hp_groups *G = c->G;
+	char buf[1024];
+	if (gi >= G->n)
+		snprintf(buf, sizeof buf, "?");
+	else if (G->by == HP_GROUP_PACKAGE)
+		snprintf(buf, sizeof buf, "%.*s", G->g[gi].pkg_len ? (int)G->g[gi].pkg_len : 12,
+			 G->g[gi].pkg_len ? G->g[gi].pkg : "(no package)");
+	else if (G->by == HP_GROUP_LOADER)
+		cli_loader_label(c->h, G->g[gi].loader_id, buf, sizeof buf);
+	else
+		snprintf(buf, sizeof buf, "%s", hp_group_name(G, gi));
+	size_t n = strlen(buf);
+	char *s = hp_malloc(n + 1);
+	if (s)
+		memcpy(s, buf, n + 1);
+	return s;
+}
+
+/* The super-root's children that pass the filters, as rows of their groups
+ * (the innermost package: a package's row holds its own classes' objects),
+ * each opened below --depth into its objects.  The groups' sums are those
+ * of the objects: no top-level object dominates another. */
+static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
+{
+	const struct hp_retained *R = c->R;
+	const hp_heap *h = c->h;
+	const struct hp_groups *G = c->G;
+	uint32_t n = (uint32_t)h->nobj;
+	size_t k = R->child_off[n + 1] - R->child_off[n], nm = 0, ng = 0;
+	struct gmem *gm = hp_reallocarray(NULL, k ? k : 1, sizeof *gm);
+	uint32_t *mem = hp_reallocarray(NULL, k ? k : 1, sizeof *mem);
+	struct grow *rows = hp_calloc(k ? k : 1, sizeof *rows);
+	int rc = EXIT_OK;
+	if (!gm || !mem || !rows) {
+		rc = EXIT_NOMEM;
+		goto out;
+	}
+	for (uint32_t j = R->child_off[n]; j < R->child_off[n + 1]; j++) {
+		uint32_t v = R->children[j];
+		if (c->heap >= 0 && (int)hp_heap_heap(h, v) != c->heap)
+			continue;
+		int m = cli_filter_match(c->flt, hp_class_name(h, h->cls[v]));
+		if (m < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (!m)
+			continue;
+		uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
+		uint32_t g = r == HP_NONE || G->row_group[r] == HP_NONE ? (uint32_t)G->n : G->row_group[r];
+		gm[nm++] = (struct gmem){ v, g };
+	}
+	gsort_ret = R->retained;
+	if (nm > 1)
+		qsort(gm, nm, sizeof *gm, by_gmem);
+	for (size_t i = 0; i < nm; i++) {
+		mem[i] = gm[i].v;
+		if (!ng || rows[ng - 1].g != gm[i].g) {
+			rows[ng].g = gm[i].g;
+			rows[ng].first = i;
+			if (!(rows[ng].name = group_label(c, gm[i].g))) {
+				rc = EXIT_NOMEM;
+				goto out;
+			}
+			ng++;
+		}
+		struct grow *w = &rows[ng - 1];
+		w->count++;
+		w->shallow += R->shallow[gm[i].v];
+		w->retained += R->retained[gm[i].v];
+	}
+	sort_ctx = c;
+	if (ng > 1)
+		qsort(rows, ng, sizeof *rows, by_grow);
+	size_t limit = c->o->top.n > 0 && (size_t)c->o->top.n < ng ? (size_t)c->o->top.n : ng;
+	const char *kind = group_names[c->o->group];
+	for (size_t i = 0; i < limit && rc == EXIT_OK; i++) {
+		const struct grow *w = &rows[i];
+		char a[32], b[32], cc[48], nmb[1024];
+		cJSON *inner = NULL, *kids = NULL;
+		if (arr) {
+			inner = cJSON_CreateObject();
+			cJSON_AddStringToObject(inner, kind, w->name);
+			if (G->by == HP_GROUP_LOADER && w->g < G->n) {
+				json_u64(inner, "loader_id", G->g[w->g].loader_id);
+				if (G->g[w->g].has_loader_name)
+					cJSON_AddStringToObject(inner, "loader_name", hp_group_name(G, w->g));
+			}
+			json_u64(inner, "objects", w->count);
+			json_u64(inner, "shallow", w->shallow);
+			json_u64(inner, "retained", w->retained);
+			cJSON_AddNumberToObject(inner, "percent", (double)(int64_t)(pct_of(c, w->retained) * 100) / 100.0);
+			cJSON_AddItemToArray(arr, inner);
+		} else {
+			fprintf(c->f, "%10s  %5.1f%%  %10s  %s %s", fmt_bytes(w->retained, a, sizeof a), pct_of(c, w->retained),
+				fmt_bytes(w->shallow, b, sizeof b), kind, safe_text(w->name, nmb, sizeof nmb));
+			if (G->by == HP_GROUP_LOADER && w->g < G->n && G->g[w->g].has_loader_name)
+				fprintf(c->f, " \"%s\"", safe_text(hp_group_name(G, w->g), nmb, sizeof nmb));
+			fprintf(c->f, " (%s)\n", fmt_counted(w->count, "object", "objects", cc, sizeof cc));
+		}
+		if (1 < c->o->depth) {
+			if (arr)
+				kids = cJSON_AddArrayToObject(inner, "children");
+			rc = show_level(c, mem + w->first, w->count, 0, 1, kids, inner);
+		}
+	}
+	if (limit < ng && rc == EXIT_OK) {
+		uint64_t cut_obj = 0, cut_sh = 0, cut_ret = 0;
+		for (size_t i = limit; i < ng; i++) {
+			cut_obj += rows[i].count;
+			cut_sh += rows[i].shallow;
+			cut_ret += rows[i].retained;
+		}
+		char a[32], b[32], cc[48], dd[48];
+		if (arr) {
+			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
+			json_u64(mo, "rows", ng - limit);
+			json_u64(mo, "objects", cut_obj);
+			json_u64(mo, "shallow", cut_sh);
+			json_u64(mo, "retained", cut_ret);
+		} else {
+			fprintf(c->f, "%10s  %5.1f%%  %10s  \xe2\x80\xa6 %s more (%s)\n", fmt_bytes(cut_ret, a, sizeof a),
+				pct_of(c, cut_ret), fmt_bytes(cut_sh, b, sizeof b), fmt_count(ng - limit, cc, sizeof cc),
+				fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
+		}
+	}
+out:
+	for (size_t i = 0; rows && i < ng; i++)
+		hp_free(rows[i].name);
+	hp_free(rows);
+	hp_free(gm);
+	hp_free(mem);
+	return rc;
+}
+
 struct dom_result {
 	const hp_heap *h;
 	const struct hp_retained *R;
 	const struct hp_native *N;
 	struct cli_filter *flt;
 	int heap;
+	struct cli_components comps;
+	struct hp_groups G;
+	int grouped;           /* G holds the groups */
 };
 
 static void release(void *p)
@@ -377,11 +594,25 @@ static void release(void *p)
 	if (!d)
 		return;
 	cli_filter_free(d->flt);
+	cli_components_release(&d->comps);
+	if (d->grouped)
+		hp_groups_release(&d->G);
 	hp_free(d);
 }
 
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
+	struct dom_opts *oo = x->own;
+	if (oo->components && !oo->group)
+		oo->group = GROUP_COMPONENT;
+	if (oo->group == GROUP_COMPONENT && !oo->components) {
+		cli_error("--group=component needs --components FILE (lines NAME REGEX)");
+		return EXIT_USAGE;
+	}
+	if (oo->components && oo->group != GROUP_COMPONENT) {
+		cli_error("--components goes with --group=component, not --group=%s", group_names[oo->group]);
+		return EXIT_USAGE;
+	}
 	struct dom_result *d = hp_calloc(1, sizeof *d);
 	if (!d) {
 		cli_error("out of memory");
@@ -399,6 +630,27 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if (o->heap && (d->heap = cli_heap_named(d->h, hp_session_path(S), o->heap, &rc)) < 0)
 		return rc;
 	cli_filter_check(d->flt, d->h, hp_session_path(S));
+	int by = o->group - GROUP_PACKAGE;
+	if (by < 0)
+		return EXIT_OK;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (by == HP_GROUP_COMPONENT && (rc = cli_components_read(o->components, d->h, &d->comps)))
+		return rc;
+	int st = hp_groups_compute(d->h, NULL, by, NULL, d->comps.comp, (const char *const *)d->comps.names, d->comps.n,
+				   &d->G, &err);
+	if (st == HP_OK)
+		d->grouped = 1;
+	if (st == HP_OK && by == HP_GROUP_LOADER) {
+		hp_objread *rd;
+		if ((rc = cli_objread(S, &rd)))
+			return rc;
+		st = hp_groups_loader_names(&d->G, d->h, rd, &err);
+	}
+	if (st != HP_OK) {
+		cli_error("%s: %s", hp_session_path(S), err.msg);
+		return cli_exit_code(st);
+	}
 	return EXIT_OK;
 }
 
@@ -423,7 +675,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	json_policies(j, R);
 	json_u64(j, "depth", (uint64_t)o->depth);
-	cJSON_AddBoolToObject(j, "grouped", o->group_class);
+	cJSON_AddBoolToObject(j, "grouped", o->group == GROUP_CLASS);
+	if (o->group > GROUP_CLASS)
+		cJSON_AddStringToObject(j, "group", group_names[o->group]);
 	cJSON_AddStringToObject(j, "sort", sort_names[c.sort]);
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
@@ -442,7 +696,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
 	uint32_t super = (uint32_t)h->nobj;
-	int rc = show(&c, &super, 1, 0, arr, j);
+	c.G = d->grouped ? &d->G : NULL;
+	int rc = c.G ? show_groups(&c, arr, j) : show(&c, &super, 1, 0, arr, j);
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	return rc;
@@ -463,7 +718,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fprintf(f, "%10s  %10s  ", "native", "native ret");
 	fprintf(f, "%s\n", "object (\xe2\x97\x8f GC root)");
 	uint32_t super = (uint32_t)h->nobj;
-	int rc = show(&c, &super, 1, 0, NULL, NULL);
+	c.G = d->grouped ? &d->G : NULL;
+	int rc = c.G ? show_groups(&c, NULL, NULL) : show(&c, &super, 1, 0, NULL, NULL);
 	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
 		fmt_counted(h->nobj, "object", "objects", a, sizeof a), fmt_bytes(all, b, sizeof b),
 		fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
@@ -490,7 +746,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_dominators = {
 	.name = "dominators",
-	.usage = "hprofan dominators FILE [--depth D] [--group=class] [--top N] [--sort=KEY] [--heap NAME]",
+	.usage = "hprofan dominators FILE [--depth D] [--group=class|package|loader|component] [--components FILE] [--top N] [--sort=KEY] [--heap NAME]",
 	.summary = "the top of the dominator tree",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -81,8 +81,7 @@ struct top_result {
 	size_t ntop;              /* top-level groups */
 	int cut;                  /* --top left groups out of a level */
 	uint32_t *child_off, *child; /* packages: children of g at child[child_off[g] .. child_off[g+1]) */
-	size_t ncomp;
-	char **comp_names;
+	struct cli_components comps;
 };
 
 static int by_retained(const void *a, const void *b)
@@ -133,9 +132,7 @@ static void release(void *p)
 	hp_free(t->rank);
 	hp_free(t->child_off);
 	hp_free(t->child);
-	for (size_t i = 0; i < t->ncomp; i++)
-		hp_free(t->comp_names[i]);
-	hp_free(t->comp_names);
+	cli_components_release(&t->comps);
 	hp_free(t);
 }
 
@@ -227,131 +224,6 @@ static int g_cmp(const void *a, const void *b)
 	return c;
 }
 
-/* --components FILE: lines NAME REGEX ('#' comments, blank lines); the
- * component of each class into comp[] (HP_NONE: other) */
-static int read_components(const char *file, const hp_heap *h, struct top_result *t, uint32_t **comp_out)
-{
-	FILE *f = fopen(file, "r");
-	if (!f) {
-		cli_error("--components %s: %s", file, strerror(errno));
-		return EXIT_USAGE;
-	}
-	struct cli_regex **re = NULL;
-	size_t cap = 0, lineno = 0;
-	char *line = NULL;
-	size_t lcap = 0;
-	ssize_t len;
-	int rc = EXIT_OK;
-	uint32_t *comp = NULL;
-	while ((len = getline(&line, &lcap, f)) >= 0) {
-		lineno++;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
-			line[--len] = 0;
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '#')
-			continue;
-		char *name = p;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-		if (*p)
-			*p++ = 0;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p) {
-			cli_error("%s:%zu: expected NAME REGEX, found only '%s'", file, lineno, name);
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		if (!strcmp(name, "other")) {
-			cli_error("%s:%zu: \"other\" is the name of the classes no component matches", file, lineno);
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		for (size_t i = 0; i < t->ncomp; i++)
-			if (!strcmp(t->comp_names[i], name)) {
-				cli_error("%s:%zu: component '%s' named twice", file, lineno, name);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-		if (t->ncomp == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			struct cli_regex **nr = hp_reallocarray(re, nc, sizeof *nr);
-			char **nn = nr ? hp_reallocarray(t->comp_names, nc, sizeof *nn) : NULL;
-			if (nr)
-				re = nr;
-			if (!nn) {
-				rc = EXIT_NOMEM;
-				cli_error("out of memory");
-				goto out;
-			}
-			t->comp_names = nn;
-			cap = nc;
-		}
-		char msg[400];
-		struct cli_regex *r = cli_regex_new(p, msg, sizeof msg);
-		if (!r) {
-			cli_error("%s:%zu: component '%s': '%s': %s", file, lineno, name, p, msg);
-			rc = strcmp(msg, "out of memory") ? EXIT_USAGE : EXIT_NOMEM;
-			goto out;
-		}
-		char *nm = hp_malloc(strlen(name) + 1);
-		if (!nm) {
-			cli_regex_free(r);
-			cli_error("out of memory");
-			rc = EXIT_NOMEM;
-			goto out;
-		}
-		strcpy(nm, name);
-		re[t->ncomp] = r;
-		t->comp_names[t->ncomp++] = nm;
-	}
-	if (ferror(f)) {
-		cli_error("--components %s: %s", file, strerror(errno));
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	comp = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *comp);
-	if (!comp) {
-		cli_error("out of memory");
-		rc = EXIT_NOMEM;
-		goto out;
-	}
-	for (size_t c = 0; c < h->nclasses; c++) {
-		comp[c] = HP_NONE;
-		if (h->classes[c].row == HP_NONE)
-			continue;
-		const char *cn = hp_class_name(h, c);
-		for (size_t i = 0; i < t->ncomp; i++) {
-			int m = cli_regex_match(re[i], cn);
-			if (m < 0) {
-				char eb[200];
-				cli_error("%s: component '%s' on class %s: %s", file, t->comp_names[i], cn,
-					  cli_regex_error(m, eb, sizeof eb));
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			if (m) {
-				comp[c] = (uint32_t)i;
-				break;
-			}
-		}
-	}
-out:
-	for (size_t i = 0; i < t->ncomp && re; i++)
-		cli_regex_free(re[i]);
-	hp_free(re);
-	hp_free(line);
-	fclose(f);
-	if (rc) {
-		hp_free(comp);
-		return rc;
-	}
-	*comp_out = comp;
-	return EXIT_OK;
-}
-
 /* the order of the groups shown: each level sorted, its first N (--top),
  * packages opened down to --depth */
 static int group_order(struct top_result *t, int (*cmp)(const struct hp_group *, const struct hp_group *), size_t topn)
@@ -427,7 +299,6 @@ static int collect_groups(struct cli_ctx *x, hp_session *S, struct top_result *t
 	const hp_heap *h = t->h;
 	int rc = EXIT_OK;
 	uint8_t *row_in = NULL;
-	uint32_t *comp = NULL;
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (flt || heap_filter >= 0) {
@@ -447,10 +318,10 @@ static int collect_groups(struct cli_ctx *x, hp_session *S, struct top_result *t
 			row_in[i] = (uint8_t)m;
 		}
 	}
-	if (t->by == HP_GROUP_COMPONENT && (rc = read_components(o->components, h, t, &comp)))
+	if (t->by == HP_GROUP_COMPONENT && (rc = cli_components_read(o->components, h, &t->comps)))
 		goto out;
-	int src = hp_groups_compute(h, t->R, t->by, row_in, comp, (const char *const *)t->comp_names, t->ncomp,
-				    &t->G, &err);
+	int src = hp_groups_compute(h, t->R, t->by, row_in, t->comps.comp, (const char *const *)t->comps.names,
+				    t->comps.n, &t->G, &err);
 	if (src == HP_OK && t->by == HP_GROUP_LOADER && t->R) {
 		hp_objread *rd;
 		if ((src = hp_session_objread(S, &rd, &err)) == HP_OK)
@@ -471,7 +342,6 @@ static int collect_groups(struct cli_ctx *x, hp_session *S, struct top_result *t
 			t->shown++;
 out:
 	hp_free(row_in);
-	hp_free(comp);
 	return rc;
 }
 
@@ -626,19 +496,11 @@ out:
 	return rc;
 }
 
-/* a loader as the table names it: "<bootstrap>", "CLASS@0xID", then its name in quotes */
 static const char *loader_label(const hp_heap *h, const struct hp_groups *G, const struct hp_group *g,
 				char *buf, size_t n)
 {
-	if (!g->loader_id)
-		snprintf(buf, n, "<bootstrap>");
-	else if (g->loader_class != HP_NONE)
-		snprintf(buf, n, "%s@0x%llx", hp_class_name(h, g->loader_class), (unsigned long long)g->loader_id);
-	else if (h->nobj)
-		snprintf(buf, n, "0x%llx (not in the dump)", (unsigned long long)g->loader_id);
-	else
-		snprintf(buf, n, "0x%llx", (unsigned long long)g->loader_id);   /* no object table */
-	return buf;
+	(void)G;
+	return cli_loader_label(h, g->loader_id, buf, n);
 }
 
 static const char *group_label(const struct top_result *t, const struct hp_group *g, char *buf, size_t n)

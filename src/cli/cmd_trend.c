@@ -13,6 +13,7 @@
 struct trend_opts {
 	struct cli_count top;
 	int fast, by_time;
+	const char *group, *components;
 };
 
 static void defaults(void *own)
@@ -28,6 +29,13 @@ static const struct cli_option own[] = {
 	  0, offsetof(struct trend_opts, fast), NULL, NULL, NULL },
 	{ "--sort-by-time", NULL, OPT_FLAG, "--sort-by-time", "order the dumps by the time in their headers\n(default: as given)",
 	  0, offsetof(struct trend_opts, by_time), NULL, NULL, NULL },
+	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
+	  "rows by package, class loader (its class and name)\nor component instead of by class",
+	  0, offsetof(struct trend_opts, group), NULL, "needs a value: package, loader or component",
+	  "package loader component" },
+	{ "--components", NULL, OPT_VALUE, "--components FILE",
+	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
+	  0, offsetof(struct trend_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
 	{ NULL }
 };
 
@@ -83,6 +91,8 @@ struct trend_state {
 	struct trow *crow, *prow;
 	size_t ncrow, nprow;
 	uint64_t *pbuf;               /* the paths' series, contiguous */
+	struct cli_dumpgroup grp;     /* --group: the class rows are groups (cmp.groups) */
+	const struct hp_cmp_class *tab;   /* cmp.classes or cmp.groups */
 };
 
 static const char *spark(const uint64_t *y, size_t n, char *buf, size_t cap)
@@ -112,6 +122,8 @@ static int collect(struct trend_state *t)
 	struct cli_ctx *x = t->x;
 	int rc;
 	t->n = (size_t)x->nfiles;
+	if ((rc = cli_dumpgroup_parse(t->o->group, t->o->components, t->o->fast, &t->grp)))
+		return rc;
 	if ((x->c->filter || x->c->exclude) && !(t->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
 	t->sum = hp_calloc(t->n, sizeof *t->sum);
@@ -125,7 +137,7 @@ static int collect(struct trend_state *t)
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		hp_session *S = NULL;
-		rc = cli_dump_summary(x, x->files[i], t->o->fast, &S, &t->sum[i]);
+		rc = cli_dump_summary(x, x->files[i], t->o->fast, &t->grp, &S, &t->sum[i]);
 		if (!rc) {
 			t->info[i] = json_dump_info(x->files[i], S, &t->sum[i]);
 			t->partial[i] = hp_session_load_info(S)->partial;
@@ -156,14 +168,17 @@ static int collect(struct trend_state *t)
 	}
 	/* classes */
 	const struct hp_cmp *c = &t->cmp;
-	t->crow = hp_calloc(c->nclasses ? c->nclasses : 1, sizeof *t->crow);
+	int grouped = t->grp.by >= 0;   /* the filters chose the classes grouped */
+	size_t ntab = grouped ? c->ngroups : c->nclasses;
+	t->tab = grouped ? c->groups : c->classes;
+	t->crow = hp_calloc(ntab ? ntab : 1, sizeof *t->crow);
 	if (!t->crow) {
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	for (size_t i = 0; i < c->nclasses; i++) {
-		const struct hp_cmp_class *C = &c->classes[i];
-		int m = cli_filter_match(t->flt, C->name);
+	for (size_t i = 0; i < ntab; i++) {
+		const struct hp_cmp_class *C = &t->tab[i];
+		int m = grouped ? 1 : cli_filter_match(t->flt, C->name);
 		if (m < 0)
 			return EXIT_USAGE;
 		if (!m)
@@ -261,12 +276,15 @@ static int json_out(struct trend_state *t)
 		cJSON_AddItemToArray(d, t->info[t->order[i]]);
 		t->info[t->order[i]] = NULL;
 	}
-	json_u64(j, "classes_total", t->ncrow);
-	cJSON *arr = cJSON_AddArrayToObject(j, "classes");
+	int grouped = t->grp.by >= 0;
+	if (grouped)
+		cJSON_AddStringToObject(j, "group", t->grp.kind);
+	json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
+	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(t, t->ncrow); i++) {
 		const struct trow *r = &t->crow[i];
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "class", t->cmp.classes[r->idx].name);
+		cJSON_AddStringToObject(e, grouped ? "name" : "class", t->tab[r->idx].name);
 		cJSON_AddBoolToObject(e, "grows", r->fc.monotonic);
 		cJSON_AddItemToObject(e, "instances", json_series(r->count, t->n));
 		cJSON_AddItemToObject(e, "shallow", json_series(r->shallow, t->n));
@@ -320,7 +338,9 @@ static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, s
 	else
 		fprintf(f, "%11s  %5s  %-4s  %12s  %13s  %-*s  %-*s  %s\n", "count/step", "R\xc2\xb2", "grow",
 			"shallow/step", t->o->fast ? "" : "retained/step", (int)w, "count", (int)w,
-			"bytes", "class (instances first \xe2\x86\x92 last)");
+			"bytes", t->grp.by >= 0 ? (t->grp.by == HP_GROUP_LOADER ? "class loader (instances first \xe2\x86\x92 last)"
+				 : t->grp.by == HP_GROUP_COMPONENT ? "component (instances first \xe2\x86\x92 last)"
+				 : "package (instances first \xe2\x86\x92 last)") : "class (instances first \xe2\x86\x92 last)");
 	for (size_t i = 0; i < shown(t, nrows); i++) {
 		const struct trow *r = &rows[i];
 		if (paths) {
@@ -337,7 +357,7 @@ static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, s
 			spark_col(f, r->count, t->n);
 			spark_col(f, r->bytes, t->n);
 			char e[32];
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", safe_text(t->cmp.classes[r->idx].name, nm, sizeof nm),
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", safe_text(t->tab[r->idx].name, nm, sizeof nm),
 				fmt_count(r->count[0], d, sizeof d), fmt_count(r->count[t->n - 1], e, sizeof e));
 		}
 	}
@@ -359,8 +379,10 @@ static int text_out(struct trend_state *t)
 			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
 			t->partial[t->order[i]] ? " (partial)" : "", safe_text(x->files[t->order[i]], nm, sizeof nm));
 	}
-	fprintf(f, "\nclasses, those with more instances at every step first, then by shallow bytes per step (%s classes%s):\n",
-		fmt_count(t->ncrow, a, sizeof a),
+	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
+	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
+	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",
+		what, fmt_count(t->ncrow, a, sizeof a), what,
 		shown(t, t->ncrow) < t->ncrow ? "; top rows shown" : "");
 	text_rows(t, f, t->crow, t->ncrow, 0);
 	if (!t->o->fast) {
@@ -407,7 +429,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_trend = {
 	.name = "trend",
-	.usage = "hprofan trend D1 D2 ... Dn [--top N] [--fast] [--sort-by-time] [--filter RE] [--exclude RE]",
+	.usage = "hprofan trend D1 D2 ... Dn [--top N] [--fast] [--sort-by-time] [--filter RE] [--exclude RE] [--group=package|loader|component] [--components FILE]",
 	.summary = "growth across a series of dumps, class by class and path by path",
 	.min_files = 2, .max_files = 100000,
 	.options = tables,

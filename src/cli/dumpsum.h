@@ -12,7 +12,18 @@
 /* One dump read and summarised: the histogram only with fast, else retained
  * sizes and the dominator tree's paths.  *S is the open session (the caller
  * closes it; diff keeps it for the ids).  Prints errors; returns an exit code. */
-int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, hp_session **S, struct hp_dsum *sum);
+struct cli_dumpgroup {
+	int by;                       /* enum hp_group_by (packages: HP_GROUP_PACKAGE_FLAT), -1: none */
+	const char *components;       /* --components FILE */
+	const char *kind;             /* "package", "loader", "component" */
+};
+/* With grp->by >= 0 the summary's groups too (hp_dsum_groups()), of the
+ * classes --filter and --exclude keep. */
+int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, const struct cli_dumpgroup *grp, hp_session **S,
+		     struct hp_dsum *sum);
+/* --group=KIND and --components FILE of diff and trend into *g: a usage
+ * error is said and returned */
+int cli_dumpgroup_parse(const char *group, const char *components, int fast, struct cli_dumpgroup *g);
 
 /* "+1.2 MiB", "-512 B", "0 B" */
 const char *fmt_dbytes(int64_t v, char *buf, size_t n);

@@ -19,6 +19,8 @@ extern const struct cli_command cmd_waste;
 extern const struct cli_command cmd_threads, cmd_sites;
 /* issue 17: Android bitmaps */
 extern const struct cli_command cmd_bitmaps;
+/* issue 21: top components */
+extern const struct cli_command cmd_components;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -33,6 +35,8 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_threads, &cmd_sites,
 	/* issue 17: Android bitmaps */
 	&cmd_bitmaps,
+	/* issue 21: top components */
+	&cmd_components,
 	NULL
 };
 

@@ -28,6 +28,20 @@ const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
 	return buf;
 }
 
+const char *cli_loader_label(const hp_heap *h, uint64_t id, char *buf, size_t n)
+{
+	size_t o = id && h->nobj ? hp_heap_find(h, id) : SIZE_MAX;
+	if (!id)
+		snprintf(buf, n, "<bootstrap>");
+	else if (o != SIZE_MAX)
+		snprintf(buf, n, "%s@0x%llx", hp_class_name(h, h->cls[o]), (unsigned long long)id);
+	else if (h->nobj)
+		snprintf(buf, n, "0x%llx (not in the dump)", (unsigned long long)id);
+	else
+		snprintf(buf, n, "0x%llx", (unsigned long long)id);   /* no object table */
+	return buf;
+}
+
 int parse_object_id(const char *s, uint64_t *id)
 {
 	char *end;

@@ -24,8 +24,11 @@
 #   byte[100] below b3 counts here once: no bootstrap object is above it);
 #   L1 "webapp-A": 2, 2, 8, 44 B, 144 B; L2: 2, 2, 3, 24 B, 24 B
 #
+# components (Top Components) and dominators --group: see their sections below.
+#
 # On the corpus: --group=package runs on every dump and its top level adds up
-# to the class table's totals; one component matching every class retains
+# to the class table's totals; dominators --group=package and --group=loader
+# add up to the ungrouped top level of the dominator tree on every dump; one component matching every class retains
 # exactly the reachable heap (each reachable object counted once).
 . "$(dirname "$0")/../lib.sh"
 H=$(cd "$(dirname "$0")/../helper" && pwd)
@@ -191,6 +194,78 @@ else
   fail "a 5,000-level package" "exit $?: $(head -c 300 "$D/e")"
 fi
 
+# ---- components (Top Components) -----------------------------------------------
+# per loader, all three above 1% of the 239 B: bootstrap 171 B retained, its
+# top objects byte[100] (under b3: no bootstrap object above it), byte[50],
+# L1 (17 B), L2; waste (the two all-zero byte arrays, 150 B) in its retained
+# set: 150 B; L1 144 B, top objects b1 (124 B) and 5 Utils, waste 100 B (the
+# byte[100] b1 holds); L2 24 B, no waste; Bill listed under L1 and L2 with both
+if run_hp "$D/k.json" "$D/k.err" components "$D/g.hprof" --size-model=raw --top 2 --json --quiet; then
+  expect_eq "components by loader: retained, shallow, waste, top objects, the 2 largest" \
+    "$(jget "$D/k.json" '"\n".join("%s %d %d %d %d %d %s" % (g["name"], g["shallow"], g["retained"], g["waste"], g["top_objects"], g["classes_left_out"], [(x["class"], x["retained"]) for x in g["top_dominators"]]) for g in d["components"])')" \
+"<bootstrap> 171 171 150 4 2 [('byte[]', 100), ('byte[]', 50)]
+app.Loader@0x10e0 44 144 100 6 0 [('com.acme.billing.Bill', 124), ('com.acme.Util', 4)]
+app.Loader@0x10f0 24 24 0 3 0 [('com.acme.billing.Bill', 8), ('com.acme.billing.Bill', 8)]"
+  expect_eq "components by loader: the waste total, top classes of L1, the duplicate under L1 and L2" \
+    "$(jget "$D/k.json" 'd["total"]["waste"], [(x["class"], x["instances"], x["shallow"], x["retained"]) for x in d["components"][1]["top_classes"]], [[(x["class"], [y["loader_id"] for y in x["loaders"]]) for x in g["duplicate_classes"]] for g in d["components"]], d["left_out"]["components"]')" \
+    "(150, [('com.acme.billing.Bill', 3, 24, 124), ('com.acme.Util', 5, 20, 20)], [[], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])]], 0)"
+else
+  fail "components" "$(head -c 300 "$D/k.err")"
+fi
+# per component of the file above: first match wins (Util in acme), "other",
+# the components matching nothing (nothing, util-too) left out with 0 B;
+# waste: the byte arrays 150 B, billing's b1 holds the byte[100]
+if run_hp "$D/kc.json" "$D/k.err" components "$D/g.hprof" --size-model=raw --components "$D/comp" --json --quiet; then
+  expect_eq "components from a file: order, other, the empty ones left out" \
+    "$(jget "$D/kc.json" '[(g["name"], g["instances"], g["shallow"], g["retained"], g["waste"]) for g in d["components"]], d["left_out"], d["total"]["groups"]')" \
+    "([('arrays', 3, 158, 158, 150), ('billing', 5, 40, 140, 100), ('other', 12, 21, 29, 0), ('acme', 5, 20, 20, 0)], {'components': 2, 'instances': 0, 'shallow': 0, 'retained': 0, 'waste': 0}, 6)"
+  expect_eq "components from a file: Bill of both loaders under billing" \
+    "$(jget "$D/kc.json" '[(g["name"], [x["class"] for x in g["duplicate_classes"]]) for g in d["components"]]')" \
+    "[('arrays', []), ('billing', ['com.acme.billing.Bill']), ('other', []), ('acme', [])]"
+else
+  fail "components --components" "$(head -c 300 "$D/k.err")"
+fi
+run_hp "$D/k.txt" "$D/e" components "$D/g.hprof" --size-model=raw --components "$D/comp" --quiet
+if grep -q '^left out: 2 components at or below 1%' "$D/k.txt" && grep -q '^#1 arrays$' "$D/k.txt"; then ok "components text: the ones left out are said"
+else fail "components text: the ones left out are said" "$(cat "$D/k.txt")"; fi
+run_hp "$D/o" "$D/e" components "$D/g.hprof" --components "$D/bad" --quiet; rc=$?
+if [ $rc = 2 ] && grep -q "bad:2: component 'bad'" "$D/e"; then ok "components: a bad pattern is a usage error"
+else fail "components: a bad pattern is a usage error" "exit $rc: $(head -c 300 "$D/e")"; fi
+cat "$D/g.hprof" | "$HPROFAN" components - --quiet >"$D/o" 2>"$D/e"; rc=$?
+if [ $rc = 2 ] && grep -q 'pipe' "$D/e"; then ok "components: a pipe is refused"
+else fail "components: a pipe is refused" "exit $rc: $(head -c 300 "$D/e")"; fi
+
+# ---- dominators --group: the top-level dominators by group ----------------------
+# top level: b1 124 (L1), byte[50] 50 (no class loader's object holds it),
+# L1 17, c1 8, c2 8, Thing 8, L2 4, 5 Utils 4 each: 239 B, the reachable heap
+if run_hp "$D/dl.json" "$D/e" dominators "$D/g.hprof" --size-model=raw --group=loader --top 0 --depth 2 --json --quiet; then
+  expect_eq "dominators --group=loader: objects, shallow, retained per loader; --depth opens them" \
+    "$(jget "$D/dl.json" 'd["group"], [(g["loader"], g["objects"], g["shallow"], g["retained"], [x["id"] for x in g["children"]][:2]) for g in d["dominators"]]')" \
+    "('loader', [('app.Loader@0x10e0', 6, 28, 144, ['0x11f0', '0x1230']), ('<bootstrap>', 3, 58, 71, ['0x1200', '0x10e0']), ('app.Loader@0x10f0', 3, 24, 24, ['0x1210', '0x1220'])])"
+else
+  fail "dominators --group=loader" "$(head -c 300 "$D/e")"
+fi
+if run_hp "$D/dp.json" "$D/e" dominators "$D/g.hprof" --size-model=raw --group=package --top 3 --json --quiet; then
+  expect_eq "dominators --group=package: the innermost packages, --top 3 and the rest in more" \
+    "$(jget "$D/dp.json" '[(g["package"], g["objects"], g["retained"], "children" in g) for g in d["dominators"]], d["more"]')" \
+    "([('com.acme.billing', 3, 140, False), ('(no package)', 1, 50, False), ('app', 2, 21, False)], {'rows': 2, 'objects': 6, 'shallow': 28, 'retained': 28})"
+else
+  fail "dominators --group=package" "$(head -c 300 "$D/e")"
+fi
+if run_hp "$D/dc.json" "$D/e" dominators "$D/g.hprof" --size-model=raw --components "$D/comp" --sort=name --json --quiet; then
+  expect_eq "dominators --components: components with objects at the top, by name" \
+    "$(jget "$D/dc.json" '[(g["component"], g["objects"], g["retained"]) for g in d["dominators"]]')" \
+    "[('acme', 5, 20), ('arrays', 1, 50), ('billing', 3, 140), ('other', 3, 29)]"
+else
+  fail "dominators --components" "$(head -c 300 "$D/e")"
+fi
+for args in "--group=component" "--group=loader --components $D/comp" "--group=pkg"; do
+  # shellcheck disable=SC2086
+  run_hp "$D/o" "$D/e" dominators "$D/g.hprof" $args --quiet; rc=$?
+  if [ $rc = 2 ] && [ -s "$D/e" ] && [ ! -s "$D/o" ]; then ok "usage error: dominators $args"
+  else fail "usage error: dominators $args" "exit $rc"; fi
+done
+
 # ---- the corpus ------------------------------------------------------------------
 have_corpus group-corpus || exit 0
 tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
@@ -206,6 +281,38 @@ tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
   got=$(jget "$D/cp.json" '(sum(g["instances"] for g in d["groups"]), sum(g["shallow"] for g in d["groups"]), sum(g["classes"] for g in d["groups"])) == (d["total"]["instances"], d["total"]["shallow"], d["total"]["classes"]) and d["total"]["instances"] > 0')
   if [ "$got" = true ]; then ok "corpus --group=package $f: totals are the class table's"
   else fail "corpus --group=package $f" "totals differ: $(jget "$D/cp.json" 'd["total"]')"; fi
+done
+# dominators --group: the groups add up to the ungrouped top level (objects,
+# shallow, retained), per package and per loader
+tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
+  path=$CORPUS/$f
+  [ -f "$path" ] || continue
+  case $f in *CORRUPT*|*minimal.bin) continue ;; esac
+  run_hp "$D/d0.json" "$D/e" dominators "$path" --top 0 --json --quiet || { skip "corpus dominators $f" "$(head -c 100 "$D/e")"; continue; }
+  want=$(jget "$D/d0.json" 'len(d["dominators"]), sum(x["shallow"] for x in d["dominators"]), sum(x["retained"] for x in d["dominators"])')
+  for by in package loader; do
+    if run_hp "$D/dg.json" "$D/e" dominators "$path" --group=$by --top 0 --json --quiet; then
+      expect_eq "corpus $f: dominators --group=$by adds up to the top level" \
+        "$(jget "$D/dg.json" 'sum(g["objects"] for g in d["dominators"]), sum(g["shallow"] for g in d["dominators"]), sum(g["retained"] for g in d["dominators"])')" "$want"
+    else
+      fail "corpus $f: dominators --group=$by" "$(head -c 300 "$D/e")"
+    fi
+  done
+done
+# components: with every object a root's (--roots=unreachable-as-roots), one
+# component holding every class retains the whole heap, and every byte waste
+# finds is in its retained set: its waste is waste's total (each byte located
+# in one object, none lost or counted twice)
+printf 'all ^\n' >"$D/all"
+for f in SonyMobile__py-hprof/example-java.hprof agourlay__hprof-slurp/hprof-32.bin eclipse-mat__mat/oracle_jdk8_05_x64.hprof; do
+  [ -f "$CORPUS/$f" ] || { skip "corpus components $f" "missing"; continue; }
+  if run_hp "$D/w.json" "$D/e" components "$CORPUS/$f" --components "$D/all" --roots=unreachable-as-roots --top 1 --json --quiet; then
+    expect_eq "corpus $f: one component retains the heap and holds all the waste" \
+      "$(jget "$D/w.json" '(d["components"][0]["retained"] == d["total"]["shallow"], d["components"][0]["waste"] == d["total"]["waste"] > 0)')" \
+      "(True, True)"
+  else
+    fail "corpus components $f" "$(head -c 300 "$D/e")"
+  fi
 done
 # every reachable object counted once: one component holding every class
 # retains the reachable heap

@@ -7,11 +7,19 @@
 #  - packages com.acme.billing and com.acme: exactly the histogram's
 #    instances and bytes of Bill (both), Line and Util;
 #  - loader plugin-A: 1,000 Bills + 2,000 Lines + 300 Utils, their bytes, 3
-#    classes defined; plugin-B: 500 Bills, 1 class; both found by name;
+#    classes defined; plugin-B: 2,000 Bills, 1 class; both found by name;
 #  - retained per loader counts shared objects once: A's chain of Bills
 #    retains all of A's objects once (the retained equals their shallow
 #    bytes), B's Bills each their own;
 #  - Bill is reported as defined by both loaders.
+# components (Top Components) on the same dump:
+#  - both loaders listed (each retains more than 1% of the heap) with
+#    exactly the histogram's shallow bytes and retained = those bytes (A's
+#    chain counted once: its top objects are the chain's head and the 300
+#    Utils, whose retained sizes add up to A's); per class retained: A's
+#    Bills hold their Lines; Bill listed under each loader with both;
+#  - the loaders shown and left out are all of top --group=loader's;
+#  - a top dominator's id pasted into `hprofan object` names its class.
 # Skipped without a JDK (javac, java, jcmd).
 . "$(dirname "$0")/../lib.sh"
 for t in javac java jcmd python3; do
@@ -44,6 +52,13 @@ PID=""
 "$HPROFAN" top "$D/g.hprof" --group=loader --top 0 --json --quiet >"$D/l.json" 2>"$D/l.err" ||
   { fail group-jdk-loader "$(head -c 300 "$D/l.err")"; exit 0; }
 
+"$HPROFAN" components "$D/g.hprof" --top 0 --json --quiet >"$D/c.json" 2>"$D/c.err" ||
+  { fail group-jdk-components "$(head -c 300 "$D/c.err")"; exit 0; }
+"$HPROFAN" components "$D/g.hprof" --quiet >"$D/c.txt" 2>"$D/c.err" ||
+  { fail group-jdk-components-text "$(head -c 300 "$D/c.err")"; exit 0; }
+head_id=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([c for c in d["components"] if c.get("loader_name") == "plugin-A"][0]["top_dominators"][0]["id"])' "$D/c.json" 2>/dev/null)
+"$HPROFAN" object "$D/g.hprof" "$head_id" --json --quiet >"$D/o.json" 2>"$D/o.err" || echo "object $head_id: $(head -c 200 "$D/o.err")" >"$D/o.json"
+
 python3 - "$D" <<'EOF'
 import json, re, sys
 D = sys.argv[1]
@@ -57,9 +72,9 @@ for line in open(D + "/histo"):
 def histo(name, count=None):
     return [(c, b) for n, c, b in rows if n == name and (count is None or c == count)]
 bills = histo("com.acme.billing.Bill")
-check("the histogram has two Bill classes of 1,000 and 500", sorted(c for c, b in bills), [500, 1000])
+check("the histogram has two Bill classes of 1,000 and 2,000", sorted(c for c, b in bills), [1000, 2000])
 billA, = histo("com.acme.billing.Bill", 1000) or [(0, 0)]
-billB, = histo("com.acme.billing.Bill", 500) or [(0, 0)]
+billB, = histo("com.acme.billing.Bill", 2000) or [(0, 0)]
 line, = histo("com.acme.billing.Line") or [(0, 0)]
 util, = histo("com.acme.Util") or [(0, 0)]
 check("the histogram: 2,000 Lines, 300 Utils", (line[0], util[0]), (2000, 300))
@@ -94,10 +109,46 @@ check("loader plugin-A: class, defined, classes, instances, shallow, retained",
       ("java.net.URLClassLoader", 3, 3, 3300, billA[1] + line[1] + util[1], billA[1] + line[1] + util[1]))
 check("loader plugin-B: class, defined, classes, instances, shallow, retained",
       (B.get("loader_class"), B.get("defined"), B.get("classes"), B.get("instances"), B.get("shallow"), B.get("retained")),
-      ("java.net.URLClassLoader", 1, 1, 500, billB[1], billB[1]))
+      ("java.net.URLClassLoader", 1, 1, 2000, billB[1], billB[1]))
 check("Bill is defined by plugin-A and plugin-B",
       [(x["class"], sorted(x["loader_ids"])) for x in l["duplicate_classes"] if x["class"].startswith("com.acme")],
       [("com.acme.billing.Bill", sorted([A.get("loader_id"), B.get("loader_id")]))])
+c = json.load(open(D + "/c.json"))
+cby = {g.get("loader_name"): g for g in c["components"]}
+cA, cB = cby.get("plugin-A", {}), cby.get("plugin-B", {})
+check("components plugin-A: defined, instances, shallow, retained",
+      (cA.get("defined"), cA.get("instances"), cA.get("shallow"), cA.get("retained")),
+      (3, 3300, billA[1] + line[1] + util[1], billA[1] + line[1] + util[1]))
+check("components plugin-B: defined, instances, shallow, retained",
+      (cB.get("defined"), cB.get("instances"), cB.get("shallow"), cB.get("retained")), (1, 2000, billB[1], billB[1]))
+check("components plugin-A: its top objects are the chain's head and the Utils, adding up to its retained",
+      (cA.get("top_objects"), sum(d["retained"] for d in cA.get("top_dominators", [])),
+       sorted(set(d["class"] for d in cA.get("top_dominators", [])))),
+      (301, cA.get("retained"), ["com.acme.Util", "com.acme.billing.Bill"]))
+check("components plugin-A: top classes (Bills hold their Lines)",
+      [(x["class"], x["instances"], x["shallow"], x["retained"]) for x in cA.get("top_classes", [])],
+      [("com.acme.billing.Bill", 1000, billA[1], billA[1] + line[1]), ("com.acme.billing.Line", 2000, line[1], line[1]),
+       ("com.acme.Util", 300, util[1], util[1])])
+for nm, g in (("A", cA), ("B", cB)):
+    check("components plugin-%s: Bill is defined by plugin-A and plugin-B" % nm,
+          [(x["class"], sorted(y.get("loader_name", "-") for y in x["loaders"])) for x in g.get("duplicate_classes", [])
+           if x["class"].startswith("com.acme")], [("com.acme.billing.Bill", ["plugin-A", "plugin-B"])])
+check("components: shown and left out are all the loaders",
+      (len(c["components"]) + c["left_out"]["components"], c["total"]["groups"],
+       sum(g["instances"] for g in c["components"]) + c["left_out"]["instances"]),
+      (len(l["groups"]), len(l["groups"]), l["total"]["instances"]))
+check("components: each shown retains more than 1% of the heap, no one left out does",
+      (all(g["retained"] * 100 > c["total"]["shallow"] for g in c["components"]),
+       c["left_out"]["retained"] == sum(g["retained"] for g in l["groups"] if g["retained"] * 100 <= c["total"]["shallow"])),
+      (True, True))
+txt = open(D + "/c.txt").read()
+check("components text: both loaders by name", ('"plugin-A"' in txt, '"plugin-B"' in txt), (True, True))
+try:
+    o = json.load(open(D + "/o.json"))
+    got = o.get("object", o).get("class")
+except Exception as e:
+    got = open(D + "/o.json").read()[:200]
+check("a top dominator's id pasted into `hprofan object`", got, "com.acme.billing.Bill")
 check("loader totals are the class table's",
       (sum(g["instances"] for g in l["groups"]), sum(g["shallow"] for g in l["groups"])),
       (l["total"]["instances"], l["total"]["shallow"]))

@@ -149,6 +149,16 @@ doc waste-min waste waste "$SAMPLE" --min-count 100 --top 0 --size-model=raw
 printf 'org.example.Cache -> LeakyCache:\n    int total -> version\n' >"$TMPD/mapping.txt"
 doc top-mapping top "$SAMPLE" --mapping "$TMPD/mapping.txt" --top 3
 doc info-mapping info info "$SAMPLE" --mapping "$TMPD/mapping.txt"
+# issue 21: components (per loader; per component, with "other")
+printf 'util ^java\\.util\\.\nlang ^java\\.lang\\.\n' >"$TMPD/comp.txt"
+doc components-sample components components "$SAMPLE" --top 0
+doc components-file components components "$SAMPLE" --components "$TMPD/comp.txt" --top 2
+doc dominators-package dominators dominators "$SAMPLE" --group=package --depth 3 --top 2
+doc dominators-loader dominators dominators "$SAMPLE" --group=loader --top 1
+doc dominators-component dominators dominators "$SAMPLE" --components "$TMPD/comp.txt" --depth 2 --top 2
+doc diff-package diff diff "$SAMPLE" "$SAMPLE" --group=package --top 3
+doc diff-loader diff diff "$SAMPLE" "$SAMPLE" --group=loader --top 3
+doc trend-component trend trend "$SAMPLE" "$SAMPLE" --components "$TMPD/comp.txt" --fast
 pick() {
   python3 - "$1" "$2" <<'PY'
 import json, sys

@@ -154,6 +154,7 @@ value() {
                  'java.lang.invoke.Handle -> java.lang.invoke.MethodHandle:' \
                  'java.lang.Object -> java.lang.Object:' '    void alpha() -> a' >"$TMPD/mapping.txt"
                echo "--mapping $TMPD/mapping.txt" ;;
+    --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;   # issue 21
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
