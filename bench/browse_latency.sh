@@ -277,8 +277,8 @@ nav page PgUp
 nav page PgUp
 nav ends End
 nav ends Home
-press sort n "sort name"
-press sort n "(reversed)"
+press sort N "sort name"
+press sort N "(reversed)"
 press sort C "sort count"
 press sort s "sort size"
 press toggle a "shallow |"
@@ -297,7 +297,7 @@ nav move Down
 nav page PgDn
 nav ends End
 nav ends Home
-press sort n "sort name"
+press sort N "sort name"
 press sort s "sort size"
 press toggle a "shallow |"
 press toggle a "retained |"
@@ -319,11 +319,11 @@ view H "class histogram"
 nav move j
 nav ends End
 nav ends Home
-press filter /
+press filter f
 type_text '^java\.lang\.Thread$'
 press filter Enter '/^java\.lang\.Thread$/'
 if open_row open Enter "instances of java.lang.Thread"; then back back h; fi
-press filter /
+press filter f
 T send-keys -t "$S" -N 40 BSpace
 sleep 0.05
 settle
