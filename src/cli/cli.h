@@ -139,6 +139,10 @@ int cli_regex_match(const struct cli_regex *r, const char *s);
 const char *cli_regex_error(int rc, char *buf, size_t n);
 void cli_regex_free(struct cli_regex *r);
 
+/* ---- components.c: --components FILE ----------------------------------- */
+int cli_components_read(const char *file, const hp_heap *h, char ***names, size_t *ncomp, uint32_t **comp);
+void cli_components_free(char **names, size_t ncomp);
+
 /* ---- load.c: sessions ------------------------------------------------- */
 /* A session for FILE under the common options (progress on a terminal
  * unless --quiet).  Prints errors; returns an exit code. */

@@ -8,6 +8,8 @@
 #include "analysis/leaks.h"
 #include "analysis/browse.h"
 #include "analysis/paths.h"
+#include "analysis/threads.h"
+#include "analysis/group.h"
 #include "model/objread.h"
 #include "parser/alloc.h"
 
@@ -22,6 +24,10 @@
 #define POPUP_ELEMS 32
 #define POPUP_REFERRERS 50
 #define TEXT_CHARS 80
+
+struct browse_opts {
+	const char *components;   /* --components FILE */
+};
 
 struct view {
 	int all_weak;           /* paths in the i pop-up */
@@ -41,6 +47,19 @@ struct view {
 	/* issue 11: / searches the dominator tree, n goes on */
 	char search[256];
 	struct cli_regex *search_re;
+	/* issue 16: T, the threads view, collected the first time */
+	struct hp_threads T;
+	char **tnames;            /* per thread: its name quoted, or "(no name)" */
+	int threads_done;
+	/* issue 21: G, the histogram's top level by package, loader, component */
+	const char *components;   /* --components FILE */
+	uint32_t *comp;           /*   per class: its component (read at the start), HP_NONE: other */
+	char **comp_names;
+	size_t ncomp;
+	struct hp_groups G[3];
+	char **gnames[3];
+	int groups_done[3];
+	int by;                   /* the grouping shown: -1 classes, else enum hp_group_by */
 };
 
 /* ---- text on screen --------------------------------------------------- */
@@ -119,6 +138,27 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 		return buf;
 	case HP_BR_CLASS:
 		return safe_text(hp_class_name(w->h, r->id), buf, n);
+	case HP_BR_THREAD: {
+		const struct hp_thread_info *t = &w->T.t[r->id];
+		char lab[800];
+		snprintf(buf, n, "%s serial %u%s%s%s%s%s", w->tnames[r->id], t->serial, t->daemon > 0 ? " daemon" : "",
+			 t->state ? " " : "", t->state ? t->state : "", t->obj != SIZE_MAX ? "  " : "  (no Thread object)",
+			 t->obj != SIZE_MAX ? object_label(w->h, t->obj, lab, sizeof lab) : "");
+		return buf;
+	}
+	case HP_BR_FRAME: {
+		const struct hp_thread_info *t = &w->T.t[w->m.levels[w->m.depth - 1].node];
+		const struct hp_frame *fr = r->id == HP_FRAME_NONE ? NULL : hp_trace_frame(w->h, t->trace, r->id);
+		if (r->id == HP_FRAME_NONE)
+			snprintf(buf, n, "(held by the thread without a frame: native stack, thread block, JNI local)");
+		else if (fr)
+			cli_frame_text(w->h, fr, buf, n);
+		else
+			snprintf(buf, n, "at ? (frame %u: no STACK FRAME record)", r->id);
+		return buf;
+	}
+	case HP_BR_CGROUP:
+		return safe_text(w->m.gnames[r->id], buf, n);
 	default:
 		snprintf(buf, n, "%s (%s root records)", hp_root_kind_name((int)r->id),
 			 fmt_count(w->h->roots_by_kind[r->id], a, sizeof a));
@@ -161,6 +201,16 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 		return buf;
 	case HP_BL_KINDS: return "GC roots";
 	case HP_BL_LIST: return "leak suspects (accumulation points) and zombies";
+	case HP_BL_THREADS: return "threads";
+	case HP_BL_STACK:
+		snprintf(buf, n, "thread %s", w->tnames[L->node]);
+		return buf;
+	case HP_BL_CGROUPS: {
+		static const char *const by[] = { "classes by package", "classes by class loader", "classes by component" };
+		return by[w->m.G->by];
+	}
+	case HP_BL_CGROUP:
+		return safe_text(w->m.gnames[L->node], buf, n);
 	default: return hp_root_kind_name((int)L->node);
 	}
 }
@@ -182,7 +232,8 @@ static void draw(struct view *w)
 	struct hp_browse *m = &w->m;
 	struct hp_blevel *L = hp_browse_level(m);
 	char buf[2048], a[32], b[32], c[32];
-	static const char *const views[] = { "dominator tree", "class histogram", "GC roots", "leaks" };
+	static const char *const views[] = { "dominator tree", "class histogram", "GC roots", "leaks", "threads",
+					      "class histogram" };
 
 	attron(A_REVERSE);
 	snprintf(buf, sizeof buf, " hprofan: %s of %s  (? help, q quit)", views[m->view], w->file);
@@ -226,6 +277,15 @@ static void draw(struct view *w)
 		if (sel)
 			attron(A_REVERSE);
 		int x = 0;
+		if (r->kind == HP_BR_FRAME) {   /* a frame: no size; the objects it holds, its text */
+			char lab[1024];
+			snprintf(buf, sizeof buf, "%*s%11s ", fixed - 12, "", fmt_count(r->count, b, sizeof b));
+			put(w, 2 + y, 0, buf, fixed);
+			put(w, 2 + y, fixed, row_label(w, r, lab, sizeof lab), COLS - fixed);
+			if (sel)
+				attroff(A_REVERSE);
+			continue;
+		}
 		snprintf(buf, sizeof buf, "%s %9s ", fl, fmt_bytes(sz, a, sizeof a));
 		put(w, 2 + y, x, buf, 13);
 		x += 13;
@@ -248,7 +308,13 @@ static void draw(struct view *w)
 		put(w, 2 + y, x, buf, 6 + 1 + 11 + 1);
 		x += 19;
 		char lab[1024];
-		put(w, 2 + y, x, row_label(w, r, lab, sizeof lab), COLS - fixed);
+		if (L->kind == HP_BL_STACK) {   /* a frame's local, under it */
+			char ind[1100];
+			snprintf(ind, sizeof ind, "  %s", row_label(w, r, lab, sizeof lab));
+			put(w, 2 + y, x, ind, COLS - fixed);
+		} else {
+			put(w, 2 + y, x, row_label(w, r, lab, sizeof lab), COLS - fixed);
+		}
 		if (sel)
 			attroff(A_REVERSE);
 	}
@@ -267,7 +333,10 @@ static void draw(struct view *w)
 				 fmt_count(L->nvis ? L->cursor + 1 : 0, d, sizeof d), fmt_count(L->nvis, a, sizeof a));
 		if (L->filter)
 			o += snprintf(buf + o, sizeof buf - (size_t)o, " | /%s/", L->filter);
-		if (cur && o < (int)sizeof buf)
+		if (cur && cur->kind == HP_BR_FRAME && o < (int)sizeof buf)
+			snprintf(buf + o, sizeof buf - (size_t)o, " | a frame: it holds %s",
+				 fmt_counted(cur->count, "object", "objects", b, sizeof b));
+		else if (cur && o < (int)sizeof buf)
 			snprintf(buf + o, sizeof buf - (size_t)o, " | retained %s B, shallow %s B",
 				 fmt_count(cur->retained, b, sizeof b), fmt_count(cur->shallow, c, sizeof c));
 	}
@@ -902,6 +971,132 @@ static uint64_t rows_under(const struct view *w, const struct hp_brow *r)
 	}
 }
 
+/* ---- threads (issue 16) and groups (issue 21) ------------------------- */
+
+/* T: every thread with its retained size, collected the first time */
+static int threads_view(struct view *w, struct hp_error *err)
+{
+	if (!w->threads_done) {
+		int rc = HP_OK;
+		if (!w->rd)
+			rc = hp_session_objread(w->S, &w->rd, err);
+		if (rc != HP_OK)
+			return rc;
+		const hp_heap *h = w->h;
+		/* a gzip dump: the Thread objects and their names in forward passes */
+		uint32_t *pre = hp_reallocarray(NULL, h->nthreads ? h->nthreads : 1, sizeof *pre);
+		if (!pre)
+			return hp_error_set(err, HP_ENOMEM, "out of memory");
+		size_t np = 0;
+		for (size_t i = 0; i < h->nthreads; i++) {
+			size_t o = h->threads[i].object_id ? hp_heap_find(h, h->threads[i].object_id) : SIZE_MAX;
+			if (o != SIZE_MAX)
+				pre[np++] = (uint32_t)o;
+		}
+		rc = hp_objread_prefetch_text(w->rd, pre, np, err);
+		hp_free(pre);
+		if (rc == HP_ENOMEM)
+			return rc;
+		hp_error_clear(err);
+		if ((rc = hp_threads_collect(h, w->R, w->rd, &w->T, err)) != HP_OK)
+			return rc;
+		w->threads_done = 1;
+		w->tnames = hp_calloc(w->T.n ? w->T.n : 1, sizeof *w->tnames);
+		if (!w->tnames)
+			return hp_error_set(err, HP_ENOMEM, "out of memory");
+		for (size_t i = 0; i < w->T.n; i++) {
+			struct hp_text t;
+			char *q = NULL;
+			if (cli_thread_text(h, w->rd, w->T.t[i].serial, &t))
+				q = cli_quote_text(&t);
+			hp_objread_text_release(&t);
+			if (!q && (q = hp_malloc(10)) != NULL)
+				memcpy(q, "(no name)", 10);
+			if (!q)
+				return hp_error_set(err, HP_ENOMEM, "out of memory");
+			w->tnames[i] = q;
+		}
+		hp_browse_set_threads(&w->m, &w->T, (const char *const *)w->tnames);
+	}
+	int rc = hp_browse_set_view(&w->m, HP_BV_THREADS, err);
+	if (rc == HP_OK && !w->T.n)
+		snprintf(w->msg, sizeof w->msg, "the dump names no threads (no START THREAD records or thread object roots)");
+	else if (rc == HP_OK && !w->T.with_frames)
+		snprintf(w->msg, sizeof w->msg, "the dump holds no stack frames for its threads (Android dumps write none)");
+	return rc;
+}
+
+/* a group's name as top --group= shows it */
+static char *group_name(const struct view *w, const struct hp_groups *G, size_t i)
+{
+	const struct hp_group *g = &G->g[i];
+	char buf[1200], nm[600];
+	if (G->by == HP_GROUP_PACKAGE) {
+		snprintf(buf, sizeof buf, "%.*s", g->pkg_len ? (int)(g->pkg_len > 1000 ? 1000 : g->pkg_len) : 12,
+			 g->pkg_len ? g->pkg : "(no package)");
+	} else if (G->by == HP_GROUP_LOADER) {
+		const char *own = hp_group_name(G, i);
+		int o;
+		if (!g->loader_id)
+			o = snprintf(buf, sizeof buf, "<bootstrap>");
+		else if (g->loader_class != HP_NONE)
+			o = snprintf(buf, sizeof buf, "%s@0x%llx", safe_text(hp_class_name(w->h, g->loader_class), nm, sizeof nm),
+				     (unsigned long long)g->loader_id);
+		else
+			o = snprintf(buf, sizeof buf, "0x%llx (not in the dump)", (unsigned long long)g->loader_id);
+		if (own[0] && o > 0 && (size_t)o < sizeof buf)
+			snprintf(buf + o, sizeof buf - (size_t)o, " \"%s\"", safe_text(own, nm, sizeof nm));
+	} else {
+		snprintf(buf, sizeof buf, "%s", hp_group_name(G, i));
+	}
+	size_t n = strlen(buf) + 1;
+	char *t = hp_malloc(n);
+	if (t)
+		memcpy(t, buf, n);
+	return t;
+}
+
+/* G: the histogram's top level by the next grouping (classes, packages,
+ * loaders, components: that one only with --components FILE) */
+static int groups_view(struct view *w, struct hp_error *err)
+{
+	int by = w->m.view == HP_BV_GROUPS || w->m.view == HP_BV_HISTO ? w->by + 1 : 0;
+	if (by == HP_GROUP_COMPONENT && !w->components) {
+		snprintf(w->msg, sizeof w->msg, "components need --components FILE (lines NAME REGEX): back to classes");
+		by = 3;
+	}
+	if (by > HP_GROUP_COMPONENT) {
+		w->by = -1;
+		return hp_browse_set_view(&w->m, HP_BV_HISTO, err);
+	}
+	if (!w->groups_done[by]) {
+		put(w, LINES - 1, 0, " grouping the classes ...", COLS);
+		refresh();
+		int rc = hp_groups_compute(w->h, w->R, by, NULL, w->comp, (const char *const *)w->comp_names, w->ncomp,
+					   &w->G[by], err);
+		if (rc == HP_OK && by == HP_GROUP_LOADER) {
+			if (!w->rd)
+				rc = hp_session_objread(w->S, &w->rd, err);
+			if (rc == HP_OK)
+				rc = hp_groups_loader_names(&w->G[by], w->h, w->rd, err);
+		}
+		if (rc != HP_OK) {
+			hp_groups_release(&w->G[by]);
+			return rc;
+		}
+		w->groups_done[by] = 1;
+		w->gnames[by] = hp_calloc(w->G[by].n ? w->G[by].n : 1, sizeof *w->gnames[by]);
+		if (!w->gnames[by])
+			return hp_error_set(err, HP_ENOMEM, "out of memory");
+		for (size_t i = 0; i < w->G[by].n; i++)
+			if (!(w->gnames[by][i] = group_name(w, &w->G[by], i)))
+				return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	w->by = by;
+	hp_browse_set_groups(&w->m, &w->G[by], (const char *const *)w->gnames[by]);
+	return hp_browse_set_view(&w->m, HP_BV_GROUPS, err);
+}
+
 /* ---- the loop --------------------------------------------------------- */
 
 static int run(struct view *w)
@@ -921,7 +1116,7 @@ static int run(struct view *w)
 		case KEY_NPAGE: hp_browse_move(&w->m, list_height()); break;
 		case KEY_PPAGE: hp_browse_move(&w->m, -list_height()); break;
 		case KEY_HOME: case 'g': hp_browse_goto(&w->m, 0); break;
-		case KEY_END: case 'G': hp_browse_goto(&w->m, SIZE_MAX); break;
+		case KEY_END: hp_browse_goto(&w->m, SIZE_MAX); break;
 		case 'l': case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT: {
 			/* a sign of life before a big level */
 			const struct hp_brow *cr = hp_browse_cur(&w->m);
@@ -948,9 +1143,11 @@ static int run(struct view *w)
 		case 'C': hp_browse_sort(&w->m, HP_BSORT_COUNT); break;
 		case 'a': hp_browse_toggle_shallow(&w->m); break;
 		case 'D': rc = hp_browse_set_view(&w->m, HP_BV_DOM, &err); break;
-		case 'H': rc = hp_browse_set_view(&w->m, HP_BV_HISTO, &err); break;
+		case 'H': w->by = -1; rc = hp_browse_set_view(&w->m, HP_BV_HISTO, &err); break;
 		case 'R': rc = hp_browse_set_view(&w->m, HP_BV_ROOTS, &err); break;
 		case 'L': rc = leaks_view(w, &err); break;
+		case 'T': rc = threads_view(w, &err); break;
+		case 'G': rc = groups_view(w, &err); break;
 		case 'i': show_info(w); break;
 		case 'f': ask_filter(w); break;
 		case '/': search(w, 0); break;
@@ -986,6 +1183,8 @@ static int run_browse(struct cli_ctx *x)
 	memset(&w, 0, sizeof w);
 	w.all_weak = x->c->all_weak;
 	w.file = file;
+	w.by = -1;
+	w.components = ((const struct browse_opts *)x->own)->components;
 	w.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	int rc = cli_session(x, file, &w.S);
 	if (rc)
@@ -997,9 +1196,16 @@ static int run_browse(struct cli_ctx *x)
 	}
 	struct hp_error err;
 	hp_error_clear(&err);
+	/* a bad components file is a usage error before the screen opens */
+	if (w.components && (rc = cli_components_read(w.components, w.h, &w.comp_names, &w.ncomp, &w.comp))) {
+		cli_session_close(w.S);
+		return rc;
+	}
 	if (hp_browse_init(&w.m, w.h, w.R, &err) != HP_OK) {
 		cli_error("%s: %s", file, err.msg);
 		cli_session_close(w.S);
+		hp_free(w.comp);
+		cli_components_free(w.comp_names, w.ncomp);
 		return EXIT_NOMEM;
 	}
 	/* the paths to GC roots the info popup shows: one more pass now, so
@@ -1038,19 +1244,42 @@ out:
 	hp_browse_release(&w.m);
 	if (w.leaks_done)
 		hp_leaks_release(&w.leaks);
+	if (w.threads_done)
+		hp_threads_release(&w.T);
+	for (size_t i = 0; w.tnames && i < w.T.n; i++)
+		hp_free(w.tnames[i]);
+	hp_free(w.tnames);
+	hp_free(w.comp);
+	cli_components_free(w.comp_names, w.ncomp);
+	for (int b = 0; b < 3; b++) {
+		if (w.groups_done[b]) {
+			for (size_t i = 0; w.gnames[b] && i < w.G[b].n; i++)
+				hp_free(w.gnames[b][i]);
+			hp_groups_release(&w.G[b]);
+		}
+		hp_free(w.gnames[b]);
+	}
 	cli_session_close(w.S);
 	return rc;
 }
 
+static const struct cli_option own[] = {
+	{ "--components", NULL, OPT_VALUE, "--components FILE",
+	  "components for G (the histogram by component):\nlines NAME REGEX, as top --group=component",
+	  0, offsetof(struct browse_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
+	{ NULL }
+};
+
 static const struct cli_option *const tables[] = {
-	cli_opts_all_weak, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet, NULL
+	own, cli_opts_all_weak, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_browse = {
 	.name = "browse",
-	.usage = "hprofan browse FILE [options]",
+	.usage = "hprofan browse FILE [--components FILE] [options]",
 	.summary = "browse interactively (also: FILE -i)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
+	.own_size = sizeof(struct browse_opts),
 	.run = run_browse,
 };

@@ -117,6 +117,105 @@ fi
 T send-keys -t hb D
 wait_for browse-leaks-back "hprofan: dominator tree of"
 
+# issue 16: T lists the threads with what hprofan threads --json says they retain
+"$HPROFAN" threads "$S" --json --locals --quiet >"$TMPD/threads.json" 2>/dev/null
+NT=$(jget "$TMPD/threads.json" 'len(d["threads"])')
+T send-keys -t hb T
+if [ -n "$NT" ] && wait_for browse-threads "1/$NT rows"; then
+  bad=""
+  for ((i = 0; i < NT && i < 27; i++)); do
+    [ $i -gt 0 ] && { T send-keys -t hb j; wait_for browse-threads-move "$((i + 1))/$NT rows" >/dev/null || break; }
+    want=$(jget "$TMPD/threads.json" "'\"%s\" serial %d|retained {:,} B'.format(d['threads'][$i]['retained']) % (d['threads'][$i].get('name', ''), d['threads'][$i]['serial'])")
+    row=$(sed -n "$((i + 3))p" "$TMPD/screen")
+    case $row in *"${want%%|*}"*) ;; *) bad="$bad [row $((i + 1)): $row, want ${want%%|*}]" ;; esac
+    tail -n 1 "$TMPD/screen" | grep -qF "${want#*|}" || bad="$bad [row $((i + 1)): $(tail -n 1 "$TMPD/screen"), want ${want#*|}]"
+  done
+  if [ -z "$bad" ]; then ok "T: the $NT threads, names and retained sizes as hprofan threads --json"
+  else fail "T: the threads, names and retained sizes as hprofan threads --json" "$bad"; fi
+  # Enter on the first: its frames, each followed by its locals (class and retained)
+  T send-keys -t hb Home
+  wait_for browse-threads-home "1/$NT rows" >/dev/null
+  T send-keys -t hb Enter
+  if wait_for browse-stack 'threads › thread "'; then
+    python3 - "$TMPD/threads.json" >"$TMPD/stack.want" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+for f in t.get("frames", []):
+    print("frame\tat %s.%s(" % (f["class"], f["method"]))
+    for l in f["locals"]:
+        print("local\t%s @%s\t%d" % (l["class"], l["id"], l["retained"]))
+EOF
+    NR=$(tail -n 1 "$TMPD/screen" | sed -n 's/.*1\/\([0-9,]*\) rows.*/\1/p' | tr -d ,)
+    bad=""
+    n=0
+    while IFS=$'\t' read -r kind text ret; do
+      [ $n -ge 14 ] && break
+      [ $n -gt 0 ] && { T send-keys -t hb j; wait_for browse-stack-move "$((n + 1))/$NR rows" >/dev/null || break; }
+      row=$(sed -n "$((n + 3))p" "$TMPD/screen")
+      st=$(tail -n 1 "$TMPD/screen")
+      # the name column (from column 46; cut with ~ at the screen's edge)
+      python3 - "$row" "$kind" "$text" <<'EOF' || bad="$bad [row $((n + 1)): $row; want $text]"
+import sys
+row, kind, want = sys.argv[1:4]
+name = row[45:].rstrip()
+if kind == "local":
+    want = "  " + want
+cut = name[:-1]
+if name.endswith("~"):
+    ok = want.startswith(cut) or (kind == "frame" and cut.startswith(want))
+else:
+    ok = name.startswith(want) if kind == "frame" else name == want
+sys.exit(0 if ok and len(name) > 4 else 1)
+EOF
+      if [ "$kind" = local ]; then
+        retc=$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$ret")
+        case $st in *"retained $retc B"*) ;; *) bad="$bad [row $((n + 1)): $st; want retained $retc B]" ;; esac
+      fi
+      n=$((n + 1))
+    done <"$TMPD/stack.want"
+    if [ -z "$bad" ] && [ $n -gt 3 ]; then ok "Enter on a thread: its $n first frames and locals (class, retained) as hprofan threads --locals --json"
+    else fail "Enter on a thread: frames and locals as hprofan threads --locals --json" "$n rows checked;$bad"; fi
+    T send-keys -t hb h
+    if wait_for browse-stack-back "1/$NT rows"; then ok "back from the stack to the threads"; fi
+  fi
+fi
+
+# issue 21: G groups the histogram's top level by package, then loader, then components (none here)
+"$HPROFAN" top "$S" --group=package --json --top 0 --quiet >"$TMPD/pkg.json" 2>/dev/null
+NP=$(jget "$TMPD/pkg.json" 'len(d["groups"])')
+T send-keys -t hb G
+if [ -n "$NP" ] && wait_for browse-packages "classes by package"; then
+  T send-keys -t hb N   # by name, as in the file below
+  python3 - "$TMPD/pkg.json" >"$TMPD/pkg.want" <<'EOF'
+import json, sys
+g = json.load(open(sys.argv[1]))["groups"]
+for x in sorted(g, key=lambda x: (x["package"] if x["package"] else "(no package)")):
+    print("%s\t{:,}\tretained {:,} B, shallow {:,} B".format(x["instances"], x["retained"], x["shallow"])
+          % (x["package"] if x["package"] else "(no package)"))
+EOF
+  wait_for browse-packages-name "sort name" >/dev/null
+  T send-keys -t hb Home
+  wait_for browse-packages-home "1/$NP rows" >/dev/null
+  bad=""
+  n=0
+  while IFS=$'\t' read -r name cnt st; do
+    [ $n -gt 0 ] && { T send-keys -t hb j; wait_for browse-packages-move "$((n + 1))/$NP rows" >/dev/null || break; }
+    row=$(sed -n "$((n + 3))p" "$TMPD/screen")
+    case $row in *" $cnt $name") ;; *) bad="$bad [row $((n + 1)): $row; want $cnt $name]" ;; esac
+    tail -n 1 "$TMPD/screen" | grep -qF "$st" || bad="$bad [row $((n + 1)): $(tail -n 1 "$TMPD/screen"); want $st]"
+    n=$((n + 1))
+  done <"$TMPD/pkg.want"
+  if [ -z "$bad" ] && [ "$n" = "$NP" ]; then ok "G: the $NP packages with top --group=package --json's instances, retained and shallow"
+  else fail "G: packages as top --group=package --json" "$n of $NP rows;$bad"; fi
+  T send-keys -t hb G
+  if wait_for browse-loaders "classes by class loader"; then ok "G again: by class loader"; fi
+  T send-keys -t hb G
+  if wait_for browse-no-components "components need --components FILE"; then ok "G without --components: skips components and says so"; fi
+  T send-keys -t hb s
+fi
+T send-keys -t hb D
+wait_for browse-groups-back "hprofan: dominator tree of" >/dev/null
+
 # 80x24: nothing cut mid-column
 T resize-window -t hb -x 80 -y 24 2>/dev/null
 sleep 0.2
