@@ -13,6 +13,12 @@
 # goes to the next, each once before the search starts again from the top;
 # in the i pop-up Enter on the field next shows the object `hprofan object`
 # gives as its value.
+# Issue 16: T lists the threads with the names and retained sizes of
+# `hprofan threads --json`, Enter a thread's frames and the locals each holds
+# (class and retained, as --locals --json gives them), h goes back.  Issue
+# 21: G shows the packages with top --group=package --json's figures, then
+# the class loaders, then (without --components) says components need the
+# file; with --components FILE the components have top --group=component's.
 # ncurses keeps memory to the end on purpose, so LeakSanitizer is off for the
 # browser run (ASan and UBSan still check it).
 . "$(dirname "$0")/../lib.sh"
@@ -359,4 +365,35 @@ if wait_for browse-big-starts "rows |"; then
   T send-keys -t hb q
   for ((i = 0; i < 100; i++)); do [ -s "$TMPD/rc" ] && break; sleep 0.05; done
   expect_eq "q exits with status 0 (the 300,000-row dump)" "$(cat "$TMPD/rc" 2>/dev/null)" 0
+fi
+
+# ---- issue 21: G with --components FILE ---------------------------------------
+printf 'app ^LeakyCache\nutil ^java\\.util\\.\n' >"$TMPD/comp.txt"
+"$HPROFAN" top "$S" --group=component --components "$TMPD/comp.txt" --json --quiet >"$TMPD/comp.json" 2>/dev/null
+python3 - "$TMPD/comp.json" >"$TMPD/comp.want" <<'EOF'
+import json, sys
+for x in json.load(open(sys.argv[1]))["groups"]:
+    print("%s\t{:,}\tretained {:,} B, shallow {:,} B".format(x["instances"], x["retained"], x["shallow"]) % x["name"])
+EOF
+rm -f "$TMPD/rc"
+cmd="env TERM=screen LC_ALL=C.UTF-8 ASAN_OPTIONS=detect_leaks=0:exitcode=99 $(q "$HPROFAN") browse $(q "$S") --components $(q "$TMPD/comp.txt"); echo \$? > $(q "$TMPD/rc")"
+T new-session -d -s hb -x 100 -y 30 "$cmd" || { fail browse-components "tmux new-session failed"; exit 0; }
+if wait_for browse-comp-starts "rows |"; then
+  T send-keys -t hb G G G
+  if wait_for browse-components "classes by component"; then
+    bad=""
+    n=0
+    while IFS=$'\t' read -r name cnt st; do
+      [ $n -gt 0 ] && { T send-keys -t hb j; wait_for browse-comp-move "$((n + 1))/3 rows" >/dev/null || break; }
+      row=$(sed -n "$((n + 3))p" "$TMPD/screen")
+      case $row in *" $cnt $name") ;; *) bad="$bad [row $((n + 1)): $row; want $cnt $name]" ;; esac
+      tail -n 1 "$TMPD/screen" | grep -qF "$st" || bad="$bad [row $((n + 1)): $(tail -n 1 "$TMPD/screen"); want $st]"
+      n=$((n + 1))
+    done <"$TMPD/comp.want"
+    if [ -z "$bad" ] && [ $n = 3 ]; then ok "G with --components: app, util and other as top --group=component --json"
+    else fail "G with --components: as top --group=component --json" "$n rows;$bad"; fi
+  fi
+  T send-keys -t hb q
+  for ((i = 0; i < 100; i++)); do [ -s "$TMPD/rc" ] && break; sleep 0.05; done
+  expect_eq "q exits with status 0 (--components)" "$(cat "$TMPD/rc" 2>/dev/null)" 0
 fi
