@@ -517,6 +517,109 @@ static void test_search(struct hp_browse *m, const hp_heap *h, const struct hp_r
 	      hp_browse_cur(m)->id == n1 && m->depth == 5, "reveal N1: Holder, A, ARR, the group of Nodes");
 }
 
+/* ---- threads and groups ------------------------------------------------ */
+
+static void test_threads_groups(struct hp_browse *m, const hp_heap *h, const struct hp_retained *R)
+{
+	struct hp_error err;
+	hp_error_clear(&err);
+	uint32_t a = (uint32_t)hp_heap_find(h, A), b = (uint32_t)hp_heap_find(h, B), g = (uint32_t)hp_heap_find(h, G);
+	/* one thread, two frames: A in frame 0, B in frame 1, G without a frame */
+	struct hp_thread_local lo[3] = { { a, 0, HP_ROOT_JAVA_FRAME }, { b, 1, HP_ROOT_JAVA_FRAME },
+					 { g, HP_FRAME_NONE, HP_ROOT_NATIVE_STACK } };
+	struct hp_thread_info ti;
+	memset(&ti, 0, sizeof ti);
+	ti.obj = SIZE_MAX;
+	ti.trace = HP_NONE;
+	ti.nframes = 2;
+	ti.retained = 77;
+	ti.nlocals = 3;
+	struct hp_threads T;
+	memset(&T, 0, sizeof T);
+	T.t = &ti;
+	T.n = 1;
+	T.locals = lo;
+	T.nlocals = 3;
+	const char *names[1] = { "\"main\"" };
+	hp_browse_set_threads(m, &T, names);
+	CHECK(hp_browse_set_view(m, HP_BV_THREADS, &err) == HP_OK && hp_browse_level(m)->nvis == 1 &&
+	      hp_browse_row(m, 0)->kind == HP_BR_THREAD && hp_browse_row(m, 0)->retained == 77 &&
+	      strcmp(hp_browse_name(m, hp_browse_row(m, 0)), "\"main\"") == 0, "threads view: one thread, retained 77");
+	CHECK(hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->kind == HP_BL_STACK, "Enter: its stack");
+	static const struct { int kind; uint32_t id; } want[6] = {
+		{ HP_BR_FRAME, 0 }, { HP_BR_OBJECT, 0 }, { HP_BR_FRAME, 1 }, { HP_BR_OBJECT, 0 },
+		{ HP_BR_FRAME, HP_FRAME_NONE }, { HP_BR_OBJECT, 0 } };
+	uint32_t objs[3] = { a, b, g };
+	int bad = 0;
+	for (int k = 0; k < 3; k++) {   /* as built, then sorted by name and by count: the order stays */
+		const struct hp_blevel *L = hp_browse_level(m);
+		if (L->nvis != 6) {
+			bad++;
+			break;
+		}
+		for (size_t i = 0, o = 0; i < 6; i++) {
+			const struct hp_brow *r = hp_browse_row(m, i);
+			if (r->kind != want[i].kind || (r->kind == HP_BR_FRAME ? r->id != want[i].id || r->count != 1
+										: r->id != objs[o++]))
+				bad++;
+		}
+		hp_browse_sort(m, k == 0 ? HP_BSORT_NAME : HP_BSORT_COUNT);
+	}
+	hp_browse_sort(m, HP_BSORT_SIZE);
+	CHECK(!bad, "the stack: frame 0, A, frame 1, B, no frame, G, in that order whatever the sort (%d bad)", bad);
+	hp_browse_goto(m, 0);
+	CHECK(hp_browse_descend(m, &err) == 0, "a frame does not open");
+	hp_browse_goto(m, 1);
+	CHECK(hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->kind == HP_BL_DOM && hp_browse_level(m)->node == a,
+	      "a local opens as an object");
+
+	/* groups by package: "" (Node, Holder, byte[], Object[]...) and java with java.lang */
+	struct hp_groups GR;
+	if (hp_groups_compute(h, R, HP_GROUP_PACKAGE, NULL, NULL, NULL, 0, &GR, &err) != HP_OK) {
+		CHECK(0, "groups: %s", err.msg);
+		return;
+	}
+	const char **gn = calloc(GR.n ? GR.n : 1, sizeof *gn);
+	char (*buf)[64] = calloc(GR.n ? GR.n : 1, sizeof *buf);
+	for (size_t i = 0; gn && buf && i < GR.n; i++) {
+		snprintf(buf[i], sizeof buf[i], "%.*s", (int)GR.g[i].pkg_len, GR.g[i].pkg ? GR.g[i].pkg : "");
+		gn[i] = buf[i];
+	}
+	hp_browse_set_groups(m, &GR, gn);
+	CHECK(hp_browse_set_view(m, HP_BV_GROUPS, &err) == HP_OK && hp_browse_level(m)->kind == HP_BL_CGROUPS,
+	      "groups view");
+	size_t top = 0, jv = SIZE_MAX;
+	uint64_t inst = 0;
+	for (size_t i = 0; i < GR.n; i++)
+		if (GR.g[i].parent == HP_NONE) {
+			top++;
+			inst += GR.g[i].instances;
+		}
+	uint64_t sum = 0;
+	for (size_t i = 0; i < hp_browse_level(m)->nvis; i++) {
+		const struct hp_brow *r = hp_browse_row(m, i);
+		sum += r->count;
+		if (!strcmp(hp_browse_name(m, r), "java"))
+			jv = i;
+	}
+	CHECK(hp_browse_level(m)->nvis == top && top == 2 && sum == inst && inst == h->nobj,
+	      "the top-level packages: %zu rows, %llu objects of %zu", top, (unsigned long long)sum, h->nobj);
+	hp_browse_goto(m, jv);
+	CHECK(jv != SIZE_MAX && hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->nvis == 1 &&
+	      hp_browse_row(m, 0)->kind == HP_BR_CGROUP && !strcmp(hp_browse_name(m, hp_browse_row(m, 0)), "java.lang"),
+	      "java opens into java.lang");
+	/* (java.lang.Object has no instance: its class object counts under java.lang.Class) */
+	CHECK(hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->nvis == 2 &&
+	      find_name(m, HP_BR_CLASS, "java.lang.Object[]") != SIZE_MAX &&
+	      find_name(m, HP_BR_CLASS, "java.lang.Class") != SIZE_MAX, "java.lang lists its classes with objects");
+	CHECK(hp_browse_set_view(m, HP_BV_DOM, &err) == HP_OK, "back to the dominator tree");
+	hp_browse_set_groups(m, NULL, NULL);
+	hp_browse_set_threads(m, NULL, NULL);
+	hp_groups_release(&GR);
+	free(gn);
+	free(buf);
+}
+
 int main(void)
 {
 	char dir[512], path[600];
@@ -683,6 +786,7 @@ int main(void)
 	      hp_browse_level(&m)->node == arr, "Enter opens ARR's dominator children");
 
 	test_search(&m, h, &R);
+	test_threads_groups(&m, h, &R);
 
 out:
 	hp_browse_release(&m);
