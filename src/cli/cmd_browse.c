@@ -2,7 +2,11 @@
  * hprofan browse FILE (hprofan FILE -i): the interactive browser, ncdu's
  * browser.c over the list model in src/analysis/browse.h.  This file only
  * draws and reads keys: title bar, path line, list, status bar; pop-ups for
- * an object (fields and referrers; the path to a GC root) and for help.
+ * an object (fields and referrers, each line naming an object followed by
+ * Enter; the path to a GC root) and for help.  It gathers what the views
+ * beyond the dominator tree need the first time they are asked for: the
+ * leak suspects (L), the threads and their names (T), the groups of the
+ * histogram (G, with --components FILE read before the screen opens).
  */
 #include "cli/command.h"
 #include "analysis/leaks.h"
@@ -679,9 +683,9 @@ static char *object_text(struct view *w, uint32_t v, struct links *lk)
 		return NULL;
 	char lab[800], a[32], b[32], rt[800], nm[600];
 	fprintf(f, "%s\n", object_label(w->h, v, lab, sizeof lab));
-	fprintf(f, "retained %s B, shallow %s B, %s objects in its dominator subtree\n",
+	fprintf(f, "retained %s B, shallow %s B, %s in its dominator subtree\n",
 		fmt_count(w->R->retained[v], a, sizeof a), fmt_count(w->R->shallow[v], b, sizeof b),
-		fmt_count(w->m.subtree[v], rt, sizeof rt));
+		fmt_counted(w->m.subtree[v], "object", "objects", rt, sizeof rt));
 	const char *root = cli_root_text(w->h, w->rd, v, rt, sizeof rt);
 	if (root[0])
 		fprintf(f, "GC root: %s\n", root);

@@ -349,7 +349,7 @@ if wait_for browse-big-starts "rows |"; then
   T send-keys -t hb i
   if wait_for browse-follow-info "Path to GC root" && grep -qF "Item @$I1" "$TMPD/screen"; then
     T send-keys -t hb Enter
-    if wait_for browse-follow "1 objects in its dominator subtree"; then
+    if wait_for browse-follow "1 object in its dominator subtree"; then
       top=$(sed -n 4p "$TMPD/screen")
       case $top in
         *"Needle @$NEXT "*) ok "Enter in the i pop-up shows the field's object ($NEXT, as hprofan object says)" ;;
