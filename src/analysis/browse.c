@@ -122,15 +122,17 @@ uint64_t hp_browse_size(const struct hp_browse *m, const struct hp_brow *r)
 }
 
 static struct hp_brow object_row(const struct hp_browse *m, uint32_t v);
+#define LAZY_SLOTS 256
 static void lazy_fix(const struct hp_browse *m, struct hp_blevel *L, size_t p);
 
 const struct hp_brow *hp_browse_row(const struct hp_browse *m, size_t i)
 {
 	struct hp_blevel *L = hp_browse_level(m);
-	if (L->lazy) {
+	if (L->lazy) {   /* made in a ring of LAZY_SLOTS rows */
 		lazy_fix(m, L, i);
-		L->rows[i] = object_row(m, L->order[i]);
-		return &L->rows[i];
+		struct hp_brow *r = &L->rows[i % LAZY_SLOTS];
+		*r = object_row(m, L->order[i]);
+		return r;
 	}
 	return &L->rows[L->vis[i]];
 }
@@ -667,7 +669,7 @@ static int open_objects(struct hp_browse *m, int kind, uint32_t node, const uint
 			uint32_t *own, uint64_t total, struct hp_error *err)
 {
 	int lazy = n && n >= hp_browse_lazy_from;
-	struct hp_blevel *L = push(m, kind, node, n, err);
+	struct hp_blevel *L = push(m, kind, node, lazy ? LAZY_SLOTS : n, err);
 	if (!L) {
 		hp_free(own);
 		return HP_ENOMEM;

@@ -38,10 +38,11 @@
  * marked in a bitmap and bound the next partitions), the small pieces left
  * sorted outright.  Opening such a level costs one pass over its objects
  * (sums and the largest size for the bars), a screen of rows about two more
- * (O(n + k log k) for the first k rows), and a row struct exists only for
- * the positions drawn (the row array is calloc'd: untouched pages cost no
- * memory).  Re-sorting one forgets what was final (a bitmap clear) and
- * finds the cursor's row by its rank (one pass).
+ * (O(n + k log k) for the first k rows), and memory of 4 bytes and a bit a
+ * row: hp_browse_row() makes the row asked for in a ring of 256, so its
+ * pointer holds until 256 more rows of that level are asked for.
+ * Re-sorting one forgets what was final (a bitmap clear) and finds the
+ * cursor's row by its rank (one pass).
  *
  * Search (hp_browse_search()): a depth-first walk of the dominator tree
  * (children in the tree's own order), resumed where the last match was;
@@ -100,7 +101,7 @@ struct hp_brow {
 struct hp_blevel {
 	int kind;             /* enum hp_blevel_kind */
 	uint32_t node;        /* object, class index or root kind the level lists */
-	struct hp_brow *rows;
+	struct hp_brow *rows;  /* lazy levels: a ring of the rows last asked for */
 	size_t nrows;
 	uint32_t *members;    /* DOM levels: group members, by group */
 	size_t *vis;          /* the rows shown, in order: indexes into rows */
@@ -168,7 +169,8 @@ static inline struct hp_blevel *hp_browse_level(const struct hp_browse *m)
 {
 	return &m->levels[m->depth - 1];
 }
-/* the row at vis index i of the current level (i < nvis) */
+/* the row at vis index i of the current level (i < nvis); a lazy level's
+ * row lives in a ring: the pointer holds until 256 more rows are asked for */
 const struct hp_brow *hp_browse_row(const struct hp_browse *m, size_t i);
 /* the row under the cursor, NULL when the level shows none */
 const struct hp_brow *hp_browse_cur(const struct hp_browse *m);
