@@ -598,7 +598,8 @@ static void show_help(struct view *w)
 		"l, Enter, Right   open            h, Left, Backspace   back up\n"
 		"s / N / C         sort by size / name / count (again: reverse)\n"
 		"a                 retained <-> shallow sizes\n"
-		"i                 the object: fields, referrers, path to a GC root;\n"
+		"i                 the object (a thread's: its Thread object): fields,\n"
+		"                  referrers, path to a GC root;\n"
 		"                  j/k pick a field or referrer, Enter opens it,\n"
 		"                  Backspace goes back to the one before\n"
 		"/                 search the whole dominator tree for an object whose\n"
@@ -766,9 +767,14 @@ static char *path_text(struct view *w, uint32_t v)
 static void show_info(struct view *w)
 {
 	const struct hp_brow *r = hp_browse_cur(&w->m);
-	if (!r || r->kind != HP_BR_OBJECT) {
+	uint32_t v;
+	if (r && r->kind == HP_BR_THREAD && w->T.t[r->id].obj != SIZE_MAX) {
+		v = (uint32_t)w->T.t[r->id].obj;   /* a thread: its Thread object */
+	} else if (!r || r->kind != HP_BR_OBJECT) {
 		snprintf(w->msg, sizeof w->msg, "i shows an object: open the group or class first");
 		return;
+	} else {
+		v = r->id;
 	}
 	if (!w->rd) {
 		struct hp_error err;
@@ -778,7 +784,7 @@ static void show_info(struct view *w)
 			return;
 		}
 	}
-	uint32_t hist[256], v = r->id;
+	uint32_t hist[256];
 	size_t nh = 0;
 	for (;;) {
 		put(w, LINES - 1, 0, " reading the object and searching for a path ...", COLS);
