@@ -138,9 +138,20 @@ if [ -n "$NT" ] && wait_for browse-threads "1/$NT rows"; then
   done
   if [ -z "$bad" ]; then ok "T: the $NT threads, names and retained sizes as hprofan threads --json"
   else fail "T: the threads, names and retained sizes as hprofan threads --json" "$bad"; fi
-  # Enter on the first: its frames, each followed by its locals (class and retained)
+  # i on the first: its Thread object
   T send-keys -t hb Home
   wait_for browse-threads-home "1/$NT rows" >/dev/null
+  TOBJ=$(jget "$TMPD/threads.json" 'd["threads"][0]["object"]["class"] + " @" + d["threads"][0]["object"]["id"]')
+  T send-keys -t hb i
+  if wait_for browse-thread-info "Path to GC root"; then
+    case $(sed -n 4p "$TMPD/screen") in
+      *"$TOBJ "*) ok "i on a thread shows its Thread object ($TOBJ)" ;;
+      *) fail "i on a thread shows its Thread object" "want $TOBJ: $(sed -n 4p "$TMPD/screen")" ;;
+    esac
+    T send-keys -t hb q
+    wait_for browse-thread-info-close "1/$NT rows" >/dev/null
+  fi
+  # Enter on the first: its frames, each followed by its locals (class and retained)
   T send-keys -t hb Enter
   if wait_for browse-stack 'threads › thread "'; then
     python3 - "$TMPD/threads.json" >"$TMPD/stack.want" <<'EOF'
