@@ -25,7 +25,7 @@
 #   browse key latency: median X ms, p95 Y ms, max Z ms over N keys (target < 50 ms)
 # Two keys do work proportional to far more than a screen, by design, and
 # are reported on their own lines, not in that one: opening the largest
-# level (a row per instance, built and sorted) and the object pop-up (i: it
+# level (one pass over its instances; only the rows shown sorted) and the object pop-up (i: it
 # scans every reference for the object's referrers, and reads the dump's
 # references again to search for the shortest path from a GC root).
 # Exits 1 when a key never changed the screen, the browser did not start, or
@@ -102,7 +102,7 @@ t_start=$NOW
 T new-session -d -s "$S" -x 100 -y 30 "$WORK/run"
 
 # ---------------------------------------------------------------- first screen
-ROWS_RE='[0-9]+/[0-9]+ rows'
+ROWS_RE='[0-9,]+/[0-9,]+ rows'
 LAST=""
 while :; do
   LAST=$(screen)
@@ -212,7 +212,7 @@ POS=0
 NROWS=0
 where() {
   local m
-  m=$(grep -Eo "$ROWS_RE" <<<"$LAST" | tail -n 1 || true)
+  m=$(grep -Eo "$ROWS_RE" <<<"$LAST" | tail -n 1 | tr -d , || true)
   if [ -z "$m" ]; then POS=0 NROWS=0; return 0; fi
   POS=${m%%/*}
   m=${m#*/}
@@ -277,8 +277,8 @@ nav page PgUp
 nav page PgUp
 nav ends End
 nav ends Home
-press sort n "sort name"
-press sort n "(reversed)"
+press sort N "sort name"
+press sort N "(reversed)"
 press sort C "sort count"
 press sort s "sort size"
 press toggle a "shallow |"
@@ -297,7 +297,7 @@ nav move Down
 nav page PgDn
 nav ends End
 nav ends Home
-press sort n "sort name"
+press sort N "sort name"
 press sort s "sort size"
 press toggle a "shallow |"
 press toggle a "retained |"
@@ -319,11 +319,11 @@ view H "class histogram"
 nav move j
 nav ends End
 nav ends Home
-press filter /
+press filter f
 type_text '^java\.lang\.Thread$'
 press filter Enter '/^java\.lang\.Thread$/'
 if open_row open Enter "instances of java.lang.Thread"; then back back h; fi
-press filter /
+press filter f
 T send-keys -t "$S" -N 40 BSpace
 sleep 0.05
 settle
@@ -338,7 +338,8 @@ nav ends End
 nav ends Home
 
 # The largest level: the instances of the class that has the most.  Opening
-# it builds and sorts a row per instance (not in the overall figures);
+# it makes a lazy level: one pass over the instances, then only the rows
+# shown are sorted (not in the overall figures);
 # moving in it must not depend on its size.
 view H "class histogram"
 press sort C "sort count"
@@ -408,7 +409,7 @@ awk -v target="$TARGET_MS" -v bigrows="${BIG_ROWS:-?}" '
         excl[name] ? "   (not in the overall figures)" : ""
     }
     if ("open-largest" in cnt)
-      printf "not in the overall figures: opening the largest level (%s rows, built and sorted): %.1f ms\n",
+      printf "not in the overall figures: opening the largest level (%s rows, lazy: one pass, the rows shown sorted): %.1f ms\n",
         bigrows, v["open-largest", 1]
     if (slow != "") printf "keys at or over %d ms:\n%s", target, slow
     if (!n) { print "browse key latency: no key measured"; exit }

@@ -26,7 +26,7 @@ _hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size 
 _hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
 _hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
 _hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping -q --quiet -h --help'
+_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping -q --quiet -h --help --components'
 _hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
 # ---- diff and trend (issue 14): they take several dump files ----
 _hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --group --components'

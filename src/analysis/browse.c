@@ -16,6 +16,9 @@ static void level_free(struct hp_blevel *L)
 	hp_free(L->members);
 	hp_free(L->vis);
 	hp_free(L->filter);
+	hp_free(L->own_src);
+	hp_free(L->order);
+	hp_free(L->done);
 	memset(L, 0, sizeof *L);
 }
 
@@ -29,6 +32,7 @@ void hp_browse_release(struct hp_browse *m)
 	hp_free(m->cls_objs);
 	hp_free(m->cls_shallow);
 	hp_free(m->list);
+	hp_free(m->walk);
 	memset(m, 0, sizeof *m);
 }
 
@@ -80,20 +84,33 @@ int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retain
 
 /* ---- rows ------------------------------------------------------------- */
 
+/* the class whose name object v goes by: its class, or for a class object
+ * the class it is */
+static uint32_t name_class(const hp_heap *h, uint32_t v)
+{
+	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		if (k != HP_IDMAP_NONE)
+			return (uint32_t)k;
+	}
+	return h->cls[v];
+}
+
 const char *hp_browse_name(const struct hp_browse *m, const struct hp_brow *r)
 {
 	const hp_heap *h = m->h;
 	switch (r->kind) {
 	case HP_BR_OBJECT:
-		if (hp_heap_kind(h, r->id) == HP_OBJ_CLASS) {
-			size_t k = hp_idmap_get(&h->class_map, h->ids[r->id]);
-			if (k != HP_IDMAP_NONE)
-				return hp_class_name(h, k);
-		}
-		return hp_class_name(h, h->cls[r->id]);
+		return hp_class_name(h, name_class(h, r->id));
 	case HP_BR_GROUP:
 	case HP_BR_CLASS:
 		return hp_class_name(h, r->id);
+	case HP_BR_THREAD:
+		return m->tnames && m->tnames[r->id] ? m->tnames[r->id] : "";
+	case HP_BR_FRAME:
+		return "";
+	case HP_BR_CGROUP:
+		return m->gnames && m->gnames[r->id] ? m->gnames[r->id] : "";
 	default:
 		return hp_root_kind_name((int)r->id);
 	}
@@ -104,9 +121,19 @@ uint64_t hp_browse_size(const struct hp_browse *m, const struct hp_brow *r)
 	return m->shallow ? r->shallow : r->retained;
 }
 
+static struct hp_brow object_row(const struct hp_browse *m, uint32_t v);
+#define LAZY_SLOTS 256
+static void lazy_fix(const struct hp_browse *m, struct hp_blevel *L, size_t p);
+
 const struct hp_brow *hp_browse_row(const struct hp_browse *m, size_t i)
 {
-	const struct hp_blevel *L = hp_browse_level(m);
+	struct hp_blevel *L = hp_browse_level(m);
+	if (L->lazy) {   /* made in a ring of LAZY_SLOTS rows */
+		lazy_fix(m, L, i);
+		struct hp_brow *r = &L->rows[i % LAZY_SLOTS];
+		*r = object_row(m, L->order[i]);
+		return r;
+	}
 	return &L->rows[L->vis[i]];
 }
 
@@ -138,7 +165,8 @@ int hp_browse_can_open(const struct hp_browse *m, const struct hp_brow *r)
 	switch (r->kind) {
 	case HP_BR_OBJECT: return has_children(m, r->id);
 	case HP_BR_GROUP: return r->n > 0;
-	default: return 1;   /* a class, a root kind: its list (empty or not) */
+	case HP_BR_FRAME: return 0;
+	default: return 1;   /* a class, a root kind, a thread, a group: its list (empty or not) */
 	}
 }
 
@@ -290,11 +318,158 @@ static int one_name(const struct hp_browse *m, const struct hp_blevel *L)
 	return 1;
 }
 
+/* ---- lazy levels ------------------------------------------------------- */
+
+size_t hp_browse_lazy_from = 100000;
+
+/* row_cmp's order for two object rows of a lazy level, in L's order */
+static int obj_cmp(const struct hp_browse *m, const struct hp_blevel *L, uint32_t a, uint32_t b)
+{
+	const uint64_t *sz = L->shallow ? m->R->shallow : m->R->retained;
+	int r = 0;
+	switch (L->sort) {
+	case HP_BSORT_SIZE:
+		r = -cmp_u64(sz[a], sz[b]);
+		break;
+	case HP_BSORT_COUNT:
+		r = -cmp_u64(m->subtree[a], m->subtree[b]);
+		break;
+	default: {
+		uint32_t ca = name_class(m->h, a), cb = name_class(m->h, b);
+		if (ca != cb)
+			r = strcmp(hp_class_name(m->h, ca), hp_class_name(m->h, cb));
+		break;
+	}
+	}
+	if (!r && L->sort != HP_BSORT_SIZE)
+		r = -cmp_u64(sz[a], sz[b]);
+	if (!r)
+		r = cmp_u64(a, b);
+	return L->reverse ? -r : r;
+}
+
+static int bit(const uint64_t *b, size_t i) { return (int)(b[i >> 6] >> (i & 63) & 1); }
+static void set_bit(uint64_t *b, size_t i) { b[i >> 6] |= 1ull << (i & 63); }
+
+/*
+ * Makes position p of a lazy level final: quickselect between the nearest
+ * final positions around p (random pivots, so no input makes it
+ * quadratic), each pivot final where it lands; a piece of at most 16 is
+ * sorted outright.  The scans for the bounds cost no more than the
+ * partition they bound.
+ */
+static void lazy_fix(const struct hp_browse *m, struct hp_blevel *L, size_t p)
+{
+	uint64_t *done = L->done;
+	if (bit(done, p))
+		return;
+	size_t lo = p, hi = p + 1, n = L->nvis;
+	while (lo > 0 && !bit(done, lo - 1)) {
+		if (!(lo & 63) && !done[(lo >> 6) - 1])
+			lo -= 64;
+		else
+			lo--;
+	}
+	while (hi < n && !bit(done, hi)) {
+		if (!(hi & 63) && !done[hi >> 6])
+			hi += 64;
+		else
+			hi++;
+	}
+	if (hi > n)
+		hi = n;
+	uint32_t *a = L->order;
+	while (hi - lo > 16) {
+		L->rng ^= L->rng << 13;
+		L->rng ^= L->rng >> 7;
+		L->rng ^= L->rng << 17;
+		size_t pi = lo + (size_t)(L->rng % (hi - lo));
+		uint32_t piv = a[pi];
+		a[pi] = a[hi - 1];
+		a[hi - 1] = piv;
+		size_t st = lo;
+		for (size_t i = lo; i < hi - 1; i++)
+			if (obj_cmp(m, L, a[i], piv) < 0) {
+				uint32_t t = a[i];
+				a[i] = a[st];
+				a[st++] = t;
+			}
+		a[hi - 1] = a[st];
+		a[st] = piv;
+		set_bit(done, st);
+		if (st == p)
+			return;
+		if (p < st)
+			hi = st;
+		else
+			lo = st + 1;
+	}
+	for (size_t i = lo + 1; i < hi; i++) {
+		uint32_t x = a[i];
+		size_t j = i;
+		for (; j > lo && obj_cmp(m, L, x, a[j - 1]) < 0; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+	for (size_t i = lo; i < hi; i++)
+		set_bit(done, i);
+}
+
+/* the largest sizes among the visible objects, nothing final yet */
+static void lazy_reset(const struct hp_browse *m, struct hp_blevel *L)
+{
+	memset(L->done, 0, ((L->nsrc >> 6) + 1) * sizeof *L->done);
+	L->max_retained = L->max_shallow = 0;
+	for (size_t i = 0; i < L->nvis; i++) {
+		uint32_t v = L->order[i];
+		if (m->R->retained[v] > L->max_retained)
+			L->max_retained = m->R->retained[v];
+		if (m->R->shallow[v] > L->max_shallow)
+			L->max_shallow = m->R->shallow[v];
+	}
+	if (L->cursor >= L->nvis)
+		L->cursor = L->nvis ? L->nvis - 1 : 0;
+}
+
+/* the position object v takes in L's order (one pass), SIZE_MAX when hidden */
+static size_t lazy_rank(const struct hp_browse *m, const struct hp_blevel *L, uint32_t v)
+{
+	size_t below = 0;
+	int seen = 0;
+	for (size_t i = 0; i < L->nvis; i++) {
+		uint32_t x = L->order[i];
+		if (x == v)
+			seen = 1;
+		else
+			below += obj_cmp(m, L, x, v) < 0;
+	}
+	return seen ? below : SIZE_MAX;
+}
+
 /* Puts the level in the model's order, keeping the cursor on its row. */
 static void level_sort(struct hp_browse *m, struct hp_blevel *L)
 {
 	if (L->sort == m->sort && L->reverse == m->reverse && L->shallow == m->shallow)
 		return;
+	if (L->fixed) {   /* a stack keeps its order; sizes shown switch all the same */
+		L->sort = m->sort;
+		L->reverse = m->reverse;
+		L->shallow = m->shallow;
+		return;
+	}
+	if (L->lazy) {
+		int have = L->nvis > 0;
+		uint32_t keep = have ? (hp_browse_row(m, L->cursor), L->order[L->cursor]) : 0;
+		L->sort = m->sort;
+		L->reverse = m->reverse;
+		L->shallow = m->shallow;
+		lazy_reset(m, L);
+		if (have) {
+			size_t at = lazy_rank(m, L, keep);
+			L->cursor = at == SIZE_MAX ? 0 : at;
+		}
+		return;
+	}
 	struct hp_brow keep;
 	int have = L->nvis > 0;
 	if (have)
@@ -372,6 +547,50 @@ static int member_cmp(const void *pa, const void *pb)
 	return a->cls != b->cls ? (a->cls < b->cls ? -1 : 1) : (a->obj < b->obj ? -1 : a->obj > b->obj);
 }
 
+/* members in member_cmp's order, in linear time: a counting sort by class
+ * (class objects last), each class's members by object number by a second
+ * counting pass over the object numbers' order (a radix sort of two digits
+ * keyed by class: the objects come sorted by number first).  0 when out of
+ * memory (the caller sorts by comparison). */
+static int by_class(const hp_heap *h, struct member *mb, size_t k)
+{
+	size_t nc = h->nclasses;
+	uint32_t *cnt = hp_calloc(nc + 2, sizeof *cnt);
+	size_t *c16 = hp_malloc(65537 * sizeof *c16);
+	struct member *t = hp_reallocarray(NULL, k, sizeof *t);
+	if (!cnt || !c16 || !t || k > UINT32_MAX) {
+		hp_free(cnt);
+		hp_free(c16);
+		hp_free(t);
+		return 0;
+	}
+	/* by object number first: LSD radix of 16-bit digits */
+	for (int shift = 0; shift < 32; shift += 16) {
+		memset(c16, 0, 65537 * sizeof *c16);
+		for (size_t i = 0; i < k; i++)
+			c16[((mb[i].obj >> shift) & 0xffff) + 1]++;
+		for (size_t d = 0; d < 65536; d++)
+			c16[d + 1] += c16[d];
+		for (size_t i = 0; i < k; i++)
+			t[c16[(mb[i].obj >> shift) & 0xffff]++] = mb[i];
+		memcpy(mb, t, k * sizeof *mb);
+	}
+	/* then stably by class, class objects (UINT32_MAX) last */
+#define SLOT(c) ((c) == UINT32_MAX ? nc : (size_t)(c))
+	for (size_t i = 0; i < k; i++)
+		cnt[SLOT(mb[i].cls) + 1]++;
+	for (size_t c = 0; c <= nc; c++)
+		cnt[c + 1] += cnt[c];
+	for (size_t i = 0; i < k; i++)
+		t[cnt[SLOT(mb[i].cls)]++] = mb[i];
+#undef SLOT
+	memcpy(mb, t, k * sizeof *mb);
+	hp_free(cnt);
+	hp_free(c16);
+	hp_free(t);
+	return 1;
+}
+
 /* the dominator children of v (n: the super-root), same-class siblings grouped */
 static int open_dom(struct hp_browse *m, uint32_t v, struct hp_error *err)
 {
@@ -387,7 +606,8 @@ static int open_dom(struct hp_browse *m, uint32_t v, struct hp_error *err)
 		mb[i].cls = hp_heap_kind(h, c) == HP_OBJ_CLASS ? UINT32_MAX : h->cls[c];
 		mb[i].obj = c;
 	}
-	qsort(mb, k, sizeof *mb, member_cmp);
+	if (k < 4096 || !by_class(h, mb, k))
+		qsort(mb, k, sizeof *mb, member_cmp);
 	size_t nrows = 0, ngrouped = 0;
 	for (size_t i = 0; i < k;) {
 		size_t j = i;
@@ -443,17 +663,47 @@ static int open_dom(struct hp_browse *m, uint32_t v, struct hp_error *err)
 	return HP_OK;
 }
 
+/* A level of the objects objs[0 .. n): built, or lazy when big (objs
+ * borrowed then, unless own: the level frees own, which is objs). */
 static int open_objects(struct hp_browse *m, int kind, uint32_t node, const uint32_t *objs, size_t n,
-			uint64_t total, struct hp_error *err)
+			uint32_t *own, uint64_t total, struct hp_error *err)
 {
-	struct hp_blevel *L = push(m, kind, node, n, err);
-	if (!L)
+	int lazy = n && n >= hp_browse_lazy_from;
+	struct hp_blevel *L = push(m, kind, node, lazy ? LAZY_SLOTS : n, err);
+	if (!L) {
+		hp_free(own);
 		return HP_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		L->rows[i] = object_row(m, objs[i]);
+	}
 	L->nrows = n;
 	L->total_retained = total;
-	finish(m, L);
+	if (!lazy) {
+		for (size_t i = 0; i < n; i++)
+			L->rows[i] = object_row(m, objs[i]);
+		hp_free(own);
+		finish(m, L);
+		return HP_OK;
+	}
+	L->lazy = 1;
+	L->src = objs;
+	L->nsrc = n;
+	L->own_src = own;
+	L->order = hp_reallocarray(NULL, n, sizeof *L->order);
+	L->done = hp_calloc((n >> 6) + 1, sizeof *L->done);
+	if (!L->order || !L->done) {
+		level_free(L);
+		m->depth--;
+		return nomem(err);
+	}
+	memcpy(L->order, objs, n * sizeof *objs);
+	L->nvis = n;
+	L->rng = 0x9e3779b97f4a7c15ull ^ n;
+	for (size_t i = 0; i < n; i++)
+		L->total_shallow += m->R->shallow[objs[i]];
+	L->sort = m->sort;
+	L->reverse = m->reverse;
+	L->shallow = m->shallow;
+	lazy_reset(m, L);
+	L->cursor = 0;
 	return HP_OK;
 }
 
@@ -529,9 +779,133 @@ static int open_roots(struct hp_browse *m, int k, struct hp_error *err)
 	for (size_t i = 0; i < n; i++)
 		if (!u || objs[u - 1] != objs[i])
 			objs[u++] = objs[i];
-	int rc = open_objects(m, HP_BL_ROOTS, (uint32_t)k, objs, u, m->R->reachable_bytes, err);
-	hp_free(objs);
-	return rc;
+	return open_objects(m, HP_BL_ROOTS, (uint32_t)k, objs, u, objs, m->R->reachable_bytes, err);
+}
+
+void hp_browse_set_threads(struct hp_browse *m, const struct hp_threads *T, const char *const *names)
+{
+	m->T = T;
+	m->tnames = names;
+}
+
+void hp_browse_set_groups(struct hp_browse *m, const struct hp_groups *G, const char *const *names)
+{
+	m->G = G;
+	m->gnames = names;
+}
+
+/* every thread, with what its Thread object retains */
+static int open_threads(struct hp_browse *m, struct hp_error *err)
+{
+	size_t n = m->T ? m->T->n : 0;
+	struct hp_blevel *L = push(m, HP_BL_THREADS, 0, n, err);
+	if (!L)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct hp_thread_info *t = &m->T->t[i];
+		struct hp_brow *r = &L->rows[L->nrows++];
+		r->kind = HP_BR_THREAD;
+		r->id = (uint32_t)i;
+		r->retained = t->retained;
+		r->shallow = t->shallow;
+		r->count = t->obj < m->h->nobj ? m->subtree[t->obj] : 0;
+	}
+	L->total_retained = m->R->reachable_bytes;
+	finish(m, L);
+	return HP_OK;
+}
+
+/* thread ti's frames, top first, each followed by the objects it holds;
+ * then the roots without a frame under one row of their own */
+static int open_stack(struct hp_browse *m, uint32_t ti, struct hp_error *err)
+{
+	const struct hp_thread_info *t = &m->T->t[ti];
+	const struct hp_thread_local *lo = m->T->locals + t->first_local;
+	size_t nl = t->nlocals, nf = t->nframes;
+	int loose = nl && lo[nl - 1].frame == HP_FRAME_NONE;
+	struct hp_blevel *L = push(m, HP_BL_STACK, ti, nf + nl + (size_t)loose, err);
+	if (!L)
+		return HP_ENOMEM;
+	L->fixed = 1;
+	size_t j = 0;
+	for (size_t d = 0; d <= nf; d++) {
+		uint32_t depth = d < nf ? (uint32_t)d : HP_FRAME_NONE;
+		if (d == nf && !loose)
+			break;
+		struct hp_brow *fr = &L->rows[L->nrows++];
+		fr->kind = HP_BR_FRAME;
+		fr->id = depth;
+		for (; j < nl && lo[j].frame == depth; j++) {
+			L->rows[L->nrows++] = object_row(m, lo[j].obj);
+			fr->count++;
+		}
+	}
+	L->total_retained = t->retained;
+	finish(m, L);
+	return HP_OK;
+}
+
+static void cgroup_row(const struct hp_browse *m, struct hp_brow *r, uint32_t g)
+{
+	const struct hp_group *x = &m->G->g[g];
+	r->kind = HP_BR_CGROUP;
+	r->id = g;
+	r->count = x->instances;
+	r->shallow = x->shallow;
+	r->retained = x->retained;
+}
+
+static void class_row(const struct hp_browse *m, struct hp_brow *r, uint32_t c)
+{
+	r->kind = HP_BR_CLASS;
+	r->id = c;
+	r->count = m->cls_off[c + 1] - m->cls_off[c];
+	r->shallow = m->cls_shallow[c];
+	r->retained = m->R->class_retained[c];
+}
+
+/* the top-level groups (no groups given: none) */
+static int open_cgroups(struct hp_browse *m, struct hp_error *err)
+{
+	const struct hp_groups *G = m->G;
+	size_t k = 0, n = G ? G->n : 0;
+	for (size_t g = 0; g < n; g++)
+		k += G->g[g].parent == HP_NONE;
+	struct hp_blevel *L = push(m, HP_BL_CGROUPS, 0, k, err);
+	if (!L)
+		return HP_ENOMEM;
+	for (size_t g = 0; g < n; g++)
+		if (G->g[g].parent == HP_NONE)
+			cgroup_row(m, &L->rows[L->nrows++], (uint32_t)g);
+	L->total_retained = m->R->reachable_bytes;
+	finish(m, L);
+	return HP_OK;
+}
+
+/* group g's subgroups (packages) and the classes directly in it */
+static int open_cgroup(struct hp_browse *m, uint32_t g, struct hp_error *err)
+{
+	const struct hp_groups *G = m->G;
+	const hp_heap *h = m->h;
+	size_t k = 0;
+	for (size_t i = 0; i < G->n; i++)
+		k += G->g[i].parent == g;
+	for (size_t c = 0; c < h->nclasses; c++)
+		k += m->cls_off[c + 1] > m->cls_off[c] && h->classes[c].row != HP_NONE &&
+		     G->row_group[h->classes[c].row] == g;
+	struct hp_blevel *L = push(m, HP_BL_CGROUP, g, k, err);
+	if (!L)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < G->n; i++)
+		if (G->g[i].parent == g)
+			cgroup_row(m, &L->rows[L->nrows++], (uint32_t)i);
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (m->cls_off[c + 1] > m->cls_off[c] && h->classes[c].row != HP_NONE &&
+		    G->row_group[h->classes[c].row] == g)
+			class_row(m, &L->rows[L->nrows++], (uint32_t)c);
+	L->total_retained = G->g[g].retained;
+	finish(m, L);
+	return HP_OK;
 }
 
 int hp_browse_set_list(struct hp_browse *m, const uint32_t *objs, size_t n, struct hp_error *err)
@@ -562,8 +936,10 @@ int hp_browse_set_view(struct hp_browse *m, int v, struct hp_error *err)
 	switch (v) {
 	case HP_BV_HISTO: return open_histo(m, err);
 	case HP_BV_ROOTS: return open_kinds(m, err);
+	case HP_BV_THREADS: return open_threads(m, err);
+	case HP_BV_GROUPS: return open_cgroups(m, err);
 	case HP_BV_LEAKS:
-		return open_objects(m, HP_BL_LIST, 0, m->list, m->nlist, m->R->reachable_bytes, err);
+		return open_objects(m, HP_BL_LIST, 0, m->list, m->nlist, NULL, m->R->reachable_bytes, err);
 	default: return open_dom(m, (uint32_t)m->h->nobj, err);
 	}
 }
@@ -582,12 +958,18 @@ int hp_browse_descend(struct hp_browse *m, struct hp_error *err)
 		break;
 	case HP_BR_GROUP: {
 		/* the members stay in the parent level, which outlives this one */
-		rc = open_objects(m, HP_BL_GROUP, r.id, L->members + r.first, r.n, r.retained, err);
+		rc = open_objects(m, HP_BL_GROUP, r.id, L->members + r.first, r.n, NULL, r.retained, err);
 		break;
 	}
 	case HP_BR_CLASS:
 		rc = open_objects(m, HP_BL_INSTANCES, r.id, m->cls_objs + m->cls_off[r.id],
-				  m->cls_off[r.id + 1] - m->cls_off[r.id], r.retained, err);
+				  m->cls_off[r.id + 1] - m->cls_off[r.id], NULL, r.retained, err);
+		break;
+	case HP_BR_THREAD:
+		rc = open_stack(m, r.id, err);
+		break;
+	case HP_BR_CGROUP:
+		rc = open_cgroup(m, r.id, err);
 		break;
 	default:
 		rc = open_roots(m, (int)r.id, err);
@@ -648,6 +1030,35 @@ int hp_browse_filter(struct hp_browse *m, int (*match)(void *ud, const char *nam
 		return nomem(err);
 	if (t)
 		memcpy(t, text, strlen(text) + 1);
+	if (L->lazy) {
+		uint8_t *memo = t ? hp_calloc(m->h->nclasses ? m->h->nclasses : 1, 1) : NULL;
+		if (t && !memo) {
+			hp_free(t);
+			return nomem(err);
+		}
+		hp_free(L->filter);
+		L->filter = t;
+		int have = L->nvis > 0;
+		uint32_t keep = have ? (hp_browse_row(m, L->cursor), L->order[L->cursor]) : 0;
+		L->nvis = 0;
+		for (size_t i = 0; i < L->nsrc; i++) {
+			uint32_t v = L->src[i], c = name_class(m->h, v);
+			if (memo && !memo[c])
+				memo[c] = match(ud, hp_class_name(m->h, c)) ? 1 : 2;
+			if (!memo || memo[c] == 1)
+				L->order[L->nvis++] = v;
+		}
+		hp_free(memo);
+		lazy_reset(m, L);
+		L->cursor = 0;
+		L->top = 0;
+		if (have) {
+			size_t at = lazy_rank(m, L, keep);
+			if (at != SIZE_MAX)
+				L->cursor = at;
+		}
+		return HP_OK;
+	}
 	hp_free(L->filter);
 	L->filter = t;
 	struct hp_brow keep;
@@ -666,4 +1077,143 @@ int hp_browse_filter(struct hp_browse *m, int (*match)(void *ud, const char *nam
 				L->cursor = i;
 		}
 	return HP_OK;
+}
+
+/* ---- search ----------------------------------------------------------- */
+
+static int walk_push(struct hp_browse *m, uint32_t v)
+{
+	if (m->nwalk == m->capwalk) {
+		size_t nc = m->capwalk ? 2 * m->capwalk : 256;
+		struct hp_bwalk *w = hp_reallocarray(m->walk, nc, sizeof *w);
+		if (!w)
+			return HP_ENOMEM;
+		m->walk = w;
+		m->capwalk = nc;
+	}
+	m->walk[m->nwalk].v = v;
+	m->walk[m->nwalk].next = m->R->child_off[v];
+	m->nwalk++;
+	return HP_OK;
+}
+
+int hp_browse_search(struct hp_browse *m, int restart, int (*match)(void *ud, const char *name), void *ud,
+		     uint32_t *found, int *wrapped, struct hp_error *err)
+{
+	const hp_heap *h = m->h;
+	const struct hp_retained *R = m->R;
+	*found = HP_NONE;
+	*wrapped = 0;
+	uint8_t *memo = hp_calloc(h->nclasses ? h->nclasses : 1, 1);   /* 1 matches, 2 not */
+	if (!memo)
+		return nomem(err);
+	int from_top = 0;
+	if (restart || !m->walk_started) {
+		m->nwalk = 0;
+		from_top = 1;
+		if (walk_push(m, (uint32_t)h->nobj)) {
+			hp_free(memo);
+			return nomem(err);
+		}
+		m->walk_started = 1;
+	}
+	for (;;) {
+		if (!m->nwalk) {
+			if (from_top) {   /* a whole pass without a match */
+				m->walk_started = 0;
+				break;
+			}
+			*wrapped = from_top = 1;
+			if (walk_push(m, (uint32_t)h->nobj)) {
+				hp_free(memo);
+				return nomem(err);
+			}
+		}
+		struct hp_bwalk *f = &m->walk[m->nwalk - 1];
+		if (f->next == R->child_off[f->v + 1]) {
+			m->nwalk--;
+			continue;
+		}
+		uint32_t c = R->children[f->next++];
+		if (walk_push(m, c)) {
+			hp_free(memo);
+			return nomem(err);
+		}
+		uint32_t k = name_class(h, c);
+		if (!memo[k])
+			memo[k] = match(ud, hp_class_name(h, k)) ? 1 : 2;
+		if (memo[k] == 1) {
+			*found = c;
+			break;
+		}
+	}
+	hp_free(memo);
+	return HP_OK;
+}
+
+/* the visible position of object v's row in the current level, or of the
+ * group it is in (*in_group set); SIZE_MAX when none */
+static size_t find_row(const struct hp_browse *m, uint32_t v, int *in_group)
+{
+	struct hp_blevel *L = hp_browse_level(m);
+	*in_group = 0;
+	if (L->lazy)
+		return lazy_rank(m, L, v);
+	uint32_t cls = hp_heap_kind(m->h, v) == HP_OBJ_CLASS ? UINT32_MAX : m->h->cls[v];
+	for (size_t i = 0; i < L->nvis; i++) {
+		const struct hp_brow *r = &L->rows[L->vis[i]];
+		if (r->kind == HP_BR_OBJECT && r->id == v)
+			return i;
+		if (r->kind == HP_BR_GROUP && r->id == cls) {
+			*in_group = 1;
+			return i;
+		}
+	}
+	return SIZE_MAX;
+}
+
+int hp_browse_reveal(struct hp_browse *m, uint32_t v, struct hp_error *err)
+{
+	const struct hp_dom *d = &m->R->dom;
+	if (v >= m->h->nobj || d->idom[v] == HP_DOM_UNREACHABLE)
+		return 1;
+	size_t np = 0, cap = 64;
+	uint32_t *path = hp_reallocarray(NULL, cap, sizeof *path);
+	if (!path)
+		return nomem(err);
+	for (uint32_t x = v;; x = d->idom[x]) {
+		if (np == cap) {
+			uint32_t *p = hp_reallocarray(path, cap * 2, sizeof *p);
+			if (!p) {
+				hp_free(path);
+				return nomem(err);
+			}
+			path = p;
+			cap *= 2;
+		}
+		path[np++] = x;
+		if (d->idom[x] == HP_DOM_SUPER || d->idom[x] >= m->h->nobj)
+			break;
+	}
+	int rc = hp_browse_set_view(m, HP_BV_DOM, err);
+	for (size_t i = np; rc == HP_OK && i-- > 0;) {
+		int in_group;
+		size_t at = find_row(m, path[i], &in_group);
+		if (at == SIZE_MAX)
+			break;   /* cannot be: the tree lists it */
+		hp_browse_level(m)->cursor = at;
+		if (in_group) {
+			if ((rc = hp_browse_descend(m, err)) != 1)
+				break;
+			rc = HP_OK;
+			at = find_row(m, path[i], &in_group);
+			if (at == SIZE_MAX)
+				break;
+			hp_browse_level(m)->cursor = at;
+		}
+		if (i > 0)
+			rc = open_dom(m, path[i], err);
+	}
+	hp_free(path);
+	return rc < 0 ? rc : HP_OK;
 }

@@ -14,13 +14,40 @@
  *               they dominate;
  *   leaks       the objects the caller listed (hp_browse_set_list(): the CLI
  *               lists the leak suspects' accumulation points and the zombie
- *               objects of analysis/leaks.h), then what they dominate.
+ *               objects of analysis/leaks.h), then what they dominate;
+ *   threads     the threads of analysis/threads.h (hp_browse_set_threads()),
+ *               then a thread's frames, each followed by the objects it
+ *               holds (in stack order, never re-sorted), then what a local
+ *               dominates;
+ *   groups      the class histogram grouped by package, loader or component
+ *               (analysis/group.h, hp_browse_set_groups()): the top-level
+ *               groups, then a group's subpackages and classes, then a
+ *               class's instances.
  * Rows are built, grouped and sorted when a level is opened, and re-sorted
  * or filtered on request: work proportional to that level's rows (or, for a
  * root kind, to the root records), never to the heap.  Moving the cursor
  * and what a redraw asks (hp_browse_row, _max, _total) take constant time
  * whatever the level's size: a level of every instance of a class can hold
  * most of the heap.
+ *
+ * Lazy levels: a level of only objects (a class's instances, a group's
+ * members, a root kind's objects, the leaks list) with at least
+ * hp_browse_lazy_from rows keeps just their object numbers (4 bytes a row)
+ * and puts them in order only where a row is asked for: a quickselect
+ * around the position asked (random pivots; positions already final are
+ * marked in a bitmap and bound the next partitions), the small pieces left
+ * sorted outright.  Opening such a level costs one pass over its objects
+ * (sums and the largest size for the bars), a screen of rows about two more
+ * (O(n + k log k) for the first k rows), and memory of 4 bytes and a bit a
+ * row: hp_browse_row() makes the row asked for in a ring of 256, so its
+ * pointer holds until 256 more rows of that level are asked for.
+ * Re-sorting one forgets what was final (a bitmap clear) and finds the
+ * cursor's row by its rank (one pass).
+ *
+ * Search (hp_browse_search()): a depth-first walk of the dominator tree
+ * (children in the tree's own order), resumed where the last match was;
+ * matching goes by class name, asked once per class.  The walk's stack is
+ * the match's ancestors, which hp_browse_reveal() opens level by level.
  *
  * hp_browse_init() does the per-heap work once: the number of objects in
  * every dominator subtree (one reverse pass over the DFS preorder) and the
@@ -37,9 +64,16 @@
 #include <stdint.h>
 #include "model/heap.h"
 #include "analysis/retained.h"
+#include "analysis/threads.h"
+#include "analysis/group.h"
 
-enum hp_bview { HP_BV_DOM = 0, HP_BV_HISTO, HP_BV_ROOTS, HP_BV_LEAKS };
-enum hp_brow_kind { HP_BR_OBJECT = 0, HP_BR_GROUP, HP_BR_CLASS, HP_BR_ROOTKIND };
+enum hp_bview { HP_BV_DOM = 0, HP_BV_HISTO, HP_BV_ROOTS, HP_BV_LEAKS, HP_BV_THREADS, HP_BV_GROUPS };
+enum hp_brow_kind {
+	HP_BR_OBJECT = 0, HP_BR_GROUP, HP_BR_CLASS, HP_BR_ROOTKIND,
+	HP_BR_THREAD,         /* id: index in hp_threads.t */
+	HP_BR_FRAME,          /* id: frame depth (HP_FRAME_NONE: the roots without a frame) */
+	HP_BR_CGROUP          /* id: index in hp_groups.g */
+};
 enum hp_blevel_kind {
 	HP_BL_DOM = 0,        /* dominator children of node (node n: the super-root) */
 	HP_BL_GROUP,          /* the members of a same-class group under node */
@@ -47,7 +81,11 @@ enum hp_blevel_kind {
 	HP_BL_INSTANCES,      /* the instances of class node */
 	HP_BL_KINDS,          /* root kinds with roots */
 	HP_BL_ROOTS,          /* the distinct objects of root kind node */
-	HP_BL_LIST            /* the objects of hp_browse_set_list() */
+	HP_BL_LIST,           /* the objects of hp_browse_set_list() */
+	HP_BL_THREADS,        /* every thread */
+	HP_BL_STACK,          /* thread node's frames and locals (stack order) */
+	HP_BL_CGROUPS,        /* the top-level groups */
+	HP_BL_CGROUP          /* group node's subgroups and classes */
 };
 enum hp_bsort { HP_BSORT_SIZE = 0, HP_BSORT_NAME, HP_BSORT_COUNT };
 
@@ -63,7 +101,7 @@ struct hp_brow {
 struct hp_blevel {
 	int kind;             /* enum hp_blevel_kind */
 	uint32_t node;        /* object, class index or root kind the level lists */
-	struct hp_brow *rows;
+	struct hp_brow *rows;  /* lazy levels: a ring of the rows last asked for */
 	size_t nrows;
 	uint32_t *members;    /* DOM levels: group members, by group */
 	size_t *vis;          /* the rows shown, in order: indexes into rows */
@@ -73,6 +111,15 @@ struct hp_blevel {
 	char *filter;         /* pattern text when filtered, else NULL */
 	uint64_t total_retained, total_shallow;   /* what percentages are of */
 	uint64_t max_retained, max_shallow;       /* the largest visible sizes (bars) */
+	int fixed;            /* rows stay in the order built (a stack) */
+	/* lazy levels (see above): rows[i] is made when asked for */
+	int lazy;
+	const uint32_t *src;  /* every object of the level (borrowed, or own_src) */
+	size_t nsrc;
+	uint32_t *own_src;
+	uint32_t *order;      /* the visible objects; order[i] is final where done has bit i */
+	uint64_t *done;
+	uint64_t rng;
 };
 
 struct hp_browse {
@@ -91,12 +138,25 @@ struct hp_browse {
 	uint32_t *list;       /* the leaks view's objects (hp_browse_set_list()) */
 	size_t nlist;
 	int have_list;
+	const struct hp_threads *T;    /* the threads view's (borrowed) */
+	const char *const *tnames;     /*   their names, per thread (borrowed) */
+	const struct hp_groups *G;     /* the groups view's (borrowed) */
+	const char *const *gnames;     /*   their names, per group (borrowed) */
+	/* the search's walk: stack of (node, next child) from the super-root */
+	struct hp_bwalk { uint32_t v, next; } *walk;
+	size_t nwalk, capwalk;
+	int walk_started;
 };
 
 /* The model over h and R, showing the dominator view.  HP_ENOMEM. */
 int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retained *R,
 		   struct hp_error *err) HP_MUST_USE;
 void hp_browse_release(struct hp_browse *m);
+
+/* The threads view's threads and their names (both borrowed: they must
+ * outlive the model), and the groups view's groups and names. */
+void hp_browse_set_threads(struct hp_browse *m, const struct hp_threads *T, const char *const *names);
+void hp_browse_set_groups(struct hp_browse *m, const struct hp_groups *G, const char *const *names);
 
 /* The objects the leaks view lists (copied; repeats dropped). */
 int hp_browse_set_list(struct hp_browse *m, const uint32_t *objs, size_t n, struct hp_error *err) HP_MUST_USE;
@@ -109,7 +169,8 @@ static inline struct hp_blevel *hp_browse_level(const struct hp_browse *m)
 {
 	return &m->levels[m->depth - 1];
 }
-/* the row at vis index i of the current level (i < nvis) */
+/* the row at vis index i of the current level (i < nvis); a lazy level's
+ * row lives in a ring: the pointer holds until 256 more rows are asked for */
 const struct hp_brow *hp_browse_row(const struct hp_browse *m, size_t i);
 /* the row under the cursor, NULL when the level shows none */
 const struct hp_brow *hp_browse_cur(const struct hp_browse *m);
@@ -150,5 +211,22 @@ int hp_browse_filter(struct hp_browse *m, int (*match)(void *ud, const char *nam
 /* levels of at least this many rows are sorted by a radix sort (same order
  * as the comparison sort below it); tests lower it */
 extern size_t hp_browse_radix_from;
+/* object levels of at least this many rows are lazy (see above); tests lower it */
+extern size_t hp_browse_lazy_from;
+
+/* Search: the next object after the last match (from the top when
+ * restart, or before any search) in a depth-first walk of the dominator
+ * tree whose class name (hp_browse_name's) match() accepts, into *found
+ * (HP_NONE when no object matches); *wrapped is set when the walk went past
+ * the end and began again at the top.  Work: the objects walked, and
+ * match() once per class.  HP_ENOMEM. */
+int hp_browse_search(struct hp_browse *m, int restart, int (*match)(void *ud, const char *name), void *ud,
+		     uint32_t *found, int *wrapped, struct hp_error *err) HP_MUST_USE;
+
+/* Shows object v in the dominator view: the levels from the top down to
+ * its dominator opened, the cursor on its row (in a group's level when
+ * same-class siblings are grouped).  Returns HP_OK, 1 when no root reaches
+ * v (nothing changes), or an error. */
+int hp_browse_reveal(struct hp_browse *m, uint32_t v, struct hp_error *err) HP_MUST_USE;
 
 #endif

@@ -339,6 +339,287 @@ static void test_radix(const char *dir)
 	unlink(path);
 }
 
+/* ---- lazy levels against built ones ------------------------------------ */
+
+/* a lazy and b built: the same rows in the same order, asked for from the
+ * middle first (a lazy level makes positions final where asked) */
+static int same_rows_mid(const struct hp_browse *a, const struct hp_browse *b)
+{
+	const struct hp_blevel *x = hp_browse_level(a), *y = hp_browse_level(b);
+	if (x->nvis != y->nvis)
+		return 0;
+	size_t n = x->nvis;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (k + n / 2) % n;
+		const struct hp_brow *p = hp_browse_row(a, i), *q = hp_browse_row(b, i);
+		if (p->kind != q->kind || p->id != q->id || p->retained != q->retained || p->count != q->count)
+			return 0;
+	}
+	return hp_browse_max(a) == hp_browse_max(b) && hp_browse_total(a) == hp_browse_total(b) &&
+	       x->cursor == y->cursor;
+}
+
+static void test_lazy(const char *dir)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/many-lazy.hprof", dir);
+	if (write_many(path)) {
+		CHECK(0, "cannot write %s", path);
+		return;
+	}
+	hp_heap *h = load(path);
+	if (!h)
+		return;
+	struct hp_retained R;
+	struct hp_retained_opts ro;
+	memset(&ro, 0, sizeof ro);
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_retained_compute(h, path, &ro, &R, &err) != HP_OK) {
+		CHECK(0, "retained: %s", err.msg);
+		hp_heap_free(h);
+		return;
+	}
+	struct hp_browse a, b;
+	int ok = hp_browse_init(&a, h, &R, &err) == HP_OK && hp_browse_init(&b, h, &R, &err) == HP_OK;
+	CHECK(ok, "init: %s", err.msg);
+	/* the leaks view's list: every object, of several classes */
+	uint32_t *all = malloc(h->nobj * sizeof *all);
+	for (size_t i = 0; all && i < h->nobj; i++)
+		all[i] = (uint32_t)i;
+	ok = ok && all && hp_browse_set_list(&a, all, h->nobj, &err) == HP_OK &&
+	     hp_browse_set_list(&b, all, h->nobj, &err) == HP_OK;
+	free(all);
+	static const int keys[] = { HP_BSORT_NAME, HP_BSORT_NAME, HP_BSORT_COUNT, HP_BSORT_COUNT, -1,
+				    HP_BSORT_SIZE, HP_BSORT_SIZE, HP_BSORT_NAME, -1, HP_BSORT_COUNT, HP_BSORT_SIZE };
+	static const int views[] = { HP_BV_HISTO, HP_BV_DOM, HP_BV_LEAKS };
+	int lazy = 0, bad = 0;
+	for (size_t vi = 0; ok && vi < 3; vi++) {
+		hp_browse_lazy_from = 1;
+		ok = hp_browse_set_view(&a, views[vi], &err) == HP_OK;
+		hp_browse_lazy_from = SIZE_MAX;
+		ok = ok && hp_browse_set_view(&b, views[vi], &err) == HP_OK;
+		for (int depth = 0; ok && depth < 3; depth++) {
+			lazy += hp_browse_level(&a)->lazy;
+			if (!same_rows_mid(&a, &b)) {
+				printf("lazy: view %d depth %d: another order\n", views[vi], depth);
+				bad++;
+			}
+			for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+				/* the cursor on a row in the middle: it stays on it */
+				hp_browse_goto(&a, hp_browse_level(&a)->nvis / 3);
+				hp_browse_goto(&b, hp_browse_level(&b)->nvis / 3);
+				if (keys[k] < 0) {
+					hp_browse_toggle_shallow(&a);
+					hp_browse_toggle_shallow(&b);
+				} else {
+					hp_browse_sort(&a, keys[k]);
+					hp_browse_sort(&b, keys[k]);
+				}
+				if (!same_rows_mid(&a, &b)) {
+					printf("lazy: view %d depth %d key %d: another order\n", views[vi], depth, keys[k]);
+					bad++;
+				}
+			}
+			if (views[vi] == HP_BV_LEAKS && depth == 0) {
+				/* a filter on a lazy level of mixed classes, and cleared */
+				int fa = hp_browse_filter(&a, has_substr, (void *)"byte", "byte", &err);
+				int fb = hp_browse_filter(&b, has_substr, (void *)"byte", "byte", &err);
+				if (fa || fb || !same_rows_mid(&a, &b) || hp_browse_level(&a)->nvis != 600) {
+					printf("lazy: the filter 'byte': %zu rows\n", hp_browse_level(&a)->nvis);
+					bad++;
+				}
+				fa = hp_browse_filter(&a, NULL, NULL, NULL, &err);
+				fb = hp_browse_filter(&b, NULL, NULL, NULL, &err);
+				if (fa || fb || !same_rows_mid(&a, &b) || hp_browse_level(&a)->nvis != h->nobj) {
+					printf("lazy: the filter cleared: %zu rows\n", hp_browse_level(&a)->nvis);
+					bad++;
+				}
+			}
+			/* open the row with the most rows under it, in both */
+			const struct hp_blevel *L = hp_browse_level(&b);
+			size_t best = SIZE_MAX;
+			uint64_t most = 0;
+			for (size_t i = 0; i < L->nvis; i++) {
+				const struct hp_brow *r = hp_browse_row(&b, i);
+				uint64_t c = r->kind == HP_BR_GROUP ? r->n : r->count;
+				if (hp_browse_can_open(&b, r) && (best == SIZE_MAX || c > most)) {
+					best = i;
+					most = c;
+				}
+			}
+			if (best == SIZE_MAX)
+				break;
+			hp_browse_goto(&a, best);
+			hp_browse_goto(&b, best);
+			hp_browse_lazy_from = 1;
+			int da = hp_browse_descend(&a, &err);
+			hp_browse_lazy_from = SIZE_MAX;
+			int db = hp_browse_descend(&b, &err);
+			if (da != 1 || db != 1)
+				break;
+		}
+	}
+	hp_browse_lazy_from = 100000;
+	CHECK(ok && lazy >= 4 && !bad, "lazy levels give the built levels' rows and order: %d lazy levels, %d differ",
+	      lazy, bad);
+	hp_browse_release(&a);
+	hp_browse_release(&b);
+	hp_retained_release(&R);
+	hp_heap_free(h);
+	unlink(path);
+}
+
+/* ---- search and reveal ----------------------------------------------- */
+
+static void test_search(struct hp_browse *m, const hp_heap *h, const struct hp_retained *R)
+{
+	struct hp_error err;
+	hp_error_clear(&err);
+	/* 'Node': A, N1, N2, N3, C, G (U: no root reaches it) and the class
+	 * object Node (it goes by the class it is), each once a cycle */
+	uint32_t first = HP_NONE, v = HP_NONE;
+	int wrapped = 0, seen = 0, bad = 0, restart = 1;
+	uint8_t got[64] = { 0 };
+	for (int i = 0; i < 20; i++) {
+		if (hp_browse_search(m, restart, has_substr, (void *)"Node", &v, &wrapped, &err) != HP_OK || v == HP_NONE)
+			break;
+		restart = 0;
+		if (wrapped)
+			break;
+		if (first == HP_NONE)
+			first = v;
+		if ((strcmp(hp_class_name(h, h->cls[v]), "Node") && h->ids[v] != NODE_C) || v >= 64 || got[v]++)
+			bad++;
+		seen++;
+		/* each match shown in the dominator view, the cursor on it */
+		if (hp_browse_reveal(m, v, &err) != HP_OK || !hp_browse_cur(m) || hp_browse_cur(m)->id != v ||
+		    hp_browse_cur(m)->kind != HP_BR_OBJECT || m->view != HP_BV_DOM) {
+			printf("search: reveal %llx failed\n", (unsigned long long)h->ids[v]);
+			bad++;
+		} else {
+			/* the level above lists v's dominator */
+			const struct hp_blevel *L = hp_browse_level(m);
+			uint32_t d = R->dom.idom[v];
+			uint32_t node = L->kind == HP_BL_GROUP ? m->levels[m->depth - 2].node : L->node;
+			if (node != (d == HP_DOM_SUPER ? (uint32_t)h->nobj : d))
+				bad++;
+		}
+	}
+	CHECK(seen == 7 && !bad && wrapped && v == first,
+	      "search 'Node': 7 matches each once, then it wraps to the first (%d, %d bad)", seen, bad);
+	CHECK(hp_browse_search(m, 1, has_substr, (void *)"nothing", &v, &wrapped, &err) == HP_OK && v == HP_NONE,
+	      "search 'nothing': no match");
+	CHECK(hp_browse_reveal(m, (uint32_t)hp_heap_find(h, U), &err) == 1, "reveal: U is unreachable");
+	/* a match in a group: N1's level is the group's */
+	uint32_t n1 = (uint32_t)hp_heap_find(h, N1);
+	CHECK(hp_browse_reveal(m, n1, &err) == HP_OK && hp_browse_level(m)->kind == HP_BL_GROUP &&
+	      hp_browse_cur(m)->id == n1 && m->depth == 5, "reveal N1: Holder, A, ARR, the group of Nodes");
+}
+
+/* ---- threads and groups ------------------------------------------------ */
+
+static void test_threads_groups(struct hp_browse *m, const hp_heap *h, const struct hp_retained *R)
+{
+	struct hp_error err;
+	hp_error_clear(&err);
+	uint32_t a = (uint32_t)hp_heap_find(h, A), b = (uint32_t)hp_heap_find(h, B), g = (uint32_t)hp_heap_find(h, G);
+	/* one thread, two frames: A in frame 0, B in frame 1, G without a frame */
+	struct hp_thread_local lo[3] = { { a, 0, HP_ROOT_JAVA_FRAME }, { b, 1, HP_ROOT_JAVA_FRAME },
+					 { g, HP_FRAME_NONE, HP_ROOT_NATIVE_STACK } };
+	struct hp_thread_info ti;
+	memset(&ti, 0, sizeof ti);
+	ti.obj = SIZE_MAX;
+	ti.trace = HP_NONE;
+	ti.nframes = 2;
+	ti.retained = 77;
+	ti.nlocals = 3;
+	struct hp_threads T;
+	memset(&T, 0, sizeof T);
+	T.t = &ti;
+	T.n = 1;
+	T.locals = lo;
+	T.nlocals = 3;
+	const char *names[1] = { "\"main\"" };
+	hp_browse_set_threads(m, &T, names);
+	CHECK(hp_browse_set_view(m, HP_BV_THREADS, &err) == HP_OK && hp_browse_level(m)->nvis == 1 &&
+	      hp_browse_row(m, 0)->kind == HP_BR_THREAD && hp_browse_row(m, 0)->retained == 77 &&
+	      strcmp(hp_browse_name(m, hp_browse_row(m, 0)), "\"main\"") == 0, "threads view: one thread, retained 77");
+	CHECK(hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->kind == HP_BL_STACK, "Enter: its stack");
+	static const struct { int kind; uint32_t id; } want[6] = {
+		{ HP_BR_FRAME, 0 }, { HP_BR_OBJECT, 0 }, { HP_BR_FRAME, 1 }, { HP_BR_OBJECT, 0 },
+		{ HP_BR_FRAME, HP_FRAME_NONE }, { HP_BR_OBJECT, 0 } };
+	uint32_t objs[3] = { a, b, g };
+	int bad = 0;
+	for (int k = 0; k < 3; k++) {   /* as built, then sorted by name and by count: the order stays */
+		const struct hp_blevel *L = hp_browse_level(m);
+		if (L->nvis != 6) {
+			bad++;
+			break;
+		}
+		for (size_t i = 0, o = 0; i < 6; i++) {
+			const struct hp_brow *r = hp_browse_row(m, i);
+			if (r->kind != want[i].kind || (r->kind == HP_BR_FRAME ? r->id != want[i].id || r->count != 1
+										: r->id != objs[o++]))
+				bad++;
+		}
+		hp_browse_sort(m, k == 0 ? HP_BSORT_NAME : HP_BSORT_COUNT);
+	}
+	hp_browse_sort(m, HP_BSORT_SIZE);
+	CHECK(!bad, "the stack: frame 0, A, frame 1, B, no frame, G, in that order whatever the sort (%d bad)", bad);
+	hp_browse_goto(m, 0);
+	CHECK(hp_browse_descend(m, &err) == 0, "a frame does not open");
+	hp_browse_goto(m, 1);
+	CHECK(hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->kind == HP_BL_DOM && hp_browse_level(m)->node == a,
+	      "a local opens as an object");
+
+	/* groups by package: "" (Node, Holder, byte[], Object[]...) and java with java.lang */
+	struct hp_groups GR;
+	if (hp_groups_compute(h, R, HP_GROUP_PACKAGE, NULL, NULL, NULL, 0, &GR, &err) != HP_OK) {
+		CHECK(0, "groups: %s", err.msg);
+		return;
+	}
+	const char **gn = calloc(GR.n ? GR.n : 1, sizeof *gn);
+	char (*buf)[64] = calloc(GR.n ? GR.n : 1, sizeof *buf);
+	for (size_t i = 0; gn && buf && i < GR.n; i++) {
+		snprintf(buf[i], sizeof buf[i], "%.*s", (int)GR.g[i].pkg_len, GR.g[i].pkg ? GR.g[i].pkg : "");
+		gn[i] = buf[i];
+	}
+	hp_browse_set_groups(m, &GR, gn);
+	CHECK(hp_browse_set_view(m, HP_BV_GROUPS, &err) == HP_OK && hp_browse_level(m)->kind == HP_BL_CGROUPS,
+	      "groups view");
+	size_t top = 0, jv = SIZE_MAX;
+	uint64_t inst = 0;
+	for (size_t i = 0; i < GR.n; i++)
+		if (GR.g[i].parent == HP_NONE) {
+			top++;
+			inst += GR.g[i].instances;
+		}
+	uint64_t sum = 0;
+	for (size_t i = 0; i < hp_browse_level(m)->nvis; i++) {
+		const struct hp_brow *r = hp_browse_row(m, i);
+		sum += r->count;
+		if (!strcmp(hp_browse_name(m, r), "java"))
+			jv = i;
+	}
+	CHECK(hp_browse_level(m)->nvis == top && top == 2 && sum == inst && inst == h->nobj,
+	      "the top-level packages: %zu rows, %llu objects of %zu", top, (unsigned long long)sum, h->nobj);
+	hp_browse_goto(m, jv);
+	CHECK(jv != SIZE_MAX && hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->nvis == 1 &&
+	      hp_browse_row(m, 0)->kind == HP_BR_CGROUP && !strcmp(hp_browse_name(m, hp_browse_row(m, 0)), "java.lang"),
+	      "java opens into java.lang");
+	/* (java.lang.Object has no instance: its class object counts under java.lang.Class) */
+	CHECK(hp_browse_descend(m, &err) == 1 && hp_browse_level(m)->nvis == 2 &&
+	      find_name(m, HP_BR_CLASS, "java.lang.Object[]") != SIZE_MAX &&
+	      find_name(m, HP_BR_CLASS, "java.lang.Class") != SIZE_MAX, "java.lang lists its classes with objects");
+	CHECK(hp_browse_set_view(m, HP_BV_DOM, &err) == HP_OK, "back to the dominator tree");
+	hp_browse_set_groups(m, NULL, NULL);
+	hp_browse_set_threads(m, NULL, NULL);
+	hp_groups_release(&GR);
+	free(gn);
+	free(buf);
+}
+
 int main(void)
 {
 	char dir[512], path[600];
@@ -504,12 +785,16 @@ int main(void)
 	CHECK(hp_browse_descend(&m, &err) == 1 && hp_browse_level(&m)->kind == HP_BL_DOM &&
 	      hp_browse_level(&m)->node == arr, "Enter opens ARR's dominator children");
 
+	test_search(&m, h, &R);
+	test_threads_groups(&m, h, &R);
+
 out:
 	hp_browse_release(&m);
 	hp_retained_release(&R);
 	hp_heap_free(h);
 	unlink(path);
 	test_radix(dir);
+	test_lazy(dir);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
