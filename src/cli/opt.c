@@ -201,6 +201,9 @@ const struct cli_option cli_opts_load[] = {
 	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
 	  "(powers of ten)",
 	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL },
+	{ "--no-index", NULL, OPT_FLAG, "--no-index", "neither read nor write the dump's index\n"
+	  "(FILE.hprofan-index; see hprofan index)",
+	  COMMON(no_index), NULL, NULL, NULL },
 	{ NULL }
 };
 
