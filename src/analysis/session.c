@@ -46,6 +46,8 @@ struct hp_session {
 	int heap_mapped;              /* s->heap came from the index */
 	int ret_mapped;               /* s->R came from the index */
 	int ix_written;               /* hp_session_write_index() wrote what there is */
+	int ix_had_ret;               /* the index held retained sizes (under some policies) */
+	int ret_default;              /* s->R is under the dump's default policies */
 };
 
 static double now(void)
@@ -428,8 +430,12 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 		ro.roots = s->o.roots;
 	/* leak traces leave the followed referents out (8 bytes per Reference) */
 	ro.list_followed = 1;
+	int dw, dr;
+	hp_policy_defaults(h, &dw, &dr);
+	s->ret_default = dw == ro.weak && dr == ro.roots;
 	struct hp_retained ixR;
-	if (s->ix && hp_index_retained(s->ix, &ixR) && ixR.weak == ro.weak && ixR.roots_policy == ro.roots) {
+	if (s->ix && (s->ix_had_ret = hp_index_retained(s->ix, &ixR)) && ixR.weak == ro.weak &&
+	    ixR.roots_policy == ro.roots) {
 		s->R = ixR;
 		s->R.t_refs = s->R.t_dom = s->R.t_retained = s->R.t_aggregate = 0;
 		s->ret_mapped = 1;
@@ -555,7 +561,11 @@ int hp_session_index_pending(const hp_session *s)
 	if (!s->index_path || s->one_shot || !s->ident_ok || s->ix_written || !s->heap || !s->heap_objects || s->heap_rc ||
 	    !s->info.stats.ndumps || s->no_such_dump)
 		return 0;
-	return !s->heap_mapped || (s->ret_done && !s->ret_rc && !s->ret_mapped);
+	/* retained sizes under other policies replace the index's only when
+	 * those were not the defaults (or when asked): alternating does not
+	 * rewrite the index each time */
+	return !s->heap_mapped || (s->ret_done && !s->ret_rc && !s->ret_mapped &&
+				   (s->ret_default || !s->ix_had_ret || s->o.index_any_policy));
 }
 
 int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)

@@ -274,6 +274,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	if (!c->no_index && !c->max_memory && !(off && *off && strcmp(off, "0") != 0) &&
 	    cli_index_path(file, cs->index, sizeof cs->index) == 0)
 		so.index_path = cs->index;
+	so.index_any_policy = strcmp(x->cmd->name, "index") == 0;   /* hprofan index --weak=...: as asked */
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (hp_session_open(S, file, &so, &err)) {
