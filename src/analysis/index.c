@@ -790,8 +790,14 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 				BAD("retained section without retained sizes");
 			continue;
 		}
-		if (!s)
+		if (!s) {
+			/* absent: NULL, which only these may be with entries */
+			int may = d->id == S_FILE_ORDER || d->id == S_R_OFF || d->id == S_R_OFF32 ||
+				  d->id == S_R_CLASS_OBJ;
+			if (!may && count_of(d->id, h, &ix->info, &ix->ret))
+				BAD("section %d missing", d->id);
 			continue;
+		}
 		if (s->elem != d->elem)
 			BAD("section %d: element of %u bytes, want %zu", d->id, s->elem, d->elem);
 		uint64_t cnt = count_of(d->id, h, &ix->info, &ix->ret);
