@@ -334,7 +334,7 @@ if [ -n "${WALL[ix-first]:-}" ] && [ -n "${WALL[ix-top]:-}" ]; then
       -v p="${WALL[ix-path]:-0}" -v r="${WALL[retained]:-0}" -v n="${objs:-0}" -v e="${refs:-0}" \
       -v ix="${IXBYTES:-0}" -v kb1="${kb1:-0}" -v kb2="${kb2:-0}" 'BEGIN {
     printf "  first run (parse, retained sizes, index written): %.2f s (%.0f ns/object; the retained run without an index: %.2f s), peak RSS %.0f MiB\n",
-      f, n > 0 ? f * 1e9 / n : 0, r, kb1 / 1024
+      f, (n > 0 ? f * 1e9 / n : 0), r, kb1 / 1024
     printf "  second runs from the index: --top %.3f s (%.1f%% of the first run; budget: 5%%), peak RSS %.0f MiB\n", t, 100 * t / f, kb2 / 1024
     printf "    dominators %.3f s, object %.3f s, path %.3f s (path searches a graph read from the dump)\n", d, o, p
     if (n > 0) printf "  index: %.1f MiB, %.1f bytes per object (%.1f per object + 4 per reference)\n",

@@ -28,7 +28,7 @@ struct ix_header {
 	uint64_t file_size;           /* the index's own size */
 	struct hp_index_ident ident;
 	struct hp_index_key key;
-	int32_t has_retained, weak, roots, pad0;
+	int32_t has_retained, weak, roots, has_paths;
 	uint32_t nsections, table_crc;
 	uint64_t table_off;
 	char reader_kind[16];
@@ -44,7 +44,7 @@ struct ix_section {
 };
 
 /* where a section's array lives: which struct, the offset of its pointer */
-enum { B_HEAP, B_LOAD, B_RET };
+enum { B_HEAP, B_LOAD, B_RET, B_PATH };
 
 enum {
 	S_HEAP_IMG = 1, S_LOAD_IMG, S_RET_IMG, S_WHYNOT,
@@ -56,6 +56,8 @@ enum {
 	S_R_OFF, S_R_OFF32, S_R_ADJ, S_R_REFERENTS, S_R_FOLLOWED, S_R_CLASS_OBJ, S_D_IDOM, S_D_ORDER,
 	S_R_SHALLOW, S_R_RETAINED, S_R_ROOT_OBJS, S_R_ROOT_KINDS, S_R_CHILD_OFF, S_R_CHILDREN,
 	S_R_CLASS_RET, S_R_ROW_RET,
+	S_PATH_IMG, S_PG_OFF, S_PG_OFF32, S_PG_ADJ, S_PG_REFERENTS, S_PG_FOLLOWED, S_PG_CLASS_OBJ,
+	S_P_PARENT, S_P_DEPTH,
 	S_MAX
 };
 
@@ -66,6 +68,7 @@ struct desc {
 
 #define H(id, f) { id, B_HEAP, sizeof *((hp_heap *)0)->f, offsetof(hp_heap, f) }
 #define R(id, f) { id, B_RET, sizeof *((struct hp_retained *)0)->f, offsetof(struct hp_retained, f) }
+#define P(id, f) { id, B_PATH, sizeof *((struct hp_pathsearch *)0)->f, offsetof(struct hp_pathsearch, f) }
 static const struct desc descs[] = {
 	H(S_STR_KEYS, str_map.keys), H(S_STR_VALS, str_map.vals), H(S_STR_OFF, str_off),
 	H(S_STR_LEN, str_len), H(S_ARENA, arena), H(S_TEXT, text), H(S_CLASSES, classes),
@@ -83,9 +86,12 @@ static const struct desc descs[] = {
 	R(S_D_IDOM, dom.idom), R(S_D_ORDER, dom.order), R(S_R_SHALLOW, shallow), R(S_R_RETAINED, retained),
 	R(S_R_ROOT_OBJS, root_objs), R(S_R_ROOT_KINDS, root_kinds), R(S_R_CHILD_OFF, child_off),
 	R(S_R_CHILDREN, children), R(S_R_CLASS_RET, class_retained), R(S_R_ROW_RET, row_retained),
+	P(S_PG_OFF, g.off), P(S_PG_OFF32, g.off32), P(S_PG_ADJ, g.adj), P(S_PG_REFERENTS, g.referents),
+	P(S_PG_FOLLOWED, g.followed), P(S_PG_CLASS_OBJ, g.class_obj), P(S_P_PARENT, P.parent), P(S_P_DEPTH, P.depth),
 };
 #undef H
 #undef R
+#undef P
 #define NDESCS (sizeof descs / sizeof descs[0])
 
 static void **ptr_at(void *base, const struct desc *d)
@@ -95,10 +101,15 @@ static void **ptr_at(void *base, const struct desc *d)
 
 /* the pointers of each image cleared: the ones of the tables, and the few
  * others (the builder, static text, the borrowed class column) */
-static void clear_ptrs(hp_heap *h, struct hp_load_info *L, struct hp_retained *R)
+static void *base_of(int base, const void *h, const void *L, const void *R, const void *ps)
+{
+	return (void *)(base == B_HEAP ? h : base == B_LOAD ? L : base == B_RET ? R : ps);
+}
+
+static void clear_ptrs(hp_heap *h, struct hp_load_info *L, struct hp_retained *R, struct hp_pathsearch *ps)
 {
 	for (size_t i = 0; i < NDESCS; i++) {
-		void *base = descs[i].base == B_HEAP ? (void *)h : descs[i].base == B_LOAD ? (void *)L : (void *)R;
+		void *base = base_of(descs[i].base, h, L, R, ps);
 		if (base)
 			*ptr_at(base, &descs[i]) = NULL;
 	}
@@ -113,10 +124,13 @@ static void clear_ptrs(hp_heap *h, struct hp_load_info *L, struct hp_retained *R
 		R->refs.obj_cls = NULL;
 		R->mapped = 0;
 	}
+	if (ps)
+		ps->g.obj_cls = NULL;
 }
 
 /* the element count each table has, from the scalars of the images */
-static uint64_t count_of(int id, const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R)
+static uint64_t count_of(int id, const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
+			 const struct hp_pathsearch *ps)
 {
 	uint64_t n = h->nobj;
 	switch (id) {
@@ -152,6 +166,12 @@ static uint64_t count_of(int id, const hp_heap *h, const struct hp_load_info *L,
 	case S_R_ROOT_OBJS: return R->nroot_objs;
 	case S_R_CHILD_OFF: return n + 2;
 	case S_R_ROW_RET: return h->nrows;
+	case S_PG_OFF: case S_PG_OFF32: return n + 1;
+	case S_PG_ADJ: return ps->g.nedges;
+	case S_PG_REFERENTS: return ps->g.nreferents;
+	case S_PG_FOLLOWED: return ps->g.nfollowed;
+	case S_PG_CLASS_OBJ: return h->nclasses;
+	case S_P_PARENT: case S_P_DEPTH: return n;
 	}
 	return 0;
 }
@@ -166,6 +186,7 @@ static uint32_t layout_signature(void)
 		sizeof(struct hp_thread_rec), sizeof(struct hp_root_rec), sizeof(struct hp_dump_info),
 		sizeof(struct hp_refs), sizeof(struct hp_dom), sizeof(struct hp_size_model),
 		sizeof(struct hp_stats), sizeof(struct hp_error), sizeof(struct hp_idmap),
+		sizeof(struct hp_pathsearch), sizeof(struct hp_paths),
 		offsetof(hp_heap, nobj), offsetof(hp_heap, size), offsetof(hp_heap, nwarnings),
 		offsetof(hp_heap, roots_by_kind), offsetof(hp_heap, heap_objects),
 		offsetof(struct hp_class, row), offsetof(struct hp_class, self_size),
@@ -265,15 +286,18 @@ static int write_all(int fd, const void *p, uint64_t n, uint64_t off)
 
 int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
 		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
-		   uint64_t *bytes, struct hp_error *err)
+		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err)
 {
 	/* the images: the structs with their pointers cleared */
 	hp_heap himg = *h;
 	struct hp_load_info limg = *L;
 	struct hp_retained rimg;
+	struct hp_pathsearch pimg;
 	if (R)
 		rimg = *R;
-	clear_ptrs(&himg, &limg, R ? &rimg : NULL);
+	if (ps)
+		pimg = *ps;
+	clear_ptrs(&himg, &limg, R ? &rimg : NULL, ps ? &pimg : NULL);
 	const char *why_not = h->size.vm.why_not;
 
 	struct wsec ws[S_MAX + 4];
@@ -282,18 +306,19 @@ int hp_index_write(const char *path, const struct hp_index_ident *id, const stru
 	ws[nw++] = (struct wsec){ S_LOAD_IMG, 1, &limg, sizeof limg };
 	if (R)
 		ws[nw++] = (struct wsec){ S_RET_IMG, 1, &rimg, sizeof rimg };
+	if (ps)
+		ws[nw++] = (struct wsec){ S_PATH_IMG, 1, &pimg, sizeof pimg };
 	if (why_not)
 		ws[nw++] = (struct wsec){ S_WHYNOT, 1, why_not, strlen(why_not) + 1 };
 	for (size_t i = 0; i < NDESCS; i++) {
 		const struct desc *d = &descs[i];
-		const void *base = d->base == B_HEAP ? (const void *)h : d->base == B_LOAD ? (const void *)L
-				   : (const void *)R;
+		const void *base = base_of(d->base, h, L, R, ps);
 		if (!base)
 			continue;
 		const void *p = *(void *const *)(const void *)((const char *)base + d->ptr_off);
 		if (!p)
 			continue;   /* absent: NULL when read back */
-		uint64_t cnt = count_of(d->id, h, L, R);
+		uint64_t cnt = count_of(d->id, h, L, R, ps);
 		ws[nw++] = (struct wsec){ d->id, d->elem, p, cnt * d->elem };
 	}
 
@@ -309,6 +334,7 @@ int hp_index_write(const char *path, const struct hp_index_ident *id, const stru
 	hd.has_retained = R != NULL;
 	hd.weak = R ? R->weak : -1;
 	hd.roots = R ? R->roots_policy : -1;
+	hd.has_paths = ps != NULL;
 	hd.nsections = (uint32_t)nw;
 	hd.table_off = sizeof hd;
 	snprintf(hd.reader_kind, sizeof hd.reader_kind, "%s", L->reader_kind ? L->reader_kind : "file");
@@ -378,6 +404,7 @@ struct hp_index {
 	hp_heap *heap;                /* handed out by hp_index_heap() */
 	struct hp_load_info info;
 	struct hp_retained ret;       /* valid when hd.has_retained */
+	struct hp_pathsearch paths;   /* valid when hd.has_paths */
 };
 
 static void set_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -567,37 +594,74 @@ bad:
 	return -1;
 }
 
+/* a reference graph in CSR form over the model's objects */
+static int check_graph(const hp_heap *h, const struct hp_refs *g, char *why, size_t why_len)
+{
+	uint64_t n = h->nobj;
+	if (g->n != n)
+		BAD("graph size differs from the model's");
+	if (!!g->off == !!g->off32)
+		BAD("edge offsets missing");
+	if (g->nedges && !g->adj)
+		BAD("edges missing");
+	if (hp_refs_off(g, 0) != 0 || hp_refs_off(g, n) != g->nedges)
+		BAD("edge offsets out of range");
+	for (uint64_t v = 0; v < n; v++)
+		if (hp_refs_off(g, v + 1) < hp_refs_off(g, v))
+			BAD("edge offsets not monotonic");
+	for (uint64_t e = 0; e < g->nedges; e++)
+		if (g->adj[e] >= n)
+			BAD("edge %llu out of range", (unsigned long long)e);
+	for (size_t i = 0; i < g->nreferents; i++)
+		if (g->referents[i][0] >= n || g->referents[i][1] >= n)
+			BAD("referent out of range");
+	for (size_t i = 0; i < g->nfollowed; i++)
+		if (g->followed[i][0] >= n || g->followed[i][1] >= n)
+			BAD("referent out of range");
+	if (g->class_obj)
+		for (size_t k = 0; k < h->nclasses; k++)
+			if (g->class_obj[k] != HP_NONE && g->class_obj[k] >= n)
+				BAD("class object out of range");
+	return 0;
+bad:
+	return -1;
+}
+
+/* the path search: its graph, and a parent one edge nearer a start */
+static int check_paths(const hp_heap *h, const struct hp_pathsearch *ps, char *why, size_t why_len)
+{
+	uint64_t n = h->nobj;
+	if (ps->all_weak != 0 || ps->P.n != n || ps->P.reached > n || ps->P.through_class > n)
+		BAD("path search out of range");
+	if (check_graph(h, &ps->g, why, why_len))
+		return -1;
+	if (n && (!ps->P.parent || !ps->P.depth))
+		BAD("path tables missing");
+	for (uint64_t v = 0; v < n; v++) {
+		uint32_t p = ps->P.parent[v], d = ps->P.depth[v];
+		int ok = p == HP_PATH_UNSEEN ? d == UINT32_MAX : p == HP_PATH_START ? d == 0
+			 : p < n && d != UINT32_MAX && ps->P.depth[p] != UINT32_MAX && d == ps->P.depth[p] + 1;
+		if (!ok)
+			BAD("path parent of %llu inconsistent", (unsigned long long)v);
+	}
+	return 0;
+bad:
+	return -1;
+}
+
 static int check_retained(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
 {
 	uint8_t *seen = NULL;
 	uint64_t n = h->nobj;
 	if (R->weak < 0 || R->weak > HP_WEAK_SKIP_WEAK || R->roots_policy < 0 || R->roots_policy > HP_ROOTS_UNREACHABLE)
 		BAD("policy out of range");
-	if (R->refs.n != n || R->dom.n != n || R->dom.nreach > n || R->nmade_roots > n)
+	if (R->dom.n != n || R->dom.nreach > n || R->nmade_roots > n)
 		BAD("graph size differs from the model's");
-	if (!!R->refs.off == !!R->refs.off32)
-		BAD("edge offsets missing");
 	if (!R->dom.idom || !R->dom.order || !R->shallow || !R->retained || !R->root_objs || !R->root_kinds ||
-	    !R->child_off || !R->children || !R->class_retained || !R->row_retained || (R->refs.nedges && !R->refs.adj))
+	    !R->child_off || !R->children || !R->class_retained || !R->row_retained)
 		BAD("retained tables missing");
-	if (hp_refs_off(&R->refs, 0) != 0 || hp_refs_off(&R->refs, n) != R->refs.nedges)
-		BAD("edge offsets out of range");
-	for (uint64_t v = 0; v < n; v++)
-		if (hp_refs_off(&R->refs, v + 1) < hp_refs_off(&R->refs, v))
-			BAD("edge offsets not monotonic");
-	for (uint64_t e = 0; e < R->refs.nedges; e++)
-		if (R->refs.adj[e] >= n)
-			BAD("edge %llu out of range", (unsigned long long)e);
-	for (size_t i = 0; i < R->refs.nreferents; i++)
-		if (R->refs.referents[i][0] >= n || R->refs.referents[i][1] >= n)
-			BAD("referent out of range");
-	for (size_t i = 0; i < R->refs.nfollowed; i++)
-		if (R->refs.followed[i][0] >= n || R->refs.followed[i][1] >= n)
-			BAD("referent out of range");
-	if (R->refs.class_obj)
-		for (size_t k = 0; k < h->nclasses; k++)
-			if (R->refs.class_obj[k] != HP_NONE && R->refs.class_obj[k] >= n)
-				BAD("class object out of range");
+	if (check_graph(h, &R->refs, why, why_len))
+		return -1;
 	for (size_t i = 0; i < R->nroot_objs; i++)
 		if (R->root_objs[i] >= n)
 			BAD("root object out of range");
@@ -760,8 +824,10 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	}
 	/* the images */
 	const struct ix_section *sh = by_id[S_HEAP_IMG], *sl = by_id[S_LOAD_IMG], *sr = by_id[S_RET_IMG];
+	const struct ix_section *sp = by_id[S_PATH_IMG];
 	if (!sh || sh->len != sizeof(hp_heap) || !sl || sl->len != sizeof(struct hp_load_info) ||
-	    (hd.has_retained != 0) != (sr != NULL) || (sr && sr->len != sizeof(struct hp_retained)))
+	    (hd.has_retained != 0) != (sr != NULL) || (sr && sr->len != sizeof(struct hp_retained)) ||
+	    (hd.has_paths != 0) != (sp != NULL) || (sp && sp->len != sizeof(struct hp_pathsearch)))
 		BAD("image sections missing or of the wrong size");
 	hp_heap *h = hp_calloc(1, sizeof *h);
 	if (!h)
@@ -771,7 +837,9 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	memcpy(&ix->info, map + sl->off, sizeof ix->info);
 	if (sr)
 		memcpy(&ix->ret, map + sr->off, sizeof ix->ret);
-	clear_ptrs(h, &ix->info, &ix->ret);
+	if (sp)
+		memcpy(&ix->paths, map + sp->off, sizeof ix->paths);
+	clear_ptrs(h, &ix->info, &ix->ret, &ix->paths);
 	h->mapped = 1;
 	ix->ret.mapped = 1;
 	ix->info.reader_kind = reader_kind(hd.reader_kind);
@@ -785,26 +853,27 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	for (size_t i = 0; i < NDESCS; i++) {
 		const struct desc *d = &descs[i];
 		const struct ix_section *s = by_id[d->id];
-		if (d->base == B_RET && !sr) {
+		if ((d->base == B_RET && !sr) || (d->base == B_PATH && !sp)) {
 			if (s)
-				BAD("retained section without retained sizes");
+				BAD("section %d without its image", d->id);
 			continue;
 		}
 		if (!s) {
 			/* absent: NULL, which only these may be with entries */
 			int may = d->id == S_FILE_ORDER || d->id == S_R_OFF || d->id == S_R_OFF32 ||
-				  d->id == S_R_CLASS_OBJ;
-			if (!may && count_of(d->id, h, &ix->info, &ix->ret))
+				  d->id == S_R_CLASS_OBJ || d->id == S_PG_OFF || d->id == S_PG_OFF32 ||
+				  d->id == S_PG_CLASS_OBJ;
+			if (!may && count_of(d->id, h, &ix->info, &ix->ret, &ix->paths))
 				BAD("section %d missing", d->id);
 			continue;
 		}
 		if (s->elem != d->elem)
 			BAD("section %d: element of %u bytes, want %zu", d->id, s->elem, d->elem);
-		uint64_t cnt = count_of(d->id, h, &ix->info, &ix->ret);
+		uint64_t cnt = count_of(d->id, h, &ix->info, &ix->ret, &ix->paths);
 		if (s->len / s->elem != cnt)
 			BAD("section %d: %llu entries, want %llu", d->id, (unsigned long long)(s->len / s->elem),
 			    (unsigned long long)cnt);
-		void *base = d->base == B_HEAP ? (void *)h : d->base == B_LOAD ? (void *)&ix->info : (void *)&ix->ret;
+		void *base = base_of(d->base, h, &ix->info, &ix->ret, &ix->paths);
 		*ptr_at(base, d) = s->len ? (void *)(map + s->off) : (void *)empty_section;
 	}
 	/* counts the maps and the reference lists keep as capacities */
@@ -813,8 +882,12 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	ix->ret.refs.followed_cap = ix->ret.refs.nfollowed;
 	if (ix->ret.refs.class_obj)
 		ix->ret.refs.obj_cls = h->cls;
+	ix->paths.g.referents_cap = ix->paths.g.nreferents;
+	ix->paths.g.followed_cap = ix->paths.g.nfollowed;
+	if (ix->paths.g.class_obj)
+		ix->paths.g.obj_cls = h->cls;
 	if (check_heap(h, why, why_len) || check_load(&ix->info, why, why_len) ||
-	    (sr && check_retained(h, &ix->ret, why, why_len)))
+	    (sr && check_retained(h, &ix->ret, why, why_len)) || (sp && check_paths(h, &ix->paths, why, why_len)))
 		goto fail;
 	*out = ix;
 	return HP_INDEX_OK;
@@ -853,6 +926,14 @@ int hp_index_retained(const hp_index *ix, struct hp_retained *R)
 	if (!ix->hd.has_retained)
 		return 0;
 	*R = ix->ret;
+	return 1;
+}
+
+int hp_index_paths(const hp_index *ix, struct hp_pathsearch *ps)
+{
+	if (!ix->hd.has_paths)
+		return 0;
+	*ps = ix->paths;
 	return 1;
 }
 

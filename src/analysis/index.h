@@ -7,7 +7,8 @@
  * (struct hp_load_info) and, when they were computed, the retained sizes
  * (struct hp_retained: the reference graph in CSR form, the dominator tree,
  * shallow and retained sizes, the children lists, the per-class, per-row and
- * per-root-kind sums).  Each table is one section, 64-byte aligned, with its
+ * per-root-kind sums) and the path search from GC roots (its graph and the
+ * breadth-first parents, without the referents of weak references).  Each table is one section, 64-byte aligned, with its
  * CRC-32; the file is mapped read-only and the structs returned point into
  * the mapping (hp_heap.mapped, hp_retained.mapped: their free paths free no
  * array).  Nothing big is copied.
@@ -37,6 +38,7 @@
 #define HP_INDEX_VERSION 1
 
 struct hp_load_info;
+struct hp_pathsearch;
 
 /* The dump the index was made from. */
 struct hp_index_ident {
@@ -82,11 +84,14 @@ void hp_index_load_info(const hp_index *ix, struct hp_load_info *L);
 /* 1 and *R filled (marked mapped, its weak and roots policies in
  * R->weak and R->roots_policy) when the index holds retained sizes */
 int hp_index_retained(const hp_index *ix, struct hp_retained *R);
+/* 1 and *ps filled (its arrays in the mapping: release none) when the
+ * index holds the path search without the referents of weak references */
+int hp_index_paths(const hp_index *ix, struct hp_pathsearch *ps);
 uint64_t hp_index_size(const hp_index *ix);
 
 /* Writes the index of h (and R when not NULL) atomically at path. */
 int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
 		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
-		   uint64_t *bytes, struct hp_error *err) HP_MUST_USE;
+		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err) HP_MUST_USE;
 
 #endif

@@ -48,6 +48,7 @@ struct hp_session {
 	int ix_written;               /* hp_session_write_index() wrote what there is */
 	int ix_had_ret;               /* the index held retained sizes (under some policies) */
 	int ret_default;              /* s->R is under the dump's default policies */
+	int paths_mapped[2];          /* s->paths[k] came from the index */
 };
 
 static double now(void)
@@ -99,7 +100,7 @@ void hp_session_free(hp_session *s)
 	if (!s)
 		return;
 	for (int i = 0; i < 2; i++) {
-		if (s->paths_done[i] && !s->paths_rc[i]) {
+		if (s->paths_done[i] && !s->paths_rc[i] && !s->paths_mapped[i]) {
 			hp_paths_release(&s->paths[i].P);
 			hp_refs_release(&s->paths[i].g);
 		}
@@ -511,6 +512,12 @@ int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **o
 	HP_TRY(hp_session_model(s, &h, err));
 	struct hp_pathsearch *ps = &s->paths[k];
 	memset(ps, 0, sizeof *ps);
+	if (!all_weak && s->ix && hp_index_paths(s->ix, ps)) {
+		s->paths_done[k] = 1;
+		s->paths_mapped[k] = 1;
+		*out = ps;
+		return HP_OK;
+	}
 	ps->all_weak = all_weak;
 	int rc = HP_OK;
 	uint32_t *starts = hp_reallocarray(NULL, h->nroots ? h->nroots : 1, sizeof *starts);
@@ -556,16 +563,21 @@ int hp_session_index_state(const hp_session *s, const char **why)
 	return s->ix_status;
 }
 
+/* retained sizes computed from the dump that go into the index: under
+ * other policies they replace the index's only when those were not the
+ * defaults (or when asked), so alternating does not rewrite it each time */
+static int write_ret(const hp_session *s)
+{
+	return s->ret_done && !s->ret_rc && !s->ret_mapped &&
+	       (s->ret_default || !s->ix_had_ret || s->o.index_any_policy);
+}
+
 int hp_session_index_pending(const hp_session *s)
 {
 	if (!s->index_path || s->one_shot || !s->ident_ok || s->ix_written || !s->heap || !s->heap_objects || s->heap_rc ||
 	    !s->info.stats.ndumps || s->no_such_dump)
 		return 0;
-	/* retained sizes under other policies replace the index's only when
-	 * those were not the defaults (or when asked): alternating does not
-	 * rewrite the index each time */
-	return !s->heap_mapped || (s->ret_done && !s->ret_rc && !s->ret_mapped &&
-				   (s->ret_default || !s->ix_had_ret || s->o.index_any_policy));
+	return !s->heap_mapped || write_ret(s) || (s->paths_done[0] && !s->paths_rc[0] && !s->paths_mapped[0]);
 }
 
 int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)
@@ -573,8 +585,14 @@ int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)
 	if (!hp_session_index_pending(s))
 		return HP_OK;
 	struct hp_index_key key = index_key(s);
-	const struct hp_retained *R = s->ret_done && !s->ret_rc ? &s->R : NULL;
-	int rc = hp_index_write(s->index_path, &s->ident, &key, s->heap, &s->info, R, bytes, err);
+	/* what was computed, else what the index held */
+	struct hp_retained ixR;
+	struct hp_pathsearch ixP;
+	const struct hp_retained *R = write_ret(s) || s->ret_mapped ? &s->R
+				      : s->ix && hp_index_retained(s->ix, &ixR) ? &ixR : NULL;
+	const struct hp_pathsearch *P = s->paths_done[0] && !s->paths_rc[0] ? &s->paths[0]
+					: s->ix && hp_index_paths(s->ix, &ixP) ? &ixP : NULL;
+	int rc = hp_index_write(s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
 	s->ix_written = rc == HP_OK;
 	return rc;
 }

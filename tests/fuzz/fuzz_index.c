@@ -12,11 +12,14 @@
  * without reading out of bounds or looping: each object found by its id,
  * its shallow size and class name, each class's histogram rows and super
  * classes, each string, each object's edges and class edge, the dominator
- * tree's children from the super-root down.
+ * tree's children from the super-root down, each object's path search
+ * parents back to a start.
  *
  * Seeds (tests/fuzz/corpus/index/): the indexes `hprofan index` writes for
  * the pipeline seeds hotspot4, hotspot8, heapdump8 and android4:
  *   HPROFAN_INDEX_DIR=/tmp/s hprofan index tests/fuzz/corpus/pipeline/X.hprof
+ *   HPROFAN_INDEX_DIR=/tmp/s hprofan path tests/fuzz/corpus/pipeline/X.hprof 0x1000
+ * (the second adds the path search)
  * (their layout is this build's: rewrite them when a struct of the model
  * changes, or they only test the version check).
  */
@@ -152,6 +155,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		struct hp_retained R;
 		int have_R = hp_index_retained(ix, &R);
+		struct hp_pathsearch ps;
+		if (hp_index_paths(ix, &ps)) {
+			/* each object's path back to its start, and its edges */
+			uint64_t acc = 0;
+			for (uint32_t v = 0; v < ps.P.n; v++) {
+				for (uint32_t u = v; ps.P.parent[u] != HP_PATH_UNSEEN && ps.P.parent[u] != HP_PATH_START;
+				     u = ps.P.parent[u])
+					acc++;
+				for (uint64_t e = hp_refs_off(&ps.g, v); e < hp_refs_off(&ps.g, v + 1); e++)
+					acc += ps.g.adj[e] + (unsigned)hp_refs_is_class_edge(&ps.g, v, e);
+			}
+			sink_ = acc;
+		}
 		struct hp_load_info L;
 		hp_index_load_info(ix, &L);
 		hp_heap *h = hp_index_heap(ix);
