@@ -91,6 +91,10 @@ if infocmp tmux-256color >/dev/null 2>&1; then TERM_IN=tmux-256color; fi
 RC_FILE=$WORK/rc
 {
   echo '#!/usr/bin/env bash'
+  # the index settings of the caller (bench/run.sh), whatever tmux passes on
+  for v in HPROFAN_NO_INDEX HPROFAN_INDEX_DIR; do
+    if [ -n "${!v:-}" ]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
+  done
   printf 'TERM=%q LC_ALL=C.UTF-8 %q browse %q 2>%q\n' "$TERM_IN" "$BIN" "$DUMP" "$WORK/stderr"
   printf 'echo $? >%q\n' "$RC_FILE"
 } >"$WORK/run"
@@ -122,6 +126,8 @@ while :; do
 done
 tick
 echo "browse: first screen after $(ms $((NOW - t_start))) ms (loading the dump, references, dominators, retained sizes)"
+# BROWSE_FIRST_ONLY=1: the opening only (bench/run.sh, from the index)
+if [ -n "${BROWSE_FIRST_ONLY:-}" ]; then exit 0; fi
 
 # settle: waits until two captures in a row are the same; LAST gets it
 settle() {

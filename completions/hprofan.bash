@@ -17,32 +17,33 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components help'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
-_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --components'
-_hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping -q --quiet -h --help --components'
+_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --components --no-index'
+_hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping -q --quiet -h --help --components --no-index'
 _hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
 # ---- diff and trend (issue 14): they take several dump files ----
-_hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --group --components'
-_hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --group --components'
+_hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --group --components --no-index'
+_hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --group --components --no-index'
 _hprofan_many_files='diff trend'
 # ---- end of diff and trend ----
 # issue 13: leaks
-_hprofan_options_waste='--top --min-count --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_waste='--top --min-count --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 # issue 16: threads
-_hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
-_hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 # issue 17: Android bitmaps
-_hprofan_options_bitmaps='--out --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_bitmaps='--out --dump --salvage --max-memory --no-index --json -o --stats -q --quiet -h --help'
 # issue 21: top components
-_hprofan_options_components='--components --top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help'
+_hprofan_options_components='--components --top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_index='--size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --no-index -q --quiet -h --help'   # issue 15
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks

@@ -6,6 +6,10 @@ set -u
 : "${HPROFAN:?}" "${TMPD:?}"
 CORPUS=${CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/corpus}
 TESTDATA=${TESTDATA:-$(cd "$(dirname "$0")/../.." && pwd)/testdata}
+# the dumps' indexes (hprofan index) go under TMPD, never beside a corpus
+# dump or into testdata/ (nor into ~/.cache)
+export HPROFAN_INDEX_DIR="$TMPD/.hprofan-index"
+unset HPROFAN_NO_INDEX
 
 ok()   { printf 'ok %s\n' "$1"; }
 fail() { printf 'FAIL %s: %s\n' "$1" "$2"; }

@@ -741,6 +741,10 @@ nomem:
 
 void hp_retained_release(struct hp_retained *R)
 {
+	if (R->mapped) {
+		memset(R, 0, sizeof *R);
+		return;
+	}
 	hp_refs_release(&R->refs);
 	hp_dom_release(&R->dom);
 	hp_free(R->shallow);

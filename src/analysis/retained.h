@@ -84,6 +84,8 @@ struct hp_retained {
 	/* seconds spent in each phase, for --stats and make bench */
 	double t_refs, t_dom, t_retained, t_aggregate;
 	uint64_t dom_peak_bytes;
+	int mapped;                   /* the arrays point into a mapped index (analysis/index.h):
+	                                 hp_retained_release() frees none of them */
 };
 
 int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_retained_opts *o,

@@ -1,5 +1,6 @@
 /* session.c — the dump's model and analyses, each made on first use (session.h). */
 #include "analysis/session.h"
+#include "analysis/index.h"
 #include "parser/alloc.h"
 #include "parser/reader.h"
 
@@ -38,6 +39,20 @@ struct hp_session {
 	struct hp_pathsearch paths[2];   /* by all_weak */
 	int paths_done[2], paths_rc[2];
 	struct hp_error paths_err[2];
+
+	/* the index: tried on the first getter */
+	char *index_path;             /* NULL: none */
+	int ix_tried, ix_status;
+	char ix_why[256];
+	hp_index *ix;                 /* mapped; the heap and maybe R point into it */
+	struct hp_index_ident ident;
+	int ident_ok;
+	int heap_mapped;              /* s->heap came from the index */
+	int ret_mapped;               /* s->R came from the index */
+	int ix_written;               /* hp_session_write_index() wrote what there is */
+	int ix_had_ret;               /* the index held retained sizes (under some policies) */
+	int ret_default;              /* s->R is under the dump's default policies */
+	int paths_mapped[2];          /* s->paths[k] came from the index */
 };
 
 static double now(void)
@@ -67,6 +82,13 @@ int hp_session_open(hp_session **out, const char *path, const struct hp_session_
 	else
 		hp_session_opts_init(&s->o);
 	s->info.stats.parsed_dump = -1;
+	s->ix_status = HP_INDEX_MISSING;
+	if (s->o.index_path && !(s->index_path = hp_strdup(s->o.index_path))) {
+		hp_free(s->path);
+		hp_free(s);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	s->o.index_path = s->index_path;
 	/* what is not a regular file (or a disk) may not be there a second
 	 * time: a FIFO, /dev/stdin, <(zcat ...) are read once, like "-" (stat
 	 * does not open, so a FIFO without a writer does not block here) */
@@ -82,7 +104,7 @@ void hp_session_free(hp_session *s)
 	if (!s)
 		return;
 	for (int i = 0; i < 2; i++) {
-		if (s->paths_done[i] && !s->paths_rc[i]) {
+		if (s->paths_done[i] && !s->paths_rc[i] && !s->paths_mapped[i]) {
 			hp_paths_release(&s->paths[i].P);
 			hp_refs_release(&s->paths[i].g);
 		}
@@ -91,7 +113,11 @@ void hp_session_free(hp_session *s)
 	hp_objread_free(s->rd);
 	hp_retained_release(&s->R);
 	hp_heap_free(s->heap);
+	if (s->heap_mapped)
+		s->info.stats.dumps = NULL;   /* in the mapping */
 	hp_stats_release(&s->info.stats);
+	hp_index_close(s->ix);
+	hp_free(s->index_path);
 	hp_free(s->path);
 	hp_free(s);
 }
@@ -309,9 +335,48 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	return HP_OK;
 }
 
+static struct hp_index_key index_key(const hp_session *s)
+{
+	struct hp_index_key k;
+	memset(&k, 0, sizeof k);
+	k.size_kind = s->o.size_kind;
+	k.ref_size = s->o.ref_size;
+	k.header_size = s->o.header_size;
+	k.align = s->o.align;
+	k.dump_index = s->o.dump_index;
+	k.salvage = s->o.salvage;
+	return k;
+}
+
+/* the model from the index, when there is a valid one */
+static void try_index(hp_session *s)
+{
+	s->ix_tried = 1;
+	if (!s->index_path || s->one_shot)
+		return;
+	struct hp_error e;
+	hp_error_clear(&e);
+	if (hp_index_identity(s->path, &s->ident, &e) != HP_OK)
+		return;   /* the parse says what is wrong with the dump */
+	s->ident_ok = 1;
+	double t0 = now();
+	struct hp_index_key key = index_key(s);
+	s->ix_status = hp_index_open(&s->ix, s->index_path, &s->ident, &key, s->ix_why, sizeof s->ix_why);
+	if (s->ix_status != HP_INDEX_OK)
+		return;
+	hp_stats_release(&s->info.stats);
+	hp_index_load_info(s->ix, &s->info);
+	s->heap = hp_index_heap(s->ix);
+	s->heap_objects = 1;
+	s->heap_mapped = 1;
+	s->info.seconds = s->info.t_parse = now() - t0;
+}
+
 static int get_heap(hp_session *s, int objects, const hp_heap **out, struct hp_error *err)
 {
 	*out = NULL;
+	if (!s->ix_tried && !s->heap)
+		try_index(s);
 	if (s->heap && (s->heap_objects || !objects)) {
 		*out = s->heap;
 		return HP_OK;
@@ -375,6 +440,19 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 		ro.roots = s->o.roots;
 	/* leak traces leave the followed referents out (8 bytes per Reference) */
 	ro.list_followed = 1;
+	int dw, dr;
+	hp_policy_defaults(h, &dw, &dr);
+	s->ret_default = dw == ro.weak && dr == ro.roots;
+	struct hp_retained ixR;
+	if (s->ix && (s->ix_had_ret = hp_index_retained(s->ix, &ixR)) && ixR.weak == ro.weak &&
+	    ixR.roots_policy == ro.roots) {
+		s->R = ixR;
+		s->R.t_refs = s->R.t_dom = s->R.t_retained = s->R.t_aggregate = 0;
+		s->ret_mapped = 1;
+		s->ret_done = 1;
+		*out = &s->R;
+		return HP_OK;
+	}
 	struct progress_fwd pf = { &s->o, HP_PHASE_REFS, 0 };
 	progress_cb(&pf, 0);
 	ro.progress = progress_cb;
@@ -473,6 +551,12 @@ int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **o
 	HP_TRY(hp_session_model(s, &h, err));
 	struct hp_pathsearch *ps = &s->paths[k];
 	memset(ps, 0, sizeof *ps);
+	if (!all_weak && s->ix && hp_index_paths(s->ix, ps)) {
+		s->paths_done[k] = 1;
+		s->paths_mapped[k] = 1;
+		*out = ps;
+		return HP_OK;
+	}
 	ps->all_weak = all_weak;
 	int rc = HP_OK;
 	uint32_t *starts = hp_reallocarray(NULL, h->nroots ? h->nroots : 1, sizeof *starts);
@@ -507,4 +591,47 @@ out:
 	}
 	*out = ps;
 	return HP_OK;
+}
+
+/* ---- the index ---------------------------------------------------------- */
+
+int hp_session_index_state(const hp_session *s, const char **why)
+{
+	if (why)
+		*why = s->ix_why;
+	return s->ix_status;
+}
+
+/* retained sizes computed from the dump that go into the index: under
+ * other policies they replace the index's only when those were not the
+ * defaults (or when asked), so alternating does not rewrite it each time */
+static int write_ret(const hp_session *s)
+{
+	return s->ret_done && !s->ret_rc && !s->ret_mapped &&
+	       (s->ret_default || !s->ix_had_ret || s->o.index_any_policy);
+}
+
+int hp_session_index_pending(const hp_session *s)
+{
+	if (!s->index_path || s->one_shot || !s->ident_ok || s->ix_written || !s->heap || !s->heap_objects || s->heap_rc ||
+	    !s->info.stats.ndumps || s->no_such_dump)
+		return 0;
+	return !s->heap_mapped || write_ret(s) || (s->paths_done[0] && !s->paths_rc[0] && !s->paths_mapped[0]);
+}
+
+int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)
+{
+	if (!hp_session_index_pending(s))
+		return HP_OK;
+	struct hp_index_key key = index_key(s);
+	/* what was computed, else what the index held */
+	struct hp_retained ixR;
+	struct hp_pathsearch ixP;
+	const struct hp_retained *R = write_ret(s) || s->ret_mapped ? &s->R
+				      : s->ix && hp_index_retained(s->ix, &ixR) ? &ixR : NULL;
+	const struct hp_pathsearch *P = s->paths_done[0] && !s->paths_rc[0] ? &s->paths[0]
+					: s->ix && hp_index_paths(s->ix, &ixP) ? &ixP : NULL;
+	int rc = hp_index_write(s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
+	s->ix_written = rc == HP_OK;
+	return rc;
 }

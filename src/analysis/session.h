@@ -62,6 +62,13 @@ struct hp_session_opts {
 	/* an R8/ProGuard mapping (mapping.h) the model's names are put back
 	 * through as it is loaded, or NULL; borrowed, outlives the session */
 	const hp_mapping *mapping;
+	/* the index of the dump (analysis/index.h) to map instead of parsing
+	 * when it is valid, and to write by hp_session_write_index(); NULL:
+	 * none (a pipe never has one) */
+	const char *index_path;
+	/* retained sizes computed under policies other than the dump's
+	 * defaults replace the index's own (else only when it has none) */
+	int index_any_policy;
 	/* called every few MiB; total is 0 when unknown */
 	void (*progress)(void *ud, int phase, uint64_t done, uint64_t total);
 	void *progress_ud;
@@ -154,6 +161,18 @@ const struct hp_session_need *hp_session_need(const hp_session *s);
 /* 1 when the dump index asked for is past the dumps the file holds (the
  * getter returned HP_EUSAGE); *ndumps gets how many it holds */
 int hp_session_no_such_dump(const hp_session *s, unsigned *ndumps);
+
+/* The index (session opts index_path).  hp_session_index_state(): how the
+ * index was found on the first getter, enum hp_index_status (HP_INDEX_OK:
+ * the model was mapped from it), and *why the reason it was not used.
+ * hp_session_index_pending(): 1 when the session computed what the index
+ * lacks (the model was parsed, or retained sizes were computed from the
+ * dump, under the dump's default policies or when the index held none),
+ * so hp_session_write_index() would write it; it writes the model, how the
+ * dump was read and the retained sizes when computed. */
+int hp_session_index_state(const hp_session *s, const char **why);
+int hp_session_index_pending(const hp_session *s);
+int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err) HP_MUST_USE;
 
 /* The weak and roots policies a dump gets by default: Android follows soft
  * referents only and hangs every root off the super-root (ahat); VisualVM's

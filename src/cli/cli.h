@@ -56,6 +56,7 @@ struct cli_common {
 	const char *filter, *exclude; /* class names */
 	int all_weak;                 /* paths through the referents of weak references */
 	const char *mapping;          /* --mapping FILE: R8/ProGuard names */
+	int no_index;                 /* --no-index: neither read nor write the dump's index */
 };
 
 struct cli_command;
@@ -177,6 +178,16 @@ void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int 
 void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 /* "-: WHAT the dump twice, which a pipe cannot do; HINT" when S
  * cannot be read again; returns EXIT_USAGE then, else EXIT_OK */
+/* Where the index of FILE is (FILE.hprofan-index, or under the cache
+ * directory when FILE's directory is not writable, or under
+ * $HPROFAN_INDEX_DIR); 0 on success, -1 when FILE has none (not a regular
+ * file, or no directory can hold it). */
+int cli_index_path(const char *file, char *out, size_t n);
+/* Writes the session's index when it computed what the index lacks;
+ * says when it replaces a stale or corrupt one.  *bytes (if not NULL) the
+ * index's size; returns 1 when written. */
+int cli_session_write_index(hp_session *S, uint64_t *bytes);
+
 int cli_refuse_pipe(hp_session *S, const char *what, const char *hint);
 /* --max-memory: when the limit refused an allocation, makes sure a
  * message says so (once); returns 1 then */

@@ -76,7 +76,7 @@ int cli_run_one(struct cli_ctx *x);
 extern const struct cli_option cli_opts_output[];   /* --json, -o, --stats */
 extern const struct cli_option cli_opts_quiet[];    /* --quiet */
 extern const struct cli_option cli_opts_load[];     /* --dump, --salvage, --max-memory, --mapping */
-extern const struct cli_option cli_opts_load_unmapped[];   /* the same without --mapping */
+extern const struct cli_option cli_opts_load_unmapped[];   /* the same without --mapping (bitmaps, index) */
 extern const struct cli_option cli_opts_model[];    /* --size-model, --ref-size, --header-size, --align */
 extern const struct cli_option cli_opts_policy[];   /* --weak, --roots */
 extern const struct cli_option cli_opts_filter[];   /* --filter, --exclude */

@@ -4,10 +4,15 @@
 #include "cli/command.h"
 #include "parser/alloc.h"
 
+#include "analysis/index.h"
+
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -138,6 +143,7 @@ static struct cli_sess {
 	int map_warned;               /* the note that the mapping renamed nothing */
 	int need_dump;                /* not info: a file without a heap dump is an error */
 	char name[512];               /* the file's name, safe for the terminal */
+	char index[PATH_MAX + 64];    /* its index, "" for none */
 } sessions[MAX_SESSIONS];
 
 static struct cli_sess *sess_of(const hp_session *S)
@@ -195,6 +201,82 @@ static int mapping_load(const char *file)
 	return EXIT_OK;
 }
 
+/* ---- the index's place --------------------------------------------------- */
+
+/* mkdir -p, the last directory private (the cache may say what dumps the
+ * user looked at) */
+static int make_dirs(const char *dir)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+		return -1;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* a directory we may write to: access() says so and so do its mode bits
+ * (which root's access() ignores: a read-only corpus stays untouched) */
+static int dir_writable(const char *dir)
+{
+	struct stat st;
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0222) && access(dir, W_OK) == 0;
+}
+
+int cli_index_path(const char *file, char *out, size_t n)
+{
+	struct stat st;
+	if (strcmp(file, "-") == 0 || stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	char *abs = realpath(file, NULL);
+	if (!abs)
+		return -1;
+	/* the name in a shared directory: the dump's, and a hash of its
+	 * absolute path (FNV-1a) so that two a.hprof do not meet */
+	uint64_t hsh = 0xcbf29ce484222325ull;
+	for (const char *p = abs; *p; p++)
+		hsh = (hsh ^ (unsigned char)*p) * 0x100000001b3ull;
+	const char *slash = strrchr(abs, '/');
+	const char *base = slash ? slash + 1 : abs;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%.*s", slash && slash != abs ? (int)(slash - abs) : 1, abs);
+	const char *env = getenv("HPROFAN_INDEX_DIR");
+	int rc = -1, w;
+	if (env && *env) {
+		if (make_dirs(env) == 0 &&
+		    (w = snprintf(out, n, "%s/%s.%016llx.hprofan-index", env, base, (unsigned long long)hsh)) > 0 &&
+		    (size_t)w < n)
+			rc = 0;
+	} else if (dir_writable(dir)) {
+		if ((w = snprintf(out, n, "%s.hprofan-index", abs)) > 0 && (size_t)w < n)
+			rc = 0;
+	} else {
+		const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		char cache[PATH_MAX];
+		if (xdg && *xdg == '/')
+			w = snprintf(cache, sizeof cache, "%s/hprofan", xdg);
+		else if (home && *home)
+			w = snprintf(cache, sizeof cache, "%s/.cache/hprofan", home);
+		else
+			w = -1;
+		if (w > 0 && (size_t)w < sizeof cache && make_dirs(cache) == 0 &&
+		    (w = snprintf(out, n, "%s/%s.%016llx.hprofan-index", cache, base, (unsigned long long)hsh)) > 0 &&
+		    (size_t)w < n)
+			rc = 0;
+	}
+	free(abs);
+	return rc;
+}
+
 /* ---- sessions --------------------------------------------------------- */
 
 int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
@@ -233,6 +315,15 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	cs->need_dump = so.need_dump;
 	so.progress = progress_cb;
 	so.progress_ud = &cs->p;
+	/* the index: not under a memory limit (the limit is about building
+	 * the model), not under --mapping (the names it puts back are in the
+	 * model: an index written so would show them to runs without it, and
+	 * a mapped model is not renamed), not when told so */
+	const char *off = getenv("HPROFAN_NO_INDEX");
+	if (!c->no_index && !c->max_memory && !c->mapping && !(off && *off && strcmp(off, "0") != 0) &&
+	    cli_index_path(file, cs->index, sizeof cs->index) == 0)
+		so.index_path = cs->index;
+	so.index_any_policy = strcmp(x->cmd->name, "index") == 0;   /* hprofan index --weak=...: as asked */
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (hp_session_open(S, file, &so, &err)) {
@@ -243,11 +334,40 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	return EXIT_OK;
 }
 
+int cli_session_write_index(hp_session *S, uint64_t *bytes)
+{
+	struct cli_sess *cs = sess_of(S);
+	if (!cs || !cs->index[0] || !hp_session_index_pending(S))
+		return 0;
+	const char *why, *what = NULL;
+	switch (hp_session_index_state(S, &why)) {
+	case HP_INDEX_STALE: what = "stale"; break;
+	case HP_INDEX_VERSION_MISMATCH: what = "of another version"; break;
+	case HP_INDEX_TRUNCATED: what = "truncated"; break;
+	case HP_INDEX_CORRUPT: what = "corrupt"; break;
+	case HP_INDEX_IOERR: what = "unreadable"; break;
+	default: break;
+	}
+	if (what)
+		cli_error("index %s is %s (%s): rebuilding", cs->index, what, why);
+	struct hp_error err;
+	hp_error_clear(&err);
+	uint64_t b = 0;
+	if (hp_session_write_index(S, &b, &err) != HP_OK) {
+		cli_warn("%s: no index written: %s", hp_session_path(S), err.msg);
+		return 0;
+	}
+	if (bytes)
+		*bytes = b;
+	return 1;
+}
+
 void cli_session_close(hp_session *S)
 {
 	struct cli_sess *cs = sess_of(S);
 	if (cs) {
 		progress_end(&cs->p);
+		cli_session_write_index(S, NULL);
 		memset(cs, 0, sizeof *cs);
 	}
 	hp_session_free(S);

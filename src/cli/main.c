@@ -21,6 +21,8 @@ extern const struct cli_command cmd_threads, cmd_sites;
 extern const struct cli_command cmd_bitmaps;
 /* issue 21: top components */
 extern const struct cli_command cmd_components;
+/* issue 15: the index */
+extern const struct cli_command cmd_index;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -37,6 +39,8 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_bitmaps,
 	/* issue 21: top components */
 	&cmd_components,
+	/* issue 15: the index */
+	&cmd_index,
 	NULL
 };
 

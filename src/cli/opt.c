@@ -204,6 +204,9 @@ const struct cli_option cli_opts_load[] = {
 	{ "--mapping", NULL, OPT_VALUE, "--mapping FILE",
 	  "an R8/ProGuard mapping.txt: show the original names\nof classes, fields and stack frames",
 	  COMMON(mapping), NULL, "needs a mapping file (R8/ProGuard mapping.txt)", NULL },
+	{ "--no-index", NULL, OPT_FLAG, "--no-index", "neither read nor write the dump's index\n"
+	  "(FILE.hprofan-index; see hprofan index)",
+	  COMMON(no_index), NULL, NULL, NULL },
 	{ NULL }
 };
 
@@ -220,6 +223,9 @@ const struct cli_option cli_opts_load_unmapped[] = {
 	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
 	  "(powers of ten)",
 	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL },
+	{ "--no-index", NULL, OPT_FLAG, "--no-index", "neither read nor write the dump's index\n"
+	  "(FILE.hprofan-index; see hprofan index)",
+	  COMMON(no_index), NULL, NULL, NULL },
 	{ NULL }
 };
 

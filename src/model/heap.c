@@ -122,6 +122,10 @@ void hp_heap_free(hp_heap *h)
 {
 	if (!h)
 		return;
+	if (h->mapped) {
+		hp_free(h);
+		return;
+	}
 	hp_idmap_release(&h->str_map);
 	hp_idmap_release(&h->class_map);
 	hp_idmap_release(&h->serial_map);

@@ -180,6 +180,8 @@ struct hp_heap {
 	unsigned I;
 	struct hp_heap_opts opts;
 	struct hp_heap_build *build;  /* non-NULL until hp_heap_finish() succeeds */
+	int mapped;                   /* the tables point into a mapped index (analysis/index.h):
+	                                 hp_heap_free() frees the struct only */
 
 	/* strings from the dump */
 	struct hp_idmap str_map;      /* sid -> string index */

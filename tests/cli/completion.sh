@@ -300,7 +300,8 @@ comp "--heap offers the heaps" "$(sorted app default image zygote)" "hprofan x.h
 comp "--ref-size offers 4 and 8" "$(sorted 4 8)" "hprofan --ref-size " hprofan --ref-size ""
 comp "--filter takes a pattern: nothing offered" "" "hprofan x.hprof --filter " hprofan x.hprof --filter ""
 comp "--he offers --header-size --heap --help" "$(sorted --header-size --heap --help)" "hprofan --he" hprofan --he
-comp "in completes info and instances" "info
+comp "in completes index, info and instances" "index
+info
 instances" "hprofan in" hprofan in
 comp "help offers the other commands" "$(printf '%s\n' "$b_cmds" | grep -vx help)" "hprofan help " hprofan help ""
 comp "first word: commands, dump files, directories" \

@@ -187,6 +187,15 @@ for c in $cmds; do
       fail "$c takes $o" "$(head -c 300 "$TMPD/with.err")"
     elif [ "$o" = --quiet ] || [ "$o" = -q ]; then
       expect_eq "$c takes $o" "$(cat "$TMPD/with.rc")" "$(cat "$TMPD/base.rc")"
+    elif [ "$o" = --no-index ] && [ "$c" != index ]; then
+      # issue 15: what it changes is the index file: none written with it
+      rm -rf "$HPROFAN_INDEX_DIR"; run with $base $(value "$o")
+      if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then fail "$c $o does something" "an index was written"
+      else
+        run base $base
+        if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then ok "$c $o does something (no index written)"
+        else fail "$c $o does something" "no index written without it either ($base)"; fi
+      fi
     elif differs base with; then
       ok "$c $o does something"
     elif [ "$c" = path ] && case $o in --size-model|--ref-size|--header-size|--align) true ;; *) false ;; esac; then

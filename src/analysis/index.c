@@ -1,0 +1,992 @@
+/* index.c — the index file: writing, mapping and checking (index.h,
+ * docs/index-format.md). */
+#include "analysis/index.h"
+#include "analysis/session.h"
+#include "parser/alloc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define IX_MAGIC "HPRFIDX\n"
+#define IX_ALIGN 64
+#define IX_ENDIAN 0x01020304u
+#define IX_IDENT_SPAN (64u << 10)
+
+/* the header, at offset 0; the section table follows it */
+struct ix_header {
+	char magic[8];
+	uint32_t version, endian, word_size, layout;
+	uint64_t file_size;           /* the index's own size */
+	struct hp_index_ident ident;
+	struct hp_index_key key;
+	int32_t has_retained, weak, roots, has_paths;
+	uint32_t nsections, table_crc;
+	uint64_t table_off;
+	char reader_kind[16];
+	uint8_t reserved[104];
+	uint32_t pad1, header_crc;    /* CRC-32 of the bytes before header_crc */
+};
+_Static_assert(sizeof(struct ix_header) == 256, "index header is 256 bytes");
+
+struct ix_section {
+	uint32_t id, elem;            /* section id, element size */
+	uint64_t off, len;            /* bytes from the start of the file; len a multiple of elem */
+	uint32_t crc, pad;
+};
+
+/* where a section's array lives: which struct, the offset of its pointer */
+enum { B_HEAP, B_LOAD, B_RET, B_PATH };
+
+enum {
+	S_HEAP_IMG = 1, S_LOAD_IMG, S_RET_IMG, S_WHYNOT,
+	S_STR_KEYS, S_STR_VALS, S_STR_OFF, S_STR_LEN, S_ARENA, S_TEXT,
+	S_CLASSES, S_CLASS_KEYS, S_CLASS_VALS, S_SERIAL_KEYS, S_SERIAL_VALS, S_FIELDS, S_STATICS,
+	S_ROWS, S_FRAMES, S_FRAME_KEYS, S_FRAME_VALS, S_TRACES, S_TRACE_FRAMES, S_TRACE_KEYS,
+	S_TRACE_VALS, S_THREADS, S_THREAD_KEYS, S_THREAD_VALS, S_ROOTS,
+	S_IDS, S_CLS, S_LEN, S_OFF_LO, S_OFF_HI, S_BUCKET, S_FILE_ORDER, S_WARNINGS, S_DUMPS,
+	S_R_OFF, S_R_OFF32, S_R_ADJ, S_R_REFERENTS, S_R_FOLLOWED, S_R_CLASS_OBJ, S_D_IDOM, S_D_ORDER,
+	S_R_SHALLOW, S_R_RETAINED, S_R_ROOT_OBJS, S_R_ROOT_KINDS, S_R_CHILD_OFF, S_R_CHILDREN,
+	S_R_CLASS_RET, S_R_ROW_RET,
+	S_PATH_IMG, S_PG_OFF, S_PG_OFF32, S_PG_ADJ, S_PG_REFERENTS, S_PG_FOLLOWED, S_PG_CLASS_OBJ,
+	S_P_PARENT, S_P_DEPTH,
+	S_MAX
+};
+
+struct desc {
+	int id, base;
+	size_t elem, ptr_off;
+};
+
+#define H(id, f) { id, B_HEAP, sizeof *((hp_heap *)0)->f, offsetof(hp_heap, f) }
+#define R(id, f) { id, B_RET, sizeof *((struct hp_retained *)0)->f, offsetof(struct hp_retained, f) }
+#define P(id, f) { id, B_PATH, sizeof *((struct hp_pathsearch *)0)->f, offsetof(struct hp_pathsearch, f) }
+static const struct desc descs[] = {
+	H(S_STR_KEYS, str_map.keys), H(S_STR_VALS, str_map.vals), H(S_STR_OFF, str_off),
+	H(S_STR_LEN, str_len), H(S_ARENA, arena), H(S_TEXT, text), H(S_CLASSES, classes),
+	H(S_CLASS_KEYS, class_map.keys), H(S_CLASS_VALS, class_map.vals),
+	H(S_SERIAL_KEYS, serial_map.keys), H(S_SERIAL_VALS, serial_map.vals),
+	H(S_FIELDS, fields), H(S_STATICS, statics), H(S_ROWS, rows), H(S_FRAMES, frames),
+	H(S_FRAME_KEYS, frame_map.keys), H(S_FRAME_VALS, frame_map.vals), H(S_TRACES, traces),
+	H(S_TRACE_FRAMES, trace_frames), H(S_TRACE_KEYS, trace_map.keys), H(S_TRACE_VALS, trace_map.vals),
+	H(S_THREADS, threads), H(S_THREAD_KEYS, thread_map.keys), H(S_THREAD_VALS, thread_map.vals),
+	H(S_ROOTS, roots), H(S_IDS, ids), H(S_CLS, cls), H(S_LEN, len), H(S_OFF_LO, off_lo),
+	H(S_OFF_HI, off_hi), H(S_BUCKET, bucket), H(S_FILE_ORDER, file_order), H(S_WARNINGS, warnings),
+	{ S_DUMPS, B_LOAD, sizeof(struct hp_dump_info), offsetof(struct hp_load_info, stats.dumps) },
+	R(S_R_OFF, refs.off), R(S_R_OFF32, refs.off32), R(S_R_ADJ, refs.adj),
+	R(S_R_REFERENTS, refs.referents), R(S_R_FOLLOWED, refs.followed), R(S_R_CLASS_OBJ, refs.class_obj),
+	R(S_D_IDOM, dom.idom), R(S_D_ORDER, dom.order), R(S_R_SHALLOW, shallow), R(S_R_RETAINED, retained),
+	R(S_R_ROOT_OBJS, root_objs), R(S_R_ROOT_KINDS, root_kinds), R(S_R_CHILD_OFF, child_off),
+	R(S_R_CHILDREN, children), R(S_R_CLASS_RET, class_retained), R(S_R_ROW_RET, row_retained),
+	P(S_PG_OFF, g.off), P(S_PG_OFF32, g.off32), P(S_PG_ADJ, g.adj), P(S_PG_REFERENTS, g.referents),
+	P(S_PG_FOLLOWED, g.followed), P(S_PG_CLASS_OBJ, g.class_obj), P(S_P_PARENT, P.parent), P(S_P_DEPTH, P.depth),
+};
+#undef H
+#undef R
+#undef P
+#define NDESCS (sizeof descs / sizeof descs[0])
+
+static void **ptr_at(void *base, const struct desc *d)
+{
+	return (void **)(void *)((char *)base + d->ptr_off);
+}
+
+/* the pointers of each image cleared: the ones of the tables, and the few
+ * others (the builder, static text, the borrowed class column) */
+static void *base_of(int base, const void *h, const void *L, const void *R, const void *ps)
+{
+	return (void *)(base == B_HEAP ? h : base == B_LOAD ? L : base == B_RET ? R : ps);
+}
+
+static void clear_ptrs(hp_heap *h, struct hp_load_info *L, struct hp_retained *R, struct hp_pathsearch *ps)
+{
+	for (size_t i = 0; i < NDESCS; i++) {
+		void *base = base_of(descs[i].base, h, L, R, ps);
+		if (base)
+			*ptr_at(base, &descs[i]) = NULL;
+	}
+	if (h) {
+		h->build = NULL;
+		h->size.vm.why_not = NULL;
+		h->mapped = 0;
+	}
+	if (L)
+		L->reader_kind = NULL;
+	if (R) {
+		R->refs.obj_cls = NULL;
+		R->mapped = 0;
+	}
+	if (ps)
+		ps->g.obj_cls = NULL;
+}
+
+/* the element count each table has, from the scalars of the images */
+static uint64_t count_of(int id, const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
+			 const struct hp_pathsearch *ps)
+{
+	uint64_t n = h->nobj;
+	switch (id) {
+	case S_STR_KEYS: case S_STR_VALS: return h->str_map.cap;
+	case S_STR_OFF: case S_STR_LEN: return h->nstr;
+	case S_ARENA: return h->arena_len;
+	case S_TEXT: return h->text_len;
+	case S_CLASSES: return h->nclasses;
+	case S_CLASS_KEYS: case S_CLASS_VALS: return h->class_map.cap;
+	case S_SERIAL_KEYS: case S_SERIAL_VALS: return h->serial_map.cap;
+	case S_FIELDS: return h->nfields;
+	case S_STATICS: return h->nstatics;
+	case S_ROWS: return h->nrows;
+	case S_FRAMES: return h->nframes;
+	case S_FRAME_KEYS: case S_FRAME_VALS: return h->frame_map.cap;
+	case S_TRACES: return h->ntraces;
+	case S_TRACE_FRAMES: return h->ntrace_frames;
+	case S_TRACE_KEYS: case S_TRACE_VALS: return h->trace_map.cap;
+	case S_THREADS: return h->nthreads;
+	case S_THREAD_KEYS: case S_THREAD_VALS: return h->thread_map.cap;
+	case S_ROOTS: return h->nroots;
+	case S_IDS: case S_CLS: case S_LEN: case S_OFF_LO: case S_OFF_HI: case S_FILE_ORDER: return n;
+	case S_BUCKET: return h->nbuckets + 1;
+	case S_WARNINGS: return h->nwarnings;
+	case S_DUMPS: return L->stats.ndumps;
+	case S_R_OFF: case S_R_OFF32: return n + 1;
+	case S_R_ADJ: return R->refs.nedges;
+	case S_R_REFERENTS: return R->refs.nreferents;
+	case S_R_FOLLOWED: return R->refs.nfollowed;
+	case S_R_CLASS_OBJ: case S_R_CLASS_RET: return h->nclasses;
+	case S_D_IDOM: case S_R_SHALLOW: case S_R_RETAINED: case S_R_ROOT_KINDS: return n;
+	case S_D_ORDER: case S_R_CHILDREN: return R->dom.nreach;
+	case S_R_ROOT_OBJS: return R->nroot_objs;
+	case S_R_CHILD_OFF: return n + 2;
+	case S_R_ROW_RET: return h->nrows;
+	case S_PG_OFF: case S_PG_OFF32: return n + 1;
+	case S_PG_ADJ: return ps->g.nedges;
+	case S_PG_REFERENTS: return ps->g.nreferents;
+	case S_PG_FOLLOWED: return ps->g.nfollowed;
+	case S_PG_CLASS_OBJ: return h->nclasses;
+	case S_P_PARENT: case S_P_DEPTH: return n;
+	}
+	return 0;
+}
+
+/* the layouts the images and tables were written with */
+static uint32_t layout_signature(void)
+{
+	const uint64_t v[] = {
+		sizeof(hp_heap), sizeof(struct hp_load_info), sizeof(struct hp_retained),
+		sizeof(struct hp_class), sizeof(struct hp_hrow), sizeof(struct hp_field),
+		sizeof(struct hp_static), sizeof(struct hp_frame), sizeof(struct hp_trace_rec),
+		sizeof(struct hp_thread_rec), sizeof(struct hp_root_rec), sizeof(struct hp_dump_info),
+		sizeof(struct hp_refs), sizeof(struct hp_dom), sizeof(struct hp_size_model),
+		sizeof(struct hp_stats), sizeof(struct hp_error), sizeof(struct hp_idmap),
+		sizeof(struct hp_pathsearch), sizeof(struct hp_paths),
+		offsetof(hp_heap, nobj), offsetof(hp_heap, size), offsetof(hp_heap, nwarnings),
+		offsetof(hp_heap, roots_by_kind), offsetof(hp_heap, heap_objects),
+		offsetof(struct hp_class, row), offsetof(struct hp_class, self_size),
+		offsetof(struct hp_hrow, shallow), offsetof(struct hp_retained, kinds),
+		offsetof(struct hp_retained, dom), offsetof(struct hp_load_info, partial_err),
+		HP_ROOT_NKINDS, HP_MAX_HEAPS, NDESCS,
+	};
+	return (uint32_t)crc32(0, (const Bytef *)v, sizeof v);
+}
+
+static uint32_t crc_of(const void *p, uint64_t n)
+{
+	uLong c = crc32(0, Z_NULL, 0);
+	const Bytef *b = p;
+	while (n) {
+		uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+		c = crc32(c, b, k);
+		b += k;
+		n -= k;
+	}
+	return (uint32_t)c;
+}
+
+/* ---- identity ----------------------------------------------------------- */
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+	while (n) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+int hp_index_identity(const char *path, struct hp_index_ident *id, struct hp_error *err)
+{
+	memset(id, 0, sizeof *id);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return hp_error_set(err, HP_EIO, "%s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return hp_error_set(err, HP_EIO, "not a regular file");
+	}
+	id->size = (uint64_t)st.st_size;
+	id->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+	id->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+	id->inode = (uint64_t)st.st_ino;
+	unsigned char *buf = hp_malloc(IX_IDENT_SPAN);
+	if (!buf) {
+		close(fd);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	size_t n = id->size < IX_IDENT_SPAN ? (size_t)id->size : IX_IDENT_SPAN;
+	int rc = HP_OK;
+	if (read_at(fd, buf, n, 0) != 0)
+		rc = hp_error_set(err, HP_EIO, "cannot read the dump");
+	else
+		id->crc_head = crc_of(buf, n);
+	if (!rc && read_at(fd, buf, n, id->size - n) != 0)
+		rc = hp_error_set(err, HP_EIO, "cannot read the dump");
+	else if (!rc)
+		id->crc_tail = crc_of(buf, n);
+	hp_free(buf);
+	close(fd);
+	return rc;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct wsec { int id; size_t elem; const void *p; uint64_t len; };
+
+static int write_all(int fd, const void *p, uint64_t n, uint64_t off)
+{
+	const char *b = p;
+	while (n) {
+		size_t k = n > (1u << 30) ? (1u << 30) : (size_t)n;
+		ssize_t w = pwrite(fd, b, k, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w;
+		n -= (uint64_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
+		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
+		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err)
+{
+	/* the images: the structs with their pointers cleared */
+	hp_heap himg = *h;
+	struct hp_load_info limg = *L;
+	struct hp_retained rimg;
+	struct hp_pathsearch pimg;
+	if (R)
+		rimg = *R;
+	if (ps)
+		pimg = *ps;
+	clear_ptrs(&himg, &limg, R ? &rimg : NULL, ps ? &pimg : NULL);
+	const char *why_not = h->size.vm.why_not;
+
+	struct wsec ws[S_MAX + 4];
+	size_t nw = 0;
+	ws[nw++] = (struct wsec){ S_HEAP_IMG, 1, &himg, sizeof himg };
+	ws[nw++] = (struct wsec){ S_LOAD_IMG, 1, &limg, sizeof limg };
+	if (R)
+		ws[nw++] = (struct wsec){ S_RET_IMG, 1, &rimg, sizeof rimg };
+	if (ps)
+		ws[nw++] = (struct wsec){ S_PATH_IMG, 1, &pimg, sizeof pimg };
+	if (why_not)
+		ws[nw++] = (struct wsec){ S_WHYNOT, 1, why_not, strlen(why_not) + 1 };
+	for (size_t i = 0; i < NDESCS; i++) {
+		const struct desc *d = &descs[i];
+		const void *base = base_of(d->base, h, L, R, ps);
+		if (!base)
+			continue;
+		const void *p = *(void *const *)(const void *)((const char *)base + d->ptr_off);
+		if (!p)
+			continue;   /* absent: NULL when read back */
+		uint64_t cnt = count_of(d->id, h, L, R, ps);
+		ws[nw++] = (struct wsec){ d->id, d->elem, p, cnt * d->elem };
+	}
+
+	struct ix_header hd;
+	memset(&hd, 0, sizeof hd);
+	memcpy(hd.magic, IX_MAGIC, 8);
+	hd.version = HP_INDEX_VERSION;
+	hd.endian = IX_ENDIAN;
+	hd.word_size = (uint32_t)sizeof(void *);
+	hd.layout = layout_signature();
+	hd.ident = *id;
+	hd.key = *key;
+	hd.has_retained = R != NULL;
+	hd.weak = R ? R->weak : -1;
+	hd.roots = R ? R->roots_policy : -1;
+	hd.has_paths = ps != NULL;
+	hd.nsections = (uint32_t)nw;
+	hd.table_off = sizeof hd;
+	snprintf(hd.reader_kind, sizeof hd.reader_kind, "%s", L->reader_kind ? L->reader_kind : "file");
+	struct ix_section *tab = hp_calloc(nw, sizeof *tab);
+	if (!tab)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	uint64_t off = hd.table_off + nw * sizeof *tab;
+	for (size_t i = 0; i < nw; i++) {
+		off = (off + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
+		tab[i].id = (uint32_t)ws[i].id;
+		tab[i].elem = (uint32_t)ws[i].elem;
+		tab[i].off = off;
+		tab[i].len = ws[i].len;
+		off += ws[i].len;
+	}
+	hd.file_size = off;
+
+	/* the temporary file beside the index, renamed over it when whole */
+	size_t pl = strlen(path);
+	char *tmp = hp_malloc(pl + 16);
+	if (!tmp) {
+		hp_free(tab);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		hp_free(tab);
+		hp_free(tmp);
+		return hp_error_set(err, HP_EIO, "cannot create a file beside %s: %s", path, strerror(e));
+	}
+	int rc = HP_OK;
+	for (size_t i = 0; i < nw && !rc; i++) {
+		tab[i].crc = crc_of(ws[i].p, ws[i].len);
+		if (write_all(fd, ws[i].p, ws[i].len, tab[i].off) != 0)
+			rc = HP_EIO;
+	}
+	if (!rc) {
+		hd.table_crc = crc_of(tab, nw * sizeof *tab);
+		hd.header_crc = crc_of(&hd, offsetof(struct ix_header, header_crc));
+		if (write_all(fd, &hd, sizeof hd, 0) != 0 || write_all(fd, tab, nw * sizeof *tab, hd.table_off) != 0 ||
+		    ftruncate(fd, (off_t)hd.file_size) != 0)
+			rc = HP_EIO;
+	}
+	if (rc)
+		hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp, strerror(errno));
+	if (close(fd) != 0 && !rc)
+		rc = hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp, strerror(errno));
+	if (!rc && rename(tmp, path) != 0)
+		rc = hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	hp_free(tmp);
+	hp_free(tab);
+	if (!rc && bytes)
+		*bytes = hd.file_size;
+	return rc;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct hp_index {
+	unsigned char *map;
+	uint64_t size;
+	struct ix_header hd;
+	hp_heap *heap;                /* handed out by hp_index_heap() */
+	struct hp_load_info info;
+	struct hp_retained ret;       /* valid when hd.has_retained */
+	struct hp_pathsearch paths;   /* valid when hd.has_paths */
+};
+
+static void set_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_why(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+}
+
+static const unsigned char empty_section[IX_ALIGN];
+
+/* The sections' CRCs on two cores: each section's second half on a
+ * thread, combined with the first half's (crc32_combine); about two
+ * thirds of opening an index is this. */
+struct crc_job {
+	const unsigned char *map;
+	const struct ix_section *tab;
+	uint32_t n;
+	uint32_t *second;             /* CRC of each section's second half */
+};
+
+static void *crc_second_halves(void *arg)
+{
+	struct crc_job *j = arg;
+	for (uint32_t i = 0; i < j->n; i++) {
+		uint64_t half = j->tab[i].len / 2;
+		j->second[i] = crc_of(j->map + j->tab[i].off + half, j->tab[i].len - half);
+	}
+	return NULL;
+}
+
+/* the first section whose CRC differs, or n when all agree; -1 out of memory */
+static int64_t crc_mismatch(const unsigned char *map, const struct ix_section *tab, uint32_t n)
+{
+	uint32_t *second = hp_calloc(n ? n : 1, sizeof *second);
+	if (!second)
+		return -1;
+	struct crc_job job = { map, tab, n, second };
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, crc_second_halves, &job) == 0;
+	if (!threaded)
+		crc_second_halves(&job);
+	uint32_t *first = hp_calloc(n ? n : 1, sizeof *first);
+	for (uint32_t i = 0; first && i < n; i++)
+		first[i] = crc_of(map + tab[i].off, tab[i].len / 2);
+	if (threaded)
+		pthread_join(th, NULL);
+	int64_t bad = first ? (int64_t)n : -1;
+	for (uint32_t i = 0; first && i < n; i++) {
+		uint64_t half = tab[i].len / 2;
+		uint32_t c = (uint32_t)crc32_combine(first[i], second[i], (z_off_t)(tab[i].len - half));
+		if (c != tab[i].crc) {
+			bad = i;
+			break;
+		}
+	}
+	hp_free(first);
+	hp_free(second);
+	return bad;
+}
+
+/* a bit set over n entries, for the checks below */
+static uint8_t *bits_new(uint64_t n) { return hp_calloc((size_t)(n / 8 + 1), 1); }
+static int bit_test_set(uint8_t *b, uint64_t i)
+{
+	int was = (b[i >> 3] >> (i & 7)) & 1;
+	b[i >> 3] |= (uint8_t)(1u << (i & 7));
+	return was;
+}
+
+#define BAD(...) do { set_why(why, why_len, __VA_ARGS__); goto bad; } while (0)
+
+static int check_map(const struct hp_idmap *m, uint64_t limit)
+{
+	if (!m->cap)
+		return m->n == 0 && !m->keys && !m->vals ? 0 : -1;
+	if ((m->cap & (m->cap - 1)) || m->n > m->cap || !m->keys || !m->vals)
+		return -1;
+	size_t empty = 0;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->vals[i] == HP_IDMAP_NONE)
+			empty++;
+		else if (m->vals[i] >= limit)
+			return -1;
+	}
+	return empty ? 0 : -1;   /* a lookup stops at an empty slot */
+}
+
+static int valid_type(unsigned t) { return t == 2 || (t >= 4 && t <= 11); }
+
+/* the model: every index, offset and count in range, no cycle a walk can
+ * follow forever */
+static int check_heap(const hp_heap *h, char *why, size_t why_len)
+{
+	uint8_t *seen = NULL;
+	if (!memchr(h->header.format, 0, sizeof h->header.format))
+		BAD("header format not terminated");
+	if ((h->I != 4 && h->I != 8) || h->header.id_size != h->I)
+		BAD("id size %u", h->I);
+	if (!h->opts.build_objects)
+		BAD("no object table");
+	if (h->nobj > HP_DOM_MAX_NODES)
+		BAD("%zu objects", h->nobj);
+	if (!h->text || h->text_len < 1 || h->text[h->text_len - 1] != '\0' || h->text[0] != '\0')
+		BAD("text table not terminated");
+	if (h->nstr && (!h->arena || !h->str_off || !h->str_len))
+		BAD("string table missing");
+	for (size_t i = 0; i < h->nstr; i++)
+		if (h->str_off[i] >= h->arena_len || h->str_len[i] >= h->arena_len - h->str_off[i] ||
+		    h->arena[h->str_off[i] + h->str_len[i]] != '\0')
+			BAD("string %zu out of range", i);
+	if (check_map(&h->str_map, h->nstr) || check_map(&h->class_map, h->nclasses) ||
+	    check_map(&h->serial_map, h->nclasses) || check_map(&h->frame_map, h->nframes) ||
+	    check_map(&h->trace_map, h->ntraces) || check_map(&h->thread_map, h->nthreads))
+		BAD("id map inconsistent");
+	if (h->nclasses >= HP_NONE || h->nrows >= HP_NONE)
+		BAD("too many classes");
+	if (h->nclasses && !h->classes)
+		BAD("class table missing");
+	for (size_t k = 0; k < h->nclasses; k++) {
+		const struct hp_class *c = &h->classes[k];
+		if (c->name >= h->text_len || (c->super != HP_NONE && c->super >= h->nclasses) ||
+		    (uint64_t)c->first_field + c->n_fields > h->nfields ||
+		    (uint64_t)c->first_static + c->n_statics > h->nstatics || c->kind > HP_CK_PRIMARRAY ||
+		    c->elem_type >= 12 || c->heap >= HP_MAX_HEAPS || (c->row != HP_NONE && c->row >= h->nrows))
+			BAD("class %zu out of range", k);
+	}
+	/* super chains end: 1 on the walk now, 2 known to end */
+	if (h->nclasses) {
+		seen = hp_calloc(h->nclasses, 1);
+		if (!seen)
+			BAD("out of memory");
+		for (size_t k = 0; k < h->nclasses; k++) {
+			uint32_t c = (uint32_t)k;
+			while (c != HP_NONE && !seen[c]) {
+				seen[c] = 1;
+				c = h->classes[c].super;
+			}
+			if (c != HP_NONE && seen[c] == 1)
+				BAD("class %zu: its super classes loop", k);
+			for (c = (uint32_t)k; c != HP_NONE && seen[c] == 1; c = h->classes[c].super)
+				seen[c] = 2;
+		}
+		hp_free(seen);
+		seen = NULL;
+	}
+	for (size_t i = 0; i < h->nfields; i++)
+		if (!valid_type(h->fields[i].type))
+			BAD("field %zu type", i);
+	for (size_t i = 0; i < h->nstatics; i++)
+		if (!valid_type(h->statics[i].type))
+			BAD("static %zu type", i);
+	for (size_t i = 0; i < 12; i++)
+		if (h->prim_class[i] != HP_NONE && h->prim_class[i] >= h->nclasses)
+			BAD("primitive class out of range");
+	if ((h->jlc != HP_NONE && h->jlc >= h->nclasses) || (h->jlo != HP_NONE && h->jlo >= h->nclasses))
+		BAD("class index out of range");
+	for (size_t r = 0; r < h->nrows; r++) {
+		const struct hp_hrow *w = &h->rows[r];
+		if (w->cls >= h->nclasses || (w->next != HP_NONE && w->next >= h->nrows) || w->heap >= HP_MAX_HEAPS ||
+		    w->count > h->nobj || w->class_objs > h->nobj)
+			BAD("histogram row %zu out of range", r);
+	}
+	if (h->nrows) {
+		if (!(seen = bits_new(h->nrows)))
+			BAD("out of memory");
+		for (size_t k = 0; k < h->nclasses; k++)
+			for (uint32_t r = h->classes[k].row; r != HP_NONE; r = h->rows[r].next)
+				if (bit_test_set(seen, r))
+					BAD("histogram rows loop");
+		hp_free(seen);
+		seen = NULL;
+	}
+	for (size_t i = 0; i < h->ntraces; i++)
+		if ((uint64_t)h->traces[i].first + h->traces[i].n > h->ntrace_frames)
+			BAD("trace %zu out of range", i);
+	for (size_t i = 0; i < h->nroots; i++)
+		if (h->roots[i].kind >= HP_ROOT_NKINDS || h->roots[i].heap >= HP_MAX_HEAPS)
+			BAD("root %zu out of range", i);
+	if (h->nheaps > HP_MAX_HEAPS)
+		BAD("%u heaps", h->nheaps);
+	for (size_t i = 0; i < HP_MAX_HEAPS; i++)
+		if (h->heap_name[i] >= h->text_len)
+			BAD("heap name out of range");
+	for (size_t i = 0; i < h->nwarnings; i++)
+		if (h->warnings[i] >= h->text_len)
+			BAD("warning out of range");
+	if (h->n_instances > h->nobj || h->n_objarrays > h->nobj || h->n_primarrays > h->nobj ||
+	    h->n_classobjs > h->nobj)
+		BAD("object counts exceed the object table");
+	const struct hp_size_model *z = &h->size;
+	if (z->kind < HP_SIZE_MAT || z->kind > HP_SIZE_VM || (z->id_size != 4 && z->id_size != 8) ||
+	    (z->ref_size != 4 && z->ref_size != 8) || !z->align || (z->align & (z->align - 1)) || z->align > 4096 ||
+	    z->header > 4096 || z->array_header > 4096)
+		BAD("size model out of range");
+	if (h->nobj) {
+		if (!h->ids || !h->cls || !h->len || !h->off_lo || !h->off_hi || !h->bucket)
+			BAD("object columns missing");
+		for (size_t i = 0; i < h->nobj; i++) {
+			if (h->cls[i] >= h->nclasses)
+				BAD("object %zu: class out of range", i);
+			if (i && h->ids[i] < h->ids[i - 1])
+				BAD("object ids not sorted");
+		}
+		if (h->bucket_shift >= 64 || h->min_id != h->ids[0] || h->nbuckets == 0 || h->nbuckets > h->nobj + 1)
+			BAD("id index out of range");
+		for (size_t b = 0; b <= h->nbuckets; b++)
+			if (h->bucket[b] > h->nobj || (b && h->bucket[b] < h->bucket[b - 1]))
+				BAD("id index out of range");
+		if (h->file_order)
+			for (size_t i = 0; i < h->nobj; i++)
+				if (h->file_order[i] >= h->nobj)
+					BAD("file order out of range");
+	} else if (h->bucket || h->nbuckets || h->file_order) {
+		BAD("id index without objects");
+	}
+	return 0;
+bad:
+	hp_free(seen);
+	return -1;
+}
+
+static int check_load(const struct hp_load_info *L, char *why, size_t why_len)
+{
+	if (!memchr(L->stats.header.format, 0, sizeof L->stats.header.format))
+		BAD("header format not terminated");
+	if (L->stats.parsed_dump < -1 || (L->stats.parsed_dump >= 0 && (unsigned)L->stats.parsed_dump >= L->stats.ndumps))
+		BAD("dump number out of range");
+	if (L->stats.ndumps && !L->stats.dumps)
+		BAD("dump table missing");
+	if (!memchr(L->partial_err.msg, 0, sizeof L->partial_err.msg))
+		BAD("message not terminated");
+	return 0;
+bad:
+	return -1;
+}
+
+/* a reference graph in CSR form over the model's objects */
+static int check_graph(const hp_heap *h, const struct hp_refs *g, char *why, size_t why_len)
+{
+	uint64_t n = h->nobj;
+	if (g->n != n)
+		BAD("graph size differs from the model's");
+	if (!!g->off == !!g->off32)
+		BAD("edge offsets missing");
+	if (g->nedges && !g->adj)
+		BAD("edges missing");
+	if (hp_refs_off(g, 0) != 0 || hp_refs_off(g, n) != g->nedges)
+		BAD("edge offsets out of range");
+	for (uint64_t v = 0; v < n; v++)
+		if (hp_refs_off(g, v + 1) < hp_refs_off(g, v))
+			BAD("edge offsets not monotonic");
+	for (uint64_t e = 0; e < g->nedges; e++)
+		if (g->adj[e] >= n)
+			BAD("edge %llu out of range", (unsigned long long)e);
+	for (size_t i = 0; i < g->nreferents; i++)
+		if (g->referents[i][0] >= n || g->referents[i][1] >= n)
+			BAD("referent out of range");
+	for (size_t i = 0; i < g->nfollowed; i++)
+		if (g->followed[i][0] >= n || g->followed[i][1] >= n)
+			BAD("referent out of range");
+	if (g->class_obj)
+		for (size_t k = 0; k < h->nclasses; k++)
+			if (g->class_obj[k] != HP_NONE && g->class_obj[k] >= n)
+				BAD("class object out of range");
+	return 0;
+bad:
+	return -1;
+}
+
+/* the path search: its graph, and a parent one edge nearer a start */
+static int check_paths(const hp_heap *h, const struct hp_pathsearch *ps, char *why, size_t why_len)
+{
+	uint64_t n = h->nobj;
+	if (ps->all_weak != 0 || ps->P.n != n || ps->P.reached > n || ps->P.through_class > n)
+		BAD("path search out of range");
+	if (check_graph(h, &ps->g, why, why_len))
+		return -1;
+	if (n && (!ps->P.parent || !ps->P.depth))
+		BAD("path tables missing");
+	for (uint64_t v = 0; v < n; v++) {
+		uint32_t p = ps->P.parent[v], d = ps->P.depth[v];
+		int ok = p == HP_PATH_UNSEEN ? d == UINT32_MAX : p == HP_PATH_START ? d == 0
+			 : p < n && d != UINT32_MAX && ps->P.depth[p] != UINT32_MAX && d == ps->P.depth[p] + 1;
+		if (!ok)
+			BAD("path parent of %llu inconsistent", (unsigned long long)v);
+	}
+	return 0;
+bad:
+	return -1;
+}
+
+static int check_retained(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
+{
+	uint8_t *seen = NULL;
+	uint64_t n = h->nobj;
+	if (R->weak < 0 || R->weak > HP_WEAK_SKIP_WEAK || R->roots_policy < 0 || R->roots_policy > HP_ROOTS_UNREACHABLE)
+		BAD("policy out of range");
+	if (R->dom.n != n || R->dom.nreach > n || R->nmade_roots > n)
+		BAD("graph size differs from the model's");
+	if (!R->dom.idom || !R->dom.order || !R->shallow || !R->retained || !R->root_objs || !R->root_kinds ||
+	    !R->child_off || !R->children || !R->class_retained || !R->row_retained)
+		BAD("retained tables missing");
+	if (check_graph(h, &R->refs, why, why_len))
+		return -1;
+	for (size_t i = 0; i < R->nroot_objs; i++)
+		if (R->root_objs[i] >= n)
+			BAD("root object out of range");
+	/* the dominator tree: order lists each reachable object once, its
+	 * idom before it */
+	uint64_t reach = 0;
+	for (uint64_t v = 0; v < n; v++) {
+		uint32_t d = R->dom.idom[v];
+		if (d != HP_DOM_SUPER && d != HP_DOM_UNREACHABLE && d >= n)
+			BAD("dominator of %llu out of range", (unsigned long long)v);
+		reach += d != HP_DOM_UNREACHABLE;
+	}
+	if (reach != R->dom.nreach)
+		BAD("dominator order length");
+	if (!(seen = bits_new(n)))
+		BAD("out of memory");
+	for (uint32_t i = 0; i < R->dom.nreach; i++) {
+		uint32_t v = R->dom.order[i], d;
+		if (v >= n || (d = R->dom.idom[v]) == HP_DOM_UNREACHABLE ||
+		    (d != HP_DOM_SUPER && !((seen[d >> 3] >> (d & 7)) & 1)) || bit_test_set(seen, v))
+			BAD("dominator order inconsistent");
+	}
+	hp_free(seen);
+	seen = NULL;
+	/* the children lists: those of v are the objects whose idom is v */
+	if (R->child_off[0] != 0 || R->child_off[n + 1] != R->dom.nreach)
+		BAD("dominator children out of range");
+	for (uint64_t v = 0; v <= n; v++) {
+		if (R->child_off[v + 1] < R->child_off[v])
+			BAD("dominator children not monotonic");
+		for (uint32_t j = R->child_off[v]; j < R->child_off[v + 1]; j++) {
+			uint32_t c = R->children[j];
+			if (c >= n || R->dom.idom[c] != (v == n ? HP_DOM_SUPER : (uint32_t)v))
+				BAD("dominator child inconsistent");
+		}
+	}
+	return 0;
+bad:
+	hp_free(seen);
+	return -1;
+}
+
+static const char *reader_kind(const char *s)
+{
+	static const char *const kinds[] = { "file", "gzip", "stream", "mmap" };
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (strncmp(s, kinds[i], 16) == 0)
+			return kinds[i];
+	return "file";
+}
+
+int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident *id,
+		  const struct hp_index_key *key, char *why, size_t why_len)
+{
+	*out = NULL;
+	why[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		set_why(why, why_len, "%s", strerror(errno));
+		return errno == ENOENT ? HP_INDEX_MISSING : HP_INDEX_IOERR;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		set_why(why, why_len, "not a regular file");
+		return HP_INDEX_IOERR;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	struct ix_header hd;
+	if (size < sizeof hd) {
+		close(fd);
+		set_why(why, why_len, "%llu bytes, shorter than its header", (unsigned long long)size);
+		return HP_INDEX_TRUNCATED;
+	}
+	if (read_at(fd, &hd, sizeof hd, 0) != 0) {
+		close(fd);
+		set_why(why, why_len, "cannot read it");
+		return HP_INDEX_IOERR;
+	}
+	if (memcmp(hd.magic, IX_MAGIC, 8) != 0) {
+		close(fd);
+		set_why(why, why_len, "not an hprofan index");
+		return HP_INDEX_CORRUPT;
+	}
+	if (hd.version != HP_INDEX_VERSION || hd.endian != IX_ENDIAN || hd.word_size != sizeof(void *) ||
+	    hd.layout != layout_signature()) {
+		close(fd);
+		if (hd.version != HP_INDEX_VERSION)
+			set_why(why, why_len, "format version %u, this hprofan reads %u", hd.version, HP_INDEX_VERSION);
+		else
+			set_why(why, why_len, "written for another byte order, word size or build");
+		return HP_INDEX_VERSION_MISMATCH;
+	}
+	if (crc_of(&hd, offsetof(struct ix_header, header_crc)) != hd.header_crc) {
+		close(fd);
+		set_why(why, why_len, "header checksum mismatch");
+		return HP_INDEX_CORRUPT;
+	}
+	if (hd.file_size != size) {
+		close(fd);
+		set_why(why, why_len, "%llu bytes, its header says %llu", (unsigned long long)size,
+			(unsigned long long)hd.file_size);
+		return hd.file_size > size ? HP_INDEX_TRUNCATED : HP_INDEX_CORRUPT;
+	}
+	if (memcmp(&hd.ident, id, sizeof *id) != 0) {
+		close(fd);
+		if (hd.ident.size != id->size)
+			set_why(why, why_len, "the dump is %llu bytes, was %llu", (unsigned long long)id->size,
+				(unsigned long long)hd.ident.size);
+		else if (hd.ident.inode != id->inode)
+			set_why(why, why_len, "made for another file");
+		else if (hd.ident.mtime_sec != id->mtime_sec || hd.ident.mtime_nsec != id->mtime_nsec)
+			set_why(why, why_len, "the dump was modified since");
+		else
+			set_why(why, why_len, "the dump's content differs");
+		return HP_INDEX_STALE;
+	}
+	if (memcmp(&hd.key, key, sizeof *key) != 0) {
+		close(fd);
+		set_why(why, why_len, "made under other options");
+		return HP_INDEX_OTHER_KEY;
+	}
+	unsigned char *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		set_why(why, why_len, "cannot map it: %s", strerror(errno));
+		return HP_INDEX_IOERR;
+	}
+	hp_index *ix = hp_calloc(1, sizeof *ix);
+	const struct ix_section *tab = NULL;
+	int status = HP_INDEX_CORRUPT;
+	if (!ix) {
+		set_why(why, why_len, "out of memory");
+		status = HP_INDEX_IOERR;
+		goto fail;
+	}
+	ix->map = map;
+	ix->size = size;
+	ix->hd = hd;
+	if (hd.table_off != sizeof hd || hd.nsections > S_MAX + 4 ||
+	    hd.nsections * (uint64_t)sizeof *tab > size - hd.table_off)
+		BAD("section table out of range");
+	tab = (const struct ix_section *)(map + hd.table_off);
+	if (crc_of(tab, hd.nsections * sizeof *tab) != hd.table_crc)
+		BAD("section table checksum mismatch");
+	const struct ix_section *by_id[S_MAX] = { 0 };
+	for (uint32_t i = 0; i < hd.nsections; i++) {
+		const struct ix_section *s = &tab[i];
+		if (s->id == 0 || s->id >= S_MAX || by_id[s->id])
+			BAD("section %u: unknown or repeated id %u", i, s->id);
+		if (s->off % IX_ALIGN || s->off > size || s->len > size - s->off)
+			BAD("section %u out of range", i);
+		if (s->elem == 0 || s->len % s->elem)
+			BAD("section %u: length not a multiple of its element", i);
+		by_id[s->id] = s;
+	}
+	int64_t bad_crc = crc_mismatch(map, tab, hd.nsections);
+	if (bad_crc < 0)
+		BAD("out of memory");
+	if (bad_crc < hd.nsections)
+		BAD("section %u checksum mismatch", (unsigned)bad_crc);
+	/* the images */
+	const struct ix_section *sh = by_id[S_HEAP_IMG], *sl = by_id[S_LOAD_IMG], *sr = by_id[S_RET_IMG];
+	const struct ix_section *sp = by_id[S_PATH_IMG];
+	if (!sh || sh->len != sizeof(hp_heap) || !sl || sl->len != sizeof(struct hp_load_info) ||
+	    (hd.has_retained != 0) != (sr != NULL) || (sr && sr->len != sizeof(struct hp_retained)) ||
+	    (hd.has_paths != 0) != (sp != NULL) || (sp && sp->len != sizeof(struct hp_pathsearch)))
+		BAD("image sections missing or of the wrong size");
+	hp_heap *h = hp_calloc(1, sizeof *h);
+	if (!h)
+		BAD("out of memory");
+	ix->heap = h;
+	memcpy(h, map + sh->off, sizeof *h);
+	memcpy(&ix->info, map + sl->off, sizeof ix->info);
+	if (sr)
+		memcpy(&ix->ret, map + sr->off, sizeof ix->ret);
+	if (sp)
+		memcpy(&ix->paths, map + sp->off, sizeof ix->paths);
+	clear_ptrs(h, &ix->info, &ix->ret, &ix->paths);
+	h->mapped = 1;
+	ix->ret.mapped = 1;
+	ix->info.reader_kind = reader_kind(hd.reader_kind);
+	if (by_id[S_WHYNOT]) {
+		const struct ix_section *s = by_id[S_WHYNOT];
+		if (!s->len || map[s->off + s->len - 1] != '\0')
+			BAD("text not terminated");
+		h->size.vm.why_not = (const char *)map + s->off;
+	}
+	/* the tables: each where its image says, of the length it says */
+	for (size_t i = 0; i < NDESCS; i++) {
+		const struct desc *d = &descs[i];
+		const struct ix_section *s = by_id[d->id];
+		if ((d->base == B_RET && !sr) || (d->base == B_PATH && !sp)) {
+			if (s)
+				BAD("section %d without its image", d->id);
+			continue;
+		}
+		if (!s) {
+			/* absent: NULL, which only these may be with entries */
+			int may = d->id == S_FILE_ORDER || d->id == S_R_OFF || d->id == S_R_OFF32 ||
+				  d->id == S_R_CLASS_OBJ || d->id == S_PG_OFF || d->id == S_PG_OFF32 ||
+				  d->id == S_PG_CLASS_OBJ;
+			if (!may && count_of(d->id, h, &ix->info, &ix->ret, &ix->paths))
+				BAD("section %d missing", d->id);
+			continue;
+		}
+		if (s->elem != d->elem)
+			BAD("section %d: element of %u bytes, want %zu", d->id, s->elem, d->elem);
+		uint64_t cnt = count_of(d->id, h, &ix->info, &ix->ret, &ix->paths);
+		if (s->len / s->elem != cnt)
+			BAD("section %d: %llu entries, want %llu", d->id, (unsigned long long)(s->len / s->elem),
+			    (unsigned long long)cnt);
+		void *base = base_of(d->base, h, &ix->info, &ix->ret, &ix->paths);
+		*ptr_at(base, d) = s->len ? (void *)(map + s->off) : (void *)empty_section;
+	}
+	/* counts the maps and the reference lists keep as capacities */
+	ix->info.stats.dumps_cap = ix->info.stats.ndumps;
+	ix->ret.refs.referents_cap = ix->ret.refs.nreferents;
+	ix->ret.refs.followed_cap = ix->ret.refs.nfollowed;
+	if (ix->ret.refs.class_obj)
+		ix->ret.refs.obj_cls = h->cls;
+	ix->paths.g.referents_cap = ix->paths.g.nreferents;
+	ix->paths.g.followed_cap = ix->paths.g.nfollowed;
+	if (ix->paths.g.class_obj)
+		ix->paths.g.obj_cls = h->cls;
+	if (check_heap(h, why, why_len) || check_load(&ix->info, why, why_len) ||
+	    (sr && check_retained(h, &ix->ret, why, why_len)) || (sp && check_paths(h, &ix->paths, why, why_len)))
+		goto fail;
+	*out = ix;
+	return HP_INDEX_OK;
+bad:
+fail:
+	if (ix) {
+		hp_free(ix->heap);
+		hp_free(ix);
+	}
+	munmap(map, (size_t)size);
+	return status;
+}
+
+void hp_index_close(hp_index *ix)
+{
+	if (!ix)
+		return;
+	munmap(ix->map, (size_t)ix->size);
+	hp_free(ix);
+}
+
+hp_heap *hp_index_heap(hp_index *ix)
+{
+	hp_heap *h = ix->heap;
+	ix->heap = NULL;
+	return h;
+}
+
+void hp_index_load_info(const hp_index *ix, struct hp_load_info *L)
+{
+	*L = ix->info;
+}
+
+int hp_index_retained(const hp_index *ix, struct hp_retained *R)
+{
+	if (!ix->hd.has_retained)
+		return 0;
+	*R = ix->ret;
+	return 1;
+}
+
+int hp_index_paths(const hp_index *ix, struct hp_pathsearch *ps)
+{
+	if (!ix->hd.has_paths)
+		return 0;
+	*ps = ix->paths;
+	return 1;
+}
+
+uint64_t hp_index_size(const hp_index *ix) { return ix->size; }

@@ -1,0 +1,97 @@
+/*
+ * index.h — what the analysis of a dump computed, kept in a file beside it
+ * (docs/index-format.md) so that later commands map it instead of parsing.
+ *
+ * The index holds the model (struct hp_heap: object columns, class, string,
+ * frame, trace, thread and root tables, the id maps), how the dump was read
+ * (struct hp_load_info) and, when they were computed, the retained sizes
+ * (struct hp_retained: the reference graph in CSR form, the dominator tree,
+ * shallow and retained sizes, the children lists, the per-class, per-row and
+ * per-root-kind sums) and the path search from GC roots (its graph and the
+ * breadth-first parents, without the referents of weak references).  Each table is one section, 64-byte aligned, with its
+ * CRC-32; the file is mapped read-only and the structs returned point into
+ * the mapping (hp_heap.mapped, hp_retained.mapped: their free paths free no
+ * array).  Nothing big is copied.
+ *
+ * Keys: the model depends on the size-model options, the dump number and
+ * salvage (struct hp_index_key: an index made under other options is not
+ * used, and the next write replaces it); the retained part on the weak and
+ * roots policies, which it records (the caller compares them with the ones
+ * it wants and computes retained sizes from the dump when they differ).
+ *
+ * The index is untrusted input: hp_index_open() checks the identity of the
+ * dump (size, mtime, inode, CRC-32 of its first and last 64 KiB), the
+ * version and layout, every section's bounds and CRC, and every count,
+ * offset and object number against the others before anything is used.
+ *
+ * Writing (hp_index_write) goes to a temporary file in the same directory,
+ * renamed over the index when complete: a reader sees the old index or the
+ * new one, never a part.
+ */
+#ifndef HP_INDEX_H
+#define HP_INDEX_H
+
+#include <stdint.h>
+#include "model/heap.h"
+#include "analysis/retained.h"
+
+#define HP_INDEX_VERSION 1
+
+struct hp_load_info;
+struct hp_pathsearch;
+
+/* The dump the index was made from. */
+struct hp_index_ident {
+	uint64_t size;
+	int64_t mtime_sec, mtime_nsec;
+	uint64_t inode;
+	uint32_t crc_head, crc_tail;  /* CRC-32 of the first and the last 64 KiB */
+};
+
+/* The options the model depends on (what struct hp_session_opts says). */
+struct hp_index_key {
+	int32_t size_kind, ref_size, header_size, align, dump_index, salvage;
+};
+
+/* Why an index was not used. */
+enum hp_index_status {
+	HP_INDEX_OK = 0,
+	HP_INDEX_MISSING,             /* no index file */
+	HP_INDEX_OTHER_KEY,           /* made under other options (not an error) */
+	HP_INDEX_STALE,               /* the dump is not the one indexed */
+	HP_INDEX_VERSION_MISMATCH,    /* other format version, byte order, word size or layout */
+	HP_INDEX_TRUNCATED,
+	HP_INDEX_CORRUPT,
+	HP_INDEX_IOERR
+};
+
+typedef struct hp_index hp_index;
+
+int hp_index_identity(const char *dump_path, struct hp_index_ident *id, struct hp_error *err) HP_MUST_USE;
+
+/* Maps and checks the index at path.  HP_INDEX_OK: *out holds it, and
+ * hp_index_heap() etc. give what it holds; otherwise *out is NULL and why
+ * (one line, no file name) is in why. */
+int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident *id,
+		  const struct hp_index_key *key, char *why, size_t why_len);
+/* Unmaps it: what the getters returned must have been freed before. */
+void hp_index_close(hp_index *ix);
+
+/* The model (a heap marked mapped, freed by hp_heap_free()), and how the
+ * dump was read (stats.dumps points into the mapping: do not release). */
+hp_heap *hp_index_heap(hp_index *ix);
+void hp_index_load_info(const hp_index *ix, struct hp_load_info *L);
+/* 1 and *R filled (marked mapped, its weak and roots policies in
+ * R->weak and R->roots_policy) when the index holds retained sizes */
+int hp_index_retained(const hp_index *ix, struct hp_retained *R);
+/* 1 and *ps filled (its arrays in the mapping: release none) when the
+ * index holds the path search without the referents of weak references */
+int hp_index_paths(const hp_index *ix, struct hp_pathsearch *ps);
+uint64_t hp_index_size(const hp_index *ix);
+
+/* Writes the index of h (and R when not NULL) atomically at path. */
+int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
+		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
+		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err) HP_MUST_USE;
+
+#endif

@@ -1,0 +1,81 @@
+/* cmd_index.c — hprofan index: build the index of each dump now (the model
+ * and retained sizes under the options given), so that the commands after
+ * it map it instead of parsing (analysis/index.h, docs/index-format.md). */
+#include "cli/command.h"
+
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int index_one(struct cli_ctx *x, const char *file)
+{
+	char where[PATH_MAX + 64];
+	if (x->c->no_index) {
+		cli_error("index: --no-index leaves nothing to do");
+		return EXIT_USAGE;
+	}
+	if (cli_index_path(file, where, sizeof where) != 0) {
+		cli_error("%s: no index for it: it is not a regular file, or no directory can hold its index "
+			  "(beside it, or under $XDG_CACHE_HOME/hprofan)", file);
+		return EXIT_USAGE;
+	}
+	if (x->c->max_memory) {
+		cli_error("index: --max-memory is for the analyses, an index is not built under it");
+		return EXIT_USAGE;
+	}
+	hp_session *S;
+	int rc = cli_session(x, file, &S);
+	if (rc)
+		return rc;
+	const hp_heap *h;
+	const struct hp_retained *R;
+	rc = cli_retained(S, &h, &R);
+	if (!rc) {
+		char sz[32];
+		uint64_t bytes = 0;
+		int pending = hp_session_index_pending(S);
+		if (pending && !cli_session_write_index(S, &bytes)) {
+			rc = EXIT_BAD;
+		} else {
+			struct stat st;
+			if (!pending && stat(where, &st) == 0)
+				bytes = (uint64_t)st.st_size;
+			char no[32], ne[32];
+			printf("%s: index %s %s (%s, %.1f bytes per object)\n", file, where,
+			       pending ? "written" : "up to date", fmt_bytes(bytes, sz, sizeof sz),
+			       h->nobj ? (double)bytes / (double)h->nobj : 0.0);
+			printf("  %s objects, %s references; size model %s: ref %u, header %u, align %u; "
+			       "retained sizes under weak %s, roots %s\n",
+			       fmt_count(h->nobj, no, sizeof no), fmt_count(R->refs.nedges, ne, sizeof ne),
+			       hp_size_kind_name(h->size.kind), h->size.ref_size, h->size.header, h->size.align,
+			       hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+			cli_print_stats(x, S);
+		}
+	}
+	cli_session_close(S);
+	return rc;
+}
+
+static int run(struct cli_ctx *x)
+{
+	int rc = EXIT_OK;
+	for (int i = 0; i < x->nfiles; i++) {
+		int r = index_one(x, x->files[i]);
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+static const struct cli_option *const tables[] = {
+	cli_opts_model, cli_opts_policy, cli_opts_load_unmapped, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_index = {
+	.name = "index",
+	.usage = "hprofan index FILE...",
+	.summary = "build the index of each dump now, for the commands after it",
+	.min_files = 1, .max_files = 1024,
+	.options = tables,
+	.run = run,
+};

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# The index (hprofan index; docs/index-format.md):
+#  1. every command on every corpus dump writes the same stdout (and exits
+#     the same) with --no-index, while the index is being built, and with
+#     the index read; on the small dumps every command, on the others top,
+#     dominators, object and path (the reference is --no-index, the parse);
+#  2. a damaged index (truncated, a byte flipped in each section, another
+#     format version, the index of another dump copied over it, a graph or
+#     dominator entry out of range with its checksum fixed) and a stale one
+#     (the dump touched or rewritten) are said in one line on stderr and
+#     rebuilt, with the same output;
+#  3. where it goes: beside the dump, or under $XDG_CACHE_HOME/hprofan when
+#     the dump's directory is not writable, none for a pipe or --no-index;
+#     hprofan index builds it.
+. "$(dirname "$0")/../lib.sh"
+have_corpus index || exit 0
+command -v python3 >/dev/null 2>&1 || { skip index "python3 is absent"; exit 0; }
+
+IX=$TMPD/ix
+# run ARGS...: stdout and the exit code in $TMPD/out, stderr in $TMPD/err
+run() {
+  "$HPROFAN" "$@" >"$TMPD/out" 2>"$TMPD/err"
+  echo "exit $?" >>"$TMPD/out"
+}
+ixfile() { ls "$HPROFAN_INDEX_DIR"/*.hprofan-index 2>/dev/null | head -n 1; }
+
+# the commands: NAME|ARGS (@D the dump, @ID an object, @C a class)
+small_cmds=(
+  "top|@D" "top-fast|@D --fast" "top-json|@D --json --top 5" "info|info @D" "dominators|dominators @D --top 8"
+  "roots|roots @D" "instances|instances @D @C --top 5" "object|object @D @ID" "path|path @D @ID"
+  "leaks|leaks @D" "waste|waste @D" "threads|threads @D" "sites|sites @D" "diff|diff @D @D --top 5"
+  "trend|trend @D @D --top 5" "top-weak|@D --weak=skip --top 5"
+  "components|components @D" "bitmaps|bitmaps @D" "top-package|@D --group=package --top 5"
+  "dominators-loader|dominators @D --group=loader --top 5"
+)
+big_cmds=("top|@D" "dominators|dominators @D --top 8" "object|object @D @ID" "path|path @D @ID")
+is_small() {
+  case $1 in */hprof-32.bin|*/RI.hprof|*/sun_jdk6_30_x64_compressedOops.hprof|*/java_pid1884.0001.hprof.gz|\
+             */dialer.android-hprof|*/oracle_jdk7_21_hprofagent.hprof|*/minimal.bin|*/small_heap.bin) return 0 ;;
+  esac
+  return 1
+}
+expand() {   # expand ARGS DUMP ID CLASS
+  local a=${1//@D/$2}; a=${a//@ID/$3}; printf '%s' "${a//@C/$4}"
+}
+
+n=0 diffs=0 checked=0
+while IFS= read -r d; do
+  n=$((n + 1))
+  export HPROFAN_INDEX_DIR=$IX/$n
+  id=$("$HPROFAN" dominators "$d" --top 1 --no-index 2>/dev/null | sed -n 2p | grep -o '@0x[0-9a-f]*' | head -n 1 | tr -d @)
+  [ -n "$id" ] || id=0x1
+  cls=java.lang.String
+  if is_small "$d"; then cmds=("${small_cmds[@]}"); else cmds=("${big_cmds[@]}"); fi
+  # the reference: no index
+  for i in "${!cmds[@]}"; do
+    # shellcheck disable=SC2046
+    run $(expand "${cmds[$i]#*|}" "$d" "$id" "$cls") --no-index
+    cp "$TMPD/out" "$TMPD/ref.$i"
+  done
+  if [ -n "$(ixfile)" ]; then fail "index $d: --no-index" "wrote $(ixfile)"; diffs=$((diffs + 1)); fi
+  # building: the first command (a different one for each dump)
+  k=$((n % ${#cmds[@]}))
+  # shellcheck disable=SC2046
+  run $(expand "${cmds[$k]#*|}" "$d" "$id" "$cls")
+  if ! cmp -s "$TMPD/out" "$TMPD/ref.$k"; then
+    fail "index $d: ${cmds[$k]%%|*} while building" "$(diff "$TMPD/ref.$k" "$TMPD/out" | head -n 4)"
+    diffs=$((diffs + 1))
+  fi
+  built=$(ixfile)
+  # reading: every command (the first run of top may add retained sizes)
+  for i in "${!cmds[@]}"; do
+    # shellcheck disable=SC2046
+    run $(expand "${cmds[$i]#*|}" "$d" "$id" "$cls")
+    checked=$((checked + 1))
+    if ! cmp -s "$TMPD/out" "$TMPD/ref.$i"; then
+      fail "index $d: ${cmds[$i]%%|*} from the index" "$(diff "$TMPD/ref.$i" "$TMPD/out" | head -n 4)"
+      diffs=$((diffs + 1))
+    elif grep -q "index" "$TMPD/err"; then
+      fail "index $d: ${cmds[$i]%%|*} from the index" "stderr: $(head -c 300 "$TMPD/err")"
+      diffs=$((diffs + 1))
+    fi
+  done
+  # a dump with a heap dump has an index now, and the runs above read it:
+  # running again leaves the same file (a rewrite is a new inode)
+  if [ -n "$built" ] || [ -n "$(ixfile)" ]; then
+    ino=$(stat -c %i "$(ixfile)")
+    # shellcheck disable=SC2046
+    run $(expand "${big_cmds[1]#*|}" "$d" "$id" "$cls")
+    if [ "$(stat -c %i "$(ixfile)")" != "$ino" ]; then
+      fail "index $d: read, not rewritten" "the index was written again"; diffs=$((diffs + 1))
+    fi
+  fi
+done < <(find "$CORPUS" -type f \( -name '*.hprof' -o -name '*.bin' -o -name '*.gz' -o -name '*hprof' \) \
+         -not -path '*/expected/*' | sort)
+if [ "$diffs" = 0 ] && [ "$checked" -gt 50 ]; then
+  ok "index: $n corpus dumps, $checked runs from the index, the same output as without"
+elif [ "$diffs" = 0 ]; then
+  fail "index: corpus" "only $checked runs checked"
+fi
+
+# ---- damage ------------------------------------------------------------------
+D0=$CORPUS/agourlay__hprof-slurp/hprof-32.bin
+D1=$CORPUS/eclipse-mat__mat/sun_jdk6_30_x64_compressedOops.hprof
+export HPROFAN_INDEX_DIR=$IX/damage
+"$HPROFAN" "$D0" --top 5 --no-index >"$TMPD/want" 2>/dev/null
+"$HPROFAN" "$D0" --top 5 >/dev/null 2>&1
+# a path adds the path search to the index: every kind of section is in it
+ID0=$("$HPROFAN" dominators "$D0" --top 1 2>/dev/null | sed -n 2p | grep -o '@0x[0-9a-f]*' | head -n 1 | tr -d @)
+"$HPROFAN" path "$D0" "$ID0" >/dev/null 2>&1
+IXF=$(ixfile)
+cp "$IXF" "$TMPD/good"
+
+# damaged CASE: the index at $IXF damaged; one line on stderr matching
+# PATTERN, the right output, a good index after
+damaged() {
+  local name=$1 pat=$2
+  "$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>"$TMPD/err"
+  if ! cmp -s "$TMPD/got" "$TMPD/want"; then
+    fail "index damaged: $name" "other output: $(diff "$TMPD/want" "$TMPD/got" | head -n 3)"
+  elif [ "$(wc -l <"$TMPD/err")" != 1 ] || ! grep -qE "^hprofan: index .* is $pat \(.*\): rebuilding$" "$TMPD/err"; then
+    fail "index damaged: $name" "stderr: $(head -c 400 "$TMPD/err")"
+  else
+    local said
+    said=$(sed 's/^hprofan: index [^ ]* is //' "$TMPD/err")
+    "$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>"$TMPD/err"
+    if [ -s "$TMPD/err" ] || ! cmp -s "$TMPD/got" "$TMPD/want"; then
+      fail "index damaged: $name" "not rebuilt: $(head -c 300 "$TMPD/err")"
+    else
+      ok "index damaged: $name: $said"
+    fi
+  fi
+  cp "$TMPD/good" "$IXF"
+}
+
+truncate -s $(( $(stat -c %s "$IXF") / 2 )) "$IXF"
+damaged "truncated to half" truncated
+truncate -s 100 "$IXF"
+damaged "truncated inside the header" truncated
+
+# the section table: offset, length of each section (docs/index-format.md)
+python3 - "$IXF" >"$TMPD/sections" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+n, = struct.unpack_from('<I', b, 112)
+toff, = struct.unpack_from('<Q', b, 120)
+for i in range(n):
+    sid, elem, off, ln, crc, _ = struct.unpack_from('<IIQQII', b, toff + 32 * i)
+    print(i, sid, off, ln)
+EOF
+nsec=0
+while read -r i sid off len; do
+  [ "$len" -gt 0 ] || continue
+  nsec=$((nsec + 1))
+  python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); c = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([c[0] ^ 0x5a]))' \
+    "$IXF" $((off + len / 2))
+  "$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>"$TMPD/err"
+  if ! cmp -s "$TMPD/got" "$TMPD/want" || [ "$(wc -l <"$TMPD/err")" != 1 ] ||
+     ! grep -qE "^hprofan: index .* is corrupt \(section $i checksum mismatch\): rebuilding$" "$TMPD/err"; then
+    fail "index damaged: a byte of section $i (id $sid)" "stderr: $(head -c 300 "$TMPD/err")"
+    nsec=-1000
+  fi
+  cp "$TMPD/good" "$IXF"
+done <"$TMPD/sections"
+if [ "$nsec" -gt 55 ]; then ok "index damaged: a byte flipped in each of $nsec sections: corrupt, rebuilt"
+else fail "index damaged: sections" "only $nsec sections tried"; fi
+
+# the header's version, the header itself, the section table
+python3 -c 'import struct, sys
+f = open(sys.argv[1], "r+b"); f.seek(8); f.write(struct.pack("<I", 99))' "$IXF"
+damaged "format version 99" "of another version"
+python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(40); f.write(b"\x01")' "$IXF"
+damaged "a byte of the header" "(corrupt|stale)"
+
+# a section rewritten with its checksum fixed: an edge or a dominator out of
+# range, which only the reader's checks find
+# fix SECTION-ID WHAT: writes 0xfffffff0 into the first entry, fixes the crc
+fixcrc() {
+  python3 - "$IXF" "$1" <<'EOF'
+import struct, sys, zlib
+path, want = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(path, 'rb').read())
+n, = struct.unpack_from('<I', b, 112)
+toff, = struct.unpack_from('<Q', b, 120)
+for i in range(n):
+    sid, elem, off, ln, crc, pad = struct.unpack_from('<IIQQII', b, toff + 32 * i)
+    if sid == want and ln >= 4:
+        struct.pack_into('<I', b, off, 0xfffffff0)
+        struct.pack_into('<IIQQII', b, toff + 32 * i, sid, elem, off, ln, zlib.crc32(bytes(b[off:off + ln])), pad)
+        struct.pack_into('<I', b, 116, zlib.crc32(bytes(b[toff:toff + 32 * n])))
+        struct.pack_into('<I', b, 252, zlib.crc32(bytes(b[0:252])))
+        open(path, 'wb').write(b)
+        print('fixed')
+EOF
+}
+for w in "41 an edge" "45 a dominator" "31 an object's class" "52 a dominator child" "58 a path search edge" \
+         "62 a path parent"; do
+  sid=${w%% *}
+  if [ "$(fixcrc "$sid")" = fixed ]; then damaged "${w#* } out of range, checksum fixed" corrupt
+  else fail "index damaged: ${w#* }" "no section $sid"; fi
+done
+
+# the index of another dump copied over this one's
+HPROFAN_INDEX_DIR=$IX/other "$HPROFAN" "$D1" --top 5 >/dev/null 2>&1
+cp "$(HPROFAN_INDEX_DIR=$IX/other ixfile)" "$IXF"
+damaged "another dump's index" stale
+
+# a stale index: the dump (a copy) touched, then rewritten
+cp "$D0" "$TMPD/copy.hprof"
+export HPROFAN_INDEX_DIR=$IX/stale
+"$HPROFAN" "$TMPD/copy.hprof" --top 5 >/dev/null 2>&1
+touch -d '2001-01-01' "$TMPD/copy.hprof"
+"$HPROFAN" "$TMPD/copy.hprof" --top 5 >"$TMPD/got" 2>"$TMPD/err"
+if cmp -s "$TMPD/got" "$TMPD/want" && grep -qE "^hprofan: index .* is stale \(the dump was modified since\): rebuilding$" "$TMPD/err" &&
+   [ "$(wc -l <"$TMPD/err")" = 1 ]; then ok "index stale: the dump touched"
+else fail "index stale: the dump touched" "stderr: $(head -c 300 "$TMPD/err")"; fi
+cp "$D1" "$TMPD/copy.hprof"
+"$HPROFAN" "$D1" --top 5 --no-index >"$TMPD/want1" 2>/dev/null
+"$HPROFAN" "$TMPD/copy.hprof" --top 5 >"$TMPD/got" 2>"$TMPD/err"
+if cmp -s "$TMPD/got" "$TMPD/want1" && grep -qE "^hprofan: index .* is stale \(.*\): rebuilding$" "$TMPD/err"; then
+  ok "index stale: another dump written over the file"
+else fail "index stale: another dump written over the file" "stderr: $(head -c 300 "$TMPD/err")"; fi
+
+# ---- where it goes -------------------------------------------------------------
+unset HPROFAN_INDEX_DIR
+mkdir -p "$TMPD/rw" "$TMPD/ro" "$TMPD/cache"
+cp "$D0" "$TMPD/rw/d.hprof"
+cp "$D0" "$TMPD/ro/d.hprof"
+chmod a-w "$TMPD/ro"
+XDG_CACHE_HOME=$TMPD/cache "$HPROFAN" "$TMPD/rw/d.hprof" --top 5 >/dev/null 2>&1
+XDG_CACHE_HOME=$TMPD/cache "$HPROFAN" "$TMPD/ro/d.hprof" --top 5 >/dev/null 2>&1
+if [ -f "$TMPD/rw/d.hprof.hprofan-index" ]; then ok "index: beside the dump"
+else fail "index: beside the dump" "$(ls "$TMPD/rw")"; fi
+if [ "$(ls "$TMPD/ro")" = d.hprof ] && ls "$TMPD/cache/hprofan/"d.hprof.*.hprofan-index >/dev/null 2>&1; then
+  ok "index: under \$XDG_CACHE_HOME/hprofan when the dump's directory is not writable"
+else fail "index: read-only directory" "ro: $(ls "$TMPD/ro"), cache: $(ls -R "$TMPD/cache")"; fi
+XDG_CACHE_HOME=$TMPD/cache "$HPROFAN" "$TMPD/ro/d.hprof" --top 5 >"$TMPD/got" 2>"$TMPD/err"
+if cmp -s "$TMPD/got" "$TMPD/want" && [ ! -s "$TMPD/err" ]; then ok "index: read from the cache directory"
+else fail "index: read from the cache directory" "$(head -c 300 "$TMPD/err")"; fi
+chmod u+w "$TMPD/ro"
+export HPROFAN_INDEX_DIR=$IX/pipe
+"$HPROFAN" - --top 5 <"$D0" >/dev/null 2>&1; rc1=$?
+"$HPROFAN" "$D0" --top 5 --no-index >/dev/null 2>&1; rc2=$?
+if [ -z "$(ixfile)" ] && [ $rc1 = 0 ] && [ $rc2 = 0 ]; then ok "index: none for a pipe or --no-index"
+else fail "index: none for a pipe or --no-index" "exit $rc1, $rc2; $(ixfile)"; fi
+
+# hprofan index: builds it, then says it is up to date
+export HPROFAN_INDEX_DIR=$IX/cmd
+if "$HPROFAN" index "$D0" >"$TMPD/got" 2>"$TMPD/err" && [ -n "$(ixfile)" ] && grep -q "written" "$TMPD/got" &&
+   "$HPROFAN" index "$D0" >"$TMPD/got2" 2>>"$TMPD/err" && grep -q "up to date" "$TMPD/got2"; then
+  ok "hprofan index: built, then up to date"
+else fail "hprofan index" "$(cat "$TMPD/got" "$TMPD/got2" "$TMPD/err" 2>/dev/null | head -c 400)"; fi

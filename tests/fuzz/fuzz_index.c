@@ -1,0 +1,188 @@
+/*
+ * fuzz_index — the index reader (analysis/index.h): an index file is
+ * untrusted input too.
+ *
+ * The input is an index file.  So that the fuzzer gets past the checks a
+ * random file fails at once, the target first makes it one of the dump it
+ * stands beside: the header's identity and key are those of a small memfd
+ * "dump" (the reader does not parse the dump), and, unless the input's last
+ * byte is odd, the CRC-32 of every section, of the section table and of the
+ * header are set to what the bytes give.  Then hp_index_open() must reject
+ * it or hand out a model and retained sizes that every query below can walk
+ * without reading out of bounds or looping: each object found by its id,
+ * its shallow size and class name, each class's histogram rows and super
+ * classes, each string, each object's edges and class edge, the dominator
+ * tree's children from the super-root down, each object's path search
+ * parents back to a start.
+ *
+ * Seeds (tests/fuzz/corpus/index/): the indexes `hprofan index` writes for
+ * the pipeline seeds hotspot4, hotspot8, heapdump8 and android4:
+ *   HPROFAN_INDEX_DIR=/tmp/s hprofan index tests/fuzz/corpus/pipeline/X.hprof
+ *   HPROFAN_INDEX_DIR=/tmp/s hprofan path tests/fuzz/corpus/pipeline/X.hprof 0x1000
+ * (the second adds the path search)
+ * (their layout is this build's: rewrite them when a struct of the model
+ * changes, or they only test the version check).
+ */
+#include "fuzz.h"
+#include "analysis/index.h"
+#include "analysis/session.h"
+
+#include <zlib.h>
+
+#define IX_MAX_INPUT (1u << 22)
+
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+
+/* the header's fields (docs/index-format.md) */
+enum { H_IDENT = 32, H_KEY = 72, H_NSEC = 112, H_TABLE_CRC = 116, H_TABLE_OFF = 120, H_CRC = 252,
+       H_SIZE = 256, SEC_SIZE = 32 };
+
+static void fix_crcs(uint8_t *b, size_t n)
+{
+	uint32_t nsec = rd32(b + H_NSEC);
+	uint64_t toff = rd64(b + H_TABLE_OFF);
+	if (toff <= n && nsec <= (n - toff) / SEC_SIZE) {
+		for (uint32_t i = 0; i < nsec; i++) {
+			uint8_t *e = b + toff + (size_t)i * SEC_SIZE;
+			uint64_t off = rd64(e + 8), len = rd64(e + 16);
+			if (off <= n && len <= n - off)
+				wr32(e + 24, (uint32_t)crc32(0, b + off, (uInt)len));
+		}
+		wr32(b + H_TABLE_CRC, (uint32_t)crc32(0, b + toff, (uInt)(nsec * SEC_SIZE)));
+	}
+	wr32(b + H_CRC, (uint32_t)crc32(0, b, H_CRC));
+}
+
+static volatile uint64_t sink_;
+
+static void walk(hp_heap *h, const struct hp_retained *R, int have_R)
+{
+	uint64_t acc = 0;
+	for (size_t i = 0; i < h->nobj; i++) {
+		acc += hp_heap_find(h, h->ids[i]);
+		acc += hp_heap_shallow(h, i) + hp_heap_offset(h, i) + (unsigned)hp_heap_kind(h, i) + hp_heap_heap(h, i);
+		acc += strlen(hp_class_name(h, h->cls[i]));
+	}
+	for (size_t k = 0; k < h->nclasses; k++) {
+		for (unsigned hp = 0; hp < HP_MAX_HEAPS; hp++)
+			acc += hp_heap_row_of(h, (uint32_t)k, hp);
+		for (uint32_t c = (uint32_t)k; c != HP_NONE; c = h->classes[c].super)
+			acc += h->classes[c].n_fields;
+		const struct hp_class *c = &h->classes[k];
+		for (uint32_t f = 0; f < c->n_fields; f++) {
+			uint32_t len;
+			const char *s = hp_heap_string(h, h->fields[c->first_field + f].name_sid, &len);
+			if (s)
+				acc += (unsigned char)s[len];
+		}
+		acc += hp_idmap_get(&h->class_map, c->id) + hp_idmap_get(&h->serial_map, c->serial);
+	}
+	for (size_t i = 0; i < h->nstr; i++) {
+		uint32_t len;
+		const char *s = hp_heap_string(h, h->str_map.cap ? h->str_map.keys[i % h->str_map.cap] : 0, &len);
+		if (s)
+			acc += (unsigned char)s[len];
+	}
+	for (size_t i = 0; i < h->nwarnings; i++)
+		acc += strlen(hp_heap_warning(h, i));
+	for (size_t i = 0; i < h->ntraces; i++)
+		for (uint32_t j = 0; j < h->traces[i].n; j++)
+			acc += hp_idmap_get(&h->frame_map, h->trace_frames[h->traces[i].first + j]);
+	for (size_t i = 0; i < h->nroots; i++)
+		acc += hp_heap_find(h, h->roots[i].object) + h->roots[i].kind;
+	if (have_R) {
+		for (size_t v = 0; v < h->nobj; v++) {
+			for (uint64_t e = hp_refs_off(&R->refs, v); e < hp_refs_off(&R->refs, v + 1); e++)
+				acc += R->refs.adj[e] + (unsigned)hp_refs_is_class_edge(&R->refs, v, e);
+			acc += R->retained[v] + R->shallow[v] + R->root_kinds[v] + R->dom.idom[v];
+		}
+		for (uint32_t i = 0; i < R->dom.nreach; i++)
+			acc += R->dom.order[i];
+		/* the tree from the super-root (index n), children before their children */
+		for (uint32_t j = R->child_off[h->nobj]; j < R->child_off[h->nobj + 1]; j++) {
+			uint32_t v = R->children[j];
+			for (uint32_t k = R->child_off[v]; k < R->child_off[v + 1]; k++)
+				acc += R->retained[R->children[k]];
+		}
+		for (size_t k = 0; k < h->nclasses; k++)
+			acc += R->class_retained[k];
+		for (size_t r = 0; r < h->nrows; r++)
+			acc += R->row_retained[r];
+	}
+	sink_ = acc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < H_SIZE || size > IX_MAX_INPUT)
+		return 0;
+	static const char dump[] = "JAVA PROFILE 1.0.2\0 a dump that is not parsed";
+	char dpath[64], ipath[64];
+	int dfd = fuzz_memfile(dump, sizeof dump, dpath, sizeof dpath);
+	if (dfd < 0)
+		return 0;
+	struct hp_error err;
+	hp_error_clear(&err);
+	struct hp_index_ident id;
+	struct hp_index_key key;
+	memset(&key, 0, sizeof key);
+	if (hp_index_identity(dpath, &id, &err) != HP_OK) {
+		close(dfd);
+		return 0;
+	}
+	uint8_t *b = malloc(size);
+	if (!b) {
+		close(dfd);
+		return 0;
+	}
+	memcpy(b, data, size);
+	memcpy(b + H_IDENT, &id, sizeof id);
+	memcpy(b + H_KEY, &key, sizeof key);
+	if (!(data[size - 1] & 1))
+		fix_crcs(b, size);
+	int ifd = fuzz_memfile(b, size, ipath, sizeof ipath);
+	free(b);
+	if (ifd < 0) {
+		close(dfd);
+		return 0;
+	}
+	hp_index *ix = NULL;
+	char why[256];
+	if (hp_index_open(&ix, ipath, &id, &key, why, sizeof why) == HP_INDEX_OK) {
+		if (!memchr(why, 0, sizeof why))
+			abort();
+		struct hp_retained R;
+		int have_R = hp_index_retained(ix, &R);
+		struct hp_pathsearch ps;
+		if (hp_index_paths(ix, &ps)) {
+			/* each object's path back to its start, and its edges */
+			uint64_t acc = 0;
+			for (uint32_t v = 0; v < ps.P.n; v++) {
+				for (uint32_t u = v; ps.P.parent[u] != HP_PATH_UNSEEN && ps.P.parent[u] != HP_PATH_START;
+				     u = ps.P.parent[u])
+					acc++;
+				for (uint64_t e = hp_refs_off(&ps.g, v); e < hp_refs_off(&ps.g, v + 1); e++)
+					acc += ps.g.adj[e] + (unsigned)hp_refs_is_class_edge(&ps.g, v, e);
+			}
+			sink_ = acc;
+		}
+		struct hp_load_info L;
+		hp_index_load_info(ix, &L);
+		hp_heap *h = hp_index_heap(ix);
+		walk(h, &R, have_R);
+		sink_ += L.stats.ndumps ? L.stats.dumps[L.stats.ndumps - 1].records : 0;
+		if (have_R)
+			hp_retained_release(&R);
+		hp_heap_free(h);
+		hp_index_close(ix);
+	} else if (!memchr(why, 0, sizeof why)) {
+		abort();
+	} else if (getenv("FUZZ_INDEX_WHY")) {
+		fprintf(stderr, "fuzz_index: rejected: %s\n", why);   /* seeds should not be */
+	}
+	close(ifd);
+	close(dfd);
+	return 0;
+}
