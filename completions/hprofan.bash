@@ -38,12 +38,11 @@ _hprofan_options_waste='--top --min-count --size-model --ref-size --header-size 
 _hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # issue 16: threads
 _hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
-_hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_sites='--top --depth --bottom-up --flat --collapsed --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 _hprofan_takes_value+=' --min-count'   # issue 17: waste
-_hprofan_takes_value+=' --frames'   # issue 16: sites
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
 

@@ -208,7 +208,9 @@ if have_corpus "schema: corpus documents"; then
   doc threads-frames threads threads "$J8" --locals
   doc threads-agent threads threads "$AGENT" --locals --dump 1 --roots=all
   doc threads-android threads threads "$A"
-  doc sites-agent sites sites "$AGENT" --top 0 --frames 0
+  doc sites-agent sites sites "$AGENT" --flat --top 0 --depth 0
+  doc sites-agent-tree sites sites "$AGENT" --top 3 --depth 4 --filter 'java\.'
+  doc sites-agent-bottom-up sites sites "$AGENT" --bottom-up --top 0
   doc sites-none sites sites "$J8"
   doc dominators-j6 dominators dominators "$J6" --depth 4 --top 8
   doc dominators-cut-salvage dominators dominators "$TMPD/cut.hprof" --salvage --depth 2
