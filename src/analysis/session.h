@@ -55,7 +55,9 @@ struct hp_session_opts {
 	 * allocation sites or CPU samples), else HP_ETRUNC (HotSpot and ART
 	 * write the heap dump after the strings and classes, so the file was
 	 * cut before it); HP_ECORRUPT with salvage.  0 (info): the records
-	 * are described whatever they hold. */
+	 * are described whatever they hold.  2 (sites): as 1, except that a
+	 * file with the agent's ALLOC SITES, HEAP SUMMARY or CPU SAMPLES
+	 * records gives a model of those (and no objects). */
 	int need_dump;
 	/* called every few MiB; total is 0 when unknown */
 	void (*progress)(void *ud, int phase, uint64_t done, uint64_t total);

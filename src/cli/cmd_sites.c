@@ -57,7 +57,7 @@ struct sites_result {
 	const hp_heap *h;
 	const struct hp_retained *R;
 	struct hp_sites S;
-	size_t traced_sites;      /* traces with frames naming objects, before the filter */
+	int no_dump;              /* the file holds only the agent's records */
 };
 
 static void release(void *p)
@@ -157,6 +157,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((rc = cli_refuse_pipe(S, "retained sizes and allocation sites read", "save it to a file")) ||
 	    (rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_objread(S, &rd)))
 		return rc;
+	r->no_dump = hp_session_load_info(S)->stats.ndumps == 0;
 	uint8_t *keep = NULL;
 	if ((rc = filter_traces(x, r->h, &keep)))
 		return rc;
@@ -216,6 +217,177 @@ static cJSON *json_frame(const hp_heap *h, const struct hp_frame *f)
 		cJSON_AddNumberToObject(fe, "line", f->line);
 	}
 	return fe;
+}
+
+/* ---- the hprof agent's records ---------------------------------------- */
+
+
+/* the class an ALLOC SITES entry names: by its LOAD CLASS serial, else
+ * the basic type of an array ("char[]"), else "" */
+static const char *site_class(const hp_heap *h, const struct hp_alloc_site *e, char *buf, size_t n)
+{
+	uint32_t k = hp_idmap_get(&h->serial_map, e->class_serial);
+	if (k != HP_IDMAP_NONE)
+		return hp_class_name(h, k);
+	const char *t = e->is_array ? hp_type_name(e->is_array) : NULL;
+	if (t && e->is_array != 2) {
+		snprintf(buf, n, "%s[]", t);
+		return buf;
+	}
+	buf[0] = 0;
+	return buf;
+}
+
+static double bits_float(uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, sizeof f);
+	return f;
+}
+
+static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
+{
+	char buf[600];
+	cJSON *as = cJSON_AddArrayToObject(j, "agent_alloc_sites");
+	for (size_t r = 0; r < h->nalloc_recs; r++) {
+		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "flags", rec->hd.flags);
+		json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
+		double cf = bits_float(rec->hd.cutoff_bits);
+		if (cf == cf && cf - cf == 0)
+			cJSON_AddNumberToObject(e, "cutoff", cf);
+		json_u64(e, "live_bytes", rec->hd.live_bytes);
+		json_u64(e, "live_instances", rec->hd.live_instances);
+		json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
+		json_u64(e, "instances_allocated", rec->hd.instances_allocated);
+		json_u64(e, "sites_declared", rec->hd.nsites);
+		cJSON *arr = cJSON_AddArrayToObject(e, "sites");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
+			cJSON *x = cJSON_CreateObject();
+			json_u64(x, "is_array", st->is_array);
+			json_u64(x, "class_serial", st->class_serial);
+			const char *cn = site_class(h, st, buf, sizeof buf);
+			if (cn[0])
+				cJSON_AddStringToObject(x, "class", cn);
+			json_u64(x, "trace_serial", st->trace_serial);
+			json_u64(x, "live_bytes", st->live_bytes);
+			json_u64(x, "live_instances", st->live_instances);
+			json_u64(x, "bytes_allocated", st->bytes_allocated);
+			json_u64(x, "instances_allocated", st->instances_allocated);
+			cJSON_AddItemToArray(arr, x);
+		}
+		cJSON_AddItemToArray(as, e);
+	}
+	cJSON *hs = cJSON_AddArrayToObject(j, "agent_heap_summaries");
+	for (size_t r = 0; r < h->nsummaries; r++) {
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "live_bytes", h->summaries[r].live_bytes);
+		json_u64(e, "live_instances", h->summaries[r].live_instances);
+		json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
+		json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
+		cJSON_AddItemToArray(hs, e);
+	}
+	cJSON *cs = cJSON_AddArrayToObject(j, "agent_cpu_samples");
+	for (size_t r = 0; r < h->ncpu_recs; r++) {
+		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "total", rec->total);
+		json_u64(e, "traces_declared", rec->n);
+		cJSON *arr = cJSON_AddArrayToObject(e, "traces");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			cJSON *x = cJSON_CreateObject();
+			json_u64(x, "samples", h->cpu_samples[rec->first + i].samples);
+			json_u64(x, "trace_serial", h->cpu_samples[rec->first + i].trace_serial);
+			cJSON_AddItemToArray(arr, x);
+		}
+		cJSON_AddItemToArray(cs, e);
+	}
+}
+
+/* the top frame of the trace with this serial, "" when none */
+static const char *top_frame(const hp_heap *h, uint32_t serial, char *buf, size_t n)
+{
+	uint32_t t = hp_idmap_get(&h->trace_map, serial);
+	const struct hp_frame *f = t != HP_IDMAP_NONE ? hp_trace_frame(h, t, 0) : NULL;
+	if (!f) {
+		buf[0] = 0;
+		return buf;
+	}
+	return cli_frame_text(h, f, buf, n);
+}
+
+static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
+{
+	char a[64], b[64], c[64], d[64], nm[600];
+	for (size_t r = 0; r < h->nalloc_recs; r++) {
+		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
+		const struct hp_alloc_sites_hdr *hd = &rec->hd;
+		double cf = bits_float(hd->cutoff_bits);
+		fprintf(f, "\nALLOC SITES record %zu of %zu (the hprof agent's): flags 0x%04x (%s, sorted by %s%s), cutoff ",
+			r + 1, h->nalloc_recs, hd->flags, hd->flags & 1 ? "incremental" : "complete",
+			hd->flags & 2 ? "allocation" : "live bytes", hd->flags & 4 ? ", GC forced" : "");
+		if (cf == cf && cf - cf == 0 && (cf == 0 || (cf > 1e-9 && cf < 1e9)))
+			fprintf(f, "%g\n", cf);
+		else
+			fprintf(f, "bits 0x%08x\n", hd->cutoff_bits);
+		fprintf(f, "live %s bytes in %s instances; allocated %s bytes in %s instances; %s\n",
+			fmt_count(hd->live_bytes, a, sizeof a), fmt_count(hd->live_instances, b, sizeof b),
+			fmt_count(hd->bytes_allocated, c, sizeof c), fmt_count(hd->instances_allocated, d, sizeof d),
+			fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
+		fprintf(f, "%6s %12s %10s %12s %10s %10s  %s\n", "rank", "live bytes", "live objs", "alloc bytes",
+			"alloc objs", "trace", "class");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
+			char raw[64];
+			safe_text(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
+			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, fmt_count(st->live_bytes, a, sizeof a),
+				fmt_count(st->live_instances, b, sizeof b), fmt_count(st->bytes_allocated, c, sizeof c),
+				fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
+			if (nm[0])
+				fprintf(f, "%s\n", nm);
+			else
+				fprintf(f, "class serial %u\n", st->class_serial);
+		}
+		if (ns < rec->k)
+			fprintf(f, "... %s more sites\n", fmt_count(rec->k - ns, a, sizeof a));
+		if (rec->k < hd->nsites)
+			fprintf(f, "(the record declares %s sites; only the first %s were read)\n",
+				fmt_count(hd->nsites, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+	}
+	for (size_t r = 0; r < h->nsummaries; r++) {
+		const struct hp_heap_summary *hs = &h->summaries[r];
+		fprintf(f, "\nHEAP SUMMARY record %zu of %zu (the hprof agent's): live %s bytes in %s instances; "
+			"allocated %s bytes in %s instances\n", r + 1, h->nsummaries,
+			fmt_count(hs->live_bytes, a, sizeof a), fmt_count(hs->live_instances, b, sizeof b),
+			fmt_count(hs->bytes_allocated, c, sizeof c), fmt_count(hs->instances_allocated, d, sizeof d));
+	}
+	for (size_t r = 0; r < h->ncpu_recs; r++) {
+		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
+		fprintf(f, "\nCPU SAMPLES record %zu of %zu (the hprof agent's): %s samples over %s\n", r + 1, h->ncpu_recs,
+			fmt_count(rec->total, a, sizeof a), fmt_counted(rec->n, "trace", "traces", b, sizeof b));
+		fprintf(f, "%6s %10s %7s %10s  %s\n", "rank", "samples", "share", "trace", "top frame");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			const struct hp_cpu_sample *cs = &h->cpu_samples[rec->first + i];
+			char pct[32];
+			if (rec->total)
+				snprintf(pct, sizeof pct, "%.2f%%", 100.0 * cs->samples / rec->total);
+			else
+				snprintf(pct, sizeof pct, "-");
+			fprintf(f, "%6zu %10s %7s %10u  %s\n", i + 1, fmt_count(cs->samples, a, sizeof a), pct, cs->trace_serial,
+				top_frame(h, cs->trace_serial, nm, sizeof nm));
+		}
+		if (ns < rec->k)
+			fprintf(f, "... %s more traces\n", fmt_count(rec->k - ns, a, sizeof a));
+		if (rec->k < rec->n)
+			fprintf(f, "(the record declares %s traces; only the first %s were read)\n",
+				fmt_count(rec->n, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+	}
 }
 
 /* The tree in preorder, without recursion: node u is shown when its level
@@ -288,6 +460,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	json_u64(tot, "filtered_sites", r->S.filtered_sites);
 	json_u64(tot, "filtered_objects", r->S.filtered);
 	json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
+	cJSON_AddBoolToObject(j, "heap_dump", !r->no_dump);
+	agent_json(o, h, j);
 	uint32_t depth = depth_of(o);
 	if (o->flat) {
 		cJSON *arr = cJSON_AddArrayToObject(j, "sites");
@@ -442,10 +616,28 @@ static void more_line(const struct walk *w, uint32_t u, FILE *f)
 		fmt_bytes(ct.shallow, c, sizeof c), ct.by_depth ? ", below --depth" : "");
 }
 
+static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_result *r, FILE *f);
+
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 {
 	const struct sites_opts *o = x->own;
 	const struct sites_result *r = res;
+	if (o->collapsed)
+		return sites_text(x, S, r, f);
+	cli_partial_note(f, S);
+	int rc = EXIT_OK;
+	if (r->no_dump)
+		fputs("the file holds no heap dump, only the hprof agent's records: no objects to group by allocation site\n", f);
+	else
+		rc = sites_text(x, S, r, f);
+	if (rc == EXIT_OK)
+		agent_text(o, r->h, f);
+	return rc;
+}
+
+static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_result *r, FILE *f)
+{
+	const struct sites_opts *o = x->own;
 	const hp_heap *h = r->h;
 	char a[64], b[64], c[64], buf[2048];
 	uint32_t depth = depth_of(o);
@@ -462,7 +654,6 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		}
 		return EXIT_OK;
 	}
-	cli_partial_note(f, S);
 	if (!r->S.n && !r->S.filtered_sites) {
 		fputs(no_sites, f);
 		fprintf(f, "(%s, %s, all without a site)\n", fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),

@@ -212,6 +212,8 @@ if have_corpus "schema: corpus documents"; then
   doc sites-agent-tree sites sites "$AGENT" --top 3 --depth 4 --filter 'java\.'
   doc sites-agent-bottom-up sites sites "$AGENT" --bottom-up --top 0
   doc sites-none sites sites "$J8"
+  doc sites-agent-records sites sites "$CORPUS/agourlay__hprof-slurp/hprof-32.bin" --top 3
+  doc sites-no-heap-dump sites sites "$CORPUS/frohoff__jdk8u-jdk/minimal.bin" --flat
   doc dominators-j6 dominators dominators "$J6" --depth 4 --top 8
   doc dominators-cut-salvage dominators dominators "$TMPD/cut.hprof" --salvage --depth 2
   if [ -s "$DOCS/dominators-android.json" ]; then
