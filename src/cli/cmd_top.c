@@ -3,6 +3,7 @@
  * streaming pass. */
 #include "cli/command.h"
 #include "analysis/group.h"
+#include "analysis/buckets.h"
 #include "parser/alloc.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@ struct top_opts {
 	const char *components;   /* --components FILE */
 	const char *depth;        /* --depth D (packages) */
 	int fast, retained_set;
+	int buckets;              /* --buckets: objects by size bucket per class */
 };
 
 static void defaults(void *own)
@@ -47,6 +49,8 @@ static const struct cli_option own[] = {
 	{ "--components", NULL, OPT_VALUE, "--components FILE",
 	  "components for --group=component (the default with it):\nlines NAME REGEX, a class in the first whose REGEX\nmatches its name, the others in \"other\"",
 	  0, offsetof(struct top_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
+	{ "--buckets", NULL, OPT_FLAG, "--buckets", "per class, how its objects and bytes spread over size\nbuckets (<=16 B, <=32 B, ... <=1 MiB, >1 MiB)",
+	  0, offsetof(struct top_opts, buckets), NULL, NULL, NULL },
 	{ NULL }
 };
 
@@ -78,6 +82,8 @@ struct top_result {
 	uint32_t *child_off, *child; /* packages: children of g at child[child_off[g] .. child_off[g+1]) */
 	size_t ncomp;
 	char **comp_names;
+	struct hp_bucket_row *buckets;   /* --buckets: per histogram row */
+	struct hp_bucket_row bucket_total;   /* over the rows of the table (t->n) */
 };
 
 static int by_retained(const void *a, const void *b)
@@ -131,6 +137,7 @@ static void release(void *p)
 	for (size_t i = 0; i < t->ncomp; i++)
 		hp_free(t->comp_names[i]);
 	hp_free(t->comp_names);
+	hp_free(t->buckets);
 	hp_free(t);
 }
 
@@ -534,6 +541,14 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		}
 		depth = (unsigned)d;
 	}
+	if (o->buckets && o->fast) {
+		cli_error("--buckets needs the object table: not with --fast");
+		return EXIT_USAGE;
+	}
+	if (o->buckets && by >= 0) {
+		cli_error("--buckets goes with the class table, not with --group");
+		return EXIT_USAGE;
+	}
 	if (by >= 0 && o->retained_set) {
 		cli_error("--retained-set goes with the class table, not with --group");
 		return EXIT_USAGE;
@@ -552,7 +567,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	t->sort = sort;
 	t->by = by;
 	t->depth = depth;
-	rc = with_ret ? cli_retained(S, &t->h, &t->R) : cli_histogram(S, &t->h);
+	/* --buckets reads the object table (also from a pipe: one pass) */
+	rc = with_ret ? cli_retained(S, &t->h, &t->R) : o->buckets ? cli_model(S, &t->h) : cli_histogram(S, &t->h);
 	if (rc)
 		goto out;
 	const hp_heap *h = t->h;
@@ -592,6 +608,19 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		w->retained = t->R ? t->R->row_retained[i] : 0;
 		t->tot_count += cnt;
 		t->tot_shallow += r->shallow;
+	}
+	if (o->buckets) {
+		if (!(t->buckets = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *t->buckets))) {
+			cli_error("out of memory");
+			rc = EXIT_NOMEM;
+			goto out;
+		}
+		hp_buckets_collect(h, t->buckets);
+		for (size_t i = 0; i < t->n; i++)
+			for (unsigned k = 0; k < HP_NBUCKETS; k++) {
+				t->bucket_total.count[k] += t->buckets[t->rows[i].r - h->rows].count[k];
+				t->bucket_total.bytes[k] += t->buckets[t->rows[i].r - h->rows].bytes[k];
+			}
 	}
 	if (o->retained_set) {
 		if (!t->R) {
@@ -793,6 +822,55 @@ static void text_groups(const struct top_result *t, FILE *f)
 	}
 }
 
+/* ---- --buckets ---------------------------------------------------------- */
+
+/* "≤16 B", "≤1 KiB", ">1 MiB" */
+static const char *bucket_label(unsigned k, char *buf, size_t n)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB" };
+	uint64_t v = k == HP_NBUCKETS - 1 ? 1 << 20 : 16ull << k;
+	unsigned u = 0;
+	while (v >= 1024 && u < 2) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%s%llu %s", k == HP_NBUCKETS - 1 ? ">" : "\xe2\x89\xa4", (unsigned long long)v, unit[u]);
+	return buf;
+}
+
+static cJSON *json_buckets(const struct hp_bucket_row *b)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (unsigned k = 0; k < HP_NBUCKETS; k++) {
+		if (!b->count[k])
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "above", k ? 16ull << (k - 1) : 0);
+		if (k < HP_NBUCKETS - 1)
+			json_u64(e, "upto", 16ull << k);
+		json_u64(e, "instances", b->count[k]);
+		json_u64(e, "bytes", b->bytes[k]);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+/* "      sizes: ≤16 B 1,204 (18.8 KiB), >1 MiB 1 (1.50 MiB)": every non-empty bucket */
+static void text_buckets(const char *what, const struct hp_bucket_row *b, FILE *f)
+{
+	char l[32], a[32], c[32];
+	fprintf(f, "%5s  %s:", "", what);
+	int first = 1;
+	for (unsigned k = 0; k < HP_NBUCKETS; k++) {
+		if (!b->count[k])
+			continue;
+		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), fmt_count(b->count[k], a, sizeof a),
+			fmt_bytes(b->bytes[k], c, sizeof c));
+		first = 0;
+	}
+	fprintf(f, "%s\n", first ? " none" : "");
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct top_opts *o = x->own;
@@ -821,6 +899,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(tot, "unreachable_objects", t->R->unreachable);
 		json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
 	}
+	if (t->buckets)
+		cJSON_AddItemToObject(tot, "buckets", json_buckets(&t->bucket_total));
 	json_u64(j, "shown", t->shown);
 	if (o->retained_set) {
 		cJSON *rs = cJSON_AddObjectToObject(j, "retained_set");
@@ -845,6 +925,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(e, "largest", r->r->max_shallow);
 		cJSON_AddNumberToObject(e, "percent",
 			t->all_shallow ? (double)(int64_t)(10000.0 * r->shallow / t->all_shallow) / 100.0 : 0.0);
+		if (t->buckets)
+			cJSON_AddItemToObject(e, "buckets", json_buckets(&t->buckets[r->r - h->rows]));
 		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *w = cJSON_AddArrayToObject(j, "warnings");
@@ -899,6 +981,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->android)
 			fprintf(f, "  %-*s", hw, safe_text(r->heap, hn, sizeof hn));
 		fprintf(f, "  %s\n", nm);
+		if (t->buckets)
+			text_buckets("sizes", &t->buckets[r->r - h->rows], f);
 	}
 	char c1[32];
 	fprintf(f, "%5s  %*s  %10s  %5.1f%%", "total", cw, fmt_count(t->tot_count, a, sizeof a),
@@ -910,6 +994,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", fmt_counted(t->n, "class", "classes", c1, sizeof c1),
 		t->shown < t->n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
 		h->size.ref_size, h->size.header, h->size.align);
+	if (t->buckets)
+		text_buckets(t->shown < t->n ? "sizes of all the rows" : "sizes", &t->bucket_total, f);
 	if (o->retained_set) {
 		char u1[48], u2[48], u3[48];
 		char rows[64];
@@ -947,7 +1033,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_top = {
 	.name = "top",
-	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME] [--group=package|loader|component] [--depth D] [--components FILE]",
+	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME] [--group=package|loader|component] [--depth D] [--components FILE] [--buckets]",
 	.summary = "class histogram (default 20 rows)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

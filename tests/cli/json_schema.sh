@@ -75,6 +75,7 @@ head -c 3000000 "$TMPD/leaky.hprof" >"$TMPD/cut.hprof"
 doc top-sample top "$SAMPLE" --top 5
 doc top-sample-all top top "$SAMPLE" --top 0 --sort=name --filter Leaky --exclude Listener
 doc top-fast-count top "$SAMPLE" --fast --sort=count --top 3
+doc top-buckets top "$SAMPLE" --buckets --top 3   # issue 16
 doc top-raw-plain top "$TMPD/leaky.hprof" --size-model=raw --top 3
 doc_pipe top-gzip-pipe top "$SAMPLE" - --top 3
 doc info-gzip info info "$SAMPLE"
