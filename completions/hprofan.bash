@@ -19,7 +19,7 @@
 # commands, as `hprofan --help` lists them
 _hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
-_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --buckets --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --buckets --by-thread --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'

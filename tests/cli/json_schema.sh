@@ -76,6 +76,7 @@ doc top-sample top "$SAMPLE" --top 5
 doc top-sample-all top top "$SAMPLE" --top 0 --sort=name --filter Leaky --exclude Listener
 doc top-fast-count top "$SAMPLE" --fast --sort=count --top 3
 doc top-buckets top "$SAMPLE" --buckets --top 3   # issue 16
+doc top-by-thread top "$SAMPLE" --by-thread --top 3
 doc top-raw-plain top "$TMPD/leaky.hprof" --size-model=raw --top 3
 doc_pipe top-gzip-pipe top "$SAMPLE" - --top 3
 doc info-gzip info info "$SAMPLE"
