@@ -17,8 +17,8 @@
 # The retained run (--top with retained sizes, end to end) is made three
 # times; the summary gives each phase of the first, its peak per object and
 # per reference, and the three end-to-end figures with their median.
-# `hprofan leaks` is run three times too, its median against the retained
-# run's.
+# `hprofan leaks` and `hprofan waste` are run three times too, their
+# medians against the retained run's.
 #
 # redact is run twice: plain to plain (bytes per second and peak memory,
 # against 1 GB/s and 64 MiB), and gzip to gzip (--gzip, level 1) from a copy
@@ -248,6 +248,11 @@ run retained3 - "$DUMP" --top --quiet --stats
 run leaks     - leaks "$DUMP" --quiet --stats
 run leaks2    - leaks "$DUMP" --quiet --stats
 run leaks3    - leaks "$DUMP" --quiet --stats
+# issue 17: waste (one pass over the records, then the holder paths' search;
+# target: within 1.5 times the retained run); three runs too
+run waste     - waste "$DUMP" --quiet --stats
+run waste2    - waste "$DUMP" --quiet --stats
+run waste3    - waste "$DUMP" --quiet --stats
 
 # ---- diff (issue 14): two copies of the dump, so that each is a file of its own
 COPY="$BENCH_DIR/bigheap-copy.hprof"
@@ -338,6 +343,7 @@ if [ -n "${WALL[diff-fast]:-}" ] && [ -n "${WALL[diff]:-}" ]; then
     m = v[2]
     if (m > 0) printf "  diff: %.2f s, %.2f times the median retained run (%.2f s) (budget: 2.2 or less)\n", t, t / m, m }'
   grep -E '^diff: base' "$LOGS/diff.err" | sed 's/^/  /' || true
+fi
 # issue 13: leaks against the retained run, medians of three wall times (the
 # stats line's seconds count the passes over the dump, not the analysis after)
 median_wall() {
@@ -350,6 +356,10 @@ rm_=$(median_wall retained retained2 retained3)
 if [ -n "$lm" ] && [ -n "$rm_" ]; then
   echo
   awk -v l="$lm" -v r="$rm_" 'BEGIN { printf "leaks: median %.2f s wall against %.2f s for --top with retained sizes: %+.1f%% (target: within 15%%)\n", l, r, (l / r - 1) * 100 }'
+fi
+wm=$(median_wall waste waste2 waste3)
+if [ -n "$wm" ] && [ -n "$rm_" ]; then
+  awk -v w="$wm" -v r="$rm_" 'BEGIN { printf "waste: median %.2f s wall against %.2f s for --top with retained sizes: %.2f times (target: 1.5 or less)\n", w, r, w / r }'
 fi
 # the browser's key latency, per kind of key
 if [ -s "$LOGS/browse.out" ]; then

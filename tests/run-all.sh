@@ -56,6 +56,12 @@ for s in tests/cli/*.sh; do
   mkdir -p "$TMPD/$(basename "$s" .sh)"
   TMPD="$TMPD/$(basename "$s" .sh)" bash "$s" 2>&1 | sed "s|^\(ok\|FAIL\|skip\) |\1 $(basename "$s" .sh)/|" > "$TMPD/out.txt"
   count_lines < "$TMPD/out.txt"
+  # bash's own diagnostics about the script (an unbound variable, a syntax
+  # error, a command not found) stop or skip its checks without a FAIL line
+  if grep -q "^$s: line [0-9]*: " "$TMPD/out.txt"; then
+    echo "FAIL $(basename "$s" .sh): the script itself failed (bash diagnostics above)"
+    failc=$((failc + 1))
+  fi
 done
 
 if [ "$skipc" -gt 0 ]; then

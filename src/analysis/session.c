@@ -31,6 +31,10 @@ struct hp_session {
 	int rd_rc;
 	struct hp_error rd_err;
 
+	struct hp_native native;
+	int native_done, native_rc, native_ret_rc;
+	struct hp_error native_err;
+
 	struct hp_pathsearch paths[2];   /* by all_weak */
 	int paths_done[2], paths_rc[2];
 	struct hp_error paths_err[2];
@@ -83,6 +87,7 @@ void hp_session_free(hp_session *s)
 			hp_refs_release(&s->paths[i].g);
 		}
 	}
+	hp_native_release(&s->native);
 	hp_objread_free(s->rd);
 	hp_retained_release(&s->R);
 	hp_heap_free(s->heap);
@@ -417,6 +422,36 @@ int hp_session_objread(hp_session *s, hp_objread **out, struct hp_error *err)
 		return rc;
 	}
 	*out = s->rd;
+	return HP_OK;
+}
+
+int hp_session_native(hp_session *s, int with_retained, const struct hp_native **out, struct hp_error *err)
+{
+	*out = NULL;
+	if (!s->native_done) {
+		const hp_heap *h;
+		hp_objread *rd;
+		HP_TRY(hp_session_objread(s, &rd, err));
+		HP_TRY(hp_session_model(s, &h, err));
+		s->native_done = 1;
+		s->native_rc = hp_native_compute(h, rd, &s->native, &s->native_err);
+	}
+	if (s->native_rc) {
+		*err = s->native_err;
+		return s->native_rc;
+	}
+	if (with_retained && !s->native_ret_rc) {
+		const struct hp_retained *R;
+		const hp_heap *h;
+		HP_TRY(hp_session_retained(s, &R, err));
+		HP_TRY(hp_session_model(s, &h, err));
+		s->native_ret_rc = hp_native_retain(h, R, &s->native, &s->native_err);
+	}
+	if (with_retained && s->native_ret_rc) {
+		*err = s->native_err;
+		return s->native_ret_rc;
+	}
+	*out = &s->native;
 	return HP_OK;
 }
 

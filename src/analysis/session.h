@@ -32,6 +32,7 @@
 #include "model/objread.h"
 #include "analysis/retained.h"
 #include "analysis/paths.h"
+#include "analysis/native.h"
 
 /* the analyses after the model need, by a rough rule, this much per object
  * (the reference graph, the dominator tree, retained sizes: 36 bytes per
@@ -120,6 +121,12 @@ int hp_session_model(hp_session *s, const hp_heap **h, struct hp_error *err) HP_
 int hp_session_retained(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
 /* The object reader (objread.h) over the model. */
 int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_MUST_USE;
+
+/* Native sizes registered through NativeAllocationRegistry (native.h),
+ * read through the object reader; with_retained: also the retained native
+ * sizes and the per-heap split over the retained sizes' dominator tree. */
+int hp_session_native(hp_session *s, int with_retained, const struct hp_native **N,
+		      struct hp_error *err) HP_MUST_USE;
 
 /* Paths from GC roots: the graph paths are searched in (the referents of
  * soft, weak, final and phantom references left out unless all_weak; a

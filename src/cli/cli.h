@@ -154,6 +154,22 @@ int cli_model(hp_session *S, const hp_heap **h);
 int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R);
 int cli_objread(hp_session *S, hp_objread **rd);
 int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps);
+/* Native sizes (analysis/native.h); with_retained: retained native too. */
+int cli_native(hp_session *S, int with_retained, const struct hp_native **N);
+/* 1 when the native columns are shown: some native size was found */
+int cli_native_shown(const hp_heap *h, const struct hp_native *N);
+/* On an Android dump without native sizes, why (once per run, stderr,
+ * not with --quiet). */
+void cli_native_note(const struct cli_ctx *x, const hp_heap *h, const struct hp_native *N);
+/* Android: each heap's Java and native bytes and what GC roots hold of
+ * them (native.h), one line per heap / "heap_split" (nothing before
+ * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
+ * that heap only */
+void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
+void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
+/* "native": what was found (total, Cleaners, chains, owners, reachable) or
+ * why none; on Android dumps and dumps with a registry only */
+void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 /* "-: WHAT the dump twice, which a pipe cannot do; HINT" when S
  * cannot be read again; returns EXIT_USAGE then, else EXIT_OK */
 int cli_refuse_pipe(hp_session *S, const char *what, const char *hint);
@@ -220,6 +236,11 @@ cJSON *cli_object_json(const hp_heap *h, size_t obj);
 /* ".table", "[12]", "static SESSIONS", "<super class>", ... */
 const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf, size_t n);
 cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r);
+/* "LeakyCache.SESSIONS", "static LeakyCache.LISTENERS", "Object[][3]": the
+ * reference r from object `from` named after its declaring class (simple
+ * names, as LeakCanary writes them), with where the field or index starts
+ * (*at, in bytes: the part a leak trace underlines; at may be NULL) */
+void cli_ref_text(const hp_heap *h, uint32_t from, const struct hp_objref *r, char *buf, size_t n, size_t *at);
 /* "Java frame (thread \"worker-1\"), sticky class"; "" when obj is no GC root */
 const char *cli_root_text(const hp_heap *h, hp_objread *rd, uint32_t obj, char *buf, size_t n);
 /* adds "gc_root": [kinds] and "thread"/"thread_serial" when obj is a GC root */

@@ -73,6 +73,7 @@ struct drow {
 	uint32_t cls;
 	size_t first;
 	uint64_t count, shallow, retained;
+	uint64_t native, native_retained;   /* registered native bytes (native.h) */
 };
 
 struct dctx {
@@ -80,6 +81,7 @@ struct dctx {
 	const struct dom_opts *o;
 	const hp_heap *h;
 	const struct hp_retained *R;
+	const struct hp_native *N;   /* NULL: no native columns */
 	struct cli_filter *flt;
 	int heap;              /* heap index of --heap, or -1 */
 	int sort;
@@ -164,15 +166,21 @@ static struct drow *rows_of(struct dctx *c, const uint32_t *par, size_t npar, si
 				rows[g - 1].count++;
 				rows[g - 1].shallow += R->shallow[v];
 				rows[g - 1].retained += R->retained[v];
+				rows[g - 1].native += hp_native_of(c->N, v);
+				rows[g - 1].native_retained += hp_native_retained_of(c->N, v);
 				continue;
 			}
 			rows[g++] = (struct drow){ .v = v, .cls = h->cls[v], .first = i, .count = 1,
-						   .shallow = R->shallow[v], .retained = R->retained[v] };
+						   .shallow = R->shallow[v], .retained = R->retained[v],
+						   .native = hp_native_of(c->N, v),
+						   .native_retained = hp_native_retained_of(c->N, v) };
 		}
 	} else {
 		for (size_t i = 0; i < k; i++)
 			rows[g++] = (struct drow){ .v = m[i], .cls = h->cls[m[i]], .first = i, .count = 1,
-						   .shallow = R->shallow[m[i]], .retained = R->retained[m[i]] };
+						   .shallow = R->shallow[m[i]], .retained = R->retained[m[i]],
+						   .native = hp_native_of(c->N, m[i]),
+						   .native_retained = hp_native_retained_of(c->N, m[i]) };
 	}
 	sort_ctx = c;
 	qsort(rows, g, sizeof *rows, by_key);
@@ -233,7 +241,7 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 	const hp_heap *h = c->h;
 	size_t limit = c->o->top.n > 0 ? (size_t)c->o->top.n : k;
 	size_t shown = 0;
-	uint64_t cut_n = 0, cut_obj = 0, cut_ret = 0, cut_sh = 0;
+	uint64_t cut_n = 0, cut_obj = 0, cut_ret = 0, cut_sh = 0, cut_nat = 0, cut_natret = 0;
 	int rc = EXIT_OK;
 	for (size_t i = 0; i < k && rc == EXIT_OK; i++) {
 		const struct drow *r = &rows[i];
@@ -253,6 +261,8 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 			cut_obj += r->count;
 			cut_ret += r->retained;
 			cut_sh += r->shallow;
+			cut_nat += r->native;
+			cut_natret += r->native_retained;
 			continue;
 		}
 		shown++;
@@ -285,12 +295,20 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 			}
 			json_u64(e, "shallow", r->shallow);
 			json_u64(e, "retained", r->retained);
+			if (c->N) {
+				json_u64(e, "native", r->native);
+				json_u64(e, "retained_native", r->native_retained);
+			}
 			cJSON_AddNumberToObject(e, "percent", (double)(int64_t)(pct_of(c, r->retained) * 100) / 100.0);
 			cJSON_AddItemToArray(arr, e);
 			inner = e;
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  %*s%s%s\n", fmt_bytes(r->retained, a, sizeof a),
-				pct_of(c, r->retained), fmt_bytes(r->shallow, b, sizeof b), 2 * depth, "",
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(r->retained, a, sizeof a),
+				pct_of(c, r->retained), fmt_bytes(r->shallow, b, sizeof b));
+			if (c->N)
+				fprintf(c->f, "%10s  %10s  ", fmt_bytes(r->native, a, sizeof a),
+					fmt_bytes(r->native_retained, b, sizeof b));
+			fprintf(c->f, "%*s%s%s\n", 2 * depth, "",
 				!group && c->R->root_kinds[r->v] ? "\xe2\x97\x8f " : "", lab);
 		}
 		int d = depth + 1;
@@ -299,8 +317,11 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 			uint32_t first = only_child(c->R, r->v);
 			char cnt[32], id[40];
 			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[end]);
-			fprintf(c->f, "%10s  %5.1f%%  %10s  %*s\xc3\x97 %s links of %s, down to @%s\n",
-				fmt_bytes(c->R->retained[first], a, sizeof a), pct_of(c, c->R->retained[first]), "",
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(c->R->retained[first], a, sizeof a),
+				pct_of(c, c->R->retained[first]), "");
+			if (c->N)
+				fprintf(c->f, "%10s  %10s  ", "", fmt_bytes(hp_native_retained_of(c->N, first), b, sizeof b));
+			fprintf(c->f, "%*s\xc3\x97 %s links of %s, down to @%s\n",
 				2 * d, "", fmt_count(links, cnt, sizeof cnt),
 				safe_text(hp_class_name(h, r->cls), nm, sizeof nm), id);
 			d++;
@@ -322,10 +343,16 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 			json_u64(mo, "objects", cut_obj);
 			json_u64(mo, "shallow", cut_sh);
 			json_u64(mo, "retained", cut_ret);
+			if (c->N) {
+				json_u64(mo, "native", cut_nat);
+				json_u64(mo, "retained_native", cut_natret);
+			}
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  %*s\xe2\x80\xa6 %s more", fmt_bytes(cut_ret, a, sizeof a),
-				pct_of(c, cut_ret), fmt_bytes(cut_sh, b, sizeof b), 2 * depth, "",
-				fmt_count(cut_n, cc, sizeof cc));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(cut_ret, a, sizeof a), pct_of(c, cut_ret),
+				fmt_bytes(cut_sh, b, sizeof b));
+			if (c->N)
+				fprintf(c->f, "%10s  %10s  ", fmt_bytes(cut_nat, a, sizeof a), fmt_bytes(cut_natret, b, sizeof b));
+			fprintf(c->f, "%*s\xe2\x80\xa6 %s more", 2 * depth, "", fmt_count(cut_n, cc, sizeof cc));
 			if (cut_obj != cut_n)
 				fprintf(c->f, " (%s)", fmt_counted(cut_obj, "object", "objects", cc, sizeof cc));
 			fputc('\n', c->f);
@@ -339,6 +366,7 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 struct dom_result {
 	const hp_heap *h;
 	const struct hp_retained *R;
+	const struct hp_native *N;
 	struct cli_filter *flt;
 	int heap;
 };
@@ -364,7 +392,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
-	    (rc = cli_retained(S, &d->h, &d->R)))
+	    (rc = cli_retained(S, &d->h, &d->R)) || (rc = cli_native(S, 1, &d->N)))
 		return rc;
 	const struct dom_opts *o = x->own;
 	d->heap = -1;
@@ -390,7 +418,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct dom_opts *o = x->own;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
-			  .sort = sort_key(o) };
+			  .sort = sort_key(o), .N = cli_native_shown(h, d->N) ? d->N : NULL };
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	json_policies(j, R);
@@ -406,6 +434,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	json_u64(tot, "reachable_shallow", R->reachable_bytes);
 	json_u64(tot, "unreachable_objects", R->unreachable);
 	json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
+	if (c.N) {
+		json_u64(tot, "native", d->N->total);
+		json_u64(tot, "reachable_native", d->N->held_native);
+	}
+	json_native(j, h, d->N);
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
 	uint32_t super = (uint32_t)h->nobj;
@@ -422,19 +455,33 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const struct hp_retained *R = d->R;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
 	struct dctx c = { .x = x, .o = x->own, .h = h, .R = R, .flt = d->flt, .total = all, .f = f,
-			  .heap = d->heap, .sort = sort_key(x->own) };
+			  .heap = d->heap, .sort = sort_key(x->own), .N = cli_native_shown(h, d->N) ? d->N : NULL };
 	char a[48], b[32], dd[48], e[32];
 	cli_partial_note(f, S);
-	fprintf(f, "%10s  %6s  %10s  %s\n", "retained", "%heap", "shallow", "object (\xe2\x97\x8f GC root)");
+	fprintf(f, "%10s  %6s  %10s  ", "retained", "%heap", "shallow");
+	if (c.N)
+		fprintf(f, "%10s  %10s  ", "native", "native ret");
+	fprintf(f, "%s\n", "object (\xe2\x97\x8f GC root)");
 	uint32_t super = (uint32_t)h->nobj;
 	int rc = show(&c, &super, 1, 0, NULL, NULL);
 	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
 		fmt_counted(h->nobj, "object", "objects", a, sizeof a), fmt_bytes(all, b, sizeof b),
 		fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
 		hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+	if (c.N)
+		fprintf(f, "native: %s registered, %s of it held by GC roots\n", fmt_bytes(d->N->total, a, sizeof a),
+			fmt_bytes(d->N->held_native, b, sizeof b));
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	return rc;
+}
+
+static void after(struct cli_ctx *x, hp_session *S, void *res)
+{
+	(void)S;
+	const struct dom_result *d = res;
+	if (d && d->h)
+		cli_native_note(x, d->h, d->N);
 }
 
 static const struct cli_option *const tables[] = {
@@ -450,5 +497,5 @@ const struct cli_command cmd_dominators = {
 	.own_size = sizeof(struct dom_opts),
 	.defaults = defaults,
 	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
+	.collect = collect, .json = json, .text = text, .release = release, .after = after,
 };

@@ -25,6 +25,7 @@ struct info {
 	const hp_heap *h;
 	char *java_version, *vm_version;   /* from the heap's system properties */
 	const char *props_note;            /* why they are not known (static text) */
+	const struct hp_native *N;         /* Android, read again: native sizes and the heap split */
 };
 
 /* java.version and java.vm.version from System.props: HotSpot dumps that
@@ -73,6 +74,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc = cli_model(S, &r->h);
 	if (rc == EXIT_OK)
 		rc = read_versions(S, r);
+	/* Android: each heap's Java, native and root-held bytes (one more pass) */
+	if (rc == EXIT_OK && r->h->header.version == 3 && hp_session_rereadable(S))
+		rc = cli_native(S, 1, &r->N);
 	*res = r;
 	return rc;
 }
@@ -237,9 +241,15 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			json_u64(e, "classes", h->heap_classes[i]);
 			json_u64(e, "instances", h->heap_objects[i] - h->heap_classes[i]);
 			json_u64(e, "shallow", h->heap_bytes[i]);
+			if (r->N && r->N->split_done) {
+				json_u64(e, "native", r->N->heaps[i].native);
+				json_u64(e, "held_java", r->N->heaps[i].held_java);
+				json_u64(e, "held_native", r->N->heaps[i].held_native);
+			}
 			cJSON_AddItemToArray(hs, e);
 		}
 	}
+	json_native(j, h, r->N);
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	if (h->header.version != 3 || h->size.kind == HP_SIZE_VM)
 		cJSON_AddItemToObject(j, "vm_layout", json_vm(r));
@@ -392,16 +402,29 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "strings:     %s; stack traces %s, frames %s\n", fmt_count(h->nstr, a, sizeof a),
 		fmt_count(h->ntraces, b, sizeof b), fmt_count(h->nframes, c, sizeof c));
 	if (st->header.version == 3) {
-		fprintf(f, "heaps:       %-10s %10s %12s %12s\n", "", "classes", "instances", "shallow");
+		int split = r->N && r->N->split_done;
+		fprintf(f, "heaps:       %-10s %10s %12s %12s", "", "classes", "instances", "shallow");
+		if (split)
+			fprintf(f, " %12s %12s %12s", "native", "held Java", "held native");
+		fputc('\n', f);
 		for (unsigned i = 0; i < h->nheaps; i++) {
 			if (!h->heap_objects[i] && !h->heap_classes[i])
 				continue;
 			char hn[256];
-			fprintf(f, "  %-20s %10s %12s %12s\n", safe_text(hp_heap_name(h, i), hn, sizeof hn),
+			fprintf(f, "  %-20s %10s %12s %12s", safe_text(hp_heap_name(h, i), hn, sizeof hn),
 				fmt_count(h->heap_classes[i], a, sizeof a),
 				fmt_count(h->heap_objects[i] - h->heap_classes[i], b, sizeof b),
 				fmt_bytes(h->heap_bytes[i], c, sizeof c));
+			if (split) {
+				const struct hp_native_heap *sp = &r->N->heaps[i];
+				fprintf(f, " %12s", fmt_bytes(sp->native, a, sizeof a));
+				fprintf(f, " %12s", fmt_bytes(sp->held_java, a, sizeof a));
+				fprintf(f, " %12s", fmt_bytes(sp->held_native, a, sizeof a));
+			}
+			fputc('\n', f);
 		}
+		if (split && !r->N->shallow && r->N->why_none)
+			fprintf(f, "  native: none found: %s\n", r->N->why_none);
 	}
 	fprintf(f, "size model:  %s\n", hp_size_kind_name(m->kind));
 	if (m->kind == HP_SIZE_MAT) {

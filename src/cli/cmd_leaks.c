@@ -213,59 +213,6 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 
 /* ---- pieces ----------------------------------------------------------------- */
 
-static const char *simple(const char *n)
-{
-	const char *d = strrchr(n, '.');
-	return d ? d + 1 : n;
-}
-
-/* the class an object's references are named after (the class a class object is) */
-static const char *own_class(const hp_heap *h, uint32_t v)
-{
-	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
-		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
-		if (k != HP_IDMAP_NONE)
-			return hp_class_name(h, k);
-	}
-	return hp_class_name(h, h->cls[v]);
-}
-
-/* "LeakyCache.SESSIONS" and the like: the reference from `from`, with where
- * the part to underline starts (*at, in bytes) */
-static void ref_text(const hp_heap *h, uint32_t from, const struct hp_objref *r, char *buf, size_t n, size_t *at)
-{
-	char cn[300], fn[300];
-	const char *c = simple(own_class(h, from));
-	if ((r->kind == HP_REF_FIELD || r->kind == HP_REF_STATIC) && r->decl != HP_NONE && r->decl < h->nclasses)
-		c = simple(hp_class_name(h, r->decl));
-	safe_text(c, cn, sizeof cn);
-	const char *pre = r->kind == HP_REF_STATIC ? "static " : "";
-	int w;
-	switch (r->kind) {
-	case HP_REF_FIELD:
-	case HP_REF_STATIC:
-		safe_text(r->name ? r->name : "?", fn, sizeof fn);
-		w = snprintf(buf, n, "%s%s.", pre, cn);
-		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", fn);
-		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
-		return;
-	case HP_REF_ELEMENT:
-		w = snprintf(buf, n, "%s", cn);
-		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0),
-			 "[%llu]", (unsigned long long)r->index);
-		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
-		return;
-	default: {
-		char via[200];
-		cli_via_text(h, r, via, sizeof via);
-		w = snprintf(buf, n, "%s", cn);
-		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", via);
-		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
-		return;
-	}
-	}
-}
-
 /* terminal columns of UTF-8 text (one per code point) */
 static size_t columns(const char *s, size_t bytes)
 {
@@ -346,7 +293,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 			continue;
 		}
 		size_t at = 0;
-		ref_text(h, s->obj, &t->steps[i + 1].ref, ref, sizeof ref, &at);
+		cli_ref_text(h, s->obj, &t->steps[i + 1].ref, ref, sizeof ref, &at);
 		fprintf(f, "  %s    \xe2\x86\x93 %s\n", bar, ref);
 		if (statuses && t->steps[i + 1].cut) {
 			size_t pad = columns(ref, at), len = columns(ref + at, strlen(ref + at));

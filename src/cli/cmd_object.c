@@ -34,6 +34,7 @@ struct octx {
 	hp_session *S;
 	const hp_heap *h;
 	const struct hp_retained *R;
+	const struct hp_native *N;   /* native sizes (shown when the dump has some) */
 	hp_objread *rd;
 	struct hp_error err;
 	uint64_t total;          /* shallow bytes of the whole heap */
@@ -234,6 +235,9 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	else
 		fprintf(f, "  retained  %s (%.1f%% of the heap)\n", fmt_bytes(R->retained[v], a, sizeof a),
 			c->total ? 100.0 * R->retained[v] / c->total : 0.0);
+	if (cli_native_shown(h, c->N))
+		fprintf(f, "  native    %s registered, %s retained\n", fmt_bytes(hp_native_of(c->N, v), a, sizeof a),
+			fmt_bytes(hp_native_retained_of(c->N, v), b, sizeof b));
 	cli_root_text(h, c->rd, v, rt, sizeof rt);
 	fprintf(f, "  GC root   %s\n", rt[0] ? rt : "no");
 	if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes)
@@ -368,6 +372,10 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		cJSON_AddStringToObject(ob, "heap", hp_heap_name(h, hp_heap_heap(h, v)));
 	json_u64(ob, "shallow", R->shallow[v]);
 	json_u64(ob, "retained", R->retained[v]);
+	if (cli_native_shown(h, c->N)) {
+		json_u64(ob, "native", hp_native_of(c->N, v));
+		json_u64(ob, "retained_native", hp_native_retained_of(c->N, v));
+	}
 	cJSON_AddBoolToObject(ob, "reachable", R->dom.idom[v] != HP_DOM_UNREACHABLE);
 	cli_root_json(ob, h, c->rd, v);
 	if (is_text(h, v)) {
@@ -523,7 +531,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	c->o = o;
 	c->all_weak = x->c->all_weak;
 	c->S = S;
-	if ((rc = cli_retained(S, &c->h, &c->R)))
+	if ((rc = cli_retained(S, &c->h, &c->R)) || (rc = cli_native(S, 1, &c->N)))
 		return rc;
 	const hp_heap *h = c->h;
 	size_t v;
@@ -553,6 +561,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	cJSON_AddItemToObject(j, "size_model", json_size_model(r->c.h));
 	json_policies(j, r->c.R);
+	json_native(j, r->c.h, r->c.N);
 	*doc = j;
 	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain);
 	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);
@@ -564,6 +573,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	cli_partial_note(f, S);
 	int hr = text_report(&r->c, f, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain);
 	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);
+}
+
+static void after(struct cli_ctx *x, hp_session *S, void *res)
+{
+	(void)S;
+	const struct object_result *r = res;
+	if (r && r->c.h)
+		cli_native_note(x, r->c.h, r->c.N);
 }
 
 static const struct cli_option *const tables[] = {
@@ -580,5 +597,5 @@ const struct cli_command cmd_object = {
 	.own_size = sizeof(struct object_opts),
 	.defaults = defaults,
 	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
+	.collect = collect, .json = json, .text = text, .release = release, .after = after,
 };

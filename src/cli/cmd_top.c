@@ -63,11 +63,16 @@ struct trow {
 	const char *name;
 	const char *heap;
 	uint64_t count, shallow, retained;
+	uint64_t native, native_retained;   /* registered native bytes (native.h) */
 };
 
 struct top_result {
 	const hp_heap *h;
 	const struct hp_retained *R;  /* NULL: shallow sizes only */
+	const struct hp_native *N;    /* with retained sizes: native sizes, else NULL */
+	int native_cols;              /* some native size was found: the columns are shown */
+	int heap_filter;              /* --heap: its index, else -1 */
+	uint64_t tot_native;
 	const char *sort;
 	int android;
 	struct trow *rows;
@@ -589,13 +594,18 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	t->depth = depth;
 	/* --buckets reads the object table (also from a pipe: one pass) */
 	rc = with_ret ? cli_retained(S, &t->h, &t->R) : o->buckets ? cli_model(S, &t->h) : cli_histogram(S, &t->h);
+	if (!rc && with_ret)
+		rc = cli_native(S, 1, &t->N);
 	if (rc)
 		goto out;
+	t->native_cols = cli_native_shown(t->h, t->N);
 	const hp_heap *h = t->h;
 	t->android = h->header.version == 3;
 	int heap_filter = -1;
+	t->heap_filter = -1;
 	if (o->heap && (heap_filter = cli_heap_named(h, hp_session_path(S), o->heap, &rc)) < 0)
 		goto out;
+	t->heap_filter = heap_filter;
 	cli_filter_check(flt, h, hp_session_path(S));
 	t->rows = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *t->rows);
 	if (!t->rows) {
@@ -626,6 +636,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		w->count = cnt;
 		w->shallow = r->shallow;
 		w->retained = t->R ? t->R->row_retained[i] : 0;
+		w->native = t->native_cols ? t->N->row_shallow[i] : 0;
+		w->native_retained = t->native_cols && t->N->row_retained ? t->N->row_retained[i] : 0;
+		t->tot_native += w->native;
 		t->tot_count += cnt;
 		t->tot_shallow += r->shallow;
 	}
@@ -1030,6 +1043,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	if (t->buckets)
 		cJSON_AddItemToObject(tot, "buckets", json_buckets(&t->bucket_total));
+	if (t->native_cols)
+		json_u64(tot, "native", t->tot_native);
+	json_heap_split(j, h, t->N, t->heap_filter);
+	json_native(j, h, t->N);
 	json_u64(j, "shown", t->shown);
 	if (o->retained_set) {
 		cJSON *rs = cJSON_AddObjectToObject(j, "retained_set");
@@ -1054,6 +1071,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(e, "shallow", r->shallow);
 		if (t->R)
 			json_u64(e, "retained", r->retained);
+		if (t->native_cols) {
+			json_u64(e, "native", r->native);
+			json_u64(e, "retained_native", r->native_retained);
+		}
 		json_u64(e, "largest", r->r->max_shallow);
 		cJSON_AddNumberToObject(e, "percent",
 			t->all_shallow ? (double)(int64_t)(10000.0 * r->shallow / t->all_shallow) / 100.0 : 0.0);
@@ -1102,6 +1123,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "%5s  %*s  %10s  %6s", "rank", cw, "instances", "shallow", "%");
 	if (R)
 		fprintf(f, "  %10s  %6s", "retained", "%");
+	if (t->native_cols)
+		fprintf(f, "  %10s  %10s", "native", "native ret");
 	if (t->android)
 		fprintf(f, "  %-*s", hw, "heap");
 	fprintf(f, "  %s\n", "class");
@@ -1114,6 +1137,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (R)
 			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(r->retained, b, sizeof b),
 				t->all_shallow ? 100.0 * r->retained / t->all_shallow : 0.0);
+		if (t->native_cols)
+			fprintf(f, "  %10s  %10s", fmt_bytes(r->native, a, sizeof a), fmt_bytes(r->native_retained, b, sizeof b));
 		if (t->android)
 			fprintf(f, "  %-*s", hw, safe_text(r->heap, hn, sizeof hn));
 		fprintf(f, "  %s\n", nm);
@@ -1125,6 +1150,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fmt_bytes(t->tot_shallow, b, sizeof b), t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
 	if (R)
 		fprintf(f, "  %10s  %6s", "", "");
+	if (t->native_cols)
+		fprintf(f, "  %10s  %10s", fmt_bytes(t->tot_native, a, sizeof a), "");
 	if (t->android)
 		fprintf(f, "  %-*s", hw, "");
 	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", fmt_counted(t->n, "class", "classes", c1, sizeof c1),
@@ -1144,6 +1171,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
 unreachable:
+	text_heap_split(f, h, t->N, t->heap_filter);
 	if (R) {
 		char u1[48], u2[32];
 		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",
@@ -1157,6 +1185,8 @@ unreachable:
 static void after(struct cli_ctx *x, hp_session *S, void *res)
 {
 	const struct top_result *t = res;
+	if (t && t->h)
+		cli_native_note(x, t->h, t->N);
 	if (x->c->json || x->c->quiet || !t || !t->h)
 		return;
 	for (size_t i = 0; i < t->h->nwarnings; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define VALUE_CHARS 60          /* characters of a duplicate String shown */
+#define HOLDER_STEPS 4          /* references of a holder path shown before the sample (text) */
 
 struct waste_opts {
 	struct cli_count top;
@@ -42,12 +43,25 @@ static const struct cli_option own[] = {
 	{ NULL }
 };
 
+/* How the sample of a row is held: the shortest path from a GC root to it
+ * (the path search of `hprofan path`), nodes[0] the object a root names,
+ * nodes[len - 1] the sample; refs[i] the reference nodes[i] -> nodes[i + 1]. */
+struct holder {
+	size_t len;                 /* 0: no GC root reaches the sample */
+	uint32_t *nodes;
+	struct hp_objref *refs;     /* len - 1; names borrowed from the session's object reader */
+	char root[400];             /* the GC root kinds of nodes[0] */
+};
+
 struct waste_result {
 	const hp_heap *h;
+	hp_objread *rd;
 	struct hp_waste W;
 	size_t shown[HP_WASTE_NSECTIONS];
 	struct hp_text *text;       /* the shown duplicate Strings' values */
 	size_t ntext;
+	struct holder *hold[HP_WASTE_NSECTIONS];   /* shown[s] each, for rows with a sample */
+	int all_weak;
 };
 
 static void release(void *p)
@@ -58,8 +72,75 @@ static void release(void *p)
 	for (size_t i = 0; i < r->ntext; i++)
 		hp_objread_text_release(&r->text[i]);
 	hp_free(r->text);
+	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
+		for (size_t i = 0; r->hold[s] && i < r->shown[s]; i++) {
+			hp_free(r->hold[s][i].nodes);
+			hp_free(r->hold[s][i].refs);
+		}
+		hp_free(r->hold[s]);
+	}
 	hp_waste_release(&r->W);
 	hp_free(r);
+}
+
+static int say_error(hp_session *S, const struct hp_error *err, int st)
+{
+	char buf[1024];
+	cli_format_error(hp_session_path(S), err, buf, sizeof buf);
+	cli_error("%s", buf);
+	return cli_exit_code(st);
+}
+
+/* the holder path of every shown row's sample: one breadth-first search
+ * from the GC roots (the session's, shared with `path`), then each path
+ * read back from it and its references named */
+static int holders(hp_session *S, struct waste_result *r)
+{
+	const struct hp_pathsearch *ps = NULL;
+	int rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
+		if (!r->shown[s])
+			continue;
+		if (!ps && (rc = cli_paths(S, r->all_weak, &ps)))
+			return rc;
+		r->hold[s] = hp_calloc(r->shown[s], sizeof *r->hold[s]);
+		if (!r->hold[s]) {
+			cli_error("out of memory");
+			return EXIT_NOMEM;
+		}
+		for (size_t i = 0; i < r->shown[s]; i++) {
+			uint32_t v = r->W.s[s].rows[i].sample;
+			struct holder *o = &r->hold[s][i];
+			if (v == HP_NONE)
+				continue;
+			struct hp_pathlist pl;
+			memset(&pl, 0, sizeof pl);
+			int st = hp_paths_shortest(&ps->P, &ps->g, v, 1, &pl, &err);
+			if (st != HP_OK)
+				return say_error(S, &err, st);
+			size_t len = pl.npaths ? pl.first[1] - pl.first[0] : 0;
+			if (len) {
+				o->nodes = hp_reallocarray(NULL, len, sizeof *o->nodes);
+				o->refs = hp_calloc(len, sizeof *o->refs);
+				if (!o->nodes || !o->refs) {
+					hp_paths_list_release(&pl);
+					cli_error("out of memory");
+					return EXIT_NOMEM;
+				}
+				memcpy(o->nodes, pl.nodes + pl.first[0], len * sizeof *o->nodes);
+				o->len = len;
+			}
+			hp_paths_list_release(&pl);
+			for (size_t k = 0; k + 1 < o->len; k++)
+				if ((st = hp_objread_find_ref(r->rd, o->nodes[k], o->nodes[k + 1], &o->refs[k], &err)) != HP_OK)
+					return say_error(S, &err, st);
+			if (o->len)
+				cli_root_text(r->h, r->rd, o->nodes[0], o->root, sizeof o->root);
+		}
+	}
+	return EXIT_OK;
 }
 
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
@@ -87,11 +168,13 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		r->shown[s] = o->top.n > 0 && (size_t)o->top.n < r->W.s[s].n ? (size_t)o->top.n : r->W.s[s].n;
 	/* the values of the duplicate Strings shown */
 	size_t n = r->shown[HP_WASTE_STRINGS];
-	if (!n)
-		return EXIT_OK;
 	hp_objread *rd;
 	if ((rc = cli_objread(S, &rd)))
 		return rc;
+	r->rd = rd;
+	r->all_weak = x->c->all_weak;
+	if (!n)
+		return holders(S, r);
 	r->text = hp_calloc(n, sizeof *r->text);
 	uint32_t *objs = hp_reallocarray(NULL, n, sizeof *objs);
 	if (!r->text || !objs) {
@@ -111,7 +194,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		cli_error("%s", buf);
 		return cli_exit_code(st);
 	}
-	return EXIT_OK;
+	return holders(S, r);
 }
 
 static const char *id_text(const hp_heap *h, uint32_t v, char *buf, size_t n)
@@ -131,6 +214,53 @@ static const char *const titles[HP_WASTE_NSECTIONS] = {
 	"empty and under-filled collections (empty: the collection and its table; else the empty slots)",
 	"boxed primitives (their size less the primitive's)",
 };
+
+/* null when no GC root reaches the sample, else the path as `path --json`
+ * writes its steps: the object a root names first, the sample last */
+static cJSON *holder_json(const struct waste_result *r, const struct holder *o)
+{
+	if (!o->len)
+		return cJSON_CreateNull();
+	cJSON *steps = cJSON_CreateArray();
+	for (size_t k = 0; k < o->len; k++) {
+		cJSON *e = cli_object_json(r->h, o->nodes[k]);
+		json_u64(e, "shallow", hp_heap_shallow(r->h, o->nodes[k]));
+		if (k == 0)
+			cli_root_json(e, r->h, r->rd, o->nodes[0]);
+		else
+			cJSON_AddItemToObject(e, "via", cli_via_json(r->h, &o->refs[k - 1]));
+		cJSON_AddItemToArray(steps, e);
+	}
+	return steps;
+}
+
+/* "held by [sticky class] LeakyCache.LISTENERS -> ArrayList.elementData ->
+ * Object[][7]": the root, then the references of the path that lead to the
+ * sample, the last HOLDER_STEPS of them ("(N more)" for the ones between) */
+static void holder_text(const struct waste_result *r, const struct holder *o, FILE *f)
+{
+	char ref[700];
+	if (!o->len) {
+		fprintf(f, "%12sheld by no GC root%s\n", "", r->all_weak ? "" : " (through strong references)");
+		return;
+	}
+	fprintf(f, "%12sheld by [%s]", "", o->root);
+	if (o->len == 1) {
+		fprintf(f, " (the sample itself)\n");
+		return;
+	}
+	size_t nref = o->len - 1, from = 0;
+	if (nref > HOLDER_STEPS + 1) {
+		from = nref - HOLDER_STEPS;
+		cli_ref_text(r->h, o->nodes[0], &o->refs[0], ref, sizeof ref, NULL);
+		fprintf(f, " %s -> (%zu more) ->", ref, from - 1);
+	}
+	for (size_t k = from; k < nref; k++) {
+		cli_ref_text(r->h, o->nodes[k], &o->refs[k], ref, sizeof ref, NULL);
+		fprintf(f, "%s %s", k > from ? " ->" : "", ref);
+	}
+	fputc('\n', f);
+}
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
@@ -171,6 +301,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 				cJSON_AddStringToObject(q, "sample", id_text(h, w->sample, id, sizeof id));
 			else
 				cJSON_AddNullToObject(q, "sample");
+			if (w->sample != HP_NONE && r->hold[s])
+				cJSON_AddItemToObject(q, "held_by", holder_json(r, &r->hold[s][i]));
 			if (s == HP_WASTE_STRINGS) {
 				cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
 				cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
@@ -252,6 +384,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			}
 			fprintf(f, "%10s %8s  %-18s  %s\n", fmt_bytes(w->wasted, a, sizeof a), fmt_count(w->count, b, sizeof b),
 				id_text(h, w->sample, id, sizeof id), what);
+			if (w->sample != HP_NONE && r->hold[s])
+				holder_text(r, &r->hold[s][i], f);
 		}
 		if (r->shown[s] < sec->n) {
 			uint64_t rest = 0;
@@ -265,7 +399,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_all_weak, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_waste = {

@@ -17,6 +17,8 @@ extern const struct cli_command cmd_leaks;
 extern const struct cli_command cmd_waste;
 /* issue 16: threads */
 extern const struct cli_command cmd_threads, cmd_sites;
+/* issue 17: Android bitmaps */
+extern const struct cli_command cmd_bitmaps;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -29,6 +31,8 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_waste,
 	/* issue 16: threads */
 	&cmd_threads, &cmd_sites,
+	/* issue 17: Android bitmaps */
+	&cmd_bitmaps,
 	NULL
 };
 

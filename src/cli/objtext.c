@@ -494,6 +494,60 @@ const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf,
 	return buf;
 }
 
+static const char *simple(const char *n)
+{
+	const char *d = strrchr(n, '.');
+	return d ? d + 1 : n;
+}
+
+/* the class an object's references are named after (the class a class object is) */
+static const char *own_class(const hp_heap *h, uint32_t v)
+{
+	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		if (k != HP_IDMAP_NONE)
+			return hp_class_name(h, k);
+	}
+	return hp_class_name(h, h->cls[v]);
+}
+
+void cli_ref_text(const hp_heap *h, uint32_t from, const struct hp_objref *r, char *buf, size_t n, size_t *at)
+{
+	size_t at_;
+	if (!at)
+		at = &at_;
+	char cn[300], fn[300];
+	const char *c = simple(own_class(h, from));
+	if ((r->kind == HP_REF_FIELD || r->kind == HP_REF_STATIC) && r->decl != HP_NONE && r->decl < h->nclasses)
+		c = simple(hp_class_name(h, r->decl));
+	safe_text(c, cn, sizeof cn);
+	const char *pre = r->kind == HP_REF_STATIC ? "static " : "";
+	int w;
+	switch (r->kind) {
+	case HP_REF_FIELD:
+	case HP_REF_STATIC:
+		safe_text(r->name ? r->name : "?", fn, sizeof fn);
+		w = snprintf(buf, n, "%s%s.", pre, cn);
+		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", fn);
+		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
+		return;
+	case HP_REF_ELEMENT:
+		w = snprintf(buf, n, "%s", cn);
+		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0),
+			 "[%llu]", (unsigned long long)r->index);
+		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
+		return;
+	default: {
+		char via[200];
+		cli_via_text(h, r, via, sizeof via);
+		w = snprintf(buf, n, "%s", cn);
+		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", via);
+		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
+		return;
+	}
+	}
+}
+
 cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
 {
 	static const char *const kinds[] = { "unknown", "field", "element", "static", "super", "loader",

@@ -581,6 +581,36 @@ int hp_objread_decode(hp_objread *f, size_t obj, uint32_t max_elems, struct hp_o
 	return HP_OK;
 }
 
+int hp_objread_prim_bytes(hp_objread *f, size_t obj, uint8_t **out, size_t *len, int *nodata,
+			  struct hp_error *err)
+{
+	const hp_heap *h = f->h;
+	*out = NULL;
+	*len = 0;
+	*nodata = 0;
+	if (obj >= h->nobj || hp_heap_kind(h, obj) != HP_OBJ_PRIMARRAY)
+		return hp_error_set(err, HP_EUSAGE, "object number %zu is no primitive array", obj);
+	struct rec rec;
+	HP_TRY(load(f, obj, 0, &rec, err));
+	if (rec.tag == 0xC3) {
+		*nodata = 1;
+		return HP_OK;
+	}
+	uint64_t n = rec.total - rec.hdr;
+	if (n > SIZE_MAX - 1)
+		return nomem(err);
+	HP_TRY(load(f, obj, rec.total, &rec, err));
+	if (rec.have < rec.total)
+		return changed(f, obj, hp_heap_offset(h, obj), "a short record is", err);
+	uint8_t *b = hp_malloc(n ? (size_t)n : 1);
+	if (!b)
+		return nomem(err);
+	memcpy(b, rec.p + rec.hdr, (size_t)n);
+	*out = b;
+	*len = (size_t)n;
+	return HP_OK;
+}
+
 const struct hp_objval *hp_objread_field(const hp_objread *f, const struct hp_objdata *o,
 					 const char *name, const char *decl_name)
 {

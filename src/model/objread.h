@@ -117,6 +117,13 @@ void hp_objread_release(struct hp_objdata *o);
  * allocation tracking, a dummy serial otherwise. */
 int hp_objread_trace_serial(hp_objread *f, size_t obj, uint32_t *serial, struct hp_error *err) HP_MUST_USE;
 
+/* The elements of primitive array obj as the dump holds them (big-endian),
+ * copied into a new buffer *out of *len bytes (the caller frees it with
+ * hp_free()); *nodata = 1 and *out NULL when the dump holds no elements
+ * (Android PRIMITIVE ARRAY NODATA). */
+int hp_objread_prim_bytes(hp_objread *f, size_t obj, uint8_t **out, size_t *len, int *nodata,
+			  struct hp_error *err) HP_MUST_USE;
+
 /* The field called name (declared by class decl_name, or by any class when
  * NULL; the first met from the object's own class up), or NULL. */
 const struct hp_objval *hp_objread_field(const hp_objread *f, const struct hp_objdata *o,

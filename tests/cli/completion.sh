@@ -305,7 +305,7 @@ instances" "hprofan in" hprofan in
 comp "help offers the other commands" "$(printf '%s\n' "$b_cmds" | grep -vx help)" "hprofan help " hprofan help ""
 comp "first word: commands, dump files, directories" \
   "$(sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof' $b_cmds)" "hprofan " hprofan ""
-comp "a file name ending .hprof.gz (and the command browse)" "$(sorted b.hprof.gz browse)" "hprofan b" hprofan b
+comp "a file name ending .hprof.gz (and the commands bitmaps, browse)" "$(sorted b.hprof.gz bitmaps browse)" "hprofan b" hprofan b
 comp "a file name with a space" "my dump.hprof" "hprofan my" hprofan my
 comp "after a command: dump files only" \
   "$(sorted a.hprof b.hprof.gz c.bin d.android-hprof dir e.gz 'my dump.hprof')" "hprofan info " hprofan info ""
@@ -319,7 +319,7 @@ comp "after a command and its file: the command's options" \
   "hprofan info a.hprof " hprofan info a.hprof ""
 comp "--de after roots: nothing (--depth is dominators')" "" "hprofan roots a.hprof --de" hprofan roots a.hprof --de
 comp "--de after dominators: --depth" "--depth" "hprofan dominators a.hprof --de" hprofan dominators a.hprof --de
-comp "--top N before the file" "$(sorted b.hprof.gz browse)" "hprofan --top 5 b" hprofan --top 5 b
+comp "--top N before the file" "$(sorted b.hprof.gz bitmaps browse)" "hprofan --top 5 b" hprofan --top 5 b
 comp "after --, no options" "" "hprofan -- --s" hprofan -- --s
 # diff and trend take several dumps: after BASE, another; after BASE NEW, more dumps and the options
 comp "diff: after BASE, the dump files" \

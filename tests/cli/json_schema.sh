@@ -93,6 +93,36 @@ else
   fail "schema: info-o" "hprofan info --json -o FILE failed: $(head -c 300 "$DOCS/info-o.out")"
 fi
 
+# issue 17: a small Android dump with native sizes (one Cleaner chain onto a
+# Bitmap with its pixels): the native members of top, info, dominators,
+# object and bitmaps
+python3 - "$TMPD/native.hprof" "$(cd "$(dirname "$0")/../helper" && pwd)" <<'PY' || fail "schema: native dump" "cannot write it"
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump(android=True)
+def cls(name, sup=0, fields=()):
+    c = d.load_class(name); d.class_dump(c, super_id=sup, fields=fields); return c
+d.heap_info(0x41, "app")
+o = cls("java.lang.Object")
+ph = cls("java.lang.ref.PhantomReference", cls("java.lang.ref.Reference", o, [("referent", OBJECT)]))
+cl = cls("sun.misc.Cleaner", ph, [("thunk", OBJECT)])
+reg = cls("libcore.util.NativeAllocationRegistry", o, [("size", LONG)])
+th = cls("libcore.util.NativeAllocationRegistry$CleanerThunk", o, [("this$0", OBJECT)])
+bm = cls("android.graphics.Bitmap", o, [("mBuffer", OBJECT), ("mWidth", INT), ("mHeight", INT)])
+b = d.instance(bm, [d.prim_array(BYTE, bytes(range(16))), 2, 2])
+d.root(b)
+d.root(d.instance(cl, [d.instance(th, [d.instance(reg, [4096])]), b]))
+d.write(sys.argv[1])
+PY
+doc top-native top "$TMPD/native.hprof" --top 0
+doc info-native info info "$TMPD/native.hprof"
+doc dominators-native dominators dominators "$TMPD/native.hprof" --depth 3 --top 0
+doc bitmaps-native bitmaps bitmaps "$TMPD/native.hprof" --out "$TMPD/png-native"
+if [ -s "$DOCS/bitmaps-native.json" ]; then
+  doc object-native object object "$TMPD/native.hprof" "$(jget "$DOCS/bitmaps-native.json" "d['bitmaps'][0]['id']")"
+fi
+
 # the retained-size commands; object and path take their ids from
 # dominators --json (pick FILE KIND prints one id of that kind, or nothing)
 doc top-retained-policies top "$SAMPLE" --weak=skip --roots=all --top 3
@@ -216,6 +246,7 @@ if have_corpus "schema: corpus documents"; then
   doc sites-none sites sites "$J8"
   doc sites-agent-records sites sites "$CORPUS/agourlay__hprof-slurp/hprof-32.bin" --top 3
   doc sites-no-heap-dump sites sites "$CORPUS/frohoff__jdk8u-jdk/minimal.bin" --flat
+  doc bitmaps-android bitmaps bitmaps "$A" --out "$TMPD/png"   # issue 17
   doc dominators-j6 dominators dominators "$J6" --depth 4 --top 8
   doc dominators-cut-salvage dominators dominators "$TMPD/cut.hprof" --salvage --depth 2
   if [ -s "$DOCS/dominators-android.json" ]; then

@@ -184,6 +184,73 @@ fi
 run_hp "$D/u.txt" "$D/u.err" waste "$D/waste.hprof" --min-count 0; rc=$?
 expect_eq "waste --min-count 0 is a usage error" "$rc" 2
 
+# holder paths: the shortest strong path from a GC root to each row's
+# sample.  class App (a sticky class) -> static cache -> Holder h1 -> .o h2
+# ... -> .o h7 -> Object[2] -> [0] String "dup" (the copy kept, first in
+# the file: [1] is its duplicate); h3 also holds [1] through a WeakReference
+# (its referent is no strong reference: the path does not take it).  So the
+# path is 9 references: static App.cache, Holder.o x6, Holder.o -> Object[],
+# Object[][0]; the text shows the first and the last 4 with "(4 more)".
+python3 - "$D" "$H" <<'EOF2' || { fail waste-build "cannot write the holder dump"; exit 0; }
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+string = d.load_class("java.lang.String")
+d.class_dump(string, obj, [("value", OBJECT), ("coder", BYTE), ("hash", INT)])
+objarr = d.load_class("[Ljava/lang/Object;"); d.class_dump(objarr, obj)
+ref = d.load_class("java.lang.ref.Reference"); d.class_dump(ref, obj, [("referent", OBJECT)])
+weak = d.load_class("java.lang.ref.WeakReference"); d.class_dump(weak, ref)
+holder = d.load_class("Holder"); d.class_dump(holder, obj, [("o", OBJECT), ("w", OBJECT)])
+app = d.load_class("App")
+s1 = d.instance(string, [d.prim_array(BYTE, b"dup"), 0, 0])
+s2 = d.instance(string, [d.prim_array(BYTE, b"dup"), 0, 0])
+nxt = d.obj_array(objarr, [s1, s2])
+hs = []
+for i in range(7):
+    w = d.instance(weak, [s2], types=[OBJECT]) if i == 4 else 0
+    nxt = d.instance(holder, [nxt, w])
+    hs.append(nxt)
+d.class_dump(app, obj, statics=[("cache", OBJECT, nxt)])
+d.root(app, kind=0x05)
+d.write(D + "/holder.hprof")
+EOF2
+run_hp "$D/h.json" "$D/h.err" waste "$D/holder.hprof" --json
+expect_eq "waste --json: held_by is the path from the GC root to the sample" \
+  "$(jget "$D/h.json" '[(x.get("class_object_of", x["class"]), x.get("gc_root"), x.get("via", {}).get("kind"), x.get("via", {}).get("name", x.get("via", {}).get("index"))) for x in d["sections"][0]["rows"][0]["held_by"]]')" \
+  "[('App', ['sticky_class'], None, None), ('Holder', None, 'static', 'cache'), ('Holder', None, 'field', 'o'), ('Holder', None, 'field', 'o'), ('Holder', None, 'field', 'o'), ('Holder', None, 'field', 'o'), ('Holder', None, 'field', 'o'), ('Holder', None, 'field', 'o'), ('java.lang.Object[]', None, 'field', 'o'), ('java.lang.String', None, 'element', 0)]"
+expect_eq "waste --json: the last step is the sample" \
+  "$(jget "$D/h.json" 'd["sections"][0]["rows"][0]["held_by"][-1]["id"] == d["sections"][0]["rows"][0]["sample"]')" true
+run_hp "$D/h.txt" "$D/h.err" waste "$D/holder.hprof"
+expect_eq "waste: the holder line (root, first reference, what it leaves out, the last 4)" \
+  "$(grep -A1 '"dup"' "$D/h.txt" | sed -n 2p)" \
+  "            held by [sticky class] static App.cache -> (4 more) -> Holder.o -> Holder.o -> Holder.o -> Object[][0]"
+# a sample no strong path reaches: only the WeakReference holds it
+python3 - "$D" "$H" <<'EOF2' || { fail waste-build "cannot write the weak dump"; exit 0; }
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+D = sys.argv[1]
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+string = d.load_class("java.lang.String")
+d.class_dump(string, obj, [("value", OBJECT), ("coder", BYTE), ("hash", INT)])
+ref = d.load_class("java.lang.ref.Reference"); d.class_dump(ref, obj, [("referent", OBJECT)])
+weak = d.load_class("java.lang.ref.WeakReference"); d.class_dump(weak, ref)
+for _ in range(2):
+    s = d.instance(string, [d.prim_array(BYTE, b"dup"), 0, 0])
+    d.root(d.instance(weak, [s], types=[OBJECT]))
+d.write(D + "/weak.hprof")
+EOF2
+run_hp "$D/w.txt" "$D/w.err" waste "$D/weak.hprof"
+expect_eq "waste: a sample held only weakly" "$(grep -A1 '"dup"' "$D/w.txt" | sed -n 2p)" \
+  "            held by no GC root (through strong references)"
+run_hp "$D/w2.txt" "$D/w2.err" waste "$D/weak.hprof" --all-weak
+expect_eq "waste --all-weak: the path through the WeakReference" "$(grep -A1 '"dup"' "$D/w2.txt" | sed -n 2p)" \
+  "            held by [JNI global] Reference.referent"
+
 # the corpus: every dump of the manifest; waste fails exactly where top does
 # (the corrupt and cut dumps: the same load error), never elsewhere
 if have_corpus waste-corpus; then

@@ -1,0 +1,286 @@
+/* hprofan bitmaps FILE: the android.graphics.Bitmap instances, their
+ * pixel bytes and duplicates; --out DIR writes the pixels the dump holds as
+ * PNG files. */
+#include "cli/command.h"
+#include "cli/png.h"
+#include "analysis/bitmaps.h"
+#include "parser/alloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct bitmaps_opts {
+	const char *out;
+};
+
+static const struct cli_option own[] = {
+	{ "--out", NULL, OPT_VALUE, "--out DIR",
+	  "write each bitmap whose pixels are in the dump to\nDIR/bitmap-0xID.png (DIR is made when missing)",
+	  0, offsetof(struct bitmaps_opts, out), NULL, "needs a directory", NULL },
+	{ NULL }
+};
+
+struct bitmaps_result {
+	const hp_heap *h;
+	const struct hp_native *N;
+	struct hp_bitmaps B;
+	uint32_t *order;          /* bitmaps by pixel bytes, largest first */
+	char **png;               /* per bitmap: the file written, or NULL */
+	size_t written;
+};
+
+static void release(void *p)
+{
+	struct bitmaps_result *r = p;
+	if (!r)
+		return;
+	for (size_t i = 0; r->png && i < r->B.n; i++)
+		hp_free(r->png[i]);
+	hp_free(r->png);
+	hp_free(r->order);
+	hp_bitmaps_release(&r->B);
+	hp_free(r);
+}
+
+static const struct hp_bitmap *sort_b;
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct hp_bitmap *x = &sort_b[*(const uint32_t *)a], *y = &sort_b[*(const uint32_t *)b];
+	if (x->pixel_bytes != y->pixel_bytes)
+		return x->pixel_bytes < y->pixel_bytes ? 1 : -1;
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* DIR/bitmap-0xID.png for bitmap b, written atomically */
+static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, const char *dir, size_t i)
+{
+	const struct hp_bitmap *b = &r->B.b[i];
+	struct hp_error err;
+	hp_error_clear(&err);
+	uint8_t *rgba, *png;
+	size_t len;
+	int st = hp_bitmap_rgba(r->h, rd, b, &rgba, &err);
+	if (st) {
+		char buf[1024];
+		cli_format_error(hp_session_path(S), &err, buf, sizeof buf);
+		cli_error("%s", buf);
+		return cli_exit_code(st);
+	}
+	int prc = cli_png_encode((uint32_t)b->width, (uint32_t)b->height, rgba, &png, &len);
+	hp_free(rgba);
+	if (prc) {
+		cli_error(prc == -2 ? "out of memory" : "bitmap 0x%llx: %dx%d is too large for one PNG",
+			  (unsigned long long)r->h->ids[b->obj], b->width, b->height);
+		return prc == -2 ? EXIT_NOMEM : EXIT_BAD;
+	}
+	size_t pl = strlen(dir) + 64;
+	char *path = hp_malloc(pl);
+	if (!path) {
+		hp_free(png);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	snprintf(path, pl, "%s/bitmap-0x%llx.png", dir, (unsigned long long)r->h->ids[b->obj]);
+	struct cli_ofile of;
+	int rc = cli_ofile_open(&of, path);
+	if (!rc && write_all(of.fd, png, len)) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		cli_ofile_abort(&of);
+		rc = EXIT_BAD;
+	} else if (!rc) {
+		rc = cli_ofile_commit(&of);
+	}
+	hp_free(png);
+	if (rc) {
+		hp_free(path);
+		return rc;
+	}
+	r->png[i] = path;
+	r->written++;
+	return EXIT_OK;
+}
+
+static int collect(struct cli_ctx *x, hp_session *S, void **res)
+{
+	const struct bitmaps_opts *o = x->own;
+	int rc;
+	struct bitmaps_result *r = hp_calloc(1, sizeof *r);
+	if (!r) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	*res = r;
+	hp_objread *rd;
+	if ((rc = cli_refuse_pipe(S, "bitmaps reads", "save it to a file")) || (rc = cli_model(S, &r->h)) ||
+	    (rc = cli_objread(S, &rd)) || (rc = cli_native(S, 0, &r->N)))
+		return rc;
+	struct hp_error err;
+	hp_error_clear(&err);
+	int st = hp_bitmaps_find(r->h, rd, r->N, &r->B, &err);
+	if (st) {
+		char buf[1024];
+		cli_format_error(hp_session_path(S), &err, buf, sizeof buf);
+		cli_error("%s", buf);
+		return cli_exit_code(st);
+	}
+	size_t n = r->B.n;
+	if (!(r->order = hp_reallocarray(NULL, n ? n : 1, sizeof *r->order)) ||
+	    !(r->png = hp_calloc(n ? n : 1, sizeof *r->png))) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		r->order[i] = (uint32_t)i;
+	sort_b = r->B.b;
+	qsort(r->order, n, sizeof *r->order, by_bytes);
+	if (!o->out)
+		return EXIT_OK;
+	struct stat sb;
+	if (stat(o->out, &sb) != 0) {
+		if (errno != ENOENT || mkdir(o->out, 0777) != 0) {
+			cli_error("--out %s: %s", o->out, strerror(errno));
+			return EXIT_BAD;
+		}
+	} else if (!S_ISDIR(sb.st_mode)) {
+		cli_error("--out %s: not a directory", o->out);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (r->B.b[i].has_pixels && (rc = write_png(r, S, rd, o->out, i)))
+			return rc;
+	return EXIT_OK;
+}
+
+static void after(struct cli_ctx *x, hp_session *S, void *res)
+{
+	(void)S;
+	const struct bitmaps_result *r = res;
+	if (r && r->h)
+		cli_native_note(x, r->h, r->N);
+}
+
+static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
+{
+	const struct bitmaps_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_bitmaps *B = &r->B;
+	const struct bitmaps_opts *o = x->own;
+	cJSON *j = json_begin(x, hp_session_path(S), S);
+	json_native(j, h, r->N);
+	cJSON *tot = cJSON_AddObjectToObject(j, "total");
+	json_u64(tot, "bitmaps", B->n);
+	json_u64(tot, "with_pixels", B->with_pixels);
+	json_u64(tot, "pixel_bytes", B->pixel_bytes);
+	json_u64(tot, "duplicate_groups", B->dup_groups);
+	json_u64(tot, "duplicate_bitmaps", B->dup_bitmaps);
+	json_u64(tot, "duplicate_bytes", B->dup_bytes);
+	if (o->out) {
+		cJSON_AddStringToObject(j, "out", o->out);
+		json_u64(tot, "png_written", r->written);
+	}
+	cJSON *arr = cJSON_AddArrayToObject(j, "bitmaps");
+	for (size_t k = 0; k < B->n; k++) {
+		const struct hp_bitmap *b = &B->b[r->order[k]];
+		cJSON *e = cli_object_json(h, b->obj);
+		cJSON_AddNumberToObject(e, "width", b->width);
+		cJSON_AddNumberToObject(e, "height", b->height);
+		cJSON_AddStringToObject(e, "config", hp_bitmap_config_name(b->config));
+		json_u64(e, "pixel_bytes", b->pixel_bytes);
+		cJSON_AddStringToObject(e, "source", hp_bitmap_source_name(b->source));
+		char hx[24];
+		if (b->buffer != HP_NONE) {
+			snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)h->ids[b->buffer]);
+			cJSON_AddStringToObject(e, "buffer", hx);
+		}
+		if (r->N && r->N->shallow)
+			json_u64(e, "native", hp_native_of(r->N, b->obj));
+		cJSON_AddBoolToObject(e, "pixels_in_dump", b->has_pixels);
+		cJSON_AddBoolToObject(e, "premultiplied", b->premultiplied);
+		if (b->has_pixels) {
+			snprintf(hx, sizeof hx, "%016llx", (unsigned long long)b->hash);
+			cJSON_AddStringToObject(e, "content_hash", hx);
+			json_u64(e, "copies", b->copies);
+			if (b->first != r->order[k]) {
+				snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)h->ids[B->b[b->first].obj]);
+				cJSON_AddStringToObject(e, "duplicate_of", hx);
+			}
+		}
+		if (r->png[r->order[k]])
+			cJSON_AddStringToObject(e, "png", r->png[r->order[k]]);
+		cJSON_AddItemToArray(arr, e);
+	}
+	*doc = j;
+	return EXIT_OK;
+}
+
+static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
+{
+	const struct bitmaps_opts *o = x->own;
+	const struct bitmaps_result *r = res;
+	const hp_heap *h = r->h;
+	const struct hp_bitmaps *B = &r->B;
+	char a[32], b1[32], c1[48], lab[700];
+	cli_partial_note(f, S);
+	if (!B->n) {
+		fprintf(f, "no android.graphics.Bitmap instances in the dump\n");
+		goto out;
+	}
+	fprintf(f, "%10s  %11s  %-9s  %-6s  %6s  %s\n", "pixels", "size", "config", "source", "copies", "object");
+	for (size_t k = 0; k < B->n; k++) {
+		const struct hp_bitmap *b = &B->b[r->order[k]];
+		char dim[32], cp[48];
+		snprintf(dim, sizeof dim, "%dx%d", b->width, b->height);
+		if (!b->has_pixels)
+			snprintf(cp, sizeof cp, "-");
+		else
+			snprintf(cp, sizeof cp, "%u", b->copies);
+		fprintf(f, "%10s  %11s  %-9s  %-6s  %6s  %s", fmt_bytes(b->pixel_bytes, a, sizeof a), dim,
+			hp_bitmap_config_name(b->config), hp_bitmap_source_name(b->source), cp,
+			object_label(h, b->obj, lab, sizeof lab));
+		if (b->has_pixels && b->first != r->order[k])
+			fprintf(f, " (copy of @0x%llx)", (unsigned long long)h->ids[B->b[b->first].obj]);
+		fputc('\n', f);
+	}
+	fprintf(f, "%s, %s of pixels; %s with the pixels in the dump", fmt_counted(B->n, "bitmap", "bitmaps", c1, sizeof c1),
+		fmt_bytes(B->pixel_bytes, a, sizeof a), fmt_count(B->with_pixels, b1, sizeof b1));
+	fprintf(f, "; duplicates: %s, %s, %s\n", fmt_counted(B->dup_groups, "image held twice or more", "images held twice or more", c1, sizeof c1),
+		fmt_counted(B->dup_bitmaps, "extra copy", "extra copies", lab, sizeof lab), fmt_bytes(B->dup_bytes, a, sizeof a));
+out:
+	if (o->out)
+		fprintf(f, "%s written to %s\n", fmt_counted(r->written, "PNG file", "PNG files", c1, sizeof c1),
+			safe_text(o->out, lab, sizeof lab));
+	return EXIT_OK;
+}
+
+static const struct cli_option *const tables[] = {
+	own, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+};
+
+const struct cli_command cmd_bitmaps = {
+	.name = "bitmaps",
+	.usage = "hprofan bitmaps FILE [--out DIR]",
+	.summary = "Android bitmaps: size, pixel bytes, duplicates, PNG files",
+	.min_files = 1, .max_files = 1,
+	.options = tables,
+	.own_size = sizeof(struct bitmaps_opts),
+	.run = cli_run_one,
+	.collect = collect, .json = json, .text = text, .release = release, .after = after,
+};
