@@ -19,7 +19,7 @@
 # commands, as `hprofan --help` lists them
 _hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
-_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index --buckets --by-thread'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 _hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --components --no-index'
 _hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
@@ -38,7 +38,7 @@ _hprofan_options_waste='--top --min-count --all-weak --size-model --ref-size --h
 _hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 # issue 16: threads
 _hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_sites='--top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index --depth --bottom-up --flat --collapsed --filter --exclude'
 # issue 17: Android bitmaps
 _hprofan_options_bitmaps='--out --dump --salvage --max-memory --no-index --json -o --stats -q --quiet -h --help'
 # issue 21: top components
@@ -48,7 +48,6 @@ _hprofan_options_index='--size-model --ref-size --header-size --align --weak --r
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 _hprofan_takes_value+=' --min-count'   # issue 17: waste
-_hprofan_takes_value+=' --frames'   # issue 16: sites
 _hprofan_takes_value+=' --mapping'   # issue 17: deobfuscation
 _hprofan_takes_value+=' --out'   # issue 17: bitmaps
 # the options help writes as --opt=VALUE: offered with the '=' attached

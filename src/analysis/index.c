@@ -59,6 +59,7 @@ enum {
 	S_R_CLASS_RET, S_R_ROW_RET,
 	S_PATH_IMG, S_PG_OFF, S_PG_OFF32, S_PG_ADJ, S_PG_REFERENTS, S_PG_FOLLOWED, S_PG_CLASS_OBJ,
 	S_P_PARENT, S_P_DEPTH,
+	S_ALLOC_RECS, S_ALLOC_SITES, S_SUMMARIES, S_CPU_RECS, S_CPU_SAMPLES,
 	S_MAX
 };
 
@@ -81,6 +82,8 @@ static const struct desc descs[] = {
 	H(S_THREADS, threads), H(S_THREAD_KEYS, thread_map.keys), H(S_THREAD_VALS, thread_map.vals),
 	H(S_ROOTS, roots), H(S_IDS, ids), H(S_CLS, cls), H(S_LEN, len), H(S_OFF_LO, off_lo),
 	H(S_OFF_HI, off_hi), H(S_BUCKET, bucket), H(S_FILE_ORDER, file_order), H(S_WARNINGS, warnings),
+	H(S_ALLOC_RECS, alloc_recs), H(S_ALLOC_SITES, alloc_sites), H(S_SUMMARIES, summaries),
+	H(S_CPU_RECS, cpu_recs), H(S_CPU_SAMPLES, cpu_samples),
 	{ S_DUMPS, B_LOAD, sizeof(struct hp_dump_info), offsetof(struct hp_load_info, stats.dumps) },
 	R(S_R_OFF, refs.off), R(S_R_OFF32, refs.off32), R(S_R_ADJ, refs.adj),
 	R(S_R_REFERENTS, refs.referents), R(S_R_FOLLOWED, refs.followed), R(S_R_CLASS_OBJ, refs.class_obj),
@@ -156,6 +159,11 @@ static uint64_t count_of(int id, const hp_heap *h, const struct hp_load_info *L,
 	case S_IDS: case S_CLS: case S_LEN: case S_OFF_LO: case S_OFF_HI: case S_FILE_ORDER: return n;
 	case S_BUCKET: return h->nbuckets + 1;
 	case S_WARNINGS: return h->nwarnings;
+	case S_ALLOC_RECS: return h->nalloc_recs;
+	case S_ALLOC_SITES: return h->nalloc_sites;
+	case S_SUMMARIES: return h->nsummaries;
+	case S_CPU_RECS: return h->ncpu_recs;
+	case S_CPU_SAMPLES: return h->ncpu_samples;
 	case S_DUMPS: return L->stats.ndumps;
 	case S_R_OFF: case S_R_OFF32: return n + 1;
 	case S_R_ADJ: return R->refs.nedges;
@@ -188,6 +196,8 @@ static uint32_t layout_signature(void)
 		sizeof(struct hp_refs), sizeof(struct hp_dom), sizeof(struct hp_size_model),
 		sizeof(struct hp_stats), sizeof(struct hp_error), sizeof(struct hp_idmap),
 		sizeof(struct hp_pathsearch), sizeof(struct hp_paths),
+		sizeof(struct hp_alloc_sites_rec), sizeof(struct hp_alloc_site), sizeof(struct hp_heap_summary),
+		sizeof(struct hp_cpu_samples_rec), sizeof(struct hp_cpu_sample),
 		offsetof(hp_heap, nobj), offsetof(hp_heap, size), offsetof(hp_heap, nwarnings),
 		offsetof(hp_heap, roots_by_kind), offsetof(hp_heap, heap_objects),
 		offsetof(struct hp_class, row), offsetof(struct hp_class, self_size),
@@ -587,6 +597,13 @@ static int check_heap(const hp_heap *h, char *why, size_t why_len)
 	for (size_t i = 0; i < h->nroots; i++)
 		if (h->roots[i].kind >= HP_ROOT_NKINDS || h->roots[i].heap >= HP_MAX_HEAPS)
 			BAD("root %zu out of range", i);
+	/* the hprof agent's records: each one's entries inside their table */
+	for (size_t i = 0; i < h->nalloc_recs; i++)
+		if ((uint64_t)h->alloc_recs[i].first + h->alloc_recs[i].k > h->nalloc_sites)
+			BAD("ALLOC SITES record %zu out of range", i);
+	for (size_t i = 0; i < h->ncpu_recs; i++)
+		if ((uint64_t)h->cpu_recs[i].first + h->cpu_recs[i].k > h->ncpu_samples)
+			BAD("CPU SAMPLES record %zu out of range", i);
 	if (h->nheaps > HP_MAX_HEAPS)
 		BAD("%u heaps", h->nheaps);
 	for (size_t i = 0; i < HP_MAX_HEAPS; i++)

@@ -302,7 +302,8 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 		L->partial_err = *err;
 		hp_error_clear(err);
 	}
-	if (s->o.need_dump && L->stats.ndumps == 0) {
+	if (s->o.need_dump && L->stats.ndumps == 0 &&
+	    !(s->o.need_dump == 2 && (h->nalloc_recs || h->nsummaries || h->ncpu_recs))) {
 		hp_heap_free(h);
 		return no_dump(s, err);
 	}

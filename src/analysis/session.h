@@ -57,7 +57,9 @@ struct hp_session_opts {
 	 * allocation sites or CPU samples), else HP_ETRUNC (HotSpot and ART
 	 * write the heap dump after the strings and classes, so the file was
 	 * cut before it); HP_ECORRUPT with salvage.  0 (info): the records
-	 * are described whatever they hold. */
+	 * are described whatever they hold.  2 (sites): as 1, except that a
+	 * file with the agent's ALLOC SITES, HEAP SUMMARY or CPU SAMPLES
+	 * records gives a model of those (and no objects). */
 	int need_dump;
 	/* an R8/ProGuard mapping (mapping.h) the model's names are put back
 	 * through as it is loaded, or NULL; borrowed, outlives the session */

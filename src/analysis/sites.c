@@ -16,26 +16,133 @@ static int by_shallow(const void *a, const void *b)
 void hp_sites_release(struct hp_sites *s)
 {
 	hp_free(s->s);
+	hp_free(s->node);
 	memset(s, 0, sizeof *s);
 }
 
-int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, struct hp_sites *out,
-		     struct hp_error *err)
+static const struct hp_site_node *sort_nodes;
+
+static int by_bytes(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct hp_site_node *x = &sort_nodes[i], *y = &sort_nodes[j];
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
+	if (x->retained != y->retained)
+		return x->retained < y->retained ? 1 : -1;
+	return i < j ? -1 : i > j;
+}
+
+/* the stacks of the sites merged into out->node; leaf[site] gets the node
+ * its stack ends at.  A child is found by (parent, frame number) in a map. */
+static int build_tree(const hp_heap *h, struct hp_sites *out, int tree, uint32_t *leaf)
+{
+	struct hp_idmap fnum, child;
+	hp_idmap_init(&fnum);
+	hp_idmap_init(&child);
+	size_t cap = 64;
+	uint32_t nf = 0;
+	int rc = HP_ENOMEM;
+	out->node = hp_calloc(cap, sizeof *out->node);
+	if (!out->node)
+		goto out;
+	out->nnodes = 1;
+	out->node[0].trace = out->node[0].at = HP_NONE;
+	out->node[0].parent = out->node[0].first_child = out->node[0].next_sibling = HP_NONE;
+	for (size_t i = 0; i < out->n; i++) {
+		const struct hp_trace_rec *tr = &h->traces[out->s[i].trace];
+		uint32_t u = 0;
+		for (uint32_t k = 0; k < tr->n; k++) {
+			uint32_t d = tree == HP_SITES_TOP_DOWN ? tr->n - 1 - k : k;
+			uint64_t fid = h->trace_frames[tr->first + d];
+			uint32_t f = nf;
+			int ins = hp_idmap_insert(&fnum, fid, &f);
+			if (ins < 0)
+				goto out;
+			nf += ins;
+			uint32_t c = (uint32_t)out->nnodes;
+			ins = hp_idmap_insert(&child, (uint64_t)u << 32 | f, &c);
+			if (ins < 0)
+				goto out;
+			if (ins) {
+				if (out->nnodes == cap) {
+					struct hp_site_node *nn = hp_reallocarray(out->node, cap * 2, sizeof *nn);
+					if (!nn)
+						goto out;
+					out->node = nn;
+					cap *= 2;
+				}
+				struct hp_site_node *e = &out->node[out->nnodes++];
+				memset(e, 0, sizeof *e);
+				e->frame_id = fid;
+				e->trace = out->s[i].trace;
+				e->at = d;
+				e->parent = u;
+				e->first_child = e->next_sibling = HP_NONE;
+				e->level = k + 1;
+				out->node[u].nchildren++;
+			}
+			u = c;
+		}
+		leaf[i] = u;
+		const struct hp_site *st = &out->s[i];
+		out->node[u].self_objects += st->objects;
+		out->node[u].self_shallow += st->shallow;
+		for (;; u = out->node[u].parent) {
+			out->node[u].sites++;
+			out->node[u].objects += st->objects;
+			out->node[u].shallow += st->shallow;
+			if (!u)
+				break;
+		}
+	}
+	rc = HP_OK;
+out:
+	hp_idmap_release(&fnum);
+	hp_idmap_release(&child);
+	return rc;
+}
+
+/* children in order: one sort of all nodes by (parent, bytes), relinked */
+static int order_children(struct hp_sites *out)
+{
+	size_t nn = out->nnodes;
+	uint32_t *ix = hp_reallocarray(NULL, nn, sizeof *ix);
+	if (!ix)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < nn; i++)
+		ix[i] = (uint32_t)i;
+	sort_nodes = out->node;
+	qsort(ix + 1, nn - 1, sizeof *ix, by_bytes);
+	for (size_t i = nn; i-- > 1;) {
+		struct hp_site_node *e = &out->node[ix[i]];
+		e->next_sibling = out->node[e->parent].first_child;
+		out->node[e->parent].first_child = ix[i];
+	}
+	hp_free(ix);
+	return HP_OK;
+}
+
+int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint8_t *keep, int tree,
+		     struct hp_sites *out, struct hp_error *err)
 {
 	memset(out, 0, sizeof *out);
 	int rc = HP_OK;
 	size_t n = h->nobj;
 	uint32_t *site = NULL, *of_trace = NULL, *active = NULL, *stk = NULL, *pos = NULL;
-	/* a site per trace with frames: of_trace[trace index] */
+	uint32_t *leaf = NULL, *nact = NULL, *sact = NULL;
+	/* a site per trace with frames: of_trace[trace index] (HP_NONE - 1: left out) */
 	of_trace = hp_reallocarray(NULL, h->ntraces ? h->ntraces : 1, sizeof *of_trace);
-	site = hp_reallocarray(NULL, n ? n : 1, sizeof *site);
-	if (!of_trace || !site)
+	if (!of_trace)
 		goto oom;
 	for (size_t t = 0; t < h->ntraces; t++)
-		of_trace[t] = HP_NONE;
+		of_trace[t] = keep && !keep[t] ? HP_NONE - 1 : HP_NONE;
 	size_t cap = 0;
 	for (size_t v = 0; v < n; v++) {
-		site[v] = HP_NONE;
+		if (site)
+			site[v] = HP_NONE;
 		if (hp_heap_kind(h, v) == HP_OBJ_CLASS)
 			continue;
 		uint32_t serial;
@@ -47,6 +154,18 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 			out->untraced++;
 			out->untraced_shallow += sh;
 			continue;
+		}
+		if (of_trace[t] == HP_NONE - 1) {
+			out->filtered++;
+			out->filtered_shallow += sh;
+			continue;
+		}
+		if (!site) {
+			/* the first object with a site: from here on a site per object */
+			if (!(site = hp_reallocarray(NULL, n, sizeof *site)))
+				goto oom;
+			for (size_t w = 0; w <= v; w++)
+				site[w] = HP_NONE;
 		}
 		if (of_trace[t] == HP_NONE) {
 			if (out->n == cap) {
@@ -69,8 +188,20 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 		out->traced++;
 		out->traced_shallow += sh;
 	}
+	for (size_t t = 0; t < h->ntraces; t++)
+		if (of_trace[t] == HP_NONE - 1 && h->traces[t].n)
+			out->filtered_sites++;
+	if (tree) {
+		if (!(leaf = hp_reallocarray(NULL, out->n ? out->n : 1, sizeof *leaf)))
+			goto oom;
+		if ((rc = build_tree(h, out, tree, leaf)) != HP_OK)
+			goto oom;
+		if (!(nact = hp_calloc(out->nnodes, sizeof *nact)) || !(sact = hp_calloc(out->nnodes, sizeof *sact)))
+			goto oom;
+	}
 	/* the dominator tree in preorder, no recursion: a site's object adds its
-	 * retained size unless an ancestor of the same site did */
+	 * retained size unless an ancestor of the same site did; the same per
+	 * tree node, for the nodes on the object's stack */
 	if (out->n) {
 		active = hp_calloc(out->n, sizeof *active);
 		stk = hp_reallocarray(NULL, n + 1, sizeof *stk);
@@ -87,16 +218,34 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 				uint32_t c = R->children[pos[sp - 1]++];
 				if (site[c] != HP_NONE && !active[site[c]]++)
 					out->s[site[c]].retained += R->retained[c];
+				if (site[c] != HP_NONE && leaf) {
+					uint32_t l = leaf[site[c]];
+					if (!sact[l]++)
+						out->node[l].self_retained += R->retained[c];
+					for (uint32_t w = l; w != HP_NONE; w = out->node[w].parent)
+						if (!nact[w]++)
+							out->node[w].retained += R->retained[c];
+				}
 				stk[sp] = c;
 				pos[sp] = R->child_off[c];
 				sp++;
 			} else {
-				if (u != n && site[u] != HP_NONE)
+				if (u != n && site[u] != HP_NONE) {
 					active[site[u]]--;
+					if (leaf) {
+						uint32_t l = leaf[site[u]];
+						sact[l]--;
+						for (uint32_t w = l; w != HP_NONE; w = out->node[w].parent)
+							nact[w]--;
+					}
+				}
 				sp--;
 			}
 		}
 	}
+	if (tree && (rc = order_children(out)) != HP_OK)
+		goto oom;
+	/* the sites by size; the tree keeps trace indexes, not site numbers */
 	if (out->n)
 		qsort(out->s, out->n, sizeof *out->s, by_shallow);
 	goto out;
@@ -108,6 +257,9 @@ out:
 	hp_free(active);
 	hp_free(stk);
 	hp_free(pos);
+	hp_free(leaf);
+	hp_free(nact);
+	hp_free(sact);
 	if (rc)
 		hp_sites_release(out);
 	return rc;

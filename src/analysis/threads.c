@@ -201,3 +201,132 @@ oom:
 	hp_threads_release(out);
 	return hp_error_set(err, HP_ENOMEM, "out of memory listing the threads");
 }
+
+/* ---- retained memory by thread ------------------------------------------ */
+
+void hp_threads_mem_release(struct hp_threads_mem *m)
+{
+	hp_free(m->t);
+	memset(m, 0, sizeof *m);
+}
+
+static const struct hp_heap *mem_sort_h;
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct hp_thread_mem *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	uint32_t sx = mem_sort_h->threads[x->rec].serial, sy = mem_sort_h->threads[y->rec].serial;
+	return sx < sy ? -1 : sx > sy;
+}
+
+#define MEM_MIXED (HP_NONE - 1)
+
+int hp_threads_memory(const hp_heap *h, const struct hp_retained *R, struct hp_threads_mem *out,
+		      struct hp_error *err)
+{
+	memset(out, 0, sizeof *out);
+	size_t n = h->nobj;
+	struct hp_idmap anchor;           /* object number -> thread index (MEM_MIXED: several) */
+	hp_idmap_init(&anchor);
+	uint32_t *stk = NULL, *pos = NULL, *own = NULL;
+	out->t = hp_calloc(h->nthreads ? h->nthreads : 1, sizeof *out->t);
+	if (!out->t)
+		goto oom;
+	out->n = h->nthreads;
+	for (size_t i = 0; i < h->nthreads; i++) {
+		out->t[i].rec = (uint32_t)i;
+		out->t[i].obj = h->threads[i].object_id ? hp_heap_find(h, h->threads[i].object_id) : SIZE_MAX;
+	}
+	/* stack locals hanging off the super-root: their thread, when one */
+	for (size_t i = 0; i < h->nroots; i++) {
+		const struct hp_root_rec *r = &h->roots[i];
+		if (!hp_root_thread_local(r->kind) || !r->has_thread || hp_retained_root_on_thread(h, R->roots_policy, r))
+			continue;
+		uint32_t t = hp_idmap_get(&h->thread_map, r->thread_serial);
+		size_t v = t == HP_IDMAP_NONE ? SIZE_MAX : hp_heap_find(h, r->object);
+		if (v == SIZE_MAX)
+			continue;
+		uint16_t stack_kinds = (1u << HP_ROOT_JAVA_FRAME) | (1u << HP_ROOT_JNI_LOCAL) |
+				       (1u << HP_ROOT_NATIVE_STACK) | (1u << HP_ROOT_THREAD_BLOCK);
+		if (R->root_kinds && (R->root_kinds[v] & ~stack_kinds))
+			continue;           /* another kind of root holds it too */
+		uint32_t val = t;
+		int ins = hp_idmap_insert(&anchor, v, &val);
+		if (ins < 0)
+			goto oom;
+		if (!ins && val != t && hp_idmap_put(&anchor, v, MEM_MIXED) < 0)
+			goto oom;
+	}
+	/* ... unless an object refers to it: then a path may bypass the
+	 * thread's stack (conservative: another local of the same thread
+	 * referring to it counts too) */
+	if (anchor.n) {
+		for (size_t u = 0; u < n; u++)
+			for (uint64_t e = hp_refs_off(&R->refs, u); e < hp_refs_off(&R->refs, u + 1); e++) {
+				uint32_t v = R->refs.adj[e];
+				if (v != u && hp_idmap_get(&anchor, v) != HP_IDMAP_NONE && hp_idmap_put(&anchor, v, MEM_MIXED) < 0)
+					goto oom;
+			}
+	}
+	/* Thread objects, which win */
+	for (size_t i = 0; i < h->nthreads; i++)
+		if (out->t[i].obj != SIZE_MAX && hp_idmap_put(&anchor, out->t[i].obj, (uint32_t)i) < 0)
+			goto oom;
+	/* preorder: an object's owner is its own anchor, else its parent's */
+	stk = hp_reallocarray(NULL, n + 1, sizeof *stk);
+	pos = hp_reallocarray(NULL, n + 1, sizeof *pos);
+	own = hp_reallocarray(NULL, n + 1, sizeof *own);
+	if (!stk || !pos || !own)
+		goto oom;
+	size_t sp = 1;
+	stk[0] = (uint32_t)n;
+	pos[0] = R->child_off[n];
+	own[0] = HP_NONE;
+	uint64_t reach = 0, reach_bytes = 0;
+	while (sp) {
+		uint32_t u = stk[sp - 1];
+		if (pos[sp - 1] >= R->child_off[u + 1]) {
+			sp--;
+			continue;
+		}
+		uint32_t c = R->children[pos[sp - 1]++];
+		uint32_t a = hp_idmap_get(&anchor, c);
+		uint32_t o = a != HP_IDMAP_NONE && a != MEM_MIXED ? a : own[sp - 1];
+		reach++;
+		reach_bytes += R->shallow[c];
+		if (o == HP_NONE) {
+			out->shared_objects++;
+			out->shared_bytes += R->shallow[c];
+		} else {
+			out->t[o].objects++;
+			out->t[o].bytes += R->shallow[c];
+		}
+		stk[sp] = c;
+		pos[sp] = R->child_off[c];
+		own[sp] = o;
+		sp++;
+	}
+	for (size_t v = 0; v < n; v++) {
+		out->objects++;
+		out->bytes += R->shallow[v];
+	}
+	out->unreachable_objects = out->objects - reach;
+	out->unreachable_bytes = out->bytes - reach_bytes;
+	mem_sort_h = h;
+	if (out->n > 1)
+		qsort(out->t, out->n, sizeof *out->t, by_bytes);
+	hp_free(stk);
+	hp_free(pos);
+	hp_free(own);
+	hp_idmap_release(&anchor);
+	return HP_OK;
+oom:
+	hp_free(stk);
+	hp_free(pos);
+	hp_free(own);
+	hp_idmap_release(&anchor);
+	hp_threads_mem_release(out);
+	return hp_error_set(err, HP_ENOMEM, "out of memory attributing memory to threads");
+}

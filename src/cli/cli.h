@@ -116,6 +116,9 @@ struct cli_filter *cli_filter_new(const char *include, const char *exclude, int 
  * match or depth limit on it: a usage error, never taken for "no match" */
 int cli_filter_match(const struct cli_filter *f, const char *name);
 void cli_filter_free(struct cli_filter *f);
+/* The same over a list of texts (a stack's frames): 1 when one of them
+ * matches --filter (or there is none) and none matches --exclude */
+int cli_filter_match_any(const struct cli_filter *f, const char *const *texts, size_t n);
 /* When --filter matches no class of h, says so on stderr with the nearest
  * class names ("no class matches 'X'; did you mean ..."); 1 then, else 0. */
 int cli_filter_check(const struct cli_filter *f, const hp_heap *h, const char *file);

@@ -11,35 +11,45 @@
 
 struct sites_opts {
 	struct cli_count top;
-	int frames;
-	int folded;
+	struct cli_count depth;
+	int collapsed, bottom_up, flat;
 };
 
 static void defaults(void *own)
 {
 	struct sites_opts *o = own;
 	o->top.n = 20;
-	o->frames = 5;
 }
 
-static int set_frames(const struct cli_option *o, const char *as, const char *val, void *dst)
+static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
 	(void)o;
 	char *end;
 	long v = strtol(val, &end, 10);
+	struct cli_count *c = dst;
 	if (end == val || *end || v < 0 || v > 100000)
-		return cli_usage_error(NULL, "%s needs a number of frames (0 for all, up to 100000)", as);
-	*(int *)dst = (int)v;
+		return cli_usage_error(NULL, "%s needs a number of levels (0 for all, up to 100000)", as);
+	c->n = (int)v;
+	c->given = 1;
 	return EXIT_OK;
 }
 
+#define SITES_COMMON(field) 1, offsetof(struct cli_common, field)
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N sites with the most shallow bytes (default 20;\n0 shows all)",
+	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest children of each tree node, the rest\nsummed in one line (default 20; 0 shows all); with\nthe list of --flat the N largest sites",
 	  0, offsetof(struct sites_opts, top), cli_set_count, NULL, NULL },
-	{ "--frames", NULL, OPT_VALUE, "--frames N", "frames of each site's stack shown, top first (default 5;\n0 shows all)",
-	  0, offsetof(struct sites_opts, frames), set_frames, "needs a number of frames", NULL },
-	{ "--folded", NULL, OPT_FLAG, "--folded", "folded stacks for flame graphs: a line per site, its\nframes outermost first, ';' between, then its shallow bytes",
-	  0, offsetof(struct sites_opts, folded), NULL, NULL, NULL },
+	{ "--depth", NULL, OPT_VALUE, "--depth D", "tree levels shown, the rest summed per node (default all);\nwith --flat the frames of each site (default 5); 0: all",
+	  0, offsetof(struct sites_opts, depth), set_depth, "needs a number of levels", NULL },
+	{ "--bottom-up", NULL, OPT_FLAG, "--bottom-up", "the tree from the allocating frame down to its callers\n(default: top-down, from the outermost frame)",
+	  0, offsetof(struct sites_opts, bottom_up), NULL, NULL, NULL },
+	{ "--flat", NULL, OPT_FLAG, "--flat", "a list of the sites, largest first, each with its frames,\ninstead of the tree",
+	  0, offsetof(struct sites_opts, flat), NULL, NULL, NULL },
+	{ "--collapsed", "--folded", OPT_FLAG, "--collapsed", "folded stacks for flame graphs (flamegraph.pl, inferno,\nspeedscope): a line per stack, frames ';' between, then its\nshallow bytes (--folded is the same)",
+	  0, offsetof(struct sites_opts, collapsed), NULL, NULL, NULL },
+	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only sites whose stack has a frame matching RE\n(Class.method(File.java:LINE); PCRE2)",
+	  SITES_COMMON(filter), NULL, "needs a regular expression", NULL },
+	{ "--exclude", NULL, OPT_VALUE, "--exclude RE", "leave out sites whose stack has a frame matching RE",
+	  SITES_COMMON(exclude), NULL, "needs a regular expression", NULL },
 	{ NULL }
 };
 
@@ -47,6 +57,7 @@ struct sites_result {
 	const hp_heap *h;
 	const struct hp_retained *R;
 	struct hp_sites S;
+	int no_dump;              /* the file holds only the agent's records */
 };
 
 static void release(void *p)
@@ -58,11 +69,83 @@ static void release(void *p)
 	hp_free(r);
 }
 
+/* "com.acme.Foo.bar(Foo.java:42)": a frame as --filter sees it */
+static const char *frame_words(const hp_heap *h, uint32_t trace, uint32_t d, char *buf, size_t n)
+{
+	const struct hp_frame *f = hp_trace_frame(h, trace, d);
+	if (!f) {
+		snprintf(buf, n, "? (frame 0x%llx: no STACK FRAME record)",
+			 (unsigned long long)h->trace_frames[h->traces[trace].first + d]);
+		return buf;
+	}
+	char t[2048];
+	cli_frame_text(h, f, t, sizeof t);
+	snprintf(buf, n, "%s", t + 3);           /* without "at " */
+	return buf;
+}
+
+/* keep[trace index]: the traces with a frame --filter matches and none --exclude does */
+static int filter_traces(struct cli_ctx *x, const hp_heap *h, uint8_t **keep)
+{
+	int rc = EXIT_OK;
+	*keep = NULL;
+	if (!x->c->filter && !x->c->exclude)
+		return EXIT_OK;
+	struct cli_filter *flt = cli_filter_new(x->c->filter, x->c->exclude, &rc);
+	if (!flt)
+		return rc;
+	char **texts = NULL;
+	size_t cap = 0;
+	if (!(*keep = hp_calloc(h->ntraces ? h->ntraces : 1, 1)))
+		goto oom;
+	for (size_t t = 0; t < h->ntraces; t++) {
+		uint32_t nf = h->traces[t].n;
+		if (!nf)
+			continue;
+		if (nf > cap) {
+			char **nt = hp_reallocarray(texts, nf, sizeof *nt);
+			if (!nt)
+				goto oom;
+			for (size_t i = cap; i < nf; i++)
+				nt[i] = NULL;
+			texts = nt;
+			cap = nf;
+		}
+		for (uint32_t d = 0; d < nf; d++) {
+			if (!texts[d] && !(texts[d] = hp_malloc(2048)))
+				goto oom;
+			frame_words(h, (uint32_t)t, d, texts[d], 2048);
+		}
+		int m = cli_filter_match_any(flt, (const char *const *)texts, nf);
+		if (m < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		(*keep)[t] = (uint8_t)m;
+	}
+	goto out;
+oom:
+	cli_error("out of memory");
+	rc = EXIT_NOMEM;
+out:
+	for (size_t i = 0; i < cap; i++)
+		hp_free(texts[i]);
+	hp_free(texts);
+	cli_filter_free(flt);
+	return rc;
+}
+
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct sites_opts *o = x->own;
-	if (o->folded && x->c->json)
-		return cli_usage_error("sites", "--folded and --json write two different formats: give one");
+	if (o->collapsed && x->c->json)
+		return cli_usage_error("sites", "--collapsed and --json write two different formats: give one");
+	if (o->collapsed && o->flat)
+		return cli_usage_error("sites", "--collapsed and --flat write two different formats: give one");
+	if (o->collapsed && o->top.given)
+		return cli_usage_error("sites", "--collapsed writes every stack: --top does not apply (--depth and --filter do)");
+	if (o->flat && o->bottom_up)
+		return cli_usage_error("sites", "--bottom-up orders the tree: give it without --flat");
 	struct sites_result *r = hp_calloc(1, sizeof *r);
 	if (!r) {
 		cli_error("out of memory");
@@ -74,11 +157,23 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((rc = cli_refuse_pipe(S, "retained sizes and allocation sites read", "save it to a file")) ||
 	    (rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_objread(S, &rd)))
 		return rc;
+	r->no_dump = hp_session_load_info(S)->stats.ndumps == 0;
+	uint8_t *keep = NULL;
+	if ((rc = filter_traces(x, r->h, &keep)))
+		return rc;
 	struct hp_error err;
 	hp_error_clear(&err);
-	if ((rc = hp_sites_collect(r->h, r->R, rd, &r->S, &err)) != HP_OK) {
+	int tree = o->flat ? HP_SITES_NO_TREE : o->bottom_up ? HP_SITES_BOTTOM_UP : HP_SITES_TOP_DOWN;
+	rc = hp_sites_collect(r->h, r->R, rd, keep, tree, &r->S, &err);
+	hp_free(keep);
+	if (rc != HP_OK) {
 		cli_error("%s: %s", hp_session_path(S), err.msg);
 		return cli_exit_code(rc);
+	}
+	if ((x->c->filter || x->c->exclude) && !r->S.n && r->S.filtered_sites) {
+		char p[256];
+		cli_warn("%s: no allocation site's stack passes %s '%s'", hp_session_path(S),
+			 x->c->filter ? "--filter" : "--exclude", safe_text(x->c->filter ? x->c->filter : x->c->exclude, p, sizeof p));
 	}
 	return EXIT_OK;
 }
@@ -86,6 +181,14 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 static size_t shown(const struct sites_opts *o, size_t n)
 {
 	return o->top.n > 0 && (size_t)o->top.n < n ? (size_t)o->top.n : n;
+}
+
+/* the tree's levels shown (0 all), the frames per site of --flat */
+static uint32_t depth_of(const struct sites_opts *o)
+{
+	if (o->flat)
+		return o->depth.given ? (uint32_t)o->depth.n : 5;
+	return o->depth.given ? (uint32_t)o->depth.n : 0;
 }
 
 static const char *no_sites =
@@ -102,6 +205,239 @@ static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
 	hp_free(u);
 }
 
+static cJSON *json_frame(const hp_heap *h, const struct hp_frame *f)
+{
+	cJSON *fe = cJSON_CreateObject();
+	if (f) {
+		if (cli_frame_class(h, f)[0])
+			cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
+		json_str(fe, "method", h, f->method_sid);
+		json_str(fe, "signature", h, f->signature_sid);
+		json_str(fe, "source", h, f->source_sid);
+		cJSON_AddNumberToObject(fe, "line", f->line);
+	}
+	return fe;
+}
+
+/* ---- the hprof agent's records ---------------------------------------- */
+
+
+/* the class an ALLOC SITES entry names: by its LOAD CLASS serial, else
+ * the basic type of an array ("char[]"), else "" */
+static const char *site_class(const hp_heap *h, const struct hp_alloc_site *e, char *buf, size_t n)
+{
+	uint32_t k = hp_idmap_get(&h->serial_map, e->class_serial);
+	if (k != HP_IDMAP_NONE)
+		return hp_class_name(h, k);
+	const char *t = e->is_array ? hp_type_name(e->is_array) : NULL;
+	if (t && e->is_array != 2) {
+		snprintf(buf, n, "%s[]", t);
+		return buf;
+	}
+	buf[0] = 0;
+	return buf;
+}
+
+static double bits_float(uint32_t b)
+{
+	float f;
+	memcpy(&f, &b, sizeof f);
+	return f;
+}
+
+static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
+{
+	char buf[600];
+	cJSON *as = cJSON_AddArrayToObject(j, "agent_alloc_sites");
+	for (size_t r = 0; r < h->nalloc_recs; r++) {
+		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "flags", rec->hd.flags);
+		json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
+		double cf = bits_float(rec->hd.cutoff_bits);
+		if (cf == cf && cf - cf == 0)
+			cJSON_AddNumberToObject(e, "cutoff", cf);
+		json_u64(e, "live_bytes", rec->hd.live_bytes);
+		json_u64(e, "live_instances", rec->hd.live_instances);
+		json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
+		json_u64(e, "instances_allocated", rec->hd.instances_allocated);
+		json_u64(e, "sites_declared", rec->hd.nsites);
+		cJSON *arr = cJSON_AddArrayToObject(e, "sites");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
+			cJSON *x = cJSON_CreateObject();
+			json_u64(x, "is_array", st->is_array);
+			json_u64(x, "class_serial", st->class_serial);
+			const char *cn = site_class(h, st, buf, sizeof buf);
+			if (cn[0])
+				cJSON_AddStringToObject(x, "class", cn);
+			json_u64(x, "trace_serial", st->trace_serial);
+			json_u64(x, "live_bytes", st->live_bytes);
+			json_u64(x, "live_instances", st->live_instances);
+			json_u64(x, "bytes_allocated", st->bytes_allocated);
+			json_u64(x, "instances_allocated", st->instances_allocated);
+			cJSON_AddItemToArray(arr, x);
+		}
+		cJSON_AddItemToArray(as, e);
+	}
+	cJSON *hs = cJSON_AddArrayToObject(j, "agent_heap_summaries");
+	for (size_t r = 0; r < h->nsummaries; r++) {
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "live_bytes", h->summaries[r].live_bytes);
+		json_u64(e, "live_instances", h->summaries[r].live_instances);
+		json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
+		json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
+		cJSON_AddItemToArray(hs, e);
+	}
+	cJSON *cs = cJSON_AddArrayToObject(j, "agent_cpu_samples");
+	for (size_t r = 0; r < h->ncpu_recs; r++) {
+		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "total", rec->total);
+		json_u64(e, "traces_declared", rec->n);
+		cJSON *arr = cJSON_AddArrayToObject(e, "traces");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			cJSON *x = cJSON_CreateObject();
+			json_u64(x, "samples", h->cpu_samples[rec->first + i].samples);
+			json_u64(x, "trace_serial", h->cpu_samples[rec->first + i].trace_serial);
+			cJSON_AddItemToArray(arr, x);
+		}
+		cJSON_AddItemToArray(cs, e);
+	}
+}
+
+/* the top frame of the trace with this serial, "" when none */
+static const char *top_frame(const hp_heap *h, uint32_t serial, char *buf, size_t n)
+{
+	uint32_t t = hp_idmap_get(&h->trace_map, serial);
+	const struct hp_frame *f = t != HP_IDMAP_NONE ? hp_trace_frame(h, t, 0) : NULL;
+	if (!f) {
+		buf[0] = 0;
+		return buf;
+	}
+	return cli_frame_text(h, f, buf, n);
+}
+
+static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
+{
+	char a[64], b[64], c[64], d[64], nm[600];
+	for (size_t r = 0; r < h->nalloc_recs; r++) {
+		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
+		const struct hp_alloc_sites_hdr *hd = &rec->hd;
+		double cf = bits_float(hd->cutoff_bits);
+		fprintf(f, "\nALLOC SITES record %zu of %zu (the hprof agent's): flags 0x%04x (%s, sorted by %s%s), cutoff ",
+			r + 1, h->nalloc_recs, hd->flags, hd->flags & 1 ? "incremental" : "complete",
+			hd->flags & 2 ? "allocation" : "live bytes", hd->flags & 4 ? ", GC forced" : "");
+		if (cf == cf && cf - cf == 0 && (cf == 0 || (cf > 1e-9 && cf < 1e9)))
+			fprintf(f, "%g\n", cf);
+		else
+			fprintf(f, "bits 0x%08x\n", hd->cutoff_bits);
+		fprintf(f, "live %s bytes in %s instances; allocated %s bytes in %s instances; %s\n",
+			fmt_count(hd->live_bytes, a, sizeof a), fmt_count(hd->live_instances, b, sizeof b),
+			fmt_count(hd->bytes_allocated, c, sizeof c), fmt_count(hd->instances_allocated, d, sizeof d),
+			fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
+		fprintf(f, "%6s %12s %10s %12s %10s %10s  %s\n", "rank", "live bytes", "live objs", "alloc bytes",
+			"alloc objs", "trace", "class");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
+			char raw[64];
+			safe_text(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
+			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, fmt_count(st->live_bytes, a, sizeof a),
+				fmt_count(st->live_instances, b, sizeof b), fmt_count(st->bytes_allocated, c, sizeof c),
+				fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
+			if (nm[0])
+				fprintf(f, "%s\n", nm);
+			else
+				fprintf(f, "class serial %u\n", st->class_serial);
+		}
+		if (ns < rec->k)
+			fprintf(f, "... %s more sites\n", fmt_count(rec->k - ns, a, sizeof a));
+		if (rec->k < hd->nsites)
+			fprintf(f, "(the record declares %s sites; only the first %s were read)\n",
+				fmt_count(hd->nsites, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+	}
+	for (size_t r = 0; r < h->nsummaries; r++) {
+		const struct hp_heap_summary *hs = &h->summaries[r];
+		fprintf(f, "\nHEAP SUMMARY record %zu of %zu (the hprof agent's): live %s bytes in %s instances; "
+			"allocated %s bytes in %s instances\n", r + 1, h->nsummaries,
+			fmt_count(hs->live_bytes, a, sizeof a), fmt_count(hs->live_instances, b, sizeof b),
+			fmt_count(hs->bytes_allocated, c, sizeof c), fmt_count(hs->instances_allocated, d, sizeof d));
+	}
+	for (size_t r = 0; r < h->ncpu_recs; r++) {
+		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
+		fprintf(f, "\nCPU SAMPLES record %zu of %zu (the hprof agent's): %s samples over %s\n", r + 1, h->ncpu_recs,
+			fmt_count(rec->total, a, sizeof a), fmt_counted(rec->n, "trace", "traces", b, sizeof b));
+		fprintf(f, "%6s %10s %7s %10s  %s\n", "rank", "samples", "share", "trace", "top frame");
+		size_t ns = shown(o, rec->k);
+		for (size_t i = 0; i < ns; i++) {
+			const struct hp_cpu_sample *cs = &h->cpu_samples[rec->first + i];
+			char pct[32];
+			if (rec->total)
+				snprintf(pct, sizeof pct, "%.2f%%", 100.0 * cs->samples / rec->total);
+			else
+				snprintf(pct, sizeof pct, "-");
+			fprintf(f, "%6zu %10s %7s %10u  %s\n", i + 1, fmt_count(cs->samples, a, sizeof a), pct, cs->trace_serial,
+				top_frame(h, cs->trace_serial, nm, sizeof nm));
+		}
+		if (ns < rec->k)
+			fprintf(f, "... %s more traces\n", fmt_count(rec->k - ns, a, sizeof a));
+		if (rec->k < rec->n)
+			fprintf(f, "(the record declares %s traces; only the first %s were read)\n",
+				fmt_count(rec->n, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+	}
+}
+
+/* The tree in preorder, without recursion: node u is shown when its level
+ * is within the depth and it is among the first --top children of its
+ * parent; visit() gets each shown node, cut() each node with children not
+ * shown (how many, their objects and shallow bytes). */
+struct walk {
+	const struct hp_sites *S;
+	uint32_t depth;            /* 0 all */
+	size_t top;                /* 0 all */
+};
+
+struct cut { uint32_t n; uint64_t objects, shallow; int by_depth; };
+
+/* the children of u past the shown ones */
+static struct cut cut_of(const struct walk *w, uint32_t u)
+{
+	struct cut c = { 0, 0, 0, 0 };
+	const struct hp_site_node *e = &w->S->node[u];
+	size_t k = 0;
+	c.by_depth = w->depth && e->level >= w->depth;
+	for (uint32_t ch = e->first_child; ch != HP_NONE; ch = w->S->node[ch].next_sibling, k++) {
+		if (!c.by_depth && (!w->top || k < w->top))
+			continue;
+		c.n++;
+		c.objects += w->S->node[ch].objects;
+		c.shallow += w->S->node[ch].shallow;
+	}
+	return c;
+}
+
+/* next node in preorder among the shown ones, after u (HP_NONE: done) */
+static uint32_t next_shown(const struct walk *w, uint32_t u, size_t *rank)
+{
+	const struct hp_site_node *N = w->S->node;
+	/* down: the first child, when within the depth */
+	if (N[u].first_child != HP_NONE && !(w->depth && N[u].level >= w->depth)) {
+		rank[N[u].level + 1] = 0;
+		return N[u].first_child;
+	}
+	/* else the next sibling shown of u or of an ancestor */
+	while (u != 0) {
+		uint32_t s = N[u].next_sibling;
+		if (s != HP_NONE && (!w->top || ++rank[N[u].level] < w->top))
+			return s;
+		u = N[u].parent;
+	}
+	return HP_NONE;
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct sites_opts *o = x->own;
@@ -110,39 +446,83 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	json_policies(j, r->R);
+	cJSON_AddStringToObject(j, "view", o->flat ? "flat" : o->bottom_up ? "bottom-up" : "top-down");
+	if (x->c->filter)
+		cJSON_AddStringToObject(j, "filter", x->c->filter);
+	if (x->c->exclude)
+		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	json_u64(tot, "sites", r->S.n);
 	json_u64(tot, "traced_objects", r->S.traced);
 	json_u64(tot, "traced_shallow", r->S.traced_shallow);
 	json_u64(tot, "untraced_objects", r->S.untraced);
 	json_u64(tot, "untraced_shallow", r->S.untraced_shallow);
-	cJSON *arr = cJSON_AddArrayToObject(j, "sites");
-	size_t ns = shown(o, r->S.n);
-	for (size_t i = 0; i < ns; i++) {
-		const struct hp_site *s = &r->S.s[i];
-		const struct hp_trace_rec *tr = &h->traces[s->trace];
-		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "trace_serial", s->serial);
-		json_u64(e, "objects", s->objects);
-		json_u64(e, "shallow", s->shallow);
-		json_u64(e, "retained", s->retained);
-		json_u64(e, "depth", tr->n);
-		cJSON *fr = cJSON_AddArrayToObject(e, "frames");
-		uint32_t nf = o->frames > 0 && (uint32_t)o->frames < tr->n ? (uint32_t)o->frames : tr->n;
-		for (uint32_t d = 0; d < nf; d++) {
-			const struct hp_frame *f = hp_trace_frame(h, s->trace, d);
-			cJSON *fe = cJSON_CreateObject();
-			if (f) {
-				if (cli_frame_class(h, f)[0])
-					cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
-				json_str(fe, "method", h, f->method_sid);
-				json_str(fe, "signature", h, f->signature_sid);
-				json_str(fe, "source", h, f->source_sid);
-				cJSON_AddNumberToObject(fe, "line", f->line);
-			}
-			cJSON_AddItemToArray(fr, fe);
+	json_u64(tot, "filtered_sites", r->S.filtered_sites);
+	json_u64(tot, "filtered_objects", r->S.filtered);
+	json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
+	cJSON_AddBoolToObject(j, "heap_dump", !r->no_dump);
+	agent_json(o, h, j);
+	uint32_t depth = depth_of(o);
+	if (o->flat) {
+		cJSON *arr = cJSON_AddArrayToObject(j, "sites");
+		size_t ns = shown(o, r->S.n);
+		for (size_t i = 0; i < ns; i++) {
+			const struct hp_site *s = &r->S.s[i];
+			const struct hp_trace_rec *tr = &h->traces[s->trace];
+			cJSON *e = cJSON_CreateObject();
+			json_u64(e, "trace_serial", s->serial);
+			json_u64(e, "objects", s->objects);
+			json_u64(e, "shallow", s->shallow);
+			json_u64(e, "retained", s->retained);
+			json_u64(e, "depth", tr->n);
+			cJSON *fr = cJSON_AddArrayToObject(e, "frames");
+			uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
+			for (uint32_t d = 0; d < nf; d++)
+				cJSON_AddItemToArray(fr, json_frame(h, hp_trace_frame(h, s->trace, d)));
+			cJSON_AddItemToArray(arr, e);
 		}
-		cJSON_AddItemToArray(arr, e);
+	} else {
+		cJSON *arr = cJSON_AddArrayToObject(j, "tree");
+		struct walk w = { &r->S, depth, (size_t)(o->top.n > 0 ? o->top.n : 0) };
+		size_t *rank = hp_calloc((size_t)r->S.nnodes + 2, sizeof *rank);
+		uint32_t *index = hp_reallocarray(NULL, r->S.nnodes ? r->S.nnodes : 1, sizeof *index);
+		if (!rank || !index) {
+			hp_free(rank);
+			hp_free(index);
+			cJSON_Delete(j);
+			cli_error("out of memory");
+			return EXIT_NOMEM;
+		}
+		uint32_t k = 0;
+		for (uint32_t u = r->S.nnodes ? 0 : HP_NONE; u != HP_NONE; u = next_shown(&w, u, rank)) {
+			const struct hp_site_node *e = &r->S.node[u];
+			index[u] = k++;
+			cJSON *je = cJSON_CreateObject();
+			json_u64(je, "level", e->level);
+			if (u)
+				json_u64(je, "parent", index[e->parent]);
+			if (u)
+				cJSON_AddItemToObject(je, "frame", json_frame(h, hp_trace_frame(h, e->trace, e->at)));
+			json_u64(je, "sites", e->sites);
+			json_u64(je, "objects", e->objects);
+			json_u64(je, "shallow", e->shallow);
+			json_u64(je, "retained", e->retained);
+			json_u64(je, "self_objects", e->self_objects);
+			json_u64(je, "self_shallow", e->self_shallow);
+			json_u64(je, "self_retained", e->self_retained);
+			json_u64(je, "children", e->nchildren);
+			struct cut c = cut_of(&w, u);
+			if (c.n) {
+				cJSON *m = cJSON_AddObjectToObject(je, "more");
+				json_u64(m, "nodes", c.n);
+				json_u64(m, "objects", c.objects);
+				json_u64(m, "shallow", c.shallow);
+				cJSON_AddStringToObject(m, "cut_by", c.by_depth ? "depth" : "top");
+			}
+			cJSON_AddItemToArray(arr, je);
+		}
+		hp_free(rank);
+		hp_free(index);
 	}
 	*doc = j;
 	return EXIT_OK;
@@ -165,30 +545,116 @@ static void folded_frame(const hp_heap *h, const struct hp_frame *f, FILE *out)
 	fputs(buf, out);
 }
 
+/* a line per node whose own stacks end there (or, at the depth cut, per
+ * node with anything below): its path from the root, its shallow bytes */
+static int collapsed(const hp_heap *h, const struct hp_sites *S, uint32_t depth, FILE *f)
+{
+	struct walk w = { S, depth, 0 };
+	uint32_t *path = hp_reallocarray(NULL, S->nnodes + 1, sizeof *path);
+	size_t *rank = hp_calloc(S->nnodes + 2, sizeof *rank);
+	if (!path || !rank) {
+		hp_free(path);
+		hp_free(rank);
+		return -1;
+	}
+	for (uint32_t u = next_shown(&w, 0, rank); u != HP_NONE;) {
+		const struct hp_site_node *e = &S->node[u];
+		int at_cut = depth && e->level >= depth;
+		uint64_t bytes = at_cut ? e->shallow : e->self_shallow;
+		if (bytes || (at_cut ? e->objects : e->self_objects)) {
+			uint32_t n = 0;
+			for (uint32_t v = u; v; v = S->node[v].parent)
+				path[n++] = v;
+			while (n--) {
+				folded_frame(h, hp_trace_frame(h, S->node[path[n]].trace, S->node[path[n]].at), f);
+				fputc(n ? ';' : ' ', f);
+			}
+			fprintf(f, "%llu\n", (unsigned long long)bytes);
+		}
+		u = next_shown(&w, u, rank);
+	}
+	hp_free(path);
+	hp_free(rank);
+	return 0;
+}
+
+static void node_line(const hp_heap *h, const struct hp_site_node *e, FILE *f)
+{
+	char a[64], b[64], c[64], t[2048];
+	fprintf(f, "%10s %10s %10s  ", fmt_count(e->objects, a, sizeof a), fmt_bytes(e->shallow, b, sizeof b),
+		fmt_bytes(e->retained, c, sizeof c));
+	uint32_t lv = e->level;
+	fprintf(f, "%*s", (int)(2 * (lv > 30 ? 30 : lv)), "");
+	if (lv > 30)
+		fprintf(f, "[level %u] ", e->level);
+	if (!e->level) {
+		fprintf(f, "all sites (%s)\n", fmt_count(e->sites, a, sizeof a));
+		return;
+	}
+	const struct hp_frame *fr = hp_trace_frame(h, e->trace, e->at);
+	if (fr) {
+		cli_frame_text(h, fr, t, sizeof t);
+		fprintf(f, "%s\n", t + 3);
+	} else {
+		fprintf(f, "? (frame 0x%llx: no STACK FRAME record)\n", (unsigned long long)e->frame_id);
+	}
+}
+
+static void indent(const struct hp_site_node *e, FILE *f)
+{
+	uint32_t lv = e->level + 1;
+	fprintf(f, "%32s  %*s", "", (int)(2 * (lv > 31 ? 31 : lv)), "");
+}
+
+/* "... N more (objects, bytes)": the children of u not shown */
+static void more_line(const struct walk *w, uint32_t u, FILE *f)
+{
+	char a[64], b[64], c[64];
+	struct cut ct = cut_of(w, u);
+	indent(&w->S->node[u], f);
+	fprintf(f, "... %s more (%s, %s)%s\n", fmt_count(ct.n, a, sizeof a), fmt_counted(ct.objects, "object", "objects", b, sizeof b),
+		fmt_bytes(ct.shallow, c, sizeof c), ct.by_depth ? ", below --depth" : "");
+}
+
+static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_result *r, FILE *f);
+
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 {
 	const struct sites_opts *o = x->own;
 	const struct sites_result *r = res;
+	if (o->collapsed)
+		return sites_text(x, S, r, f);
+	cli_partial_note(f, S);
+	int rc = EXIT_OK;
+	if (r->no_dump)
+		fputs("the file holds no heap dump, only the hprof agent's records: no objects to group by allocation site\n", f);
+	else
+		rc = sites_text(x, S, r, f);
+	if (rc == EXIT_OK)
+		agent_text(o, r->h, f);
+	return rc;
+}
+
+static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_result *r, FILE *f)
+{
+	const struct sites_opts *o = x->own;
 	const hp_heap *h = r->h;
 	char a[64], b[64], c[64], buf[2048];
-	if (o->folded) {
+	uint32_t depth = depth_of(o);
+	if (o->collapsed) {
 		if (!r->S.n) {
-			cli_error("%s: %s", hp_session_path(S), "no allocation sites: no object's stack trace serial names a trace with frames");
+			cli_error("%s: %s", hp_session_path(S), r->S.filtered_sites ?
+				  "no allocation site's stack passes the filter" :
+				  "no allocation sites: no object's stack trace serial names a trace with frames");
 			return EXIT_BAD;
 		}
-		for (size_t i = 0; i < r->S.n; i++) {
-			const struct hp_site *s = &r->S.s[i];
-			const struct hp_trace_rec *tr = &h->traces[s->trace];
-			for (uint32_t d = tr->n; d-- > 0;) {
-				folded_frame(h, hp_trace_frame(h, s->trace, d), f);
-				fputc(d ? ';' : ' ', f);
-			}
-			fprintf(f, "%llu\n", (unsigned long long)s->shallow);
+		if (collapsed(h, &r->S, depth, f)) {
+			cli_error("out of memory");
+			return EXIT_NOMEM;
 		}
 		return EXIT_OK;
 	}
-	cli_partial_note(f, S);
-	if (!r->S.n) {
+	if (!r->S.n && !r->S.filtered_sites) {
 		fputs(no_sites, f);
 		fprintf(f, "(%s, %s, all without a site)\n", fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),
 			fmt_bytes(r->S.untraced_shallow, b, sizeof b));
@@ -198,8 +664,51 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fmt_counted(r->S.n, "allocation site", "allocation sites", a, sizeof a),
 		fmt_count(r->S.traced, b, sizeof b), fmt_bytes(r->S.traced_shallow, c, sizeof c),
 		fmt_count(r->S.untraced, buf, 64), fmt_bytes(r->S.untraced_shallow, buf + 64, 64));
-	fprintf(f, "retained: the bytes the site's objects dominate, each once (weak %s, roots %s)\n\n",
+	if (r->S.filtered_sites)
+		fprintf(f, "left out by the filter: %s (%s, %s)\n",
+			fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
+			fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), fmt_bytes(r->S.filtered_shallow, c, sizeof c));
+	fprintf(f, "retained: the bytes the objects dominate, each once (weak %s, roots %s)\n\n",
 		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy));
+	if (!r->S.n)
+		return EXIT_OK;
+	if (!o->flat) {
+		fprintf(f, "%10s %10s %10s  %s\n", "objects", "shallow", "retained",
+			o->bottom_up ? "call tree bottom-up: allocating frame, then its callers" :
+			"call tree top-down: outermost frame, then what it calls");
+		struct walk w = { &r->S, depth, (size_t)(o->top.n > 0 ? o->top.n : 0) };
+		size_t *rank = hp_calloc((size_t)r->S.nnodes + 2, sizeof *rank);
+		uint32_t *pend = hp_reallocarray(NULL, (size_t)r->S.nnodes + 1, sizeof *pend);
+		size_t np = 0;         /* nodes whose "... more" line comes after their shown children */
+		if (!rank || !pend) {
+			hp_free(rank);
+			hp_free(pend);
+			cli_error("out of memory");
+			return EXIT_NOMEM;
+		}
+		for (uint32_t u = 0;; u = next_shown(&w, u, rank)) {
+			while (np && (u == HP_NONE || r->S.node[pend[np - 1]].level >= r->S.node[u].level))
+				more_line(&w, pend[--np], f);
+			if (u == HP_NONE)
+				break;
+			const struct hp_site_node *e = &r->S.node[u];
+			node_line(h, e, f);
+			struct cut ct = cut_of(&w, u);
+			if (e->self_objects && e->nchildren && !ct.by_depth) {
+				indent(e, f);
+				fprintf(f, "%s %s, retained %s: %s\n", fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
+					fmt_bytes(e->self_shallow, b, sizeof b), fmt_bytes(e->self_retained, c, sizeof c),
+					o->bottom_up ? "the stack ends here" : "allocated in this frame");
+			}
+			if (ct.n && ct.by_depth)
+				more_line(&w, u, f);
+			else if (ct.n)
+				pend[np++] = u;
+		}
+		hp_free(pend);
+		hp_free(rank);
+		return EXIT_OK;
+	}
 	fprintf(f, "%10s %10s %10s  %s\n", "objects", "shallow", "retained", "site (trace serial, frames top first)");
 	size_t ns = shown(o, r->S.n);
 	for (size_t i = 0; i < ns; i++) {
@@ -207,7 +716,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		const struct hp_trace_rec *tr = &h->traces[s->trace];
 		fprintf(f, "%10s %10s %10s  trace %u\n", fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
 			fmt_bytes(s->retained, c, sizeof c), s->serial);
-		uint32_t nf = o->frames > 0 && (uint32_t)o->frames < tr->n ? (uint32_t)o->frames : tr->n;
+		uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
 		for (uint32_t d = 0; d < nf; d++) {
 			const struct hp_frame *fr = hp_trace_frame(h, s->trace, d);
 			if (fr)
@@ -229,7 +738,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_sites = {
 	.name = "sites",
-	.usage = "hprofan sites FILE [--top N] [--frames N] [--folded]",
+	.usage = "hprofan sites FILE [--top N] [--depth D] [--bottom-up] [--flat] [--collapsed] [--filter RE] [--exclude RE]",
 	.summary = "objects by allocation site (dumps written with allocation tracking)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

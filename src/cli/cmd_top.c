@@ -3,6 +3,8 @@
  * streaming pass. */
 #include "cli/command.h"
 #include "analysis/group.h"
+#include "analysis/buckets.h"
+#include "analysis/threads.h"
 #include "parser/alloc.h"
 
 #include <errno.h>
@@ -17,6 +19,8 @@ struct top_opts {
 	const char *components;   /* --components FILE */
 	const char *depth;        /* --depth D (packages) */
 	int fast, retained_set;
+	int buckets;              /* --buckets: objects by size bucket per class */
+	int by_thread;            /* --by-thread: retained memory per thread */
 };
 
 static void defaults(void *own)
@@ -47,6 +51,10 @@ static const struct cli_option own[] = {
 	{ "--components", NULL, OPT_VALUE, "--components FILE",
 	  "components for --group=component (the default with it):\nlines NAME REGEX, a class in the first whose REGEX\nmatches its name, the others in \"other\"",
 	  0, offsetof(struct top_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
+	{ "--buckets", NULL, OPT_FLAG, "--buckets", "per class, how its objects and bytes spread over size\nbuckets (<=16 B, <=32 B, ... <=1 MiB, >1 MiB)",
+	  0, offsetof(struct top_opts, buckets), NULL, NULL, NULL },
+	{ "--by-thread", NULL, OPT_FLAG, "--by-thread", "rows per thread instead of classes: the objects each\nthread's Thread object or stack locals dominate, the rest\nshared or unreachable",
+	  0, offsetof(struct top_opts, by_thread), NULL, NULL, NULL },
 	{ NULL }
 };
 
@@ -82,6 +90,11 @@ struct top_result {
 	int cut;                  /* --top left groups out of a level */
 	uint32_t *child_off, *child; /* packages: children of g at child[child_off[g] .. child_off[g+1]) */
 	struct cli_components comps;
+	struct hp_bucket_row *buckets;   /* --buckets: per histogram row */
+	struct hp_bucket_row bucket_total;   /* over the rows of the table (t->n) */
+	int by_thread;
+	struct hp_threads_mem M;  /* --by-thread */
+	struct hp_text *names;    /* per row of M.t */
 };
 
 static int by_retained(const void *a, const void *b)
@@ -133,6 +146,12 @@ static void release(void *p)
 	hp_free(t->child_off);
 	hp_free(t->child);
 	cli_components_release(&t->comps);
+	hp_free(t->buckets);
+	if (t->names)
+		for (size_t i = 0; i < t->M.n; i++)
+			hp_objread_text_release(&t->names[i]);
+	hp_free(t->names);
+	hp_threads_mem_release(&t->M);
 	hp_free(t);
 }
 
@@ -409,6 +428,22 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		}
 		depth = (unsigned)d;
 	}
+	if (o->by_thread && (by >= 0 || o->buckets || o->retained_set || x->c->filter || x->c->exclude || o->heap)) {
+		cli_error("--by-thread counts every object once, by thread: not with --group, --buckets, --retained-set, --filter, --exclude or --heap");
+		return EXIT_USAGE;
+	}
+	if (o->by_thread && !with_ret) {
+		cli_error("--by-thread needs retained sizes (not with --fast or a pipe)");
+		return EXIT_USAGE;
+	}
+	if (o->buckets && o->fast) {
+		cli_error("--buckets needs the object table: not with --fast");
+		return EXIT_USAGE;
+	}
+	if (o->buckets && by >= 0) {
+		cli_error("--buckets goes with the class table, not with --group");
+		return EXIT_USAGE;
+	}
 	if (by >= 0 && o->retained_set) {
 		cli_error("--retained-set goes with the class table, not with --group");
 		return EXIT_USAGE;
@@ -427,7 +462,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	t->sort = sort;
 	t->by = by;
 	t->depth = depth;
-	rc = with_ret ? cli_retained(S, &t->h, &t->R) : cli_histogram(S, &t->h);
+	/* --buckets reads the object table (also from a pipe: one pass) */
+	rc = with_ret ? cli_retained(S, &t->h, &t->R) : o->buckets ? cli_model(S, &t->h) : cli_histogram(S, &t->h);
 	if (!rc && with_ret)
 		rc = cli_native(S, 1, &t->N);
 	if (rc)
@@ -476,6 +512,19 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		t->tot_count += cnt;
 		t->tot_shallow += r->shallow;
 	}
+	if (o->buckets) {
+		if (!(t->buckets = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *t->buckets))) {
+			cli_error("out of memory");
+			rc = EXIT_NOMEM;
+			goto out;
+		}
+		hp_buckets_collect(h, t->buckets);
+		for (size_t i = 0; i < t->n; i++)
+			for (unsigned k = 0; k < HP_NBUCKETS; k++) {
+				t->bucket_total.count[k] += t->buckets[t->rows[i].r - h->rows].count[k];
+				t->bucket_total.bytes[k] += t->buckets[t->rows[i].r - h->rows].bytes[k];
+			}
+	}
 	if (o->retained_set) {
 		if (!t->R) {
 			cli_error("--retained-set needs retained sizes (not with --fast or a pipe)");
@@ -487,6 +536,28 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	}
 	if (by >= 0) {
 		rc = collect_groups(x, S, t, flt, heap_filter, gcmp);
+		goto out;
+	}
+	if (o->by_thread) {
+		t->by_thread = 1;
+		hp_objread *rd = NULL;
+		struct hp_error err;
+		hp_error_clear(&err);
+		if ((rc = cli_objread(S, &rd)))
+			goto out;
+		if (hp_threads_memory(h, t->R, &t->M, &err) != HP_OK) {
+			cli_error("%s: %s", hp_session_path(S), err.msg);
+			rc = EXIT_NOMEM;
+			goto out;
+		}
+		if (!(t->names = hp_calloc(t->M.n ? t->M.n : 1, sizeof *t->names))) {
+			cli_error("out of memory");
+			rc = EXIT_NOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < t->M.n; i++)
+			cli_thread_text(h, rd, h->threads[t->M.t[i].rec].serial, &t->names[i]);
+		t->shown = o->top.n > 0 && (size_t)o->top.n < t->M.n ? (size_t)o->top.n : t->M.n;
 		goto out;
 	}
 	qsort(t->rows, t->n, sizeof *t->rows, cmp);
@@ -668,6 +739,142 @@ static void text_groups(const struct top_result *t, FILE *f)
 	}
 }
 
+/* ---- --by-thread -------------------------------------------------------- */
+
+static void json_threads(const struct top_result *t, cJSON *j)
+{
+	const hp_heap *h = t->h;
+	const struct hp_threads_mem *M = &t->M;
+	cJSON *arr = cJSON_AddArrayToObject(j, "threads");
+	uint64_t mo = 0, mb = 0;
+	for (size_t i = 0; i < M->n; i++) {
+		const struct hp_thread_mem *m = &M->t[i];
+		if (i >= t->shown) {
+			mo += m->objects;
+			mb += m->bytes;
+			continue;
+		}
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "rank", i + 1);
+		json_u64(e, "serial", h->threads[m->rec].serial);
+		if (t->names[i].utf8)
+			cJSON_AddItemToObject(e, "name", cli_text_json(&t->names[i]));
+		if (m->obj != SIZE_MAX) {
+			char id[32];
+			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[m->obj]);
+			cJSON_AddStringToObject(e, "object", id);
+		}
+		json_u64(e, "objects", m->objects);
+		json_u64(e, "bytes", m->bytes);
+		cJSON_AddNumberToObject(e, "percent", pct2(m->bytes, M->bytes));
+		cJSON_AddItemToArray(arr, e);
+	}
+	cJSON *r = cJSON_AddObjectToObject(j, "thread_rest");
+	json_u64(r, "threads_not_shown", M->n - t->shown);
+	json_u64(r, "not_shown_objects", mo);
+	json_u64(r, "not_shown_bytes", mb);
+	json_u64(r, "shared_objects", M->shared_objects);
+	json_u64(r, "shared_bytes", M->shared_bytes);
+	json_u64(r, "unreachable_objects", M->unreachable_objects);
+	json_u64(r, "unreachable_bytes", M->unreachable_bytes);
+	json_u64(r, "objects", M->objects);
+	json_u64(r, "bytes", M->bytes);
+}
+
+static void text_threads(const struct top_result *t, FILE *f)
+{
+	const hp_heap *h = t->h;
+	const struct hp_threads_mem *M = &t->M;
+	char a[32], b[32], c[32], nm[1024];
+	fprintf(f, "%5s  %10s  %10s  %6s  %s\n", "rank", "objects", "retained", "%", "thread");
+	uint64_t mo = 0, mb = 0;
+	for (size_t i = 0; i < M->n; i++) {
+		const struct hp_thread_mem *m = &M->t[i];
+		if (i >= t->shown) {
+			mo += m->objects;
+			mb += m->bytes;
+			continue;
+		}
+		fprintf(f, "%5zu  %10s  %10s  %5.1f%%  ", i + 1, fmt_count(m->objects, a, sizeof a), fmt_bytes(m->bytes, b, sizeof b),
+			M->bytes ? 100.0 * m->bytes / M->bytes : 0.0);
+		if (t->names[i].utf8) {
+			char *q = cli_quote_text(&t->names[i]);
+			fprintf(f, "%s", q ? q : "?");
+			hp_free(q);
+		} else {
+			fprintf(f, "(no name)");
+		}
+		fprintf(f, " serial %u", h->threads[m->rec].serial);
+		if (m->obj != SIZE_MAX)
+			fprintf(f, "  %s @0x%llx", safe_text(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
+				(unsigned long long)h->ids[m->obj]);
+		else
+			fprintf(f, "  (no Thread object in the dump)");
+		fprintf(f, "\n");
+	}
+	if (t->shown < M->n)
+		fprintf(f, "%5s  %10s  %10s  %5.1f%%  \xe2\x80\xa6 %s more %s\n", "", fmt_count(mo, a, sizeof a), fmt_bytes(mb, b, sizeof b),
+			M->bytes ? 100.0 * mb / M->bytes : 0.0, fmt_count(M->n - t->shown, c, sizeof c),
+			M->n - t->shown == 1 ? "thread" : "threads");
+	fprintf(f, "%5s  %10s  %10s  %5.1f%%  shared/no thread (reachable, dominated by no thread)\n", "",
+		fmt_count(M->shared_objects, a, sizeof a), fmt_bytes(M->shared_bytes, b, sizeof b),
+		M->bytes ? 100.0 * M->shared_bytes / M->bytes : 0.0);
+	fprintf(f, "%5s  %10s  %10s  %5.1f%%  unreachable\n", "", fmt_count(M->unreachable_objects, a, sizeof a),
+		fmt_bytes(M->unreachable_bytes, b, sizeof b), M->bytes ? 100.0 * M->unreachable_bytes / M->bytes : 0.0);
+	fprintf(f, "%5s  %10s  %10s  %5.1f%%  %s (weak %s, roots %s)\n", "total", fmt_count(M->objects, a, sizeof a),
+		fmt_bytes(M->bytes, b, sizeof b), 100.0, fmt_counted(M->n, "thread", "threads", c, sizeof c),
+		hp_weak_policy_name(t->R->weak), roots_policy_name(t->R->roots_policy));
+}
+
+/* ---- --buckets ---------------------------------------------------------- */
+
+/* "≤16 B", "≤1 KiB", ">1 MiB" */
+static const char *bucket_label(unsigned k, char *buf, size_t n)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB" };
+	uint64_t v = k == HP_NBUCKETS - 1 ? 1 << 20 : 16ull << k;
+	unsigned u = 0;
+	while (v >= 1024 && u < 2) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%s%llu %s", k == HP_NBUCKETS - 1 ? ">" : "\xe2\x89\xa4", (unsigned long long)v, unit[u]);
+	return buf;
+}
+
+static cJSON *json_buckets(const struct hp_bucket_row *b)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (unsigned k = 0; k < HP_NBUCKETS; k++) {
+		if (!b->count[k])
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		json_u64(e, "above", k ? 16ull << (k - 1) : 0);
+		if (k < HP_NBUCKETS - 1)
+			json_u64(e, "upto", 16ull << k);
+		json_u64(e, "instances", b->count[k]);
+		json_u64(e, "bytes", b->bytes[k]);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+/* "      sizes: ≤16 B 1,204 (18.8 KiB), >1 MiB 1 (1.50 MiB)": every non-empty bucket */
+static void text_buckets(const char *what, const struct hp_bucket_row *b, FILE *f)
+{
+	char l[32], a[32], c[32];
+	fprintf(f, "%5s  %s:", "", what);
+	int first = 1;
+	for (unsigned k = 0; k < HP_NBUCKETS; k++) {
+		if (!b->count[k])
+			continue;
+		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), fmt_count(b->count[k], a, sizeof a),
+			fmt_bytes(b->bytes[k], c, sizeof c));
+		first = 0;
+	}
+	fprintf(f, "%s\n", first ? " none" : "");
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct top_opts *o = x->own;
@@ -696,6 +903,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(tot, "unreachable_objects", t->R->unreachable);
 		json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
 	}
+	if (t->buckets)
+		cJSON_AddItemToObject(tot, "buckets", json_buckets(&t->bucket_total));
 	if (t->native_cols)
 		json_u64(tot, "native", t->tot_native);
 	json_heap_split(j, h, t->N, t->heap_filter);
@@ -709,8 +918,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	if (t->by >= 0)
 		json_groups(t, j);
-	cJSON *arr = t->by >= 0 ? NULL : cJSON_AddArrayToObject(j, "classes");
-	for (size_t i = 0; t->by < 0 && i < t->shown; i++) {
+	if (t->by_thread)
+		json_threads(t, j);
+	int classes = t->by < 0 && !t->by_thread;
+	cJSON *arr = !classes ? NULL : cJSON_AddArrayToObject(j, "classes");
+	for (size_t i = 0; classes && i < t->shown; i++) {
 		const struct trow *r = &t->rows[i];
 		cJSON *e = cJSON_CreateObject();
 		json_u64(e, "rank", i + 1);
@@ -728,6 +940,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(e, "largest", r->r->max_shallow);
 		cJSON_AddNumberToObject(e, "percent",
 			t->all_shallow ? (double)(int64_t)(10000.0 * r->shallow / t->all_shallow) / 100.0 : 0.0);
+		if (t->buckets)
+			cJSON_AddItemToObject(e, "buckets", json_buckets(&t->buckets[r->r - h->rows]));
 		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *w = cJSON_AddArrayToObject(j, "warnings");
@@ -764,6 +978,10 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		text_groups(t, f);
 		goto unreachable;
 	}
+	if (t->by_thread) {
+		text_threads(t, f);
+		return EXIT_OK;
+	}
 	fprintf(f, "%5s  %*s  %10s  %6s", "rank", cw, "instances", "shallow", "%");
 	if (R)
 		fprintf(f, "  %10s  %6s", "retained", "%");
@@ -786,6 +1004,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->android)
 			fprintf(f, "  %-*s", hw, safe_text(r->heap, hn, sizeof hn));
 		fprintf(f, "  %s\n", nm);
+		if (t->buckets)
+			text_buckets("sizes", &t->buckets[r->r - h->rows], f);
 	}
 	char c1[32];
 	fprintf(f, "%5s  %*s  %10s  %5.1f%%", "total", cw, fmt_count(t->tot_count, a, sizeof a),
@@ -799,6 +1019,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", fmt_counted(t->n, "class", "classes", c1, sizeof c1),
 		t->shown < t->n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
 		h->size.ref_size, h->size.header, h->size.align);
+	if (t->buckets)
+		text_buckets(t->shown < t->n ? "sizes of all the rows" : "sizes", &t->bucket_total, f);
 	if (o->retained_set) {
 		char u1[48], u2[48], u3[48];
 		char rows[64];
@@ -839,7 +1061,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_top = {
 	.name = "top",
-	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME] [--group=package|loader|component] [--depth D] [--components FILE]",
+	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME] [--group=package|loader|component] [--depth D] [--components FILE] [--buckets] [--by-thread]",
 	.summary = "class histogram (default 20 rows)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

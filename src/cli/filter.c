@@ -183,6 +183,33 @@ int cli_filter_match(const struct cli_filter *f, const char *name)
 	return 1;
 }
 
+int cli_filter_match_any(const struct cli_filter *f, const char *const *texts, size_t n)
+{
+	if (!f)
+		return 1;
+	char nm[256], m[256];
+	int hit = !f->inc;
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_regex *r[2] = { hit ? NULL : f->inc, f->exc };
+		for (int k = 0; k < 2; k++) {
+			if (!r[k])
+				continue;
+			int rc = cli_regex_match(r[k], texts[i]);
+			if (rc < 0) {
+				cli_error("%s '%s': the pattern cannot be matched within its limits on '%s' (%s); make it backtrack less",
+					  k ? "--exclude" : "--filter", r[k]->pat, safe_text(texts[i], nm, sizeof nm),
+					  cli_regex_error(rc, m, sizeof m));
+				return -1;
+			}
+			if (rc && k)
+				return 0;
+			if (rc)
+				hit = 1;
+		}
+	}
+	return hit;
+}
+
 void cli_filter_free(struct cli_filter *f)
 {
 	if (!f)

@@ -93,6 +93,7 @@ struct hp_heap_build {
 	/* capacities of the heap's tables */
 	size_t str_cap, arena_cap, text_cap, classes_cap, fields_cap, statics_cap, rows_cap;
 	size_t frames_cap, traces_cap, trace_frames_cap, threads_cap, roots_cap, obj_cap, warnings_cap;
+	size_t alloc_recs_cap, alloc_sites_cap, summaries_cap, cpu_recs_cap, cpu_samples_cap;
 
 	uint64_t ccache_id[64]; uint32_t ccache_idx[64];   /* class id -> index cache */
 	/* instances of heap 0 are counted here per class first, folded into rows at the end */

@@ -144,6 +144,11 @@ void hp_heap_free(hp_heap *h)
 	hp_free(h->frames);
 	hp_free(h->traces);
 	hp_free(h->trace_frames);
+	hp_free(h->alloc_recs);
+	hp_free(h->alloc_sites);
+	hp_free(h->summaries);
+	hp_free(h->cpu_recs);
+	hp_free(h->cpu_samples);
 	hp_free(h->threads);
 	hp_free(h->roots);
 	hp_free(h->ids);
@@ -1218,6 +1223,80 @@ static int on_header(void *ud, const struct hp_header *hd)
 	return stored(h, store_header(h));
 }
 
+/* ---- the hprof agent's records ---------------------------------------- */
+
+static int store_alloc_sites(hp_heap *h, const struct hp_alloc_sites_hdr *hd, const uint8_t *p, uint32_t k)
+{
+	struct hp_heap_build *b = h->build;
+	if (k < hd->nsites)
+		HP_TRY(hp_heap_add_warning(h, "ALLOC SITES record %zu declares %u sites; only its first %u are kept",
+					   h->nalloc_recs, hd->nsites, k));
+	GROW(h->alloc_recs, h->nalloc_recs, b->alloc_recs_cap, oom(h));
+	struct hp_alloc_sites_rec *rec = &h->alloc_recs[h->nalloc_recs];
+	rec->hd = *hd;
+	rec->first = (uint32_t)h->nalloc_sites;
+	rec->k = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		GROW(h->alloc_sites, h->nalloc_sites, b->alloc_sites_cap, oom(h));
+		hp_alloc_site_decode(p + (size_t)i * 25, &h->alloc_sites[h->nalloc_sites++]);
+		rec->k++;
+	}
+	h->nalloc_recs++;
+	return HP_OK;
+}
+
+static int on_alloc_sites(void *ud, const struct hp_alloc_sites_hdr *hd, const uint8_t *p, uint32_t k)
+{
+	hp_heap *h = ud;
+	if (h->build->over_limit)
+		return HP_OK;
+	return stored(h, store_alloc_sites(h, hd, p, k));
+}
+
+static int store_summary(hp_heap *h, const struct hp_heap_summary *hs)
+{
+	GROW(h->summaries, h->nsummaries, h->build->summaries_cap, oom(h));
+	h->summaries[h->nsummaries++] = *hs;
+	return HP_OK;
+}
+
+static int on_heap_summary(void *ud, const struct hp_heap_summary *hs)
+{
+	hp_heap *h = ud;
+	if (h->build->over_limit)
+		return HP_OK;
+	return stored(h, store_summary(h, hs));
+}
+
+static int store_cpu(hp_heap *h, uint32_t total, uint32_t n, const uint8_t *p, uint32_t k)
+{
+	struct hp_heap_build *b = h->build;
+	if (k < n)
+		HP_TRY(hp_heap_add_warning(h, "CPU SAMPLES record %zu declares %u traces; only its first %u are kept",
+					   h->ncpu_recs, n, k));
+	GROW(h->cpu_recs, h->ncpu_recs, b->cpu_recs_cap, oom(h));
+	struct hp_cpu_samples_rec *rec = &h->cpu_recs[h->ncpu_recs];
+	rec->total = total;
+	rec->n = n;
+	rec->first = (uint32_t)h->ncpu_samples;
+	rec->k = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		GROW(h->cpu_samples, h->ncpu_samples, b->cpu_samples_cap, oom(h));
+		hp_cpu_sample_decode(p + (size_t)i * 8, &h->cpu_samples[h->ncpu_samples++]);
+		rec->k++;
+	}
+	h->ncpu_recs++;
+	return HP_OK;
+}
+
+static int on_cpu_samples(void *ud, uint32_t total, uint32_t n, const uint8_t *p, uint32_t k)
+{
+	hp_heap *h = ud;
+	if (h->build->over_limit)
+		return HP_OK;
+	return stored(h, store_cpu(h, total, n, p, k));
+}
+
 void hp_heap_sink(hp_heap *h, struct hp_sink *s)
 {
 	memset(s, 0, sizeof *s);
@@ -1234,6 +1313,9 @@ void hp_heap_sink(hp_heap *h, struct hp_sink *s)
 	s->obj_array = on_obj_array;
 	s->prim_array = on_prim_array;
 	s->heap_info = on_heap_info;
+	s->alloc_sites = on_alloc_sites;
+	s->heap_summary = on_heap_summary;
+	s->cpu_samples = on_cpu_samples;
 }
 
 /* row for (class, heap), created when missing; HP_NONE when out of memory */

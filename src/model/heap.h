@@ -216,6 +216,16 @@ struct hp_heap {
 	struct hp_root_rec *roots; size_t nroots;
 	uint64_t roots_by_kind[HP_ROOT_NKINDS];
 
+	/* the JDK hprof agent's ALLOC SITES, HEAP SUMMARY and CPU SAMPLES
+	 * records, in file order (any heap dump's); a record's entries are
+	 * [first, first + k) of alloc_sites / cpu_samples, k < the declared
+	 * count only past HP_AGENT_ENTRIES_MAX (a warning says so) */
+	struct hp_alloc_sites_rec { struct hp_alloc_sites_hdr hd; uint32_t first, k; } *alloc_recs; size_t nalloc_recs;
+	struct hp_alloc_site *alloc_sites; size_t nalloc_sites;
+	struct hp_heap_summary *summaries; size_t nsummaries;
+	struct hp_cpu_samples_rec { uint32_t total, n, first, k; } *cpu_recs; size_t ncpu_recs;
+	struct hp_cpu_sample *cpu_samples; size_t ncpu_samples;
+
 	/* Android heaps */
 	uint64_t heap_name[HP_MAX_HEAPS];   /* offsets in text (hp_heap_name()) */
 	unsigned nheaps;

@@ -933,25 +933,51 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 		case 0x0E:              /* CONTROL SETTINGS */
 			HP_TRY(small_body(&P, len, 6, 0));
 			break;
-		case 0x07:              /* HEAP SUMMARY */
+		case 0x07: {            /* HEAP SUMMARY */
 			HP_TRY(small_body(&P, len, 24, 0));
+			p = r->pos;
+			struct hp_heap_summary hs = { hp_be32(p), hp_be32(p + 4), hp_be64(p + 8), hp_be64(p + 16) };
+			SINK(&P, heap_summary, off, -1, &hs);
 			break;
+		}
 		case 0x06: {            /* ALLOC SITES */
-			HP_TRY(small_body(&P, len, 34, 34));   /* the sites are not read */
+			HP_TRY(small_body(&P, len, 34, 34));
 			uint32_t n = hp_be32(r->pos + 30);
 			if ((uint64_t)n * 25 > len - 34)
 				return perr(&P, HP_ECORRUPT, off, -1,
 					"ALLOC SITES declares %u sites but its body has room for %u",
 					n, (len - 34) / 25);
+			if (sink->alloc_sites) {  /* the sites wanted, at most HP_AGENT_ENTRIES_MAX */
+				uint32_t k = n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : n;
+				rc = hp_rd_need(r, 34 + (size_t)k * 25, err);
+				if (rc == HP_ETRUNC)
+					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
+				if (rc)
+					return rc;
+				p = r->pos;
+				struct hp_alloc_sites_hdr hd = { hp_be16(p), hp_be32(p + 2), hp_be32(p + 6), hp_be32(p + 10),
+								 hp_be64(p + 14), hp_be64(p + 22), n };
+				SINK(&P, alloc_sites, off, -1, &hd, p + 34, k);
+			}
 			break;
 		}
 		case 0x0D: {            /* CPU SAMPLES */
-			HP_TRY(small_body(&P, len, 8, 8));     /* the samples are not read */
+			HP_TRY(small_body(&P, len, 8, 8));
 			uint32_t n = hp_be32(r->pos + 4);
 			if ((uint64_t)n * 8 > len - 8)
 				return perr(&P, HP_ECORRUPT, off, -1,
 					"CPU SAMPLES declares %u traces but its body has room for %u",
 					n, (len - 8) / 8);
+			if (sink->cpu_samples) {
+				uint32_t k = n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : n;
+				rc = hp_rd_need(r, 8 + (size_t)k * 8, err);
+				if (rc == HP_ETRUNC)
+					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
+				if (rc)
+					return rc;
+				p = r->pos;
+				SINK(&P, cpu_samples, off, -1, hp_be32(p), n, p + 8, k);
+			}
 			break;
 		}
 		case 0x0C: case 0x1C: { /* HEAP DUMP, HEAP DUMP SEGMENT */

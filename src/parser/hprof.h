@@ -73,6 +73,30 @@ struct hp_thread {
 	uint64_t object_id, name_sid, group_sid, parent_group_sid;
 };
 
+/* The JDK hprof agent's summary records (ALLOC SITES, HEAP SUMMARY, CPU
+ * SAMPLES), as written.  An ALLOC SITES or CPU SAMPLES record's entries
+ * come raw (25 and 8 bytes each), at most HP_AGENT_ENTRIES_MAX of them
+ * (the callback gets how many the record declares and how many come);
+ * hp_alloc_site_decode() and hp_cpu_sample_decode() read one. */
+#define HP_AGENT_ENTRIES_MAX (1u << 20)
+struct hp_alloc_sites_hdr {
+	uint16_t flags;           /* 0x1 incremental, 0x2 sorted by allocation, 0x4 GC forced */
+	uint32_t cutoff_bits;     /* the cutoff ratio, an IEEE float's bits */
+	uint32_t live_bytes, live_instances;
+	uint64_t bytes_allocated, instances_allocated;
+	uint32_t nsites;
+};
+struct hp_alloc_site {
+	uint8_t is_array;         /* 0 an instance, else the basic type */
+	uint32_t class_serial, trace_serial;
+	uint32_t live_bytes, live_instances, bytes_allocated, instances_allocated;
+};
+struct hp_heap_summary {
+	uint32_t live_bytes, live_instances;
+	uint64_t bytes_allocated, instances_allocated;
+};
+struct hp_cpu_sample { uint32_t samples, trace_serial; };
+
 struct hp_root {
 	int kind;                 /* enum hp_root_kind */
 	uint64_t object;
@@ -112,6 +136,10 @@ struct hp_sink {
 	/* elems is NULL unless opts.want_array_data; nodata for Android 0xC3 */
 	int (*prim_array)(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *elems, uint64_t offset, int nodata);
 	int (*heap_info)(void *ud, uint32_t heap_id, uint64_t name_sid);
+	/* the hprof agent's records: n declared entries, the first k at p */
+	int (*alloc_sites)(void *ud, const struct hp_alloc_sites_hdr *hd, const uint8_t *p, uint32_t k);
+	int (*heap_summary)(void *ud, const struct hp_heap_summary *s);
+	int (*cpu_samples)(void *ud, uint32_t total, uint32_t n, const uint8_t *p, uint32_t k);
 	/* with opts.want_array_data and opts.obj_array_chunk: an object array
 	 * of more elements than fit a streamed (gzip, pipe) reader's window
 	 * comes in parts of at
@@ -214,6 +242,21 @@ static inline uint16_t hp_be16(const uint8_t *p)
 static inline uint64_t hp_be64(const uint8_t *p)
 {
 	return ((uint64_t)hp_be32(p) << 32) | hp_be32(p + 4);
+}
+static inline void hp_alloc_site_decode(const uint8_t *p, struct hp_alloc_site *s)
+{
+	s->is_array = p[0];
+	s->class_serial = hp_be32(p + 1);
+	s->trace_serial = hp_be32(p + 5);
+	s->live_bytes = hp_be32(p + 9);
+	s->live_instances = hp_be32(p + 13);
+	s->bytes_allocated = hp_be32(p + 17);
+	s->instances_allocated = hp_be32(p + 21);
+}
+static inline void hp_cpu_sample_decode(const uint8_t *p, struct hp_cpu_sample *s)
+{
+	s->samples = hp_be32(p);
+	s->trace_serial = hp_be32(p + 4);
 }
 
 #endif

@@ -75,6 +75,8 @@ head -c 3000000 "$TMPD/leaky.hprof" >"$TMPD/cut.hprof"
 doc top-sample top "$SAMPLE" --top 5
 doc top-sample-all top top "$SAMPLE" --top 0 --sort=name --filter Leaky --exclude Listener
 doc top-fast-count top "$SAMPLE" --fast --sort=count --top 3
+doc top-buckets top "$SAMPLE" --buckets --top 3   # issue 16
+doc top-by-thread top "$SAMPLE" --by-thread --top 3
 doc top-raw-plain top "$TMPD/leaky.hprof" --size-model=raw --top 3
 doc_pipe top-gzip-pipe top "$SAMPLE" - --top 3
 doc info-gzip info info "$SAMPLE"
@@ -253,8 +255,12 @@ if have_corpus "schema: corpus documents"; then
   doc threads-frames threads threads "$J8" --locals
   doc threads-agent threads threads "$AGENT" --locals --dump 1 --roots=all
   doc threads-android threads threads "$A"
-  doc sites-agent sites sites "$AGENT" --top 0 --frames 0
+  doc sites-agent sites sites "$AGENT" --flat --top 0 --depth 0
+  doc sites-agent-tree sites sites "$AGENT" --top 3 --depth 4 --filter 'java\.'
+  doc sites-agent-bottom-up sites sites "$AGENT" --bottom-up --top 0
   doc sites-none sites sites "$J8"
+  doc sites-agent-records sites sites "$CORPUS/agourlay__hprof-slurp/hprof-32.bin" --top 3
+  doc sites-no-heap-dump sites sites "$CORPUS/frohoff__jdk8u-jdk/minimal.bin" --flat
   doc bitmaps-android bitmaps bitmaps "$A" --out "$TMPD/png"   # issue 17
   doc dominators-j6 dominators dominators "$J6" --depth 4 --top 8
   doc dominators-cut-salvage dominators dominators "$TMPD/cut.hprof" --salvage --depth 2

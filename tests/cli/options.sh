@@ -49,7 +49,8 @@ th = d.load_class("java.lang.Thread"); d.class_dump(th, obj, fields=[("name", OB
 d.load_class("[B")
 fa = d.stack_frame("a", "()V", "A.java", obj, 1)
 fb = d.stack_frame("b", "()V", "B.java", obj, 2)
-d.stack_trace(1, 1, [fa]); d.stack_trace(2, 1, [fb, fa])
+d.stack_trace(1, 1, [fa]); d.stack_trace(2, 1, [fb, fa]); d.stack_trace(3, 1, [fb])
+d.prim_array(BYTE, bytes(5), trace=3)   # a second outermost frame: --top 1 cuts the tree
 t = d.instance(th, [0], trace=2)
 d.thread_root(t, 1, trace=1)
 d.frame_root(d.prim_array(BYTE, bytes(10), trace=1), 1, 0)
@@ -132,6 +133,8 @@ args() {
   esac
 }
 value() {
+  # issue 16: sites' --exclude matches frames, its call tree is 2 deep
+  case $c:$1 in sites:--exclude) echo "--exclude B.java"; return ;; sites:--depth) echo "--depth 1"; return ;; esac
   case $1 in
     --top) echo "--top 1" ;; --sort) echo "--sort=name" ;; --heap) echo "--heap heap" ;;
     --filter) echo "--filter String" ;; --exclude) echo "--exclude String" ;;
@@ -144,7 +147,6 @@ value() {
     # issue 13: leaks
     --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
     --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
-    --frames) echo "--frames 1" ;;   # issue 16: sites
     --out) echo "--out $TMPD/pngs" ;;   # issue 17: bitmaps
     # issue 17: --mapping renames the sample's classes (roots, waste, the outer
     # class of LeakyCache$X), a field instances reads, the sites dump's frames
