@@ -17,6 +17,8 @@ extern const struct cli_command cmd_leaks;
 extern const struct cli_command cmd_waste;
 /* issue 16: threads */
 extern const struct cli_command cmd_threads, cmd_sites;
+/* issue 19: report */
+extern const struct cli_command cmd_report;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -29,6 +31,8 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_waste,
 	/* issue 16: threads */
 	&cmd_threads, &cmd_sites,
+	/* issue 19: report */
+	&cmd_report,
 	NULL
 };
 
@@ -276,8 +280,13 @@ static int takes_next(int argc, char **argv, int i)
 	       strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]);
 }
 
+int cli_argc;
+char **cli_argv;
+
 int main(int argc, char **argv)
 {
+	cli_argc = argc;
+	cli_argv = argv;
 	/* the first pass: the command, help, version, -i */
 	int first = -1, want_help = 0, interactive = 0;
 	for (int i = 1; i < argc; i++) {
