@@ -18,7 +18,7 @@
 # times; the summary gives each phase of the first, its peak per object and
 # per reference, and the three end-to-end figures with their median.
 # `hprofan leaks` is run three times too, its median against the retained
-# run's.
+# run's, and so is `hprofan report` (with the size of its page).
 #
 # redact is run twice: plain to plain (bytes per second and peak memory,
 # against 1 GB/s and 64 MiB), and gzip to gzip (--gzip, level 1) from a copy
@@ -248,6 +248,11 @@ run retained3 - "$DUMP" --top --quiet --stats
 run leaks     - leaks "$DUMP" --quiet --stats
 run leaks2    - leaks "$DUMP" --quiet --stats
 run leaks3    - leaks "$DUMP" --quiet --stats
+# issue 19: report reads the dump once for every section (target: within 10%
+# of the retained run; the page at most 5 MB); three runs too
+run report    - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
+run report2   - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
+run report3   - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
 
 # ---- diff (issue 14): two copies of the dump, so that each is a file of its own
 COPY="$BENCH_DIR/bigheap-copy.hprof"
@@ -338,6 +343,7 @@ if [ -n "${WALL[diff-fast]:-}" ] && [ -n "${WALL[diff]:-}" ]; then
     m = v[2]
     if (m > 0) printf "  diff: %.2f s, %.2f times the median retained run (%.2f s) (budget: 2.2 or less)\n", t, t / m, m }'
   grep -E '^diff: base' "$LOGS/diff.err" | sed 's/^/  /' || true
+fi
 # issue 13: leaks against the retained run, medians of three wall times (the
 # stats line's seconds count the passes over the dump, not the analysis after)
 median_wall() {
@@ -351,6 +357,13 @@ if [ -n "$lm" ] && [ -n "$rm_" ]; then
   echo
   awk -v l="$lm" -v r="$rm_" 'BEGIN { printf "leaks: median %.2f s wall against %.2f s for --top with retained sizes: %+.1f%% (target: within 15%%)\n", l, r, (l / r - 1) * 100 }'
 fi
+pm=$(median_wall report report2 report3)
+if [ -n "$pm" ] && [ -n "$rm_" ]; then
+  echo
+  awk -v l="$pm" -v r="$rm_" -v sz="$(filesize "$BENCH_DIR/report.html" 2>/dev/null || echo 0)" 'BEGIN {
+    printf "report: median %.2f s wall against %.2f s for --top with retained sizes: %+.1f%% (target: within 10%%); page %.2f MB (target: at most 5)\n", l, r, (l / r - 1) * 100, sz / 1e6 }'
+fi
+rm -f "$BENCH_DIR/report.html"
 # the browser's key latency, per kind of key
 if [ -s "$LOGS/browse.out" ]; then
   echo

@@ -17,7 +17,7 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites help'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites report help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
@@ -39,11 +39,15 @@ _hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on
 # issue 16: threads
 _hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
 _hprofan_options_sites='--top --frames --folded --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --json -o --stats -q --quiet -h --help'
+# issue 19: report
+_hprofan_options_report='--title --depth -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory -q --quiet -h --help'
+_hprofan_many_files+=' report'
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 _hprofan_takes_value+=' --min-count'   # issue 17: waste
 _hprofan_takes_value+=' --frames'   # issue 16: sites
+_hprofan_takes_value+=' --title'   # issue 19: report
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
 

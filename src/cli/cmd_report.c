@@ -21,6 +21,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct report_opts {
 	const char *title;
@@ -142,31 +143,56 @@ static int sub_doc(const struct cli_ctx *x, hp_session *S, const char *name, con
 	return rc;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* sub_doc(), its time added to --stats' "report:" line */
+static int timed_doc(const struct cli_ctx *x, hp_session *S, const char *name, const char *const *opts, cJSON *d,
+		     char *line, size_t n)
+{
+	double t0 = now();
+	int rc = sub_doc(x, S, name, opts, d);
+	size_t l = strlen(line);
+	if (l < n)
+		snprintf(line + l, n - l, " %s=%.2fs", name, now() - t0);
+	return rc;
+}
+
 /* What the page shows of one dump, into d: every dump its summary and
  * histogram; with details (the last dump) the rest. */
 static int dump_docs(const struct cli_ctx *x, hp_session *S, cJSON *d, int details)
 {
 	const struct report_opts *o = x->own;
-	int rc;
-	if ((rc = sub_doc(x, S, "info", NULL, d)))
-		return rc;
+	char line[256] = "";
+	int rc = timed_doc(x, S, "info", NULL, d, line, sizeof line);
 	static const char *const top[] = { "--top", HIST_TOP, NULL };
+	if (rc)
+		return rc;
 	if (!hp_session_rereadable(S)) {
 		/* top says on stderr that it gives shallow sizes only */
 		cJSON_AddStringToObject(d, "note", "read from a pipe: the summary and the class histogram by shallow "
 					"size only (the rest needs to read the dump again: save it to a file)");
-		return sub_doc(x, S, "top", top, d);
+		rc = timed_doc(x, S, "top", top, d, line, sizeof line);
+	} else if (!(rc = timed_doc(x, S, "top", top, d, line, sizeof line)) && details) {
+		char depth[16];
+		snprintf(depth, sizeof depth, "%d", o->depth);
+		const char *const dom[] = { "--depth", depth, "--top", TREE_TOP, "--group", "class", NULL };
+		static const char *const sites[] = { "--top", SITES_TOP, NULL };
+		rc = timed_doc(x, S, "dominators", dom, d, line, sizeof line);
+		if (!rc)
+			rc = timed_doc(x, S, "leaks", NULL, d, line, sizeof line);
+		if (!rc)
+			rc = timed_doc(x, S, "threads", NULL, d, line, sizeof line);
+		if (!rc)
+			rc = timed_doc(x, S, "sites", sites, d, line, sizeof line);
 	}
-	if ((rc = sub_doc(x, S, "top", top, d)) || !details)
-		return rc;
-	char depth[16];
-	snprintf(depth, sizeof depth, "%d", o->depth);
-	const char *const dom[] = { "--depth", depth, "--top", TREE_TOP, "--group", "class", NULL };
-	static const char *const sites[] = { "--top", SITES_TOP, NULL };
-	if ((rc = sub_doc(x, S, "dominators", dom, d)) || (rc = sub_doc(x, S, "leaks", NULL, d)) ||
-	    (rc = sub_doc(x, S, "threads", NULL, d)) || (rc = sub_doc(x, S, "sites", sites, d)))
-		return rc;
-	return EXIT_OK;
+	if (x->c->stats && !rc)
+		fprintf(stderr, "report: %s:%s\n", hp_session_path(S), line);
+	return rc;
 }
 
 /* the file's last path component, for the default title */
