@@ -153,6 +153,24 @@ expect_eq "summary: reachable and unreachable as top --json" \
 expect_eq "histogram: first rows as top --json" \
   "$(jget "$TMPD/self.json" '[(r["rank"], r["class"], r["instances"], r["shallow"], r["retained"]) for r in d["histogram"]]')" \
   "$(jget "$TMPD/top.json" '[(r["rank"], r["class"], r["instances"], r["shallow"], r["retained"]) for r in d["classes"][:10]]')"
+# and against the JVM's own histogram of the process (jmap -histo:live)
+expect_eq "histogram: first rows as the JVM's histogram" "$(python3 - "$TMPD/self.json" "$TESTDATA/hprof/leakycache.histo.txt" <<'PY'
+import json, re, sys
+prim = {"B": "byte", "C": "char", "I": "int", "J": "long", "S": "short", "Z": "boolean", "F": "float", "D": "double"}
+def name(n):
+    k = len(n) - len(n.lstrip("["))
+    if not k: return n
+    e = n[k:]
+    return (prim[e] if e in prim else e[1:-1]) + "[]" * k
+jvm = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", line)
+    if m: jvm[name(m.group(3))] = (int(m.group(1)), int(m.group(2)))
+rows = json.load(open(sys.argv[1]))["histogram"]
+bad = [r["class"] for r in rows if jvm.get(r["class"]) != (r["instances"], r["shallow"])]
+print("%d rows, differing: %s" % (len(rows), bad))
+PY
+)" "10 rows, differing: []"
 expect_eq "histogram: filter" "$(jget "$TMPD/self.json" 'd["filtered"]')" 1
 expect_eq "histogram: sort by instances" "$(jget "$TMPD/self.json" '[r["class"] for r in d["by_instances"]]')" \
   "$(jget "$TMPD/top.json" '[r["class"] for r in sorted(d["classes"], key=lambda r: -r["instances"])[:3]]')"
