@@ -296,12 +296,15 @@ static int run(struct cli_ctx *x)
 	const struct report_opts *o = x->own;
 	size_t n = (size_t)x->nfiles;
 	int multi = n > 1, rc = EXIT_OK;
-	char title[600];
-	if (o->title)
-		snprintf(title, sizeof title, "%s", o->title);
-	else
-		snprintf(title, sizeof title, "hprofan report: %s%s", base_name(x->files[n - 1]),
-			 multi ? " and earlier dumps" : "");
+	const char *bn = base_name(x->files[n - 1]);
+	size_t dn = strlen(bn) + 64;
+	char *def = hp_malloc(dn);
+	if (!def) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	snprintf(def, dn, "hprofan report: %s%s", bn, multi ? " and earlier dumps" : "");
+	const char *title = o->title ? o->title : def;
 	cJSON *data = cJSON_CreateObject();
 	cJSON_AddStringToObject(data, "schema", HP_SCHEMA);
 	cJSON_AddStringToObject(data, "command", "report");
@@ -375,6 +378,7 @@ static int run(struct cli_ctx *x)
 	if (!rc)
 		rc = emit(x, data, title);
 	cJSON_Delete(data);
+	hp_free(def);
 	return rc;
 }
 

@@ -225,10 +225,12 @@ while o < len(raw):
     for x in range(0, stride, bpp * 7):
         seen.add(bytes(line[x:x + 3]))
     prev = line
+    if len(seen) >= 300:   # enough: the rest of the image need not be decoded
+        break
 print(len(seen))
 PY
 )
-if [ "${colours:-0}" -gt 40 ]; then ok "screenshot is not blank ($colours colours)"; else fail "report screenshot" "${colours:-no} colours"; fi
+if [ "${colours:-0}" -ge 300 ]; then ok "screenshot is not blank ($colours colours)"; else fail "report screenshot" "${colours:-no} colours"; fi
 
 # the hostile names as the page shows them
 render "$TMPD/escape.html" "$TMPD/escape.json"
