@@ -13,7 +13,9 @@
  * compares them all.  A dump read from a pipe gives what one pass can: the
  * summary and the histogram by shallow size.  The dominator tree is cut to
  * --depth levels of at most TREE_TOP children each (the rest one "more"
- * cell), so the page stays a few MB whatever the dump's size.
+ * cell): at most 12 + 12^2 + 12^3 + 12^4 nodes at the default depth 4, so
+ * the page stays a few MB whatever the dump's size (each level more can
+ * multiply the tree's part by 12).
  */
 #include "cli/dumpsum.h"
 #include "cli/report_assets.h"
@@ -48,8 +50,8 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 {
 	char *end;
 	long v = strtol(val, &end, 10);
-	if (end == val || *end || v < 1 || v > 12)
-		return cli_usage_error(NULL, "%s needs a number of levels (1..12)", as);
+	if (end == val || *end || v < 1 || v > 8)
+		return cli_usage_error(NULL, "%s needs a number of levels (1..8)", as);
 	*(int *)dst = (int)v;
 	return EXIT_OK;
 }
@@ -58,7 +60,7 @@ static const struct cli_option own[] = {
 	{ "--title", NULL, OPT_VALUE, "--title T", "the page's title (default: hprofan report and the\nlast FILE's name)",
 	  0, offsetof(struct report_opts, title), NULL, "needs a title", NULL },
 	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the dominator tree the treemap can open\n(default 4; each shows the " TREE_TOP " largest children)",
-	  0, offsetof(struct report_opts, depth), set_depth, "needs a number of levels (1..12)", NULL },
+	  0, offsetof(struct report_opts, depth), set_depth, "needs a number of levels (1..8)", NULL },
 	{ "-o", "--output", OPT_VALUE, "-o FILE", "write the output to FILE (atomically)",
 	  1, offsetof(struct cli_common, output), NULL, "needs a file name", NULL },
 	{ "--stats", NULL, OPT_FLAG, "--stats", "print time, throughput and peak memory on stderr",
