@@ -40,13 +40,24 @@ CLI_OBJ     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 SAN_LIB_OBJ := $(patsubst src/%.c,$(BUILD)/san/obj/%.o,$(LIB_SRC))
 SAN_CLI_OBJ := $(patsubst src/%.c,$(BUILD)/san/obj/%.o,$(CLI_SRC))
 SAN_HELPER_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.o,$(wildcard tests/helper/*.c))
+
+# hprofan report embeds Apache ECharts (npm package echarts, Apache-2.0) and
+# its page template (src/cli/report.html) as C arrays that
+# scripts/embed-assets generates at build time, so the installed binary
+# needs nothing at run time.  scripts/install-deps installs ECharts under
+# .deps/ (not in the repository: 1.1 MB of minified JavaScript).
+ECHARTS_DIR ?= .deps/node_modules/echarts
+ECHARTS_JS  := $(ECHARTS_DIR)/dist/echarts.min.js
+REPORT_GEN  := $(BUILD)/gen/report_assets.c
+CLI_OBJ     += $(BUILD)/obj/gen/report_assets.o
+SAN_CLI_OBJ += $(BUILD)/san/obj/gen/report_assets.o
 SAN_CFLAGS   = $(ALL_CFLAGS) -O1 $(SAN)
 
 all: deps $(BUILD)/hprofan
 
 # Runs scripts/install-deps when pkg-config misses any library (CI machines start bare).
 deps:
-	@pkg-config --exists $(PKGS) 2>/dev/null || scripts/install-deps
+	@pkg-config --exists $(PKGS) 2>/dev/null && test -f $(ECHARTS_JS) || scripts/install-deps
 	@pkg-config --exists $(PKGS) || { echo "hprofan: missing build dependencies: $(PKGS)" >&2; exit 1; }
 
 .PHONY: all deps demo check unit clean bench dom-bench install uninstall fuzz wall
@@ -68,6 +79,24 @@ $(BUILD)/san/obj/tests/%.o: tests/%.c Makefile
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAN_CFLAGS) -Itests -MMD -MP -c -o $@ $<
+
+$(ECHARTS_JS):
+	@echo "hprofan: $@ is missing: hprofan report embeds Apache ECharts; scripts/install-deps installs it (npm)" >&2; exit 1
+
+$(REPORT_GEN): src/cli/report.html $(ECHARTS_JS) scripts/embed-assets Makefile
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)scripts/embed-assets $@ $(ECHARTS_DIR) src/cli/report.html
+
+$(BUILD)/obj/gen/report_assets.o: $(REPORT_GEN) src/cli/report_assets.h
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/obj/gen/report_assets.o: $(REPORT_GEN) src/cli/report_assets.h
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libhprofan.a: $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -195,6 +224,13 @@ $(BUILD)/san/fuzz/replay_%: $(BUILD)/san/obj/tests/fuzz/fuzz_%.o $(BUILD)/san/ob
 SAN_CLI_NOMAIN := $(filter-out $(BUILD)/san/obj/cli/main.o,$(SAN_CLI_OBJ)) $(BUILD)/san/obj/cli/main_nomain.o
 FUZZ_CLI_NOMAIN := $(patsubst src/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out src/cli/main.c,$(CLI_SRC))) \
                    $(BUILD)/fuzz/obj/cli/main_nomain.o
+
+FUZZ_CLI_NOMAIN += $(BUILD)/fuzz/obj/gen/report_assets.o
+
+$(BUILD)/fuzz/obj/gen/report_assets.o: $(REPORT_GEN) src/cli/report_assets.h
+	@mkdir -p $(@D)
+	@echo "  CC      $@ (libFuzzer)"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/obj/cli/main_nomain.o: src/cli/main.c Makefile
 	@mkdir -p $(@D)

@@ -19,7 +19,8 @@
 # times; the summary gives each phase of the first, its peak per object and
 # per reference, and the three end-to-end figures with their median.
 # `hprofan leaks` and `hprofan waste` are run three times too, their
-# medians against the retained run's.
+# medians against the retained run's, and so is `hprofan report` (with the
+# size of its page).
 #
 # redact is run twice: plain to plain (bytes per second and peak memory,
 # against 1 GB/s and 64 MiB), and gzip to gzip (--gzip, level 1) from a copy
@@ -256,6 +257,11 @@ run leaks3    - leaks "$DUMP" --quiet --stats
 run waste     - waste "$DUMP" --quiet --stats
 run waste2    - waste "$DUMP" --quiet --stats
 run waste3    - waste "$DUMP" --quiet --stats
+# issue 19: report reads the dump once for every section (target: within 10%
+# of the retained run; the page at most 5 MB); three runs too
+run report    - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
+run report2   - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
+run report3   - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
 
 # ---- diff (issue 14): two copies of the dump, so that each is a file of its own
 COPY="$BENCH_DIR/bigheap-copy.hprof"
@@ -402,6 +408,13 @@ wm=$(median_wall waste waste2 waste3)
 if [ -n "$wm" ] && [ -n "$rm_" ]; then
   awk -v w="$wm" -v r="$rm_" 'BEGIN { printf "waste: median %.2f s wall against %.2f s for --top with retained sizes: %.2f times (target: 1.5 or less)\n", w, r, w / r }'
 fi
+pm=$(median_wall report report2 report3)
+if [ -n "$pm" ] && [ -n "$rm_" ]; then
+  echo
+  awk -v l="$pm" -v r="$rm_" -v sz="$(filesize "$BENCH_DIR/report.html" 2>/dev/null || echo 0)" 'BEGIN {
+    printf "report: median %.2f s wall against %.2f s for --top with retained sizes: %+.1f%% (target: within 10%%); page %.2f MB (target: at most 5)\n", l, r, (l / r - 1) * 100, sz / 1e6 }'
+fi
+rm -f "$BENCH_DIR/report.html"
 # the browser's key latency, per kind of key
 if [ -s "$LOGS/browse.out" ]; then
   echo

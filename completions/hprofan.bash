@@ -17,7 +17,7 @@
 # the man page.
 
 # commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index help'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report help'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index --buckets --by-thread'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
@@ -44,12 +44,16 @@ _hprofan_options_bitmaps='--out --dump --salvage --max-memory --no-index --json 
 # issue 21: top components
 _hprofan_options_components='--components --top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_index='--size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --no-index -q --quiet -h --help'   # issue 15
+# issue 19: report
+_hprofan_options_report='--title --depth -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
+_hprofan_many_files+=' report'
 # the options that take a value: the next word, or after '=' in the same word
 _hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
 _hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
 _hprofan_takes_value+=' --min-count'   # issue 17: waste
 _hprofan_takes_value+=' --mapping'   # issue 17: deobfuscation
 _hprofan_takes_value+=' --out'   # issue 17: bitmaps
+_hprofan_takes_value+=' --title'   # issue 19: report
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
 

@@ -61,6 +61,10 @@ struct cli_common {
 
 struct cli_command;
 
+/* the command line as main() got it (report shows it) */
+extern int cli_argc;
+extern char **cli_argv;
+
 /* What run() gets. */
 struct cli_ctx {
 	const struct cli_command *cmd;

@@ -93,6 +93,7 @@ struct trend_state {
 	uint64_t *pbuf;               /* the paths' series, contiguous */
 	struct cli_dumpgroup grp;     /* --group: the class rows are groups (cmp.groups) */
 	const struct hp_cmp_class *tab;   /* cmp.classes or cmp.groups */
+	int borrowed;                 /* sum, info, partial are the caller's (report) */
 };
 
 static const char *spark(const uint64_t *y, size_t n, char *buf, size_t cap)
@@ -116,6 +117,8 @@ static const char *spark(const uint64_t *y, size_t n, char *buf, size_t cap)
 	}
 	return buf;
 }
+
+static int compare(struct trend_state *t);
 
 static int collect(struct trend_state *t)
 {
@@ -148,6 +151,12 @@ static int collect(struct trend_state *t)
 		if (rc)
 			return rc;
 	}
+	return compare(t);
+}
+
+/* The series in order, fitted and ranked (the summaries are read). */
+static int compare(struct trend_state *t)
+{
 	for (size_t i = 0; i < t->n; i++)
 		t->order[i] = i;
 	if (t->o->by_time) {    /* insertion sort: stable, n is small */
@@ -253,14 +262,13 @@ static cJSON *json_fit(const struct hp_fit *f)
 	return e;
 }
 
-static int json_out(struct trend_state *t)
+/* the document --json writes; NULL when out of memory */
+static cJSON *trend_doc(struct trend_state *t)
 {
 	struct cli_ctx *x = t->x;
 	cJSON **inf = hp_calloc(t->n, sizeof *inf);
-	if (!inf) {
-		cli_error("out of memory");
-		return EXIT_NOMEM;
-	}
+	if (!inf)
+		return NULL;
 	for (size_t i = 0; i < t->n; i++)
 		inf[i] = t->info[t->order[i]];
 	cJSON *j = json_multi_begin("trend", inf, t->n);
@@ -311,7 +319,12 @@ static int json_out(struct trend_state *t)
 			cJSON_AddItemToArray(arr, e);
 		}
 	}
-	return cli_json_end(x, j, EXIT_OK);
+	return j;
+}
+
+static int json_out(struct trend_state *t)
+{
+	return cli_json_end(t->x, trend_doc(t), EXIT_OK);
 }
 
 /* "+1.2 MiB" per step, from a double */
@@ -398,6 +411,11 @@ static void release(struct trend_state *t)
 	hp_free(t->crow);
 	hp_free(t->prow);
 	hp_cmp_release(&t->cmp);
+	hp_free(t->order);
+	hp_free(t->ss);
+	cli_filter_free(t->flt);
+	if (t->borrowed)
+		return;
 	for (size_t i = 0; t->sum && i < t->n; i++)
 		hp_dsum_release(&t->sum[i]);
 	for (size_t i = 0; t->info && i < t->n; i++)
@@ -405,9 +423,6 @@ static void release(struct trend_state *t)
 	hp_free(t->sum);
 	hp_free(t->info);
 	hp_free(t->partial);
-	hp_free(t->order);
-	hp_free(t->ss);
-	cli_filter_free(t->flt);
 }
 
 static int run(struct cli_ctx *x)
@@ -419,6 +434,37 @@ static int run(struct cli_ctx *x)
 	int rc = collect(&t);
 	if (!rc)
 		rc = x->c->json ? json_out(&t) : text_out(&t);
+	release(&t);
+	return rc;
+}
+
+int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n, cJSON **doc)
+{
+	struct trend_state t;
+	memset(&t, 0, sizeof t);
+	t.x = x;
+	t.o = x->own;
+	t.n = n;
+	t.borrowed = 1;
+	t.grp.by = -1;                /* the classes, not groups */
+	t.sum = sum;
+	t.info = info;
+	t.partial = partial;
+	int rc = EXIT_OK;
+	if ((x->c->filter || x->c->exclude) && !(t.flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
+		return rc;
+	t.order = hp_calloc(n, sizeof *t.order);
+	t.ss = hp_calloc(n, sizeof *t.ss);
+	if (!t.order || !t.ss) {
+		cli_error("out of memory");
+		rc = EXIT_NOMEM;
+	}
+	if (!rc)
+		rc = compare(&t);
+	if (!rc && !(*doc = trend_doc(&t))) {
+		cli_error("out of memory");
+		rc = EXIT_NOMEM;
+	}
 	release(&t);
 	return rc;
 }

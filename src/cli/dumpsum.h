@@ -40,6 +40,11 @@ cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
  * format and id_size those of the last dump, partial when any was salvaged
  * (partial_reason the first one's); infos are json_dump_info() results. */
 cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
+/* report: trend's JSON document over n dumps the caller read and
+ * summarised (cli_dump_summary()), in the order given; x is a context of
+ * cmd_trend (its options).  Takes info[i] into the document (sets them
+ * NULL); sum and partial stay the caller's.  Returns an exit code. */
+int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n, cJSON **doc);
 /* the signed delta b - a as an exact JSON integer */
 cJSON *json_i64_item(int64_t v);
 

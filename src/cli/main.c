@@ -23,6 +23,8 @@ extern const struct cli_command cmd_bitmaps;
 extern const struct cli_command cmd_components;
 /* issue 15: the index */
 extern const struct cli_command cmd_index;
+/* issue 19: report */
+extern const struct cli_command cmd_report;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -41,6 +43,8 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_components,
 	/* issue 15: the index */
 	&cmd_index,
+	/* issue 19: report */
+	&cmd_report,
 	NULL
 };
 
@@ -288,8 +292,13 @@ static int takes_next(int argc, char **argv, int i)
 	       strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]);
 }
 
+int cli_argc;
+char **cli_argv;
+
 int main(int argc, char **argv)
 {
+	cli_argc = argc;
+	cli_argv = argv;
 	/* the first pass: the command, help, version, -i */
 	int first = -1, want_help = 0, interactive = 0;
 	for (int i = 1; i < argc; i++) {

@@ -157,6 +157,7 @@ value() {
                  'java.lang.Object -> java.lang.Object:' '    void alpha() -> a' >"$TMPD/mapping.txt"
                echo "--mapping $TMPD/mapping.txt" ;;
     --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;   # issue 21
+    --title) echo "--title T" ;;   # issue 19: report
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
@@ -169,6 +170,8 @@ run() {
   "$HPROFAN" $@ --quiet >"$TMPD/$n.out" 2>"$TMPD/$n.err"
   echo $? >"$TMPD/$n.rc"
   if [ -f "$TMPD/out.txt" ]; then mv "$TMPD/out.txt" "$TMPD/$n.file"; else : >"$TMPD/$n.file"; fi
+  # issue 19: report's page holds its command line; an option must change the rest
+  if [ "$1" = report ]; then sed -i 's/"command_line":\[[^]]*\]//' "$TMPD/$n.out" "$TMPD/$n.file"; fi
 }
 differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
             ! cmp -s "$TMPD/$1.rc" "$TMPD/$2.rc" || ! cmp -s "$TMPD/$1.file" "$TMPD/$2.file"; }
