@@ -155,7 +155,7 @@ expect_eq "mapping: a frame's signature" "$(jget "$D/th.json" 'd["threads"][0]["
   '(Lcom/example/Cache$Entry;)V'
 
 # sites: the Cache was allocated at the thread's stack trace
-run_hp "$D/sites.json" "$D/e" sites "$D/m.hprof" --mapping "$M" --json --quiet
+run_hp "$D/sites.json" "$D/e" sites "$D/m.hprof" --flat --mapping "$M" --json --quiet
 expect_eq "mapping: sites' frames" \
   "$(jget "$D/sites.json" '"|".join("%s.%s(%s:%d)" % (f["class"], f["method"], f["source"], f["line"]) for f in d["sites"][0]["frames"])')" \
   'com.example.Cache.trim(Cache.kt:40)|com.example.Cache.put(Cache.kt:51)|com.example.Cache.clear(Cache.kt:7)|com.example.Cache$Entry.run(Cache.java:0)|a.z.a(Z.java:3)'
