@@ -190,44 +190,42 @@ const struct cli_option cli_opts_quiet[] = {
 	{ NULL }
 };
 
+/* the load options but --mapping, in help's order around it */
+#define LOAD_OPTS_HEAD \
+	{ "--dump", NULL, OPT_VALUE, "--dump N", "analyse heap dump N of the file (0-based; default 0)", \
+	  COMMON(dump_index), set_dump, "needs a dump number (0, 1, ...)", NULL }, \
+	{ "--salvage", NULL, OPT_FLAG, "--salvage", "analyse a truncated or corrupt dump up to the break", \
+	  COMMON(salvage), NULL, NULL, NULL }, \
+	{ "--max-memory", NULL, OPT_VALUE, "--max-memory SIZE", \
+	  "refuse to build a model larger than SIZE and say how\n" \
+	  "much it needs; SIZE is bytes, or with K, M, G, T (or\n" \
+	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n" \
+	  "(powers of ten)", \
+	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL }
+#define LOAD_OPTS_TAIL \
+	{ "--no-index", NULL, OPT_FLAG, "--no-index", "neither read nor write the dump's index\n" \
+	  "(FILE.hprofan-index; see hprofan index)", \
+	  COMMON(no_index), NULL, NULL, NULL }
+
 const struct cli_option cli_opts_load[] = {
-	{ "--dump", NULL, OPT_VALUE, "--dump N", "analyse heap dump N of the file (0-based; default 0)",
-	  COMMON(dump_index), set_dump, "needs a dump number (0, 1, ...)", NULL },
-	{ "--salvage", NULL, OPT_FLAG, "--salvage", "analyse a truncated or corrupt dump up to the break",
-	  COMMON(salvage), NULL, NULL, NULL },
-	{ "--max-memory", NULL, OPT_VALUE, "--max-memory SIZE",
-	  "refuse to build a model larger than SIZE and say how\n"
-	  "much it needs; SIZE is bytes, or with K, M, G, T (or\n"
-	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
-	  "(powers of ten)",
-	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL },
+	LOAD_OPTS_HEAD,
 	{ "--mapping", NULL, OPT_VALUE, "--mapping FILE",
 	  "an R8/ProGuard mapping.txt: show the original names\nof classes, fields and stack frames",
 	  COMMON(mapping), NULL, "needs a mapping file (R8/ProGuard mapping.txt)", NULL },
-	{ "--no-index", NULL, OPT_FLAG, "--no-index", "neither read nor write the dump's index\n"
-	  "(FILE.hprofan-index; see hprofan index)",
-	  COMMON(no_index), NULL, NULL, NULL },
+	LOAD_OPTS_TAIL,
 	{ NULL }
 };
 
 /* the same without --mapping: for a command that shows no name a mapping
- * could change (bitmaps: android.graphics.Bitmap is never obfuscated) */
+ * could change (bitmaps: android.graphics.Bitmap is never obfuscated;
+ * index: no index is written under a mapping) */
 const struct cli_option cli_opts_load_unmapped[] = {
-	{ "--dump", NULL, OPT_VALUE, "--dump N", "analyse heap dump N of the file (0-based; default 0)",
-	  COMMON(dump_index), set_dump, "needs a dump number (0, 1, ...)", NULL },
-	{ "--salvage", NULL, OPT_FLAG, "--salvage", "analyse a truncated or corrupt dump up to the break",
-	  COMMON(salvage), NULL, NULL, NULL },
-	{ "--max-memory", NULL, OPT_VALUE, "--max-memory SIZE",
-	  "refuse to build a model larger than SIZE and say how\n"
-	  "much it needs; SIZE is bytes, or with K, M, G, T (or\n"
-	  "KiB, MiB, GiB, TiB: powers of two) or kB, MB, GB, TB\n"
-	  "(powers of ten)",
-	  COMMON(max_memory), set_max_memory, "needs a size (such as 512M or 4G)", NULL },
-	{ "--no-index", NULL, OPT_FLAG, "--no-index", "neither read nor write the dump's index\n"
-	  "(FILE.hprofan-index; see hprofan index)",
-	  COMMON(no_index), NULL, NULL, NULL },
+	LOAD_OPTS_HEAD,
+	LOAD_OPTS_TAIL,
 	{ NULL }
 };
+#undef LOAD_OPTS_HEAD
+#undef LOAD_OPTS_TAIL
 
 const struct cli_option cli_opts_model[] = {
 	{ "--size-model", NULL, OPT_VALUE, "--size-model=MODEL",
