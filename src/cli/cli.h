@@ -293,6 +293,9 @@ cJSON *cli_text_json(const struct hp_text *t);
 const char *cli_prim_text(char *buf, size_t n, uint8_t type, uint64_t bits);
 /* the same for JSON: numbers exact, NaN and infinities as strings */
 cJSON *cli_prim_json(uint8_t type, uint64_t bits);
+/* one step of a path as path --json writes it: the object, its shallow
+ * size, and its GC roots (via NULL: the first step) or the reference to it */
+cJSON *cli_step_json(const hp_heap *h, hp_objread *rd, uint32_t v, const struct hp_objref *via);
 /* Up to k (0: all) shortest paths from the objects GC roots name to obj:
  * text into f, or one JSON object per path into arr.  Errors are printed;
  * returns an exit code, *npaths the paths found. */

@@ -222,15 +222,8 @@ static cJSON *holder_json(const struct waste_result *r, const struct holder *o)
 	if (!o->len)
 		return cJSON_CreateNull();
 	cJSON *steps = cJSON_CreateArray();
-	for (size_t k = 0; k < o->len; k++) {
-		cJSON *e = cli_object_json(r->h, o->nodes[k]);
-		json_u64(e, "shallow", hp_heap_shallow(r->h, o->nodes[k]));
-		if (k == 0)
-			cli_root_json(e, r->h, r->rd, o->nodes[0]);
-		else
-			cJSON_AddItemToObject(e, "via", cli_via_json(r->h, &o->refs[k - 1]));
-		cJSON_AddItemToArray(steps, e);
-	}
+	for (size_t k = 0; k < o->len; k++)
+		cJSON_AddItemToArray(steps, cli_step_json(r->h, r->rd, o->nodes[k], k ? &o->refs[k - 1] : NULL));
 	return steps;
 }
 

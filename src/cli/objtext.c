@@ -587,6 +587,17 @@ cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
 
 /* ---- paths ---------------------------------------------------------------- */
 
+cJSON *cli_step_json(const hp_heap *h, hp_objread *rd, uint32_t v, const struct hp_objref *via)
+{
+	cJSON *s = cli_object_json(h, v);
+	json_u64(s, "shallow", hp_heap_shallow(h, v));
+	if (!via)
+		cli_root_json(s, h, rd, v);
+	else
+		cJSON_AddItemToObject(s, "via", cli_via_json(h, via));
+	return s;
+}
+
 static int report(hp_session *S, const struct hp_error *err, int rc)
 {
 	cli_error("%s: %s", hp_session_path(S), err->msg[0] ? err->msg : "error");
@@ -655,13 +666,7 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 			if (i > 0 && (rc = hp_objread_find_ref(rd, nodes[i - 1], v, &ref, &err)) != HP_OK)
 				break;
 			if (arr) {
-				cJSON *s = cli_object_json(h, v);
-				json_u64(s, "shallow", hp_heap_shallow(h, v));
-				if (i == 0)
-					cli_root_json(s, h, rd, v);
-				else
-					cJSON_AddItemToObject(s, "via", cli_via_json(h, &ref));
-				cJSON_AddItemToArray(steps, s);
+				cJSON_AddItemToArray(steps, cli_step_json(h, rd, v, i ? &ref : NULL));
 				continue;
 			}
 			char lab[800], via[600], rt[800];
