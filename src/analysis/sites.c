@@ -125,6 +125,26 @@ static int order_children(struct hp_sites *out)
 	return HP_OK;
 }
 
+/* 1 when every instance's and array's serial can be told without reading
+ * its record: *fixed gets one that gives each object its right answer.
+ * That is when all of them have one serial, or none of the serials they
+ * have names a trace with frames (they are all untraced then, whichever). */
+static int serial_known(const hp_heap *h, uint32_t *fixed)
+{
+	const struct hp_obj_serials *s = &h->obj_serials;
+	if (!s->n || s->many || s->n > HP_OBJ_SERIALS_MAX)
+		return 0;
+	*fixed = s->serial[0];
+	if (s->n == 1)
+		return 1;
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t t = hp_idmap_get(&h->trace_map, s->serial[i]);
+		if (t != HP_IDMAP_NONE && h->traces[t].n)
+			return 0;
+	}
+	return 1;
+}
+
 int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint8_t *keep, int tree,
 		     struct hp_sites *out, struct hp_error *err)
 {
@@ -140,15 +160,20 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 	for (size_t t = 0; t < h->ntraces; t++)
 		of_trace[t] = keep && !keep[t] ? HP_NONE - 1 : HP_NONE;
 	size_t cap = 0;
+	uint32_t fixed = 0;
+	int known = serial_known(h, &fixed);
+	uint32_t fixed_t = known ? hp_idmap_get(&h->trace_map, fixed) : HP_IDMAP_NONE;
 	for (size_t v = 0; v < n; v++) {
 		if (site)
 			site[v] = HP_NONE;
 		if (hp_heap_kind(h, v) == HP_OBJ_CLASS)
 			continue;
-		uint32_t serial;
-		if ((rc = hp_objread_trace_serial(rd, v, &serial, err)) != HP_OK)
-			goto out;
-		uint32_t t = hp_idmap_get(&h->trace_map, serial);
+		uint32_t serial = fixed, t = fixed_t;
+		if (!known) {
+			if ((rc = hp_objread_trace_serial(rd, v, &serial, err)) != HP_OK)
+				goto out;
+			t = hp_idmap_get(&h->trace_map, serial);
+		}
 		uint64_t sh = R->shallow[v];
 		if (t == HP_IDMAP_NONE || !h->traces[t].n) {
 			out->untraced++;

@@ -25,8 +25,11 @@
  * A site can be left out (keep[trace index] == 0: the caller's filter on
  * frames); its objects are counted apart (filtered).
  *
- * The serial is read from each object's record again (objread.h), nothing
- * is kept per object in the model.  Memory while computing: 4 bytes per
+ * Nothing is kept per object in the model: the serial is read from each
+ * object's record again (objread.h), unless the model's summary of the
+ * serials (hp_heap.obj_serials) answers for every object: all have one
+ * serial, or none has a serial whose trace has frames (a HotSpot dump).
+ * Memory while computing: 4 bytes per
  * object (only once an object with a site is met: none on a dump without
  * allocation traces) and the walk's stack; the result: 40 bytes per site
  * and 96 per tree node.

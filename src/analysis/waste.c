@@ -209,7 +209,8 @@ static int64_t sext(uint64_t v, unsigned size)
 	return (int64_t)v;
 }
 
-static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *fields, uint32_t len, uint64_t offset)
+static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, const uint8_t *fields,
+		       uint32_t len, uint64_t offset)
 {
 	(void)offset;
 	struct W *B = ud;
@@ -325,7 +326,8 @@ static int cur_end(struct W *B)
 	return vpush(&B->arrs, &c->e, sizeof c->e);
 }
 
-static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *elems, uint64_t offset)
+static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, const uint8_t *elems,
+			uint64_t offset)
 {
 	(void)class_id; (void)offset; (void)elems;
 	struct W *B = ud;
@@ -341,8 +343,8 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 	return HP_OK;
 }
 
-static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *elems, uint64_t offset,
-			 int nodata)
+static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *elems,
+			 uint64_t offset, int nodata)
 {
 	(void)offset; (void)elems;
 	struct W *B = ud;

@@ -863,14 +863,42 @@ static __attribute__((noinline)) int instance_slow(hp_heap *h, uint64_t id, uint
 	return stored(h, store_instance(h, id, class_id, off));
 }
 
+static void note_serial_slow(struct hp_obj_serials *s, uint32_t serial)
+{
+	if (s->many)
+		return;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->serial[i] == serial) {
+			s->last = i;
+			return;
+		}
+	if (s->n == HP_OBJ_SERIALS_MAX) {
+		s->many = 1;
+		return;
+	}
+	s->last = s->n;
+	s->serial[s->n++] = serial;
+}
+
+/* an instance's or array's stack trace serial into h->obj_serials (hot:
+ * nearly always the previous record's) */
+static inline void note_serial(hp_heap *h, uint32_t serial)
+{
+	struct hp_obj_serials *s = &h->obj_serials;
+	if (!s->n || s->serial[s->last] != serial)
+		note_serial_slow(s, serial);
+}
+
 /* Hot: one call per instance.  Instances of the main heap are counted in a
  * small per-class array (few cache lines) and, when the model keeps objects
  * and its columns have room, appended to them here (what store_instance()
  * and add_object() would do); everything else takes the slow path. */
-static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
+static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, const uint8_t *f, uint32_t len,
+		       uint64_t off)
 {
 	hp_heap *h = ud;
 	struct hp_heap_build *b = h->build;
+	note_serial(h, serial);
 	unsigned slot = (unsigned)((class_id * 0x9E3779B97F4A7C15ull) >> 58);
 	uint32_t cidx = b->ccache_idx[slot];
 	if (cidx != HP_NONE && b->ccache_id[slot] == class_id && b->cur_heap == 0 &&
@@ -925,9 +953,11 @@ static int store_obj_array(hp_heap *h, uint64_t id, uint64_t class_id, uint32_t 
 	return HP_OK;
 }
 
-static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
+static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, const uint8_t *e,
+			uint64_t off)
 {
 	hp_heap *h = ud;
+	note_serial(h, serial);
 	h->n_objarrays++;
 	tally_row(h, class_id);
 	if (h->opts.build_objects)
@@ -978,9 +1008,11 @@ static int store_prim_array(hp_heap *h, uint64_t id, unsigned type, uint32_t n, 
 	return HP_OK;
 }
 
-static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *e,
+			 uint64_t off, int nodata)
 {
 	hp_heap *h = ud;
+	note_serial(h, serial);
 	h->n_primarrays++;
 	tally_row(h, 0xFFFFFFFFFFFFFF00ull | type);    /* no class id: one row per type */
 	if (h->opts.build_objects)

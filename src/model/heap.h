@@ -55,6 +55,7 @@
 #define HP_TRACE_FRAMES_MAX (1u << 16)   /* frames of a stack trace kept; deeper ones are
                                            cut, and hp_parse_opts.trace_frames_max
                                            may say so to the parser */
+#define HP_OBJ_SERIALS_MAX 8   /* distinct stack trace serials of objects the heap lists */
 #define HP_STRING_MAX (64u << 10)   /* bytes of a string kept; longer ones are cut (a warning
                                        gives the length), and the parser may be told
                                        (hp_parse_opts.string_max) to read no more */
@@ -211,6 +212,16 @@ struct hp_heap {
 	struct hp_trace_rec *traces; size_t ntraces;
 	uint64_t *trace_frames; size_t ntrace_frames;
 	struct hp_idmap trace_map;
+	/* the stack trace serials of the instance and array records (class
+	 * objects left out), whatever their traces hold: the first
+	 * HP_OBJ_SERIALS_MAX distinct ones, in the order met, and `many` when
+	 * there were more.  A HotSpot dump has one (a trace without frames), so
+	 * sites.h need not read every record again to learn them.  n is 0 when
+	 * no object was seen (or the heap was not built by the sink). */
+	struct hp_obj_serials {
+		uint32_t serial[HP_OBJ_SERIALS_MAX];
+		uint32_t n, last, many;   /* last: the one the previous record had */
+	} obj_serials;
 	struct hp_thread_rec *threads; size_t nthreads;
 	struct hp_idmap thread_map;   /* serial -> index */
 	struct hp_root_rec *roots; size_t nroots;

@@ -283,7 +283,8 @@ static int note_followed(struct builder *B, size_t from, size_t to)
 	return push_pair(&R->followed, &R->nfollowed, &R->followed_cap, from, to);
 }
 
-static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *f, uint32_t len, uint64_t off)
+static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, const uint8_t *f, uint32_t len,
+		       uint64_t off)
 {
 	struct builder *B = ud;
 	const hp_heap *h = B->h;
@@ -319,7 +320,8 @@ static int on_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *
 	return end_record(B, from, start);
 }
 
-static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *e, uint64_t off)
+static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, const uint8_t *e,
+			uint64_t off)
 {
 	struct builder *B = ud;
 	size_t from = obj_of(B, id);
@@ -334,8 +336,8 @@ static int on_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, co
 }
 
 /* a big object array, part by part (the parser's obj_array_chunk) */
-static int on_obj_array_part(void *ud, uint64_t id, uint64_t class_id, uint32_t n, uint32_t first, uint32_t k,
-			     const uint8_t *e, uint64_t off)
+static int on_obj_array_part(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, uint32_t first,
+			     uint32_t k, const uint8_t *e, uint64_t off)
 {
 	struct builder *B = ud;
 	if (first == 0) {
@@ -365,7 +367,8 @@ static int on_class_dump(void *ud, const struct hp_class_dump *c)
 	return HP_OK;
 }
 
-static int on_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *e,
+			 uint64_t off, int nodata)
 {
 	struct builder *B = ud;
 	const hp_heap *h = B->h;

@@ -415,9 +415,10 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 	const int deliver = P->deliver;
 	const int want_inst = P->o->want_instance_data, want_arr = P->o->want_array_data;
 	const int want_parr = want_arr && !P->o->no_prim_array_data;
-	int (*inst)(void *, uint64_t, uint64_t, const uint8_t *, uint32_t, uint64_t) = deliver ? s->instance : NULL;
-	int (*oarr)(void *, uint64_t, uint64_t, uint32_t, const uint8_t *, uint64_t) = deliver ? s->obj_array : NULL;
-	int (*parr)(void *, uint64_t, unsigned, uint32_t, const uint8_t *, uint64_t, int) = deliver ? s->prim_array : NULL;
+	int (*inst)(void *, uint64_t, uint32_t, uint64_t, const uint8_t *, uint32_t, uint64_t) = deliver ? s->instance : NULL;
+	int (*oarr)(void *, uint64_t, uint32_t, uint64_t, uint32_t, const uint8_t *, uint64_t) = deliver ? s->obj_array : NULL;
+	int (*parr)(void *, uint64_t, uint32_t, unsigned, uint32_t, const uint8_t *, uint64_t, int) =
+		deliver ? s->prim_array : NULL;
 	int (*raw)(void *, int, const uint8_t *, size_t, uint64_t) = deliver ? P->raw : NULL;
 	uint64_t n21 = 0, n22 = 0, n23 = 0, fbytes = 0;
 	const uint8_t *last = NULL;
@@ -433,7 +434,7 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (total > left)
 				break;
 			if (inst) {
-				*rc = inst(ud, hp_be_id(p + 1, I), hp_be_id(p + 1 + I + 4, I),
+				*rc = inst(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I),
 					   want_inst ? p + 1 + 2 * I + 8 : NULL, n, base + (uint64_t)(p - start));
 				if (*rc)
 					break;
@@ -456,7 +457,7 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (total > left)
 				break;
 			if (parr) {
-				*rc = parr(ud, hp_be_id(p + 1, I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
+				*rc = parr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
 					   base + (uint64_t)(p - start), 0);
 				if (*rc)
 					break;
@@ -479,7 +480,7 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (total > left)
 				break;
 			if (oarr) {
-				*rc = oarr(ud, hp_be_id(p + 1, I), hp_be_id(p + 1 + I + 8, I), n,
+				*rc = oarr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n,
 					   want_arr ? p + 1 + 2 * I + 8 : NULL, base + (uint64_t)(p - start));
 				if (*rc)
 					break;
@@ -589,7 +590,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 					f = p + F;
 				}
 				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 4, I);
-				if ((rc = s->instance(ud, id, cid, f, n, off)) != HP_OK)
+				if ((rc = s->instance(ud, id, hp_be32(p + I), cid, f, n, off)) != HP_OK)
 					return sink_fail(P, rc, off, t);
 			}
 			RAW(P, HP_RAW_SUB, r->pos, (size_t)total, off, t);
@@ -605,13 +606,14 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 				/* in parts: never the whole record in memory (a mapped
 				 * file holds it already) */
 				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 8, I);
+				uint32_t serial = hp_be32(p + I);
 				r->pos += 1 + F;
 				consumed = 1 + F;
 				for (uint32_t first = 0; first < n;) {
 					uint32_t k = n - first < chunk ? n - first : chunk;
 					if ((rc = hp_rd_need(r, (size_t)k * I, P->err)) != HP_OK)
 						return sub_short(P, rc, off, t, total - 1, rem - 1);
-					if ((rc = s->obj_array_part(ud, id, cid, n, first, k, r->pos, off)) != HP_OK)
+					if ((rc = s->obj_array_part(ud, id, serial, cid, n, first, k, r->pos, off)) != HP_OK)
 						return sink_fail(P, rc, off, t);
 					r->pos += (size_t)k * I;
 					consumed += (uint64_t)k * I;
@@ -626,7 +628,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 					e = p + F;
 				}
 				uint64_t id = hp_be_id(p, I), cid = hp_be_id(p + I + 8, I);
-				if ((rc = s->obj_array(ud, id, cid, n, e, off)) != HP_OK)
+				if ((rc = s->obj_array(ud, id, hp_be32(p + I), cid, n, e, off)) != HP_OK)
 					return sink_fail(P, rc, off, t);
 			}
 			if (P->raw) {
@@ -656,7 +658,7 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 					p = r->pos + 1;
 					e = p + F;
 				}
-				if ((rc = s->prim_array(ud, hp_be_id(p, I), ty, n, e, off, t == 0xC3)) != HP_OK)
+				if ((rc = s->prim_array(ud, hp_be_id(p, I), hp_be32(p + I), ty, n, e, off, t == 0xC3)) != HP_OK)
 					return sink_fail(P, rc, off, t);
 			}
 			if (P->raw) {

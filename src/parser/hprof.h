@@ -129,12 +129,16 @@ struct hp_sink {
 	int (*dump_end)(void *ud, unsigned index, uint64_t offset);
 	int (*root)(void *ud, const struct hp_root *r);
 	int (*class_dump)(void *ud, const struct hp_class_dump *c);
+	/* instances and arrays: serial is the record's stack trace serial */
 	/* fields is NULL unless opts.want_instance_data */
-	int (*instance)(void *ud, uint64_t id, uint64_t class_id, const uint8_t *fields, uint32_t len, uint64_t offset);
+	int (*instance)(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, const uint8_t *fields, uint32_t len,
+			uint64_t offset);
 	/* elems is NULL unless opts.want_array_data */
-	int (*obj_array)(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *elems, uint64_t offset);
+	int (*obj_array)(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, const uint8_t *elems,
+			 uint64_t offset);
 	/* elems is NULL unless opts.want_array_data; nodata for Android 0xC3 */
-	int (*prim_array)(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *elems, uint64_t offset, int nodata);
+	int (*prim_array)(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *elems,
+			  uint64_t offset, int nodata);
 	int (*heap_info)(void *ud, uint32_t heap_id, uint64_t name_sid);
 	/* the hprof agent's records: n declared entries, the first k at p */
 	int (*alloc_sites)(void *ud, const struct hp_alloc_sites_hdr *hd, const uint8_t *p, uint32_t k);
@@ -145,8 +149,8 @@ struct hp_sink {
 	 * comes in parts of at
 	 * most obj_array_chunk elements, [first, first + k) each, in order,
 	 * instead of one obj_array call */
-	int (*obj_array_part)(void *ud, uint64_t id, uint64_t class_id, uint32_t n, uint32_t first, uint32_t k,
-			      const uint8_t *elems, uint64_t offset);
+	int (*obj_array_part)(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, uint32_t first,
+			      uint32_t k, const uint8_t *elems, uint64_t offset);
 	/* opts.want_raw: every byte of the input, once and in file order
 	 * (enum hp_raw_kind), after the decoded callback of the same bytes */
 	int (*raw)(void *ud, int kind, const uint8_t *p, size_t n, uint64_t offset);

@@ -72,11 +72,14 @@ static int ft_class_dump(void *ud, const struct hp_class_dump *c)
 	fuzz_touch(c->fields, (size_t)c->n_fields * (*(unsigned *)ud + 1));
 	return 0;
 }
-static int ft_instance(void *ud, uint64_t id, uint64_t class_id, const uint8_t *fields, uint32_t len, uint64_t offset)
+static int ft_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, const uint8_t *fields,
+		       uint32_t len, uint64_t offset)
 { fuzz_touch(fields, len); return 0; }
-static int ft_obj_array(void *ud, uint64_t id, uint64_t class_id, uint32_t n, const uint8_t *elems, uint64_t offset)
+static int ft_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, const uint8_t *elems,
+			uint64_t offset)
 { fuzz_touch(elems, (size_t)n * *(unsigned *)ud); return 0; }
-static int ft_prim_array(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *elems, uint64_t offset, int nodata)
+static int ft_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *elems,
+			 uint64_t offset, int nodata)
 {
 	if (!nodata)
 		fuzz_touch(elems, (size_t)n * hp_type_size(type, *(unsigned *)ud));

@@ -316,26 +316,29 @@ static void ev_class(struct sbuf *b, const struct cls_ev *c, unsigned I)
 	sb_printf(b, " at %llu\n", (unsigned long long)c->off);
 }
 
-static void ev_instance(struct sbuf *b, uint64_t id, uint64_t cid, const uint8_t *f, uint32_t len, uint64_t off)
+static void ev_instance(struct sbuf *b, uint64_t id, uint32_t serial, uint64_t cid, const uint8_t *f, uint32_t len,
+			uint64_t off)
 {
-	sb_printf(b, "instance id=%llx class=%llx len=%u ", (unsigned long long)id, (unsigned long long)cid, len);
+	sb_printf(b, "instance id=%llx serial=%u class=%llx len=%u ", (unsigned long long)id, serial,
+		  (unsigned long long)cid, len);
 	sb_bytes(b, f, len);
 	sb_printf(b, " at %llu\n", (unsigned long long)off);
 }
 
 /* elements as raw bytes (n × I) */
-static void ev_objarr(struct sbuf *b, uint64_t id, uint64_t cid, uint32_t n, const uint8_t *e, unsigned I,
-		      uint64_t off)
+static void ev_objarr(struct sbuf *b, uint64_t id, uint32_t serial, uint64_t cid, uint32_t n, const uint8_t *e,
+		      unsigned I, uint64_t off)
 {
-	sb_printf(b, "objarr id=%llx class=%llx n=%u ", (unsigned long long)id, (unsigned long long)cid, n);
+	sb_printf(b, "objarr id=%llx serial=%u class=%llx n=%u ", (unsigned long long)id, serial,
+		  (unsigned long long)cid, n);
 	sb_bytes(b, e, (size_t)n * I);
 	sb_printf(b, " at %llu\n", (unsigned long long)off);
 }
 
-static void ev_primarr(struct sbuf *b, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, unsigned I,
-		       uint64_t off, int nodata)
+static void ev_primarr(struct sbuf *b, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *e,
+		       unsigned I, uint64_t off, int nodata)
 {
-	sb_printf(b, "primarr id=%llx type=%u n=%u ", (unsigned long long)id, type, n);
+	sb_printf(b, "primarr id=%llx serial=%u type=%u n=%u ", (unsigned long long)id, serial, type, n);
 	sb_bytes(b, e, (size_t)n * tsize(type, I));
 	sb_printf(b, " nodata=%d at %llu\n", nodata, (unsigned long long)off);
 }
@@ -464,24 +467,26 @@ static int r_class(void *ud, const struct hp_class_dump *c)
 	return rec_event(r);
 }
 
-static int r_instance(void *ud, uint64_t id, uint64_t cid, const uint8_t *f, uint32_t len, uint64_t off)
+static int r_instance(void *ud, uint64_t id, uint32_t serial, uint64_t cid, const uint8_t *f, uint32_t len,
+		      uint64_t off)
 {
 	struct rec *r = ud;
-	ev_instance(&r->log, id, cid, f, len, off);
+	ev_instance(&r->log, id, serial, cid, f, len, off);
 	return rec_event(r);
 }
 
-static int r_objarr(void *ud, uint64_t id, uint64_t cid, uint32_t n, const uint8_t *e, uint64_t off)
+static int r_objarr(void *ud, uint64_t id, uint32_t serial, uint64_t cid, uint32_t n, const uint8_t *e, uint64_t off)
 {
 	struct rec *r = ud;
-	ev_objarr(&r->log, id, cid, n, e, r->I, off);
+	ev_objarr(&r->log, id, serial, cid, n, e, r->I, off);
 	return rec_event(r);
 }
 
-static int r_primarr(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+static int r_primarr(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *e,
+		     uint64_t off, int nodata)
 {
 	struct rec *r = ud;
-	ev_primarr(&r->log, id, type, n, e, r->I, off, nodata);
+	ev_primarr(&r->log, id, serial, type, n, e, r->I, off, nodata);
 	return rec_event(r);
 }
 
@@ -857,7 +862,7 @@ static void b_instance(struct bld *b, uint64_t id, uint32_t trace, uint64_t cid,
 	if (b->deliver) {
 		b->inst_bytes += len;
 		/* the parser passes a pointer even for 0 bytes */
-		ev_instance(&b->ex, id, cid, b->want_inst ? (f ? f : (const uint8_t *)"") : NULL, len, off);
+		ev_instance(&b->ex, id, trace, cid, b->want_inst ? (f ? f : (const uint8_t *)"") : NULL, len, off);
 	}
 }
 
@@ -870,7 +875,7 @@ static void b_objarr(struct bld *b, uint64_t id, uint32_t trace, uint64_t cid, u
 	uint8_t *raw = calloc(n + 1u, 8);
 	for (uint32_t i = 0; i < n; i++)
 		put_be(raw + (size_t)i * b->I, ids[i], b->I);
-	ev_objarr(&b->ex, id, cid, n, b->want_arr ? raw : NULL, b->I, off);
+	ev_objarr(&b->ex, id, trace, cid, n, b->want_arr ? raw : NULL, b->I, off);
 	free(raw);
 }
 
@@ -884,7 +889,7 @@ static void b_primarr(struct bld *b, uint64_t id, uint32_t trace, uint8_t type, 
 	uint8_t *raw = calloc(n + 1u, es);
 	for (uint32_t i = 0; i < n; i++)
 		put_be(raw + (size_t)i * es, vals[i], es);
-	ev_primarr(&b->ex, id, type, n, b->want_arr ? raw : NULL, b->I, off, 0);
+	ev_primarr(&b->ex, id, trace, type, n, b->want_arr ? raw : NULL, b->I, off, 0);
 	free(raw);
 }
 
@@ -894,15 +899,15 @@ static void b_primarr_raw(struct bld *b, uint64_t id, uint8_t type, uint32_t n, 
 	size_t off = b_sub(b, 0x23);
 	hpw_prim_array(b->w, id, 0, type, n, raw, (size_t)n * tsize(type, b->I));
 	if (b->deliver)
-		ev_primarr(&b->ex, id, type, n, b->want_arr ? raw : NULL, b->I, off, 0);
+		ev_primarr(&b->ex, id, 0, type, n, b->want_arr ? raw : NULL, b->I, off, 0);
 }
 
 static void b_nodata(struct bld *b, uint64_t id, uint8_t type, uint32_t n)
 {
 	size_t off = b_sub(b, 0xC3);
-	hpw_prim_array_nodata(b->w, id, 0, type, n);
+	hpw_prim_array_nodata(b->w, id, 11, type, n);
 	if (b->deliver)
-		ev_primarr(&b->ex, id, type, n, NULL, b->I, off, 1);
+		ev_primarr(&b->ex, id, 11, type, n, NULL, b->I, off, 1);
 }
 
 static const uint8_t *b_data(const struct bld *b, size_t *n)
@@ -2669,44 +2674,46 @@ static int l_trace(void *ud, uint32_t serial, uint32_t thread, uint32_t n, const
 	return HP_OK;
 }
 
-static int l_instance(void *ud, uint64_t id, uint64_t cid, const uint8_t *f, uint32_t len, uint64_t off)
+static int l_instance(void *ud, uint64_t id, uint32_t serial, uint64_t cid, const uint8_t *f, uint32_t len,
+		      uint64_t off)
 {
 	struct lim *L = ud;
 	L->instances++;
-	L->bad += len != (3u << 20) || !f;
+	L->bad += len != (3u << 20) || !f || serial != 41;
 	for (unsigned i = 0; f && i < 16; i++)
 		L->bad += f[i] != (uint8_t)i;
 	return HP_OK;
 }
 
-static int l_part(void *ud, uint64_t id, uint64_t cid, uint32_t n, uint32_t first, uint32_t k, const uint8_t *e,
-		  uint64_t off)
+static int l_part(void *ud, uint64_t id, uint32_t serial, uint64_t cid, uint32_t n, uint32_t first, uint32_t k,
+		  const uint8_t *e, uint64_t off)
 {
 	struct lim *L = ud;
 	L->parts++;
-	L->bad += first != L->next_first || k == 0 || k > 1000 || n != (1u << 20) || id != 0x500;
+	L->bad += first != L->next_first || k == 0 || k > 1000 || n != (1u << 20) || id != 0x500 || serial != 42;
 	for (uint32_t j = 0; j < k; j++)
 		L->bad += hp_be32(e + 4 * j) != first + j + 1;
 	L->next_first = first + k;
 	return HP_OK;
 }
 
-static int l_array(void *ud, uint64_t id, uint64_t cid, uint32_t n, const uint8_t *e, uint64_t off)
+static int l_array(void *ud, uint64_t id, uint32_t serial, uint64_t cid, uint32_t n, const uint8_t *e, uint64_t off)
 {
 	struct lim *L = ud;
 	L->arrays++;
 	L->last_n = n;
 	for (uint32_t j = 0; e && j < n; j++)
 		L->bad += hp_be32(e + 4 * j) != j + 1;
-	L->bad += !e;
+	L->bad += !e || serial != 42;
 	return HP_OK;
 }
 
-static int l_prim(void *ud, uint64_t id, unsigned type, uint32_t n, const uint8_t *e, uint64_t off, int nodata)
+static int l_prim(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *e, uint64_t off,
+		  int nodata)
 {
 	struct lim *L = ud;
 	L->prims++;
-	L->bad += e != NULL || n != (3u << 20);
+	L->bad += e != NULL || n != (3u << 20) || serial != 43;
 	return HP_OK;
 }
 
@@ -2729,9 +2736,9 @@ static void test_limits(void)
 	hpw_begin_dump(w, HPW_TAG_HEAP_DUMP_SEGMENT);
 	for (uint32_t i = 0; i < (3u << 20); i++)
 		big[i] = (uint8_t)i;
-	hpw_instance(w, 0x400, 0, 0x100, big, 3u << 20);
-	hpw_obj_array(w, 0x500, 0, 0x108, 1u << 20, ids);
-	hpw_prim_array(w, 0x600, 0, HPW_T_BYTE, 3u << 20, big, 3u << 20);
+	hpw_instance(w, 0x400, 41, 0x100, big, 3u << 20);
+	hpw_obj_array(w, 0x500, 42, 0x108, 1u << 20, ids);
+	hpw_prim_array(w, 0x600, 43, HPW_T_BYTE, 3u << 20, big, 3u << 20);
 	hpw_end_dump(w);
 	hpw_dump_end(w);
 	free(big);
