@@ -152,6 +152,55 @@ static int by_cls(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* members ahead of a group's others: the largest retained, then the lowest number (by_cls's first) */
+static int ahead(const uint64_t *ret, uint32_t x, uint32_t y)
+{
+	return ret[x] != ret[y] ? ret[x] > ret[y] : x < y;
+}
+
+/* m[0 .. k) by class, as qsort(by_cls) would put them as far as the rows
+ * see: each class's members together, classes in ascending order, the
+ * first of each its by_cls first (the others in no particular order; the
+ * next level sorts its own).  A counting sort: O(k + classes), where qsort
+ * takes O(k log k) random reads of two columns (millions of members below
+ * a big array).  0, or -1 out of memory. */
+static int bucket_by_class(const hp_heap *h, const uint64_t *ret, uint32_t *m, size_t k)
+{
+	size_t nc = h->nclasses;
+	uint32_t *at = hp_calloc(nc + 1, sizeof *at);
+	uint32_t *tmp = hp_reallocarray(NULL, k, sizeof *tmp);
+	if (!at || !tmp) {
+		hp_free(at);
+		hp_free(tmp);
+		return -1;
+	}
+	for (size_t i = 0; i < k; i++)
+		at[h->cls[m[i]] + 1]++;
+	for (size_t c = 0; c < nc; c++)
+		at[c + 1] += at[c];
+	for (size_t i = 0; i < k; i++)
+		tmp[at[h->cls[m[i]]]++] = m[i];
+	/* at[c] is now where class c + 1 starts: each bucket's best to its front */
+	size_t lo = 0;
+	for (size_t c = 0; c < nc; c++) {
+		size_t hi = at[c];
+		for (size_t i = lo + 1; i < hi; i++)
+			if (ahead(ret, tmp[i], tmp[lo])) {
+				uint32_t t = tmp[lo];
+				tmp[lo] = tmp[i];
+				tmp[i] = t;
+			}
+		lo = hi;
+	}
+	memcpy(m, tmp, k * sizeof *m);
+	hp_free(at);
+	hp_free(tmp);
+	return 0;
+}
+
+/* member lists at least this long are grouped by bucket_by_class() */
+#define BUCKET_MIN 4096
+
 /* The dominator children of the nodes par[0 .. npar) (the super-root is
  * node n), or with kids 0 those nodes themselves, as rows in the wanted
  * order; *mem holds a group's members. */
@@ -178,9 +227,17 @@ static struct drow *rows_of(struct dctx *c, const uint32_t *par, size_t npar, in
 				m[at++] = R->children[j];
 	size_t g = 0;
 	if (c->o->group == GROUP_CLASS && k > 1) {
-		member_heap = h;
-		member_ret = R->retained;
-		qsort(m, k, sizeof *m, by_cls);
+		if (k >= BUCKET_MIN && k >= h->nclasses / 4) {
+			if (bucket_by_class(h, R->retained, m, k)) {
+				hp_free(m);
+				hp_free(rows);
+				return NULL;
+			}
+		} else {
+			member_heap = h;
+			member_ret = R->retained;
+			qsort(m, k, sizeof *m, by_cls);
+		}
 		for (size_t i = 0; i < k; i++) {
 			uint32_t v = m[i];
 			if (g && rows[g - 1].cls == h->cls[v]) {
