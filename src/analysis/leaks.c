@@ -521,9 +521,9 @@ static int status_of(const struct verdict *vd, char *reason)
 static int trace_of(struct lk *L, uint32_t target, struct hp_leak_trace *t)
 {
 	memset(t, 0, sizeof *t);
-	if (!L->have_paths || L->P.parent[target] == HP_PATH_UNSEEN)
+	if (!L->have_paths || hp_paths_parent(&L->P, target) == HP_PATH_UNSEEN)
 		return HP_OK;
-	size_t len = (size_t)L->P.depth[target] + 1;
+	size_t len = (size_t)hp_paths_depth(&L->P, target) + 1;
 	t->steps = hp_calloc(len, sizeof *t->steps);
 	if (!t->steps)
 		return hp_error_set(L->err, HP_ENOMEM, "out of memory for a leak trace of %zu steps", len);
@@ -531,7 +531,7 @@ static int trace_of(struct lk *L, uint32_t target, struct hp_leak_trace *t)
 	uint32_t v = target;
 	for (size_t i = len; i-- > 0;) {
 		t->steps[i].obj = v;
-		v = L->P.parent[v];
+		v = hp_paths_parent(&L->P, v);
 		if (v == HP_PATH_START || v == HP_PATH_UNSEEN)
 			break;
 	}
@@ -824,17 +824,19 @@ static int group_point(struct lk *L, struct hp_leak_suspect *s, const struct top
 	size_t m = ninst < MAX_GROUP_INSTANCES ? ninst : MAX_GROUP_INSTANCES, walked = 0;
 	for (size_t i = 0; i < m; i++) {
 		uint32_t v = inst[i].v;
-		if (L->P.parent[v] == HP_PATH_UNSEEN)
+		if (hp_paths_parent(&L->P, v) == HP_PATH_UNSEEN)
 			continue;
 		walked++;
-		for (uint32_t u = L->P.parent[v]; u != HP_PATH_START && u != HP_PATH_UNSEEN; u = L->P.parent[u])
+		for (uint32_t u = hp_paths_parent(&L->P, v); u != HP_PATH_START && u != HP_PATH_UNSEEN;
+		     u = hp_paths_parent(&L->P, u))
 			cnt[u]++;
 	}
 	uint32_t best = HP_NONE;
 	double need = GROUP_SHARE * (double)walked;
 	for (size_t u = 0; u < n && walked; u++) {
-		if (cnt[u] && (double)cnt[u] >= need &&
-		    (best == HP_NONE || L->P.depth[u] > L->P.depth[best]))
+		if (!cnt[u])
+			continue;     /* (cnt's pages nothing counted in stay unwritten) */
+		if ((double)cnt[u] >= need && (best == HP_NONE || hp_paths_depth(&L->P, u) > hp_paths_depth(&L->P, best)))
 			best = (uint32_t)u;
 		cnt[u] = 0;
 	}
@@ -1114,14 +1116,15 @@ static int find_zombies(struct lk *L, struct hp_leaks *out, struct cand *c, size
 	}
 	for (size_t i = 0; i < nc; i++) {
 		uint32_t v = c[i].obj;
-		if (!L->have_paths || L->P.parent[v] == HP_PATH_UNSEEN) {
+		if (!L->have_paths || hp_paths_parent(&L->P, v) == HP_PATH_UNSEEN) {
 			out->not_strong++;
 			continue;
 		}
 		in_set[v] = 1;
 		nfreed++;
 		int nested = 0;
-		for (uint32_t u = L->P.parent[v]; u != HP_PATH_START && u != HP_PATH_UNSEEN && !nested; u = L->P.parent[u])
+		for (uint32_t u = hp_paths_parent(&L->P, v); u != HP_PATH_START && u != HP_PATH_UNSEEN && !nested;
+		     u = hp_paths_parent(&L->P, u))
 			nested = zombie_at(L, u);
 		if (nested) {
 			out->nested++;

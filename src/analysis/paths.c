@@ -67,8 +67,16 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 	if (n > HP_DOM_MAX_NODES)
 		return hp_error_set(err, HP_EUSAGE, "too many objects for a path search: %zu", n);
 	P->n = n;
-	P->parent = hp_reallocarray(NULL, n ? n : 1, sizeof *P->parent);
-	P->depth = hp_reallocarray(NULL, n ? n : 1, sizeof *P->depth);
+	/* with targets, zeroed memory (see hp_paths.bias) instead of a pass */
+	const uint32_t b = P->bias = ntargets ? 1 : 0;
+	const uint32_t unseen = HP_PATH_UNSEEN + b;
+	if (b) {
+		P->parent = hp_calloc(n ? n : 1, sizeof *P->parent);
+		P->depth = hp_calloc(n ? n : 1, sizeof *P->depth);
+	} else {
+		P->parent = hp_reallocarray(NULL, n ? n : 1, sizeof *P->parent);
+		P->depth = hp_reallocarray(NULL, n ? n : 1, sizeof *P->depth);
+	}
 	uint32_t *queue = hp_reallocarray(NULL, n ? n : 1, sizeof *queue);
 	/* class edges: the class objects first reached through one, this round's and the next's */
 	uint32_t *seeds = NULL, *next = NULL;
@@ -95,7 +103,7 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 			remaining++;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; !b && i < n; i++) {
 		P->parent[i] = HP_PATH_UNSEEN;
 		P->depth[i] = UINT32_MAX;
 	}
@@ -106,10 +114,10 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 			rc = hp_error_set(err, HP_EUSAGE, "start object %u is not below %zu", s, n);
 			goto out;
 		}
-		if (P->parent[s] != HP_PATH_UNSEEN)
+		if (P->parent[s] != unseen)
 			continue;
-		P->parent[s] = HP_PATH_START;
-		P->depth[s] = 0;
+		P->parent[s] = HP_PATH_START + b;
+		P->depth[s] = b;
 		queue[tail++] = s;
 		if (want && BIT(want, s)) {
 			CLRBIT(want, s);
@@ -145,14 +153,14 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 					rc = hp_error_set(err, HP_EUSAGE, "edge %u -> %u leaves the graph of %zu objects", v, w, n);
 					goto out;
 				}
-				if (P->parent[w] != HP_PATH_UNSEEN)
+				if (P->parent[w] != unseen)
 					continue;
 				int skipped = 0;
 				for (size_t k = slo; k < shi && !skipped; k++)
 					skipped = skip[k][1] == w;
 				if (skipped)
 					continue;
-				P->parent[w] = v;
+				P->parent[w] = v + b;
 				P->depth[w] = P->depth[v] + 1;
 				queue[tail++] = w;
 				if (want && BIT(want, w)) {
@@ -179,13 +187,13 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 			else
 				v = queue[qi++];
 			uint32_t c = hp_refs_class_edge(g, v);
-			if (c == HP_NONE || P->parent[c] != HP_PATH_UNSEEN)
+			if (c == HP_NONE || P->parent[c] != unseen)
 				continue;
 			if (!push_u32(&next, &nnext, &nextcap, c)) {
 				rc = hp_error_set(err, HP_ENOMEM, "out of memory for a path search over %zu objects", n);
 				goto out;
 			}
-			P->parent[c] = v;
+			P->parent[c] = v + b;
 			P->depth[c] = P->depth[v] + 1;
 			if (want && BIT(want, c)) {
 				CLRBIT(want, c);
@@ -366,10 +374,10 @@ static int cmp_u64(const void *a, const void *b)
 /* writes the BFS tree path to v (start first) at dst; returns its length */
 static size_t tree_path(const struct hp_paths *P, uint32_t v, uint32_t *dst)
 {
-	size_t len = (size_t)P->depth[v] + 1;
+	size_t len = (size_t)hp_paths_depth(P, v) + 1;
 	for (size_t i = len; i-- > 0;) {
 		dst[i] = v;
-		v = P->parent[v];
+		v = hp_paths_parent(P, v);
 	}
 	return len;
 }
@@ -380,7 +388,7 @@ int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_
 	memset(out, 0, sizeof *out);
 	if (target >= P->n || P->n != g->n)
 		return hp_error_set(err, HP_EUSAGE, "no object %u in a path search over %zu objects", target, P->n);
-	if (!k || P->parent[target] == HP_PATH_UNSEEN)
+	if (!k || hp_paths_parent(P, target) == HP_PATH_UNSEEN)
 		return HP_OK;
 	uint32_t *cand = NULL;
 	size_t nc = 0;
@@ -398,23 +406,23 @@ int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_
 		size_t u = 0;
 		for (size_t i = 0; i < nr; i++) {
 			uint32_t r = refs[i];
-			if (r == target || P->parent[r] == HP_PATH_UNSEEN || r == P->parent[target])
+			if (r == target || hp_paths_parent(P, r) == HP_PATH_UNSEEN || r == hp_paths_parent(P, target))
 				continue;
-			key[u++] = (uint64_t)P->depth[r] << 32 | r;
+			key[u++] = (uint64_t)hp_paths_depth(P, r) << 32 | r;
 		}
 		qsort(key, u, sizeof *key, cmp_u64);
 		/* keep the referrers whose tree path avoids the target */
 		cand = refs;
-		uint32_t dt = P->depth[target];
+		uint32_t dt = hp_paths_depth(P, target);
 		uint64_t steps = 0;
 		for (size_t i = 0; i < u && nc + 1 < k; i++) {
 			uint32_t r = (uint32_t)key[i], a = r;
-			if (P->depth[r] > dt) {
-				if (steps + (P->depth[r] - dt) > MAX_ANCESTOR_STEPS)
+			if (hp_paths_depth(P, r) > dt) {
+				if (steps + (hp_paths_depth(P, r) - dt) > MAX_ANCESTOR_STEPS)
 					break;
-				steps += P->depth[r] - dt;
-				while (P->depth[a] > dt)
-					a = P->parent[a];
+				steps += hp_paths_depth(P, r) - dt;
+				while (hp_paths_depth(P, a) > dt)
+					a = hp_paths_parent(P, a);
 				if (a == target)
 					continue;
 			}
@@ -422,9 +430,9 @@ int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_
 		}
 		hp_free(key);
 	}
-	size_t total = (size_t)P->depth[target] + 1;
+	size_t total = (size_t)hp_paths_depth(P, target) + 1;
 	for (size_t i = 0; i < nc; i++)
-		total += (size_t)P->depth[cand[i]] + 2;
+		total += (size_t)hp_paths_depth(P, cand[i]) + 2;
 	out->first = hp_reallocarray(NULL, nc + 2, sizeof *out->first);
 	out->nodes = hp_reallocarray(NULL, total, sizeof *out->nodes);
 	if (!out->first || !out->nodes) {

@@ -50,11 +50,18 @@
 
 struct hp_paths {
 	size_t n;
-	uint32_t *parent;         /* n: object, HP_PATH_START or HP_PATH_UNSEEN */
-	uint32_t *depth;          /* n: edges from the nearest start (UINT32_MAX unseen) */
+	uint32_t *parent;         /* n: object, HP_PATH_START or HP_PATH_UNSEEN (plus bias) */
+	uint32_t *depth;          /* n: edges from the nearest start, UINT32_MAX unseen (plus bias) */
+	uint32_t bias;            /* 0, or 1 after a search with targets: the tables hold each value
+	                             plus 1 (unsigned), so unseen is 0 and they need no pass to set
+	                             up: a search that stops early writes (and the system clears)
+	                             only the pages of what it reached.  Read them with
+	                             hp_paths_parent() and hp_paths_depth(). */
 	uint64_t reached;         /* objects reached, starts included */
 	uint64_t through_class;   /* of those, reached only through a class edge */
 };
+static inline uint32_t hp_paths_parent(const struct hp_paths *P, size_t v) { return P->parent[v] - P->bias; }
+static inline uint32_t hp_paths_depth(const struct hp_paths *P, size_t v) { return P->depth[v] - P->bias; }
 
 /* Breadth-first search of g from the starts (repeats are fine; each must be
  * < g->n, else HP_EUSAGE).  On error *P is empty. */

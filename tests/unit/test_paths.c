@@ -373,9 +373,9 @@ static void test_followed_and_targets(void)
 	hp_paths_release(&P);
 	uint32_t tg[2] = { (uint32_t)obj(h, C), (uint32_t)obj(h, C) };
 	rc = hp_paths_bfs_skip(&P, &g, starts, ns, (const uint32_t (*)[2])g.followed, g.nfollowed, tg, 2, &err);
-	CHECK(rc == HP_OK && P.depth[obj(h, C)] == 4 && P.parent[obj(h, E)] == HP_PATH_UNSEEN && P.reached < 11,
-	      "target C: reached at depth %u, the search stopped there (%llu reached, E unseen)",
-	      P.depth[obj(h, C)], (unsigned long long)P.reached);
+	CHECK(rc == HP_OK && hp_paths_depth(&P, obj(h, C)) == 4 && hp_paths_parent(&P, obj(h, E)) == HP_PATH_UNSEEN &&
+	      P.reached < 11, "target C: reached at depth %u, the search stopped there (%llu reached, E unseen)",
+	      hp_paths_depth(&P, obj(h, C)), (unsigned long long)P.reached);
 	hp_paths_release(&P);
 	uint32_t bad = (uint32_t)h->nobj;
 	rc = hp_paths_bfs_skip(&P, &g, starts, ns, NULL, 0, &bad, 1, &err);
