@@ -376,6 +376,21 @@ static void test_followed_and_targets(void)
 	CHECK(rc == HP_OK && hp_paths_depth(&P, obj(h, C)) == 4 && hp_paths_parent(&P, obj(h, E)) == HP_PATH_UNSEEN &&
 	      P.reached < 11, "target C: reached at depth %u, the search stopped there (%llu reached, E unseen)",
 	      hp_paths_depth(&P, obj(h, C)), (unsigned long long)P.reached);
+	/* what it reached, as the whole search (no targets) has it */
+	struct hp_paths F;
+	if (hp_paths_bfs_skip(&F, &g, starts, ns, (const uint32_t (*)[2])g.followed, g.nfollowed, NULL, 0, &err) ==
+	    HP_OK) {
+		size_t same = 0, seen = 0;
+		for (size_t v = 0; rc == HP_OK && v < h->nobj; v++) {
+			if (hp_paths_parent(&P, v) == HP_PATH_UNSEEN)
+				continue;
+			seen++;
+			same += hp_paths_parent(&P, v) == F.parent[v] && hp_paths_depth(&P, v) == F.depth[v];
+		}
+		CHECK(seen == P.reached && same == seen, "target C: %zu of %zu reached objects with the whole search's parent "
+		      "and depth (%llu reached)", same, seen, (unsigned long long)P.reached);
+		hp_paths_release(&F);
+	}
 	hp_paths_release(&P);
 	uint32_t bad = (uint32_t)h->nobj;
 	rc = hp_paths_bfs_skip(&P, &g, starts, ns, NULL, 0, &bad, 1, &err);
