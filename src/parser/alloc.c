@@ -11,6 +11,7 @@
 #endif
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 static long fail_at = -2;      /* -2: not read yet; -1: never fail */
@@ -41,15 +42,20 @@ static int should_fail(void)
  */
 #define HUGE_FROM ((size_t)8 << 20)
 
+/* The advice covers the block's whole pages, the allocator's own mapping
+ * of it included (malloc_usable_size() reaches its end): advising only the
+ * huge-page-aligned middle split the mapping in three, and then realloc()'s
+ * mremap() failed (EFAULT) and fell back to copying into fresh memory. */
 static void *advise(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 	if (p && bytes >= HUGE_FROM) {
-		const uintptr_t huge = (uintptr_t)2 << 20;
-		uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-		uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
-		if (b > a)
-			(void)madvise((void *)a, b - a, MADV_HUGEPAGE);   /* a hint; failure is harmless */
+		static uintptr_t page;
+		if (!page)
+			page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t a = (uintptr_t)p & ~(page - 1);
+		uintptr_t b = ((uintptr_t)p + usable_size(p) + page - 1) & ~(page - 1);
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);   /* a hint; failure is harmless */
 	}
 #else
 	(void)bytes;
