@@ -734,6 +734,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	if ((rc = class_sums(h, R, visualvm)) != HP_OK)
 		goto nomem;
 	R->t_aggregate = seconds() - t;
+	hp_alloc_release_spare();     /* what the phases freed and none took */
 	return HP_OK;
 nomem:
 	return hp_error_set(err, HP_ENOMEM, "out of memory computing retained sizes");
