@@ -5,8 +5,8 @@
  * Numbering: the super-root is preorder number 0, reachable objects get
  * 1..N-1 in DFS order, and pre[v] == 0 means "not reached".  Per preorder
  * number: nd[] (struct node, 16 bytes, so that eval() finds everything it
- * needs about a node in one cache line), cur[] (edge cursor, then
- * reverse-edge offsets) and semi[].  order[] (order[i-1] is the object
+ * needs about a node in one cache line) and cur[] (edge cursor, then
+ * reverse-edge offsets, then semidominators).  order[] (order[i-1] is the object
  * numbered i) is built from pre[] at the end, when the rest is freed.
  *
  * On a big graph every pass is a stream of cache misses (object numbers

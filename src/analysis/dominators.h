@@ -16,8 +16,9 @@
  * fully iterative so a 10-million-link chain needs no call stack:
  *   1. depth-first search from S with no stack: the DFS tree's parent links
  *      are the stack, and a per-node cursor remembers the next edge;
- *   2. predecessors as a reverse CSR in preorder numbers (self-loops left
- *      out, S -> root edges put in);
+ *   2. predecessors as a reverse CSR in preorder numbers (self-loops and
+ *      the edges into a root left out: a root's semidominator is S whatever
+ *      else refers to it; S -> root edges put in);
  *   3. semidominators in reverse preorder, with eval()'s path compression
  *      done by pointer reversal (no stack either); each node waits in the
  *      bucket of its semidominator, and the buckets share storage with the
@@ -30,21 +31,24 @@
  * 30-million-object heap can hit.
  *
  * Memory during hp_dom_compute(), on top of the caller's graph, for n
- * objects of which r are reachable, with e_r edges leaving reachable ones:
+ * objects of which r are reachable, with e_r edges leaving reachable ones
+ * and not entering a root:
  *   4 n     idom (until the end: the preorder number of each object)
  *   20 n    during the DFS: per object 16 (DFS parent / compressed ancestor,
  *           label, the label's semidominator, bucket link / relative idom:
  *           one cache-line slot) and 4 (edge cursor, then reverse-edge
- *           offsets; 8 when the graph has 4 G edges or more, counting the
+ *           offsets, then each node's semidominator once its reverse edges
+ *           are done; 8 when the graph has 4 G edges or more, counting the
  *           root entries); cut down to r entries when the DFS is over
- *   4 r     semidominators
+ *   n / 8   while the reverse edges are made: which objects are roots
  *   4 (e_r + nroots)   reverse edges (self-loops not stored)
- * Peak: max(24 n, 4 n + 24 r + 4 (e_r + nroots)), i.e. at most 28 bytes per
- * object + 4 per edge (+ 4 per root entry; 4 more per object past 4 G
- * edges); hp_dom.peak_bytes reports the exact figure.  What stays afterwards is idom (4 n) and order (4 r), order
- * being built at the end when the rest has been given back.  Big arrays
- * use huge pages (Linux; hp_malloc() advises every big block to), which
- * matters because every pass is mostly cache misses.
+ * Peak: max(24 n, 4 n + 20 r + n / 8 + 4 (e_r + nroots)), i.e. at most 24.2
+ * bytes per object + 4 per edge (+ 4 per root entry; 4 more per object past
+ * 4 G edges); hp_dom.peak_bytes reports the exact figure.  What stays
+ * afterwards is idom (4 n) and order (4 r), order being built at the end
+ * when the rest has been given back.  Big arrays use huge pages (Linux;
+ * hp_malloc() advises every big block to), which matters because every
+ * pass is mostly cache misses.
  *
  * Ownership: hp_dom_compute() fills a caller-owned struct hp_dom; idom and
  * order belong to it until hp_dom_release().  The graph, roots and sizes

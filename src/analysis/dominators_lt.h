@@ -11,7 +11,8 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		  const uint32_t *roots, size_t nroots, struct hp_error *err)
 {
 	struct mem m = { 0, 0 };
-	uint32_t *pre = NULL, *order = NULL, *semi = NULL, *radj = NULL;
+	uint32_t *pre = NULL, *order = NULL, *radj = NULL;
+	uint8_t *isroot = NULL;
 	struct node *nd = NULL;
 	DOM_CUR *cur = NULL;
 	uint64_t nrev = 0;
@@ -79,9 +80,18 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 	/* 2. Predecessors in preorder numbers: count into cur[], prefix sums
 	 * (cur[p] = end of p's list), fill downwards (cur[p] = start).  Both
 	 * passes walk the objects in their own order and skip unreached ones;
-	 * self-loops are left out.  Targets of unreached objects were never
-	 * checked, so a prefetch clamps them. */
+	 * self-loops are left out, and so are the edges into a root: its
+	 * semidominator is the super-root whatever else refers to it (in a
+	 * heap with class edges, most instances' edge to their class).
+	 * Targets of unreached objects were never checked, so a prefetch
+	 * clamps them. */
 	memset(cur, 0, ((size_t)N + 1) * sizeof *cur);
+	isroot = grab(&m, n / 8 + 1, 1, 1);
+	if (!isroot)
+		goto nomem;
+	for (size_t k = 0; k < nroots; k++)
+		isroot[roots[k] >> 3] |= (uint8_t)(1u << (roots[k] & 7));
+#define ROOT(t) (isroot[(t) >> 3] & (1u << ((t) & 7)))
 	uint64_t nadj = n ? off[n] : 0;
 #define TARGET_AT(x) (adj[x] < n ? adj[x] : 0)
 	for (uint32_t v = 0; v < n; v++) {
@@ -91,8 +101,8 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
 			if (e + AHEAD < nadj)
 				PREFETCH(&pre[TARGET_AT(e + AHEAD)]);
-			uint32_t p = pre[adj[e]];
-			if (p != i)
+			uint32_t t = adj[e], p = pre[t];
+			if (p != i && !ROOT(t))
 				cur[p]++;
 		}
 	}
@@ -120,24 +130,27 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 				uint64_t at = cur[pre[TARGET_AT(e + AHEAD / 2)]];
 				PREFETCH_W(&radj[at ? at - 1 : 0]);
 			}
-			uint32_t p = pre[adj[e]];
-			if (p != i)
+			uint32_t t = adj[e], p = pre[t];
+			if (p != i && !ROOT(t))
 				radj[--cur[p]] = i;
 		}
 	}
 #undef TARGET_AT
+#undef ROOT
+	drop(&m, isroot, n / 8 + 1, 1);
+	isroot = NULL;
 	for (size_t k = 0; k < nroots; k++)
 		radj[--cur[pre[roots[k]]]] = 0;
 
 	/* 3. Semidominators in reverse preorder; each node waits in the bucket
-	 * of its semidominator, which is emptied when that one is processed. */
-	semi = grab(&m, N, sizeof *semi, 0);
-	if (!semi)
-		goto nomem;
-	semi[0] = 0;
+	 * of its semidominator, which is emptied when that one is processed.
+	 * Node i's semidominator goes to cur[i + 1], which nothing reads once
+	 * i's reverse edges are done (SEMI(i)). */
+#define SEMI(i) cur[(i) + 1]
 	for (uint32_t i = N; i-- > 0;) {
+		uint32_t s = 0;
 		if (i > 0) {
-			uint32_t s = i;
+			s = i;
 			for (uint64_t e = cur[i], end = cur[i + 1]; e < end; e++) {
 				uint32_t v = radj[e];
 				/* eval() walks up from an edge's source: prefetch the
@@ -170,7 +183,6 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 						s = su;
 				}
 			}
-			semi[i] = s;
 			nd[i].idm = nd[s].label;
 			nd[s].label = i;
 		}
@@ -184,20 +196,20 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 			v = next;
 		}
 		nd[i].label = i;
-		nd[i].lsemi = semi[i];
+		nd[i].lsemi = s;
+		SEMI(i) = (DOM_CUR)s;
 	}
 	drop(&m, radj, (size_t)nrev, sizeof *radj);
 	radj = NULL;
-	drop(&m, cur, (size_t)N + 1, sizeof *cur);
-	cur = NULL;
 
 	/* 4. Relative dominators to idoms in preorder; order[] from pre[]; the
 	 * idoms to object numbers (in nd[i].anc, free now); pre[] becomes idom[]. */
 	for (uint32_t i = 1; i < N; i++)
-		if (nd[i].idm != semi[i])
+		if (nd[i].idm != SEMI(i))
 			nd[i].idm = nd[nd[i].idm].idm;
-	drop(&m, semi, N, sizeof *semi);
-	semi = NULL;
+#undef SEMI
+	drop(&m, cur, (size_t)N + 1, sizeof *cur);
+	cur = NULL;
 	order = grab(&m, (size_t)N - 1, sizeof *order, 0);
 	if (!order)
 		goto nomem;
@@ -227,7 +239,7 @@ nomem:
 fail:
 	hp_free(pre);
 	hp_free(order);
-	hp_free(semi);
+	hp_free(isroot);
 	hp_free(nd);
 	hp_free(cur);
 	hp_free(radj);

@@ -620,13 +620,19 @@ out:
 	return rc;
 }
 
+/* shallow and retained in one block of 16 bytes per object: the size of
+ * the dominators' node array, which has just been freed and is taken again
+ * as it is (parser/alloc.h: spare blocks), where two blocks of 8 would have
+ * made half of it fresh memory */
 static int alloc_sizes(const hp_heap *h, struct hp_retained *R)
 {
-	size_t n = h->nobj;
-	R->shallow = hp_reallocarray(NULL, n ? n : 1, sizeof *R->shallow);
-	R->retained = hp_calloc(n ? n : 1, sizeof *R->retained);
-	if (!R->shallow || !R->retained)
+	size_t n = h->nobj, m = n ? n : 1;
+	R->shallow = m <= SIZE_MAX / 2 ? hp_reallocarray(NULL, 2 * m, sizeof *R->shallow) : NULL;
+	if (!R->shallow)
 		return HP_ENOMEM;
+	R->retained = R->shallow + m;
+	R->sizes_block = 1;
+	memset(R->retained, 0, m * sizeof *R->retained);
 	for (size_t i = 0; i < n; i++)
 		R->shallow[i] = hp_heap_shallow(h, i);
 	return HP_OK;
@@ -690,7 +696,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	R->dom_peak_bytes = R->dom.peak_bytes;
 	R->t_dom = seconds() - t;
 	t = seconds();
-	if ((!visualvm && alloc_sizes(h, R) != HP_OK) || mark_root_kinds(h, R) != HP_OK) {
+	if (!visualvm && alloc_sizes(h, R) != HP_OK) {
 		vv_free(&V);
 		goto nomem;
 	}
@@ -715,6 +721,18 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 		if (!hp_retained_has_super_edge(R, v))
 			R->joint += R->retained[v];
 	}
+	R->t_retained += seconds() - t;
+	t = seconds();
+	if ((rc = class_sums(h, R, visualvm)) != HP_OK)
+		goto nomem;
+	R->t_aggregate = seconds() - t;
+	t = seconds();
+	/* The root kinds last, when the spare blocks the phases freed and
+	 * none took are given back (parser/alloc.h): the array is mostly
+	 * zeros, which fresh memory has without touching a page. */
+	hp_alloc_release_spare();
+	if (mark_root_kinds(h, R) != HP_OK)
+		goto nomem;
 	for (size_t v = 0; v < n; v++) {
 		uint16_t ks = R->root_kinds[v];
 		if (!ks)
@@ -730,10 +748,6 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		R->kinds[k].roots = h->roots_by_kind[k];
 	R->t_retained += seconds() - t;
-	t = seconds();
-	if ((rc = class_sums(h, R, visualvm)) != HP_OK)
-		goto nomem;
-	R->t_aggregate = seconds() - t;
 	return HP_OK;
 nomem:
 	return hp_error_set(err, HP_ENOMEM, "out of memory computing retained sizes");
@@ -748,7 +762,8 @@ void hp_retained_release(struct hp_retained *R)
 	hp_refs_release(&R->refs);
 	hp_dom_release(&R->dom);
 	hp_free(R->shallow);
-	hp_free(R->retained);
+	if (!R->sizes_block)
+		hp_free(R->retained);
 	hp_free(R->root_objs);
 	hp_free(R->root_kinds);
 	hp_free(R->class_retained);

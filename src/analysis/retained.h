@@ -86,6 +86,7 @@ struct hp_retained {
 	uint64_t dom_peak_bytes;
 	int mapped;                   /* the arrays point into a mapped index (analysis/index.h):
 	                                 hp_retained_release() frees none of them */
+	int sizes_block;              /* retained lies in shallow's block (shallow + n): freed with it */
 };
 
 int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_retained_opts *o,

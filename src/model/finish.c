@@ -823,6 +823,9 @@ static int radix_sort_ids(uint64_t *ids, size_t n, uint32_t **out)
 
 struct run { uint64_t first, last; size_t start, len; };
 
+#define LONG_RUN 256
+#define LONG_MERGE 64       /* overlapping runs merge_runs() takes at most */
+
 static int by_first(const void *a, const void *b)
 {
 	const struct run *x = a, *y = b;
@@ -837,14 +840,90 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static int by_id_pos(const void *a, const void *b)
+{
+	const struct idpos *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* the head of sequence q of merge_runs(): runs 0..nruns-1, the strays nruns */
+struct mhead { uint64_t id; uint32_t pos, q; size_t at, end; };
+
+static int mhead_less(const struct mhead *a, const struct mhead *b)
+{
+	return a->id != b->id ? a->id < b->id : a->pos < b->pos;
+}
+
+static void mheap_down(struct mhead *hp, size_t k, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < k && mhead_less(&hp[l], &hp[m]))
+			m = l;
+		if (l + 1 < k && mhead_less(&hp[l + 1], &hp[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct mhead t = hp[i];
+		hp[i] = hp[m];
+		hp[m] = t;
+		i = m;
+	}
+}
+
+/* Runs whose ranges overlap (a JDK 17 dump of a G1 heap has two): a merge
+ * of the runs and the sorted strays through a heap of their heads, by id
+ * and then file position, which is the order the stable radix sort gives,
+ * duplicate ids included; O(n log k) for k runs, and a run is followed
+ * without touching the heap while its ids stay below every other head. */
+static void merge_runs(const uint64_t *ids, const struct run *runs, size_t nruns,
+		       const struct idpos *stray, size_t nstray, uint64_t *sorted, uint32_t *perm)
+{
+	struct mhead hp[LONG_MERGE + 1];
+	size_t k = 0, o = 0;
+	for (size_t r = 0; r < nruns; r++)
+		hp[k++] = (struct mhead){ ids[runs[r].start], (uint32_t)runs[r].start, (uint32_t)r,
+					  runs[r].start, runs[r].start + runs[r].len };
+	if (nstray)
+		hp[k++] = (struct mhead){ stray[0].id, stray[0].pos, (uint32_t)nruns, 0, nstray };
+	for (size_t i = k / 2; i-- > 0;)
+		mheap_down(hp, k, i);
+	while (k) {
+		struct mhead *t = &hp[0];
+		/* the next smallest head: the top's lesser child */
+		const struct mhead *nx = k > 1 ? &hp[1] : NULL;
+		if (k > 2 && mhead_less(&hp[2], &hp[1]))
+			nx = &hp[2];
+		for (;;) {
+			sorted[o] = t->id;
+			perm[o++] = t->pos;
+			if (++t->at == t->end)
+				break;
+			if (t->q == nruns) {
+				t->id = stray[t->at].id;
+				t->pos = stray[t->at].pos;
+			} else {
+				t->id = ids[t->at];
+				t->pos = (uint32_t)t->at;
+			}
+			if (nx && !mhead_less(t, nx))
+				break;
+		}
+		if (t->at == t->end)
+			hp[0] = hp[--k];
+		mheap_down(hp, k, 0);
+	}
+}
+
 /* HotSpot writes the class objects first, in no particular order, then each
  * heap region in address order (parallel dumpers: one region after another,
- * in any order).  So the ids are a few long sorted runs over disjoint ranges
- * plus a few thousand strays.  Sorting is then: sort the strays, order the
- * long runs, merge the two, all in linear time.  Returns 1 with the
- * permutation when the ids have that shape, 0 when a general sort is needed,
- * -1 when out of memory. */
-#define LONG_RUN 256
+ * in any order).  So the ids are a few long sorted runs plus a few thousand
+ * strays.  Sorting is then: sort the strays, order the long runs, merge the
+ * two, in linear time when the runs' ranges are disjoint (else
+ * merge_runs()).  Returns 1 with the permutation when the ids have that
+ * shape, 0 when a general sort is needed, -1 when out of memory. */
 
 static int sort_by_runs(uint64_t **idsp, size_t n, uint32_t **out)
 {
@@ -888,13 +967,15 @@ static int sort_by_runs(uint64_t **idsp, size_t n, uint32_t **out)
 		}
 	}
 	qsort(runs, nlong, sizeof *runs, by_first);
+	int overlap = 0;
 	for (size_t i = 1; i < nlong; i++)
-		if (runs[i].first <= runs[i - 1].last) {
-			hp_free(runs);
-			hp_free(stray);
-			return 0;
-		}
-	qsort(stray, nstray, sizeof *stray, by_id);
+		if (runs[i].first <= runs[i - 1].last)
+			overlap = 1;
+	if (overlap && nlong > LONG_MERGE) {
+		hp_free(runs);
+		hp_free(stray);
+		return 0;
+	}
 	uint32_t *perm = hp_reallocarray(NULL, n, sizeof *perm);
 	uint64_t *sorted = hp_reallocarray(NULL, n, sizeof *sorted);
 	if (!perm || !sorted) {
@@ -904,6 +985,12 @@ static int sort_by_runs(uint64_t **idsp, size_t n, uint32_t **out)
 		hp_free(stray);
 		return -1;
 	}
+	if (overlap) {
+		qsort(stray, nstray, sizeof *stray, by_id_pos);
+		merge_runs(ids, runs, nlong, stray, nstray, sorted, perm);
+		goto done;
+	}
+	qsort(stray, nstray, sizeof *stray, by_id);
 	size_t o = 0, si = 0;
 	for (size_t r = 0; r < nlong; r++) {
 		const uint64_t *src = ids + runs[r].start;
@@ -920,6 +1007,7 @@ static int sort_by_runs(uint64_t **idsp, size_t n, uint32_t **out)
 		sorted[o] = stray[si].id;
 		perm[o++] = stray[si++].pos;
 	}
+done:
 	hp_free(*idsp);          /* the sorted copy takes the column's place */
 	*idsp = sorted;
 	hp_free(runs);

@@ -11,6 +11,7 @@
 #endif
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 static long fail_at = -2;      /* -2: not read yet; -1: never fail */
@@ -41,15 +42,20 @@ static int should_fail(void)
  */
 #define HUGE_FROM ((size_t)8 << 20)
 
+/* The advice covers the block's whole pages, the allocator's own mapping
+ * of it included (malloc_usable_size() reaches its end): advising only the
+ * huge-page-aligned middle split the mapping in three, and then realloc()'s
+ * mremap() failed (EFAULT) and fell back to copying into fresh memory. */
 static void *advise(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 	if (p && bytes >= HUGE_FROM) {
-		const uintptr_t huge = (uintptr_t)2 << 20;
-		uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-		uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
-		if (b > a)
-			(void)madvise((void *)a, b - a, MADV_HUGEPAGE);   /* a hint; failure is harmless */
+		static uintptr_t page;
+		if (!page)
+			page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t a = (uintptr_t)p & ~(page - 1);
+		uintptr_t b = ((uintptr_t)p + usable_size(p) + page - 1) & ~(page - 1);
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);   /* a hint; failure is harmless */
 	}
 #else
 	(void)bytes;
@@ -124,8 +130,11 @@ static __attribute__((noinline)) void *limited_realloc(void *p, size_t n)
 	return advise(q, n);
 }
 
+static void spare_flush(void);
+
 void hp_alloc_set_limit(uint64_t bytes)
 {
+	spare_flush();
 	if (!bytes)
 		in_use = peak = refusals = refused_request = refused_in_use = 0;
 	limit = bytes;
@@ -140,6 +149,79 @@ int hp_alloc_refused_by_limit(void) { return last_refused; }
 uint64_t hp_alloc_refused_request(void) { return refused_request; }
 uint64_t hp_alloc_refused_in_use(void) { return refused_in_use; }
 
+/* ---- spare blocks ------------------------------------------------------
+ * On a virtual machine the first touch of fresh memory costs about a second
+ * per GiB (the kernel zeroes each huge page, the host backs it), and glibc
+ * gives every big block back to the system when it is freed.  So the big
+ * blocks one phase frees (the model's sort scratch, the reference graph's
+ * file-order edges, the dominators' node arrays) are kept, a few at most,
+ * and the next big request takes one, resized in place (mremap) to the size
+ * asked: the smallest that holds it, else the largest grown.  Not under a
+ * memory limit, whose accounting then stays exact. */
+#define SPARE_FROM ((size_t)32 << 20)
+#define SPARE_MAX 8
+static void *spare[SPARE_MAX];
+static size_t nspare;
+
+/* 1 when p, being freed, is kept */
+static int spare_keep(void *p)
+{
+	if (limit || !p || usable_size(p) < SPARE_FROM)
+		return 0;
+	if (nspare == SPARE_MAX) {
+		size_t s = 0;
+		for (size_t i = 1; i < nspare; i++)
+			if (usable_size(spare[i]) < usable_size(spare[s]))
+				s = i;
+		if (usable_size(spare[s]) >= usable_size(p))
+			return 0;
+		free(spare[s]);
+		spare[s] = spare[--nspare];
+	}
+	spare[nspare++] = p;
+	return 1;
+}
+
+/* a kept block resized to n bytes (contents undefined), or NULL */
+static void *spare_take(size_t n)
+{
+	if (!nspare || n < SPARE_FROM || limit)
+		return NULL;
+	size_t best = SIZE_MAX, big = 0;
+	for (size_t i = 0; i < nspare; i++) {
+		size_t u = usable_size(spare[i]);
+		if (u >= n && (best == SIZE_MAX || u < usable_size(spare[best])))
+			best = i;
+		if (u > usable_size(spare[big]))
+			big = i;
+	}
+	if (best == SIZE_MAX)
+		best = big;
+	void *p = spare[best];
+	spare[best] = spare[--nspare];
+	size_t u = usable_size(p);
+	if (u < n || u - n >= ((size_t)2 << 20)) {
+		void *q = realloc(p, n);
+		if (!q) {
+			free(p);
+			return NULL;
+		}
+		p = q;
+	}
+	return advise(p, n);
+}
+
+static void spare_flush(void)
+{
+	while (nspare)
+		free(spare[--nspare]);
+}
+
+void hp_alloc_release_spare(void)
+{
+	spare_flush();
+}
+
 /* ---- the functions --------------------------------------------------- */
 
 void *hp_malloc(size_t n)
@@ -148,7 +230,10 @@ void *hp_malloc(size_t n)
 		return failed();
 	if (limit)
 		return limited_alloc(n ? n : 1, 0, 0);
-	void *p = malloc(n ? n : 1);
+	void *p = spare_take(n);
+	if (p)
+		return p;
+	p = malloc(n ? n : 1);
 	return p ? advise(p, n) : failed();
 }
 
@@ -163,7 +248,10 @@ void *hp_calloc(size_t n, size_t size)
 			return failed();
 		return limited_alloc(n * size, n, size);
 	}
-	void *p = calloc(n, size);
+	void *p = n <= SIZE_MAX / size ? spare_take(n * size) : NULL;
+	if (p)
+		return memset(p, 0, n * size);
+	p = calloc(n, size);
 	if (!p)
 		return failed();
 	return n <= SIZE_MAX / size ? advise(p, n * size) : p;
@@ -175,7 +263,10 @@ void *hp_realloc(void *p, size_t n)
 		return failed();
 	if (limit)
 		return limited_realloc(p, n ? n : 1);
-	void *q = realloc(p, n ? n : 1);
+	void *q = p ? NULL : spare_take(n);
+	if (q)
+		return q;
+	q = realloc(p, n ? n : 1);
 	return q ? advise(q, n) : failed();
 }
 
@@ -190,6 +281,8 @@ void hp_free(void *p)
 {
 	if (limit && p)
 		account(0, usable_size(p));
+	else if (spare_keep(p))
+		return;
 	free(p);
 }
 

@@ -33,6 +33,10 @@ void hp_free(void *p);
 char *hp_strdup(const char *s);
 char *hp_strndup(const char *s, size_t n);
 
+/* Big freed blocks are kept for the next big request (alloc.c: fresh memory
+ * is slow to touch); this gives back the ones no request has taken. */
+void hp_alloc_release_spare(void);
+
 /* Sets the limit in bytes; 0 removes it, stops the accounting and clears
  * the counters.  Set it before allocating: memory allocated while no limit
  * was set is not counted (freeing it later subtracts nothing below 0). */

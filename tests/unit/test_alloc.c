@@ -45,6 +45,40 @@ static void test_no_limit(void)
 	CHECK(hp_alloc_in_use() == 0, "free without a limit subtracts nothing");
 }
 
+/* Big freed blocks are kept and handed to the next big request (alloc.c):
+ * what comes back must be a block of the size asked, hp_calloc's zeroed,
+ * and one kept block must never be handed out twice. */
+static void test_spare(void)
+{
+	const size_t M = (size_t)1 << 20;
+	unsigned char *a = hp_malloc(64 * M), *b = hp_malloc(40 * M);
+	CHECK(a && b, "two big blocks");
+	if (!a || !b)
+		return;
+	memset(a, 0xab, 64 * M);
+	memset(b, 0xcd, 40 * M);
+	hp_free(a);
+	hp_free(b);
+	unsigned char *z = hp_calloc(48, M);        /* from a kept block: must be zeroed */
+	int zero = z != NULL;
+	for (size_t i = 0; z && i < 48 * M; i += 4096)
+		zero &= z[i] == 0 && z[i + 4095] == 0;
+	CHECK(zero && malloc_usable_size(z) >= 48 * M, "a big calloc after big frees is zeroed and whole");
+	unsigned char *g = hp_malloc(100 * M);      /* more than any kept block: one grown */
+	CHECK(g && malloc_usable_size(g) >= 100 * M && g != z, "a big malloc bigger than every kept block");
+	if (g)
+		memset(g, 1, 100 * M);
+	unsigned char *r = hp_realloc(NULL, 40 * M);
+	CHECK(r && r != z && r != g && malloc_usable_size(r) >= 40 * M, "realloc(NULL) of a big block");
+	if (r)
+		memset(r, 2, 40 * M);
+	CHECK(z && z[0] == 0 && z[48 * M - 1] == 0, "no block handed out twice");
+	hp_free(z);
+	hp_free(g);
+	hp_free(r);
+	hp_alloc_release_spare();
+}
+
 static void test_accounting(void)
 {
 	const uint64_t L = 1 << 20;
@@ -369,6 +403,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--child-fail-alloc") == 0)
 		return child_fail_alloc();
 	test_no_limit();
+	test_spare();
 	test_accounting();
 	test_fail_alloc("/proc/self/exe");
 
