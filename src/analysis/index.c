@@ -390,7 +390,7 @@ static int write_all(int fd, const void *p, uint64_t n, uint64_t off)
  * summed while the cache holds it */
 static int write_summed(int fd, const void *p, uint64_t len, uint64_t off, uint64_t *sum)
 {
-	uint64_t nb = nblocks_of(len), one, *sums = nb > 1 ? hp_reallocarray(NULL, (size_t)nb, sizeof *sums) : &one;
+	uint64_t nb = nblocks_of(len), one = 0, *sums = nb > 1 ? hp_reallocarray(NULL, (size_t)nb, sizeof *sums) : &one;
 	if (!sums) {
 		errno = ENOMEM;
 		return -1;
@@ -409,10 +409,171 @@ static int write_summed(int fd, const void *p, uint64_t len, uint64_t off, uint6
 	return rc;
 }
 
+/* The temporary file: unnamed (O_TMPFILE) where the file system can, so
+ * that a process killed before the end leaves nothing; named
+ * INDEX.tmp.XXXXXX otherwise.  *tmp is NULL for an unnamed one. */
+static int tmp_open(const char *path, char **tmp, struct hp_error *err)
+{
+	size_t pl = strlen(path);
+	*tmp = NULL;
+#ifdef O_TMPFILE
+	char *dir = hp_malloc(pl + 2);
+	if (!dir)
+		return hp_error_set(err, HP_ENOMEM, "out of memory"), -1;
+	memcpy(dir, path, pl + 1);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	else
+		memcpy(dir, ".", 2);
+	/* (linked through /proc at the end) */
+	int fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+	hp_free(dir);
+	if (fd >= 0)
+		return fd;
+#endif
+	if (!(*tmp = hp_malloc(pl + 16)))
+		return hp_error_set(err, HP_ENOMEM, "out of memory"), -1;
+	snprintf(*tmp, pl + 16, "%s.tmp.XXXXXX", path);
+	int nfd = mkstemp(*tmp);
+	if (nfd < 0) {
+		int e = errno;
+		hp_free(*tmp);
+		*tmp = NULL;
+		return hp_error_set(err, HP_EIO, "cannot create a file beside %s: %s", path, strerror(e)), -1;
+	}
+	return nfd;
+}
+
+/* the whole file put in place of the index: an unnamed one linked under
+ * a name of its own first, then renamed over it */
+static int tmp_commit(int fd, const char *tmp, const char *path, struct hp_error *err)
+{
+	if (tmp)
+		return rename(tmp, path) == 0 ? HP_OK
+		       : hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	char proc[64], name[4096 + 64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	for (unsigned k = 0; k < 100; k++) {
+		snprintf(name, sizeof name, "%s.tmp.%ld.%u", path, (long)getpid(), k);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
+			if (rename(name, path) == 0)
+				return HP_OK;
+			int e = errno;
+			unlink(name);
+			return hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", name, path, strerror(e));
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return hp_error_set(err, HP_EIO, "cannot link %s: %s", name, strerror(errno));
+}
+
+/* The object columns, written first and by a thread of their own while
+ * the caller computes retained sizes (hp_index_write_start): they are
+ * most of the model and fixed once it is finished. */
+static const int early_ids[] = { S_IDS, S_CLS, S_LEN, S_OFF_LO, S_OFF_HI, S_BUCKET, S_FILE_ORDER };
+#define NEARLY (sizeof early_ids / sizeof early_ids[0])
+#define IX_TABLE_END (((sizeof(struct ix_header) + (S_MAX + 4) * sizeof(struct ix_section)) + IX_ALIGN - 1) & \
+		      ~(uint64_t)(IX_ALIGN - 1))
+
+struct hp_index_writer {
+	int fd;
+	char *tmp;                    /* NULL: unnamed */
+	char *path;
+	pthread_t th;
+	int threaded, rc, err_no;
+	size_t n;
+	struct wsec sec[NEARLY];
+	uint64_t off[NEARLY], sum[NEARLY];
+	uint64_t end;                 /* where the other sections start */
+};
+
+static void *write_early(void *arg)
+{
+	hp_index_writer *w = arg;
+	for (size_t i = 0; i < w->n && !w->rc; i++)
+		if (write_summed(w->fd, w->sec[i].p, w->sec[i].len, w->off[i], &w->sum[i]) != 0) {
+			w->rc = HP_EIO;
+			w->err_no = errno;
+		}
+	return NULL;
+}
+
+static void writer_join(hp_index_writer *w)
+{
+	if (w->threaded) {
+		pthread_join(w->th, NULL);
+		w->threaded = 0;
+	}
+}
+
+void hp_index_write_abort(hp_index_writer *w)
+{
+	if (!w)
+		return;
+	writer_join(w);
+	close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	hp_free(w->tmp);
+	hp_free(w->path);
+	hp_free(w);
+}
+
+int hp_index_write_start(hp_index_writer **out, const char *path, const hp_heap *h, struct hp_error *err)
+{
+	*out = NULL;
+	hp_index_writer *w = hp_calloc(1, sizeof *w);
+	if (!w || !(w->path = hp_strdup(path))) {
+		hp_free(w);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	if ((w->fd = tmp_open(path, &w->tmp, err)) < 0) {
+		hp_free(w->path);
+		hp_free(w);
+		return err->code ? err->code : HP_EIO;
+	}
+	uint64_t off = IX_TABLE_END;
+	for (size_t k = 0; k < NEARLY; k++)
+		for (size_t i = 0; i < NDESCS; i++) {
+			const struct desc *d = &descs[i];
+			const void *p;
+			if (d->id != early_ids[k] || !(p = *(void *const *)(const void *)((const char *)h + d->ptr_off)))
+				continue;
+			uint64_t len = count_of(d->id, h, NULL, NULL, NULL) * d->elem;
+			w->sec[w->n] = (struct wsec){ d->id, d->elem, p, len };
+			w->off[w->n++] = off;
+			off = (off + len + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
+		}
+	w->end = off;
+	w->threaded = pthread_create(&w->th, NULL, write_early, w) == 0;
+	if (!w->threaded)
+		write_early(w);   /* (now, then) */
+	*out = w;
+	return HP_OK;
+}
+
 int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
 		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
 		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err)
 {
+	return hp_index_write_finish(NULL, path, id, key, h, L, R, ps, bytes, err);
+}
+
+int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_index_ident *id,
+			  const struct hp_index_key *key, const hp_heap *h, const struct hp_load_info *L,
+			  const struct hp_retained *R, const struct hp_pathsearch *ps, uint64_t *bytes,
+			  struct hp_error *err)
+{
+	if (w) {
+		writer_join(w);
+		if (w->rc || strcmp(w->path, path) != 0) {
+			/* the columns could not be written: all of it again */
+			hp_index_write_abort(w);
+			w = NULL;
+		}
+	}
 	/* the images: the structs with their pointers cleared */
 	hp_heap himg = *h;
 	struct hp_load_info limg = *L;
@@ -464,37 +625,53 @@ int hp_index_write(const char *path, const struct hp_index_ident *id, const stru
 	hd.table_off = sizeof hd;
 	snprintf(hd.reader_kind, sizeof hd.reader_kind, "%s", L->reader_kind ? L->reader_kind : "file");
 	struct ix_section *tab = hp_calloc(nw, sizeof *tab);
-	if (!tab)
+	if (!tab) {
+		hp_index_write_abort(w);
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
-	uint64_t off = hd.table_off + nw * sizeof *tab;
+	}
+	/* after the table (room for every section with a writer that began
+	 * early), each section where the early one put it or after the rest */
+	uint64_t off = w ? w->end : hd.table_off + nw * sizeof *tab;
+	uint8_t *done = hp_calloc(nw, 1);
+	if (!done) {
+		hp_free(tab);
+		hp_index_write_abort(w);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < nw; i++) {
-		off = (off + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
 		tab[i].id = (uint32_t)ws[i].id;
 		tab[i].elem = (uint32_t)ws[i].elem;
-		tab[i].off = off;
 		tab[i].len = ws[i].len;
+		for (size_t k = 0; w && k < w->n; k++)
+			if (w->sec[k].id == ws[i].id && w->sec[k].p == ws[i].p && w->sec[k].len == ws[i].len) {
+				tab[i].off = w->off[k];
+				tab[i].sum = w->sum[k];
+				done[i] = 1;
+			}
+		if (done[i])
+			continue;
+		off = (off + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
+		tab[i].off = off;
 		off += ws[i].len;
 	}
+	if (w && off < w->end)
+		off = w->end;
 	hd.file_size = off;
 
-	/* the temporary file beside the index, renamed over it when whole */
-	size_t pl = strlen(path);
-	char *tmp = hp_malloc(pl + 16);
-	if (!tmp) {
-		hp_free(tab);
-		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	char *tmp = NULL;
+	int fd = w ? w->fd : tmp_open(path, &tmp, err);
+	if (w) {
+		tmp = w->tmp;
+		w->tmp = NULL;
 	}
-	snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		int e = errno;
+		hp_free(done);
 		hp_free(tab);
-		hp_free(tmp);
-		return hp_error_set(err, HP_EIO, "cannot create a file beside %s: %s", path, strerror(e));
+		return err->code ? err->code : HP_EIO;
 	}
 	int rc = HP_OK;
 	for (size_t i = 0; i < nw && !rc; i++)
-		if (write_summed(fd, ws[i].p, ws[i].len, tab[i].off, &tab[i].sum) != 0)
+		if (!done[i] && write_summed(fd, ws[i].p, ws[i].len, tab[i].off, &tab[i].sum) != 0)
 			rc = HP_EIO;
 	if (!rc) {
 		hd.table_crc = crc_of(tab, nw * sizeof *tab);
@@ -504,14 +681,20 @@ int hp_index_write(const char *path, const struct hp_index_ident *id, const stru
 			rc = HP_EIO;
 	}
 	if (rc)
-		hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp, strerror(errno));
+		hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp ? tmp : path, strerror(errno));
+	if (!rc)
+		rc = tmp_commit(fd, tmp, path, err);
 	if (close(fd) != 0 && !rc)
-		rc = hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path) != 0)
-		rc = hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	if (rc)
+		rc = hp_error_set(err, HP_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (rc && tmp)
 		unlink(tmp);
+	if (w) {
+		w->fd = -1;
+		hp_free(w->path);
+		hp_free(w);
+	}
 	hp_free(tmp);
+	hp_free(done);
 	hp_free(tab);
 	if (!rc && bytes)
 		*bytes = hd.file_size;
@@ -632,6 +815,19 @@ out:
 	hp_free(at);
 	hp_free(sums);
 	return bad;
+}
+
+/* the checks' random reads (an object's dominator, its parent's depth)
+ * asked for this many entries ahead, so that they overlap */
+#define PREFETCH_AHEAD 16
+static void prefetch_at(const uint32_t *a, uint32_t i, uint64_t n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	if (i < n)
+		__builtin_prefetch(a + i);
+#else
+	(void)a, (void)i, (void)n;
+#endif
 }
 
 /* a bit set over n entries, for the checks below */
@@ -862,6 +1058,8 @@ static int check_paths(const hp_heap *h, const struct hp_pathsearch *ps, char *w
 		BAD("path tables missing");
 	for (uint64_t v = 0; v < n; v++) {
 		uint32_t p = ps->P.parent[v], d = ps->P.depth[v];
+		if (v + PREFETCH_AHEAD < n)
+			prefetch_at(ps->P.depth, ps->P.parent[v + PREFETCH_AHEAD], n);
 		int ok = p == HP_PATH_UNSEEN ? d == UINT32_MAX : p == HP_PATH_START ? d == 0
 			 : p < n && d != UINT32_MAX && ps->P.depth[p] != UINT32_MAX && d == ps->P.depth[p] + 1;
 		if (!ok)
@@ -903,6 +1101,8 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 		BAD("out of memory");
 	for (uint32_t i = 0; i < R->dom.nreach; i++) {
 		uint32_t v = R->dom.order[i], d;
+		if (i + PREFETCH_AHEAD < R->dom.nreach)
+			prefetch_at(R->dom.idom, R->dom.order[i + PREFETCH_AHEAD], n);
 		if (v >= n || (d = R->dom.idom[v]) == HP_DOM_UNREACHABLE ||
 		    (d != HP_DOM_SUPER && !((seen[d >> 3] >> (d & 7)) & 1)) || bit_test_set(seen, v))
 			BAD("dominator order inconsistent");
@@ -917,6 +1117,8 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 			BAD("dominator children not monotonic");
 		for (uint32_t j = R->child_off[v]; j < R->child_off[v + 1]; j++) {
 			uint32_t c = R->children[j];
+			if (j + PREFETCH_AHEAD < R->dom.nreach)
+				prefetch_at(R->dom.idom, R->children[j + PREFETCH_AHEAD], n);
 			if (c >= n || R->dom.idom[c] != (v == n ? HP_DOM_SUPER : (uint32_t)v))
 				BAD("dominator child inconsistent");
 		}
@@ -1148,19 +1350,47 @@ void hp_index_load_info(const hp_index *ix, struct hp_load_info *L)
 
 /* the sums and checks of a group made on first use: 1 good, -1 damaged
  * (why in why) */
+struct check_job {
+	hp_index *ix;
+	int group, rc;
+	char why[160];
+};
+
+static void *check_structure(void *arg)
+{
+	struct check_job *j = arg;
+	j->rc = j->group == G_SUMS ? 0   /* the sums are numbers: any is safe */
+		: j->group == G_RET ? check_retained(j->ix->model, &j->ix->ret, j->why, sizeof j->why)
+		: check_paths(j->ix->model, &j->ix->paths, j->why, sizeof j->why);
+	return NULL;
+}
+
+/* The checks of a group made on first use: its sections' sums, and (on a
+ * thread of its own meanwhile: they read the arrays at random where the
+ * sums read them in order; both are safe on any bytes) what the arrays
+ * say.  A sum that differs is said first.  1 good, -1 damaged (why in why). */
 static int check_group(hp_index *ix, int group, int *state, char *why, size_t why_len)
 {
 	if (*state)
 		return *state;
 	*state = -1;
+	struct check_job job = { .ix = ix, .group = group };
+	job.why[0] = '\0';
+	pthread_t th;
+	int threaded = group != G_SUMS && pthread_create(&th, NULL, check_structure, &job) == 0;
 	int64_t bad = sum_mismatch(ix->map, ix->tab, ix->hd.nsections, group);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		check_structure(&job);
 	if (bad < 0)
 		set_why(why, why_len, "out of memory");
 	else if (bad < ix->hd.nsections)
 		set_why(why, why_len, "section %u checksum mismatch", (unsigned)bad);
-	else if (group == G_SUMS || (group == G_RET ? !check_retained(ix->model, &ix->ret, why, why_len)
-						    : !check_paths(ix->model, &ix->paths, why, why_len)))
-		*state = 1;   /* the sums are numbers: any is safe */
+	else if (job.rc)
+		set_why(why, why_len, "%s", job.why);
+	else
+		*state = 1;
 	return *state;
 }
 

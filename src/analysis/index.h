@@ -27,9 +27,10 @@
  * retained sizes and of the path search on first use, by hp_index_retained()
  * and hp_index_paths().  Nothing is used before it is checked.
  *
- * Writing (hp_index_write) goes to a temporary file in the same directory,
- * renamed over the index when complete: a reader sees the old index or the
- * new one, never a part.
+ * Writing (hp_index_write, or hp_index_write_start and _finish around the
+ * computation of retained sizes) goes to a temporary file in the same
+ * directory (unnamed where the file system allows), renamed over the index
+ * when complete: a reader sees the old index or the new one, never a part.
  */
 #ifndef HP_INDEX_H
 #define HP_INDEX_H
@@ -106,5 +107,21 @@ uint64_t hp_index_size(const hp_index *ix);
 int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
 		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
 		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err) HP_MUST_USE;
+
+/* The same in two steps, so that the object columns of a finished model
+ * (most of it) are written by a thread of their own while the caller
+ * computes retained sizes: hp_index_write_start() begins (into an unnamed
+ * temporary file where the file system allows, so a killed process leaves
+ * nothing); hp_index_write_finish() waits for it, writes the rest and
+ * renames (it frees w, whatever it returns; w NULL: hp_index_write());
+ * hp_index_write_abort() waits and drops it.  h's object columns must not
+ * change or be freed in between. */
+typedef struct hp_index_writer hp_index_writer;
+int hp_index_write_start(hp_index_writer **w, const char *path, const hp_heap *h, struct hp_error *err) HP_MUST_USE;
+int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_index_ident *id,
+			  const struct hp_index_key *key, const hp_heap *h, const struct hp_load_info *L,
+			  const struct hp_retained *R, const struct hp_pathsearch *ps, uint64_t *bytes,
+			  struct hp_error *err) HP_MUST_USE;
+void hp_index_write_abort(hp_index_writer *w);
 
 #endif

@@ -46,6 +46,7 @@ struct hp_session {
 	int ix_tried, ix_status;
 	char ix_why[256];
 	hp_index *ix;                 /* mapped; the heap and maybe R point into it */
+	hp_index_writer *ixw;         /* the index being written (its object columns) */
 	struct hp_index_ident ident;
 	int ident_ok;
 	int heap_mapped;              /* s->heap came from the index */
@@ -110,6 +111,7 @@ void hp_session_free(hp_session *s)
 			hp_refs_release(&s->paths[i].g);
 		}
 	}
+	hp_index_write_abort(s->ixw);   /* (before the heap it reads is freed) */
 	hp_native_release(&s->native);
 	hp_objread_free(s->rd);
 	hp_retained_release(&s->R);
@@ -401,6 +403,14 @@ static int get_heap(hp_session *s, int objects, const hp_heap **out, struct hp_e
 		s->heap_err = *err;
 		return rc;
 	}
+	/* the index will be written at the end: its object columns now, on
+	 * a thread of their own, while retained sizes are computed */
+	if (hp_session_index_pending(s) && !s->ixw) {
+		struct hp_error e;
+		hp_error_clear(&e);
+		if (hp_index_write_start(&s->ixw, s->index_path, s->heap, &e) != HP_OK)
+			s->ixw = NULL;   /* hp_session_write_index() says why, trying again */
+	}
 	*out = s->heap;
 	return HP_OK;
 }
@@ -677,7 +687,8 @@ int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)
 				      : s->ix && hp_index_retained(s->ix, &ixR, why, sizeof why) > 0 ? &ixR : NULL;
 	const struct hp_pathsearch *P = s->paths_done[0] && !s->paths_rc[0] ? &s->paths[0]
 					: s->ix && hp_index_paths(s->ix, &ixP, why, sizeof why) > 0 ? &ixP : NULL;
-	int rc = hp_index_write(s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
+	int rc = hp_index_write_finish(s->ixw, s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
+	s->ixw = NULL;
 	s->ix_written = rc == HP_OK;
 	return rc;
 }

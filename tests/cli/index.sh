@@ -2,8 +2,11 @@
 # The index (hprofan index; docs/index-format.md):
 #  1. every command on every corpus dump writes the same stdout (and exits
 #     the same) with --no-index, while the index is being built, and with
-#     the index read; on the small dumps every command, on the others top,
-#     dominators, object and path (the reference is --no-index, the parse);
+#     the index read; on the small dumps every command but browse, index
+#     and redact (which reads the dump, not the model), on the others top,
+#     dominators, object, path and report, whose page holds what top,
+#     dominators, leaks, waste, threads, sites... collect (the reference
+#     is --no-index, the parse);
 #  2. a damaged index (truncated, a byte flipped in each section, another
 #     format version, the index of another dump copied over it, a graph or
 #     dominator entry out of range with its checksum fixed) and a stale one
@@ -20,9 +23,10 @@ command -v python3 >/dev/null 2>&1 || { skip index "python3 is absent"; exit 0; 
 
 IX=$TMPD/ix
 # run ARGS...: stdout and the exit code in $TMPD/out, stderr in $TMPD/err
+# (report's page holds its command line: --no-index taken out of it)
 run() {
-  "$HPROFAN" "$@" >"$TMPD/out" 2>"$TMPD/err"
-  echo "exit $?" >>"$TMPD/out"
+  "$HPROFAN" "$@" 2>"$TMPD/err" | sed 's/,"--no-index"\]/]/' >"$TMPD/out"
+  echo "exit ${PIPESTATUS[0]}" >>"$TMPD/out"
 }
 ixfile() { ls "$HPROFAN_INDEX_DIR"/*.hprofan-index 2>/dev/null | head -n 1; }
 
@@ -33,9 +37,11 @@ small_cmds=(
   "leaks|leaks @D" "waste|waste @D" "threads|threads @D" "sites|sites @D" "diff|diff @D @D --top 5"
   "trend|trend @D @D --top 5" "top-weak|@D --weak=skip --top 5"
   "components|components @D" "bitmaps|bitmaps @D" "top-package|@D --group=package --top 5"
-  "dominators-loader|dominators @D --group=loader --top 5"
+  "dominators-loader|dominators @D --group=loader --top 5" "report|report @D"
 )
-big_cmds=("top|@D" "dominators|dominators @D --top 8" "object|object @D @ID" "path|path @D @ID")
+# (report: every collect of the commands above, leaks, waste and threads
+# included, on one page)
+big_cmds=("top|@D" "dominators|dominators @D --top 8" "object|object @D @ID" "path|path @D @ID" "report|report @D")
 is_small() {
   case $1 in */hprof-32.bin|*/RI.hprof|*/sun_jdk6_30_x64_compressedOops.hprof|*/java_pid1884.0001.hprof.gz|\
              */dialer.android-hprof|*/oracle_jdk7_21_hprofagent.hprof|*/minimal.bin|*/small_heap.bin) return 0 ;;
