@@ -1443,4 +1443,6 @@ int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why
 	return 1;
 }
 
+int hp_index_has_paths(const hp_index *ix) { return ix->hd.has_paths != 0; }
+
 uint64_t hp_index_size(const hp_index *ix) { return ix->size; }

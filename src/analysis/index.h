@@ -99,6 +99,8 @@ int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_
 /* likewise the path search without the referents of weak references (its
  * arrays in the mapping: release none) */
 int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len);
+/* 1 when the index holds the path search (not checked yet) */
+int hp_index_has_paths(const hp_index *ix);
 /* the sum a section's entry in the table holds (docs/index-format.md) */
 uint64_t hp_index_section_sum(const void *p, uint64_t len);
 uint64_t hp_index_size(const hp_index *ix);

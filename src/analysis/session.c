@@ -585,6 +585,13 @@ int hp_session_native(hp_session *s, int with_retained, const struct hp_native *
 	return HP_OK;
 }
 
+int hp_session_paths_indexed(hp_session *s, int all_weak)
+{
+	if (!s->ix_tried && !s->heap)
+		try_index(s);
+	return !all_weak && !s->paths_done[0] && s->ix && hp_index_has_paths(s->ix);
+}
+
 int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **out, struct hp_error *err)
 {
 	*out = NULL;
