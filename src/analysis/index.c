@@ -713,8 +713,8 @@ struct hp_index {
 	struct hp_pathsearch paths;   /* valid when hd.has_paths */
 	const hp_heap *model;         /* the heap, for the checks made later */
 	const struct ix_section *tab;
-	int sums_state, ret_state, paths_state;   /* 0 not checked yet, 1 good, -1 damaged */
-	char sums_why[160], ret_why[160], paths_why[160];
+	int sums_state, tree_state, ret_state, paths_state;   /* 0 not checked yet, 1 good, -1 damaged */
+	char sums_why[160], tree_why[160], ret_why[160], paths_why[160];
 };
 
 static void set_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -732,12 +732,17 @@ static const unsigned char empty_section[IX_ALIGN];
  * is opened (with the images of the other two, which give their counts),
  * the retained sizes' when first asked for, the path search's likewise; a
  * command that never asks for the graph never reads it. */
-enum { G_OPEN, G_SUMS, G_RET, G_PATH };
+enum { G_OPEN, G_SUMS, G_TREE, G_GRAPH, G_PATH };
 
 static int group_of(uint32_t id)
 {
-	return id == S_R_CLASS_RET || id == S_R_ROW_RET ? G_SUMS : id >= S_R_OFF && id <= S_R_ROW_RET ? G_RET
-	       : id >= S_PG_OFF && id <= S_P_DEPTH ? G_PATH : G_OPEN;
+	if (id == S_R_CLASS_RET || id == S_R_ROW_RET)
+		return G_SUMS;
+	if (id >= S_R_OFF && id <= S_R_CLASS_OBJ)
+		return G_GRAPH;   /* the retained sizes' reference graph */
+	if (id >= S_D_IDOM && id <= S_R_ROW_RET)
+		return G_TREE;    /* the dominator tree, sizes, roots */
+	return id >= S_PG_OFF && id <= S_P_DEPTH ? G_PATH : G_OPEN;
 }
 
 /* the sections' blocks summed on two cores, each thread taking the next
@@ -1081,8 +1086,6 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 	if (!R->dom.idom || !R->dom.order || !R->shallow || !R->retained || !R->root_objs || !R->root_kinds ||
 	    !R->child_off || !R->children || !R->class_retained || !R->row_retained)
 		BAD("retained tables missing");
-	if (check_graph(h, &R->refs, why, why_len))
-		return -1;
 	for (size_t i = 0; i < R->nroot_objs; i++)
 		if (R->root_objs[i] >= n)
 			BAD("root object out of range");
@@ -1360,7 +1363,8 @@ static void *check_structure(void *arg)
 {
 	struct check_job *j = arg;
 	j->rc = j->group == G_SUMS ? 0   /* the sums are numbers: any is safe */
-		: j->group == G_RET ? check_retained(j->ix->model, &j->ix->ret, j->why, sizeof j->why)
+		: j->group == G_TREE ? check_retained(j->ix->model, &j->ix->ret, j->why, sizeof j->why)
+		: j->group == G_GRAPH ? check_graph(j->ix->model, &j->ix->ret.refs, j->why, sizeof j->why)
 		: check_paths(j->ix->model, &j->ix->paths, j->why, sizeof j->why);
 	return NULL;
 }
@@ -1402,11 +1406,34 @@ int hp_index_retained(hp_index *ix, struct hp_retained *R, char *why, size_t why
 		set_why(why, why_len, "%s", ix->sums_why);
 		return -1;
 	}
-	if (check_group(ix, G_RET, &ix->ret_state, ix->ret_why, sizeof ix->ret_why) < 0) {
+	if (check_group(ix, G_TREE, &ix->tree_state, ix->tree_why, sizeof ix->tree_why) < 0) {
+		set_why(why, why_len, "%s", ix->tree_why);
+		return -1;
+	}
+	if (check_group(ix, G_GRAPH, &ix->ret_state, ix->ret_why, sizeof ix->ret_why) < 0) {
 		set_why(why, why_len, "%s", ix->ret_why);
 		return -1;
 	}
 	*R = ix->ret;
+	return 1;
+}
+
+int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
+{
+	if (!ix->hd.has_retained)
+		return 0;
+	if (ix->ret_state)
+		return hp_index_retained(ix, R, why, why_len);
+	if (check_group(ix, G_SUMS, &ix->sums_state, ix->sums_why, sizeof ix->sums_why) < 0) {
+		set_why(why, why_len, "%s", ix->sums_why);
+		return -1;
+	}
+	if (check_group(ix, G_TREE, &ix->tree_state, ix->tree_why, sizeof ix->tree_why) < 0) {
+		set_why(why, why_len, "%s", ix->tree_why);
+		return -1;
+	}
+	*R = ix->ret;
+	memset(&R->refs, 0, sizeof R->refs);   /* not checked: none of it */
 	return 1;
 }
 

@@ -96,6 +96,9 @@ int hp_index_retained(hp_index *ix, struct hp_retained *R, char *why, size_t why
  * class_retained and row_retained (every other array NULL), of which
  * only those two sections are checked */
 int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
+/* hp_index_retained() without the reference graph (R->refs all zero),
+ * whose sections are not checked: the dominator tree, sizes and roots */
+int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
 /* likewise the path search without the referents of weak references (its
  * arrays in the mapping: release none) */
 int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len);

@@ -26,7 +26,7 @@ struct hp_session {
 
 	struct hp_retained R;
 	int ret_done, ret_rc;
-	struct hp_retained Rsums;     /* hp_session_retained_sums() from the index: the sums only */
+	struct hp_retained Rpart[2];  /* from the index: the sums only, the tree without the graph */
 	struct hp_error ret_err;
 
 	hp_objread *rd;
@@ -437,7 +437,9 @@ static void wanted_policies(const hp_session *s, const hp_heap *h, int *weak, in
 		*roots = s->o.roots;
 }
 
-int hp_session_retained_sums(hp_session *s, const struct hp_retained **out, struct hp_error *err)
+/* part of the index's retained sizes: 1 the sums, 2 the tree (into
+ * s->Rpart[part - 1]), else all of them (hp_session_retained()) */
+static int retained_part(hp_session *s, int part, const struct hp_retained **out, struct hp_error *err)
 {
 	*out = NULL;
 	if (!s->ret_done) {
@@ -449,16 +451,27 @@ int hp_session_retained_sums(hp_session *s, const struct hp_retained **out, stru
 			return rc;
 		int weak, roots;
 		wanted_policies(s, h, &weak, &roots);
-		struct hp_retained ixR;
-		int got = s->ix ? hp_index_retained_sums(s->ix, &ixR, s->ix_why, sizeof s->ix_why) : 0;
+		struct hp_retained ixR, *P = &s->Rpart[part - 1];
+		int got = !s->ix ? 0 : part == 1 ? hp_index_retained_sums(s->ix, &ixR, s->ix_why, sizeof s->ix_why)
+				       : hp_index_retained_tree(s->ix, &ixR, s->ix_why, sizeof s->ix_why);
 		if (got > 0 && ixR.weak == weak && ixR.roots_policy == roots) {
-			s->Rsums = ixR;
-			s->Rsums.t_refs = s->Rsums.t_dom = s->Rsums.t_retained = s->Rsums.t_aggregate = 0;
-			*out = &s->Rsums;
+			*P = ixR;
+			P->t_refs = P->t_dom = P->t_retained = P->t_aggregate = 0;
+			*out = P;
 			return HP_OK;
 		}
 	}
 	return hp_session_retained(s, out, err);   /* (a damaged index says so again there) */
+}
+
+int hp_session_retained_sums(hp_session *s, const struct hp_retained **out, struct hp_error *err)
+{
+	return retained_part(s, 1, out, err);
+}
+
+int hp_session_retained_tree(hp_session *s, const struct hp_retained **out, struct hp_error *err)
+{
+	return retained_part(s, 2, out, err);
 }
 
 int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp_error *err)

@@ -135,6 +135,9 @@ int hp_session_retained(hp_session *s, const struct hp_retained **R, struct hp_e
  * what a class table shows: the scalars, class_retained and row_retained,
  * every other array NULL, so that the graph and tree are not read. */
 int hp_session_retained_sums(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
+/* Likewise with everything but the reference graph (R->refs all zero):
+ * the dominator tree, shallow and retained sizes, the roots. */
+int hp_session_retained_tree(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
 /* 1 when hp_session_paths(s, all_weak) would take the path search from
  * the index (no pass over the dump; its checks made on that call) */
 int hp_session_paths_indexed(hp_session *s, int all_weak);

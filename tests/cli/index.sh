@@ -120,15 +120,20 @@ IXF=$(ixfile)
 cp "$IXF" "$TMPD/good"
 
 # the commands the damage is found by: each reads a part of the index (the
-# model; the retained sums; the dominator tree and graph; the path search)
+# model and the retained sums: top; the dominator tree: dominators; the
+# reference graph: object, which lists referrers; the path search: path)
 "$HPROFAN" dominators "$D0" --top 8 --no-index >"$TMPD/want.dom" 2>/dev/null
 "$HPROFAN" path "$D0" "$ID0" --no-index >"$TMPD/want.path" 2>/dev/null
+"$HPROFAN" object "$D0" "$ID0" --no-index >"$TMPD/want.obj" 2>/dev/null
 cmd_for() {   # cmd_for SECTION-ID: the command that reads it, its reference output
-  if [ "$1" -ge 39 ] && [ "$1" -le 52 ]; then echo "dom dominators $D0 --top 8"
+  if [ "$1" -ge 39 ] && [ "$1" -le 44 ]; then echo "obj object $D0 $ID0"
+  elif [ "$1" -ge 45 ] && [ "$1" -le 52 ]; then echo "dom dominators $D0 --top 8"
   elif [ "$1" -ge 56 ] && [ "$1" -le 63 ]; then echo "path path $D0 $ID0"
   else echo "top $D0 --top 5"; fi
 }
-want_of() { case $1 in dom) echo "$TMPD/want.dom" ;; path) echo "$TMPD/want.path" ;; *) echo "$TMPD/want" ;; esac; }
+want_of() {
+  case $1 in dom) echo "$TMPD/want.dom" ;; path) echo "$TMPD/want.path" ;; obj) echo "$TMPD/want.obj" ;; *) echo "$TMPD/want" ;; esac
+}
 
 # damaged CASE PATTERN [REF ARGS...]: the index at $IXF damaged; running
 # ARGS (default: --top 5) says one line on stderr matching PATTERN, gives
@@ -193,15 +198,15 @@ if [ "$nsec" -gt 55 ]; then ok "index damaged: a byte flipped in each of $nsec s
 else fail "index damaged: sections" "only $nsec sections tried"; fi
 
 # a section is summed when first used: --top reads neither the path search
-# nor the dominator tree, so a byte flipped in them leaves it alone (and
-# the index as it is); path and dominators then find it
-while read -r i sid off len; do
-  case $sid in 58) p58="$i $off $len" ;; 45) p45="$i $off $len" ;; esac
-done <"$TMPD/sections"
-for w in "58 path the path search's graph" "45 dom the dominator tree"; do
+# nor the dominator tree nor the graph, so a byte flipped in them leaves it
+# alone (and the index as it is); path, dominators and object then find it
+declare -A at=()
+while read -r i sid off len; do at[$sid]="$i $off $len"; done <"$TMPD/sections"
+for w in "58 path" "45 dom" "41 obj"; do
   set -- $w
-  sid=$1 ref=$2; shift 2
-  [ "$sid" = 58 ] && set -- $p58 || set -- $p45
+  sid=$1 ref=$2
+  # shellcheck disable=SC2086
+  set -- ${at[$sid]}
   i=$1
   python3 -c 'import sys
 f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); c = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([c[0] ^ 0x5a]))' \
@@ -218,6 +223,20 @@ f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); c = f.read(1); f.seek(in
   shift
   damaged "a byte of section $i (id $sid), found by $1" "corrupt \\(section $i checksum mismatch\\)" "$ref" "$@"
 done
+# nor does dominators read the graph
+# shellcheck disable=SC2086
+set -- ${at[41]}
+python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); c = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([c[0] ^ 0x5a]))' \
+  "$IXF" $(($2 + $3 / 2))
+ino=$(stat -c %i "$IXF")
+"$HPROFAN" dominators "$D0" --top 8 >"$TMPD/got" 2>"$TMPD/err"
+if cmp -s "$TMPD/got" "$TMPD/want.dom" && [ ! -s "$TMPD/err" ] && [ "$(stat -c %i "$IXF")" = "$ino" ]; then
+  ok "index damaged: section $1 (id 41, the graph): dominators, which does not read it, neither says nor rewrites"
+else
+  fail "index damaged: section $1 (id 41), dominators" "read it: $(head -c 300 "$TMPD/err")"
+fi
+cp "$TMPD/good" "$IXF"
 
 # the header's version, the header itself, the section table
 python3 -c 'import struct, sys

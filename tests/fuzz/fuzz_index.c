@@ -155,7 +155,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (hp_index_open(&ix, ipath, &id, &key, why, sizeof why) == HP_INDEX_OK) {
 		if (!memchr(why, 0, sizeof why))
 			abort();
+		/* the parts first (each checks only its sections), then all */
 		struct hp_retained R;
+		if (hp_index_retained_sums(ix, &R, why, sizeof why) > 0)
+			sink_ += R.reachable;
+		if (hp_index_retained_tree(ix, &R, why, sizeof why) > 0)
+			sink_ += R.refs.nedges + R.dom.nreach + R.child_off[R.dom.n + 1];
 		int have_R = hp_index_retained(ix, &R, why, sizeof why) > 0;
 		struct hp_pathsearch ps;
 		if (hp_index_paths(ix, &ps, why, sizeof why) > 0) {
