@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ _Static_assert(sizeof(struct ix_header) == 256, "index header is 256 bytes");
 struct ix_section {
 	uint32_t id, elem;            /* section id, element size */
 	uint64_t off, len;            /* bytes from the start of the file; len a multiple of elem */
-	uint32_t crc, pad;
+	uint64_t sum;                 /* hp_index_section_sum() of its bytes */
 };
 
 /* where a section's array lives: which struct, the offset of its pointer */
@@ -221,6 +222,96 @@ static uint32_t crc_of(const void *p, uint64_t n)
 	return (uint32_t)c;
 }
 
+/* ---- section sums -------------------------------------------------------
+ * XXH64 (Yann Collet's, words read in the host's byte order: an index is
+ * read only where it was written) of each 1 MiB block, and XXH64 of the
+ * blocks' sums: blocks are hashed in any order on both cores when an index
+ * is opened, and as they are written.  It finds damage (a flipped byte, a
+ * torn write); an index made on purpose is caught by the checks after it. */
+
+#define IX_BLOCK ((uint64_t)1 << 20)
+#define P1 0x9E3779B185EBCA87ull
+#define P2 0xC2B2AE3D27D4EB4Full
+#define P3 0x165667B19E3779F9ull
+#define P4 0x85EBCA77C2B2AE63ull
+#define P5 0x27D4EB2F165667C5ull
+
+static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t xround(uint64_t acc, uint64_t in) { return rotl64(acc + in * P2, 31) * P1; }
+static uint64_t xmerge(uint64_t acc, uint64_t v) { return (acc ^ xround(0, v)) * P1 + P4; }
+
+static uint64_t xxh64(const void *data, uint64_t len, uint64_t seed)
+{
+	const unsigned char *p = data, *end = p + len;
+	uint64_t h;
+	if (len >= 32) {
+		uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
+		const unsigned char *limit = end - 32;
+		do {
+			v1 = xround(v1, rd64(p));
+			v2 = xround(v2, rd64(p + 8));
+			v3 = xround(v3, rd64(p + 16));
+			v4 = xround(v4, rd64(p + 24));
+			p += 32;
+		} while (p <= limit);
+		h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+		h = xmerge(h, v1);
+		h = xmerge(h, v2);
+		h = xmerge(h, v3);
+		h = xmerge(h, v4);
+	} else {
+		h = seed + P5;
+	}
+	h += len;
+	for (; end - p >= 8; p += 8)
+		h = rotl64(h ^ xround(0, rd64(p)), 27) * P1 + P4;
+	if (end - p >= 4) {
+		h = rotl64(h ^ (uint64_t)rd32(p) * P1, 23) * P2 + P3;
+		p += 4;
+	}
+	for (; p < end; p++)
+		h = rotl64(h ^ *p * P5, 11) * P1;
+	h ^= h >> 33;
+	h *= P2;
+	h ^= h >> 29;
+	h *= P3;
+	return h ^ (h >> 32);
+}
+
+static uint64_t nblocks_of(uint64_t len) { return len ? (len + IX_BLOCK - 1) / IX_BLOCK : 0; }
+
+static uint64_t block_sum(const unsigned char *p, uint64_t len, uint64_t b)
+{
+	uint64_t off = b * IX_BLOCK;
+	return xxh64(p + off, len - off < IX_BLOCK ? len - off : IX_BLOCK, 0);
+}
+
+/* the sum of a section whose blocks' sums are sums[0..nblocks_of(len)) */
+static uint64_t sum_of_blocks(const uint64_t *sums, uint64_t len)
+{
+	return xxh64(sums, nblocks_of(len) * sizeof *sums, len);
+}
+
+uint64_t hp_index_section_sum(const void *p, uint64_t len)
+{
+	uint64_t acc[64], nb = nblocks_of(len);
+	if (nb <= 64) {
+		for (uint64_t b = 0; b < nb; b++)
+			acc[b] = block_sum(p, len, b);
+		return sum_of_blocks(acc, len);
+	}
+	uint64_t *sums = hp_reallocarray(NULL, (size_t)nb, sizeof *sums);
+	if (!sums)
+		return 0;   /* tests only (the fuzz target's small inputs) */
+	for (uint64_t b = 0; b < nb; b++)
+		sums[b] = block_sum(p, len, b);
+	uint64_t s = sum_of_blocks(sums, len);
+	hp_free(sums);
+	return s;
+}
+
 /* ---- identity ----------------------------------------------------------- */
 
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
@@ -295,10 +386,194 @@ static int write_all(int fd, const void *p, uint64_t n, uint64_t off)
 	return 0;
 }
 
+/* writes a section and sums it on the way, 8 blocks at a time, each
+ * summed while the cache holds it */
+static int write_summed(int fd, const void *p, uint64_t len, uint64_t off, uint64_t *sum)
+{
+	uint64_t nb = nblocks_of(len), one = 0, *sums = nb > 1 ? hp_reallocarray(NULL, (size_t)nb, sizeof *sums) : &one;
+	if (!sums) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int rc = 0;
+	for (uint64_t b = 0; b < nb && !rc; b += 8) {
+		uint64_t e = b + 8 < nb ? b + 8 : nb;
+		for (uint64_t k = b; k < e; k++)
+			sums[k] = block_sum(p, len, k);
+		uint64_t from = b * IX_BLOCK, to = e * IX_BLOCK < len ? e * IX_BLOCK : len;
+		rc = write_all(fd, (const char *)p + from, to - from, off + from);
+	}
+	*sum = sum_of_blocks(sums, len);
+	if (sums != &one)
+		hp_free(sums);
+	return rc;
+}
+
+/* The temporary file: unnamed (O_TMPFILE) where the file system can, so
+ * that a process killed before the end leaves nothing; named
+ * INDEX.tmp.XXXXXX otherwise.  *tmp is NULL for an unnamed one. */
+static int tmp_open(const char *path, char **tmp, struct hp_error *err)
+{
+	size_t pl = strlen(path);
+	*tmp = NULL;
+#ifdef O_TMPFILE
+	char *dir = hp_malloc(pl + 2);
+	if (!dir)
+		return hp_error_set(err, HP_ENOMEM, "out of memory"), -1;
+	memcpy(dir, path, pl + 1);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	else
+		memcpy(dir, ".", 2);
+	/* (linked through /proc at the end) */
+	int fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+	hp_free(dir);
+	if (fd >= 0)
+		return fd;
+#endif
+	if (!(*tmp = hp_malloc(pl + 16)))
+		return hp_error_set(err, HP_ENOMEM, "out of memory"), -1;
+	snprintf(*tmp, pl + 16, "%s.tmp.XXXXXX", path);
+	int nfd = mkstemp(*tmp);
+	if (nfd < 0) {
+		int e = errno;
+		hp_free(*tmp);
+		*tmp = NULL;
+		return hp_error_set(err, HP_EIO, "cannot create a file beside %s: %s", path, strerror(e)), -1;
+	}
+	return nfd;
+}
+
+/* the whole file put in place of the index: an unnamed one linked under
+ * a name of its own first, then renamed over it */
+static int tmp_commit(int fd, const char *tmp, const char *path, struct hp_error *err)
+{
+	if (tmp)
+		return rename(tmp, path) == 0 ? HP_OK
+		       : hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	char proc[64], name[4096 + 64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	for (unsigned k = 0; k < 100; k++) {
+		snprintf(name, sizeof name, "%s.tmp.%ld.%u", path, (long)getpid(), k);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
+			if (rename(name, path) == 0)
+				return HP_OK;
+			int e = errno;
+			unlink(name);
+			return hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", name, path, strerror(e));
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return hp_error_set(err, HP_EIO, "cannot link %s: %s", name, strerror(errno));
+}
+
+/* The object columns, written first and by a thread of their own while
+ * the caller computes retained sizes (hp_index_write_start): they are
+ * most of the model and fixed once it is finished. */
+static const int early_ids[] = { S_IDS, S_CLS, S_LEN, S_OFF_LO, S_OFF_HI, S_BUCKET, S_FILE_ORDER };
+#define NEARLY (sizeof early_ids / sizeof early_ids[0])
+#define IX_TABLE_END (((sizeof(struct ix_header) + (S_MAX + 4) * sizeof(struct ix_section)) + IX_ALIGN - 1) & \
+		      ~(uint64_t)(IX_ALIGN - 1))
+
+struct hp_index_writer {
+	int fd;
+	char *tmp;                    /* NULL: unnamed */
+	char *path;
+	pthread_t th;
+	int threaded, rc, err_no;
+	size_t n;
+	struct wsec sec[NEARLY];
+	uint64_t off[NEARLY], sum[NEARLY];
+	uint64_t end;                 /* where the other sections start */
+};
+
+static void *write_early(void *arg)
+{
+	hp_index_writer *w = arg;
+	for (size_t i = 0; i < w->n && !w->rc; i++)
+		if (write_summed(w->fd, w->sec[i].p, w->sec[i].len, w->off[i], &w->sum[i]) != 0) {
+			w->rc = HP_EIO;
+			w->err_no = errno;
+		}
+	return NULL;
+}
+
+static void writer_join(hp_index_writer *w)
+{
+	if (w->threaded) {
+		pthread_join(w->th, NULL);
+		w->threaded = 0;
+	}
+}
+
+void hp_index_write_abort(hp_index_writer *w)
+{
+	if (!w)
+		return;
+	writer_join(w);
+	close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	hp_free(w->tmp);
+	hp_free(w->path);
+	hp_free(w);
+}
+
+int hp_index_write_start(hp_index_writer **out, const char *path, const hp_heap *h, struct hp_error *err)
+{
+	*out = NULL;
+	hp_index_writer *w = hp_calloc(1, sizeof *w);
+	if (!w || !(w->path = hp_strdup(path))) {
+		hp_free(w);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	if ((w->fd = tmp_open(path, &w->tmp, err)) < 0) {
+		hp_free(w->path);
+		hp_free(w);
+		return err->code ? err->code : HP_EIO;
+	}
+	uint64_t off = IX_TABLE_END;
+	for (size_t k = 0; k < NEARLY; k++)
+		for (size_t i = 0; i < NDESCS; i++) {
+			const struct desc *d = &descs[i];
+			const void *p;
+			if (d->id != early_ids[k] || !(p = *(void *const *)(const void *)((const char *)h + d->ptr_off)))
+				continue;
+			uint64_t len = count_of(d->id, h, NULL, NULL, NULL) * d->elem;
+			w->sec[w->n] = (struct wsec){ d->id, d->elem, p, len };
+			w->off[w->n++] = off;
+			off = (off + len + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
+		}
+	w->end = off;
+	w->threaded = pthread_create(&w->th, NULL, write_early, w) == 0;
+	if (!w->threaded)
+		write_early(w);   /* (now, then) */
+	*out = w;
+	return HP_OK;
+}
+
 int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
 		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
 		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err)
 {
+	return hp_index_write_finish(NULL, path, id, key, h, L, R, ps, bytes, err);
+}
+
+int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_index_ident *id,
+			  const struct hp_index_key *key, const hp_heap *h, const struct hp_load_info *L,
+			  const struct hp_retained *R, const struct hp_pathsearch *ps, uint64_t *bytes,
+			  struct hp_error *err)
+{
+	if (w) {
+		writer_join(w);
+		if (w->rc || strcmp(w->path, path) != 0) {
+			/* the columns could not be written: all of it again */
+			hp_index_write_abort(w);
+			w = NULL;
+		}
+	}
 	/* the images: the structs with their pointers cleared */
 	hp_heap himg = *h;
 	struct hp_load_info limg = *L;
@@ -350,40 +625,54 @@ int hp_index_write(const char *path, const struct hp_index_ident *id, const stru
 	hd.table_off = sizeof hd;
 	snprintf(hd.reader_kind, sizeof hd.reader_kind, "%s", L->reader_kind ? L->reader_kind : "file");
 	struct ix_section *tab = hp_calloc(nw, sizeof *tab);
-	if (!tab)
+	if (!tab) {
+		hp_index_write_abort(w);
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
-	uint64_t off = hd.table_off + nw * sizeof *tab;
+	}
+	/* after the table (room for every section with a writer that began
+	 * early), each section where the early one put it or after the rest */
+	uint64_t off = w ? w->end : hd.table_off + nw * sizeof *tab;
+	uint8_t *done = hp_calloc(nw, 1);
+	if (!done) {
+		hp_free(tab);
+		hp_index_write_abort(w);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < nw; i++) {
-		off = (off + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
 		tab[i].id = (uint32_t)ws[i].id;
 		tab[i].elem = (uint32_t)ws[i].elem;
-		tab[i].off = off;
 		tab[i].len = ws[i].len;
+		for (size_t k = 0; w && k < w->n; k++)
+			if (w->sec[k].id == ws[i].id && w->sec[k].p == ws[i].p && w->sec[k].len == ws[i].len) {
+				tab[i].off = w->off[k];
+				tab[i].sum = w->sum[k];
+				done[i] = 1;
+			}
+		if (done[i])
+			continue;
+		off = (off + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
+		tab[i].off = off;
 		off += ws[i].len;
 	}
+	if (w && off < w->end)
+		off = w->end;
 	hd.file_size = off;
 
-	/* the temporary file beside the index, renamed over it when whole */
-	size_t pl = strlen(path);
-	char *tmp = hp_malloc(pl + 16);
-	if (!tmp) {
-		hp_free(tab);
-		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	char *tmp = NULL;
+	int fd = w ? w->fd : tmp_open(path, &tmp, err);
+	if (w) {
+		tmp = w->tmp;
+		w->tmp = NULL;
 	}
-	snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		int e = errno;
+		hp_free(done);
 		hp_free(tab);
-		hp_free(tmp);
-		return hp_error_set(err, HP_EIO, "cannot create a file beside %s: %s", path, strerror(e));
+		return err->code ? err->code : HP_EIO;
 	}
 	int rc = HP_OK;
-	for (size_t i = 0; i < nw && !rc; i++) {
-		tab[i].crc = crc_of(ws[i].p, ws[i].len);
-		if (write_all(fd, ws[i].p, ws[i].len, tab[i].off) != 0)
+	for (size_t i = 0; i < nw && !rc; i++)
+		if (!done[i] && write_summed(fd, ws[i].p, ws[i].len, tab[i].off, &tab[i].sum) != 0)
 			rc = HP_EIO;
-	}
 	if (!rc) {
 		hd.table_crc = crc_of(tab, nw * sizeof *tab);
 		hd.header_crc = crc_of(&hd, offsetof(struct ix_header, header_crc));
@@ -392,14 +681,20 @@ int hp_index_write(const char *path, const struct hp_index_ident *id, const stru
 			rc = HP_EIO;
 	}
 	if (rc)
-		hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp, strerror(errno));
+		hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp ? tmp : path, strerror(errno));
+	if (!rc)
+		rc = tmp_commit(fd, tmp, path, err);
 	if (close(fd) != 0 && !rc)
-		rc = hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path) != 0)
-		rc = hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	if (rc)
+		rc = hp_error_set(err, HP_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (rc && tmp)
 		unlink(tmp);
+	if (w) {
+		w->fd = -1;
+		hp_free(w->path);
+		hp_free(w);
+	}
 	hp_free(tmp);
+	hp_free(done);
 	hp_free(tab);
 	if (!rc && bytes)
 		*bytes = hd.file_size;
@@ -416,6 +711,10 @@ struct hp_index {
 	struct hp_load_info info;
 	struct hp_retained ret;       /* valid when hd.has_retained */
 	struct hp_pathsearch paths;   /* valid when hd.has_paths */
+	const hp_heap *model;         /* the heap, for the checks made later */
+	const struct ix_section *tab;
+	int sums_state, tree_state, ret_state, paths_state;   /* 0 not checked yet, 1 good, -1 damaged */
+	char sums_why[160], tree_why[160], ret_why[160], paths_why[160];
 };
 
 static void set_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -429,54 +728,111 @@ static void set_why(char *why, size_t n, const char *fmt, ...)
 
 static const unsigned char empty_section[IX_ALIGN];
 
-/* The sections' CRCs on two cores: each section's second half on a
- * thread, combined with the first half's (crc32_combine); about two
- * thirds of opening an index is this. */
-struct crc_job {
+/* Which sections are summed and checked when: the model's when the index
+ * is opened (with the images of the other two, which give their counts),
+ * the retained sizes' when first asked for, the path search's likewise; a
+ * command that never asks for the graph never reads it. */
+enum { G_OPEN, G_SUMS, G_TREE, G_GRAPH, G_PATH };
+
+static int group_of(uint32_t id)
+{
+	if (id == S_R_CLASS_RET || id == S_R_ROW_RET)
+		return G_SUMS;
+	if (id >= S_R_OFF && id <= S_R_CLASS_OBJ)
+		return G_GRAPH;   /* the retained sizes' reference graph */
+	if (id >= S_D_IDOM && id <= S_R_ROW_RET)
+		return G_TREE;    /* the dominator tree, sizes, roots */
+	return id >= S_PG_OFF && id <= S_P_DEPTH ? G_PATH : G_OPEN;
+}
+
+/* the sections' blocks summed on two cores, each thread taking the next
+ * few blocks of any section of the group */
+struct sum_job {
 	const unsigned char *map;
-	const struct ix_section *tab;
-	uint32_t n;
-	uint32_t *second;             /* CRC of each section's second half */
+	const struct ix_section *const *secs;  /* the group's sections */
+	const uint64_t *first;        /* index in sums of each one's first block */
+	uint32_t nsecs;
+	uint64_t nblocks;
+	uint64_t *sums;
+	atomic_uint_fast64_t next;
 };
 
-static void *crc_second_halves(void *arg)
+static void *sum_blocks(void *arg)
 {
-	struct crc_job *j = arg;
-	for (uint32_t i = 0; i < j->n; i++) {
-		uint64_t half = j->tab[i].len / 2;
-		j->second[i] = crc_of(j->map + j->tab[i].off + half, j->tab[i].len - half);
+	struct sum_job *j = arg;
+	uint32_t s = 0;
+	for (;;) {
+		uint64_t g = atomic_fetch_add(&j->next, 4);
+		if (g >= j->nblocks)
+			break;
+		uint64_t e = g + 4 < j->nblocks ? g + 4 : j->nblocks;
+		for (; g < e; g++) {
+			while (s + 1 < j->nsecs && j->first[s + 1] <= g)
+				s++;
+			while (j->first[s] > g)
+				s--;
+			const struct ix_section *x = j->secs[s];
+			j->sums[g] = block_sum(j->map + x->off, x->len, g - j->first[s]);
+		}
 	}
 	return NULL;
 }
 
-/* the first section whose CRC differs, or n when all agree; -1 out of memory */
-static int64_t crc_mismatch(const unsigned char *map, const struct ix_section *tab, uint32_t n)
+/* the first section (its number in the table) of the group whose sum
+ * differs, or n when all agree; -1 out of memory */
+static int64_t sum_mismatch(const unsigned char *map, const struct ix_section *tab, uint32_t n, int group)
 {
-	uint32_t *second = hp_calloc(n ? n : 1, sizeof *second);
-	if (!second)
-		return -1;
-	struct crc_job job = { map, tab, n, second };
+	const struct ix_section **secs = hp_calloc(n ? n : 1, sizeof *secs);
+	uint64_t *first = hp_calloc(n + 1, sizeof *first);
+	uint32_t *at = hp_calloc(n ? n : 1, sizeof *at);
+	uint64_t *sums = NULL;
+	int64_t bad = -1;
+	if (!secs || !first || !at)
+		goto out;
+	uint32_t m = 0;
+	uint64_t nb = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (group_of(tab[i].id) == group) {
+			secs[m] = &tab[i];
+			at[m] = i;
+			first[m++] = nb;
+			nb += nblocks_of(tab[i].len);
+		}
+	first[m] = nb;
+	if (!(sums = hp_reallocarray(NULL, nb ? nb : 1, sizeof *sums)))
+		goto out;
+	struct sum_job job = { .map = map, .secs = secs, .first = first, .nsecs = m, .nblocks = nb, .sums = sums };
+	atomic_init(&job.next, 0);
 	pthread_t th;
-	int threaded = pthread_create(&th, NULL, crc_second_halves, &job) == 0;
-	if (!threaded)
-		crc_second_halves(&job);
-	uint32_t *first = hp_calloc(n ? n : 1, sizeof *first);
-	for (uint32_t i = 0; first && i < n; i++)
-		first[i] = crc_of(map + tab[i].off, tab[i].len / 2);
+	int threaded = nb > 8 && pthread_create(&th, NULL, sum_blocks, &job) == 0;
+	sum_blocks(&job);
 	if (threaded)
 		pthread_join(th, NULL);
-	int64_t bad = first ? (int64_t)n : -1;
-	for (uint32_t i = 0; first && i < n; i++) {
-		uint64_t half = tab[i].len / 2;
-		uint32_t c = (uint32_t)crc32_combine(first[i], second[i], (z_off_t)(tab[i].len - half));
-		if (c != tab[i].crc) {
-			bad = i;
+	bad = n;
+	for (uint32_t k = 0; k < m; k++)
+		if (sum_of_blocks(sums + first[k], secs[k]->len) != secs[k]->sum) {
+			bad = at[k];
 			break;
 		}
-	}
+out:
+	hp_free(secs);
 	hp_free(first);
-	hp_free(second);
+	hp_free(at);
+	hp_free(sums);
 	return bad;
+}
+
+/* the checks' random reads (an object's dominator, its parent's depth)
+ * asked for this many entries ahead, so that they overlap */
+#define PREFETCH_AHEAD 16
+static void prefetch_at(const uint32_t *a, uint32_t i, uint64_t n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	if (i < n)
+		__builtin_prefetch(a + i);
+#else
+	(void)a, (void)i, (void)n;
+#endif
 }
 
 /* a bit set over n entries, for the checks below */
@@ -707,6 +1063,8 @@ static int check_paths(const hp_heap *h, const struct hp_pathsearch *ps, char *w
 		BAD("path tables missing");
 	for (uint64_t v = 0; v < n; v++) {
 		uint32_t p = ps->P.parent[v], d = ps->P.depth[v];
+		if (v + PREFETCH_AHEAD < n)
+			prefetch_at(ps->P.depth, ps->P.parent[v + PREFETCH_AHEAD], n);
 		int ok = p == HP_PATH_UNSEEN ? d == UINT32_MAX : p == HP_PATH_START ? d == 0
 			 : p < n && d != UINT32_MAX && ps->P.depth[p] != UINT32_MAX && d == ps->P.depth[p] + 1;
 		if (!ok)
@@ -728,8 +1086,6 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 	if (!R->dom.idom || !R->dom.order || !R->shallow || !R->retained || !R->root_objs || !R->root_kinds ||
 	    !R->child_off || !R->children || !R->class_retained || !R->row_retained)
 		BAD("retained tables missing");
-	if (check_graph(h, &R->refs, why, why_len))
-		return -1;
 	for (size_t i = 0; i < R->nroot_objs; i++)
 		if (R->root_objs[i] >= n)
 			BAD("root object out of range");
@@ -748,6 +1104,8 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 		BAD("out of memory");
 	for (uint32_t i = 0; i < R->dom.nreach; i++) {
 		uint32_t v = R->dom.order[i], d;
+		if (i + PREFETCH_AHEAD < R->dom.nreach)
+			prefetch_at(R->dom.idom, R->dom.order[i + PREFETCH_AHEAD], n);
 		if (v >= n || (d = R->dom.idom[v]) == HP_DOM_UNREACHABLE ||
 		    (d != HP_DOM_SUPER && !((seen[d >> 3] >> (d & 7)) & 1)) || bit_test_set(seen, v))
 			BAD("dominator order inconsistent");
@@ -762,6 +1120,8 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 			BAD("dominator children not monotonic");
 		for (uint32_t j = R->child_off[v]; j < R->child_off[v + 1]; j++) {
 			uint32_t c = R->children[j];
+			if (j + PREFETCH_AHEAD < R->dom.nreach)
+				prefetch_at(R->dom.idom, R->children[j + PREFETCH_AHEAD], n);
 			if (c >= n || R->dom.idom[c] != (v == n ? HP_DOM_SUPER : (uint32_t)v))
 				BAD("dominator child inconsistent");
 		}
@@ -886,11 +1246,12 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 			BAD("section %u: length not a multiple of its element", i);
 		by_id[s->id] = s;
 	}
-	int64_t bad_crc = crc_mismatch(map, tab, hd.nsections);
-	if (bad_crc < 0)
+	int64_t bad_sum = sum_mismatch(map, tab, hd.nsections, G_OPEN);
+	if (bad_sum < 0)
 		BAD("out of memory");
-	if (bad_crc < hd.nsections)
-		BAD("section %u checksum mismatch", (unsigned)bad_crc);
+	if (bad_sum < hd.nsections)
+		BAD("section %u checksum mismatch", (unsigned)bad_sum);
+	ix->tab = tab;
 	/* the images */
 	const struct ix_section *sh = by_id[S_HEAP_IMG], *sl = by_id[S_LOAD_IMG], *sr = by_id[S_RET_IMG];
 	const struct ix_section *sp = by_id[S_PATH_IMG];
@@ -955,9 +1316,9 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	ix->paths.g.followed_cap = ix->paths.g.nfollowed;
 	if (ix->paths.g.class_obj)
 		ix->paths.g.obj_cls = h->cls;
-	if (check_heap(h, why, why_len) || check_load(&ix->info, why, why_len) ||
-	    (sr && check_retained(h, &ix->ret, why, why_len)) || (sp && check_paths(h, &ix->paths, why, why_len)))
+	if (check_heap(h, why, why_len) || check_load(&ix->info, why, why_len))
 		goto fail;
+	ix->model = h;
 	*out = ix;
 	return HP_INDEX_OK;
 bad:
@@ -990,20 +1351,125 @@ void hp_index_load_info(const hp_index *ix, struct hp_load_info *L)
 	*L = ix->info;
 }
 
-int hp_index_retained(const hp_index *ix, struct hp_retained *R)
+/* the sums and checks of a group made on first use: 1 good, -1 damaged
+ * (why in why) */
+struct check_job {
+	hp_index *ix;
+	int group, rc;
+	char why[160];
+};
+
+static void *check_structure(void *arg)
+{
+	struct check_job *j = arg;
+	j->rc = j->group == G_SUMS ? 0   /* the sums are numbers: any is safe */
+		: j->group == G_TREE ? check_retained(j->ix->model, &j->ix->ret, j->why, sizeof j->why)
+		: j->group == G_GRAPH ? check_graph(j->ix->model, &j->ix->ret.refs, j->why, sizeof j->why)
+		: check_paths(j->ix->model, &j->ix->paths, j->why, sizeof j->why);
+	return NULL;
+}
+
+/* The checks of a group made on first use: its sections' sums, and (on a
+ * thread of its own meanwhile: they read the arrays at random where the
+ * sums read them in order; both are safe on any bytes) what the arrays
+ * say.  A sum that differs is said first.  1 good, -1 damaged (why in why). */
+static int check_group(hp_index *ix, int group, int *state, char *why, size_t why_len)
+{
+	if (*state)
+		return *state;
+	*state = -1;
+	struct check_job job = { .ix = ix, .group = group };
+	job.why[0] = '\0';
+	pthread_t th;
+	int threaded = group != G_SUMS && pthread_create(&th, NULL, check_structure, &job) == 0;
+	int64_t bad = sum_mismatch(ix->map, ix->tab, ix->hd.nsections, group);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		check_structure(&job);
+	if (bad < 0)
+		set_why(why, why_len, "out of memory");
+	else if (bad < ix->hd.nsections)
+		set_why(why, why_len, "section %u checksum mismatch", (unsigned)bad);
+	else if (job.rc)
+		set_why(why, why_len, "%s", job.why);
+	else
+		*state = 1;
+	return *state;
+}
+
+int hp_index_retained(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
 {
 	if (!ix->hd.has_retained)
 		return 0;
+	if (check_group(ix, G_SUMS, &ix->sums_state, ix->sums_why, sizeof ix->sums_why) < 0) {
+		set_why(why, why_len, "%s", ix->sums_why);
+		return -1;
+	}
+	if (check_group(ix, G_TREE, &ix->tree_state, ix->tree_why, sizeof ix->tree_why) < 0) {
+		set_why(why, why_len, "%s", ix->tree_why);
+		return -1;
+	}
+	if (check_group(ix, G_GRAPH, &ix->ret_state, ix->ret_why, sizeof ix->ret_why) < 0) {
+		set_why(why, why_len, "%s", ix->ret_why);
+		return -1;
+	}
 	*R = ix->ret;
 	return 1;
 }
 
-int hp_index_paths(const hp_index *ix, struct hp_pathsearch *ps)
+int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
+{
+	if (!ix->hd.has_retained)
+		return 0;
+	if (ix->ret_state)
+		return hp_index_retained(ix, R, why, why_len);
+	if (check_group(ix, G_SUMS, &ix->sums_state, ix->sums_why, sizeof ix->sums_why) < 0) {
+		set_why(why, why_len, "%s", ix->sums_why);
+		return -1;
+	}
+	if (check_group(ix, G_TREE, &ix->tree_state, ix->tree_why, sizeof ix->tree_why) < 0) {
+		set_why(why, why_len, "%s", ix->tree_why);
+		return -1;
+	}
+	*R = ix->ret;
+	memset(&R->refs, 0, sizeof R->refs);   /* not checked: none of it */
+	return 1;
+}
+
+int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
+{
+	if (!ix->hd.has_retained)
+		return 0;
+	if (ix->ret_state)
+		return hp_index_retained(ix, R, why, why_len);
+	if (check_group(ix, G_SUMS, &ix->sums_state, ix->sums_why, sizeof ix->sums_why) < 0) {
+		set_why(why, why_len, "%s", ix->sums_why);
+		return -1;
+	}
+	*R = ix->ret;
+	uint64_t *class_retained = R->class_retained, *row_retained = R->row_retained;
+	for (size_t i = 0; i < NDESCS; i++)
+		if (descs[i].base == B_RET)
+			*ptr_at(R, &descs[i]) = NULL;
+	R->refs.obj_cls = NULL;
+	R->class_retained = class_retained;
+	R->row_retained = row_retained;
+	return 1;
+}
+
+int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len)
 {
 	if (!ix->hd.has_paths)
 		return 0;
+	if (check_group(ix, G_PATH, &ix->paths_state, ix->paths_why, sizeof ix->paths_why) < 0) {
+		set_why(why, why_len, "%s", ix->paths_why);
+		return -1;
+	}
 	*ps = ix->paths;
 	return 1;
 }
+
+int hp_index_has_paths(const hp_index *ix) { return ix->hd.has_paths != 0; }
 
 uint64_t hp_index_size(const hp_index *ix) { return ix->size; }

@@ -8,8 +8,9 @@
  * (struct hp_retained: the reference graph in CSR form, the dominator tree,
  * shallow and retained sizes, the children lists, the per-class, per-row and
  * per-root-kind sums) and the path search from GC roots (its graph and the
- * breadth-first parents, without the referents of weak references).  Each table is one section, 64-byte aligned, with its
- * CRC-32; the file is mapped read-only and the structs returned point into
+ * breadth-first parents, without the referents of weak references).  Each
+ * table is one section, 64-byte aligned, with its 64-bit sum (XXH64 of its
+ * 1 MiB blocks); the file is mapped read-only and the structs returned point into
  * the mapping (hp_heap.mapped, hp_retained.mapped: their free paths free no
  * array).  Nothing big is copied.
  *
@@ -21,12 +22,15 @@
  *
  * The index is untrusted input: hp_index_open() checks the identity of the
  * dump (size, mtime, inode, CRC-32 of its first and last 64 KiB), the
- * version and layout, every section's bounds and CRC, and every count,
- * offset and object number against the others before anything is used.
+ * version and layout, every section's bounds, and the sums and every count,
+ * offset and object number of the model against the others; those of the
+ * retained sizes and of the path search on first use, by hp_index_retained()
+ * and hp_index_paths().  Nothing is used before it is checked.
  *
- * Writing (hp_index_write) goes to a temporary file in the same directory,
- * renamed over the index when complete: a reader sees the old index or the
- * new one, never a part.
+ * Writing (hp_index_write, or hp_index_write_start and _finish around the
+ * computation of retained sizes) goes to a temporary file in the same
+ * directory (unnamed where the file system allows), renamed over the index
+ * when complete: a reader sees the old index or the new one, never a part.
  */
 #ifndef HP_INDEX_H
 #define HP_INDEX_H
@@ -35,7 +39,7 @@
 #include "model/heap.h"
 #include "analysis/retained.h"
 
-#define HP_INDEX_VERSION 1
+#define HP_INDEX_VERSION 2
 
 struct hp_load_info;
 struct hp_pathsearch;
@@ -82,16 +86,47 @@ void hp_index_close(hp_index *ix);
 hp_heap *hp_index_heap(hp_index *ix);
 void hp_index_load_info(const hp_index *ix, struct hp_load_info *L);
 /* 1 and *R filled (marked mapped, its weak and roots policies in
- * R->weak and R->roots_policy) when the index holds retained sizes */
-int hp_index_retained(const hp_index *ix, struct hp_retained *R);
-/* 1 and *ps filled (its arrays in the mapping: release none) when the
- * index holds the path search without the referents of weak references */
-int hp_index_paths(const hp_index *ix, struct hp_pathsearch *ps);
+ * R->weak and R->roots_policy) when the index holds retained sizes; 0
+ * when it holds none; -1 when they are damaged (why in why: not to be
+ * used; the index should be rewritten).  Their sections are summed and
+ * checked on the first call, not by hp_index_open(): a command that does
+ * not ask for them does not read them.  The model must not have been freed. */
+int hp_index_retained(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
+/* hp_index_retained() with only the sums filled: the scalars,
+ * class_retained and row_retained (every other array NULL), of which
+ * only those two sections are checked */
+int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
+/* hp_index_retained() without the reference graph (R->refs all zero),
+ * whose sections are not checked: the dominator tree, sizes and roots */
+int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
+/* likewise the path search without the referents of weak references (its
+ * arrays in the mapping: release none) */
+int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len);
+/* 1 when the index holds the path search (not checked yet) */
+int hp_index_has_paths(const hp_index *ix);
+/* the sum a section's entry in the table holds (docs/index-format.md) */
+uint64_t hp_index_section_sum(const void *p, uint64_t len);
 uint64_t hp_index_size(const hp_index *ix);
 
 /* Writes the index of h (and R when not NULL) atomically at path. */
 int hp_index_write(const char *path, const struct hp_index_ident *id, const struct hp_index_key *key,
 		   const hp_heap *h, const struct hp_load_info *L, const struct hp_retained *R,
 		   const struct hp_pathsearch *ps, uint64_t *bytes, struct hp_error *err) HP_MUST_USE;
+
+/* The same in two steps, so that the object columns of a finished model
+ * (most of it) are written by a thread of their own while the caller
+ * computes retained sizes: hp_index_write_start() begins (into an unnamed
+ * temporary file where the file system allows, so a killed process leaves
+ * nothing); hp_index_write_finish() waits for it, writes the rest and
+ * renames (it frees w, whatever it returns; w NULL: hp_index_write());
+ * hp_index_write_abort() waits and drops it.  h's object columns must not
+ * change or be freed in between. */
+typedef struct hp_index_writer hp_index_writer;
+int hp_index_write_start(hp_index_writer **w, const char *path, const hp_heap *h, struct hp_error *err) HP_MUST_USE;
+int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_index_ident *id,
+			  const struct hp_index_key *key, const hp_heap *h, const struct hp_load_info *L,
+			  const struct hp_retained *R, const struct hp_pathsearch *ps, uint64_t *bytes,
+			  struct hp_error *err) HP_MUST_USE;
+void hp_index_write_abort(hp_index_writer *w);
 
 #endif

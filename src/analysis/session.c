@@ -26,6 +26,7 @@ struct hp_session {
 
 	struct hp_retained R;
 	int ret_done, ret_rc;
+	struct hp_retained Rpart[2];  /* from the index: the sums only, the tree without the graph */
 	struct hp_error ret_err;
 
 	hp_objread *rd;
@@ -45,6 +46,7 @@ struct hp_session {
 	int ix_tried, ix_status;
 	char ix_why[256];
 	hp_index *ix;                 /* mapped; the heap and maybe R point into it */
+	hp_index_writer *ixw;         /* the index being written (its object columns) */
 	struct hp_index_ident ident;
 	int ident_ok;
 	int heap_mapped;              /* s->heap came from the index */
@@ -109,6 +111,7 @@ void hp_session_free(hp_session *s)
 			hp_refs_release(&s->paths[i].g);
 		}
 	}
+	hp_index_write_abort(s->ixw);   /* (before the heap it reads is freed) */
 	hp_native_release(&s->native);
 	hp_objread_free(s->rd);
 	hp_retained_release(&s->R);
@@ -400,6 +403,14 @@ static int get_heap(hp_session *s, int objects, const hp_heap **out, struct hp_e
 		s->heap_err = *err;
 		return rc;
 	}
+	/* the index will be written at the end: its object columns now, on
+	 * a thread of their own, while retained sizes are computed */
+	if (hp_session_index_pending(s) && !s->ixw) {
+		struct hp_error e;
+		hp_error_clear(&e);
+		if (hp_index_write_start(&s->ixw, s->index_path, s->heap, &e) != HP_OK)
+			s->ixw = NULL;   /* hp_session_write_index() says why, trying again */
+	}
 	*out = s->heap;
 	return HP_OK;
 }
@@ -415,6 +426,53 @@ int hp_session_model(hp_session *s, const hp_heap **h, struct hp_error *err)
 }
 
 /* ---- retained sizes ----------------------------------------------------- */
+
+/* the weak and roots policies asked for: the options, else the dump's */
+static void wanted_policies(const hp_session *s, const hp_heap *h, int *weak, int *roots)
+{
+	hp_policy_defaults(h, weak, roots);
+	if (s->o.weak >= 0)
+		*weak = s->o.weak;
+	if (s->o.roots >= 0)
+		*roots = s->o.roots;
+}
+
+/* part of the index's retained sizes: 1 the sums, 2 the tree (into
+ * s->Rpart[part - 1]), else all of them (hp_session_retained()) */
+static int retained_part(hp_session *s, int part, const struct hp_retained **out, struct hp_error *err)
+{
+	*out = NULL;
+	if (!s->ret_done) {
+		const hp_heap *h;
+		s->want_retained = 1;
+		int rc = hp_session_model(s, &h, err);
+		s->want_retained = 0;
+		if (rc)
+			return rc;
+		int weak, roots;
+		wanted_policies(s, h, &weak, &roots);
+		struct hp_retained ixR, *P = &s->Rpart[part - 1];
+		int got = !s->ix ? 0 : part == 1 ? hp_index_retained_sums(s->ix, &ixR, s->ix_why, sizeof s->ix_why)
+				       : hp_index_retained_tree(s->ix, &ixR, s->ix_why, sizeof s->ix_why);
+		if (got > 0 && ixR.weak == weak && ixR.roots_policy == roots) {
+			*P = ixR;
+			P->t_refs = P->t_dom = P->t_retained = P->t_aggregate = 0;
+			*out = P;
+			return HP_OK;
+		}
+	}
+	return hp_session_retained(s, out, err);   /* (a damaged index says so again there) */
+}
+
+int hp_session_retained_sums(hp_session *s, const struct hp_retained **out, struct hp_error *err)
+{
+	return retained_part(s, 1, out, err);
+}
+
+int hp_session_retained_tree(hp_session *s, const struct hp_retained **out, struct hp_error *err)
+{
+	return retained_part(s, 2, out, err);
+}
 
 int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp_error *err)
 {
@@ -434,19 +492,18 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 		return rc;
 	struct hp_retained_opts ro;
 	memset(&ro, 0, sizeof ro);
-	hp_policy_defaults(h, &ro.weak, &ro.roots);
-	if (s->o.weak >= 0)
-		ro.weak = s->o.weak;
-	if (s->o.roots >= 0)
-		ro.roots = s->o.roots;
+	wanted_policies(s, h, &ro.weak, &ro.roots);
 	/* leak traces leave the followed referents out (8 bytes per Reference) */
 	ro.list_followed = 1;
 	int dw, dr;
 	hp_policy_defaults(h, &dw, &dr);
 	s->ret_default = dw == ro.weak && dr == ro.roots;
 	struct hp_retained ixR;
-	if (s->ix && (s->ix_had_ret = hp_index_retained(s->ix, &ixR)) && ixR.weak == ro.weak &&
-	    ixR.roots_policy == ro.roots) {
+	int got = s->ix ? hp_index_retained(s->ix, &ixR, s->ix_why, sizeof s->ix_why) : 0;
+	if (got < 0)
+		s->ix_status = HP_INDEX_CORRUPT;   /* computed from the dump, the index rewritten */
+	s->ix_had_ret = got > 0;
+	if (got > 0 && ixR.weak == ro.weak && ixR.roots_policy == ro.roots) {
 		s->R = ixR;
 		s->R.t_refs = s->R.t_dom = s->R.t_retained = s->R.t_aggregate = 0;
 		s->ret_mapped = 1;
@@ -525,9 +582,13 @@ int hp_session_native(hp_session *s, int with_retained, const struct hp_native *
 	if (with_retained && !s->native_ret_rc) {
 		const struct hp_retained *R;
 		const hp_heap *h;
-		HP_TRY(hp_session_retained(s, &R, err));
 		HP_TRY(hp_session_model(s, &h, err));
-		s->native_ret_rc = hp_native_retain(h, R, &s->native, &s->native_err);
+		/* hp_native_retain() sums over the tree only with native sizes or
+		 * an Android dump's heaps (so --top from an index reads no tree) */
+		if (h->header.version == 3 || s->native.shallow) {
+			HP_TRY(hp_session_retained(s, &R, err));
+			s->native_ret_rc = hp_native_retain(h, R, &s->native, &s->native_err);
+		}
 	}
 	if (with_retained && s->native_ret_rc) {
 		*err = s->native_err;
@@ -535,6 +596,13 @@ int hp_session_native(hp_session *s, int with_retained, const struct hp_native *
 	}
 	*out = &s->native;
 	return HP_OK;
+}
+
+int hp_session_paths_indexed(hp_session *s, int all_weak)
+{
+	if (!s->ix_tried && !s->heap)
+		try_index(s);
+	return !all_weak && !s->paths_done[0] && s->ix && hp_index_has_paths(s->ix);
 }
 
 int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **out, struct hp_error *err)
@@ -552,7 +620,12 @@ int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **o
 	HP_TRY(hp_session_model(s, &h, err));
 	struct hp_pathsearch *ps = &s->paths[k];
 	memset(ps, 0, sizeof *ps);
-	if (!all_weak && s->ix && hp_index_paths(s->ix, ps)) {
+	int got = !all_weak && s->ix ? hp_index_paths(s->ix, ps, s->ix_why, sizeof s->ix_why) : 0;
+	if (got < 0) {
+		s->ix_status = HP_INDEX_CORRUPT;   /* computed from the dump, the index rewritten */
+		memset(ps, 0, sizeof *ps);
+	}
+	if (got > 0) {
 		s->paths_done[k] = 1;
 		s->paths_mapped[k] = 1;
 		*out = ps;
@@ -626,13 +699,16 @@ int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)
 		return HP_OK;
 	struct hp_index_key key = index_key(s);
 	/* what was computed, else what the index held */
+	/* (what the index holds is checked first: a damaged part is left out) */
 	struct hp_retained ixR;
 	struct hp_pathsearch ixP;
+	char why[160];
 	const struct hp_retained *R = write_ret(s) || s->ret_mapped ? &s->R
-				      : s->ix && hp_index_retained(s->ix, &ixR) ? &ixR : NULL;
+				      : s->ix && hp_index_retained(s->ix, &ixR, why, sizeof why) > 0 ? &ixR : NULL;
 	const struct hp_pathsearch *P = s->paths_done[0] && !s->paths_rc[0] ? &s->paths[0]
-					: s->ix && hp_index_paths(s->ix, &ixP) ? &ixP : NULL;
-	int rc = hp_index_write(s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
+					: s->ix && hp_index_paths(s->ix, &ixP, why, sizeof why) > 0 ? &ixP : NULL;
+	int rc = hp_index_write_finish(s->ixw, s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
+	s->ixw = NULL;
 	s->ix_written = rc == HP_OK;
 	return rc;
 }

@@ -131,6 +131,16 @@ int hp_session_model(hp_session *s, const hp_heap **h, struct hp_error *err) HP_
  * 8 bytes each), so that leak traces can leave them out without a pass of
  * their own (analysis/leaks.h). */
 int hp_session_retained(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
+/* The same, or (from an index holding them under these policies) only
+ * what a class table shows: the scalars, class_retained and row_retained,
+ * every other array NULL, so that the graph and tree are not read. */
+int hp_session_retained_sums(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
+/* Likewise with everything but the reference graph (R->refs all zero):
+ * the dominator tree, shallow and retained sizes, the roots. */
+int hp_session_retained_tree(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
+/* 1 when hp_session_paths(s, all_weak) would take the path search from
+ * the index (no pass over the dump; its checks made on that call) */
+int hp_session_paths_indexed(hp_session *s, int all_weak);
 /* The object reader (objread.h) over the model. */
 int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_MUST_USE;
 

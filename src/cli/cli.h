@@ -165,6 +165,10 @@ void cli_session_close(hp_session *S);
 int cli_histogram(hp_session *S, const hp_heap **h);
 int cli_model(hp_session *S, const hp_heap **h);
 int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R);
+/* hp_session_retained_sums(): R's arrays but class_retained and row_retained may be NULL */
+int cli_retained_sums(hp_session *S, const hp_heap **h, const struct hp_retained **R);
+/* hp_session_retained_tree(): R->refs may be all zero */
+int cli_retained_tree(hp_session *S, const hp_heap **h, const struct hp_retained **R);
 int cli_objread(hp_session *S, hp_objread **rd);
 int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps);
 /* Native sizes (analysis/native.h); with_retained: retained native too. */

@@ -1216,14 +1216,17 @@ static int run_browse(struct cli_ctx *x)
 		return EXIT_NOMEM;
 	}
 	/* the paths to GC roots the info popup shows: one more pass now, so
-	 * that i answers at once (when it fails, i says so) */
-	if (!x->c->quiet && isatty(2))
-		fprintf(stderr, "hprofan: %s: searching the paths from GC roots ...", file);
-	const struct hp_pathsearch *ps;
-	if (hp_session_paths(w.S, w.all_weak, &ps, &err) != HP_OK)
-		ps = NULL;     /* i says why when it is pressed */
-	if (!x->c->quiet && isatty(2))
-		fputs("\r\033[K", stderr);
+	 * that i answers at once (when it fails, i says so); from an index
+	 * that holds them, i reads them when first pressed */
+	if (!hp_session_paths_indexed(w.S, w.all_weak)) {
+		if (!x->c->quiet && isatty(2))
+			fprintf(stderr, "hprofan: %s: searching the paths from GC roots ...", file);
+		const struct hp_pathsearch *ps;
+		if (hp_session_paths(w.S, w.all_weak, &ps, &err) != HP_OK)
+			ps = NULL;     /* i says why when it is pressed */
+		if (!x->c->quiet && isatty(2))
+			fputs("\r\033[K", stderr);
+	}
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
 	SCREEN *scr = newterm(NULL, stdout, stdin);

@@ -680,7 +680,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
-	    (rc = cli_retained(S, &d->h, &d->R)) || (rc = cli_native(S, 1, &d->N)))
+	    (rc = cli_retained_tree(S, &d->h, &d->R)) || (rc = cli_native(S, 1, &d->N)))   /* (no graph) */
 		return rc;
 	const struct dom_opts *o = x->own;
 	d->heap = -1;

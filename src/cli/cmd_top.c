@@ -463,7 +463,10 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	t->by = by;
 	t->depth = depth;
 	/* --buckets reads the object table (also from a pipe: one pass) */
-	rc = with_ret ? cli_retained(S, &t->h, &t->R) : o->buckets ? cli_model(S, &t->h) : cli_histogram(S, &t->h);
+	/* the class table shows only the sums: from an index, no tree is read */
+	int sums_only = !o->retained_set && by < 0 && !o->by_thread;
+	rc = with_ret ? (sums_only ? cli_retained_sums : cli_retained)(S, &t->h, &t->R)
+		      : o->buckets ? cli_model(S, &t->h) : cli_histogram(S, &t->h);
 	if (!rc && with_ret)
 		rc = cli_native(S, 1, &t->N);
 	if (rc)

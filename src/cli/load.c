@@ -592,11 +592,13 @@ int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps)
 	GET(S, hp_session_paths(S, all_weak, ps, &err_));
 }
 
-int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R)
+/* sums: 1 the sums only, 2 without the graph, 0 all (session.h) */
+static int get_retained(hp_session *S, int sums, const hp_heap **h, const struct hp_retained **R)
 {
 	struct hp_error err;
 	hp_error_clear(&err);
-	int rc = hp_session_retained(S, R, &err);
+	int rc = sums == 1 ? hp_session_retained_sums(S, R, &err) : sums == 2 ? hp_session_retained_tree(S, R, &err)
+		 : hp_session_retained(S, R, &err);
 	if (!rc)
 		rc = hp_session_model(S, h, &err);
 	progress_stop(S);
@@ -611,6 +613,21 @@ int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R)
 			 hp_session_path(S), L->partial ? " before the break (HotSpot writes them last)" : "");
 	}
 	return EXIT_OK;
+}
+
+int cli_retained(hp_session *S, const hp_heap **h, const struct hp_retained **R)
+{
+	return get_retained(S, 0, h, R);
+}
+
+int cli_retained_sums(hp_session *S, const hp_heap **h, const struct hp_retained **R)
+{
+	return get_retained(S, 1, h, R);
+}
+
+int cli_retained_tree(hp_session *S, const hp_heap **h, const struct hp_retained **R)
+{
+	return get_retained(S, 2, h, R);
 }
 
 int cli_refuse_pipe(hp_session *S, const char *what, const char *hint)

@@ -2,13 +2,18 @@
 # The index (hprofan index; docs/index-format.md):
 #  1. every command on every corpus dump writes the same stdout (and exits
 #     the same) with --no-index, while the index is being built, and with
-#     the index read; on the small dumps every command, on the others top,
-#     dominators, object and path (the reference is --no-index, the parse);
+#     the index read; on the small dumps every command but browse, index
+#     and redact (which reads the dump, not the model), on the others top,
+#     dominators, object, path and report, whose page holds what top,
+#     dominators, leaks, waste, threads, sites... collect (the reference
+#     is --no-index, the parse);
 #  2. a damaged index (truncated, a byte flipped in each section, another
 #     format version, the index of another dump copied over it, a graph or
 #     dominator entry out of range with its checksum fixed) and a stale one
 #     (the dump touched or rewritten) are said in one line on stderr and
-#     rebuilt, with the same output;
+#     rebuilt, with the same output, by the first command that reads the
+#     damaged part (a command that does not read it neither says nor
+#     rewrites);
 #  3. where it goes: beside the dump, or under $XDG_CACHE_HOME/hprofan when
 #     the dump's directory is not writable, none for a pipe or --no-index;
 #     hprofan index builds it.
@@ -18,9 +23,10 @@ command -v python3 >/dev/null 2>&1 || { skip index "python3 is absent"; exit 0; 
 
 IX=$TMPD/ix
 # run ARGS...: stdout and the exit code in $TMPD/out, stderr in $TMPD/err
+# (report's page holds its command line: --no-index taken out of it)
 run() {
-  "$HPROFAN" "$@" >"$TMPD/out" 2>"$TMPD/err"
-  echo "exit $?" >>"$TMPD/out"
+  "$HPROFAN" "$@" 2>"$TMPD/err" | sed 's/,"--no-index"\]/]/' >"$TMPD/out"
+  echo "exit ${PIPESTATUS[0]}" >>"$TMPD/out"
 }
 ixfile() { ls "$HPROFAN_INDEX_DIR"/*.hprofan-index 2>/dev/null | head -n 1; }
 
@@ -31,9 +37,11 @@ small_cmds=(
   "leaks|leaks @D" "waste|waste @D" "threads|threads @D" "sites|sites @D" "diff|diff @D @D --top 5"
   "trend|trend @D @D --top 5" "top-weak|@D --weak=skip --top 5"
   "components|components @D" "bitmaps|bitmaps @D" "top-package|@D --group=package --top 5"
-  "dominators-loader|dominators @D --group=loader --top 5"
+  "dominators-loader|dominators @D --group=loader --top 5" "report|report @D"
 )
-big_cmds=("top|@D" "dominators|dominators @D --top 8" "object|object @D @ID" "path|path @D @ID")
+# (report: every collect of the commands above, leaks, waste and threads
+# included, on one page)
+big_cmds=("top|@D" "dominators|dominators @D --top 8" "object|object @D @ID" "path|path @D @ID" "report|report @D")
 is_small() {
   case $1 in */hprof-32.bin|*/RI.hprof|*/sun_jdk6_30_x64_compressedOops.hprof|*/java_pid1884.0001.hprof.gz|\
              */dialer.android-hprof|*/oracle_jdk7_21_hprofagent.hprof|*/minimal.bin|*/small_heap.bin) return 0 ;;
@@ -111,20 +119,40 @@ ID0=$("$HPROFAN" dominators "$D0" --top 1 2>/dev/null | sed -n 2p | grep -o '@0x
 IXF=$(ixfile)
 cp "$IXF" "$TMPD/good"
 
-# damaged CASE: the index at $IXF damaged; one line on stderr matching
-# PATTERN, the right output, a good index after
+# the commands the damage is found by: each reads a part of the index (the
+# model and the retained sums: top; the dominator tree: dominators; the
+# reference graph: object, which lists referrers; the path search: path)
+"$HPROFAN" dominators "$D0" --top 8 --no-index >"$TMPD/want.dom" 2>/dev/null
+"$HPROFAN" path "$D0" "$ID0" --no-index >"$TMPD/want.path" 2>/dev/null
+"$HPROFAN" object "$D0" "$ID0" --no-index >"$TMPD/want.obj" 2>/dev/null
+cmd_for() {   # cmd_for SECTION-ID: the command that reads it, its reference output
+  if [ "$1" -ge 39 ] && [ "$1" -le 44 ]; then echo "obj object $D0 $ID0"
+  elif [ "$1" -ge 45 ] && [ "$1" -le 52 ]; then echo "dom dominators $D0 --top 8"
+  elif [ "$1" -ge 56 ] && [ "$1" -le 63 ]; then echo "path path $D0 $ID0"
+  else echo "top $D0 --top 5"; fi
+}
+want_of() {
+  case $1 in dom) echo "$TMPD/want.dom" ;; path) echo "$TMPD/want.path" ;; obj) echo "$TMPD/want.obj" ;; *) echo "$TMPD/want" ;; esac
+}
+
+# damaged CASE PATTERN [REF ARGS...]: the index at $IXF damaged; running
+# ARGS (default: --top 5) says one line on stderr matching PATTERN, gives
+# the right output (REF: top, dom or path), and leaves a good index
 damaged() {
-  local name=$1 pat=$2
-  "$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>"$TMPD/err"
-  if ! cmp -s "$TMPD/got" "$TMPD/want"; then
+  local name=$1 pat=$2 ref=top
+  shift 2
+  if [ $# -gt 0 ]; then ref=$1; shift; else set -- "$D0" --top 5; fi
+  local want; want=$(want_of "$ref")
+  "$HPROFAN" "$@" >"$TMPD/got" 2>"$TMPD/err"
+  if ! cmp -s "$TMPD/got" "$want"; then
     fail "index damaged: $name" "other output: $(diff "$TMPD/want" "$TMPD/got" | head -n 3)"
-  elif [ "$(wc -l <"$TMPD/err")" != 1 ] || ! grep -qE "^hprofan: index .* is $pat \(.*\): rebuilding$" "$TMPD/err"; then
+  elif [ "$(wc -l <"$TMPD/err")" != 1 ] || ! grep -qE "^hprofan: index .* is $pat( \(.*\))?: rebuilding$" "$TMPD/err"; then
     fail "index damaged: $name" "stderr: $(head -c 400 "$TMPD/err")"
   else
     local said
     said=$(sed 's/^hprofan: index [^ ]* is //' "$TMPD/err")
-    "$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>"$TMPD/err"
-    if [ -s "$TMPD/err" ] || ! cmp -s "$TMPD/got" "$TMPD/want"; then
+    "$HPROFAN" "$@" >"$TMPD/got" 2>"$TMPD/err"
+    if [ -s "$TMPD/err" ] || ! cmp -s "$TMPD/got" "$want"; then
       fail "index damaged: $name" "not rebuilt: $(head -c 300 "$TMPD/err")"
     else
       ok "index damaged: $name: $said"
@@ -155,16 +183,60 @@ while read -r i sid off len; do
   python3 -c 'import sys
 f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); c = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([c[0] ^ 0x5a]))' \
     "$IXF" $((off + len / 2))
-  "$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>"$TMPD/err"
-  if ! cmp -s "$TMPD/got" "$TMPD/want" || [ "$(wc -l <"$TMPD/err")" != 1 ] ||
+  # shellcheck disable=SC2046
+  set -- $(cmd_for "$sid")
+  ref=$1; shift
+  "$HPROFAN" "$@" >"$TMPD/got" 2>"$TMPD/err"
+  if ! cmp -s "$TMPD/got" "$(want_of "$ref")" || [ "$(wc -l <"$TMPD/err")" != 1 ] ||
      ! grep -qE "^hprofan: index .* is corrupt \(section $i checksum mismatch\): rebuilding$" "$TMPD/err"; then
     fail "index damaged: a byte of section $i (id $sid)" "stderr: $(head -c 300 "$TMPD/err")"
     nsec=-1000
   fi
   cp "$TMPD/good" "$IXF"
 done <"$TMPD/sections"
-if [ "$nsec" -gt 55 ]; then ok "index damaged: a byte flipped in each of $nsec sections: corrupt, rebuilt"
+if [ "$nsec" -gt 55 ]; then ok "index damaged: a byte flipped in each of $nsec sections: corrupt, rebuilt by the command reading it"
 else fail "index damaged: sections" "only $nsec sections tried"; fi
+
+# a section is summed when first used: --top reads neither the path search
+# nor the dominator tree nor the graph, so a byte flipped in them leaves it
+# alone (and the index as it is); path, dominators and object then find it
+declare -A at=()
+while read -r i sid off len; do at[$sid]="$i $off $len"; done <"$TMPD/sections"
+for w in "58 path" "45 dom" "41 obj"; do
+  set -- $w
+  sid=$1 ref=$2
+  # shellcheck disable=SC2086
+  set -- ${at[$sid]}
+  i=$1
+  python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); c = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([c[0] ^ 0x5a]))' \
+    "$IXF" $(($2 + $3 / 2))
+  ino=$(stat -c %i "$IXF")
+  "$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>"$TMPD/err"
+  if ! cmp -s "$TMPD/got" "$TMPD/want" || [ -s "$TMPD/err" ] || [ "$(stat -c %i "$IXF")" != "$ino" ]; then
+    fail "index damaged: section $i (id $sid), --top" "read it: $(head -c 300 "$TMPD/err")"
+  else
+    ok "index damaged: section $i (id $sid): --top, which does not read it, neither says nor rewrites"
+  fi
+  # shellcheck disable=SC2046
+  set -- $(cmd_for "$sid")
+  shift
+  damaged "a byte of section $i (id $sid), found by $1" "corrupt \\(section $i checksum mismatch\\)" "$ref" "$@"
+done
+# nor does dominators read the graph
+# shellcheck disable=SC2086
+set -- ${at[41]}
+python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); c = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([c[0] ^ 0x5a]))' \
+  "$IXF" $(($2 + $3 / 2))
+ino=$(stat -c %i "$IXF")
+"$HPROFAN" dominators "$D0" --top 8 >"$TMPD/got" 2>"$TMPD/err"
+if cmp -s "$TMPD/got" "$TMPD/want.dom" && [ ! -s "$TMPD/err" ] && [ "$(stat -c %i "$IXF")" = "$ino" ]; then
+  ok "index damaged: section $1 (id 41, the graph): dominators, which does not read it, neither says nor rewrites"
+else
+  fail "index damaged: section $1 (id 41), dominators" "read it: $(head -c 300 "$TMPD/err")"
+fi
+cp "$TMPD/good" "$IXF"
 
 # the header's version, the header itself, the section table
 python3 -c 'import struct, sys
@@ -180,15 +252,48 @@ damaged "a byte of the header" "(corrupt|stale)"
 fixcrc() {
   python3 - "$IXF" "$1" <<'EOF'
 import struct, sys, zlib
+M = (1 << 64) - 1
+P1, P2, P3, P4, P5 = (0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                      0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5)
+def rotl(x, r): return ((x << r) | (x >> (64 - r))) & M
+def rnd(a, x): return rotl((a + x * P2) & M, 31) * P1 & M
+def xxh64(d, seed):   # XXH64, little-endian words
+    n, p = len(d), 0
+    if n >= 32:
+        v = [(seed + P1 + P2) & M, (seed + P2) & M, seed, (seed - P1) & M]
+        while p + 32 <= n:
+            for k in range(4):
+                v[k] = rnd(v[k], struct.unpack_from('<Q', d, p + 8 * k)[0])
+            p += 32
+        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M
+        for x in v:
+            h = ((h ^ rnd(0, x)) * P1 + P4) & M
+    else:
+        h = (seed + P5) & M
+    h = (h + n) & M
+    while p + 8 <= n:
+        h = (rotl(h ^ rnd(0, struct.unpack_from('<Q', d, p)[0]), 27) * P1 + P4) & M
+        p += 8
+    if p + 4 <= n:
+        h = (rotl(h ^ (struct.unpack_from('<I', d, p)[0] * P1 & M), 23) * P2 + P3) & M
+        p += 4
+    while p < n:
+        h = rotl(h ^ (d[p] * P5 & M), 11) * P1 & M
+        p += 1
+    h ^= h >> 33; h = h * P2 & M; h ^= h >> 29; h = h * P3 & M
+    return h ^ (h >> 32)
+def section_sum(d):   # docs/index-format.md: XXH64 of the 1 MiB blocks' XXH64s
+    B = 1 << 20
+    return xxh64(b''.join(struct.pack('<Q', xxh64(d[o:o + B], 0)) for o in range(0, len(d), B)), len(d))
 path, want = sys.argv[1], int(sys.argv[2])
 b = bytearray(open(path, 'rb').read())
 n, = struct.unpack_from('<I', b, 112)
 toff, = struct.unpack_from('<Q', b, 120)
 for i in range(n):
-    sid, elem, off, ln, crc, pad = struct.unpack_from('<IIQQII', b, toff + 32 * i)
+    sid, elem, off, ln, s = struct.unpack_from('<IIQQQ', b, toff + 32 * i)
     if sid == want and ln >= 4:
         struct.pack_into('<I', b, off, 0xfffffff0)
-        struct.pack_into('<IIQQII', b, toff + 32 * i, sid, elem, off, ln, zlib.crc32(bytes(b[off:off + ln])), pad)
+        struct.pack_into('<IIQQQ', b, toff + 32 * i, sid, elem, off, ln, section_sum(bytes(b[off:off + ln])))
         struct.pack_into('<I', b, 116, zlib.crc32(bytes(b[toff:toff + 32 * n])))
         struct.pack_into('<I', b, 252, zlib.crc32(bytes(b[0:252])))
         open(path, 'wb').write(b)
@@ -198,7 +303,8 @@ EOF
 for w in "41 an edge" "45 a dominator" "31 an object's class" "52 a dominator child" "58 a path search edge" \
          "62 a path parent"; do
   sid=${w%% *}
-  if [ "$(fixcrc "$sid")" = fixed ]; then damaged "${w#* } out of range, checksum fixed" corrupt
+  # shellcheck disable=SC2046
+  if [ "$(fixcrc "$sid")" = fixed ]; then damaged "${w#* } out of range, checksum fixed" corrupt $(cmd_for "$sid")
   else fail "index damaged: ${w#* }" "no section $sid"; fi
 done
 

@@ -6,8 +6,8 @@
  * random file fails at once, the target first makes it one of the dump it
  * stands beside: the header's identity and key are those of a small memfd
  * "dump" (the reader does not parse the dump), and, unless the input's last
- * byte is odd, the CRC-32 of every section, of the section table and of the
- * header are set to what the bytes give.  Then hp_index_open() must reject
+ * byte is odd, the sum of every section and the CRC-32 of the section table
+ * and of the header are set to what the bytes give.  Then hp_index_open() must reject
  * it or hand out a model and retained sizes that every query below can walk
  * without reading out of bounds or looping: each object found by its id,
  * its shallow size and class name, each class's histogram rows and super
@@ -47,8 +47,10 @@ static void fix_crcs(uint8_t *b, size_t n)
 		for (uint32_t i = 0; i < nsec; i++) {
 			uint8_t *e = b + toff + (size_t)i * SEC_SIZE;
 			uint64_t off = rd64(e + 8), len = rd64(e + 16);
-			if (off <= n && len <= n - off)
-				wr32(e + 24, (uint32_t)crc32(0, b + off, (uInt)len));
+			if (off <= n && len <= n - off) {
+				uint64_t sum = hp_index_section_sum(b + off, len);
+				memcpy(e + 24, &sum, 8);
+			}
 		}
 		wr32(b + H_TABLE_CRC, (uint32_t)crc32(0, b + toff, (uInt)(nsec * SEC_SIZE)));
 	}
@@ -153,10 +155,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (hp_index_open(&ix, ipath, &id, &key, why, sizeof why) == HP_INDEX_OK) {
 		if (!memchr(why, 0, sizeof why))
 			abort();
+		/* the parts first (each checks only its sections), then all */
 		struct hp_retained R;
-		int have_R = hp_index_retained(ix, &R);
+		if (hp_index_retained_sums(ix, &R, why, sizeof why) > 0)
+			sink_ += R.reachable;
+		if (hp_index_retained_tree(ix, &R, why, sizeof why) > 0)
+			sink_ += R.refs.nedges + R.dom.nreach + R.child_off[R.dom.n + 1];
+		int have_R = hp_index_retained(ix, &R, why, sizeof why) > 0;
 		struct hp_pathsearch ps;
-		if (hp_index_paths(ix, &ps)) {
+		if (hp_index_paths(ix, &ps, why, sizeof why) > 0) {
 			/* each object's path back to its start, and its edges */
 			uint64_t acc = 0;
 			for (uint32_t v = 0; v < ps.P.n; v++) {
