@@ -368,7 +368,13 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct top_opts *o = x->own;
 	int with_ret = !o->fast;
+	if (with_ret) {
+		int prc = cli_pipe_read(S);
+		if (prc)
+			return prc;
+	}
 	if (with_ret && !hp_session_rereadable(S)) {
+		cli_spool_note(S);
 		with_ret = 0;
 		if (!x->c->quiet)
 			cli_warn("reading from a pipe: shallow sizes only (retained sizes need to read the file again; --fast says this is fine)");

@@ -161,6 +161,7 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err)
 	if (!r)
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 	r->fd = -1;
+	r->spool_fd = -1;
 	r->name = hp_strdup(path);
 	if (!r->name) {
 		hp_free(r);
@@ -319,6 +320,41 @@ uint64_t hp_reader_progress(const hp_reader *r)
 	return hp_rd_offset(r);
 }
 
+/* n bytes into the spool, or the spool given up with the write's errno */
+static void spool_write(hp_reader *r, const uint8_t *p, size_t n)
+{
+	while (n > 0 && r->spool_fd >= 0) {
+		ssize_t k = write(r->spool_fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			r->spool_errno = k < 0 ? errno : ENOSPC;
+			r->spool_fd = -1;
+			return;
+		}
+		p += k;
+		n -= (size_t)k;
+		r->spooled += (uint64_t)k;
+	}
+}
+
+void hp_reader_spool(hp_reader *r, int fd)
+{
+	if (r->kind == HP_RD_MMAP || r->win_off != 0 || r->win != r->buf) {
+		r->spool_errno = EINVAL;   /* too late: bytes were let go */
+		return;
+	}
+	r->spool_fd = fd;
+	r->spooled = 0;
+	spool_write(r, r->buf, (size_t)(r->end - r->buf));
+}
+
+int64_t hp_reader_spooled(const hp_reader *r, int *errnum)
+{
+	*errnum = r->spool_errno;
+	return r->spool_errno ? -1 : (int64_t)r->spooled;
+}
+
 /* Moves the unread bytes to the start of the buffer, growing it when the
  * request does not fit, then reads until n bytes are available or input ends. */
 int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err)
@@ -364,6 +400,8 @@ int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err)
 				r->at_eof = 1;
 			return HP_ETRUNC;
 		}
+		if (r->spool_fd >= 0)
+			spool_write(r, r->buf + have, got);
 		have += got;
 		r->end = r->buf + have;
 	}
