@@ -307,7 +307,7 @@ static void spool_create(hp_session *s)
 
 /* after the pass that filled it: later passes read it by a name of the
  * open descriptor, when the system has one */
-static void spool_done(hp_session *s, const hp_reader *r)
+static void spool_done(hp_session *s, hp_reader *r)
 {
 	int e = 0;
 	int64_t n = hp_reader_spooled(r, &e);
@@ -316,9 +316,10 @@ static void spool_done(hp_session *s, const hp_reader *r)
 		spool_close(s);
 		return;
 	}
-	/* every byte the reader took in, and the file holds them */
+	/* every byte the reader took in (and what it read ahead), and the
+	 * file holds them */
 	struct stat st;
-	if ((uint64_t)n != r->win_off + (uint64_t)(r->end - r->win) || fstat(s->spool_fd, &st) != 0 ||
+	if ((uint64_t)n < r->win_off + (uint64_t)(r->end - r->win) || fstat(s->spool_fd, &st) != 0 ||
 	    (uint64_t)st.st_size != (uint64_t)n) {
 		snprintf(s->spool_note, sizeof s->spool_note, "its copy in %s is not the whole input", s->o.spool_dir);
 		spool_close(s);
