@@ -109,6 +109,20 @@ kill "$hp" "$writer" 2>/dev/null
 wait "$hp" "$writer" 2>/dev/null
 empty_spool "a run killed"
 
+# an error while the pipe stays open: hprofan stops at once (the thread
+# reading ahead waits in read(), and is cancelled)
+gzip -dc "$G" | head -c 3000000 >"$TMPD/part"
+printf '\167\000\000\000\000\000\000\000\020' >>"$TMPD/part"
+( cat "$TMPD/part"; sleep 30 ) >"$TMPD/fifo" &
+writer=$!
+timeout 10 "$HPROFAN" - --top 3 --quiet <"$TMPD/fifo" >/dev/null 2>"$TMPD/open.err"
+rc=$?
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+expect_eq "an error while the pipe stays open: exit 1 at once, not when the pipe ends" \
+  "$rc|$(grep -c 'unknown heap-dump sub-record tag' "$TMPD/open.err")" "1|1"
+rm -f "$TMPD/part"
+
 # 5. a failed run: a gzip cut short, without --salvage
 head -c 20000 "$G" >"$TMPD/cut.gz"
 "$HPROFAN" "$TMPD/cut.gz" --top 3 --quiet >/dev/null 2>"$TMPD/cut.err"
