@@ -12,8 +12,15 @@
  * hp_session_free(); the model is not changed after it is returned.
  *
  * Reading twice: retained sizes, the object reader and paths read the dump
- * again (refs.h, objread.h), which a pipe cannot do: hp_session_rereadable()
- * says whether the input allows it.  Asking for the object table after a
+ * again (refs.h, objread.h).  So that a gzip dump is inflated once and a
+ * pipe can be read again, the pass that builds the object table of a
+ * streamed input (gzip, a pipe) copies the bytes it reads into a spool: an
+ * unlinked file in opts spool_dir, which every later pass maps like a plain
+ * dump and which is gone when the session is freed (or the process ends).
+ * When the spool cannot be written (no such directory, disk full), gzip is
+ * inflated again by each pass, a pipe cannot be read again, and
+ * hp_session_spool_note() says why: hp_session_rereadable() says whether
+ * the input can be read again.  Asking for the object table after a
  * histogram-only model parses the dump once more.
  *
  * Errors: an HP_E* status and a positioned struct hp_error (the caller adds
@@ -71,6 +78,8 @@ struct hp_session_opts {
 	/* retained sizes computed under policies other than the dump's
 	 * defaults replace the index's own (else only when it has none) */
 	int index_any_policy;
+	/* the directory of the spool (above), NULL: none (borrowed) */
+	const char *spool_dir;
 	/* called every few MiB; total is 0 when unknown */
 	void (*progress)(void *ud, int phase, uint64_t done, uint64_t total);
 	void *progress_ud;
@@ -115,9 +124,18 @@ int hp_session_open(hp_session **out, const char *path, const struct hp_session_
 void hp_session_free(hp_session *s);
 
 const char *hp_session_path(const hp_session *s);
-/* 0 when the input can be read only once: standard input, and a path that
- * is no regular file (a FIFO, /dev/stdin, <(...)), which is read once too */
+/* 1 when the input is read once: standard input, and a path that is no
+ * regular file (a FIFO, /dev/stdin, <(...)), which is read once too */
+int hp_session_one_shot(const hp_session *s);
+/* 0 when the input cannot be read again: read once and no spool holds it
+ * (before the object table is read: the spool could not be created) */
 int hp_session_rereadable(const hp_session *s);
+/* Why no spool holds a streamed input (one line, no file name), or NULL:
+ * it was not needed, not tried yet, or holds the input. */
+const char *hp_session_spool_note(const hp_session *s);
+/* The file later passes read: the spool, else the dump's path.  For a
+ * one-shot input without a spool, NULL with HP_EUSAGE in *err. */
+const char *hp_session_reread_path(const hp_session *s, struct hp_error *err);
 
 /* The class histogram: one streaming pass that keeps nothing per object
  * (the heap's object table is empty), or the full model when it was built

@@ -200,6 +200,11 @@ int cli_index_path(const char *file, char *out, size_t n);
 int cli_session_write_index(hp_session *S, uint64_t *bytes);
 
 int cli_refuse_pipe(hp_session *S, const char *what, const char *hint);
+/* an input read once (a pipe): its object table read now, so that whether
+ * it can be read again (a copy of it was kept) is known */
+int cli_pipe_read(hp_session *S);
+/* why no copy of a streamed input was kept, as a warning (once) */
+void cli_spool_note(hp_session *S);
 /* --max-memory: when the limit refused an allocation, makes sure a
  * message says so (once); returns 1 then */
 int cli_limit_hit(const char *file);

@@ -184,7 +184,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return rc;
 	struct hp_error err;
 	hp_error_clear(&err);
-	int st = hp_waste_by_object(h, hp_session_path(S), WASTE_MIN_COUNT, &t->W, &err);
+	const char *rp = hp_session_reread_path(S, &err);
+	int st = rp ? hp_waste_by_object(h, rp, WASTE_MIN_COUNT, &t->W, &err) : err.code;
 	size_t topn = o->top.n > 0 ? (size_t)o->top.n : 0;
 	struct hp_groups_more more = { topn ? topn : HP_GROUPS_ALL_TOPS, t->W.objs, t->W.nobjs };
 	if (st == HP_OK)

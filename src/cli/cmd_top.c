@@ -368,7 +368,19 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct top_opts *o = x->own;
 	int with_ret = !o->fast;
+	if (with_ret && hp_session_one_shot(S) && hp_session_rereadable(S)) {
+		/* a pipe: read now, kept for the second read; when no copy of
+		 * it could be kept, shallow sizes (below), else an error says
+		 * what failed */
+		const struct hp_retained *R0;
+		const hp_heap *h0;
+		struct hp_error e0;
+		hp_error_clear(&e0);
+		if (hp_session_retained(S, &R0, &e0) != HP_OK && hp_session_model(S, &h0, &e0) != HP_OK)
+			return cli_retained(S, &h0, &R0);
+	}
 	if (with_ret && !hp_session_rereadable(S)) {
+		cli_spool_note(S);
 		with_ret = 0;
 		if (!x->c->quiet)
 			cli_warn("reading from a pipe: shallow sizes only (retained sizes need to read the file again; --fast says this is fine)");

@@ -157,7 +157,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return rc;
 	struct hp_error err;
 	hp_error_clear(&err);
-	int st = hp_waste_compute(r->h, hp_session_path(S), (uint64_t)o->min_count, &r->W, &err);
+	const char *rp = hp_session_reread_path(S, &err);
+	int st = rp ? hp_waste_compute(r->h, rp, (uint64_t)o->min_count, &r->W, &err) : err.code;
 	if (st != HP_OK) {
 		char buf[1024];
 		cli_format_error(hp_session_path(S), &err, buf, sizeof buf);

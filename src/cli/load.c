@@ -141,9 +141,11 @@ static struct cli_sess {
 	const struct cli_common *c;
 	int warned;
 	int map_warned;               /* the note that the mapping renamed nothing */
+	int spool_warned;             /* the note that no copy of the input was kept */
 	int need_dump;                /* not info: a file without a heap dump is an error */
 	char name[512];               /* the file's name, safe for the terminal */
 	char index[PATH_MAX + 64];    /* its index, "" for none */
+	char spool[PATH_MAX];         /* the directory of its spool (session.h) */
 } sessions[MAX_SESSIONS];
 
 static struct cli_sess *sess_of(const hp_session *S)
@@ -326,6 +328,18 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	    cli_index_path(file, cs->index, sizeof cs->index) == 0)
 		so.index_path = cs->index;
 	so.index_any_policy = strcmp(x->cmd->name, "index") == 0;   /* hprofan index --weak=...: as asked */
+	/* a gzip dump's inflated bytes and a pipe's are kept for the passes
+	 * after the first: in $TMPDIR, else beside the index, else in /tmp */
+	const char *tmp = getenv("TMPDIR");
+	if (tmp && *tmp)
+		snprintf(cs->spool, sizeof cs->spool, "%s", tmp);
+	else if (cs->index[0] && strrchr(cs->index, '/'))
+		snprintf(cs->spool, sizeof cs->spool, "%.*s", (int)(strrchr(cs->index, '/') - cs->index), cs->index);
+	else
+		snprintf(cs->spool, sizeof cs->spool, "/tmp");
+	if (!cs->spool[0])
+		snprintf(cs->spool, sizeof cs->spool, "/");
+	so.spool_dir = cs->spool;
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (hp_session_open(S, file, &so, &err)) {
@@ -481,12 +495,29 @@ static void mapping_note(hp_session *S)
 		 "names are as in the dump", mapping_file, hp_session_path(S));
 }
 
+/* no copy of a streamed input was kept: say so once, with what it costs */
+void cli_spool_note(hp_session *S)
+{
+	struct cli_sess *cs = sess_of(S);
+	const char *why = hp_session_spool_note(S);
+	if (!why || !cs || cs->spool_warned || (cs->c->quiet && !hp_session_one_shot(S)))
+		return;
+	cs->spool_warned = 1;
+	if (hp_session_one_shot(S))
+		cli_warn("%s: no copy of the input is kept (%s), so it cannot be read again", hp_session_path(S), why);
+	else
+		cli_warn("%s: no copy of the inflated dump is kept (%s), so each pass inflates it again",
+			 hp_session_path(S), why);
+}
+
 /* the model was read, salvaged: say so once */
 static void partial_warning(hp_session *S)
 {
 	const struct hp_load_info *L = hp_session_load_info(S);
 	struct cli_sess *cs = sess_of(S);
 	mapping_note(S);
+	if (!hp_session_one_shot(S))   /* a pipe's: where it is read again */
+		cli_spool_note(S);
 	if (!L->partial || !cs || cs->warned)
 		return;
 	cs->warned = 1;
@@ -630,10 +661,22 @@ int cli_retained_tree(hp_session *S, const hp_heap **h, const struct hp_retained
 	return get_retained(S, 2, h, R);
 }
 
+int cli_pipe_read(hp_session *S)
+{
+	const hp_heap *h;
+	if (!hp_session_one_shot(S) || !hp_session_rereadable(S))
+		return EXIT_OK;
+	return cli_model(S, &h);
+}
+
 int cli_refuse_pipe(hp_session *S, const char *what, const char *hint)
 {
+	int rc = cli_pipe_read(S);
+	if (rc)
+		return rc;
 	if (hp_session_rereadable(S))
 		return EXIT_OK;
+	cli_spool_note(S);
 	cli_error("%s: %s the dump twice, which a pipe cannot do; %s", hp_session_path(S), what, hint);
 	return EXIT_USAGE;
 }

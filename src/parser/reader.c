@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -28,6 +29,9 @@ static ssize_t read_some(int fd, uint8_t *dst, size_t n)
 	}
 }
 
+static ssize_t ra_read(int fd, uint8_t *dst, size_t n);
+static void spool_write(hp_reader *r, const uint8_t *p, size_t n);
+
 /* raw bytes from the file descriptor, peeked bytes first */
 static ssize_t raw_read(hp_reader *r, uint8_t *dst, size_t n)
 {
@@ -39,6 +43,8 @@ static ssize_t raw_read(hp_reader *r, uint8_t *dst, size_t n)
 		r->peek_pos += k;
 		return (ssize_t)k;
 	}
+	if (r->ra)
+		return ra_read(r->fd, dst, n);
 	return read_some(r->fd, dst, n);
 }
 
@@ -90,18 +96,25 @@ static int gz_init(hp_reader *r, struct hp_error *err)
 	return HP_OK;
 }
 
-/* Inflates into dst (up to n bytes); returns bytes produced, 0 at end, <0 on error. */
+/* Inflates into dst (up to n bytes): *got bytes produced, 0 at the end
+ * (src_cut set when the stream stops inside a member).  On an error, *got
+ * still says how many bytes came before it.  Counts in src_members and
+ * src_in_total, which are the read-ahead thread's while it runs. */
 static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_error *err)
 {
 	z_stream *z = r->z;
+	int rc = HP_OK;
+	size_t want = n > (1u << 30) ? (1u << 30) : n;
 	*got = 0;
 	z->next_out = dst;
-	z->avail_out = (uInt)(n > (1u << 30) ? (1u << 30) : n);
+	z->avail_out = (uInt)want;
 	while (z->avail_out > 0) {
 		if (z->avail_in == 0 && !r->zin_eof) {
 			ssize_t k = raw_read(r, r->zin, r->zin_cap);
-			if (k < 0)
-				return io_error(err, r, "read");
+			if (k < 0) {
+				rc = io_error(err, r, "read");
+				break;
+			}
 			if (k == 0)
 				r->zin_eof = 1;
 			z->next_in = r->zin;
@@ -110,7 +123,7 @@ static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_
 		if (z->avail_in == 0 && r->zin_eof) {
 			if (r->z_in_member) {
 				/* the compressed stream stops inside a member */
-				r->at_eof = 2;
+				r->src_cut = 1;
 			}
 			break;
 		}
@@ -122,35 +135,221 @@ static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_
 				while (i < z->avail_in && z->next_in[i] == 0)
 					i++;
 				if (i == z->avail_in) {
-					r->z_in_total += z->avail_in;
+					r->src_in_total += z->avail_in;
 					z->avail_in = 0;
 					continue;
 				}
-				return hp_error_set(err, HP_ECORRUPT,
+				rc = hp_error_set(err, HP_ECORRUPT,
 					"gzip: garbage after member %llu at compressed byte %llu",
-					(unsigned long long)r->z_members,
-					(unsigned long long)r->z_in_total);
+					(unsigned long long)r->src_members,
+					(unsigned long long)r->src_in_total);
+				break;
 			}
 			r->z_in_member = 1;
 		}
 		uInt before_in = z->avail_in;
-		int rc = inflate(z, Z_NO_FLUSH);
-		r->z_in_total += before_in - z->avail_in;
-		if (rc == Z_STREAM_END) {
-			r->z_members++;
+		int zrc = inflate(z, Z_NO_FLUSH);
+		r->src_in_total += before_in - z->avail_in;
+		if (zrc == Z_STREAM_END) {
+			r->src_members++;
 			r->z_in_member = 0;
 			inflateReset(z);
 			continue;
 		}
-		if (rc == Z_BUF_ERROR && z->avail_in == 0)
+		if (zrc == Z_BUF_ERROR && z->avail_in == 0)
 			continue;
-		if (rc != Z_OK) {
-			return hp_error_set(err, HP_ECORRUPT,
+		if (zrc != Z_OK) {
+			rc = hp_error_set(err, HP_ECORRUPT,
 				"gzip: corrupt compressed data at compressed byte %llu (%s)",
-				(unsigned long long)r->z_in_total, z->msg ? z->msg : "inflate error");
+				(unsigned long long)r->src_in_total, z->msg ? z->msg : "inflate error");
+			break;
 		}
 	}
-	*got = (size_t)((n > (1u << 30) ? (1u << 30) : n) - z->avail_out);
+	*got = want - z->avail_out;
+	return rc;
+}
+
+/* The next bytes of a streamed input (up to n) into dst: *got of them, 0
+ * at the end.  An error that comes after some bytes is kept for the next
+ * call, so the bytes before it arrive however large the calls are. */
+static int src_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got)
+{
+	*got = 0;
+	if (r->src_rc)
+		return r->src_rc;
+	int rc = HP_OK;
+	if (r->kind == HP_RD_GZIP) {
+		rc = gz_read(r, dst, n, got, &r->src_err);
+	} else {
+		ssize_t k = raw_read(r, dst, n);
+		if (k < 0)
+			rc = io_error(&r->src_err, r, "read");
+		else
+			*got = (size_t)k;
+	}
+	r->src_rc = rc;
+	return *got ? HP_OK : rc;
+}
+
+/* ---- reading ahead --------------------------------------------------------
+ * A streamed input is read (inflated) by a thread of its own into a ring of
+ * chunks that hp_rd_fill() copies from, so that inflating overlaps parsing;
+ * the thread also writes the spool.  It owns the input side (fd, zlib,
+ * src_*, the spool) while it runs; the chunks between tail and head are the
+ * reader's.  It stops at the end of the input, an error, or
+ * hp_reader_free() (which cancels a read() that waits on a pipe). */
+#define RA_CHUNKS 4
+#define RA_CHUNK (1u << 20)
+
+struct ra_chunk {
+	uint8_t *p;
+	size_t len;
+	int end;                    /* 0; 1: the input ends after it; 2: the gzip stream is cut; 3: error */
+	int rc;                     /* end 3: the error */
+	struct hp_error err;
+	uint64_t in_total, members; /* the input's counts after it */
+};
+
+struct readahead {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct ra_chunk c[RA_CHUNKS];
+	unsigned head, tail;        /* filled: [tail, head), counted modulo RA_CHUNKS */
+	size_t pos;                 /* read of chunk tail */
+	int stop;
+};
+
+static void *ra_main(void *arg)
+{
+	hp_reader *r = arg;
+	struct readahead *ra = r->ra;
+	int old;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	for (;;) {
+		pthread_mutex_lock(&ra->mu);
+		while (ra->head - ra->tail == RA_CHUNKS && !ra->stop)
+			pthread_cond_wait(&ra->cv, &ra->mu);
+		int stop = ra->stop;
+		pthread_mutex_unlock(&ra->mu);
+		if (stop)
+			break;
+		struct ra_chunk *c = &ra->c[ra->head % RA_CHUNKS];
+		c->len = 0;
+		c->end = 0;
+		int rc = src_read(r, c->p, RA_CHUNK, &c->len);
+		if (rc != HP_OK) {
+			c->end = 3;
+			c->rc = rc;
+			c->err = r->src_err;
+		} else if (c->len == 0) {
+			c->end = r->src_cut ? 2 : 1;
+		}
+		if (r->spool_fd >= 0)
+			spool_write(r, c->p, c->len);
+		c->in_total = r->src_in_total;
+		c->members = r->src_members;
+		pthread_mutex_lock(&ra->mu);
+		ra->head++;
+		pthread_cond_broadcast(&ra->cv);
+		pthread_mutex_unlock(&ra->mu);
+		if (c->end)
+			break;
+	}
+	return NULL;
+}
+
+/* cancel only inside read(): a pipe that sends nothing must not keep
+ * hp_reader_free() waiting */
+static ssize_t ra_read(int fd, uint8_t *dst, size_t n)
+{
+	int old;
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+	ssize_t k = read_some(fd, dst, n);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return k;
+}
+
+static void ra_free(hp_reader *r)
+{
+	struct readahead *ra = r->ra;
+	for (int i = 0; i < RA_CHUNKS; i++)
+		hp_free(ra->c[i].p);
+	hp_free(ra);
+	r->ra = NULL;
+}
+
+/* starts the thread; without one (no memory, no thread) the reader reads
+ * as it goes */
+static void ra_start(hp_reader *r)
+{
+	struct readahead *ra = hp_calloc(1, sizeof *ra);
+	if (!ra)
+		return;
+	r->ra = ra;
+	for (int i = 0; i < RA_CHUNKS; i++)
+		if (!(ra->c[i].p = hp_malloc(RA_CHUNK))) {
+			ra_free(r);
+			return;
+		}
+	pthread_mutex_init(&ra->mu, NULL);
+	pthread_cond_init(&ra->cv, NULL);
+	if (pthread_create(&ra->th, NULL, ra_main, r) != 0) {
+		pthread_mutex_destroy(&ra->mu);
+		pthread_cond_destroy(&ra->cv);
+		ra_free(r);
+	}
+}
+
+/* stops the thread and waits for it: the input side is the reader's again */
+static void ra_stop(hp_reader *r)
+{
+	struct readahead *ra = r->ra;
+	if (!ra)
+		return;
+	pthread_mutex_lock(&ra->mu);
+	ra->stop = 1;
+	pthread_cond_broadcast(&ra->cv);
+	pthread_mutex_unlock(&ra->mu);
+	pthread_cancel(ra->th);
+	pthread_join(ra->th, NULL);
+	pthread_mutex_destroy(&ra->mu);
+	pthread_cond_destroy(&ra->cv);
+	ra_free(r);
+}
+
+/* hp_rd_fill's source with the thread: bytes of the chunks, in order */
+static int ra_take(hp_reader *r, uint8_t *dst, size_t n, size_t *got, int *cut, struct hp_error *err)
+{
+	struct readahead *ra = r->ra;
+	*got = 0;
+	*cut = 0;
+	pthread_mutex_lock(&ra->mu);
+	while (ra->head == ra->tail)
+		pthread_cond_wait(&ra->cv, &ra->mu);
+	pthread_mutex_unlock(&ra->mu);
+	struct ra_chunk *c = &ra->c[ra->tail % RA_CHUNKS];
+	r->z_in_total = c->in_total;
+	r->z_members = c->members;
+	size_t k = c->len - ra->pos;
+	if (k == 0 && c->end) {
+		if (c->end == 3)
+			return hp_error_set(err, c->rc, "%s", c->err.msg);
+		*cut = c->end == 2;
+		return HP_OK;        /* the end: stays at it */
+	}
+	if (k > n)
+		k = n;
+	memcpy(dst, c->p + ra->pos, k);
+	ra->pos += k;
+	*got = k;
+	if (ra->pos == c->len && !c->end) {
+		pthread_mutex_lock(&ra->mu);
+		ra->tail++;
+		ra->pos = 0;
+		pthread_cond_broadcast(&ra->cv);
+		pthread_mutex_unlock(&ra->mu);
+	}
 	return HP_OK;
 }
 
@@ -161,6 +360,8 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err)
 	if (!r)
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 	r->fd = -1;
+	r->spool_fd = -1;
+	hp_error_clear(&r->src_err);
 	r->name = hp_strdup(path);
 	if (!r->name) {
 		hp_free(r);
@@ -278,6 +479,7 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err)
 		if ((rc = sniff(r, r->pos, hp_rd_avail(r), err)) != HP_OK)
 			goto fail;
 	}
+	r->ra_ok = 1;                /* read ahead from the first fill on */
 	*out = r;
 	return HP_OK;
 fail:
@@ -289,6 +491,7 @@ void hp_reader_free(hp_reader *r)
 {
 	if (!r)
 		return;
+	ra_stop(r);
 	if (r->map)
 		munmap(r->map, r->map_len);
 	if (r->z) {
@@ -317,6 +520,42 @@ uint64_t hp_reader_progress(const hp_reader *r)
 	if (r->kind == HP_RD_GZIP)
 		return r->z_in_total;
 	return hp_rd_offset(r);
+}
+
+/* n bytes into the spool, or the spool given up with the write's errno */
+static void spool_write(hp_reader *r, const uint8_t *p, size_t n)
+{
+	while (n > 0 && r->spool_fd >= 0) {
+		ssize_t k = write(r->spool_fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			r->spool_errno = k < 0 ? errno : ENOSPC;
+			r->spool_fd = -1;
+			return;
+		}
+		p += k;
+		n -= (size_t)k;
+		r->spooled += (uint64_t)k;
+	}
+}
+
+void hp_reader_spool(hp_reader *r, int fd)
+{
+	if (r->kind == HP_RD_MMAP || r->ra || r->win_off != 0 || r->win != r->buf) {
+		r->spool_errno = EINVAL;   /* too late: bytes were let go */
+		return;
+	}
+	r->spool_fd = fd;
+	r->spooled = 0;
+	spool_write(r, r->buf, (size_t)(r->end - r->buf));
+}
+
+int64_t hp_reader_spooled(hp_reader *r, int *errnum)
+{
+	ra_stop(r);
+	*errnum = r->spool_errno;
+	return r->spool_errno ? -1 : (int64_t)r->spooled;
 }
 
 /* Moves the unread bytes to the start of the buffer, growing it when the
@@ -349,21 +588,32 @@ int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err)
 		}
 		size_t room = r->cap - have;
 		size_t got = 0;
-		if (r->kind == HP_RD_GZIP) {
-			int rc = gz_read(r, r->buf + have, room, &got, err);
-			if (rc != HP_OK)
-				return rc;
-		} else {
-			ssize_t k = raw_read(r, r->buf + have, room);
-			if (k < 0)
-				return io_error(err, r, "read");
-			got = (size_t)k;
+		int rc, cut;
+		if (!r->ra && r->ra_ok) {
+			/* not under a memory limit: its figures stay those of
+			 * the reader's one buffer */
+			r->ra_ok = 0;
+			if (!hp_alloc_limit())
+				ra_start(r);
 		}
+		if (r->ra) {
+			rc = ra_take(r, r->buf + have, room, &got, &cut, err);
+		} else {
+			rc = src_read(r, r->buf + have, room, &got);
+			if (rc != HP_OK)
+				hp_error_set(err, rc, "%s", r->src_err.msg);
+			cut = r->src_cut;
+			r->z_in_total = r->src_in_total;
+			r->z_members = r->src_members;
+		}
+		if (rc != HP_OK)
+			return rc;
 		if (got == 0) {
-			if (!r->at_eof)
-				r->at_eof = 1;
+			r->at_eof = cut ? 2 : 1;
 			return HP_ETRUNC;
 		}
+		if (!r->ra && r->spool_fd >= 0)
+			spool_write(r, r->buf + have, got);
 		have += got;
 		r->end = r->buf + have;
 	}

@@ -6,10 +6,18 @@
  * bytes, including the concatenated members `jcmd GC.heap_dump -gz=N` writes)
  * and pipes are streamed through a buffer that starts at 1 MiB and grows only
  * as far as the largest single request actually present in the data, so
- * memory never depends on a length field the data does not back up.
+ * memory never depends on a length field the data does not back up.  A
+ * thread of the reader's reads (inflates) them ahead, into four 1 MiB
+ * chunks, so that inflating overlaps the parse; the bytes, their order and
+ * where an error falls are the same as without it.
  *
  * Offsets are positions in the uncompressed stream.  Pointers into the window
  * are valid until the next hp_rd_need/hp_rd_skip call.
+ *
+ * A spool (hp_reader_spool()): a streamed input (gzip, a pipe) can copy
+ * every byte it takes in, in order, into a file, which then holds the
+ * uncompressed stream (up to where reading stopped) at the same offsets, to
+ * be mapped and read again like a plain dump.
  */
 #ifndef HP_READER_H
 #define HP_READER_H
@@ -40,6 +48,15 @@ struct hp_reader {
 	uint64_t released;          /* mapped bytes before this were given back */
 	uint8_t peek[16]; size_t peek_len, peek_pos;   /* sniffed bytes of a pipe */
 	char *name;
+	/* the input side: the read-ahead thread's while it runs (reader.c) */
+	uint64_t src_members, src_in_total;
+	int src_cut, src_rc;
+	struct hp_error src_err;
+	void *ra;                   /* the read-ahead thread, NULL: none */
+	int ra_ok;                  /* start it on the next fill */
+	int spool_fd;               /* -1: none (or given up) */
+	int spool_errno;            /* why a write to the spool failed, 0 */
+	uint64_t spooled;           /* bytes written to it */
 };
 
 /* Opens `path` ("-" is stdin).  Sniffs the first bytes: gzip is streamed,
@@ -49,6 +66,17 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err) HP_M
 void hp_reader_free(hp_reader *r);
 
 const char *hp_reader_kind_name(const hp_reader *r);
+
+/* From now on every byte the reader takes in is also written to fd (which
+ * the caller owns), for a streamed input only (not a mapped file): call it
+ * right after hp_reader_open(), before anything is read past the header.
+ * A failed write (disk full) stops the copy and keeps its errno:
+ * hp_reader_spooled() then returns -1 with *errnum set; else the bytes
+ * written, which are the stream's first bytes: at least those taken in
+ * (more when it read ahead).  hp_reader_spooled() stops reading ahead: the
+ * reader is only to be freed after it. */
+void hp_reader_spool(hp_reader *r, int fd);
+int64_t hp_reader_spooled(hp_reader *r, int *errnum);
 /* compressed bytes consumed so far (gzip) or uncompressed offset; for progress */
 uint64_t hp_reader_progress(const hp_reader *r);
 

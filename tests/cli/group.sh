@@ -231,9 +231,13 @@ else fail "components text: the ones left out are said" "$(cat "$D/k.txt")"; fi
 run_hp "$D/o" "$D/e" components "$D/g.hprof" --components "$D/bad" --quiet; rc=$?
 if [ $rc = 2 ] && grep -q "bad:2: component 'bad'" "$D/e"; then ok "components: a bad pattern is a usage error"
 else fail "components: a bad pattern is a usage error" "exit $rc: $(head -c 300 "$D/e")"; fi
+cat "$D/g.hprof" | TMPDIR=$D/none "$HPROFAN" components - --quiet >"$D/o" 2>"$D/e"; rc=$?
+if [ $rc = 2 ] && grep -q 'pipe' "$D/e"; then ok "components: a pipe no copy of which is kept is refused"
+else fail "components: a pipe no copy of which is kept is refused" "exit $rc: $(head -c 300 "$D/e")"; fi
+"$HPROFAN" components "$D/g.hprof" --quiet >"$D/o.file" 2>/dev/null
 cat "$D/g.hprof" | "$HPROFAN" components - --quiet >"$D/o" 2>"$D/e"; rc=$?
-if [ $rc = 2 ] && grep -q 'pipe' "$D/e"; then ok "components: a pipe is refused"
-else fail "components: a pipe is refused" "exit $rc: $(head -c 300 "$D/e")"; fi
+if [ $rc = 0 ] && [ -s "$D/o" ] && cmp -s "$D/o" "$D/o.file"; then ok "components: from a pipe as from the file"
+else fail "components: from a pipe as from the file" "exit $rc: $(head -c 300 "$D/e")"; fi
 
 # ---- dominators --group: the top-level dominators by group ----------------------
 # top level: b1 124 (L1), byte[50] 50 (no class loader's object holds it),

@@ -128,20 +128,36 @@ clean "a FILE named with an escape sequence, in info" "$D/o.name3"
 
 # ---- FIFOs, /dev/stdin, <(...) ---------------------------------------------------
 S=$D/hotspot.hprof
+# read once, into a copy (the spool) that later passes read: as the file;
+# without a place for the copy (TMPDIR missing), as before: shallow sizes,
+# or a refusal before anything is read
+"$HPROFAN" "$S" --top 3 >"$D/o.want" 2>/dev/null
+"$HPROFAN" dominators "$S" >"$D/o.want2" 2>/dev/null
 mkfifo "$D/fifo"
 (cat "$S" >"$D/fifo" &)
 timeout 20 "$HPROFAN" "$D/fifo" --top 3 >"$D/o.fifo" 2>"$D/e.fifo"
 rc=$?
-expect_eq "a FIFO: --top reads it once (shallow sizes), exit 0" "$rc|$(grep -c 'shallow sizes only' "$D/e.fifo")" "0|1"
-timeout 20 "$HPROFAN" dominators "$D/fifo" >"$D/o.fifo2" 2>"$D/e.fifo2"
-expect_eq "a FIFO: dominators says a pipe cannot be read twice, exit 2, without opening it" \
+expect_eq "a FIFO: --top reads it once, retained sizes as from the file, exit 0" "$rc|$(cmp -s "$D/o.fifo" "$D/o.want"; echo $?)" "0|0"
+(cat "$S" >"$D/fifo" &)
+TMPDIR=$D/none timeout 20 "$HPROFAN" "$D/fifo" --top 3 >"$D/o.fifo" 2>"$D/e.fifo"
+rc=$?
+expect_eq "a FIFO, no place for its copy: --top reads it once (shallow sizes), exit 0" "$rc|$(grep -c 'shallow sizes only' "$D/e.fifo")" "0|1"
+TMPDIR=$D/none timeout 20 "$HPROFAN" dominators "$D/fifo" >"$D/o.fifo2" 2>"$D/e.fifo2"
+expect_eq "a FIFO, no place for its copy: dominators says a pipe cannot be read twice, exit 2, without opening it" \
   "$?|$(grep -c 'which a pipe cannot do' "$D/e.fifo2")" "2|1"
+(cat "$S" >"$D/fifo" &)
+timeout 20 "$HPROFAN" dominators "$D/fifo" >"$D/o.fifo2" 2>"$D/e.fifo2"
+expect_eq "a FIFO: dominators as from the file" "$?|$(cmp -s "$D/o.fifo2" "$D/o.want2"; echo $?)" "0|0"
 timeout 20 "$HPROFAN" dominators /dev/stdin <"$S" >"$D/o.stdin" 2>"$D/e.stdin"
 expect_eq "/dev/stdin redirected from a file: read again like a file" "$?" 0
+cat "$S" | TMPDIR=$D/none timeout 20 "$HPROFAN" dominators /dev/stdin >"$D/o.stdin2" 2>"$D/e.stdin2"
+expect_eq "/dev/stdin from a pipe, no place for its copy: refused like -, not 'empty file'" "$?|$(grep -c 'which a pipe cannot do' "$D/e.stdin2")" "2|1"
 cat "$S" | timeout 20 "$HPROFAN" dominators /dev/stdin >"$D/o.stdin2" 2>"$D/e.stdin2"
-expect_eq "/dev/stdin from a pipe: refused like -, not 'empty file'" "$?|$(grep -c 'which a pipe cannot do' "$D/e.stdin2")" "2|1"
+expect_eq "/dev/stdin from a pipe: as the file" "$?|$(cmp -s "$D/o.stdin2" "$D/o.want2"; echo $?)" "0|0"
+TMPDIR=$D/none timeout 20 "$HPROFAN" <(cat "$S") --top 3 >"$D/o.proc" 2>"$D/e.proc"
+expect_eq "<(...), no place for its copy: read once, shallow sizes" "$?|$(grep -c 'shallow sizes only' "$D/e.proc")" "0|1"
 timeout 20 "$HPROFAN" <(cat "$S") --top 3 >"$D/o.proc" 2>"$D/e.proc"
-expect_eq "<(...): read once, shallow sizes" "$?|$(grep -c 'shallow sizes only' "$D/e.proc")" "0|1"
+expect_eq "<(...): read once, retained sizes as from the file" "$?|$(cmp -s "$D/o.proc" "$D/o.want"; echo $?)" "0|0"
 
 # ---- -o ------------------------------------------------------------------------------
 "$HPROFAN" "$S" --top 3 --quiet >"$D/want.txt"

@@ -126,8 +126,8 @@ expect_eq "--fast: the need does not depend on the limit" "$(need fast-3M)" "$nf
 run fast-at-need "$S" --top 5 --fast --quiet --max-memory "$(printf '%s' "$nf" | tr -d ' ')"
 run fast-plain "$S" --top 5 --fast --quiet
 same_out fast-plain fast-at-need
-# top on a pipe is the same streaming pass
-cat "$S" | "$HPROFAN" - --top 5 --quiet --max-memory 2M >"$D/fast-stdin.out" 2>"$D/fast-stdin.err"; echo $? >"$D/fast-stdin.rc"
+# --fast on a pipe is the same streaming pass
+cat "$S" | "$HPROFAN" - --top 5 --fast --quiet --max-memory 2M >"$D/fast-stdin.out" 2>"$D/fast-stdin.err"; echo $? >"$D/fast-stdin.rc"
 refused fast-stdin "^hprofan: -: the class histogram needs about [0-9.]+ MiB"
 expect_eq "--fast: the need from a pipe is the file's" "$(need fast-stdin)" "$nf"
 
@@ -135,6 +135,9 @@ expect_eq "--fast: the need from a pipe is the file's" "$(need fast-stdin)" "$nf
 
 run top-2M "$S" --top 5 --quiet --max-memory 2M
 refused top-2M "^hprofan: $f: the model needs about $n2 \(82,953 objects\), and retained sizes about [0-9.]+ MiB in all; --max-memory is 2\.00 MiB\$"
+# from a pipe (read once, a copy kept for the second read): the same
+cat "$S" | "$HPROFAN" - --top 5 --quiet --max-memory 2M >"$D/top-stdin.out" 2>"$D/top-stdin.err"; echo $? >"$D/top-stdin.rc"
+refused top-stdin "^hprofan: -: the model needs about $n2 \(82,953 objects\), and retained sizes about [0-9.]+ MiB in all; --max-memory is 2\.00 MiB\$"
 # a limit between what the model takes and what retained sizes take
 run top-stats "$S" --top 5 --quiet --max-memory 1G --stats
 rpeak=$(stat_of "$D/top-stats.err" alloc_peak)

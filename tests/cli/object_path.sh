@@ -74,7 +74,7 @@ hp pz path "$S" zzz --quiet
 if [ "$(rc pz)" = 1 ] && grep -q "no class named 'zzz' in the dump" "$TMPD/pz.err"; then ok "path with a word that is no class: exit 1"
 else fail "path with a word that is no class: exit 1" "exit $(rc pz): $(head -c 200 "$TMPD/pz.err")"; fi
 usage "object with two ids: exit 2" "unexpected argument: 0x2" object "$S" 0x1 0x2
-usage "object from a pipe: exit 2" "a pipe cannot do" object - 0x1
+TMPDIR=$TMPD/none usage "object from a pipe, no place for a copy of it: exit 2" "a pipe cannot do" object - 0x1
 for c in object path; do
   hp "n$c" "$c" "$S" 0x1 --quiet
   if [ "$(rc "n$c")" = 1 ] && [ "$(cat "$TMPD/n$c.err")" = "hprofan: $S: no object 0x1 in the dump" ] && [ ! -s "$TMPD/n$c" ]; then

@@ -73,14 +73,19 @@ echo "not a dump" >"$TMPD/bad.hprof"
 rc=$?
 [ "$rc" -ne 0 ] && [ ! -e "$TMPD/bad.html" ] && ok "a failed report writes no file" ||
   fail "report atomic -o" "exit $rc, file $(ls "$TMPD/bad.html" 2>&1)"
-# gzip and stdin: a pipe gives the summary and the shallow histogram
+# gzip and stdin: a pipe gives all of it (a copy of it is read again);
+# without a place for the copy, the summary and the shallow histogram
 "$HPROFAN" report "$GZ" -o "$TMPD/gz.html" --quiet 2>/dev/null &&
   expect_eq "report reads gzip" "$(data "$TMPD/gz.html" | python3 -c 'import json,sys; print(json.load(sys.stdin)["dumps"][0]["dominators"]["total"]["objects"])')" \
     "$(jget "$TMPD/dom.json" 'd["total"]["objects"]')"
-gzip -dc "$GZ" | "$HPROFAN" report - -o "$TMPD/pipe.html" --quiet 2>"$TMPD/pipe.err"
-expect_eq "report from a pipe: summary and histogram" \
+gzip -dc "$GZ" | TMPDIR=$TMPD/none "$HPROFAN" report - -o "$TMPD/pipe.html" --quiet 2>"$TMPD/pipe.err"
+expect_eq "report from a pipe, no place for a copy: summary and histogram" \
   "$(data "$TMPD/pipe.html" | python3 -c 'import json,sys; d=json.load(sys.stdin)["dumps"][0]; print(sorted(k for k in d if k not in ("file","note")), d["top"]["retained_sizes"])')" \
   "['info', 'top'] False"
+gzip -dc "$GZ" | "$HPROFAN" report - -o "$TMPD/pipe.html" --quiet 2>"$TMPD/pipe.err"
+expect_eq "report from a pipe: all of it, the tree as from the file" \
+  "$(data "$TMPD/pipe.html" | python3 -c 'import json,sys; d=json.load(sys.stdin)["dumps"][0]; print(sorted(k for k in d if k not in ("file","note")), d["top"]["retained_sizes"], d["dominators"]["total"]["objects"])')" \
+  "['dominators', 'info', 'leaks', 'sites', 'threads', 'top'] True $(jget "$TMPD/dom.json" 'd["total"]["objects"]')"
 
 # several dumps: trend's document, and the details of the last dump
 S2=$TMPD/small.hprof
