@@ -286,8 +286,11 @@ void cli_memory_setup(const char *file)
 	uint64_t have = m.available;
 	if (m.cgroup_limit && (!have || m.cgroup_limit < have))
 		have = m.cgroup_limit;
-	/* half for anonymous memory, the rest for the page cache: the dump's
-	 * pages and the working set of the file-backed blocks */
+	/* a quarter for anonymous memory, the rest for the page cache (the
+	 * dump's pages, the working set of the file-backed blocks) and for
+	 * what is not ours: anonymous pages cannot be evicted (no swap, often),
+	 * while the kernel keeps the file pages a pass uses and writes back the
+	 * others, so under pressure the fewer fixed pages the better */
 	hp_alloc_set_budget(have / 4);
 	char ix[PATH_MAX];
 	if (file && cli_index_path(file, ix, sizeof ix) == 0) {
