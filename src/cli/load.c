@@ -283,15 +283,17 @@ void cli_memory_setup(const char *file)
 {
 	struct hp_alloc_machine m;
 	hp_alloc_machine(&m);
-	uint64_t have = m.available;
-	if (m.cgroup_limit && (!have || m.cgroup_limit < have))
-		have = m.cgroup_limit;
-	/* a quarter for anonymous memory, the rest for the page cache (the
-	 * dump's pages, the working set of the file-backed blocks) and for
-	 * what is not ours: anonymous pages cannot be evicted (no swap, often),
-	 * while the kernel keeps the file pages a pass uses and writes back the
-	 * others, so under pressure the fewer fixed pages the better */
-	hp_alloc_set_budget(have / 4);
+	/* Half of what the machine has available (MemAvailable: what others
+	 * do not use, page cache counted as free), or a quarter of the
+	 * cgroup's limit when smaller: that limit counts the page cache too,
+	 * and the cache must hold the dump's pages and the working set of the
+	 * file-backed blocks; our anonymous pages cannot be evicted (often no
+	 * swap), the file pages a pass uses are kept and the others written
+	 * back, so under a limit the fewer fixed pages the better. */
+	uint64_t budget = m.available / 2;
+	if (m.cgroup_limit && (!budget || m.cgroup_limit / 4 < budget))
+		budget = m.cgroup_limit / 4;
+	hp_alloc_set_budget(budget);
 	char ix[PATH_MAX];
 	if (file && cli_index_path(file, ix, sizeof ix) == 0) {
 		char *slash = strrchr(ix, '/');

@@ -402,14 +402,30 @@ uint64_t hp_alloc_refused_in_use(void) { return refused_in_use; }
 
 /* ---- the functions --------------------------------------------------- */
 
-#define COUNTED (limit || budget || nfb)
+/* The counted paths (a limit, a budget or file-backed blocks: in hprofan,
+ * always) share counters and the table of files, so they take a spin lock
+ * (uncontended: one atomic exchange; a pass that allocates from two
+ * threads stays correct). */
+static char lk;
+static void lock(void) { while (__atomic_test_and_set(&lk, __ATOMIC_ACQUIRE)) ; }
+static void unlock(void) { __atomic_clear(&lk, __ATOMIC_RELEASE); }
+
+#define COUNTED (limit || budget || __atomic_load_n(&nfb, __ATOMIC_RELAXED))
+
+static void *locked_alloc(size_t n, size_t count, size_t size)
+{
+	lock();
+	void *p = limited_alloc(n, count, size);
+	unlock();
+	return p;
+}
 
 void *hp_malloc(size_t n)
 {
 	if (should_fail())
 		return failed();
 	if (COUNTED)
-		return limited_alloc(n ? n : 1, 0, 0);
+		return locked_alloc(n ? n : 1, 0, 0);
 	void *p = malloc(n ? n : 1);
 	return p ? advise(p, n) : failed();
 }
@@ -423,7 +439,7 @@ void *hp_calloc(size_t n, size_t size)
 	if (COUNTED) {
 		if (n > SIZE_MAX / size)
 			return failed();
-		return limited_alloc(n * size, n, size);
+		return locked_alloc(n * size, n, size);
 	}
 	void *p = calloc(n, size);
 	if (!p)
@@ -435,8 +451,12 @@ void *hp_realloc(void *p, size_t n)
 {
 	if (should_fail())
 		return failed();
-	if (COUNTED)
-		return limited_realloc(p, n ? n : 1);
+	if (COUNTED) {
+		lock();
+		void *q = limited_realloc(p, n ? n : 1);
+		unlock();
+		return q;
+	}
 	void *q = realloc(p, n ? n : 1);
 	return q ? advise(q, n) : failed();
 }
@@ -452,15 +472,18 @@ void hp_free(void *p)
 {
 	if (!p)
 		return;
-	if (nfb) {
+	if (COUNTED) {
+		lock();
 		long i = fb_find(p);
 		if (i >= 0) {
 			f_free((size_t)i);
-			return;
+		} else {
+			account(0, usable_size(p));
+			free(p);
 		}
+		unlock();
+		return;
 	}
-	if (limit || budget)
-		account(0, usable_size(p));
 	free(p);
 }
 

@@ -32,7 +32,8 @@
  * a big block whose file cannot be made is taken from malloc.  The files
  * are never seen (O_TMPFILE, or unlinked at once) and go with the process.
  *
- * Single-threaded, like the rest of the library.
+ * The functions may be called from several threads (the counted paths
+ * take a spin lock); the setters are for the start, before any thread.
  */
 #ifndef HP_ALLOC_H
 #define HP_ALLOC_H
