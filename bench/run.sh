@@ -31,6 +31,12 @@
 # whose budget is 1 GB/s per file, and with retained sizes, whose budget is
 # 2.2 times the median retained run of one dump; the summary says both.
 #
+# Then the retained run once more under a memory limit of a quarter of its
+# peak RSS (issue 15, bigger than memory): in a memory cgroup of its own when
+# the user may make one (v2 memory.max, else v1; root), else --max-memory; the
+# summary gives its time, peak RSS and page traffic (the io: line of --stats,
+# the dominator pass's apart) and whether its output is the unlimited run's.
+#
 # Last, bench/browse_latency.sh drives `hprofan browse` on the dump through
 # tmux and measures each key press, from send-keys to the changed screen
 # (moves, pages, ends, opening and leaving rows, sorts, views, pop-ups, a
@@ -300,6 +306,51 @@ export HPROFAN_NO_INDEX=1
 unset HPROFAN_INDEX_DIR
 # ---- end of the index
 
+# ---- bigger than memory (issue 15): the retained run again under a quarter
+# of its peak RSS, in a memory cgroup of its own when this user may make one
+# (v2 memory.max, else v1 memory.limit_in_bytes), else with --max-memory; its
+# output must be the unlimited run's
+LIM_KB=$(grep -oE 'peak_rss_kb=[0-9]+' "$LOGS/retained.err" 2>/dev/null | head -1 | cut -d= -f2 || true)
+LIM_HOW=""
+LIM_CG=""
+if [ -n "$LIM_KB" ] && [ "$LIM_KB" -gt 0 ]; then
+  LIM_BYTES=$((LIM_KB * 1024 / 4))
+  cg_try() {   # cg_try DIR FILE: a cgroup DIR/hprofan-bench.PID with FILE = the limit
+    local d="$1/hprofan-bench.$$"
+    [ -d "$1" ] && [ -w "$1" ] || return 1
+    mkdir "$d" 2>/dev/null || return 1
+    if echo "$LIM_BYTES" >"$d/$2" 2>/dev/null; then LIM_CG=$d; return 0; fi
+    rmdir "$d" 2>/dev/null || true
+    return 1
+  }
+  if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
+     cg_try /sys/fs/cgroup memory.max; then
+    LIM_HOW="a cgroup v2 (memory.max)"
+  elif cg_try /sys/fs/cgroup/memory memory.limit_in_bytes; then
+    LIM_HOW="a cgroup v1 (memory.limit_in_bytes)"
+  fi
+  if [ -n "$LIM_CG" ]; then
+    WRAP="$LOGS/in-cgroup.sh"
+    printf '#!/bin/sh\necho $$ >"%s/cgroup.procs" || exit 125\nexec "%s" "$@"\n' "$LIM_CG" "$BIN" >"$WRAP"
+    chmod +x "$WRAP"
+    REAL_BIN=$BIN
+    BIN=$WRAP
+    # the dump's pages cached by the runs before were charged to their
+    # cgroup, not this one: dropped, so that the limited run pays for them
+    python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' \
+      "$DUMP" 2>/dev/null || echo "bench: [limited] the dump's cached pages could not be dropped (no python3?): they are not charged to the cgroup"
+    run limited - "$DUMP" --top --quiet --stats
+    BIN=$REAL_BIN
+    rmdir "$LIM_CG" 2>/dev/null || true
+  else
+    LIM_HOW="--max-memory (no memory cgroup could be made)"
+    run limited - "$DUMP" --top --quiet --stats --max-memory "$LIM_BYTES"
+  fi
+else
+  echo "bench: [limited] skipped: no peak RSS from the retained run to take a quarter of"
+fi
+# ---- end of bigger than memory
+
 # key-press latency of the browser (its own log; the last line goes in the summary)
 echo "bench: [browse] bench/browse_latency.sh $BIN $DUMP"
 if ! "$HERE/browse_latency.sh" "$BIN" "$DUMP" >"$LOGS/browse.out" 2>&1; then
@@ -362,6 +413,19 @@ if [ -n "${WALL[ix-first]:-}" ] && [ -n "${WALL[ix-top]:-}" ]; then
     if (n > 0) printf "  index: %.1f MiB, %.1f bytes per object (%.1f per object + 8 per reference: two graphs)\n",
       ix / 1048576, ix / n, (ix - 8 * e) / n }'
   sed -n 's/^browse: first screen after \(.*\) ms.*/  browse opening from the index: \1 ms (budget: 1000)/p' "$LOGS/ix-browse.out"
+fi
+# bigger than memory: the limited run against the unlimited one
+if [ -n "${WALL[limited]:-}" ]; then
+  echo
+  same="identical to the unlimited run's"
+  cmp -s "$LOGS/limited.out" "$LOGS/retained.out" || same="DIFFERENT from the unlimited run's"
+  kb=$(grep -oE 'peak_rss_kb=[0-9]+' "$LOGS/limited.err" | head -1 | cut -d= -f2 || true)
+  awk -v how="$LIM_HOW" -v lim="$LIM_BYTES" -v t="${WALL[limited]}" -v r="${WALL[retained]:-0}" -v kb="${kb:-0}" \
+      -v same="$same" 'BEGIN {
+    printf "bigger than memory: --top with retained sizes under %.0f MiB (a quarter of the retained run'"'"'s peak) by %s:\n", lim / 1048576, how
+    printf "  %.1f s (%.1f times the unlimited run), peak RSS %.0f MiB (file-backed pages included), output %s\n",
+      t, (r > 0 ? t / r : 0), kb / 1024, same }'
+  grep -E '^(spill|io|phases): ' "$LOGS/limited.err" | sed 's/^/  /' || true
 fi
 # redact against its budgets, and gzip to gzip against zlib alone (wall
 # clock and CPU time: a shared machine can make the first several times

@@ -150,7 +150,7 @@ static const char *mutf8_name(struct pbuild *b, uint64_t sid)
 	if (!u)
 		return NULL;
 	const char *r = pool_add(b->s->pool, u, ol);
-	free(u);
+	hp_free(u);
 	return r;
 }
 
@@ -273,7 +273,7 @@ static uint32_t top_path(struct pbuild *b, uint32_t v, int *rc, struct hp_error 
 		}
 	}
 	uint32_t p = path_of(b, &k, v, name, rc);
-	free(name);
+	hp_free(name);
 	return p;
 }
 

@@ -677,6 +677,8 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	struct vv V;
 	memset(&V, 0, sizeof V);
 	size_t nroots = R->nroot_objs;
+	struct hp_alloc_io io0;
+	hp_alloc_io(&io0);
 	if (visualvm && (rc = vv_prepare(h, R, &V)) != HP_OK) {
 		vv_free(&V);
 		goto nomem;
@@ -694,6 +696,10 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	if (visualvm)
 		vv_drop(&V, nroots);
 	R->dom_peak_bytes = R->dom.peak_bytes;
+	hp_alloc_io(&R->io_dom);
+	R->io_dom.read_bytes -= io0.read_bytes;
+	R->io_dom.write_bytes -= io0.write_bytes;
+	R->io_dom.major_faults -= io0.major_faults;
 	R->t_dom = seconds() - t;
 	t = seconds();
 	if (!visualvm && alloc_sizes(h, R) != HP_OK) {

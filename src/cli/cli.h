@@ -208,6 +208,11 @@ void cli_spool_note(hp_session *S);
 /* --max-memory: when the limit refused an allocation, makes sure a
  * message says so (once); returns 1 then */
 int cli_limit_hit(const char *file);
+/* Bigger than memory: the budget (half the memory the machine or the
+ * cgroup gives the process) and the directory of the file-backed blocks
+ * (the index's directory for FILE, else $TMPDIR, else /tmp), set before
+ * the command runs; FILE may be NULL. */
+void cli_memory_setup(const char *file);
 /* --stats: time, throughput and peak memory on stderr */
 void cli_print_stats(const struct cli_ctx *x, hp_session *S);
 /* "warning: partial result: ..." when the dump was salvaged */

@@ -279,6 +279,40 @@ int cli_index_path(const char *file, char *out, size_t n)
 	return rc;
 }
 
+/* ---- bigger than memory ------------------------------------------------ */
+
+void cli_memory_setup(const char *file)
+{
+	struct hp_alloc_machine m;
+	hp_alloc_machine(&m);
+	/* Half of what the machine has available (MemAvailable: what others
+	 * do not use, page cache counted as free), or a quarter of the
+	 * cgroup's limit when smaller: that limit counts the page cache too,
+	 * and the cache must hold the dump's pages and the working set of the
+	 * file-backed blocks; our anonymous pages cannot be evicted (often no
+	 * swap), the file pages a pass uses are kept and the others written
+	 * back, so under a limit the fewer fixed pages the better. */
+	uint64_t budget = m.available / 2;
+	if (m.cgroup_limit && (!budget || m.cgroup_limit / 4 < budget))
+		budget = m.cgroup_limit / 4;
+	hp_alloc_set_budget(budget);
+	char ix[PATH_MAX];
+	if (file && cli_index_path(file, ix, sizeof ix) == 0) {
+		char *slash = strrchr(ix, '/');
+		if (slash && slash != ix) {
+			*slash = '\0';
+			if (hp_alloc_set_spill_dir(ix) == 0 && dir_writable(ix))
+				return;
+		}
+	}
+	const char *t = getenv("TMPDIR");
+	if (t && *t && dir_writable(t) && hp_alloc_set_spill_dir(t) == 0)
+		return;
+	if (dir_writable("/tmp") && hp_alloc_set_spill_dir("/tmp") == 0)
+		return;
+	hp_alloc_set_spill_dir(NULL);
+}
+
 /* ---- sessions --------------------------------------------------------- */
 
 int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
@@ -403,7 +437,14 @@ static void limit_error(const char *file, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	cli_error("%s: %s; --max-memory is %s", file, msg, fmt_bytes(hp_alloc_limit(), l, sizeof l));
+	/* the big arrays could not go to files either: why */
+	char why[600] = "";
+	if (hp_alloc_spill_failures())
+		snprintf(why, sizeof why, "; files in %s could not hold the rest: %s",
+			 hp_alloc_spill_dir(), strerror(hp_alloc_spill_errno()));
+	else if (!hp_alloc_spill_dir()[0])
+		snprintf(why, sizeof why, "; no writable directory for files to hold the rest");
+	cli_error("%s: %s; --max-memory is %s%s", file, msg, fmt_bytes(hp_alloc_limit(), l, sizeof l), why);
 	limit_reported = 1;
 }
 
@@ -710,8 +751,23 @@ void cli_print_stats(const struct cli_ctx *x, hp_session *S)
 		fprintf(stderr, "memory: max_memory=%llu alloc_peak=%llu alloc_in_use=%llu\n",
 			(unsigned long long)hp_alloc_limit(), (unsigned long long)hp_alloc_peak(),
 			(unsigned long long)hp_alloc_in_use());
+	struct hp_alloc_io io;
+	hp_alloc_io(&io);
+	fprintf(stderr, "spill: budget=%llu anon_peak=%llu file_peak=%llu file_blocks=%llu failures=%llu dir=%s\n",
+		(unsigned long long)hp_alloc_budget(), (unsigned long long)hp_alloc_anon_peak(),
+		(unsigned long long)hp_alloc_spilled_peak(), (unsigned long long)hp_alloc_spill_blocks(),
+		(unsigned long long)hp_alloc_spill_failures(), hp_alloc_spill_dir()[0] ? hp_alloc_spill_dir() : "-");
+	fprintf(stderr, "io: read_bytes=%llu write_bytes=%llu major_faults=%llu",
+		(unsigned long long)io.read_bytes, (unsigned long long)io.write_bytes,
+		(unsigned long long)io.major_faults);
 	const struct hp_retained *R;
-	if (hp_session_retained_done(S) && hp_session_retained(S, &R, &err) == HP_OK) {
+	int ret = hp_session_retained_done(S) && hp_session_retained(S, &R, &err) == HP_OK;
+	if (ret)
+		fprintf(stderr, " dom_read_bytes=%llu dom_write_bytes=%llu dom_major_faults=%llu",
+			(unsigned long long)R->io_dom.read_bytes, (unsigned long long)R->io_dom.write_bytes,
+			(unsigned long long)R->io_dom.major_faults);
+	fputc('\n', stderr);
+	if (ret) {
 		double n = objs ? (double)objs : 1;
 		fprintf(stderr, "phases: parse=%.3fs (%.0f ns/obj) refs=%.3fs (%.0f ns/obj, %llu refs, %llu of them class) "
 			"dominators=%.3fs (%.0f ns/obj, peak %llu bytes) retained=%.3fs aggregate=%.3fs\n",

@@ -419,6 +419,7 @@ int main(int argc, char **argv)
 		.args = pos + npos - nargs, .nargs = nargs, .own = own,
 	};
 	/* from here on every allocation counts against the limit */
+	cli_memory_setup(x.nfiles ? x.files[0] : NULL);
 	if (com.max_memory)
 		hp_alloc_set_limit(com.max_memory);
 	rc = cmd->run(&x);

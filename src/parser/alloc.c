@@ -9,10 +9,13 @@
 #include <malloc.h>
 #define usable_size(p) malloc_usable_size(p)
 #endif
-#if defined(__linux__)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
-#endif
 
 static long fail_at = -2;      /* -2: not read yet; -1: never fail */
 static long alloc_count;
@@ -63,9 +66,11 @@ static void *advise(void *p, size_t bytes)
 	return p;
 }
 
-/* ---- the memory limit ------------------------------------------------ */
+/* ---- the memory limit and the budget ---------------------------------- */
 
-static uint64_t limit;          /* 0: no limit, no accounting */
+static uint64_t limit;          /* 0: no limit */
+static uint64_t f_bytes, f_peak, f_blocks, f_failures;   /* file-backed blocks, below */
+static uint64_t budget;         /* 0: none; else big blocks past it go to files */
 static uint64_t in_use, peak, refusals, refused_request, refused_in_use;
 static int last_refused;
 
@@ -73,11 +78,13 @@ static int last_refused;
  * would leave more than the limit in use */
 static int refuse(uint64_t add, uint64_t sub)
 {
+	if (!limit)
+		return 0;
 	uint64_t base = in_use - (sub < in_use ? sub : in_use);
 	if (add > limit || base > limit - add) {
 		refusals++;
 		refused_request = add;
-		refused_in_use = in_use;
+		refused_in_use = in_use + f_bytes;
 		last_refused = 1;
 		return 1;
 	}
@@ -98,11 +105,239 @@ static void account(uint64_t add, uint64_t sub)
 		peak = in_use;
 }
 
-/* malloc (count == 0) or calloc(count, size) of n bytes under the limit;
- * the allocator's rounding counts, so a block it rounds past the limit
- * is given back and refused */
+/* ---- file-backed blocks ------------------------------------------------
+ *
+ * A block of SPILL_MIN bytes or more that would take the anonymous memory
+ * in use past the limit (or the budget, the smaller of the two) is a
+ * shared mapping of a file of its own, opened unlinked (O_TMPFILE, else
+ * mkstemp() and unlink() at once) in the spill directory, so it is gone
+ * when the process ends, however it ends.  Its blocks are reserved with
+ * posix_fallocate() first, so a full disk is an error here, never a SIGBUS
+ * later.  realloc() grows or shrinks the file and mremap()s; free()
+ * unmaps and closes (the kernel drops the dirty pages of a deleted file
+ * without writing them).  Such blocks are page-aligned and few (the
+ * model's columns, the graph, the dominator arrays): hp_free() and
+ * hp_realloc() look a page-aligned pointer up in a short table.
+ */
+#define SPILL_MIN ((size_t)64 << 10)
+
+struct fblock {
+	char *p;
+	size_t len;          /* mapped and file length, a multiple of the page */
+	int fd;
+};
+static struct fblock *fb;
+static size_t nfb, capfb;
+static char spill_dir[4096];
+static int f_errno;
+
+static size_t page_size(void)
+{
+	static size_t ps;
+	if (!ps) {
+		long v = sysconf(_SC_PAGESIZE);
+		ps = v > 0 ? (size_t)v : 4096;
+	}
+	return ps;
+}
+
+static size_t page_round(size_t n)
+{
+	size_t ps = page_size();
+	return n > SIZE_MAX - ps ? 0 : (n + ps - 1) / ps * ps;
+}
+
+static long fb_find(const void *p)
+{
+	if (!nfb || ((uintptr_t)p & (page_size() - 1)))
+		return -1;
+	for (size_t i = nfb; i-- > 0;)
+		if (fb[i].p == p)
+			return (long)i;
+	return -1;
+}
+
+static void f_count(size_t add, size_t sub)
+{
+	f_bytes = f_bytes - sub + add;
+	if (f_bytes > f_peak)
+		f_peak = f_bytes;
+}
+
+/* the failure of a file-backed block: noted, errno kept */
+static void *f_failed(int e, int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	f_failures++;
+	f_errno = e ? e : EIO;
+	return NULL;
+}
+
+/* 1 when a block of n bytes, replacing `sub` bytes of anonymous memory,
+ * goes to a file */
+static int to_file(uint64_t n, uint64_t sub)
+{
+	if (!spill_dir[0] || n < SPILL_MIN)
+		return 0;
+	/* under a limit, big blocks leave a quarter of it to the small ones */
+	uint64_t cap = limit ? limit - limit / 4 : budget;
+	if (budget && budget < cap)
+		cap = budget;
+	if (!cap)
+		return 0;
+	uint64_t base = in_use - (sub < in_use ? sub : in_use);
+	return n > cap || base > cap - n;
+}
+
+static int f_open(void)
+{
+	int fd = -1;
+#ifdef O_TMPFILE
+	fd = open(spill_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EISDIR && errno != EOPNOTSUPP && errno != EINVAL))
+		return fd;
+#endif
+	char path[sizeof spill_dir + 32];
+	int w = snprintf(path, sizeof path, "%s/.hprofan-spill-XXXXXX", spill_dir);
+	if (w < 0 || (size_t)w >= sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkstemp(path);
+	if (fd >= 0) {
+		unlink(path);
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	return fd;
+}
+
+/* a new zero-filled file-backed block of n bytes, or NULL (f_errno) */
+static void *f_alloc(size_t n)
+{
+	size_t len = page_round(n);
+	if (!len)
+		return f_failed(ENOMEM, -1);
+	if (nfb == capfb) {
+		size_t nc = capfb ? 2 * capfb : 16;
+		struct fblock *t = realloc(fb, nc * sizeof *t);
+		if (!t)
+			return f_failed(ENOMEM, -1);
+		fb = t;
+		capfb = nc;
+	}
+	int fd = f_open();
+	if (fd < 0)
+		return f_failed(errno, -1);
+	int e = posix_fallocate(fd, 0, (off_t)len);
+	if (e)
+		return f_failed(e, fd);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return f_failed(errno, fd);
+	/* no read-around: a fault reads its own page, not read_ahead_kb
+	 * (often megabytes) of pages a random walk will not touch */
+	(void)madvise(p, len, MADV_RANDOM);
+	fb[nfb++] = (struct fblock){ p, len, fd };
+	f_blocks++;
+	f_count(len, 0);
+	return p;
+}
+
+/* block i resized to n bytes (new bytes zero), or NULL with it unchanged */
+static void *f_realloc(size_t i, size_t n)
+{
+	struct fblock *b = &fb[i];
+	size_t len = page_round(n ? n : 1);
+	if (!len)
+		return NULL;
+	if (len == b->len)
+		return b->p;
+	if (len > b->len) {
+		int e = posix_fallocate(b->fd, (off_t)b->len, (off_t)(len - b->len));
+		if (e) {
+			f_failed(e, -1);
+			(void)ftruncate(b->fd, (off_t)b->len);
+			return NULL;
+		}
+	}
+	void *q = mremap(b->p, b->len, len, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED) {
+		f_failed(errno, -1);
+		if (len > b->len)
+			(void)ftruncate(b->fd, (off_t)b->len);
+		return NULL;
+	}
+	if (len < b->len)
+		(void)ftruncate(b->fd, (off_t)len);   /* the tail's disk blocks back */
+	f_count(len, b->len);
+	b->p = q;
+	b->len = len;
+	return q;
+}
+
+static void f_free(size_t i)
+{
+	munmap(fb[i].p, fb[i].len);
+	close(fb[i].fd);
+	f_count(0, fb[i].len);
+	fb[i] = fb[--nfb];
+}
+
+int hp_alloc_set_spill_dir(const char *dir)
+{
+	if (!dir || !*dir) {
+		spill_dir[0] = '\0';
+		return 0;
+	}
+	struct stat st;
+	size_t l = strlen(dir);
+	if (l >= sizeof spill_dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (stat(dir, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	memcpy(spill_dir, dir, l + 1);
+	return 0;
+}
+
+const char *hp_alloc_spill_dir(void) { return spill_dir; }
+void hp_alloc_set_budget(uint64_t bytes) { budget = bytes; }
+uint64_t hp_alloc_budget(void) { return budget; }
+uint64_t hp_alloc_spilled(void) { return f_bytes; }
+uint64_t hp_alloc_spilled_peak(void) { return f_peak; }
+uint64_t hp_alloc_spill_blocks(void) { return f_blocks; }
+uint64_t hp_alloc_spill_failures(void) { return f_failures; }
+int hp_alloc_spill_errno(void) { return f_errno; }
+
+/* ---- limited (or budgeted) allocation ----------------------------------- */
+
+/* malloc (count == 0) or calloc(count, size) of n bytes, counted; to a
+ * file past the budget or the limit, refused past the limit; the
+ * allocator's rounding counts, so a block it rounds past the limit is
+ * given back and refused */
+static void *spare_take(size_t n);
+static void spare_flush(void);
+
 static __attribute__((noinline)) void *limited_alloc(size_t n, size_t count, size_t size)
 {
+	if (to_file(n, 0)) {
+		spare_flush();   /* the kept blocks' memory first given back */
+		void *p = f_alloc(n);
+		if (p)
+			return p;
+	}
+	/* a kept block (none under a limit): not counted while kept */
+	void *kept = spare_take(n);
+	if (kept) {
+		account(usable_size(kept), 0);
+		return count ? memset(kept, 0, n) : kept;
+	}
 	if (refuse(n, 0))
 		return NULL;
 	void *p = count ? calloc(count, size) : malloc(n);
@@ -120,7 +355,40 @@ static __attribute__((noinline)) void *limited_alloc(size_t n, size_t count, siz
 
 static __attribute__((noinline)) void *limited_realloc(void *p, size_t n)
 {
+	long i = p ? fb_find(p) : -1;
+	if (i >= 0) {
+		void *q = f_realloc((size_t)i, n);
+		if (q)
+			return q;
+		if (limit) {
+			/* the file cannot grow: the limit's refusal, with the
+			 * reason kept by f_failed() */
+			refusals++;
+			refused_request = n;
+			refused_in_use = in_use + f_bytes;
+			last_refused = 1;
+			return NULL;
+		}
+		/* no limit: the block moves to anonymous memory */
+		q = malloc(n);
+		if (!q)
+			return failed();
+		memcpy(q, p, fb[i].len < n ? fb[i].len : n);
+		f_free((size_t)i);
+		account(usable_size(q), 0);
+		return advise(q, n);
+	}
 	size_t old = p ? usable_size(p) : 0;
+	if (n > old && to_file(n, old)) {
+		void *q = f_alloc(n);
+		if (q) {
+			if (p)
+				memcpy(q, p, old);
+			account(0, old);
+			free(p);
+			return q;
+		}
+	}
 	if (n > old && refuse(n, old))     /* shrinking is always allowed */
 		return NULL;
 	void *q = realloc(p, n);
@@ -130,7 +398,6 @@ static __attribute__((noinline)) void *limited_realloc(void *p, size_t n)
 	return advise(q, n);
 }
 
-static void spare_flush(void);
 
 void hp_alloc_set_limit(uint64_t bytes)
 {
@@ -142,8 +409,9 @@ void hp_alloc_set_limit(uint64_t bytes)
 }
 
 uint64_t hp_alloc_limit(void) { return limit; }
-uint64_t hp_alloc_in_use(void) { return in_use; }
-uint64_t hp_alloc_peak(void) { return peak; }
+uint64_t hp_alloc_in_use(void) { return limit ? in_use + f_bytes : 0; }
+uint64_t hp_alloc_peak(void) { return limit ? peak : 0; }
+uint64_t hp_alloc_anon_peak(void) { return peak; }
 uint64_t hp_alloc_refusals(void) { return refusals; }
 int hp_alloc_refused_by_limit(void) { return last_refused; }
 uint64_t hp_alloc_refused_request(void) { return refused_request; }
@@ -217,20 +485,45 @@ static void spare_flush(void)
 		free(spare[--nspare]);
 }
 
+static void lock(void);
+static void unlock(void);
+
 void hp_alloc_release_spare(void)
 {
+	lock();
 	spare_flush();
+	unlock();
 }
 
 /* ---- the functions --------------------------------------------------- */
+
+/* The counted paths (a limit, a budget or file-backed blocks: in hprofan,
+ * always) share counters and the table of files, so they take a spin lock
+ * (uncontended: one atomic exchange; a pass that allocates from two
+ * threads stays correct). */
+static char lk;
+static void lock(void) { while (__atomic_test_and_set(&lk, __ATOMIC_ACQUIRE)) ; }
+static void unlock(void) { __atomic_clear(&lk, __ATOMIC_RELEASE); }
+
+#define COUNTED (limit || budget || __atomic_load_n(&nfb, __ATOMIC_RELAXED))
+
+static void *locked_alloc(size_t n, size_t count, size_t size)
+{
+	lock();
+	void *p = limited_alloc(n, count, size);
+	unlock();
+	return p;
+}
 
 void *hp_malloc(size_t n)
 {
 	if (should_fail())
 		return failed();
-	if (limit)
-		return limited_alloc(n ? n : 1, 0, 0);
+	if (COUNTED)
+		return locked_alloc(n ? n : 1, 0, 0);
+	lock();
 	void *p = spare_take(n);
+	unlock();
 	if (p)
 		return p;
 	p = malloc(n ? n : 1);
@@ -243,12 +536,14 @@ void *hp_calloc(size_t n, size_t size)
 		return failed();
 	n = n ? n : 1;
 	size = size ? size : 1;
-	if (limit) {
+	if (COUNTED) {
 		if (n > SIZE_MAX / size)
 			return failed();
-		return limited_alloc(n * size, n, size);
+		return locked_alloc(n * size, n, size);
 	}
+	lock();
 	void *p = n <= SIZE_MAX / size ? spare_take(n * size) : NULL;
+	unlock();
 	if (p)
 		return memset(p, 0, n * size);
 	p = calloc(n, size);
@@ -261,11 +556,20 @@ void *hp_realloc(void *p, size_t n)
 {
 	if (should_fail())
 		return failed();
-	if (limit)
-		return limited_realloc(p, n ? n : 1);
-	void *q = p ? NULL : spare_take(n);
-	if (q)
+	if (COUNTED) {
+		lock();
+		void *q = p ? limited_realloc(p, n ? n : 1) : limited_alloc(n ? n : 1, 0, 0);
+		unlock();
 		return q;
+	}
+	void *q = NULL;
+	if (!p) {
+		lock();
+		q = spare_take(n);
+		unlock();
+		if (q)
+			return q;
+	}
 	q = realloc(p, n ? n : 1);
 	return q ? advise(q, n) : failed();
 }
@@ -279,11 +583,143 @@ void *hp_reallocarray(void *p, size_t n, size_t size)
 
 void hp_free(void *p)
 {
-	if (limit && p)
-		account(0, usable_size(p));
-	else if (spare_keep(p))
+	if (!p)
+		return;
+	if (COUNTED) {
+		lock();
+		long i = fb_find(p);
+		if (i >= 0) {
+			f_free((size_t)i);
+		} else {
+			account(0, usable_size(p));
+			if (!spare_keep(p))
+				free(p);
+		}
+		unlock();
+		return;
+	}
+	lock();
+	int kept = spare_keep(p);
+	unlock();
+	if (kept)
 		return;
 	free(p);
+}
+
+/* ---- the machine ------------------------------------------------------- */
+
+static uint64_t read_u64_file(const char *path, int *ok)
+{
+	FILE *f = fopen(path, "re");
+	char buf[64];
+	*ok = 0;
+	if (!f)
+		return 0;
+	int got = fgets(buf, sizeof buf, f) != NULL;
+	fclose(f);
+	if (!got)
+		return 0;
+	if (strncmp(buf, "max", 3) == 0) {
+		*ok = 1;
+		return UINT64_MAX;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return 0;
+	*ok = 1;
+	return v;
+}
+
+/* the least limit in FILE over the cgroup directory `dir` and its parents
+ * down to `top` */
+static uint64_t cgroup_limit(const char *top, const char *rel, const char *file)
+{
+	char path[4096];
+	uint64_t best = UINT64_MAX;
+	int w = snprintf(path, sizeof path, "%s%s", top, rel);
+	if (w < 0 || (size_t)w >= sizeof path)
+		return best;
+	size_t toplen = strlen(top);
+	for (;;) {
+		size_t l = strlen(path);
+		while (l > toplen && path[l - 1] == '/')
+			path[--l] = '\0';
+		char f[4200];
+		int ok;
+		snprintf(f, sizeof f, "%s/%s", path, file);
+		uint64_t v = read_u64_file(f, &ok);
+		if (ok && v < best)
+			best = v;
+		char *slash = strrchr(path, '/');
+		if (!slash || (size_t)(slash - path) < toplen)
+			break;
+		*slash = '\0';
+	}
+	return best;
+}
+
+void hp_alloc_machine(struct hp_alloc_machine *m)
+{
+	memset(m, 0, sizeof *m);
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[512];
+	if (f) {
+		unsigned long long kb;
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+				m->available = (uint64_t)kb << 10;
+		fclose(f);
+	}
+	m->cgroup_limit = UINT64_MAX;
+	f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2 || c2[1] != '/')
+			continue;
+		*c2 = '\0';
+		const char *ctl = c1 + 1, *rel = c2 + 1;
+		uint64_t v = UINT64_MAX;
+		if (!*ctl) {            /* v2: 0::/path */
+			v = cgroup_limit("/sys/fs/cgroup", rel, "memory.max");
+		} else {                /* v1: N:memory[,other]:/path */
+			int mem = 0;
+			for (const char *p = ctl; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+				mem |= strncmp(p, "memory", 6) == 0 && (p[6] == ',' || p[6] == '\0');
+			if (mem)
+				v = cgroup_limit("/sys/fs/cgroup/memory", rel, "memory.limit_in_bytes");
+		}
+		if (v < m->cgroup_limit)
+			m->cgroup_limit = v;
+	}
+	fclose(f);
+	/* v1 says "no limit" with a page-rounded LLONG_MAX */
+	if (m->cgroup_limit >= ((uint64_t)1 << 62))
+		m->cgroup_limit = 0;
+}
+
+void hp_alloc_io(struct hp_alloc_io *io)
+{
+	memset(io, 0, sizeof *io);
+	FILE *f = fopen("/proc/self/io", "re");
+	if (f) {
+		char line[128];
+		unsigned long long v;
+		while (fgets(line, sizeof line, f)) {
+			if (sscanf(line, "read_bytes: %llu", &v) == 1)
+				io->read_bytes = v;
+			else if (sscanf(line, "write_bytes: %llu", &v) == 1)
+				io->write_bytes = v;
+		}
+		fclose(f);
+	}
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		io->major_faults = (uint64_t)ru.ru_majflt;
 }
 
 char *hp_strndup(const char *s, size_t n)

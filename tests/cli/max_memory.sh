@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # --max-memory SIZE on the sample dump (testdata/hprof/leakycache.hprof.gz):
 #  - a generous limit changes no output, for every command that builds a model;
-#  - a small one is exit status 4 and one line on stderr naming the file and
-#    what the model needs, nothing on stdout; the need is at least the
+#  - a small one puts the big arrays in files (tests/cli/spill.sh) and
+#    changes no output either;
+#  - when those files cannot be made (here: the file size limit, ulimit -f,
+#    standing in for a full disk), a small limit is exit status 4 and one
+#    line on stderr naming the file, what the model needs and why files did
+#    not help, nothing on stdout; the need is at least the
 #    model's size (info --stats model_bytes) and what a run without the limit
 #    really allocated (--stats alloc_peak), is the same whichever small limit
 #    was hit, the same from a pipe, and is enough: given as the limit, the
@@ -35,6 +39,14 @@ run() {
   "$HPROFAN" "$@" >"$D/$name.out" 2>"$D/$name.err"
   echo $? >"$D/$name.rc"
 }
+# nofile NAME ARGS...: the same, with files limited to 32 KiB (a full disk)
+nofile() {
+  local name=$1; shift
+  (trap '' XFSZ; ulimit -f 32; exec "$HPROFAN" "$@") >"$D/$name.out" 2>"$D/$name.err"
+  echo $? >"$D/$name.rc"
+}
+# how a line ends when files could not hold the big arrays
+FT='; files in .+ could not hold the rest: File too large'
 rc() { cat "$D/$1.rc"; }
 # refused NAME REGEX: exit status 4, nothing on stdout, one stderr line matching REGEX
 refused() {
@@ -85,12 +97,19 @@ expect_eq "--stats prints the limit" "$(stat_of "$D/info-stats.err" max_memory)"
 
 f=$(printf '%s' "$S" | sed 's/[.[\*^$]/\\&/g')
 for l in 2M 3M 5M; do
-  run "info-$l" info "$S" --quiet --max-memory $l
-  refused "info-$l" "^hprofan: $f: the model needs about [0-9.]+ MiB \(82,953 objects\); --max-memory is ${l%M}\.00 MiB\$"
+  nofile "info-$l" info "$S" --quiet --max-memory $l
+  refused "info-$l" "^hprofan: $f: the model needs about [0-9.]+ MiB \(82,953 objects\); --max-memory is ${l%M}\.00 MiB$FT\$"
+  # with files, the same limit is enough
+  run "info-files-$l" info "$S" --quiet --max-memory $l
+  same_out plain-info "info-files-$l"
 done
+# and a limit too small even with files: the same need
+run info-files-128K info "$S" --quiet --max-memory 128K
+refused info-files-128K "^hprofan: $f: the model needs about [0-9.]+ MiB \(82,953 objects\); --max-memory is 128 KiB\$"
 n2=$(need info-2M)
 expect_eq "the need does not depend on the limit (3M)" "$(need info-3M)" "$n2"
 expect_eq "the need does not depend on the limit (5M)" "$(need info-5M)" "$n2"
+expect_eq "the need does not depend on the files (128K)" "$(need info-files-128K)" "$n2"
 at_least "the need ($n2) covers model_bytes ($model)" "$(bytes "$n2")" "$model"
 at_least "the need ($n2) covers what info allocated ($peak)" "$(bytes "$n2")" "$peak"
 # the need, given as the limit, is enough ("10.6 MiB" -> 10.6MiB)
@@ -98,51 +117,56 @@ run info-at-need info "$S" --quiet --max-memory "$(printf '%s' "$n2" | tr -d ' '
 same_out plain-info info-at-need
 
 # from a pipe: the same message for -, the same need
-cat "$S" | "$HPROFAN" info - --quiet --max-memory 2M >"$D/stdin.out" 2>"$D/stdin.err"; echo $? >"$D/stdin.rc"
-refused stdin "^hprofan: -: the model needs about [0-9.]+ MiB \(82,953 objects\); --max-memory is 2\.00 MiB\$"
+cat "$S" | (trap '' XFSZ; ulimit -f 32; exec "$HPROFAN" info - --quiet --max-memory 2M) >"$D/stdin.out" 2>"$D/stdin.err"; echo $? >"$D/stdin.rc"
+refused stdin "^hprofan: -: the model needs about [0-9.]+ MiB \(82,953 objects\); --max-memory is 2\.00 MiB$FT\$"
 expect_eq "the need from a pipe is the file's" "$(need stdin)" "$n2"
 
 # an uncompressed file (mapped, no reader buffer)
 gzip -dc "$S" >"$D/sample.hprof"
 run plain-stats info "$D/sample.hprof" --quiet --max-memory 1G --stats
-run plain-2M info "$D/sample.hprof" --quiet --max-memory 2M
+nofile plain-2M info "$D/sample.hprof" --quiet --max-memory 2M
 refused plain-2M "the model needs about [0-9.]+ MiB \(82,953 objects\)"
 at_least "uncompressed: the need ($(need plain-2M)) covers what info allocated" \
   "$(bytes "$(need plain-2M)")" "$(stat_of "$D/plain-stats.err" alloc_peak)"
 
 # too little even for the reader's buffers: said so
-run info-1M info "$S" --quiet --max-memory 1M
-refused info-1M "^hprofan: $f: the memory limit was hit opening the dump \(its buffers need more than [0-9.]+ MiB\); --max-memory is 1\.00 MiB\$"
+nofile info-1M info "$S" --quiet --max-memory 1M
+refused info-1M "^hprofan: $f: the memory limit was hit opening the dump \(its buffers need more than [0-9.]+ MiB\); --max-memory is 1\.00 MiB$FT\$"
 
 # ---- --fast: the class histogram ----------------------------------------------
 
 run fast-stats "$S" --top 5 --fast --quiet --max-memory 1G --stats
-run fast-2M "$S" --top 5 --fast --quiet --max-memory 2M
-refused fast-2M "^hprofan: $f: the class histogram needs about [0-9.]+ MiB \(82,953 objects, nothing kept per object\); --max-memory is 2\.00 MiB\$"
+nofile fast-2M "$S" --top 5 --fast --quiet --max-memory 2M
+refused fast-2M "^hprofan: $f: the class histogram needs about [0-9.]+ MiB \(82,953 objects, nothing kept per object\); --max-memory is 2\.00 MiB$FT\$"
 nf=$(need fast-2M)
 at_least "--fast: the need ($nf) covers what it allocated" "$(bytes "$nf")" "$(stat_of "$D/fast-stats.err" alloc_peak)"
-run fast-3M "$S" --top 5 --fast --quiet --max-memory 3M
+nofile fast-3M "$S" --top 5 --fast --quiet --max-memory 3M
 expect_eq "--fast: the need does not depend on the limit" "$(need fast-3M)" "$nf"
 run fast-at-need "$S" --top 5 --fast --quiet --max-memory "$(printf '%s' "$nf" | tr -d ' ')"
 run fast-plain "$S" --top 5 --fast --quiet
 same_out fast-plain fast-at-need
-# --fast on a pipe is the same streaming pass
-cat "$S" | "$HPROFAN" - --top 5 --fast --quiet --max-memory 2M >"$D/fast-stdin.out" 2>"$D/fast-stdin.err"; echo $? >"$D/fast-stdin.rc"
+# --fast on a pipe is the same streaming pass (no file can hold the big arrays)
+cat "$S" | (trap '' XFSZ; ulimit -f 32; exec "$HPROFAN" - --top 5 --fast --quiet --max-memory 2M) >"$D/fast-stdin.out" 2>"$D/fast-stdin.err"; echo $? >"$D/fast-stdin.rc"
 refused fast-stdin "^hprofan: -: the class histogram needs about [0-9.]+ MiB"
 expect_eq "--fast: the need from a pipe is the file's" "$(need fast-stdin)" "$nf"
 
 # ---- after the model: retained sizes, path ----------------------------------
 
-run top-2M "$S" --top 5 --quiet --max-memory 2M
-refused top-2M "^hprofan: $f: the model needs about $n2 \(82,953 objects\), and retained sizes about [0-9.]+ MiB in all; --max-memory is 2\.00 MiB\$"
+nofile top-2M "$S" --top 5 --quiet --max-memory 2M
+refused top-2M "^hprofan: $f: the model needs about $n2 \(82,953 objects\), and retained sizes about [0-9.]+ MiB in all; --max-memory is 2\.00 MiB$FT\$"
+run top-files-2M "$S" --top 5 --quiet --max-memory 2M
+run top-plain "$S" --top 5 --quiet
+same_out top-plain top-files-2M
 # from a pipe (read once, a copy kept for the second read): the same
-cat "$S" | "$HPROFAN" - --top 5 --quiet --max-memory 2M >"$D/top-stdin.out" 2>"$D/top-stdin.err"; echo $? >"$D/top-stdin.rc"
-refused top-stdin "^hprofan: -: the model needs about $n2 \(82,953 objects\), and retained sizes about [0-9.]+ MiB in all; --max-memory is 2\.00 MiB\$"
+cat "$S" | (trap '' XFSZ; ulimit -f 32; exec "$HPROFAN" - --top 5 --quiet --max-memory 2M) >"$D/top-stdin.out" 2>"$D/top-stdin.err"; echo $? >"$D/top-stdin.rc"
+refused top-stdin "^hprofan: -: the model needs about $n2 \\(82,953 objects\\), and retained sizes about [0-9.]+ MiB in all; --max-memory is 2\\.00 MiB"
+cat "$S" | "$HPROFAN" - --top 5 --quiet --max-memory 2M >"$D/top-stdin-files.out" 2>"$D/top-stdin-files.err"; echo $? >"$D/top-stdin-files.rc"
+same_out top-plain top-stdin-files
 # a limit between what the model takes and what retained sizes take
 run top-stats "$S" --top 5 --quiet --max-memory 1G --stats
 rpeak=$(stat_of "$D/top-stats.err" alloc_peak)
 if [ -n "$rpeak" ] && [ -n "$peak" ] && [ "$rpeak" -gt $((peak + 65536)) ]; then
-  run top-mid "$S" --top 5 --quiet --max-memory $(((peak + rpeak) / 2))
+  nofile top-mid "$S" --top 5 --quiet --max-memory $(((peak + rpeak) / 2))
   refused top-mid "^hprofan: $f: retained sizes need about [0-9.]+ MiB in all \(82,953 objects; more with many references\); --max-memory is "
   at_least "the retained need covers what was asked for" "$(bytes "$(need top-mid)")" $(((peak + rpeak) / 2))
 else
@@ -151,7 +175,7 @@ fi
 run path-stats path "$S" $ID --quiet --max-memory 1G --stats
 ppeak=$(stat_of "$D/path-stats.err" alloc_peak)
 if [ -n "$ppeak" ] && [ -n "$peak" ] && [ "$ppeak" -gt $((peak + 65536)) ]; then
-  run path-mid path "$S" $ID --quiet --max-memory $(((peak + ppeak) / 2))
+  nofile path-mid path "$S" $ID --quiet --max-memory $(((peak + ppeak) / 2))
   if [ "$(rc path-mid)" = 4 ] && tail -n 1 "$D/path-mid.err" |
      grep -qE "^hprofan: $f: the memory limit was hit \([0-9.]+ [KM]iB asked for, [0-9.]+ MiB in use\); --max-memory is "; then
     ok "path: the limit hit after the model is named"

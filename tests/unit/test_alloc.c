@@ -8,6 +8,12 @@
  * limit is told apart from overflow and from HPROFAN_FAIL_ALLOC (in a child
  * process, since that switch is read once).
  *
+ * Bigger than memory: with a spill directory, big blocks past three
+ * quarters of the limit are file-backed (counted apart), keep their bytes
+ * as they grow, shrink or move there from anonymous memory, are zero from
+ * calloc, leave no file to be seen, and are refused when no file can be
+ * made; small blocks are refused past the limit as before.
+ *
  * The model: a dump built by tests/helper is parsed under limits that give
  * out at different points of the parse.  The parse goes on to the end, the
  * heap is over the limit and refuses to finish, and hp_heap_need() is the
@@ -398,6 +404,95 @@ static void test_model(const char *path, int build_objects)
 	      U(full.need.peak), ok.rc_parse, ok.rc_finish, ok.over);
 }
 
+/* ---- bigger than memory: file-backed blocks ----------------------------- */
+
+static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+/* big blocks past three quarters of the limit go to files (in use as
+ * anonymous memory: nothing; spilled: their pages), keep their bytes when
+ * they grow, shrink or move from anonymous memory, and are gone when freed;
+ * small ones are refused as before */
+static void test_spill(void)
+{
+	char dir[] = "/tmp/hprofan-spill-XXXXXX";
+	if (!mkdtemp(dir)) {
+		CHECK(0, "cannot make a temporary directory");
+		return;
+	}
+	const size_t K = 1024, M = K * K;
+	hp_alloc_set_limit(0);
+	hp_alloc_set_limit(M);
+	CHECK(hp_alloc_set_spill_dir("/nonexistent/dir") != 0, "a missing directory is refused");
+	CHECK(hp_alloc_set_spill_dir(dir) == 0 && strcmp(hp_alloc_spill_dir(), dir) == 0, "the directory is set");
+	uint64_t blocks0 = hp_alloc_spill_blocks();
+
+	unsigned char *a = hp_malloc(2 * M);           /* over the limit: a file */
+	CHECK(a != NULL, "a block over the limit is not refused");
+	CHECK(hp_alloc_spill_blocks() == blocks0 + 1 && hp_alloc_spilled() == 2 * M,
+	      "it is file-backed: %llu blocks, %llu bytes", U(hp_alloc_spill_blocks()), U(hp_alloc_spilled()));
+	CHECK(hp_alloc_anon_peak() < 64 * K, "it is not counted as anonymous memory: %llu", U(hp_alloc_anon_peak()));
+	CHECK(hp_alloc_in_use() >= 2 * M, "it is counted in use: %llu", U(hp_alloc_in_use()));
+	memset(a, 0xab, 2 * M);
+	unsigned char *b = hp_realloc(a, 5 * M);
+	CHECK(b && all_bytes(b, 2 * M, 0xab), "growing keeps the bytes");
+	CHECK(hp_alloc_spilled() == 5 * M, "and the file grows: %llu", U(hp_alloc_spilled()));
+	memset(b + 2 * M, 0xcd, 3 * M);
+	unsigned char *c = hp_realloc(b, 100 * K);
+	CHECK(c && all_bytes(c, 100 * K, 0xab), "shrinking keeps the head");
+	CHECK(hp_alloc_spilled() == 100 * K, "and the file shrinks: %llu", U(hp_alloc_spilled()));
+	hp_free(c);
+	CHECK(hp_alloc_spilled() == 0, "freeing gives the file back: %llu", U(hp_alloc_spilled()));
+
+	unsigned char *z = hp_calloc(3 * M, 1);
+	CHECK(z && all_bytes(z, 3 * M, 0), "calloc of a file-backed block is zero");
+	hp_free(z);
+
+	/* an anonymous block moving to a file as it grows */
+	unsigned char *s = hp_malloc(600 * K);
+	uint64_t before = hp_alloc_spill_blocks();
+	CHECK(s && hp_alloc_spill_blocks() == before, "a block under three quarters of the limit is anonymous");
+	memset(s, 0x5a, 600 * K);
+	unsigned char *t = hp_realloc(s, 4 * M);
+	CHECK(t && hp_alloc_spill_blocks() == before + 1 && all_bytes(t, 600 * K, 0x5a),
+	      "growing past the limit moves it to a file with its bytes");
+	CHECK(hp_alloc_in_use() >= 4 * M && hp_alloc_anon_peak() < 800 * K,
+	      "the anonymous bytes it had are given back: in use %llu", U(hp_alloc_in_use()));
+
+	/* small blocks past the limit are still refused */
+	void *sm[64];
+	int n = 0, refused = 0;
+	for (; n < 64; n++)
+		if (!(sm[n] = hp_malloc(60 * K))) {
+			refused = hp_alloc_refused_by_limit();
+			break;
+		}
+	CHECK(n < 64 && refused, "small blocks past the limit are refused (%d taken)", n);
+	while (n-- > 0)
+		hp_free(sm[n]);
+	hp_free(t);
+
+	/* nothing left in the directory at any time: the files are unlinked */
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+	CHECK(system(cmd) == 0, "no file is seen in %s", dir);
+	CHECK(hp_alloc_spill_failures() == 0, "no file failed: errno %d", hp_alloc_spill_errno());
+
+	/* a directory that cannot hold files: the limit refuses, the reason is kept */
+	hp_alloc_set_spill_dir("/proc");
+	void *x = hp_malloc(2 * M);
+	CHECK(x == NULL && hp_alloc_refused_by_limit() && hp_alloc_spill_failures() == 1,
+	      "no file in /proc: refused by the limit, one failure (errno %d)", hp_alloc_spill_errno());
+	hp_alloc_set_spill_dir(NULL);
+	hp_alloc_set_limit(0);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--child-fail-alloc") == 0)
@@ -406,6 +501,7 @@ int main(int argc, char **argv)
 	test_spare();
 	test_accounting();
 	test_fail_alloc("/proc/self/exe");
+	test_spill();
 
 	char path[] = "/tmp/hprofan-alloc-XXXXXX";
 	int fd = mkstemp(path);
