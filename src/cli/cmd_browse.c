@@ -18,6 +18,7 @@
 #include "parser/alloc.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -27,6 +28,25 @@
 
 #define POPUP_ELEMS 32
 #define POPUP_REFERRERS 50
+
+/* Input is blocking, so getch() gives ERR only when no key can come: the
+ * terminal is gone (a hang-up with SIGHUP ignored, end of input, EIO).
+ * Every loop that waits for a key then ends instead of spinning. */
+static int term_gone;
+
+static int key(void)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		errno = 0;
+		int k = getch();
+		if (k != ERR)
+			return k;
+		if (errno != EINTR)
+			break;
+	}
+	term_gone = 1;
+	return ERR;
+}
 #define TEXT_CHARS 80
 
 struct browse_opts {
@@ -506,7 +526,7 @@ static uint32_t popup(struct view *w, const char *const *titles, struct lines *t
 			: ntabs > 1 ? " Tab: next tab, j/k: scroll, Backspace: back, q: close " : " j/k: scroll, q: close ";
 		put(w, 2 + hh - 1, 4, foot, ww - 8 < (int)strlen(foot) ? ww - 8 : (int)strlen(foot));
 		refresh();
-		int k = getch();
+		int k = key();
 		size_t nx;
 		switch (k) {
 		case '\t': case KEY_RIGHT: case KEY_LEFT: case KEY_BTAB:
@@ -546,7 +566,7 @@ static uint32_t popup(struct view *w, const char *const *titles, struct lines *t
 		case KEY_BACKSPACE: case 127: case 8: case 'h':
 			*back = 1;
 			return HP_NONE;
-		case 'q': case 27: case 'i': case '?':
+		case 'q': case 27: case 'i': case '?': case ERR:
 			return HP_NONE;
 		default:
 			break;
@@ -850,8 +870,8 @@ static int ask_text(struct view *w, const char *prompt, char *pat)
 		fit(w, line, COLS - 1, &cols);
 		move(LINES - 1, cols < COLS - 1 ? cols : COLS - 1);
 		refresh();
-		int k = getch();
-		if (k == 27) {
+		int k = key();
+		if (k == 27 || k == ERR) {
 			curs_set(0);
 			return 0;
 		}
@@ -1113,12 +1133,13 @@ static int run(struct view *w)
 	for (;;) {
 		draw(w);
 		w->msg[0] = '\0';
-		int k = getch();
+		int k = key();
 		struct hp_blevel *L = hp_browse_level(&w->m);
 		int rc = HP_OK;
 		hp_error_clear(&err);
 		switch (k) {
 		case 'q': return EXIT_OK;
+		case ERR: return EXIT_BAD;   /* the terminal is gone (said after endwin) */
 		case 'j': case KEY_DOWN: hp_browse_move(&w->m, 1); break;
 		case 'k': case KEY_UP: hp_browse_move(&w->m, -1); break;
 		case KEY_NPAGE: hp_browse_move(&w->m, list_height()); break;
@@ -1250,6 +1271,8 @@ static int run_browse(struct cli_ctx *x)
 	cli_regex_free(w.search_re);
 	endwin();
 	delscreen(scr);
+	if (term_gone)
+		cli_error("browse: the terminal went away (no more input); stopped");
 out:
 	hp_browse_release(&w.m);
 	if (w.leaks_done)

@@ -408,3 +408,20 @@ if wait_for browse-comp-starts "rows |"; then
   for ((i = 0; i < 100; i++)); do [ -s "$TMPD/rc" ] && break; sleep 0.05; done
   expect_eq "q exits with status 0 (--components)" "$(cat "$TMPD/rc" 2>/dev/null)" 0
 fi
+
+# ---- the terminal goes away while browse waits for a key ----------------------
+# With SIGHUP ignored (nohup, some session managers), the closed terminal gives
+# getch() no more keys: browse must stop with one line, not spin forever.
+rm -f "$TMPD/rc"
+cmd="trap '' HUP; env TERM=screen LC_ALL=C.UTF-8 ASAN_OPTIONS=detect_leaks=0:exitcode=99 $(q "$HPROFAN") browse $(q "$S") 2>$(q "$TMPD/gone.err"); echo \$? > $(q "$TMPD/rc")"
+T new-session -d -s hb -x 100 -y 30 "$cmd" || { fail browse-hangup "tmux new-session failed"; exit 0; }
+if wait_for browse-hangup-starts "rows |"; then
+  T kill-session -t hb
+  for ((i = 0; i < 200; i++)); do [ -s "$TMPD/rc" ] && break; sleep 0.05; done
+  if [ "$(cat "$TMPD/rc" 2>/dev/null)" = 1 ] && grep -q "the terminal went away" "$TMPD/gone.err"; then
+    ok "a closed terminal (SIGHUP ignored): browse stops, exit 1 with a message"
+  else
+    fail "a closed terminal (SIGHUP ignored): browse stops, exit 1 with a message" \
+      "rc '$(cat "$TMPD/rc" 2>/dev/null)' after 10 s; stderr: $(head -c 200 "$TMPD/gone.err" 2>/dev/null)"
+  fi
+fi
