@@ -1398,22 +1398,27 @@ static int check_group(hp_index *ix, int group, int *state, char *why, size_t wh
 	return *state;
 }
 
+/* check_group() of the group whose state and reason are the index's
+ * NAME_state and NAME_why; when damaged, the reason also in why */
+static int checked(hp_index *ix, int group, int *state, char *gwhy, size_t gwhy_len, char *why, size_t why_len)
+{
+	if (check_group(ix, group, state, gwhy, gwhy_len) >= 0)
+		return 0;
+	set_why(why, why_len, "%s", gwhy);
+	return -1;
+}
+#define CHECKED(group, name) checked(ix, group, &ix->name##_state, ix->name##_why, sizeof ix->name##_why, why, why_len)
+
 int hp_index_retained(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
 {
 	if (!ix->hd.has_retained)
 		return 0;
-	if (check_group(ix, G_SUMS, &ix->sums_state, ix->sums_why, sizeof ix->sums_why) < 0) {
-		set_why(why, why_len, "%s", ix->sums_why);
+	if (CHECKED(G_SUMS, sums) < 0)
 		return -1;
-	}
-	if (check_group(ix, G_TREE, &ix->tree_state, ix->tree_why, sizeof ix->tree_why) < 0) {
-		set_why(why, why_len, "%s", ix->tree_why);
+	if (CHECKED(G_TREE, tree) < 0)
 		return -1;
-	}
-	if (check_group(ix, G_GRAPH, &ix->ret_state, ix->ret_why, sizeof ix->ret_why) < 0) {
-		set_why(why, why_len, "%s", ix->ret_why);
+	if (CHECKED(G_GRAPH, ret) < 0)
 		return -1;
-	}
 	*R = ix->ret;
 	return 1;
 }
@@ -1424,14 +1429,10 @@ int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_
 		return 0;
 	if (ix->ret_state)
 		return hp_index_retained(ix, R, why, why_len);
-	if (check_group(ix, G_SUMS, &ix->sums_state, ix->sums_why, sizeof ix->sums_why) < 0) {
-		set_why(why, why_len, "%s", ix->sums_why);
+	if (CHECKED(G_SUMS, sums) < 0)
 		return -1;
-	}
-	if (check_group(ix, G_TREE, &ix->tree_state, ix->tree_why, sizeof ix->tree_why) < 0) {
-		set_why(why, why_len, "%s", ix->tree_why);
+	if (CHECKED(G_TREE, tree) < 0)
 		return -1;
-	}
 	*R = ix->ret;
 	memset(&R->refs, 0, sizeof R->refs);   /* not checked: none of it */
 	return 1;
@@ -1443,10 +1444,8 @@ int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_
 		return 0;
 	if (ix->ret_state)
 		return hp_index_retained(ix, R, why, why_len);
-	if (check_group(ix, G_SUMS, &ix->sums_state, ix->sums_why, sizeof ix->sums_why) < 0) {
-		set_why(why, why_len, "%s", ix->sums_why);
+	if (CHECKED(G_SUMS, sums) < 0)
 		return -1;
-	}
 	*R = ix->ret;
 	uint64_t *class_retained = R->class_retained, *row_retained = R->row_retained;
 	for (size_t i = 0; i < NDESCS; i++)
@@ -1462,10 +1461,8 @@ int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why
 {
 	if (!ix->hd.has_paths)
 		return 0;
-	if (check_group(ix, G_PATH, &ix->paths_state, ix->paths_why, sizeof ix->paths_why) < 0) {
-		set_why(why, why_len, "%s", ix->paths_why);
+	if (CHECKED(G_PATH, paths) < 0)
 		return -1;
-	}
 	*ps = ix->paths;
 	return 1;
 }

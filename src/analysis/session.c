@@ -558,6 +558,16 @@ static void wanted_policies(const hp_session *s, const hp_heap *h, int *weak, in
 		*roots = s->o.roots;
 }
 
+/* the model, loaded knowing that retained sizes will follow (a refusal
+ * under --max-memory then says what both need) */
+static int model_for_retained(hp_session *s, const hp_heap **h, struct hp_error *err)
+{
+	s->want_retained = 1;
+	int rc = hp_session_model(s, h, err);
+	s->want_retained = 0;
+	return rc;
+}
+
 /* part of the index's retained sizes: 1 the sums, 2 the tree (into
  * s->Rpart[part - 1]), else all of them (hp_session_retained()) */
 static int retained_part(hp_session *s, int part, const struct hp_retained **out, struct hp_error *err)
@@ -565,9 +575,7 @@ static int retained_part(hp_session *s, int part, const struct hp_retained **out
 	*out = NULL;
 	if (!s->ret_done) {
 		const hp_heap *h;
-		s->want_retained = 1;
-		int rc = hp_session_model(s, &h, err);
-		s->want_retained = 0;
+		int rc = model_for_retained(s, &h, err);
 		if (rc)
 			return rc;
 		int weak, roots;
@@ -606,9 +614,7 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 		return s->ret_rc;
 	}
 	const hp_heap *h;
-	s->want_retained = 1;
-	int rc = hp_session_model(s, &h, err);
-	s->want_retained = 0;
+	int rc = model_for_retained(s, &h, err);
 	if (rc)
 		return rc;
 	struct hp_retained_opts ro;
