@@ -1409,52 +1409,51 @@ static int checked(hp_index *ix, int group, int *state, char *gwhy, size_t gwhy_
 }
 #define CHECKED(group, name) checked(ix, group, &ix->name##_state, ix->name##_why, sizeof ix->name##_why, why, why_len)
 
-int hp_index_retained(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
+/* The retained part of the index, its groups checked up to `upto`: 1 the
+ * sums (the per-object arrays and the graph left NULL), 2 the tree too (the
+ * graph left out), 3 all.  Once all are checked, all are given. */
+enum { PART_SUMS = 1, PART_TREE, PART_ALL };
+
+static int retained_part(hp_index *ix, int upto, struct hp_retained *R, char *why, size_t why_len)
 {
 	if (!ix->hd.has_retained)
 		return 0;
+	if (ix->ret_state)
+		upto = PART_ALL;
 	if (CHECKED(G_SUMS, sums) < 0)
 		return -1;
-	if (CHECKED(G_TREE, tree) < 0)
+	if (upto >= PART_TREE && CHECKED(G_TREE, tree) < 0)
 		return -1;
-	if (CHECKED(G_GRAPH, ret) < 0)
+	if (upto >= PART_ALL && CHECKED(G_GRAPH, ret) < 0)
 		return -1;
 	*R = ix->ret;
+	if (upto == PART_TREE) {
+		memset(&R->refs, 0, sizeof R->refs);   /* not checked: none of it */
+	} else if (upto == PART_SUMS) {
+		uint64_t *class_retained = R->class_retained, *row_retained = R->row_retained;
+		for (size_t i = 0; i < NDESCS; i++)
+			if (descs[i].base == B_RET)
+				*ptr_at(R, &descs[i]) = NULL;
+		R->refs.obj_cls = NULL;
+		R->class_retained = class_retained;
+		R->row_retained = row_retained;
+	}
 	return 1;
+}
+
+int hp_index_retained(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
+{
+	return retained_part(ix, PART_ALL, R, why, why_len);
 }
 
 int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
 {
-	if (!ix->hd.has_retained)
-		return 0;
-	if (ix->ret_state)
-		return hp_index_retained(ix, R, why, why_len);
-	if (CHECKED(G_SUMS, sums) < 0)
-		return -1;
-	if (CHECKED(G_TREE, tree) < 0)
-		return -1;
-	*R = ix->ret;
-	memset(&R->refs, 0, sizeof R->refs);   /* not checked: none of it */
-	return 1;
+	return retained_part(ix, PART_TREE, R, why, why_len);
 }
 
 int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
 {
-	if (!ix->hd.has_retained)
-		return 0;
-	if (ix->ret_state)
-		return hp_index_retained(ix, R, why, why_len);
-	if (CHECKED(G_SUMS, sums) < 0)
-		return -1;
-	*R = ix->ret;
-	uint64_t *class_retained = R->class_retained, *row_retained = R->row_retained;
-	for (size_t i = 0; i < NDESCS; i++)
-		if (descs[i].base == B_RET)
-			*ptr_at(R, &descs[i]) = NULL;
-	R->refs.obj_cls = NULL;
-	R->class_retained = class_retained;
-	R->row_retained = row_retained;
-	return 1;
+	return retained_part(ix, PART_SUMS, R, why, why_len);
 }
 
 int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len)
