@@ -27,7 +27,7 @@ void hp_browse_release(struct hp_browse *m)
 	for (size_t i = 0; i < m->depth; i++)
 		level_free(&m->levels[i]);
 	hp_free(m->levels);
-	hp_free(m->subtree);
+	hp_free(m->subtree_own);
 	hp_free(m->cls_off);
 	hp_free(m->cls_objs);
 	hp_free(m->cls_shallow);
@@ -42,40 +42,15 @@ int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retain
 	m->h = h;
 	m->R = R;
 	m->group_min = 2;
-	size_t n = h->nobj, nc = h->nclasses;
-	m->subtree = hp_calloc(n ? n : 1, sizeof *m->subtree);
-	m->cls_off = hp_calloc(nc + 1, sizeof *m->cls_off);
-	m->cls_objs = hp_malloc((n ? n : 1) * sizeof *m->cls_objs);
-	m->cls_shallow = hp_calloc(nc ? nc : 1, sizeof *m->cls_shallow);
-	if (!m->subtree || !m->cls_off || !m->cls_objs || !m->cls_shallow) {
+	/* subtree counts: an index keeps them, else one pass makes them */
+	if (R->subtree) {
+		m->subtree = R->subtree;
+	} else if (hp_retained_subtree(R, h->nobj, &m->subtree_own) != HP_OK) {
 		hp_browse_release(m);
 		return nomem(err);
+	} else {
+		m->subtree = m->subtree_own;
 	}
-	/* subtree counts: the preorder puts idom[v] before v */
-	const struct hp_dom *d = &R->dom;
-	for (uint32_t k = 0; k < d->nreach; k++)
-		m->subtree[d->order[k]] = 1;
-	for (uint32_t k = d->nreach; k-- > 0;) {
-		uint32_t v = d->order[k], p = d->idom[v];
-		if (p < n)
-			m->subtree[p] += m->subtree[v];
-	}
-	/* instances by class */
-	for (size_t v = 0; v < n; v++) {
-		m->cls_off[h->cls[v] + 1]++;
-		m->cls_shallow[h->cls[v]] += R->shallow[v];
-	}
-	for (size_t c = 0; c < nc; c++)
-		m->cls_off[c + 1] += m->cls_off[c];
-	uint32_t *fill = hp_malloc((nc ? nc : 1) * sizeof *fill);
-	if (!fill) {
-		hp_browse_release(m);
-		return nomem(err);
-	}
-	memcpy(fill, m->cls_off, nc * sizeof *fill);
-	for (size_t v = 0; v < n; v++)
-		m->cls_objs[fill[h->cls[v]]++] = (uint32_t)v;
-	hp_free(fill);
 	int rc = hp_browse_set_view(m, HP_BV_DOM, err);
 	if (rc)
 		hp_browse_release(m);
@@ -707,8 +682,44 @@ static int open_objects(struct hp_browse *m, int kind, uint32_t node, const uint
 	return HP_OK;
 }
 
+/* the instances by class, made the first time a view of classes is
+ * opened (the browser opens on the dominator tree without them) */
+static int instances_by_class(struct hp_browse *m, struct hp_error *err)
+{
+	if (m->cls_objs)
+		return HP_OK;
+	const hp_heap *h = m->h;
+	const struct hp_retained *R = m->R;
+	size_t n = h->nobj, nc = h->nclasses;
+	uint32_t *off = hp_calloc(nc + 1, sizeof *off), *fill = hp_malloc((nc ? nc : 1) * sizeof *fill);
+	uint32_t *objs = hp_malloc((n ? n : 1) * sizeof *objs);
+	uint64_t *shallow = hp_calloc(nc ? nc : 1, sizeof *shallow);
+	if (!off || !fill || !objs || !shallow) {
+		hp_free(off);
+		hp_free(fill);
+		hp_free(objs);
+		hp_free(shallow);
+		return nomem(err);
+	}
+	for (size_t v = 0; v < n; v++) {
+		off[h->cls[v] + 1]++;
+		shallow[h->cls[v]] += R->shallow[v];
+	}
+	for (size_t c = 0; c < nc; c++)
+		off[c + 1] += off[c];
+	memcpy(fill, off, nc * sizeof *fill);
+	for (size_t v = 0; v < n; v++)
+		objs[fill[h->cls[v]]++] = (uint32_t)v;
+	hp_free(fill);
+	m->cls_off = off;
+	m->cls_objs = objs;
+	m->cls_shallow = shallow;
+	return HP_OK;
+}
+
 static int open_histo(struct hp_browse *m, struct hp_error *err)
 {
+	HP_TRY(instances_by_class(m, err));
 	const hp_heap *h = m->h;
 	size_t k = 0;
 	for (size_t c = 0; c < h->nclasses; c++)
@@ -885,6 +896,7 @@ static int open_cgroups(struct hp_browse *m, struct hp_error *err)
 /* group g's subgroups (packages) and the classes directly in it */
 static int open_cgroup(struct hp_browse *m, uint32_t g, struct hp_error *err)
 {
+	HP_TRY(instances_by_class(m, err));
 	const struct hp_groups *G = m->G;
 	const hp_heap *h = m->h;
 	size_t k = 0;
@@ -962,6 +974,8 @@ int hp_browse_descend(struct hp_browse *m, struct hp_error *err)
 		break;
 	}
 	case HP_BR_CLASS:
+		if ((rc = instances_by_class(m, err)) != HP_OK)
+			break;
 		rc = open_objects(m, HP_BL_INSTANCES, r.id, m->cls_objs + m->cls_off[r.id],
 				  m->cls_off[r.id + 1] - m->cls_off[r.id], NULL, r.retained, err);
 		break;

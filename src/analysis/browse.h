@@ -50,9 +50,13 @@
  * the match's ancestors, which hp_browse_reveal() opens level by level.
  *
  * hp_browse_init() does the per-heap work once: the number of objects in
- * every dominator subtree (one reverse pass over the DFS preorder) and the
- * instances of every class (a counting sort).
+ * every dominator subtree (one reverse pass over the DFS preorder; an
+ * index keeps them, and then there is nothing to do).  The
+ * instances of every class (a counting sort) are made the first time a
+ * view of classes opens (histogram, groups), not before the first screen.
  * Memory per object: subtree count 4, instances by class 4; per class 20.
+ * It reads the dominator tree and sizes only: the retained sizes without
+ * the reference graph will do (hp_session_retained_tree()).
  *
  * Ownership: the heap and struct hp_retained are borrowed and must outlive
  * the model; rows and levels belong to it until hp_browse_release().
@@ -125,7 +129,9 @@ struct hp_blevel {
 struct hp_browse {
 	const hp_heap *h;
 	const struct hp_retained *R;
-	uint32_t *subtree;    /* per object: objects in its dominator subtree (0 unreachable) */
+	const uint32_t *subtree;   /* per object: objects in its dominator subtree (0 unreachable):
+	                              the index's (R->subtree), or subtree_own */
+	uint32_t *subtree_own;
 	uint32_t *cls_off;    /* nclasses + 1: instances of c are cls_objs[cls_off[c] .. cls_off[c+1]) */
 	uint32_t *cls_objs;
 	uint64_t *cls_shallow;

@@ -61,6 +61,7 @@ enum {
 	S_PATH_IMG, S_PG_OFF, S_PG_OFF32, S_PG_ADJ, S_PG_REFERENTS, S_PG_FOLLOWED, S_PG_CLASS_OBJ,
 	S_P_PARENT, S_P_DEPTH,
 	S_ALLOC_RECS, S_ALLOC_SITES, S_SUMMARIES, S_CPU_RECS, S_CPU_SAMPLES,
+	S_R_SUBTREE,
 	S_MAX
 };
 
@@ -90,7 +91,7 @@ static const struct desc descs[] = {
 	R(S_R_REFERENTS, refs.referents), R(S_R_FOLLOWED, refs.followed), R(S_R_CLASS_OBJ, refs.class_obj),
 	R(S_D_IDOM, dom.idom), R(S_D_ORDER, dom.order), R(S_R_SHALLOW, shallow), R(S_R_RETAINED, retained),
 	R(S_R_ROOT_OBJS, root_objs), R(S_R_ROOT_KINDS, root_kinds), R(S_R_CHILD_OFF, child_off),
-	R(S_R_CHILDREN, children), R(S_R_CLASS_RET, class_retained), R(S_R_ROW_RET, row_retained),
+	R(S_R_CHILDREN, children), R(S_R_SUBTREE, subtree), R(S_R_CLASS_RET, class_retained), R(S_R_ROW_RET, row_retained),
 	P(S_PG_OFF, g.off), P(S_PG_OFF32, g.off32), P(S_PG_ADJ, g.adj), P(S_PG_REFERENTS, g.referents),
 	P(S_PG_FOLLOWED, g.followed), P(S_PG_CLASS_OBJ, g.class_obj), P(S_P_PARENT, P.parent), P(S_P_DEPTH, P.depth),
 };
@@ -171,7 +172,7 @@ static uint64_t count_of(int id, const hp_heap *h, const struct hp_load_info *L,
 	case S_R_REFERENTS: return R->refs.nreferents;
 	case S_R_FOLLOWED: return R->refs.nfollowed;
 	case S_R_CLASS_OBJ: case S_R_CLASS_RET: return h->nclasses;
-	case S_D_IDOM: case S_R_SHALLOW: case S_R_RETAINED: case S_R_ROOT_KINDS: return n;
+	case S_D_IDOM: case S_R_SHALLOW: case S_R_RETAINED: case S_R_ROOT_KINDS: case S_R_SUBTREE: return n;
 	case S_D_ORDER: case S_R_CHILDREN: return R->dom.nreach;
 	case S_R_ROOT_OBJS: return R->nroot_objs;
 	case S_R_CHILD_OFF: return n + 2;
@@ -574,6 +575,17 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 			w = NULL;
 		}
 	}
+	/* the subtree counts, which the browser opens on, made here when
+	 * the retained sizes were computed (left out when there is no memory
+	 * for them: the browser then counts them itself) */
+	struct hp_retained Rw;
+	uint32_t *subtree = NULL;
+	if (R) {
+		Rw = *R;
+		if (!Rw.subtree && hp_retained_subtree(R, h->nobj, &subtree) == HP_OK)
+			Rw.subtree = subtree;
+		R = &Rw;
+	}
 	/* the images: the structs with their pointers cleared */
 	hp_heap himg = *h;
 	struct hp_load_info limg = *L;
@@ -626,6 +638,7 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 	snprintf(hd.reader_kind, sizeof hd.reader_kind, "%s", L->reader_kind ? L->reader_kind : "file");
 	struct ix_section *tab = hp_calloc(nw, sizeof *tab);
 	if (!tab) {
+		hp_free(subtree);
 		hp_index_write_abort(w);
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 	}
@@ -634,6 +647,7 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 	uint64_t off = w ? w->end : hd.table_off + nw * sizeof *tab;
 	uint8_t *done = hp_calloc(nw, 1);
 	if (!done) {
+		hp_free(subtree);
 		hp_free(tab);
 		hp_index_write_abort(w);
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
@@ -665,6 +679,7 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 		w->tmp = NULL;
 	}
 	if (fd < 0) {
+		hp_free(subtree);
 		hp_free(done);
 		hp_free(tab);
 		return err->code ? err->code : HP_EIO;
@@ -694,6 +709,7 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 		hp_free(w);
 	}
 	hp_free(tmp);
+	hp_free(subtree);
 	hp_free(done);
 	hp_free(tab);
 	if (!rc && bytes)
@@ -705,6 +721,7 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 
 struct hp_index {
 	unsigned char *map;
+	int fd;                       /* open for the sums' reads (sum_blocks()) */
 	uint64_t size;
 	struct ix_header hd;
 	hp_heap *heap;                /* handed out by hp_index_heap() */
@@ -740,7 +757,7 @@ static int group_of(uint32_t id)
 		return G_SUMS;
 	if (id >= S_R_OFF && id <= S_R_CLASS_OBJ)
 		return G_GRAPH;   /* the retained sizes' reference graph */
-	if (id >= S_D_IDOM && id <= S_R_ROW_RET)
+	if ((id >= S_D_IDOM && id <= S_R_ROW_RET) || id == S_R_SUBTREE)
 		return G_TREE;    /* the dominator tree, sizes, roots */
 	return id >= S_PG_OFF && id <= S_P_DEPTH ? G_PATH : G_OPEN;
 }
@@ -749,6 +766,7 @@ static int group_of(uint32_t id)
  * few blocks of any section of the group */
 struct sum_job {
 	const unsigned char *map;
+	int fd;                       /* the index open for reading, -1 none */
 	const struct ix_section *const *secs;  /* the group's sections */
 	const uint64_t *first;        /* index in sums of each one's first block */
 	uint32_t nsecs;
@@ -757,10 +775,35 @@ struct sum_job {
 	atomic_uint_fast64_t next;
 };
 
+/* A block is read into a buffer of the thread's own and summed there:
+ * read() copies it from the page cache through the kernel's own large
+ * pages, where summing it in the mapping takes a page fault and a TLB
+ * miss every 4 KiB (four times slower on the bench machine).  The same
+ * bytes either way; a read that fails or falls short sums the mapping. */
+static uint64_t block_sum_read(const struct sum_job *j, unsigned char *buf, const struct ix_section *x, uint64_t b)
+{
+	uint64_t off = b * IX_BLOCK, n = x->len - off < IX_BLOCK ? x->len - off : IX_BLOCK;
+	if (buf && j->fd >= 0) {
+		uint64_t got = 0;
+		while (got < n) {
+			ssize_t k = pread(j->fd, buf + got, (size_t)(n - got), (off_t)(x->off + off + got));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (uint64_t)k;
+		}
+		if (got == n)
+			return xxh64(buf, n, 0);
+	}
+	return block_sum(j->map + x->off, x->len, b);
+}
+
 static void *sum_blocks(void *arg)
 {
 	struct sum_job *j = arg;
 	uint32_t s = 0;
+	unsigned char *buf = j->fd >= 0 ? hp_malloc(IX_BLOCK) : NULL;
 	for (;;) {
 		uint64_t g = atomic_fetch_add(&j->next, 4);
 		if (g >= j->nblocks)
@@ -772,15 +815,16 @@ static void *sum_blocks(void *arg)
 			while (j->first[s] > g)
 				s--;
 			const struct ix_section *x = j->secs[s];
-			j->sums[g] = block_sum(j->map + x->off, x->len, g - j->first[s]);
+			j->sums[g] = block_sum_read(j, buf, x, g - j->first[s]);
 		}
 	}
+	hp_free(buf);
 	return NULL;
 }
 
 /* the first section (its number in the table) of the group whose sum
  * differs, or n when all agree; -1 out of memory */
-static int64_t sum_mismatch(const unsigned char *map, const struct ix_section *tab, uint32_t n, int group)
+static int64_t sum_mismatch(const unsigned char *map, int fd, const struct ix_section *tab, uint32_t n, int group)
 {
 	const struct ix_section **secs = hp_calloc(n ? n : 1, sizeof *secs);
 	uint64_t *first = hp_calloc(n + 1, sizeof *first);
@@ -801,7 +845,7 @@ static int64_t sum_mismatch(const unsigned char *map, const struct ix_section *t
 	first[m] = nb;
 	if (!(sums = hp_reallocarray(NULL, nb ? nb : 1, sizeof *sums)))
 		goto out;
-	struct sum_job job = { .map = map, .secs = secs, .first = first, .nsecs = m, .nblocks = nb, .sums = sums };
+	struct sum_job job = { .map = map, .fd = fd, .secs = secs, .first = first, .nsecs = m, .nblocks = nb, .sums = sums };
 	atomic_init(&job.next, 0);
 	pthread_t th;
 	int threaded = nb > 8 && pthread_create(&th, NULL, sum_blocks, &job) == 0;
@@ -1112,7 +1156,19 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 	}
 	hp_free(seen);
 	seen = NULL;
-	/* the children lists: those of v are the objects whose idom is v */
+	return 0;
+bad:
+	hp_free(seen);
+	return -1;
+}
+
+/* the children lists: those of v are the objects whose idom is v (any
+ * idom value is safe to compare here) */
+static int check_children(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
+{
+	uint64_t n = h->nobj;
+	if (R->dom.n != n || R->dom.nreach > n || !R->dom.idom || !R->child_off || !R->children)
+		BAD("retained tables missing");
 	if (R->child_off[0] != 0 || R->child_off[n + 1] != R->dom.nreach)
 		BAD("dominator children out of range");
 	for (uint64_t v = 0; v <= n; v++) {
@@ -1128,8 +1184,41 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 	}
 	return 0;
 bad:
-	hp_free(seen);
 	return -1;
+}
+
+/* the tree's checks: the children lists on a thread of their own while
+ * this one checks the rest (they read different arrays at random) */
+struct children_job {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	int rc;
+	char why[160];
+};
+
+static void *children_thread(void *arg)
+{
+	struct children_job *j = arg;
+	j->rc = check_children(j->h, j->R, j->why, sizeof j->why);
+	return NULL;
+}
+
+static int check_tree(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
+{
+	struct children_job job = { .h = h, .R = R };
+	job.why[0] = '\0';
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, children_thread, &job) == 0;
+	int rc = check_retained(h, R, why, why_len);
+	if (threaded)
+		pthread_join(th, NULL);
+	else if (!rc)
+		children_thread(&job);
+	if (!rc && job.rc) {
+		set_why(why, why_len, "%s", job.why);
+		rc = -1;
+	}
+	return rc;
 }
 
 static const char *reader_kind(const char *s)
@@ -1139,6 +1228,21 @@ static const char *reader_kind(const char *s)
 		if (strncmp(s, kinds[i], 16) == 0)
 			return kinds[i];
 	return "file";
+}
+
+/* the model's checks (steps 4 and 5), for a thread */
+struct open_check {
+	const hp_heap *h;
+	const struct hp_load_info *L;
+	int rc;
+	char why[160];
+};
+
+static void *check_model(void *arg)
+{
+	struct open_check *c = arg;
+	c->rc = check_heap(c->h, c->why, sizeof c->why) || check_load(c->L, c->why, sizeof c->why);
+	return NULL;
 }
 
 int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident *id,
@@ -1213,9 +1317,9 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 		return HP_INDEX_OTHER_KEY;
 	}
 	unsigned char *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (map == MAP_FAILED) {
 		set_why(why, why_len, "cannot map it: %s", strerror(errno));
+		close(fd);
 		return HP_INDEX_IOERR;
 	}
 	hp_index *ix = hp_calloc(1, sizeof *ix);
@@ -1227,6 +1331,7 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 		goto fail;
 	}
 	ix->map = map;
+	ix->fd = fd;
 	ix->size = size;
 	ix->hd = hd;
 	if (hd.table_off != sizeof hd || hd.nsections > S_MAX + 4 ||
@@ -1246,11 +1351,6 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 			BAD("section %u: length not a multiple of its element", i);
 		by_id[s->id] = s;
 	}
-	int64_t bad_sum = sum_mismatch(map, tab, hd.nsections, G_OPEN);
-	if (bad_sum < 0)
-		BAD("out of memory");
-	if (bad_sum < hd.nsections)
-		BAD("section %u checksum mismatch", (unsigned)bad_sum);
 	ix->tab = tab;
 	/* the images */
 	const struct ix_section *sh = by_id[S_HEAP_IMG], *sl = by_id[S_LOAD_IMG], *sr = by_id[S_RET_IMG];
@@ -1290,7 +1390,7 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 		}
 		if (!s) {
 			/* absent: NULL, which only these may be with entries */
-			int may = d->id == S_FILE_ORDER || d->id == S_R_OFF || d->id == S_R_OFF32 ||
+			int may = d->id == S_FILE_ORDER || d->id == S_R_SUBTREE || d->id == S_R_OFF || d->id == S_R_OFF32 ||
 				  d->id == S_R_CLASS_OBJ || d->id == S_PG_OFF || d->id == S_PG_OFF32 ||
 				  d->id == S_PG_CLASS_OBJ;
 			if (!may && count_of(d->id, h, &ix->info, &ix->ret, &ix->paths))
@@ -1316,8 +1416,24 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	ix->paths.g.followed_cap = ix->paths.g.nfollowed;
 	if (ix->paths.g.class_obj)
 		ix->paths.g.obj_cls = h->cls;
-	if (check_heap(h, why, why_len) || check_load(&ix->info, why, why_len))
-		goto fail;
+	/* the model's sums, and its checks on a thread of its own meanwhile
+	 * (as check_group(): both are safe on any bytes); a sum that differs
+	 * is said first */
+	struct open_check oc = { .h = h, .L = &ix->info };
+	oc.why[0] = '\0';
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, check_model, &oc) == 0;
+	int64_t bad_sum = sum_mismatch(map, fd, tab, hd.nsections, G_OPEN);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		check_model(&oc);
+	if (bad_sum < 0)
+		BAD("out of memory");
+	if (bad_sum < hd.nsections)
+		BAD("section %u checksum mismatch", (unsigned)bad_sum);
+	if (oc.rc)
+		BAD("%s", oc.why);
 	ix->model = h;
 	*out = ix;
 	return HP_INDEX_OK;
@@ -1328,6 +1444,7 @@ fail:
 		hp_free(ix);
 	}
 	munmap(map, (size_t)size);
+	close(fd);
 	return status;
 }
 
@@ -1336,6 +1453,7 @@ void hp_index_close(hp_index *ix)
 	if (!ix)
 		return;
 	munmap(ix->map, (size_t)ix->size);
+	close(ix->fd);
 	hp_free(ix);
 }
 
@@ -1363,7 +1481,7 @@ static void *check_structure(void *arg)
 {
 	struct check_job *j = arg;
 	j->rc = j->group == G_SUMS ? 0   /* the sums are numbers: any is safe */
-		: j->group == G_TREE ? check_retained(j->ix->model, &j->ix->ret, j->why, sizeof j->why)
+		: j->group == G_TREE ? check_tree(j->ix->model, &j->ix->ret, j->why, sizeof j->why)
 		: j->group == G_GRAPH ? check_graph(j->ix->model, &j->ix->ret.refs, j->why, sizeof j->why)
 		: check_paths(j->ix->model, &j->ix->paths, j->why, sizeof j->why);
 	return NULL;
@@ -1382,7 +1500,7 @@ static int check_group(hp_index *ix, int group, int *state, char *why, size_t wh
 	job.why[0] = '\0';
 	pthread_t th;
 	int threaded = group != G_SUMS && pthread_create(&th, NULL, check_structure, &job) == 0;
-	int64_t bad = sum_mismatch(ix->map, ix->tab, ix->hd.nsections, group);
+	int64_t bad = sum_mismatch(ix->map, ix->fd, ix->tab, ix->hd.nsections, group);
 	if (threaded)
 		pthread_join(th, NULL);
 	else

@@ -39,7 +39,7 @@
 #include "model/heap.h"
 #include "analysis/retained.h"
 
-#define HP_INDEX_VERSION 2
+#define HP_INDEX_VERSION 3
 
 struct hp_load_info;
 struct hp_pathsearch;

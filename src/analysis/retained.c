@@ -759,6 +759,26 @@ nomem:
 	return hp_error_set(err, HP_ENOMEM, "out of memory computing retained sizes");
 }
 
+int hp_retained_subtree(const struct hp_retained *R, size_t n, uint32_t **out)
+{
+	uint32_t *sub = hp_calloc(n ? n : 1, sizeof *sub);
+	*out = sub;
+	if (!sub)
+		return HP_ENOMEM;
+	/* the preorder puts idom[v] before v */
+	const struct hp_dom *d = &R->dom;
+	for (uint32_t k = 0; k < d->nreach; k++)
+		sub[d->order[k]] = 1;
+	for (uint32_t k = d->nreach; k-- > 0;) {
+		uint32_t v = d->order[k], p = d->idom[v];
+		if (k >= AHEAD)
+			PREFETCH(&d->idom[d->order[k - AHEAD]]);
+		if (p < n)
+			sub[p] += sub[v];
+	}
+	return HP_OK;
+}
+
 void hp_retained_release(struct hp_retained *R)
 {
 	if (R->mapped) {
@@ -775,6 +795,7 @@ void hp_retained_release(struct hp_retained *R)
 	hp_free(R->class_retained);
 	hp_free(R->child_off);
 	hp_free(R->children);
+	hp_free(R->subtree);
 	hp_free(R->row_retained);
 	memset(R, 0, sizeof *R);
 }

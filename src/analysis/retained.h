@@ -79,6 +79,9 @@ struct hp_retained {
 	uint64_t joint;               /* bytes held jointly by several roots */
 	uint32_t *child_off;          /* dominator tree: children of v are children[child_off[v] .. child_off[v+1]); */
 	uint32_t *children;           /*   the super-root's are at index n */
+	uint32_t *subtree;            /* per object: objects in its dominator subtree, itself included (0:
+	                                 unreachable); only from an index (NULL when computed):
+	                                 hp_retained_subtree() makes them */
 	uint64_t *class_retained;     /* per class index */
 	uint64_t *row_retained;       /* per histogram row (class, heap) */
 	struct hp_root_kind_sum kinds[HP_ROOT_NKINDS];
@@ -94,6 +97,11 @@ struct hp_retained {
 int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_retained_opts *o,
 			struct hp_retained *out, struct hp_error *err) HP_MUST_USE;
 void hp_retained_release(struct hp_retained *r);
+
+/* R->subtree's counts, made from the dominator tree of n objects (one
+ * reverse pass over the preorder) into *out (hp_free() it): 4 bytes per
+ * object.  HP_OK or HP_ENOMEM. */
+int hp_retained_subtree(const struct hp_retained *R, size_t n, uint32_t **out) HP_MUST_USE;
 
 /* 1 when root record r hangs off its thread's object rather than the
  * super-root under roots policy `policy` (a stack root of a known thread,

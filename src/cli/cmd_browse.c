@@ -58,7 +58,8 @@ struct view {
 	hp_session *S;
 	const char *file;
 	const hp_heap *h;
-	const struct hp_retained *R;
+	const struct hp_retained *R;    /* the dominator tree and sizes (from an index: without the graph) */
+	const struct hp_retained *Rg;   /* with the reference graph too: graph() */
 	struct hp_browse m;
 	hp_objread *rd;
 	int utf8, color;
@@ -574,6 +575,21 @@ static uint32_t popup(struct view *w, const char *const *titles, struct lines *t
 	}
 }
 
+/* The retained sizes with their reference graph, which the referrers in
+ * the i pop-up, the leaks and the threads need: from an index it is read
+ * (and checked) the first time one of them is asked for, so that the
+ * browser opens without it. */
+static int graph(struct view *w, const struct hp_retained **out, struct hp_error *err)
+{
+	if (!w->Rg) {
+		int rc = hp_session_retained(w->S, &w->Rg, err);
+		if (rc != HP_OK)
+			return rc;
+	}
+	*out = w->Rg;
+	return HP_OK;
+}
+
 /* issue 13: L lists the leak suspects' accumulation points and the zombie
  * objects (hprofan leaks with its defaults), found the first time */
 static int leaks_view(struct view *w, struct hp_error *err)
@@ -584,8 +600,11 @@ static int leaks_view(struct view *w, struct hp_error *err)
 			rc = hp_session_objread(w->S, &w->rd, err);
 		struct hp_leaks_opts lo;
 		hp_leaks_opts_init(&lo);
+		const struct hp_retained *R = NULL;
 		if (rc == HP_OK)
-			rc = hp_leaks_find(w->h, w->R, w->rd, &lo, &w->leaks, err);
+			rc = graph(w, &R, err);
+		if (rc == HP_OK)
+			rc = hp_leaks_find(w->h, R, w->rd, &lo, &w->leaks, err);
 		if (rc != HP_OK)
 			return rc;
 		w->leaks_done = 1;
@@ -736,7 +755,11 @@ static char *object_text(struct view *w, uint32_t v, struct links *lk)
 		hp_objread_release(&d);
 	}
 	struct hp_holders H;
-	if (hp_paths_holders(&w->R->refs, v, &H, &err) == HP_OK) {
+	const struct hp_retained *Rg;
+	hp_error_clear(&err);
+	if (graph(w, &Rg, &err) != HP_OK)
+		fprintf(f, "\nreferrers: %s\n", err.msg);
+	else if (hp_paths_holders(&Rg->refs, v, &H, &err) == HP_OK) {
 		size_t nr = H.n;
 		fprintf(f, "\nreferrers (%zu):\n", nr);
 		if (H.class_listed)
@@ -1026,7 +1049,8 @@ static int threads_view(struct view *w, struct hp_error *err)
 		if (rc == HP_ENOMEM)
 			return rc;
 		hp_error_clear(err);
-		if ((rc = hp_threads_collect(h, w->R, w->rd, &w->T, err)) != HP_OK)
+		const struct hp_retained *R;
+		if ((rc = graph(w, &R, err)) != HP_OK || (rc = hp_threads_collect(h, R, w->rd, &w->T, err)) != HP_OK)
 			return rc;
 		w->threads_done = 1;
 		w->tnames = hp_calloc(w->T.n ? w->T.n : 1, sizeof *w->tnames);
@@ -1219,7 +1243,7 @@ static int run_browse(struct cli_ctx *x)
 	if (rc)
 		return rc;
 	if ((rc = cli_refuse_pipe(w.S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
-	    (rc = cli_retained(w.S, &w.h, &w.R))) {
+	    (rc = cli_retained_tree(w.S, &w.h, &w.R))) {
 		cli_session_close(w.S);
 		return rc;
 	}

@@ -95,9 +95,20 @@ done
 if ! grep -qF "/String/" "$TMPD/screen" && grep -qF "@$ID" "$TMPD/screen"; then ok "an empty pattern clears the filter"
 else fail "an empty pattern clears the filter" "$(tail -n 1 "$TMPD/screen")"; fi
 
-# i, then the path tab: the path hprofan path prints
+# i, then the path tab: the path hprofan path prints.  The referrers come
+# from the reference graph, which browse reads from the index (written by
+# the commands above) only now: their count is hprofan object's.
+NREF=$("$HPROFAN" object "$S" "$ID" --json --quiet 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["referrers_total"])')
 T send-keys -t hb Home i
 if wait_for browse-info "Path to GC root"; then
+  for ((pg = 0; pg < 20; pg++)); do   # Page Down to them
+    grep -qF "referrers" "$TMPD/screen" && break
+    T send-keys -t hb NPage
+    sleep 0.1
+    screen >"$TMPD/screen" 2>/dev/null
+  done
+  if [ -n "$NREF" ] && grep -qF "referrers ($NREF):" "$TMPD/screen"; then ok "i gives the referrers hprofan object counts ($NREF)"
+  else fail "i gives the referrers hprofan object counts (${NREF:-?})" "$(grep -F referrers "$TMPD/screen" | head -c 200)"; fi
   T send-keys -t hb Tab
   if wait_for browse-path "shortest path from a GC root"; then
     missing=""

@@ -127,7 +127,7 @@ cp "$IXF" "$TMPD/good"
 "$HPROFAN" object "$D0" "$ID0" --no-index >"$TMPD/want.obj" 2>/dev/null
 cmd_for() {   # cmd_for SECTION-ID: the command that reads it, its reference output
   if [ "$1" -ge 39 ] && [ "$1" -le 44 ]; then echo "obj object $D0 $ID0"
-  elif [ "$1" -ge 45 ] && [ "$1" -le 52 ]; then echo "dom dominators $D0 --top 8"
+  elif { [ "$1" -ge 45 ] && [ "$1" -le 52 ]; } || [ "$1" -eq 69 ]; then echo "dom dominators $D0 --top 8"
   elif [ "$1" -ge 56 ] && [ "$1" -le 63 ]; then echo "path path $D0 $ID0"
   else echo "top $D0 --top 5"; fi
 }

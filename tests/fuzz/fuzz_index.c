@@ -12,7 +12,7 @@
  * without reading out of bounds or looping: each object found by its id,
  * its shallow size and class name, each class's histogram rows and super
  * classes, each string, each object's edges and class edge, the dominator
- * tree's children from the super-root down, each object's path search
+ * tree's children from the super-root down (and its subtree counts), each object's path search
  * parents back to a start.
  *
  * Seeds (tests/fuzz/corpus/index/): the indexes `hprofan index` writes for
@@ -99,6 +99,8 @@ static void walk(hp_heap *h, const struct hp_retained *R, int have_R)
 			for (uint64_t e = hp_refs_off(&R->refs, v); e < hp_refs_off(&R->refs, v + 1); e++)
 				acc += R->refs.adj[e] + (unsigned)hp_refs_is_class_edge(&R->refs, v, e);
 			acc += R->retained[v] + R->shallow[v] + R->root_kinds[v] + R->dom.idom[v];
+			if (R->subtree)
+				acc += R->subtree[v];
 		}
 		for (uint32_t i = 0; i < R->dom.nreach; i++)
 			acc += R->dom.order[i];
