@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void *by_class_main(void *arg);
+
 static int nomem(struct hp_error *err)
 {
 	return hp_error_set(err, HP_ENOMEM, "out of memory");
@@ -22,8 +24,17 @@ static void level_free(struct hp_blevel *L)
 	memset(L, 0, sizeof *L);
 }
 
+static void by_class_join(struct hp_browse *m)
+{
+	if (m->cls_th_on) {
+		pthread_join(m->cls_th, NULL);
+		m->cls_th_on = 0;
+	}
+}
+
 void hp_browse_release(struct hp_browse *m)
 {
+	by_class_join(m);
 	for (size_t i = 0; i < m->depth; i++)
 		level_free(&m->levels[i]);
 	hp_free(m->levels);
@@ -51,6 +62,8 @@ int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retain
 	} else {
 		m->subtree = m->subtree_own;
 	}
+	/* the instances by class meanwhile (they read only the heap and R) */
+	m->cls_th_on = pthread_create(&m->cls_th, NULL, by_class_main, m) == 0;
 	int rc = hp_browse_set_view(m, HP_BV_DOM, err);
 	if (rc)
 		hp_browse_release(m);
@@ -684,10 +697,8 @@ static int open_objects(struct hp_browse *m, int kind, uint32_t node, const uint
 
 /* the instances by class, made the first time a view of classes is
  * opened (the browser opens on the dominator tree without them) */
-static int instances_by_class(struct hp_browse *m, struct hp_error *err)
+static int make_by_class(struct hp_browse *m)
 {
-	if (m->cls_objs)
-		return HP_OK;
 	const hp_heap *h = m->h;
 	const struct hp_retained *R = m->R;
 	size_t n = h->nobj, nc = h->nclasses;
@@ -699,7 +710,7 @@ static int instances_by_class(struct hp_browse *m, struct hp_error *err)
 		hp_free(fill);
 		hp_free(objs);
 		hp_free(shallow);
-		return nomem(err);
+		return HP_ENOMEM;
 	}
 	for (size_t v = 0; v < n; v++) {
 		off[h->cls[v] + 1]++;
@@ -714,6 +725,21 @@ static int instances_by_class(struct hp_browse *m, struct hp_error *err)
 	m->cls_off = off;
 	m->cls_objs = objs;
 	m->cls_shallow = shallow;
+	return HP_OK;
+}
+
+static void *by_class_main(void *arg)
+{
+	(void)make_by_class(arg);   /* (failed: the view that needs them says so) */
+	return NULL;
+}
+
+/* the instances by class, for a view of classes: the thread's, or made now */
+static int instances_by_class(struct hp_browse *m, struct hp_error *err)
+{
+	by_class_join(m);
+	if (!m->cls_objs && make_by_class(m) != HP_OK)
+		return nomem(err);
 	return HP_OK;
 }
 

@@ -51,9 +51,10 @@
  *
  * hp_browse_init() does the per-heap work once: the number of objects in
  * every dominator subtree (one reverse pass over the DFS preorder; an
- * index keeps them, and then there is nothing to do).  The
- * instances of every class (a counting sort) are made the first time a
- * view of classes opens (histogram, groups), not before the first screen.
+ * index keeps them, and then there is nothing to do).  The instances of
+ * every class (a counting sort) are made by a thread of their own that it
+ * starts, while the first screen is drawn; a view of classes (histogram,
+ * groups) waits for it (or makes them itself when no thread could start).
  * Memory per object: subtree count 4, instances by class 4; per class 20.
  * It reads the dominator tree and sizes only: the retained sizes without
  * the reference graph will do (hp_session_retained_tree()).
@@ -64,6 +65,7 @@
 #ifndef HP_BROWSE_H
 #define HP_BROWSE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "model/heap.h"
@@ -135,6 +137,8 @@ struct hp_browse {
 	uint32_t *cls_off;    /* nclasses + 1: instances of c are cls_objs[cls_off[c] .. cls_off[c+1]) */
 	uint32_t *cls_objs;
 	uint64_t *cls_shallow;
+	pthread_t cls_th;     /* makes the three above after the first screen */
+	int cls_th_on;
 	int view;             /* enum hp_bview */
 	int sort, reverse;    /* wanted order: enum hp_bsort, reversed from its default */
 	int shallow;          /* sizes shown and sorted: shallow instead of retained */
