@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *by_class_main(void *arg);
-
 static int nomem(struct hp_error *err)
 {
 	return hp_error_set(err, HP_ENOMEM, "out of memory");
@@ -62,8 +60,6 @@ int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retain
 	} else {
 		m->subtree = m->subtree_own;
 	}
-	/* the instances by class meanwhile (they read only the heap and R) */
-	m->cls_th_on = pthread_create(&m->cls_th, NULL, by_class_main, m) == 0;
 	int rc = hp_browse_set_view(m, HP_BV_DOM, err);
 	if (rc)
 		hp_browse_release(m);
@@ -732,6 +728,13 @@ static void *by_class_main(void *arg)
 {
 	(void)make_by_class(arg);   /* (failed: the view that needs them says so) */
 	return NULL;
+}
+
+void hp_browse_prepare(struct hp_browse *m)
+{
+	/* (the thread reads only the heap and R, and writes only cls_*) */
+	if (!m->cls_th_on && !m->cls_objs)
+		m->cls_th_on = pthread_create(&m->cls_th, NULL, by_class_main, m) == 0;
 }
 
 /* the instances by class, for a view of classes: the thread's, or made now */

@@ -52,9 +52,10 @@
  * hp_browse_init() does the per-heap work once: the number of objects in
  * every dominator subtree (one reverse pass over the DFS preorder; an
  * index keeps them, and then there is nothing to do).  The instances of
- * every class (a counting sort) are made by a thread of their own that it
- * starts, while the first screen is drawn; a view of classes (histogram,
- * groups) waits for it (or makes them itself when no thread could start).
+ * every class (a counting sort) are made by a thread of their own that
+ * hp_browse_prepare() starts once the first screen is up; a view of
+ * classes (histogram, groups) waits for it, or makes them itself when it
+ * was not started.
  * Memory per object: subtree count 4, instances by class 4; per class 20.
  * It reads the dominator tree and sizes only: the retained sizes without
  * the reference graph will do (hp_session_retained_tree()).
@@ -162,6 +163,9 @@ struct hp_browse {
 int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retained *R,
 		   struct hp_error *err) HP_MUST_USE;
 void hp_browse_release(struct hp_browse *m);
+/* Starts making the instances by class on a thread of their own (once the
+ * first screen is drawn); hp_browse_release() waits for it. */
+void hp_browse_prepare(struct hp_browse *m);
 
 /* The threads view's threads and their names (both borrowed: they must
  * outlive the model), and the groups view's groups and names. */

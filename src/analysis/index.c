@@ -1187,38 +1187,63 @@ bad:
 	return -1;
 }
 
-/* the tree's checks: the children lists on a thread of their own while
- * this one checks the rest (they read different arrays at random) */
-struct children_job {
+/* A check run on a thread of its own beside other work (both are safe on
+ * any bytes), or after it when no thread can start: beside_start(), then
+ * beside_end() with the other work's result, which is said first. */
+typedef int beside_fn(const hp_heap *h, const void *x, char *why, size_t why_len);
+struct beside {
+	beside_fn *fn;
 	const hp_heap *h;
-	const struct hp_retained *R;
-	int rc;
+	const void *x;
+	int rc, threaded;
+	pthread_t th;
 	char why[160];
 };
 
-static void *children_thread(void *arg)
+static void *beside_main(void *arg)
 {
-	struct children_job *j = arg;
-	j->rc = check_children(j->h, j->R, j->why, sizeof j->why);
+	struct beside *b = arg;
+	b->rc = b->fn(b->h, b->x, b->why, sizeof b->why);
 	return NULL;
 }
 
-static int check_tree(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
+static void beside_start(struct beside *b, beside_fn *fn, const hp_heap *h, const void *x)
 {
-	struct children_job job = { .h = h, .R = R };
-	job.why[0] = '\0';
-	pthread_t th;
-	int threaded = pthread_create(&th, NULL, children_thread, &job) == 0;
-	int rc = check_retained(h, R, why, why_len);
-	if (threaded)
-		pthread_join(th, NULL);
+	*b = (struct beside){ .fn = fn, .h = h, .x = x };
+	b->threaded = pthread_create(&b->th, NULL, beside_main, b) == 0;
+}
+
+static int beside_end(struct beside *b, int rc, char *why, size_t why_len)
+{
+	if (b->threaded)
+		pthread_join(b->th, NULL);
 	else if (!rc)
-		children_thread(&job);
-	if (!rc && job.rc) {
-		set_why(why, why_len, "%s", job.why);
+		beside_main(b);
+	if (!rc && b->rc) {
+		set_why(why, why_len, "%s", b->why);
 		rc = -1;
 	}
 	return rc;
+}
+
+static int children_beside(const hp_heap *h, const void *R, char *why, size_t why_len)
+{
+	return check_children(h, R, why, why_len);
+}
+
+/* the tree's checks: the children lists beside the rest (they read
+ * different arrays at random) */
+static int check_tree(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
+{
+	struct beside b;
+	beside_start(&b, children_beside, h, R);
+	return beside_end(&b, check_retained(h, R, why, why_len), why, why_len);
+}
+
+/* the model's checks (steps 4 and 5) */
+static int model_beside(const hp_heap *h, const void *L, char *why, size_t why_len)
+{
+	return check_heap(h, why, why_len) || check_load(L, why, why_len);
 }
 
 static const char *reader_kind(const char *s)
@@ -1228,21 +1253,6 @@ static const char *reader_kind(const char *s)
 		if (strncmp(s, kinds[i], 16) == 0)
 			return kinds[i];
 	return "file";
-}
-
-/* the model's checks (steps 4 and 5), for a thread */
-struct open_check {
-	const hp_heap *h;
-	const struct hp_load_info *L;
-	int rc;
-	char why[160];
-};
-
-static void *check_model(void *arg)
-{
-	struct open_check *c = arg;
-	c->rc = check_heap(c->h, c->why, sizeof c->why) || check_load(c->L, c->why, sizeof c->why);
-	return NULL;
 }
 
 int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident *id,
@@ -1419,21 +1429,17 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	/* the model's sums, and its checks on a thread of its own meanwhile
 	 * (as check_group(): both are safe on any bytes); a sum that differs
 	 * is said first */
-	struct open_check oc = { .h = h, .L = &ix->info };
-	oc.why[0] = '\0';
-	pthread_t th;
-	int threaded = pthread_create(&th, NULL, check_model, &oc) == 0;
+	struct beside b;
+	beside_start(&b, model_beside, h, &ix->info);
 	int64_t bad_sum = sum_mismatch(map, fd, tab, hd.nsections, G_OPEN);
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		check_model(&oc);
+	char mwhy[160];
+	int model_rc = beside_end(&b, 0, mwhy, sizeof mwhy);
 	if (bad_sum < 0)
 		BAD("out of memory");
 	if (bad_sum < hd.nsections)
 		BAD("section %u checksum mismatch", (unsigned)bad_sum);
-	if (oc.rc)
-		BAD("%s", oc.why);
+	if (model_rc)
+		BAD("%s", mwhy);
 	ix->model = h;
 	*out = ix;
 	return HP_INDEX_OK;

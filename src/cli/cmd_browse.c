@@ -1154,8 +1154,10 @@ static int groups_view(struct view *w, struct hp_error *err)
 static int run(struct view *w)
 {
 	struct hp_error err;
-	for (;;) {
+	for (int first = 1;; first = 0) {
 		draw(w);
+		if (first)
+			hp_browse_prepare(&w->m);   /* the class views' tables, behind the first screen */
 		w->msg[0] = '\0';
 		int k = key();
 		struct hp_blevel *L = hp_browse_level(&w->m);
