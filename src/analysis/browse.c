@@ -691,8 +691,8 @@ static int open_objects(struct hp_browse *m, int kind, uint32_t node, const uint
 	return HP_OK;
 }
 
-/* the instances by class, made the first time a view of classes is
- * opened (the browser opens on the dominator tree without them) */
+/* the instances by class (a counting sort): on hp_browse_prepare()'s
+ * thread behind the first screen, else when a view of classes opens */
 static int make_by_class(struct hp_browse *m)
 {
 	const hp_heap *h = m->h;
