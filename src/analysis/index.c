@@ -1203,14 +1203,15 @@ struct beside {
 static void *beside_main(void *arg)
 {
 	struct beside *b = arg;
-	b->rc = b->fn(b->h, b->x, b->why, sizeof b->why);
+	b->rc = b->fn ? b->fn(b->h, b->x, b->why, sizeof b->why) : 0;
 	return NULL;
 }
 
+/* (fn NULL: nothing to check) */
 static void beside_start(struct beside *b, beside_fn *fn, const hp_heap *h, const void *x)
 {
 	*b = (struct beside){ .fn = fn, .h = h, .x = x };
-	b->threaded = pthread_create(&b->th, NULL, beside_main, b) == 0;
+	b->threaded = fn && pthread_create(&b->th, NULL, beside_main, b) == 0;
 }
 
 static int beside_end(struct beside *b, int rc, char *why, size_t why_len)
@@ -1244,6 +1245,23 @@ static int check_tree(const hp_heap *h, const struct hp_retained *R, char *why, 
 static int model_beside(const hp_heap *h, const void *L, char *why, size_t why_len)
 {
 	return check_heap(h, why, why_len) || check_load(L, why, why_len);
+}
+
+/* A group's sections summed, and fn(h, x) checking what the arrays say on
+ * a thread of its own meanwhile (they read the arrays at random where the
+ * sums read them in order); a sum that differs is said first.  0 good, -1
+ * damaged (why in why). */
+static int sums_checked(const hp_index *ix, int group, beside_fn *fn, const hp_heap *h, const void *x, char *why,
+			size_t why_len)
+{
+	struct beside b;
+	beside_start(&b, fn, h, x);
+	int64_t bad = sum_mismatch(ix->map, ix->fd, ix->tab, ix->hd.nsections, group);
+	if (bad < 0)
+		set_why(why, why_len, "out of memory");
+	else if (bad < ix->hd.nsections)
+		set_why(why, why_len, "section %u checksum mismatch", (unsigned)bad);
+	return beside_end(&b, bad < 0 || bad < ix->hd.nsections ? -1 : 0, why, why_len);
 }
 
 static const char *reader_kind(const char *s)
@@ -1429,17 +1447,8 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	/* the model's sums, and its checks on a thread of its own meanwhile
 	 * (as check_group(): both are safe on any bytes); a sum that differs
 	 * is said first */
-	struct beside b;
-	beside_start(&b, model_beside, h, &ix->info);
-	int64_t bad_sum = sum_mismatch(map, fd, tab, hd.nsections, G_OPEN);
-	char mwhy[160];
-	int model_rc = beside_end(&b, 0, mwhy, sizeof mwhy);
-	if (bad_sum < 0)
-		BAD("out of memory");
-	if (bad_sum < hd.nsections)
-		BAD("section %u checksum mismatch", (unsigned)bad_sum);
-	if (model_rc)
-		BAD("%s", mwhy);
+	if (sums_checked(ix, G_OPEN, model_beside, h, &ix->info, why, why_len))
+		goto fail;
 	ix->model = h;
 	*out = ix;
 	return HP_INDEX_OK;
@@ -1475,50 +1484,33 @@ void hp_index_load_info(const hp_index *ix, struct hp_load_info *L)
 	*L = ix->info;
 }
 
-/* the sums and checks of a group made on first use: 1 good, -1 damaged
- * (why in why) */
-struct check_job {
-	hp_index *ix;
-	int group, rc;
-	char why[160];
-};
-
-static void *check_structure(void *arg)
+static int tree_beside(const hp_heap *h, const void *R, char *why, size_t why_len)
 {
-	struct check_job *j = arg;
-	j->rc = j->group == G_SUMS ? 0   /* the sums are numbers: any is safe */
-		: j->group == G_TREE ? check_tree(j->ix->model, &j->ix->ret, j->why, sizeof j->why)
-		: j->group == G_GRAPH ? check_graph(j->ix->model, &j->ix->ret.refs, j->why, sizeof j->why)
-		: check_paths(j->ix->model, &j->ix->paths, j->why, sizeof j->why);
-	return NULL;
+	return check_tree(h, R, why, why_len);
 }
 
-/* The checks of a group made on first use: its sections' sums, and (on a
- * thread of its own meanwhile: they read the arrays at random where the
- * sums read them in order; both are safe on any bytes) what the arrays
- * say.  A sum that differs is said first.  1 good, -1 damaged (why in why). */
+static int graph_beside(const hp_heap *h, const void *g, char *why, size_t why_len)
+{
+	return check_graph(h, g, why, why_len);
+}
+
+static int paths_beside(const hp_heap *h, const void *ps, char *why, size_t why_len)
+{
+	return check_paths(h, ps, why, why_len);
+}
+
+/* The checks of a group made on first use: sums_checked(), with the
+ * group's structure checks (the sums' sections are numbers: any value is
+ * safe).  1 good, -1 damaged (why in why). */
 static int check_group(hp_index *ix, int group, int *state, char *why, size_t why_len)
 {
 	if (*state)
 		return *state;
-	*state = -1;
-	struct check_job job = { .ix = ix, .group = group };
-	job.why[0] = '\0';
-	pthread_t th;
-	int threaded = group != G_SUMS && pthread_create(&th, NULL, check_structure, &job) == 0;
-	int64_t bad = sum_mismatch(ix->map, ix->fd, ix->tab, ix->hd.nsections, group);
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		check_structure(&job);
-	if (bad < 0)
-		set_why(why, why_len, "out of memory");
-	else if (bad < ix->hd.nsections)
-		set_why(why, why_len, "section %u checksum mismatch", (unsigned)bad);
-	else if (job.rc)
-		set_why(why, why_len, "%s", job.why);
-	else
-		*state = 1;
+	beside_fn *fn = group == G_TREE ? tree_beside : group == G_GRAPH ? graph_beside
+		      : group == G_PATH ? paths_beside : NULL;
+	const void *x = group == G_TREE ? (const void *)&ix->ret : group == G_GRAPH ? (const void *)&ix->ret.refs
+		      : (const void *)&ix->paths;
+	*state = sums_checked(ix, group, fn, ix->model, x, why, why_len) ? -1 : 1;
 	return *state;
 }
 
