@@ -15,6 +15,36 @@ ok()   { printf 'ok %s\n' "$1"; }
 fail() { printf 'FAIL %s: %s\n' "$1" "$2"; }
 skip() { printf 'skip %s: %s\n' "$1" "$2"; }
 
+# The script's output goes through a counter of its ok/FAIL/skip lines (those
+# a python3 check prints too); when the script ends, its EXIT trap has the
+# counter print "N passed, N failed, N skipped", which tests/run-all.sh
+# requires: a script that ends without that line (killed) is counted as
+# failed.  A script's own clean-up goes through at_exit, not trap ... EXIT,
+# which would replace the line.
+exec {_LIB_OUT}>&1
+exec > >(LC_ALL=C awk '$0 == "\001lib-end" { printf "%d passed, %d failed, %d skipped\n", o, f, s; exit }
+  /^ok / { o++ } /^FAIL / { f++ } /^skip / { s++ } { print; fflush() }' >&$_LIB_OUT) 2>&1
+_LIB_COUNTER=$!
+# a bare `wait` would wait for that counter too, which ends only with the
+# script: it waits for the script's jobs instead
+wait() {
+  if [ $# -gt 0 ]; then builtin wait "$@"; return; fi
+  local p
+  for p in $(jobs -p); do builtin wait "$p"; done
+  return 0
+}
+_LIB_AT_EXIT=()
+# at_exit CMD: run CMD (a function or a command line) when the script ends
+at_exit() { _LIB_AT_EXIT+=("$1"); }
+_lib_end() {
+  local c
+  for c in "${_LIB_AT_EXIT[@]}"; do eval "$c"; done
+  printf '\001lib-end\n'
+  exec >&"$_LIB_OUT" 2>&"$_LIB_OUT"
+  wait "$_LIB_COUNTER" 2>/dev/null
+}
+trap _lib_end EXIT
+
 # have_corpus NAME: true when the corpus is present, else reports a skip
 have_corpus() {
   if [ -d "$CORPUS" ] && [ -f "$CORPUS/MANIFEST.tsv" ]; then return 0; fi

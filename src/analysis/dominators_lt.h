@@ -22,7 +22,9 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 	size_t n1 = (size_t)n + 1;
 	pre = grab(&m, n, sizeof *pre, 1);
 	nd = grab(&m, n1, sizeof *nd, 0);
-	cur = grab(&m, n1, sizeof *cur, 0);
+	/* cur ends with N + 1 entries (the prefix sums' end), N at most n + 1:
+	 * made that big now, so that the shrink below never has to grow it */
+	cur = grab(&m, n1 + 1, sizeof *cur, 0);
 	if (!pre || !nd || !cur)
 		goto nomem;
 
@@ -75,7 +77,7 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		}
 	}
 	nd = shrink(&m, nd, n1, N, sizeof *nd);
-	cur = shrink(&m, cur, n1, (size_t)N + 1, sizeof *cur);
+	cur = shrink(&m, cur, n1 + 1, (size_t)N + 1, sizeof *cur);
 
 	/* 2. Predecessors in preorder numbers: count into cur[], prefix sums
 	 * (cur[p] = end of p's list), fill downwards (cur[p] = start).  Both

@@ -48,7 +48,7 @@ RETC=$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$RET")
 SOCK=$TMPD/tmux.sock
 T() { tmux -S "$SOCK" -f /dev/null "$@"; }
 cleanup() { T kill-server >/dev/null 2>&1; }
-trap cleanup EXIT
+at_exit cleanup
 screen() { T capture-pane -t hb -p; }
 # wait_for NAME TEXT: polls the screen (5 s) until it shows TEXT (fixed string)
 wait_for() {

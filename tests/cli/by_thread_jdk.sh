@@ -20,7 +20,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)/testdata/java/threads
 D=$TMPD
 PID=""
 cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
-trap cleanup EXIT
+at_exit cleanup
 
 javac -d "$D/classes" "$SRC/DeepStack.java" 2>"$D/javac.err" ||
   { fail by-thread-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }

@@ -49,9 +49,17 @@ awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$T
 # "--filter RE", "--sort=KEY" or "--top [N]": an optional value, the next word
 # only if a number; a line indented deeper, not starting with '-', continues
 # the one before), into help-lines.CMD, and all of them into help-lines
+# (`hprofan help CMD` is read once per command into help.CMD: the checks
+# below ask for it about 1,500 times)
 : >"$TMPD/help-lines"
 for c in $(grep -vx help "$TMPD/help-cmds"); do
-  "$HPROFAN" help "$c" | awk '/^options:/ { on = 1; next } !on { next }
+  "$HPROFAN" help "$c" >"$TMPD/help.$c" 2>/dev/null || fail completion-help "hprofan help $c failed"
+done
+# helpof COMMAND: what `hprofan help COMMAND` prints (the binary for a word
+# that is not a command)
+helpof() { if [ -f "$TMPD/help.$1" ]; then cat "$TMPD/help.$1"; else "$HPROFAN" help "$1"; fi; }
+for c in $(grep -vx help "$TMPD/help-cmds"); do
+  helpof "$c" | awk '/^options:/ { on = 1; next } !on { next }
      /^ +-/ { if (l != "") print l; l = $0; sub(/^ +/, "", l); next }
      l != "" && /^      +[^ -]/ { s = $0; sub(/^ +/, "", s); l = l " " s; next }
      { if (l != "") print l; l = "" }
@@ -88,7 +96,7 @@ if [ ! -s "$TMPD/help-opts" ] || [ ! -s "$TMPD/help-cmds" ]; then
   exit 0
 fi
 # is_command WORD: hprofan knows the command (help is one, not in the table)
-is_command() { [ "$1" = help ] || "$HPROFAN" help "$1" >/dev/null 2>&1; }
+is_command() { [ "$1" = help ] || helpof "$1" >/dev/null 2>&1; }
 # checkers OPTION: the commands that take OPTION and reject a value of it
 # hprofan cannot take (a usage error, exit 2), on a dump that is a bare header
 # (quick to read)
@@ -130,7 +138,7 @@ accepts_listed() {
 }
 # optdesc COMMAND OPTION: the lines `hprofan help COMMAND` gives the option
 optdesc() {
-  "$HPROFAN" help "$1" 2>/dev/null |
+  helpof "$1" 2>/dev/null |
     awk -v o="$2" '$1 ~ "^"o"([= ]|$)" { on = 1; print; next } on && /^  +-/ { on = 0 } on && /^ {10,}/ { print }'
 }
 # id_arg COMMAND: an object id when COMMAND's usage line takes one (object,
@@ -139,7 +147,7 @@ optdesc() {
 # takes IN OUT (redact)
 id_arg() {
   local u
-  u=$("$HPROFAN" help "$1" 2>/dev/null | head -n 1)
+  u=$(helpof "$1" 2>/dev/null | head -n 1)
   case $u in
     *" ID "* | *" ID") echo 0x1 ;;
     *" CLASS "* | *" CLASS") echo java.lang.Object ;;
@@ -148,7 +156,7 @@ id_arg() {
 }
 # more_files COMMAND: a second dump when COMMAND compares several (diff
 # BASE NEW, trend D1 D2 ... Dn)
-more_files() { "$HPROFAN" help "$1" 2>/dev/null | head -n 1 | grep -qE '^usage: hprofan [a-z]+ (BASE NEW|D1 D2)' && echo "$TMPD/empty.hprof"; }
+more_files() { helpof "$1" 2>/dev/null | head -n 1 | grep -qE '^usage: hprofan [a-z]+ (BASE NEW|D1 D2)' && echo "$TMPD/empty.hprof"; }
 
 # ---- (a) the lists -------------------------------------------------------------
 

@@ -30,7 +30,7 @@ D=$TMPD/groupjdk
 mkdir -p "$D"
 PID=""
 cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
-trap cleanup EXIT
+at_exit cleanup
 
 { javac -d "$D/classes" "$SRC/GroupMain.java" && javac -d "$D/plugin" $(find "$SRC/plugin" -name '*.java'); } 2>"$D/javac.err" ||
   { fail group-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }

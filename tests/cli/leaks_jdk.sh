@@ -22,7 +22,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)/testdata/java/leaks
 D=$TMPD
 PIDS=""
 cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
-trap cleanup EXIT
+at_exit cleanup
 
 javac -d "$D/classes" $(find "$SRC" -name '*.java') 2>"$D/javac.err" ||
   { fail leaks-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }

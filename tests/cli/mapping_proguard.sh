@@ -15,7 +15,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)/testdata/java/mapping/Shop.java
 D=$TMPD
 PID=""
 cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
-trap cleanup EXIT
+at_exit cleanup
 
 javac --release 8 -d "$D/classes" "$SRC" 2>"$D/javac.err" || { fail mapping-proguard-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
 (cd "$D/classes" && jar cf "$D/in.jar" .) || { fail mapping-proguard-jar "cannot make the jar"; exit 0; }

@@ -61,11 +61,15 @@ PY
 "$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
 cmds=$(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
        grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | grep -vx help | LC_ALL=C sort -u)
-# opts CMD: the option names `hprofan help CMD` lists, one a line ("-q, --quiet": both)
-opts() {
+# opts CMD: the option names `hprofan help CMD` lists, one a line ("-q, --quiet": both);
+# read once per command (the checks below ask for them about 2,000 times)
+opts_of() {
   "$HPROFAN" help "$1" | awk '/^options:/ { on = 1; next } on && /^  -/' | sed -E 's/^ +//; s/  +.*//' |
     tr ',' '\n' | grep -oE -- '^ *-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed 's/^ *//'
 }
+declare -A OPTS
+for c in $cmds; do OPTS[$c]=$(opts_of "$c") || { fail options-help "hprofan help $c failed"; exit 0; }; done
+opts() { printf '%s\n' "${OPTS[$1]}"; }
 all=$(for c in $cmds; do opts "$c"; done | LC_ALL=C sort -u)
 
 # ---- (a) --help's list ---------------------------------------------------------
@@ -173,6 +177,20 @@ run() {
   # issue 19: report's page holds its command line; an option must change the rest
   if [ "$1" = report ]; then sed -i 's/"command_line":\[[^]]*\]//' "$TMPD/$n.out" "$TMPD/$n.file"; fi
 }
+# run_base ARGS...: run base ARGS, once for each distinct ARGS (many options of a
+# command share the run without them); later calls copy the first run's files.
+# index is run each time: what it says depends on the index it finds
+run_base() {
+  local key
+  key=$(printf '%s' "$*" | cksum | tr ' ' _)
+  if [ "$1" != index ] && [ -f "$TMPD/cache.$key.rc" ]; then
+    for x in out err rc file; do cp "$TMPD/cache.$key.$x" "$TMPD/base.$x"; done
+  else
+    run base "$@"
+    printf '%s\n' "$*" >"$TMPD/cache.$key.args"
+    for x in out err rc file; do cp "$TMPD/base.$x" "$TMPD/cache.$key.$x"; done
+  fi
+}
 differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
             ! cmp -s "$TMPD/$1.rc" "$TMPD/$2.rc" || ! cmp -s "$TMPD/$1.file" "$TMPD/$2.file"; }
 
@@ -186,7 +204,7 @@ for c in $cmds; do
       else fail "browse accepts $o" "exit $(cat "$TMPD/with.rc"): $(head -c 300 "$TMPD/with.err")"; fi
       continue
     fi
-    run base $base
+    run_base $base
     run with $base $(value "$o")
     if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -qE -- "not an option|unknown option" "$TMPD/with.err"; then
       fail "$c takes $o" "$(head -c 300 "$TMPD/with.err")"

@@ -368,9 +368,9 @@ public class Secrets {
 JAVA
 SEC_S='Tr0ub4dor-horse-9q' SEC_C='CorrectHorseBattery-7w' SEC_B='s3cr3t-bytes-4k' SEC_L=1d2c3b4a59687786 SEC_I=5a6b7c8d
 JPID=''
-# shellcheck disable=SC2317  # the EXIT trap
+# shellcheck disable=SC2317  # run by at_exit
 stop_java() { if [ -n "$JPID" ]; then kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; fi; }
-trap stop_java EXIT
+at_exit stop_java
 if ! javac -d "$TMPD/java" "$TMPD/java/Secrets.java" 2>"$TMPD/err"; then
   fail "redact: a JDK program's secrets" "javac: $(head -c 300 "$TMPD/err")"; exit 0
 fi

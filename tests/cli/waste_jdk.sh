@@ -13,7 +13,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)/testdata/java/waste
 D=$TMPD
 PID=""
 cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
-trap cleanup EXIT
+at_exit cleanup
 
 javac -d "$D/classes" "$SRC/WasteShapes.java" 2>"$D/javac.err" ||
   { fail waste-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }

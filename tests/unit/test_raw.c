@@ -29,7 +29,8 @@ static int passed, failed;
 
 static char dir[256];
 
-static hpw *build(int id_size)
+/* the dump; *elems_at is where the 3 MiB array's elements start */
+static hpw *build(int id_size, size_t *elems_at)
 {
 	hpw *w = hpw_new("JAVA PROFILE 1.0.2", id_size, 1234);
 	hpw_string(w, 1, "java/lang/Object");
@@ -71,6 +72,7 @@ static hpw *build(int id_size)
 	uint8_t *b = malloc(big);
 	for (size_t i = 0; i < big; i++)
 		b[i] = (uint8_t)(i * 7);
+	*elems_at = hpw_len(w) + 1 + (size_t)id_size + 4 + 4 + 1;
 	hpw_prim_array(w, 0x600, 0, 11, (uint32_t)(big / 8), b, big);
 	free(b);
 	hpw_end_dump(w);
@@ -144,7 +146,8 @@ static int cat_file(const char *path, struct cat *c, hp_writer *w, struct hp_err
 
 static void test_whole(int id_size)
 {
-	hpw *w = build(id_size);
+	size_t elems_at;
+	hpw *w = build(id_size, &elems_at);
 	size_t len;
 	const uint8_t *data = hpw_data(w, &len);
 	char plain[300], gz[300], out[300];
@@ -189,12 +192,27 @@ static void test_whole(int id_size)
 		}
 	}
 	/* cut short: a prefix, up to where the parse stopped; all of it when
-	 * the cut fell between records (a shorter dump, not an error) */
-	int prefix_ok = 1, whole = 1, errors = 0;
-	for (size_t cut = 1; cut < len; cut += cut < 200 ? 7 : 997) {
-		FILE *f = fopen(plain, "wb");
-		fwrite(data, 1, cut, f);
-		fclose(f);
+	 * the cut fell between records (a shorter dump, not an error).  Every
+	 * byte is a cut but inside the big array's elements, where 64 cuts
+	 * spread over it and those at its first and last 16 bytes stand for
+	 * the rest; the file is written once and shortened, last cut first */
+	int prefix_ok = 1, whole = 1, errors = 0, ncuts = 0;
+	size_t elems_end = elems_at + (3u << 20), span = (3u << 20) / 64;
+	CHECK(elems_end < len && data[elems_at + 1] == 7 && data[elems_at + 2] == 14, "id %d: the array is not where expected",
+	      id_size);
+	FILE *f = fopen(plain, "wb");
+	CHECK(f && fwrite(data, 1, len, f) == len && fflush(f) == 0, "cannot write %s", plain);
+	for (size_t cut = len - 1; f && cut >= 1; cut--) {
+		if (cut > elems_at + 16 && cut < elems_end - 16) {
+			size_t k = (cut - elems_at) / span;   /* down to the next of the 64, or to the first 16 */
+			size_t to = elems_at + k * span;
+			cut = to > elems_at + 16 ? to : elems_at + 16;
+		}
+		if (ftruncate(fileno(f), (off_t)cut) != 0) {
+			CHECK(0, "ftruncate %s: cut %zu", plain, cut);
+			break;
+		}
+		ncuts++;
 		struct cat c;
 		struct hp_error err;
 		hp_error_clear(&err);
@@ -207,6 +225,9 @@ static void test_whole(int id_size)
 			prefix_ok = 0;
 		free(c.buf);
 	}
+	if (f)
+		fclose(f);
+	CHECK((size_t)ncuts > elems_at + 64 + (len - elems_end), "id %d: only %d cuts", id_size, ncuts);
 	CHECK(prefix_ok, "id %d: a cut dump's pieces are not a prefix of it", id_size);
 	CHECK(whole, "id %d: a dump cut between records parsed, but its pieces are not all of it", id_size);
 	CHECK(errors > 100, "id %d: only %d cuts were errors", id_size, errors);
