@@ -68,14 +68,16 @@ expect_eq "components-hostile: a line of 65537 bytes" "$?|$(cat "$D/err")" \
 run_c "$HPROFAN" "$D/endless.txt"
 expect_eq "components-hostile: 1 MiB with no end of line" "$?|$(cat "$D/err")" \
   "2|hprofan: $D/endless.txt:1: a line longer than 65536 bytes (it starts at byte offset 0)"
-run_c "$HPROFAN" /dev/zero
-expect_eq "components-hostile: /dev/zero" "$?|$(cat "$D/err")" \
-  "2|hprofan: /dev/zero:1: a line longer than 65536 bytes (it starts at byte offset 0)"
-# out of memory is no end of file: the release binary under 1 GB of address
-# space (the sanitized one needs more to start)
-(ulimit -v 1048576 2>/dev/null && run_c "$REL" /dev/zero)
-expect_eq "components-hostile: /dev/zero under ulimit -v" "$?|$(cat "$D/err")" \
-  "2|hprofan: /dev/zero:1: a line longer than 65536 bytes (it starts at byte offset 0)"
+# /dev/zero: the release binary under 1 GB of address space (the sanitized
+# one needs more to start), which the old reader filled, then read its
+# out of memory as the end of the file
+if [ "$REL" = "$HPROFAN" ] && [[ $HPROFAN == */san/hprofan ]]; then
+  skip "components-hostile: /dev/zero under ulimit -v" "no release binary beside $HPROFAN"
+else
+  (ulimit -v 1048576 && run_c "$REL" /dev/zero)
+  expect_eq "components-hostile: /dev/zero under ulimit -v" "$?|$(cat "$D/err")" \
+    "2|hprofan: /dev/zero:1: a line longer than 65536 bytes (it starts at byte offset 0)"
+fi
 run_c "$HPROFAN" "$D/nul.txt"
 expect_eq "components-hostile: a NUL byte" "$?|$(cat "$D/err")" \
   "2|hprofan: $D/nul.txt:2: a NUL byte (the line starts at byte offset 16)"
