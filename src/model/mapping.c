@@ -94,8 +94,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return HP_OK;
 }
 
-/* room for one more entry, at most half the slots full; slot numbers
- * found before change */
+/* room for one more entry, at most half the slots full (it may move the
+ * entries: find a slot after it) */
 static int t_room(struct table *t)
 {
 	if (2 * (t->n + 1) <= t->cap)
