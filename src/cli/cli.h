@@ -150,7 +150,11 @@ void cli_regex_free(struct cli_regex *r);
 /* --components FILE: lines NAME REGEX ('#' comments, blank lines), NAME
  * not "other" nor twice; comp[c] the first component whose REGEX matches
  * class c's name (HP_NONE: none, or a class without objects).  Prints
- * what is wrong (with the line); returns an exit code. */
+ * what is wrong (with the line; a line past COMPONENTS_LINE_MAX bytes or
+ * with a NUL byte with its byte offset too); returns an exit code.  Time
+ * linear in the file (the names are hashed), memory one line's buffer and
+ * the components. */
+#define COMPONENTS_LINE_MAX 65536
 struct cli_components { size_t n; char **names; uint32_t *comp; };
 int cli_components_read(const char *file, const hp_heap *h, struct cli_components *out);
 void cli_components_release(struct cli_components *c);

@@ -396,6 +396,57 @@ int cli_heap_named(const hp_heap *h, const char *file, const char *want, int *rc
 
 /* ---- --components FILE ------------------------------------------------ */
 
+/* the next line of f into buf (at most COMPONENTS_LINE_MAX bytes, without
+ * its '\n', then a NUL), *off moved past it: its length; -1 at the end of
+ * the file, -2 on a line too long, -3 on a read error (errno) */
+static ssize_t next_line(FILE *f, char *buf, uint64_t *off)
+{
+	size_t n = 0;
+	int c;
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (n == COMPONENTS_LINE_MAX)
+			return -2;
+		buf[n++] = (char)c;
+	}
+	if (c == EOF && ferror(f))
+		return -3;
+	if (c == EOF && !n)
+		return -1;
+	buf[n] = '\0';
+	*off += n + (c == '\n');
+	return (ssize_t)n;
+}
+
+/* the component names so far, by hash: slot = name number + 1 (0 empty) */
+struct name_set { uint32_t *slot; size_t cap; };
+
+static size_t name_slot(const struct name_set *S, char *const *names, const char *name)
+{
+	uint64_t x = 1469598103934665603ull;
+	for (const char *p = name; *p; p++)
+		x = (x ^ (unsigned char)*p) * 1099511628211ull;
+	x ^= x >> 29;
+	size_t mask = S->cap - 1, i = (size_t)x & mask;
+	while (S->slot[i] && strcmp(names[S->slot[i] - 1], name))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* room for name number n (at most half the slots full) */
+static int name_room(struct name_set *S, char *const *names, size_t n)
+{
+	if (2 * (n + 1) <= S->cap)
+		return 0;
+	struct name_set T = { NULL, S->cap ? 2 * S->cap : 64 };
+	if (!(T.slot = hp_calloc(T.cap, sizeof *T.slot)))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		T.slot[name_slot(&T, names, names[i])] = (uint32_t)i + 1;
+	hp_free(S->slot);
+	*S = T;
+	return 0;
+}
+
 int cli_components_read(const char *file, const hp_heap *h, struct cli_components *t)
 {
 	memset(t, 0, sizeof *t);
@@ -405,15 +456,27 @@ int cli_components_read(const char *file, const hp_heap *h, struct cli_component
 		return EXIT_USAGE;
 	}
 	struct cli_regex **re = NULL;
+	struct name_set seen = { NULL, 0 };
 	size_t cap = 0, lineno = 0;
-	char *line = NULL;
-	size_t lcap = 0;
+	uint64_t off = 0, at;
+	char *line = hp_malloc(COMPONENTS_LINE_MAX + 1);
 	ssize_t len;
 	int rc = EXIT_OK;
 	uint32_t *comp = NULL;
-	while ((len = getline(&line, &lcap, f)) >= 0) {
+	if (!line)
+		goto nomem;
+	for (;;) {
+		at = off;
+		if ((len = next_line(f, line, &off)) < 0)
+			break;
 		lineno++;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		if (memchr(line, '\0', (size_t)len)) {
+			cli_error("%s:%zu: a NUL byte (the line starts at byte offset %llu)", file, lineno,
+				  (unsigned long long)at);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
 			line[--len] = 0;
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
@@ -437,23 +500,22 @@ int cli_components_read(const char *file, const hp_heap *h, struct cli_component
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		for (size_t i = 0; i < t->n; i++)
-			if (!strcmp(t->names[i], name)) {
-				cli_error("%s:%zu: component '%s' named twice", file, lineno, name);
-				rc = EXIT_USAGE;
-				goto out;
-			}
+		if (t->n >= UINT32_MAX - 1 || name_room(&seen, t->names, t->n))
+			goto nomem;
+		size_t slot = name_slot(&seen, t->names, name);
+		if (seen.slot[slot]) {
+			cli_error("%s:%zu: component '%s' named twice", file, lineno, name);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		if (t->n == cap) {
 			size_t nc = cap ? 2 * cap : 16;
 			struct cli_regex **nr = hp_reallocarray(re, nc, sizeof *nr);
 			char **nn = nr ? hp_reallocarray(t->names, nc, sizeof *nn) : NULL;
 			if (nr)
 				re = nr;
-			if (!nn) {
-				rc = EXIT_NOMEM;
-				cli_error("out of memory");
-				goto out;
-			}
+			if (!nn)
+				goto nomem;
 			t->names = nn;
 			cap = nc;
 		}
@@ -464,28 +526,29 @@ int cli_components_read(const char *file, const hp_heap *h, struct cli_component
 			rc = strcmp(msg, "out of memory") ? EXIT_USAGE : EXIT_NOMEM;
 			goto out;
 		}
-		char *nm = hp_malloc(strlen(name) + 1);
+		char *nm = hp_strdup(name);
 		if (!nm) {
 			cli_regex_free(r);
-			cli_error("out of memory");
-			rc = EXIT_NOMEM;
-			goto out;
+			goto nomem;
 		}
-		strcpy(nm, name);
 		re[t->n] = r;
+		seen.slot[slot] = (uint32_t)t->n + 1;
 		t->names[t->n++] = nm;
 	}
-	if (ferror(f)) {
-		cli_error("--components %s: %s", file, strerror(errno));
+	if (len == -2) {
+		cli_error("%s:%zu: a line longer than %d bytes (it starts at byte offset %llu)", file, lineno + 1,
+			  COMPONENTS_LINE_MAX, (unsigned long long)at);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (len == -3) {
+		cli_error("--components %s: %s (at byte offset %llu)", file, strerror(errno), (unsigned long long)off);
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	comp = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *comp);
-	if (!comp) {
-		cli_error("out of memory");
-		rc = EXIT_NOMEM;
-		goto out;
-	}
+	if (!comp)
+		goto nomem;
 	for (size_t c = 0; c < h->nclasses; c++) {
 		comp[c] = HP_NONE;
 		if (h->classes[c].row == HP_NONE)
@@ -506,10 +569,16 @@ int cli_components_read(const char *file, const hp_heap *h, struct cli_component
 			}
 		}
 	}
+	goto out;
+nomem:
+	if (!cli_limit_hit(file))
+		cli_error("--components %s: out of memory", file);
+	rc = EXIT_NOMEM;
 out:
 	for (size_t i = 0; i < t->n && re; i++)
 		cli_regex_free(re[i]);
 	hp_free(re);
+	hp_free(seen.slot);
 	hp_free(line);
 	fclose(f);
 	if (rc) {

@@ -11,47 +11,72 @@
 
 struct mclass {
 	uint32_t obf, orig, source;   /* arena offsets; source 0: none */
-	uint32_t first_field, nfields, first_method, nmethods;
+	uint32_t obf_len, source_len;
+	uint32_t simple, simple_len;  /* the outermost class's simple name in orig (Cache of a.Cache$Entry) */
+	uint32_t nfields;
+	uint8_t renamed;              /* orig is not obf */
 };
 struct mfield {
-	uint32_t cls, obf, orig;
+	uint32_t cls, obf, orig;      /* names[] */
 	uint8_t type;                 /* HP_T_*; HP_T_OBJECT for any reference */
 };
 struct mmethod {
-	uint32_t cls, obf, orig;      /* orig may be qualified: com.foo.Other.run */
+	uint32_t cls, obf, orig;      /* names[]; orig without the class of a qualified name */
+	uint32_t qsimple, qsimple_len;   /* of com.foo.Other.run, Other (arena) */
 	int32_t a, b, c, d;           /* obfuscated a..b, original c..d */
 	uint8_t has_range, norig;     /* norig: original numbers given, 0..2 */
+	uint8_t qualified;            /* com.foo.Other.run: moved from another class */
 };
+/* a member name: its text in the arena */
+struct mname { uint32_t off, len; };
+/* a method chain's lines by frame line: from start on, the first line of the
+ * chain whose range holds it is pick (NONE: none) */
+struct seg { uint32_t start, pick; };
 
-/* open addressing over (class, name) keys: slot = index + 1, 0 empty */
-struct table { uint32_t *slot; size_t cap; };
+/* open addressing: slot = entry + 1 (0 empty), beside the entry's hash */
+struct table { uint32_t *slot; uint64_t *hash; size_t cap, n; };
 
 struct hp_mapping {
 	char *arena; size_t arena_len, arena_cap;
 	struct mclass *classes; size_t nclasses, classes_cap;
 	struct mfield *fields; size_t nfields, fields_cap;
 	struct mmethod *methods; size_t nmethods, methods_cap;
-	uint32_t *fnext, *mnext;      /* the next member of the class with the same obfuscated name */
-	struct table ctab, ftab, mtab;
+	struct mname *names; size_t nnames, names_cap;
+	struct table ntab;            /* names by text: each distinct name once */
+	struct table ctab;            /* classes by obfuscated name (the first wins) */
+	struct table ftab, mtab;      /* members by class and obfuscated name: a chain's head */
+	uint32_t *fnext;              /* the next field of the chain: the first of each type only */
+	uint32_t *mnext;              /* the next method of the chain, in file order */
+	uint32_t *glast;              /* a method line's group's last line (itself when none) */
+	uint32_t *mseg, *mnseg;       /* at a chain's head: its segs[] */
+	struct seg *segs; size_t nsegs;
 };
 
 /* ---- small helpers --------------------------------------------------------- */
 
-/* nm (NUL-terminated) is s[0..n), which may hold NULs (a dump's names) */
-static int same(const char *nm, const char *s, size_t n)
+/* FNV-1a a byte at a time (so that one pass gives the hash of every prefix
+ * of a name), then mixed */
+#define FNV0 1469598103934665603ull
+static uint64_t fnv(uint64_t x, unsigned char c) { return (x ^ c) * 1099511628211ull; }
+static uint64_t mix(uint64_t x)
 {
-	return strnlen(nm, n + 1) == n && memcmp(nm, s, n) == 0;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
 }
 
-static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
+static uint64_t hash_text(const char *s, size_t n)
 {
-	uint64_t x = 1469598103934665603ull ^ seed;
-	for (size_t i = 0; i < n; i++) {
-		x ^= (unsigned char)s[i];
-		x *= 1099511628211ull;
-	}
-	x ^= x >> 29;
-	return x;
+	uint64_t x = FNV0;
+	for (size_t i = 0; i < n; i++)
+		x = fnv(x, (unsigned char)s[i]);
+	return mix(x);
+}
+
+static uint64_t hash_pair(uint32_t a, uint32_t b)
+{
+	return mix(((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull + 1);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -69,31 +94,98 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return HP_OK;
 }
 
-static int table_init(struct table *t, size_t n)
+/* room for one more entry, at most half the slots full (it may move the
+ * entries: find a slot after it) */
+static int t_room(struct table *t)
 {
-	size_t cap = 16;
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	t->slot = hp_calloc(cap, sizeof *t->slot);
-	t->cap = t->slot ? cap : 0;
-	return t->slot ? HP_OK : HP_ENOMEM;
+	if (2 * (t->n + 1) <= t->cap)
+		return HP_OK;
+	size_t nc = t->cap ? 2 * t->cap : 64;
+	uint32_t *slot = hp_calloc(nc, sizeof *slot);
+	uint64_t *hash = hp_reallocarray(NULL, nc, sizeof *hash);
+	if (!slot || !hash) {
+		hp_free(slot);
+		hp_free(hash);
+		return HP_ENOMEM;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slot[i])
+			continue;
+		size_t j = (size_t)t->hash[i] & (nc - 1);
+		while (slot[j])
+			j = (j + 1) & (nc - 1);
+		slot[j] = t->slot[i];
+		hash[j] = t->hash[i];
+	}
+	hp_free(t->slot);
+	hp_free(t->hash);
+	t->slot = slot;
+	t->hash = hash;
+	t->cap = nc;
+	return HP_OK;
 }
 
-/* the slot of (cls, s[0..n)) under names[] (arena offsets by entry) */
-static size_t table_find(const struct table *t, const struct hp_mapping *m, uint32_t cls, const char *s, size_t n,
-			 const uint32_t *cls_of, size_t stride, const uint32_t *names)
+static void t_release(struct table *t)
 {
-	size_t mask = t->cap - 1, i = (size_t)hash_bytes(cls, s, n) & mask;
-	for (;; i = (i + 1) & mask) {
-		uint32_t v = t->slot[i];
-		if (!v)
+	hp_free(t->slot);
+	hp_free(t->hash);
+}
+
+/* is entry e the key? */
+typedef int (*is_fn)(const struct hp_mapping *m, uint32_t e, const void *key);
+
+/* the slot of the key: the entry's, else the empty one where it goes (the
+ * table has slots: t_room() first) */
+static size_t t_find(const struct table *t, uint64_t hv, const struct hp_mapping *m, is_fn is, const void *key)
+{
+	size_t mask = t->cap - 1;
+	for (size_t i = (size_t)hv & mask;; i = (i + 1) & mask)
+		if (!t->slot[i] || (t->hash[i] == hv && is(m, t->slot[i] - 1, key)))
 			return i;
-		size_t e = v - 1;
-		const char *nm = m->arena + *(const uint32_t *)((const char *)names + e * stride);
-		uint32_t c = cls_of ? *(const uint32_t *)((const char *)cls_of + e * stride) : 0;
-		if (c == cls && same(nm, s, n))
-			return i;
-	}
+}
+
+/* the entry of the key, or NONE */
+static uint32_t t_get(const struct table *t, uint64_t hv, const struct hp_mapping *m, is_fn is, const void *key)
+{
+	if (!t->cap)
+		return NONE;
+	size_t i = t_find(t, hv, m, is, key);
+	return t->slot[i] ? t->slot[i] - 1 : NONE;
+}
+
+static void t_put(struct table *t, size_t i, uint64_t hv, uint32_t e)
+{
+	t->slot[i] = e + 1;
+	t->hash[i] = hv;
+	t->n++;
+}
+
+struct text_key { const char *s; size_t n; };
+struct member_key { uint32_t cls, name; };
+
+static int class_is(const struct hp_mapping *m, uint32_t e, const void *key)
+{
+	const struct text_key *k = key;
+	const struct mclass *c = &m->classes[e];
+	return c->obf_len == k->n && !memcmp(m->arena + c->obf, k->s, k->n);
+}
+
+static int name_is(const struct hp_mapping *m, uint32_t e, const void *key)
+{
+	const struct text_key *k = key;
+	return m->names[e].len == k->n && !memcmp(m->arena + m->names[e].off, k->s, k->n);
+}
+
+static int field_is(const struct hp_mapping *m, uint32_t e, const void *key)
+{
+	const struct member_key *k = key;
+	return m->fields[e].cls == k->cls && m->fields[e].obf == k->name;
+}
+
+static int method_is(const struct hp_mapping *m, uint32_t e, const void *key)
+{
+	const struct member_key *k = key;
+	return m->methods[e].cls == k->cls && m->methods[e].obf == k->name;
 }
 
 static int add_text(struct hp_mapping *m, const char *s, size_t n, uint32_t *off)
@@ -108,6 +200,41 @@ static int add_text(struct hp_mapping *m, const char *s, size_t n, uint32_t *off
 	return HP_OK;
 }
 
+/* the number of member name s[0..n), added when new */
+static int intern(struct hp_mapping *m, const char *s, size_t n, uint32_t *id)
+{
+	HP_TRY(t_room(&m->ntab));
+	struct text_key k = { s, n };
+	uint64_t hv = hash_text(s, n);
+	size_t i = t_find(&m->ntab, hv, m, name_is, &k);
+	if (m->ntab.slot[i]) {
+		*id = m->ntab.slot[i] - 1;
+		return HP_OK;
+	}
+	if (m->nnames >= NONE - 1)
+		return HP_ENOMEM;
+	HP_TRY(grow((void **)&m->names, &m->names_cap, m->nnames + 1, sizeof *m->names));
+	struct mname *nm = &m->names[m->nnames];
+	HP_TRY(add_text(m, s, n, &nm->off));
+	nm->len = (uint32_t)n;
+	*id = (uint32_t)m->nnames;
+	t_put(&m->ntab, i, hv, (uint32_t)m->nnames++);
+	return HP_OK;
+}
+
+/* the simple name of the outermost class of cn[0..cl) (at arena offset
+ * base): after the last '.', up to the first '$' past its first byte */
+static void outer_simple(const char *cn, size_t cl, uint32_t base, uint32_t *off, uint32_t *len)
+{
+	const char *dot = cl ? memrchr(cn, '.', cl) : NULL;
+	const char *simple = dot ? dot + 1 : cn;
+	size_t sl = cn + cl - simple;
+	const char *dollar = sl ? memchr(simple, '$', sl) : NULL;
+	if (dollar && dollar > simple)
+		sl = dollar - simple;
+	*off = base + (uint32_t)(simple - cn);
+	*len = (uint32_t)sl;
+}
 static int is_space(char c) { return c == ' ' || c == '\t'; }
 
 /* s[0..n) is a name: no white space or control character, valid UTF-8 */
@@ -172,6 +299,9 @@ static uint8_t type_code(const char *s, size_t n)
 
 /* ---- parsing --------------------------------------------------------------- */
 
+/* a source file name longer than this is none (NAME_MAX) */
+#define SOURCE_MAX 255
+
 struct parse { struct hp_mapping *m; size_t line; struct hp_error *err; };
 
 #define BAD(P, ...) hp_error_set((P)->err, HP_EFORMAT, __VA_ARGS__)
@@ -188,9 +318,11 @@ static int comment(struct parse *P, const char *s, const char *end)
 		return HP_OK;
 	fn += 12;
 	const char *q = memchr(fn, '"', end - fn);
-	if (!q || q == fn || bad_name(fn, q - fn))
+	if (!q || q == fn || q - fn > SOURCE_MAX || bad_name(fn, q - fn))
 		return HP_OK;         /* a comment: not worth an error */
-	return add_text(m, fn, q - fn, &m->classes[m->nclasses - 1].source);
+	struct mclass *c = &m->classes[m->nclasses - 1];
+	c->source_len = (uint32_t)(q - fn);
+	return add_text(m, fn, q - fn, &c->source);
 }
 
 /* "com.foo.Bar -> a.b:" */
@@ -214,13 +346,16 @@ static int class_line(struct parse *P, const char *s, const char *end)
 	const char *why;
 	if ((why = bad_name(s, ne - s)) || (why = bad_name(o, oe - o)))
 		return BAD(P, "class line: %s", why);
+	if (m->nclasses >= NONE - 1)
+		return HP_ENOMEM;
 	HP_TRY(grow((void **)&m->classes, &m->classes_cap, m->nclasses + 1, sizeof *m->classes));
 	struct mclass *c = &m->classes[m->nclasses];
 	memset(c, 0, sizeof *c);
 	HP_TRY(add_text(m, s, ne - s, &c->orig));
 	HP_TRY(add_text(m, o, oe - o, &c->obf));
-	c->first_field = (uint32_t)m->nfields;
-	c->first_method = (uint32_t)m->nmethods;
+	c->obf_len = (uint32_t)(oe - o);
+	c->renamed = ne - s != oe - o || memcmp(s, o, oe - o);
+	outer_simple(s, ne - s, c->orig, &c->simple, &c->simple_len);
 	m->nclasses++;
 	return HP_OK;
 }
@@ -263,6 +398,8 @@ static int member_line(struct parse *P, const char *s, const char *end)
 	while (name < le && is_space(*name))
 		name++;
 	const char *paren = memchr(name, '(', le - name);
+	if (m->nfields + m->nmethods >= NONE - 1)
+		return HP_ENOMEM;
 	if (!paren) {
 		if (has_range)
 			return BAD(P, "a line range before a field (a method has '(')");
@@ -277,8 +414,8 @@ static int member_line(struct parse *P, const char *s, const char *end)
 		for (const char *q = name; q < le; q++)
 			if (*q == '.' && q + 1 < le)
 				simple = q + 1;
-		HP_TRY(add_text(m, simple, le - simple, &f->orig));
-		HP_TRY(add_text(m, o, oe - o, &f->obf));
+		HP_TRY(intern(m, simple, le - simple, &f->orig));
+		HP_TRY(intern(m, o, oe - o, &f->obf));
 		m->nfields++;
 		m->classes[m->nclasses - 1].nfields++;
 		return HP_OK;
@@ -311,10 +448,18 @@ static int member_line(struct parse *P, const char *s, const char *end)
 	mm->a = a, mm->b = b, mm->c = c, mm->d = d;
 	mm->has_range = (uint8_t)has_range;
 	mm->norig = (uint8_t)norig;
-	HP_TRY(add_text(m, name, paren - name, &mm->orig));
-	HP_TRY(add_text(m, o, oe - o, &mm->obf));
+	/* com.foo.Other.run: code R8 moved from another class */
+	const char *dot = memrchr(name, '.', paren - name);
+	if (dot) {
+		uint32_t q;
+		HP_TRY(add_text(m, name, dot - name, &q));
+		outer_simple(name, dot - name, q, &mm->qsimple, &mm->qsimple_len);
+		mm->qualified = 1;
+	}
+	const char *simple = dot ? dot + 1 : name;
+	HP_TRY(intern(m, simple, paren - simple, &mm->orig));
+	HP_TRY(intern(m, o, oe - o, &mm->obf));
 	m->nmethods++;
-	m->classes[m->nclasses - 1].nmethods++;
 	return HP_OK;
 }
 
@@ -337,56 +482,185 @@ static int one_line(struct parse *P, const char *s, size_t n)
 	return member_line(P, p, end);
 }
 
-/* the tables: classes by obfuscated name (the first wins), members by
- * class and obfuscated name, chained in file order */
+/* ---- the tables -------------------------------------------------------------- */
+
+/* a line range [a, b1) of the chain's line idx */
+struct ivl { uint32_t a, b1, idx; };
+
+static int ivl_by_start(const void *x, const void *y)
+{
+	const struct ivl *p = x, *q = y;
+	return (p->a > q->a) - (p->a < q->a);
+}
+
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t p = *(const uint32_t *)x, q = *(const uint32_t *)y;
+	return (p > q) - (p < q);
+}
+
+/* the min-heap of the ranges open at a point, by line number */
+static void heap_push(uint32_t *hp, size_t *n, const struct ivl *iv, uint32_t x)
+{
+	size_t i = (*n)++;
+	while (i && iv[hp[(i - 1) / 2]].idx > iv[x].idx) {
+		hp[i] = hp[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	hp[i] = x;
+}
+
+static void heap_pop(uint32_t *hp, size_t *n, const struct ivl *iv)
+{
+	uint32_t x = hp[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && iv[hp[c + 1]].idx < iv[hp[c]].idx)
+			c++;
+		if (iv[hp[c]].idx >= iv[x].idx)
+			break;
+		hp[i] = hp[c];
+		i = c;
+	}
+	if (*n)
+		hp[i] = x;
+}
+
+/* The segments of the chain with head h: sweeping the range ends in
+ * order, the first line (in the file) of the ranges that hold each point.
+ * iv, pts and hp have room for the chain's ranges (pts twice). */
+static int chain_segments(struct hp_mapping *m, uint32_t h, struct ivl *iv, uint32_t *pts, uint32_t *hp, size_t *segs_cap)
+{
+	size_t k = 0, np = 0;
+	for (uint32_t j = h; j != NONE; j = m->mnext[j]) {
+		const struct mmethod *x = &m->methods[j];
+		if (!x->has_range)
+			continue;
+		iv[k] = (struct ivl){ (uint32_t)x->a, (uint32_t)x->b + 1, j };
+		pts[np++] = iv[k].a;
+		pts[np++] = iv[k].b1;
+		k++;
+	}
+	m->mseg[h] = (uint32_t)m->nsegs;
+	m->mnseg[h] = 0;
+	if (!k)
+		return HP_OK;
+	qsort(iv, k, sizeof *iv, ivl_by_start);
+	qsort(pts, np, sizeof *pts, u32_cmp);
+	size_t nh = 0, next = 0;
+	uint32_t last = NONE;
+	for (size_t i = 0; i < np; i++) {
+		if (i && pts[i] == pts[i - 1])
+			continue;
+		uint32_t p = pts[i];
+		while (next < k && iv[next].a <= p)
+			heap_push(hp, &nh, iv, (uint32_t)next++);
+		while (nh && iv[hp[0]].b1 <= p)
+			heap_pop(hp, &nh, iv);
+		uint32_t pick = nh ? iv[hp[0]].idx : NONE;
+		if (m->mnseg[h] && pick == last)
+			continue;
+		HP_TRY(grow((void **)&m->segs, segs_cap, m->nsegs + 1, sizeof *m->segs));
+		m->segs[m->nsegs++] = (struct seg){ p, pick };
+		m->mnseg[h]++;
+		last = pick;
+	}
+	return HP_OK;
+}
+
+/* classes by obfuscated name (the first wins); members by class and
+ * obfuscated name, chained in file order (fields: the first of each type);
+ * each method line's group; each method chain's segments */
 static int index_all(struct hp_mapping *m)
 {
-	HP_TRY(table_init(&m->ctab, m->nclasses));
 	for (size_t i = 0; i < m->nclasses; i++) {
-		const char *nm = m->arena + m->classes[i].obf;
-		size_t j = table_find(&m->ctab, m, 0, nm, strlen(nm), NULL, sizeof(struct mclass),
-				      &m->classes[0].obf);
+		const struct mclass *c = &m->classes[i];
+		struct text_key k = { m->arena + c->obf, c->obf_len };
+		uint64_t hv = hash_text(k.s, k.n);
+		HP_TRY(t_room(&m->ctab));
+		size_t j = t_find(&m->ctab, hv, m, class_is, &k);
 		if (!m->ctab.slot[j])
-			m->ctab.slot[j] = (uint32_t)i + 1;
+			t_put(&m->ctab, j, hv, (uint32_t)i);
 	}
-	uint32_t *tail = hp_reallocarray(NULL, (m->nfields > m->nmethods ? m->nfields : m->nmethods) + 1, sizeof *tail);
 	m->fnext = hp_reallocarray(NULL, m->nfields + 1, sizeof *m->fnext);
-	m->mnext = hp_reallocarray(NULL, m->nmethods + 1, sizeof *m->mnext);
-	int rc = HP_ENOMEM;
-	if (!tail || !m->fnext || !m->mnext || table_init(&m->ftab, m->nfields) || table_init(&m->mtab, m->nmethods))
-		goto out;
+	if (!m->fnext)
+		return HP_ENOMEM;
 	for (size_t i = 0; i < m->nfields; i++) {
 		const struct mfield *f = &m->fields[i];
-		const char *nm = m->arena + f->obf;
-		size_t j = table_find(&m->ftab, m, f->cls, nm, strlen(nm), &m->fields[0].cls, sizeof *f, &m->fields[0].obf);
+		struct member_key k = { f->cls, f->obf };
+		uint64_t hv = hash_pair(f->cls, f->obf);
+		HP_TRY(t_room(&m->ftab));
+		size_t j = t_find(&m->ftab, hv, m, field_is, &k);
 		m->fnext[i] = NONE;
 		if (!m->ftab.slot[j]) {
-			m->ftab.slot[j] = (uint32_t)i + 1;
-		} else {
-			uint32_t head = m->ftab.slot[j] - 1;
-			m->fnext[tail[head]] = (uint32_t)i;
+			t_put(&m->ftab, j, hv, (uint32_t)i);
+			continue;
 		}
-		tail[m->ftab.slot[j] - 1] = (uint32_t)i;
+		/* a later field of a type the chain has is never picked */
+		uint32_t t = m->ftab.slot[j] - 1;
+		for (;; t = m->fnext[t]) {
+			if (m->fields[t].type == f->type)
+				break;
+			if (m->fnext[t] == NONE) {
+				m->fnext[t] = (uint32_t)i;
+				break;
+			}
+		}
 	}
+	size_t n = m->nmethods + 1;
+	m->mnext = hp_reallocarray(NULL, n, sizeof *m->mnext);
+	m->glast = hp_reallocarray(NULL, n, sizeof *m->glast);
+	m->mseg = hp_reallocarray(NULL, n, sizeof *m->mseg);
+	m->mnseg = hp_reallocarray(NULL, n, sizeof *m->mnseg);
+	uint32_t *tail = hp_reallocarray(NULL, n, sizeof *tail);
+	uint32_t *pts = hp_reallocarray(NULL, n, 2 * sizeof *pts);
+	uint32_t *hp = hp_reallocarray(NULL, n, sizeof *hp);
+	struct ivl *iv = hp_reallocarray(NULL, n, sizeof *iv);
+	int rc = HP_ENOMEM;
+	if (!m->mnext || !m->glast || !m->mseg || !m->mnseg || !tail || !pts || !hp || !iv)
+		goto out;
 	for (size_t i = 0; i < m->nmethods; i++) {
 		const struct mmethod *x = &m->methods[i];
-		const char *nm = m->arena + x->obf;
-		size_t j = table_find(&m->mtab, m, x->cls, nm, strlen(nm), &m->methods[0].cls, sizeof *x, &m->methods[0].obf);
+		struct member_key k = { x->cls, x->obf };
+		uint64_t hv = hash_pair(x->cls, x->obf);
+		if ((rc = t_room(&m->mtab)))
+			goto out;
+		size_t j = t_find(&m->mtab, hv, m, method_is, &k);
 		m->mnext[i] = NONE;
+		m->mnseg[i] = 0;
 		if (!m->mtab.slot[j]) {
-			m->mtab.slot[j] = (uint32_t)i + 1;
+			t_put(&m->mtab, j, hv, (uint32_t)i);
+			tail[i] = (uint32_t)i;
 		} else {
 			uint32_t head = m->mtab.slot[j] - 1;
 			m->mnext[tail[head]] = (uint32_t)i;
+			tail[head] = (uint32_t)i;
 		}
-		tail[m->mtab.slot[j] - 1] = (uint32_t)i;
 	}
+	/* a group: lines one after the other with the same class, name and
+	 * range (code inlined into the last) */
+	for (size_t i = m->nmethods; i-- > 0;) {
+		const struct mmethod *x = &m->methods[i], *y = x + 1;
+		m->glast[i] = (uint32_t)i;
+		if (x->has_range && i + 1 < m->nmethods && y->has_range && y->cls == x->cls && y->obf == x->obf &&
+		    y->a == x->a && y->b == x->b)
+			m->glast[i] = m->glast[i + 1];
+	}
+	size_t segs_cap = 0;
 	rc = HP_OK;
+	for (size_t i = 0; i < m->mtab.cap && !rc; i++)
+		if (m->mtab.slot[i])
+			rc = chain_segments(m, m->mtab.slot[i] - 1, iv, pts, hp, &segs_cap);
 out:
 	hp_free(tail);
+	hp_free(pts);
+	hp_free(hp);
+	hp_free(iv);
 	return rc;
 }
-
 static int mapping_new(hp_mapping **out)
 {
 	hp_mapping *m = hp_calloc(1, sizeof *m);
@@ -517,11 +791,17 @@ void hp_mapping_free(hp_mapping *m)
 	hp_free(m->classes);
 	hp_free(m->fields);
 	hp_free(m->methods);
+	hp_free(m->names);
 	hp_free(m->fnext);
 	hp_free(m->mnext);
-	hp_free(m->ctab.slot);
-	hp_free(m->ftab.slot);
-	hp_free(m->mtab.slot);
+	hp_free(m->glast);
+	hp_free(m->mseg);
+	hp_free(m->mnseg);
+	hp_free(m->segs);
+	t_release(&m->ntab);
+	t_release(&m->ctab);
+	t_release(&m->ftab);
+	t_release(&m->mtab);
 	hp_free(m);
 }
 
@@ -533,29 +813,31 @@ void hp_mapping_counts(const hp_mapping *m, uint64_t *classes, uint64_t *fields,
 }
 
 /* ---- lookups --------------------------------------------------------------- */
+/* ---- lookups --------------------------------------------------------------- */
 
-static uint32_t find_class(const hp_mapping *m, const char *s, size_t n)
+static uint32_t class_at(const hp_mapping *m, uint64_t hv, const char *s, size_t n)
 {
-	if (!m->nclasses)
-		return NONE;
-	size_t j = table_find(&m->ctab, m, 0, s, n, NULL, sizeof(struct mclass), &m->classes[0].obf);
-	return m->ctab.slot[j] ? m->ctab.slot[j] - 1 : NONE;
+	struct text_key k = { s, n };
+	return t_get(&m->ctab, hv, m, class_is, &k);
 }
 
-static uint32_t first_field(const hp_mapping *m, uint32_t cls, const char *s, size_t n)
+/* the member name s[0..n) (NONE: no member has it) */
+static uint32_t name_of(const hp_mapping *m, const char *s, size_t n)
 {
-	if (!m->nfields)
-		return NONE;
-	size_t j = table_find(&m->ftab, m, cls, s, n, &m->fields[0].cls, sizeof(struct mfield), &m->fields[0].obf);
-	return m->ftab.slot[j] ? m->ftab.slot[j] - 1 : NONE;
+	struct text_key k = { s, n };
+	return t_get(&m->ntab, hash_text(s, n), m, name_is, &k);
 }
 
-static uint32_t first_method(const hp_mapping *m, uint32_t cls, const char *s, size_t n)
+static uint32_t first_field(const hp_mapping *m, uint32_t cls, uint32_t name)
 {
-	if (!m->nmethods)
-		return NONE;
-	size_t j = table_find(&m->mtab, m, cls, s, n, &m->methods[0].cls, sizeof(struct mmethod), &m->methods[0].obf);
-	return m->mtab.slot[j] ? m->mtab.slot[j] - 1 : NONE;
+	struct member_key k = { cls, name };
+	return t_get(&m->ftab, hash_pair(cls, name), m, field_is, &k);
+}
+
+static uint32_t first_method(const hp_mapping *m, uint32_t cls, uint32_t name)
+{
+	struct member_key k = { cls, name };
+	return t_get(&m->mtab, hash_pair(cls, name), m, method_is, &k);
 }
 
 /* ---- applying ---------------------------------------------------------------- */
@@ -565,45 +847,34 @@ struct names {
 	char *buf; size_t len, cap, n;
 	struct table dedup;           /* slot = string number + 1 */
 	uint32_t *off; size_t off_cap;   /* start of string i in buf */
+	uint32_t *len_of; size_t len_cap;   /* its length */
 };
 
 /* the number of string s[0..n) in N, added when new */
 static int name_add(struct names *N, const char *s, size_t n, uint32_t *idx)
 {
 	n = strnlen(s, n);            /* a dump's signature may hold a NUL: cut there */
-	if (2 * (N->n + 1) >= N->dedup.cap) {
-		struct table t;
-		HP_TRY(table_init(&t, 2 * N->n + 16));
-		for (size_t i = 0; i < N->dedup.cap; i++) {
-			uint32_t v = N->dedup.slot[i];
-			if (!v)
-				continue;
-			const char *x = N->buf + N->off[v - 1];
-			size_t k = (size_t)hash_bytes(0, x, strlen(x)) & (t.cap - 1);
-			while (t.slot[k])
-				k = (k + 1) & (t.cap - 1);
-			t.slot[k] = v;
-		}
-		hp_free(N->dedup.slot);
-		N->dedup = t;
-	}
-	size_t k = (size_t)hash_bytes(0, s, n) & (N->dedup.cap - 1);
-	for (; N->dedup.slot[k]; k = (k + 1) & (N->dedup.cap - 1)) {
-		const char *x = N->buf + N->off[N->dedup.slot[k] - 1];
-		if (same(x, s, n)) {
-			*idx = N->dedup.slot[k] - 1;
+	HP_TRY(t_room(&N->dedup));
+	uint64_t hv = hash_text(s, n);
+	size_t mask = N->dedup.cap - 1, k = (size_t)hv & mask;
+	for (; N->dedup.slot[k]; k = (k + 1) & mask) {
+		uint32_t e = N->dedup.slot[k] - 1;
+		if (N->dedup.hash[k] == hv && N->len_of[e] == n && !memcmp(N->buf + N->off[e], s, n)) {
+			*idx = e;
 			return HP_OK;
 		}
 	}
+	if (N->len > UINT32_MAX - n - 1 || N->n >= NONE - 1)
+		return HP_ENOMEM;
 	HP_TRY(grow((void **)&N->buf, &N->cap, N->len + n + 1, 1));
 	HP_TRY(grow((void **)&N->off, &N->off_cap, N->n + 1, sizeof *N->off));
-	if (N->len > UINT32_MAX - n - 1)
-		return HP_ENOMEM;
+	HP_TRY(grow((void **)&N->len_of, &N->len_cap, N->n + 1, sizeof *N->len_of));
 	memcpy(N->buf + N->len, s, n);
 	N->buf[N->len + n] = '\0';
 	N->off[N->n] = (uint32_t)N->len;
+	N->len_of[N->n] = (uint32_t)n;
 	N->len += n + 1;
-	N->dedup.slot[k] = (uint32_t)N->n + 1;
+	t_put(&N->dedup, k, hv, (uint32_t)N->n);
 	*idx = (uint32_t)N->n++;
 	return HP_OK;
 }
@@ -612,7 +883,8 @@ static void names_release(struct names *N)
 {
 	hp_free(N->buf);
 	hp_free(N->off);
-	hp_free(N->dedup.slot);
+	hp_free(N->len_of);
+	t_release(&N->dedup);
 }
 
 /* a growable byte string */
@@ -627,23 +899,80 @@ static int sb_put(struct sbuf *b, const char *s, size_t n)
 	return HP_OK;
 }
 
+/* what a dump's string gave, by string id: the work on a string is done
+ * once however many frames or fields share it */
+struct memo_slot { uint64_t key; uint32_t val, used; };
+struct memo { struct memo_slot *s; size_t cap, n; };
+
+/* the slot of key: its value when used, else to fill (used = 1, n + 1)
+ * before the next call */
+static int memo_at(struct memo *M, uint64_t key, struct memo_slot **out)
+{
+	if (2 * (M->n + 1) > M->cap) {
+		size_t nc = M->cap ? 2 * M->cap : 256;
+		struct memo_slot *s = hp_calloc(nc, sizeof *s);
+		if (!s)
+			return HP_ENOMEM;
+		for (size_t i = 0; i < M->cap; i++) {
+			if (!M->s[i].used)
+				continue;
+			size_t j = (size_t)mix(M->s[i].key) & (nc - 1);
+			while (s[j].used)
+				j = (j + 1) & (nc - 1);
+			s[j] = M->s[i];
+		}
+		hp_free(M->s);
+		M->s = s;
+		M->cap = nc;
+	}
+	size_t mask = M->cap - 1, i = (size_t)mix(key) & mask;
+	while (M->s[i].used && M->s[i].key != key)
+		i = (i + 1) & mask;
+	M->s[i].key = key;
+	*out = &M->s[i];
+	return HP_OK;
+}
+
+static void memo_fill(struct memo *M, struct memo_slot *s, uint32_t val)
+{
+	s->val = val;
+	s->used = 1;
+	M->n++;
+}
+
+/* the prefixes of a class name that end before a '$', with their hashes */
+struct cut { size_t at; uint64_t hash; };
+struct cuts { struct cut *c; size_t cap; };
+
 /* The original of class name s[0..n) (no array suffix) into b; 0 when the
  * map does not name it (b untouched); *exact gets the class's entry when
- * the map lists it itself, NONE when through its outer class. */
-static int class_orig(const hp_mapping *m, const char *s, size_t n, struct sbuf *b, uint32_t *exact, int *rc)
+ * the map lists it itself, NONE when through its outer class (the longest
+ * prefix before a '$' the map lists).  One pass over the name. */
+static int class_orig(const hp_mapping *m, const char *s, size_t n, struct sbuf *b, uint32_t *exact, struct cuts *C,
+		      int *rc)
 {
 	*exact = NONE;
-	uint32_t c = find_class(m, s, n);
+	if (!m->nclasses)
+		return 0;
+	size_t k = 0;
+	uint64_t x = FNV0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '$' && i) {
+			if ((*rc = grow((void **)&C->c, &C->cap, k + 1, sizeof *C->c)))
+				return 0;
+			C->c[k++] = (struct cut){ i, mix(x) };
+		}
+		x = fnv(x, (unsigned char)s[i]);
+	}
+	uint32_t c = class_at(m, mix(x), s, n);
 	if (c != NONE) {
 		*exact = c;
-		const char *o = m->arena + m->classes[c].orig;
-		*rc = sb_put(b, o, strlen(o));
+		*rc = sb_put(b, m->arena + m->classes[c].orig, strlen(m->arena + m->classes[c].orig));
 		return 1;
 	}
-	for (size_t i = n; i-- > 1;) {
-		if (s[i] != '$')
-			continue;
-		c = find_class(m, s, i);
+	while (k--) {
+		size_t i = C->c[k].at;
+		c = class_at(m, C->c[k].hash, s, i);
 		if (c == NONE)
 			continue;
 		const char *o = m->arena + m->classes[c].orig;
@@ -655,11 +984,12 @@ static int class_orig(const hp_mapping *m, const char *s, size_t n, struct sbuf 
 	return 0;
 }
 
-/* a JVM signature with the class names in L...; mapped; 0 when unchanged */
-static int map_signature(const hp_mapping *m, const char *s, size_t n, struct sbuf *out, int *rc)
+/* a JVM signature with the class names in L...; mapped into out; 0 when
+ * unchanged */
+static int map_signature(const hp_mapping *m, const char *s, size_t n, struct sbuf *out, struct sbuf *cn,
+			 struct sbuf *on, struct cuts *C, int *rc)
 {
 	int changed = 0;
-	struct sbuf cn = { 0 }, on = { 0 };
 	*rc = HP_OK;
 	out->len = 0;
 	for (size_t i = 0; i < n && !*rc;) {
@@ -674,21 +1004,22 @@ static int map_signature(const hp_mapping *m, const char *s, size_t n, struct sb
 			break;
 		}
 		size_t k = semi - (s + i + 1);
-		cn.len = 0;
-		if ((*rc = sb_put(&cn, s + i + 1, k)))
+		cn->len = 0;
+		if ((*rc = sb_put(cn, s + i + 1, k)))
 			break;
-		for (size_t j = 0; j < cn.len; j++)
-			if (cn.p[j] == '/')
-				cn.p[j] = '.';
+		for (size_t j = 0; j < cn->len; j++)
+			if (cn->p[j] == '/')
+				cn->p[j] = '.';
 		uint32_t ex;
-		on.len = 0;
-		if (class_orig(m, cn.p, cn.len, &on, &ex, rc) && !*rc && strcmp(on.p, cn.p)) {
-			for (size_t j = 0; j < on.len; j++)
-				if (on.p[j] == '.')
-					on.p[j] = '/';
+		on->len = 0;
+		if (class_orig(m, cn->p, cn->len, on, &ex, C, rc) && !*rc &&
+		    (on->len != cn->len || memcmp(on->p, cn->p, cn->len))) {
+			for (size_t j = 0; j < on->len; j++)
+				if (on->p[j] == '.')
+					on->p[j] = '/';
 			*rc = sb_put(out, "L", 1);
 			if (!*rc)
-				*rc = sb_put(out, on.p, on.len);
+				*rc = sb_put(out, on->p, on->len);
 			if (!*rc)
 				*rc = sb_put(out, ";", 1);
 			changed = 1;
@@ -697,40 +1028,29 @@ static int map_signature(const hp_mapping *m, const char *s, size_t n, struct sb
 		}
 		i += k + 2;
 	}
-	hp_free(cn.p);
-	hp_free(on.p);
 	return changed && !*rc;
 }
 
-/* the method a frame of class cls, named s[0..n), at line (<= 0: none) is:
- * the one whose range holds the line, else the first; of inlined code, the
- * method it was inlined into (the last line of the group) */
-static uint32_t pick_method(const hp_mapping *m, uint32_t cls, const char *s, size_t n, int32_t line)
+/* the method a frame at line (<= 0: none) is, of the chain with head h:
+ * the first whose range holds the line, else the head; of inlined code,
+ * the method it was inlined into (the last line of the group) */
+static uint32_t pick_method(const hp_mapping *m, uint32_t h, int32_t line)
 {
-	uint32_t first = first_method(m, cls, s, n), pick = first;
-	if (first == NONE)
-		return NONE;
-	if (line > 0)
-		for (uint32_t j = first; j != NONE; j = m->mnext[j]) {
-			const struct mmethod *x = &m->methods[j];
-			if (x->has_range && x->a <= line && line <= x->b) {
-				pick = j;
-				break;
-			}
+	uint32_t pick = h;
+	if (line > 0 && m->mnseg[h]) {
+		const struct seg *s = m->segs + m->mseg[h];
+		size_t lo = 0, hi = m->mnseg[h];
+		while (lo < hi) {          /* the last segment starting at or before line */
+			size_t mid = lo + (hi - lo) / 2;
+			if (s[mid].start <= (uint32_t)line)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-	const struct mmethod *x = &m->methods[pick];
-	if (!x->has_range)
-		return pick;
-	/* the group: the lines right after it with the same name and range */
-	uint32_t last = pick;
-	for (size_t j = (size_t)pick + 1; j < m->nmethods; j++) {
-		const struct mmethod *y = &m->methods[j];
-		if (y->cls != x->cls || !y->has_range || y->a != x->a || y->b != x->b ||
-		    strcmp(m->arena + y->obf, m->arena + x->obf))
-			break;
-		last = (uint32_t)j;
+		if (lo && s[lo - 1].pick != NONE)
+			pick = s[lo - 1].pick;
 	}
-	return last;
+	return m->glast[pick];
 }
 
 static int32_t map_line(const struct mmethod *x, int32_t line)
@@ -744,22 +1064,82 @@ static int32_t map_line(const struct mmethod *x, int32_t line)
 
 enum { NEW_NONE = UINT32_MAX };
 
+/* what hp_mapping_apply() works with */
+struct apply {
+	const hp_mapping *m;
+	hp_heap *h;
+	struct names N;
+	struct memo name_memo;        /* string id -> member name (NONE) */
+	struct memo sig_memo;         /* signature string id -> new name (NEW_NONE: unchanged) */
+	uint32_t *name_new;           /* member name -> new name, NEW_NONE until asked */
+	struct sbuf sb, sig, cn, on;
+	struct cuts cuts;
+};
+
+/* the member name a dump's string is (NONE: none) */
+static int dump_name(struct apply *A, uint64_t sid, uint32_t *id)
+{
+	struct memo_slot *s;
+	HP_TRY(memo_at(&A->name_memo, sid, &s));
+	if (!s->used) {
+		uint32_t len;
+		const char *str = hp_heap_string(A->h, sid, &len);
+		memo_fill(&A->name_memo, s, str ? name_of(A->m, str, len) : NONE);
+	}
+	*id = s->val;
+	return HP_OK;
+}
+
+/* member name id as a new name */
+static int new_name(struct apply *A, uint32_t id, uint32_t *idx)
+{
+	if (A->name_new[id] == NEW_NONE) {
+		const struct mname *nm = &A->m->names[id];
+		HP_TRY(name_add(&A->N, A->m->arena + nm->off, nm->len, &A->name_new[id]));
+	}
+	*idx = A->name_new[id];
+	return HP_OK;
+}
+
+/* the mapped signature string sid (NEW_NONE: unchanged) */
+static int new_signature(struct apply *A, uint64_t sid, uint32_t *idx)
+{
+	struct memo_slot *s;
+	HP_TRY(memo_at(&A->sig_memo, sid, &s));
+	if (!s->used) {
+		uint32_t len, v = NEW_NONE;
+		int rc = HP_OK;
+		const char *sg = hp_heap_string(A->h, sid, &len);
+		if (sg && map_signature(A->m, sg, len, &A->sig, &A->cn, &A->on, &A->cuts, &rc))
+			rc = name_add(&A->N, A->sig.p, A->sig.len, &v);
+		if (rc)
+			return rc;
+		memo_fill(&A->sig_memo, s, v);
+	}
+	*idx = s->val;
+	return HP_OK;
+}
+
 int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *st, struct hp_error *err)
 {
 	memset(st, 0, sizeof *st);
 	int rc = HP_OK;
-	struct names N = { 0 };
-	struct sbuf text = { 0 }, sb = { 0 }, sig = { 0 };
+	struct apply A = { .m = m, .h = h };
+	struct sbuf text = { 0 }, *sb = &A.sb;
 	size_t nf = h->nfields + h->nstatics;
 	uint32_t *exact = hp_reallocarray(NULL, h->nclasses + 1, sizeof *exact);
 	uint64_t *ctext = hp_reallocarray(NULL, h->nclasses + 1, sizeof *ctext);
 	uint32_t *fname = hp_reallocarray(NULL, nf + 1, sizeof *fname);
 	uint32_t *frname = hp_reallocarray(NULL, 3 * h->nframes + 1, sizeof *frname);
+	int32_t *frline = hp_reallocarray(NULL, h->nframes + 1, sizeof *frline);
+	A.name_new = hp_reallocarray(NULL, m->nnames + 1, sizeof *A.name_new);
 	uint64_t *sids = NULL;
-	if (!exact || !ctext || !fname || !frname || table_init(&N.dedup, 64)) {
+	if (!exact || !ctext || !fname || !frname || !frline || !A.name_new) {
 		rc = HP_ENOMEM;
 		goto out;
 	}
+	for (size_t i = 0; i < m->nnames; i++)
+		A.name_new[i] = NEW_NONE;
 
 	/* classes: the element class of an array, then the dimensions again */
 	for (size_t k = 0; k < h->nclasses && !rc; k++) {
@@ -768,17 +1148,17 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 		while (base >= 2 && nm[base - 1] == ']' && nm[base - 2] == '[')
 			base -= 2;
 		ctext[k] = UINT64_MAX;
-		sb.len = 0;
-		if (!class_orig(m, nm, base, &sb, &exact[k], &rc) || rc)
+		sb->len = 0;
+		if (!class_orig(m, nm, base, sb, &exact[k], &A.cuts, &rc) || rc)
 			continue;
 		if (base != n)
 			exact[k] = NONE;      /* an array class: no fields or frames of its own */
-		if ((rc = sb_put(&sb, nm + base, n - base)))
+		if ((rc = sb_put(sb, nm + base, n - base)))
 			break;
-		if (!strcmp(sb.p, nm))
+		if (sb->len == n && !memcmp(sb->p, nm, n))
 			continue;
 		ctext[k] = text.len;
-		if ((rc = sb_put(&text, sb.p, sb.len + 1)))
+		if ((rc = sb_put(&text, sb->p, sb->len + 1)))
 			break;
 		st->classes++;
 	}
@@ -800,25 +1180,21 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 				continue;
 			uint64_t sid = is_static ? h->statics[fi].name_sid : h->fields[fi].name_sid;
 			uint8_t type = is_static ? h->statics[fi].type : h->fields[fi].type;
-			uint32_t len;
-			const char *s = hp_heap_string(h, sid, &len);
-			if (!s)
+			uint32_t id, pick = NONE;
+			if ((rc = dump_name(&A, sid, &id)) || id == NONE)
 				continue;
-			uint32_t pick = NONE;
-			for (uint32_t j = first_field(m, c, s, len); j != NONE; j = m->fnext[j]) {
+			for (uint32_t j = first_field(m, c, id); j != NONE; j = m->fnext[j]) {
 				if (pick == NONE)
 					pick = j;
-				if (m->fields[j].type == (type == HP_T_OBJECT ? HP_T_OBJECT : type)) {
+				if (m->fields[j].type == type) {
 					pick = j;
 					break;
 				}
 			}
-			if (pick == NONE)
+			/* names are interned: the same number is the same text */
+			if (pick == NONE || m->fields[pick].orig == id)
 				continue;
-			const char *o = m->arena + m->fields[pick].orig;
-			if (strlen(o) == len && !memcmp(o, s, len))
-				continue;
-			rc = name_add(&N, o, strlen(o), &fname[(is_static ? h->nfields : 0) + fi]);
+			rc = new_name(&A, m->fields[pick].orig, &fname[(is_static ? h->nfields : 0) + fi]);
 			st->fields++;
 		}
 	}
@@ -831,16 +1207,11 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 	for (size_t i = 0; i < h->nframes && !rc; i++) {
 		struct hp_frame *f = &h->frames[i];
 		int changed = 0;
-		uint32_t len;
+		frline[i] = f->line;
 		/* the class names in the signature, whatever the frame's class */
-		const char *sg = hp_heap_string(h, f->signature_sid, &len);
-		if (sg && map_signature(m, sg, len, &sig, &rc)) {
-			if ((rc = name_add(&N, sig.p, sig.len, &frname[3 * i + 2])))
-				break;
-			changed = 1;
-		}
-		if (rc)
+		if ((rc = new_signature(&A, f->signature_sid, &frname[3 * i + 2])))
 			break;
+		changed = frname[3 * i + 2] != NEW_NONE;
 		uint32_t k = hp_idmap_get(&h->serial_map, f->class_serial);
 		if (k == HP_IDMAP_NONE || k >= h->nclasses || exact[k] == NONE) {
 			st->frames += changed;
@@ -848,62 +1219,49 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 		}
 		uint32_t c = exact[k];
 		const struct mclass *mc = &m->classes[c];
-		const char *s = hp_heap_string(h, f->method_sid, &len);
-		const char *qual = NULL;      /* the method's original class when another */
-		size_t qual_len = 0;
-		uint32_t pick = s ? pick_method(m, c, s, len, f->line) : NONE;
-		if (pick != NONE) {
-			const struct mmethod *x = &m->methods[pick];
-			const char *o = m->arena + x->orig, *dot = strrchr(o, '.');
-			if (dot) {
-				qual = o;
-				qual_len = dot - o;
-				o = dot + 1;
-			}
-			if (strlen(o) != len || memcmp(o, s, len)) {
-				if ((rc = name_add(&N, o, strlen(o), &frname[3 * i])))
+		const struct mmethod *x = NULL;   /* the method */
+		uint32_t id, head;
+		if ((rc = dump_name(&A, f->method_sid, &id)))
+			break;
+		if (id != NONE && (head = first_method(m, c, id)) != NONE) {
+			x = &m->methods[pick_method(m, head, f->line)];
+			if (x->orig != id) {
+				if ((rc = new_name(&A, x->orig, &frname[3 * i])))
 					break;
 				changed = 1;
 			}
 			int32_t l = map_line(x, f->line);
 			if (l != f->line) {
-				f->line = l;
+				frline[i] = l;
 				changed = 1;
 			}
 		}
 		/* the source file: R8's comment, else, when the class was renamed
 		 * or the dump's file is the "SourceFile" R8 and ProGuard put in
-		 * its place, the outermost class's name */
+		 * its place, the outermost class's name with the dump's file's
+		 * extension (none made past SOURCE_MAX bytes) */
+		uint32_t len;
 		const char *src = hp_heap_string(h, f->source_sid, &len);
-		const char *orig = m->arena + mc->orig;
-		sb.len = 0;
+		int qual = x && x->qualified;
+		sb->len = 0;
 		if (mc->source && !qual) {
-			rc = sb_put(&sb, m->arena + mc->source, strlen(m->arena + mc->source));
-		} else if (src && (qual || strcmp(orig, m->arena + mc->obf) ||
-				   (len == 10 && !memcmp(src, "SourceFile", 10)))) {
-			const char *cn = qual ? qual : orig;
-			size_t cl = qual ? qual_len : strlen(orig);
-			const char *dot = NULL;
-			for (size_t j = 0; j < cl; j++)
-				if (cn[j] == '.')
-					dot = cn + j;
-			const char *simple = dot ? dot + 1 : cn;
-			size_t sl = cn + cl - simple;
-			const char *dollar = memchr(simple, '$', sl);
-			if (dollar && dollar > simple)
-				sl = dollar - simple;
-			const char *ext = NULL;
-			for (uint32_t j = 0; j < len; j++)
-				if (src[j] == '.')
-					ext = src + j;
-			rc = sb_put(&sb, simple, sl);
-			if (!rc)
-				rc = ext ? sb_put(&sb, ext, src + len - ext) : sb_put(&sb, ".java", 5);
+			rc = sb_put(sb, m->arena + mc->source, mc->source_len);
+		} else if (src && len <= SOURCE_MAX &&
+			   (qual || mc->renamed || (len == 10 && !memcmp(src, "SourceFile", 10)))) {
+			const char *simple = m->arena + (qual ? x->qsimple : mc->simple);
+			size_t sl = qual ? x->qsimple_len : mc->simple_len;
+			const char *ext = len ? memrchr(src, '.', len) : NULL;
+			size_t el = ext ? (size_t)(src + len - ext) : 5;
+			if (sl + el <= SOURCE_MAX) {
+				rc = sb_put(sb, simple, sl);
+				if (!rc)
+					rc = sb_put(sb, ext ? ext : ".java", el);
+			}
 		}
 		if (rc)
 			break;
-		if (sb.len && (!src || sb.len != len || memcmp(sb.p, src, len))) {
-			if ((rc = name_add(&N, sb.p, sb.len, &frname[3 * i + 1])))
+		if (sb->len && (!src || sb->len != len || memcmp(sb->p, src, len))) {
+			if ((rc = name_add(&A.N, sb->p, sb->len, &frname[3 * i + 1])))
 				break;
 			changed = 1;
 		}
@@ -913,46 +1271,53 @@ int hp_mapping_apply(const hp_mapping *m, hp_heap *h, struct hp_mapping_stats *s
 		goto out;
 
 	/* the heap grows once for the strings and once for the class names */
-	if (N.n) {
-		sids = hp_reallocarray(NULL, N.n, sizeof *sids);
-		if (!sids || (rc = hp_heap_add_strings(h, N.buf, N.len, N.n, sids))) {
+	if (A.N.n) {
+		sids = hp_reallocarray(NULL, A.N.n, sizeof *sids);
+		if (!sids || (rc = hp_heap_add_strings(h, A.N.buf, A.N.len, A.N.n, sids))) {
 			rc = HP_ENOMEM;
 			goto out;
 		}
-		for (size_t i = 0; i < h->nfields; i++)
-			if (fname[i] != NEW_NONE)
-				h->fields[i].name_sid = sids[fname[i]];
-		for (size_t i = 0; i < h->nstatics; i++)
-			if (fname[h->nfields + i] != NEW_NONE)
-				h->statics[i].name_sid = sids[fname[h->nfields + i]];
-		for (size_t i = 0; i < h->nframes; i++) {
-			if (frname[3 * i] != NEW_NONE)
-				h->frames[i].method_sid = sids[frname[3 * i]];
-			if (frname[3 * i + 1] != NEW_NONE)
-				h->frames[i].source_sid = sids[frname[3 * i + 1]];
-			if (frname[3 * i + 2] != NEW_NONE)
-				h->frames[i].signature_sid = sids[frname[3 * i + 2]];
-		}
 	}
-	if (text.len) {
-		uint64_t base;
-		if ((rc = hp_heap_add_text(h, text.p, text.len, &base)))
-			goto out;
-		for (size_t k = 0; k < h->nclasses; k++)
-			if (ctext[k] != UINT64_MAX)
-				h->classes[k].name = base + ctext[k];
+	uint64_t base = 0;
+	if (text.len && (rc = hp_heap_add_text(h, text.p, text.len, &base)))
+		goto out;
+	for (size_t i = 0; i < h->nfields; i++)
+		if (fname[i] != NEW_NONE)
+			h->fields[i].name_sid = sids[fname[i]];
+	for (size_t i = 0; i < h->nstatics; i++)
+		if (fname[h->nfields + i] != NEW_NONE)
+			h->statics[i].name_sid = sids[fname[h->nfields + i]];
+	for (size_t i = 0; i < h->nframes; i++) {
+		struct hp_frame *f = &h->frames[i];
+		if (frname[3 * i] != NEW_NONE)
+			f->method_sid = sids[frname[3 * i]];
+		if (frname[3 * i + 1] != NEW_NONE)
+			f->source_sid = sids[frname[3 * i + 1]];
+		if (frname[3 * i + 2] != NEW_NONE)
+			f->signature_sid = sids[frname[3 * i + 2]];
+		f->line = frline[i];
 	}
+	for (size_t k = 0; k < h->nclasses && text.len; k++)
+		if (ctext[k] != UINT64_MAX)
+			h->classes[k].name = base + ctext[k];
 out:
 	if (rc)
 		hp_error_set(err, rc, "out of memory applying the mapping");
-	names_release(&N);
+	names_release(&A.N);
+	hp_free(A.name_memo.s);
+	hp_free(A.sig_memo.s);
+	hp_free(A.name_new);
+	hp_free(A.sb.p);
+	hp_free(A.sig.p);
+	hp_free(A.cn.p);
+	hp_free(A.on.p);
+	hp_free(A.cuts.c);
 	hp_free(text.p);
-	hp_free(sb.p);
-	hp_free(sig.p);
 	hp_free(exact);
 	hp_free(ctext);
 	hp_free(fname);
 	hp_free(frname);
+	hp_free(frline);
 	hp_free(sids);
 	return rc;
 }

@@ -9,7 +9,9 @@
  * frames (line ranges, inlined code, overloads, source files, signatures)
  * and the counts hp_mapping_apply() reports, each worked out by hand from
  * the mapping below.  Under memory limits both end in HP_ENOMEM or succeed,
- * never crash or leak (ASan).
+ * never crash or leak (ASan).  The lookups on chains, groups and OUTER
+ * prefixes (overlapping ranges, groups next to each other, two fields of a
+ * type) and the 255-byte bound on source file names.
  */
 #include "helper/hpw.h"
 #include "model/heap.h"
@@ -324,6 +326,140 @@ static void test_apply(void)
 	hp_mapping_free(m);
 }
 
+/* ---- chains, groups and prefixes ------------------------------------------ */
+
+/* The tables hp_mapping_apply() looks frames, fields and classes up in,
+ * checked against answers worked out by hand: a method chain whose ranges
+ * overlap (the first line in the file holding the frame's line wins, the
+ * chain's head when none does), a group of inlined lines (the last), a
+ * field chain with two lines of one type (the first of the type), class
+ * names through their longest listed OUTER prefix, and the 255-byte bound
+ * on source file names. */
+static const char *const CHAINS =
+	"com.A -> a:\n"
+	"    void h() -> b\n"                /* the head: no range */
+	"    3:8:void r():300:305 -> b\n"
+	"    1:10:void p():100 -> b\n"
+	"    5:6:void q():200 -> b\n"
+	"    20:22:void in1():7 -> b\n"
+	"    20:22:void in2():8 -> b\n"
+	"    20:22:void outer():9 -> b\n"   /* in1 and in2 inlined into outer */
+	"    30:30:void g1():1 -> b\n"
+	"    30:30:void g2():2 -> b\n"
+	"    30:31:void g3():3 -> b\n"      /* another range: no group with g2 */
+	"    int f -> c\n"
+	"    long g -> c\n"
+	"    int f2 -> c\n"                 /* a second int c: never picked */
+	"    java.lang.Object o -> c\n"
+	"com.A$B$C -> a$b$c:\n"
+	"com.D -> a$$:\n"
+	"com.Long -> l:\n"
+	"# {\"id\":\"sourceFile\",\"fileName\":\"%s\"}\n";   /* 300 bytes: ignored */
+
+enum { C_OBJ = 1, C_A, C_ABCD, C_ABX, C_A3, C_L, C_B, C_C, C_V, C_SRC, C_LONGSRC, C_N };
+
+static int write_chains_dump(void)
+{
+	static char longsrc[301];
+	memset(longsrc, 'x', 300);
+	memcpy(longsrc + 297, ".kt", 3);
+	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 4, 0);
+	const char *strs[C_N] = { "", "java/lang/Object", "a", "a$b$c$d", "a$b$x", "a$$$", "l", "b", "c", "()V",
+				  "SourceFile", longsrc };
+	for (int i = 1; i < C_N; i++)
+		hpw_string(w, 0x100 + i, strs[i]);
+	for (uint32_t k = 0; k < 6; k++)
+		hpw_load_class(w, k + 1, 0x1000 + 0x10 * k, 0, 0x100 + C_OBJ + k);
+	/* frames of a.b at these lines, then two of l.b */
+	static const int32_t lines[] = { 2, 3, 5, 7, 9, 10, 11, 0, 21, 30, 31 };
+	enum { NL = sizeof lines / sizeof *lines };
+	uint64_t ids[NL + 2];
+	for (size_t i = 0; i < NL; i++) {
+		ids[i] = 0x3000 + 8 * i;
+		hpw_frame(w, ids[i], 0x100 + C_B, 0x100 + C_V, 0x100 + C_SRC, 2, lines[i]);
+	}
+	ids[NL] = 0x3000 + 8 * NL;
+	hpw_frame(w, ids[NL], 0x100 + C_B, 0x100 + C_V, 0x100 + C_SRC, 6, 1);
+	ids[NL + 1] = 0x3000 + 8 * (NL + 1);
+	hpw_frame(w, ids[NL + 1], 0x100 + C_B, 0x100 + C_V, 0x100 + C_LONGSRC, 2, 0);
+	hpw_trace(w, 1, 1, NL + 2, ids);
+	hpw_begin_dump(w, 0x1C);
+	struct hpw_class c = { 0 };
+	c.class_id = 0x1000;
+	hpw_class_dump(w, &c);
+	struct hpw_instance_field fa[] = { { 0x100 + C_C, HP_T_INT }, { 0x100 + C_C, HP_T_LONG },
+					   { 0x100 + C_C, HP_T_OBJECT }, { 0x100 + C_C, HP_T_SHORT } };
+	c.class_id = 0x1010, c.super_id = 0x1000, c.instance_size = 18, c.nfields = 4, c.fields = fa;
+	hpw_class_dump(w, &c);
+	hpw_end_dump(w);
+	hpw_dump_end(w);
+	int rc = hpw_write_file(w, dump_path);
+	hpw_free(w);
+	return rc;
+}
+
+static void test_chains(void)
+{
+	char text[1024], name[301];
+	memset(name, 'y', 300);
+	name[300] = '\0';
+	snprintf(text, sizeof text, CHAINS, name);
+	hp_heap *h = write_chains_dump() == 0 ? load() : NULL;
+	size_t line;
+	int rc;
+	hp_mapping *m = parse(text, &line, &rc);
+	CHECK(h && m, "the chains dump and mapping load: rc %d line %zu", rc, line);
+	if (!h || !m) {
+		hp_heap_free(h);
+		hp_mapping_free(m);
+		return;
+	}
+	struct hp_mapping_stats st;
+	struct hp_error err;
+	rc = hp_mapping_apply(m, h, &st, &err);
+	CHECK(rc == HP_OK, "apply: %d %s", rc, err.msg);
+	static const struct { uint64_t id; const char *name; } want[] = {
+		{ 0x1010, "com.A" }, { 0x1020, "com.A$B$C$d" }, { 0x1030, "com.A$b$x" }, { 0x1040, "com.D$" },
+		{ 0x1050, "com.Long" },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		CHECK(!strcmp(class_named(h, want[i].id), want[i].name), "class 0x%llx: '%s', want '%s'",
+		      (unsigned long long)want[i].id, class_named(h, want[i].id), want[i].name);
+	/* line 2: only p holds it; 3 and 5: r is first in the file; 7: r
+	 * again; 9 and 10: r has ended, p holds them; 11: none, the head h
+	 * (the line kept); 0: no line, h; 21: the group's last, outer; 30:
+	 * g1..g2's group ends at g2 (g3's range differs); 31: g3 */
+	static const char *const frames[] = {
+		"p 100 A.java", "r 300 A.java", "r 302 A.java", "r 304 A.java", "p 100 A.java", "p 100 A.java",
+		"h 11 A.java", "h 0 A.java", "outer 9 A.java", "g2 2 A.java", "g3 3 A.java",
+		"b 1 Long.java",             /* the 300-byte comment ignored: a name made from the class */
+		"h 0 (kept)",                /* a 300-byte name in the dump: kept */
+	};
+	size_t nf = sizeof frames / sizeof *frames;
+	CHECK(h->nframes == nf, "%zu frames: %zu", nf, h->nframes);
+	for (size_t i = 0; i < h->nframes && i < nf; i++) {
+		const struct hp_frame *f = &h->frames[i];
+		uint32_t len;
+		const char *src = hp_heap_string(h, f->source_sid, &len);
+		char got[128];
+		snprintf(got, sizeof got, "%s %d %s", str(h, f->method_sid), f->line,
+			 len == 300 && src[299] == 't' ? "(kept)" : src ? src : "(none)");
+		CHECK(!strcmp(got, frames[i]), "chains frame %zu: '%s', want '%s'", i, got, frames[i]);
+	}
+	uint32_t k = hp_idmap_get(&h->class_map, 0x1010);
+	if (k != HP_IDMAP_NONE) {
+		const struct hp_class *C = &h->classes[k];
+		char got[128] = "";
+		for (uint32_t i = 0; i < C->n_fields; i++) {
+			strcat(got, str(h, h->fields[C->first_field + i].name_sid));
+			strcat(got, " ");
+		}
+		CHECK(!strcmp(got, "f g o f "), "a's fields by type: '%s' (a short c: the first, f)", got);
+	}
+	hp_heap_free(h);
+	hp_mapping_free(m);
+}
+
 /* under memory limits: HP_ENOMEM or success, never a crash or a leak */
 static void test_limits(void)
 {
@@ -367,6 +503,7 @@ int main(void)
 	test_counts();
 	test_errors();
 	test_apply();
+	test_chains();
 	test_limits();
 	if (dump_path[0])
 		unlink(dump_path);
