@@ -503,6 +503,9 @@ int hp_dsum_build(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 	s->has_retained = R != NULL;
 	s->android = h->header.version == 3;
+	s->size_kind = h->size.kind;
+	s->weak_policy = R ? R->weak : -1;
+	s->roots_policy = R ? R->roots_policy : -1;
 	s->timestamp_ms = h->header.timestamp_ms;
 	s->objects = h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs;
 	s->shallow = h->total_shallow;
@@ -800,6 +803,11 @@ int hp_cmp_build(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c, str
 	for (size_t i = 0; i < n; i++)
 		if (!s[i]->has_retained)
 			c->has_retained = 0;
+	c->same_model = 1;
+	for (size_t i = 1; i < n; i++)
+		if (s[i]->size_kind != s[0]->size_kind ||
+		    (c->has_retained && (s[i]->weak_policy != s[0]->weak_policy || s[i]->roots_policy != s[0]->roots_policy)))
+			c->same_model = 0;
 	if (line_classes(s, n, c, 0) || line_classes(s, n, c, 1) || line_paths(s, n, c)) {
 		hp_cmp_release(c);
 		return hp_error_set(err, HP_ENOMEM, "out of memory comparing the dumps");

@@ -44,6 +44,14 @@
  * object reader, the records of the instances that dominate others within
  * HP_DSUM_DEPTH are decoded once each for their field names.
  *
+ * Sizes and retained sizes depend on the size model and on the weak and
+ * roots policies the dump was read under (model/heap.h, analysis/retained.h),
+ * and each dump has its own defaults (an Android dump's are not a HotSpot
+ * dump's, nor a converted one's): a summary records what it was made under,
+ * and a comparison says whether its summaries agree; comparing the same
+ * objects under two models shows changes that are not there.  Choosing one
+ * model for all (reading a dump again under it) is the caller's.
+ *
  * Ownership: a summary owns its strings (hp_dsum_release()); a comparison
  * borrows the summaries' strings and must be released before them.
  */
@@ -89,6 +97,9 @@ struct hp_dsum_path {
 struct hp_dsum {
 	int has_retained;             /* 0: histogram only (no retained sizes, no paths) */
 	int android;
+	int size_kind;                /* the size model of its sizes (enum hp_size_kind) */
+	int weak_policy, roots_policy;   /* with retained sizes: the policies they follow
+	                                 (enum hp_weak_policy, HP_ROOTS_*); else -1 */
 	uint64_t timestamp_ms;        /* the header's */
 	uint64_t objects, shallow;    /* the whole dump */
 	uint64_t reachable, reachable_bytes, unreachable, unreachable_bytes;
@@ -132,6 +143,8 @@ struct hp_cmp_path {
 struct hp_cmp {
 	size_t n;                     /* dumps */
 	int has_retained;             /* every summary has retained sizes */
+	int same_model;               /* every summary has the first one's size model and (with
+	                                 retained sizes) policies */
 	struct hp_cmp_class *classes; size_t nclasses;   /* sorted by name */
 	struct hp_cmp_class *groups; size_t ngroups;     /* the summaries' groups, by name */
 	uint64_t *gvals; uint8_t *gflags;

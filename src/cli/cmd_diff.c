@@ -47,7 +47,7 @@ int cli_dumpgroup_parse(const char *group, const char *components, int fast, str
 	return EXIT_OK;
 }
 
-/* the summary's groups (cli_dump_summary()) */
+/* the summary's groups (cli_series_summary()) */
 static int dump_groups(struct cli_ctx *x, hp_session *S, const hp_heap *h, const struct hp_retained *R,
 		       hp_objread *rd, const struct cli_dumpgroup *grp, struct hp_dsum *sum)
 {
@@ -99,23 +99,22 @@ out:
 	return rc;
 }
 
-int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, const struct cli_dumpgroup *grp, hp_session **S,
+/* the summary of a dump whose session is open */
+static int summarise(struct cli_ctx *x, hp_session *S, const char *file, int fast, const struct cli_dumpgroup *grp,
 		     struct hp_dsum *sum)
 {
-	int rc = cli_session(x, file, S);
-	if (rc)
-		return rc;
 	const hp_heap *h;
 	const struct hp_retained *R = NULL;
 	hp_objread *rd = NULL;
+	int rc;
 	if (fast) {
-		rc = cli_histogram(*S, &h);
+		rc = cli_histogram(S, &h);
 	} else {
-		rc = cli_refuse_pipe(*S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)");
+		rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)");
 		if (!rc)
-			rc = cli_retained(*S, &h, &R);
+			rc = cli_retained(S, &h, &R);
 		if (!rc)
-			rc = cli_objread(*S, &rd);
+			rc = cli_objread(S, &rd);
 	}
 	if (rc)
 		return rc;
@@ -129,8 +128,181 @@ int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, const struct
 		return cli_exit_code(hr);
 	}
 	if (grp && grp->by >= 0)
-		return dump_groups(x, *S, h, R, rd, grp, sum);
+		return dump_groups(x, S, h, R, rd, grp, sum);
 	return EXIT_OK;
+}
+
+/* ---- one model for a series of dumps ----------------------------------------- */
+
+void cli_series_init(struct cli_series *m, struct cli_ctx *x, int fast)
+{
+	memset(m, 0, sizeof *m);
+	m->x = x;
+	m->fast = fast;
+	m->weak = m->roots = -1;
+}
+
+/* the later dumps' options: the chosen policies, and for a dump read again
+ * the chosen size model too, without the index (it stays the dump's own) */
+static void series_choose(struct cli_series *m, const hp_heap *h, const struct cli_dumpmodel *own)
+{
+	const struct cli_common *c = m->x->c;
+	m->chosen = 1;
+	m->size_kind = h->size.kind;
+	if (!m->fast) {
+		m->weak = c->weak >= 0 ? c->weak : own->weak;
+		m->roots = c->roots >= 0 ? c->roots : own->roots;
+	}
+	m->probe = *c;
+	if (!m->fast) {
+		m->probe.weak = m->weak;
+		m->probe.roots = m->roots;
+	}
+	m->forced = m->probe;
+	m->forced.size_kind = m->size_kind;
+	m->forced.no_index = 1;
+	m->px = *m->x;
+	m->px.c = &m->probe;
+	m->fx = *m->x;
+	m->fx.c = &m->forced;
+}
+
+int cli_series_summary(struct cli_series *m, size_t i, const struct cli_dumpgroup *grp, hp_session **S,
+		       struct hp_dsum *sum, struct cli_dumpmodel *own)
+{
+	struct cli_ctx *x = m->x;
+	const char *file = x->files[i];
+	const struct cli_common *c = x->c;
+	memset(own, 0, sizeof *own);
+	own->weak = own->roots = -1;
+	struct cli_ctx *cx = m->chosen ? &m->px : x;
+	int rc = cli_session(cx, file, S);
+	if (rc)
+		return rc;
+	if (m->chosen && !c->size_kind && hp_session_one_shot(*S)) {
+		/* a pipe is read once: under the chosen model, its own not known */
+		cli_session_close(*S);
+		*S = NULL;
+		cx = &m->fx;
+		if ((rc = cli_session(cx, file, S)))
+			return rc;
+	}
+	const hp_heap *h;
+	if (m->fast)
+		rc = cli_histogram(*S, &h);
+	else if (!(rc = cli_refuse_pipe(*S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")))
+		rc = cli_model(*S, &h);
+	if (rc)
+		return rc;
+	if (!c->size_kind && cx != &m->fx)
+		own->size_kind = h->size.kind;
+	if (!m->fast)
+		hp_policy_defaults(h, &own->weak, &own->roots);
+	if (!m->chosen) {
+		series_choose(m, h, own);
+		m->first = i;
+	} else {
+		int other_size = own->size_kind && own->size_kind != m->size_kind;
+		own->differs = other_size || (!m->fast && ((c->weak < 0 && own->weak != m->weak) ||
+							     (c->roots < 0 && own->roots != m->roots)));
+		if (other_size) {
+			cli_session_close(*S);
+			*S = NULL;
+			if ((rc = cli_session(&m->fx, file, S)))
+				return rc;
+			own->reread = 1;
+		}
+	}
+	if (own->differs && !m->ndiffer++)
+		m->first_differ = i;
+	return summarise(x, *S, file, m->fast, grp, sum);
+}
+
+/* "size model mat, weak follow, roots threads": the parts known (kind 0,
+ * policies -1 are left out) */
+static const char *model_words(int kind, int weak, int roots, char *buf, size_t n)
+{
+	size_t l = 0;
+	buf[0] = '\0';
+	if (kind)
+		l += (size_t)snprintf(buf, n, "size model %s", hp_size_kind_name(kind));
+	if (weak >= 0 && l < n)
+		l += (size_t)snprintf(buf + l, n - l, "%sweak %s", l ? ", " : "", hp_weak_policy_name(weak));
+	if (roots >= 0 && l < n)
+		snprintf(buf + l, n - l, "%sroots %s", l ? ", " : "", roots_policy_name(roots));
+	return buf;
+}
+
+const char *cli_series_words(const struct cli_series *m, char *buf, size_t n)
+{
+	return model_words(m->size_kind, m->weak, m->roots, buf, n);
+}
+
+const char *cli_dumpmodel_words(const struct cli_dumpmodel *own, char *buf, size_t n)
+{
+	return model_words(own->size_kind, own->weak, own->roots, buf, n);
+}
+
+const char *cli_series_from(const struct cli_series *m, const char *first, char *buf, size_t n)
+{
+	const struct cli_common *c = m->x->c;
+	int gs = c->size_kind != 0, gw = !m->fast && c->weak >= 0, gr = !m->fast && c->roots >= 0;
+	int all = gs && (m->fast || (gw && gr));
+	if (all)
+		snprintf(buf, n, "as given");
+	else if (!gs && !gw && !gr)
+		snprintf(buf, n, "%s's own", first);
+	else
+		snprintf(buf, n, "%s%s%s%s as given, the rest %s's own", gs ? "--size-model" : "",
+			 gs && (gw || gr) ? ", " : "", gw ? "--weak" : "", gw && gr ? ", --roots" : gr ? "--roots" : "",
+			 first);
+	return buf;
+}
+
+void cli_series_warn(const struct cli_series *m, const struct cli_dumpmodel *own, size_t n)
+{
+	if (!m->ndiffer)
+		return;
+	const struct cli_ctx *x = m->x;
+	char a[200], b[200], fa[1024], fb[1024], more[64] = "";
+	if (m->ndiffer > 1)
+		snprintf(more, sizeof more, " (%zu more dump%s too)", m->ndiffer - 1,
+			 m->ndiffer > 2 ? "s differ" : " differs");
+	cli_warn("models differ: %s's own is %s%s; %s's is %s; %s compared under %s's (%s)",
+		 safe_text(x->files[m->first_differ], fa, sizeof fa), cli_dumpmodel_words(&own[m->first_differ], a, sizeof a),
+		 more, safe_text(x->files[m->first], fb, sizeof fb), cli_series_words(m, b, sizeof b),
+		 n > 2 ? "all are" : "both are", fb,
+		 m->fast ? "--size-model chooses another" : "--size-model, --weak and --roots choose another");
+}
+
+static cJSON *json_model_words(cJSON *e, int kind, int weak, int roots)
+{
+	if (kind)
+		cJSON_AddStringToObject(e, "size_model", hp_size_kind_name(kind));
+	if (weak >= 0)
+		cJSON_AddStringToObject(e, "weak_policy", hp_weak_policy_name(weak));
+	if (roots >= 0)
+		cJSON_AddStringToObject(e, "roots_policy", roots_policy_name(roots));
+	return e;
+}
+
+void json_series_model(cJSON *j, const struct cli_series *m)
+{
+	const struct cli_common *c = m->x->c;
+	cJSON *e = json_model_words(cJSON_AddObjectToObject(j, "compared_under"), m->size_kind, m->weak, m->roots);
+	cJSON_AddStringToObject(e, "size_model_source", c->size_kind ? "option" : "first_dump");
+	if (!m->fast) {
+		cJSON_AddStringToObject(e, "weak_policy_source", c->weak >= 0 ? "option" : "first_dump");
+		cJSON_AddStringToObject(e, "roots_policy_source", c->roots >= 0 ? "option" : "first_dump");
+	}
+	cJSON_AddBoolToObject(j, "models_differ", m->ndiffer > 0);
+}
+
+void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
+{
+	cJSON *e = json_model_words(cJSON_AddObjectToObject(info, "inferred_model"), own->size_kind, own->weak, own->roots);
+	cJSON_AddBoolToObject(e, "differs", own->differs);
+	cJSON_AddBoolToObject(e, "read_again", own->reread);
 }
 
 const char *fmt_dbytes(int64_t v, char *buf, size_t n)
@@ -210,7 +382,15 @@ cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
 	cJSON_AddStringToObject(j, "timestamp", fmt_time(s->timestamp_ms, t, sizeof t));
 	json_u64(j, "objects", s->objects);
 	json_u64(j, "shallow", s->shallow);
+	/* the model its sizes follow: the heap the summary was made of */
+	const hp_heap *h;
+	struct hp_error err;
+	hp_error_clear(&err);
+	if (hp_session_histogram(S, &h, &err) == HP_OK)
+		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	if (s->has_retained) {
+		cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(s->weak_policy));
+		cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(s->roots_policy));
 		json_u64(j, "reachable_objects", s->reachable);
 		json_u64(j, "reachable_shallow", s->reachable_bytes);
 		json_u64(j, "unreachable_objects", s->unreachable);
@@ -312,6 +492,8 @@ struct diff_state {
 	uint64_t *new_count, *new_bytes;   /* per class of NEW (ids) */
 	const hp_heap *hb;
 	struct cli_dumpgroup grp;     /* --group: the rows are groups (cmp.groups) */
+	struct cli_series sm;         /* the model both are compared under */
+	struct cli_dumpmodel own[2];  /* each one's own */
 };
 
 static const char *status_of(const uint8_t *present)
@@ -339,12 +521,15 @@ static int collect(struct diff_state *d)
 	struct hp_error err;
 	hp_error_clear(&err);
 	/* BASE, then NEW; BASE's session is closed before NEW is read (only its
-	 * ids stay, 12 bytes an object), so the two are not in memory together */
+	 * ids stay, 12 bytes an object), so the two are not in memory together.
+	 * NEW is read under BASE's model (the options' where given). */
+	cli_series_init(&d->sm, x, d->o->fast);
 	for (int i = 0; i < 2; i++) {
 		double t0 = diff_now();
-		if ((rc = cli_dump_summary(x, x->files[i], d->o->fast, &d->grp, &d->S[i], &d->sum[i])))
+		if ((rc = cli_series_summary(&d->sm, (size_t)i, &d->grp, &d->S[i], &d->sum[i], &d->own[i])))
 			return rc;
 		d->info[i] = json_dump_info(x->files[i], d->S[i], &d->sum[i]);
+		json_dumpmodel(d->info[i], &d->own[i]);
 		const struct hp_load_info *L = hp_session_load_info(d->S[i]);
 		if (L->partial)
 			cli_format_error(x->files[i], &L->partial_err, d->partial[i], sizeof d->partial[i]);
@@ -364,6 +549,7 @@ static int collect(struct diff_state *d)
 			d->S[0] = NULL;
 		}
 	}
+	cli_series_warn(&d->sm, d->own, 2);
 	double t0 = diff_now();
 	const struct hp_dsum *ss[2] = { &d->sum[0], &d->sum[1] };
 	if (hp_cmp_build(ss, 2, &d->cmp, &err)) {
@@ -506,6 +692,7 @@ static int json_out(struct diff_state *d)
 	cJSON_AddItemToObject(j, "base", d->info[0]);
 	cJSON_AddItemToObject(j, "new", d->info[1]);
 	d->info[0] = d->info[1] = NULL;
+	json_series_model(j, &d->sm);
 	cJSON_AddBoolToObject(j, "retained_sizes", R);
 	cJSON_AddStringToObject(j, "sort", R ? "retained" : "shallow");
 	if (x->c->filter)
@@ -676,6 +863,12 @@ static int text_out(struct diff_state *d)
 			fprintf(f, " (reachable %s)", fmt_bytes(s->reachable_bytes, c, sizeof c));
 		fputc('\n', f);
 	}
+	char mw[200], mf[200];
+	fprintf(f, "compared under: %s (%s)\n", cli_series_words(&d->sm, mw, sizeof mw),
+		cli_series_from(&d->sm, "base", mf, sizeof mf));
+	if (d->own[1].differs)
+		fprintf(f, "  new's own: %s%s\n", cli_dumpmodel_words(&d->own[1], mw, sizeof mw),
+			d->own[1].reread ? " (read again under base's)" : "");
 	const struct hp_dsum *s0 = &d->sum[0], *s1 = &d->sum[1];
 	fprintf(f, "change: %s objects, %s shallow", fmt_dcount((int64_t)(s1->objects - s0->objects), a, sizeof a),
 		fmt_dbytes((int64_t)(s1->shallow - s0->shallow), b, sizeof b));

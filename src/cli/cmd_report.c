@@ -330,13 +330,17 @@ static int run(struct cli_ctx *x)
 	struct hp_dsum *sum = NULL;
 	cJSON **info = NULL;
 	int *partial = NULL;
+	struct cli_series sm;         /* trend's: every dump under one model */
+	struct cli_dumpmodel *models = NULL;
 	if (multi) {
 		static const char *const topt[] = { "--top", "20", NULL };
 		rc = sub_init(&tr, x, "trend", topt);
 		sum = hp_calloc(n, sizeof *sum);
 		info = hp_calloc(n, sizeof *info);
 		partial = hp_calloc(n, sizeof *partial);
-		if (!rc && (!sum || !info || !partial)) {
+		models = hp_calloc(n, sizeof *models);
+		cli_series_init(&sm, &tr.x, 0);
+		if (!rc && (!sum || !info || !partial || !models)) {
 			cli_error("out of memory");
 			rc = EXIT_NOMEM;
 		}
@@ -345,9 +349,10 @@ static int run(struct cli_ctx *x)
 		hp_session *S = NULL;
 		if (multi) {
 			static const struct cli_dumpgroup classes = { .by = -1 };
-			rc = cli_dump_summary(&tr.x, x->files[i], 0, &classes, &S, &sum[i]);
+			rc = cli_series_summary(&sm, i, &classes, &S, &sum[i], &models[i]);
 			if (!rc) {
 				info[i] = json_dump_info(x->files[i], S, &sum[i]);
+				json_dumpmodel(info[i], &models[i]);
 				partial[i] = hp_session_load_info(S)->partial;
 			}
 		} else {
@@ -366,7 +371,8 @@ static int run(struct cli_ctx *x)
 	}
 	if (multi && !rc) {
 		cJSON *doc = NULL;
-		if (!(rc = cli_trend_doc(&tr.x, sum, info, partial, n, &doc)))
+		cli_series_warn(&sm, models, n);
+		if (!(rc = cli_trend_doc(&tr.x, sum, info, partial, n, &sm, models, &doc)))
 			cJSON_AddItemToObject(data, "trend", doc);
 	}
 	if (multi) {
@@ -377,6 +383,7 @@ static int run(struct cli_ctx *x)
 		hp_free(sum);
 		hp_free(info);
 		hp_free(partial);
+		hp_free(models);
 		sub_release(&tr);
 	}
 	if (!rc)

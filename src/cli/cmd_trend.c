@@ -94,6 +94,9 @@ struct trend_state {
 	struct cli_dumpgroup grp;     /* --group: the class rows are groups (cmp.groups) */
 	const struct hp_cmp_class *tab;   /* cmp.classes or cmp.groups */
 	int borrowed;                 /* sum, info, partial are the caller's (report) */
+	struct cli_series series;     /* the model all are compared under (report: its own) */
+	const struct cli_series *sm;  /* &series, or report's */
+	struct cli_dumpmodel *own;    /* each dump's own, by file (report's when borrowed) */
 };
 
 static const char *spark(const uint64_t *y, size_t n, char *buf, size_t cap)
@@ -134,15 +137,20 @@ static int collect(struct trend_state *t)
 	t->partial = hp_calloc(t->n, sizeof *t->partial);
 	t->order = hp_calloc(t->n, sizeof *t->order);
 	t->ss = hp_calloc(t->n, sizeof *t->ss);
-	if (!t->sum || !t->info || !t->partial || !t->order || !t->ss) {
+	t->own = hp_calloc(t->n, sizeof *t->own);
+	if (!t->sum || !t->info || !t->partial || !t->order || !t->ss || !t->own) {
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
+	/* all under the first dump's model (the options' where given) */
+	t->sm = &t->series;
+	cli_series_init(&t->series, x, t->o->fast);
 	for (size_t i = 0; i < t->n; i++) {
 		hp_session *S = NULL;
-		rc = cli_dump_summary(x, x->files[i], t->o->fast, &t->grp, &S, &t->sum[i]);
+		rc = cli_series_summary(&t->series, i, &t->grp, &S, &t->sum[i], &t->own[i]);
 		if (!rc) {
 			t->info[i] = json_dump_info(x->files[i], S, &t->sum[i]);
+			json_dumpmodel(t->info[i], &t->own[i]);
 			t->partial[i] = hp_session_load_info(S)->partial;
 			cli_print_stats(x, S);
 		}
@@ -151,6 +159,7 @@ static int collect(struct trend_state *t)
 		if (rc)
 			return rc;
 	}
+	cli_series_warn(t->sm, t->own, t->n);
 	return compare(t);
 }
 
@@ -273,6 +282,7 @@ static cJSON *trend_doc(struct trend_state *t)
 		inf[i] = t->info[t->order[i]];
 	cJSON *j = json_multi_begin("trend", inf, t->n);
 	hp_free(inf);
+	json_series_model(j, t->sm);
 	cJSON_AddBoolToObject(j, "retained_sizes", !t->o->fast);
 	cJSON_AddStringToObject(j, "order", t->o->by_time ? "time" : "given");
 	if (x->c->filter)
@@ -385,13 +395,20 @@ static int text_out(struct trend_state *t)
 	FILE *f = cli_text_begin(&out);
 	if (!f)
 		return EXIT_NOMEM;
-	char a[32], b[32], tm[64], nm[1024];
+	char a[32], b[32], tm[64], nm[1024], mw[200], mf[1300];
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hp_dsum *s = t->ss[i];
-		fprintf(f, "%3zu  %s  %s objects, %s%s  %s\n", i + 1, fmt_time(s->timestamp_ms, tm, sizeof tm),
+		const struct cli_dumpmodel *dm = &t->own[t->order[i]];
+		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, fmt_time(s->timestamp_ms, tm, sizeof tm),
 			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
 			t->partial[t->order[i]] ? " (partial)" : "", safe_text(x->files[t->order[i]], nm, sizeof nm));
+		if (dm->differs)
+			fprintf(f, "  (own: %s%s)", cli_dumpmodel_words(dm, mw, sizeof mw),
+				dm->reread ? "; read again" : "");
+		fputc('\n', f);
 	}
+	fprintf(f, "compared under: %s (%s)\n", cli_series_words(t->sm, mw, sizeof mw),
+		cli_series_from(t->sm, safe_text(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
 	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",
@@ -416,6 +433,7 @@ static void release(struct trend_state *t)
 	cli_filter_free(t->flt);
 	if (t->borrowed)
 		return;
+	hp_free(t->own);
 	for (size_t i = 0; t->sum && i < t->n; i++)
 		hp_dsum_release(&t->sum[i]);
 	for (size_t i = 0; t->info && i < t->n; i++)
@@ -438,7 +456,8 @@ static int run(struct cli_ctx *x)
 	return rc;
 }
 
-int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n, cJSON **doc)
+int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n,
+		  const struct cli_series *sm, struct cli_dumpmodel *models, cJSON **doc)
 {
 	struct trend_state t;
 	memset(&t, 0, sizeof t);
@@ -450,6 +469,8 @@ int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *par
 	t.sum = sum;
 	t.info = info;
 	t.partial = partial;
+	t.sm = sm;
+	t.own = models;
 	int rc = EXIT_OK;
 	if ((x->c->filter || x->c->exclude) && !(t.flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;

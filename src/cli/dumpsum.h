@@ -9,18 +9,64 @@
 #include "cli/command.h"
 #include "analysis/diff.h"
 
-/* One dump read and summarised: the histogram only with fast, else retained
- * sizes and the dominator tree's paths.  *S is the open session (the caller
- * closes it; diff keeps it for the ids).  Prints errors; returns an exit code. */
+/* --group: the rows of diff and trend */
 struct cli_dumpgroup {
 	int by;                       /* enum hp_group_by (packages: HP_GROUP_PACKAGE_FLAT), -1: none */
 	const char *components;       /* --components FILE */
 	const char *kind;             /* "package", "loader", "component" */
 };
-/* With grp->by >= 0 the summary's groups too (hp_dsum_groups()), of the
- * classes --filter and --exclude keep. */
-int cli_dump_summary(struct cli_ctx *x, const char *file, int fast, const struct cli_dumpgroup *grp, hp_session **S,
-		     struct hp_dsum *sum);
+
+/* One model for a series of dumps (diff, trend, report).  Sizes follow the
+ * size model and retained sizes the weak and roots policies, and each dump
+ * has its own defaults (an Android dump's differ from those of its
+ * hprof-conv conversion, the same objects): compared under each one's own,
+ * the same objects show changes.  So every part of the model is the
+ * option's when given, else the first dump's own, for all dumps.  A later
+ * dump is read with the chosen policies; when its own size model differs,
+ * it is read again under the chosen one, without its index (which stays
+ * that of its own model); a pipe, read once, is read under the chosen one
+ * at once (its own size model is then not known). */
+struct cli_dumpmodel {            /* a dump's own: what it is read under alone */
+	int size_kind;                /* enum hp_size_kind; 0: not inferred (--size-model, a pipe) */
+	int weak, roots;              /* its default policies (under the size model it was read
+	                                 under first); -1 with --fast */
+	int differs;                  /* in a part no option chose, from the chosen model */
+	int reread;                   /* read again under the chosen size model */
+};
+struct cli_series {
+	struct cli_ctx *x;
+	int fast;
+	int chosen;                   /* the first dump was read */
+	size_t first;                 /* that dump (x->files) */
+	int size_kind, weak, roots;   /* the chosen model; weak, roots -1 with --fast */
+	size_t ndiffer, first_differ; /* dumps whose own model differs; the first of them */
+	struct cli_common probe, forced;   /* x's options with the chosen policies; and size model */
+	struct cli_ctx px, fx;        /* x with them (the struct must not move once used) */
+};
+/* fast: histograms only (no retained sizes, no policies) */
+void cli_series_init(struct cli_series *m, struct cli_ctx *x, int fast);
+/* Dump x->files[i] read under the series' model (chosen by the first
+ * call) and summarised: the histogram only with fast, else retained sizes
+ * and the dominator tree's paths; with grp->by >= 0 the summary's groups
+ * too (hp_dsum_groups()), of the classes --filter and --exclude keep.  *S
+ * is the open session (the caller closes it; diff keeps it for the ids);
+ * *own gets the dump's own model.  Prints errors; returns an exit code. */
+int cli_series_summary(struct cli_series *m, size_t i, const struct cli_dumpgroup *grp, hp_session **S,
+		       struct hp_dsum *sum, struct cli_dumpmodel *own);
+/* One line on stderr when some dump's own model differs (own: n dumps). */
+void cli_series_warn(const struct cli_series *m, const struct cli_dumpmodel *own, size_t n);
+/* "size model ahat, weak skip-weak, roots all" of the chosen model / of a
+ * dump's own (the parts known) */
+const char *cli_series_words(const struct cli_series *m, char *buf, size_t n);
+const char *cli_dumpmodel_words(const struct cli_dumpmodel *own, char *buf, size_t n);
+/* where the chosen model comes from: "as given", "FIRST's own", "--size-model
+ * as given, the rest FIRST's own" */
+const char *cli_series_from(const struct cli_series *m, const char *first, char *buf, size_t n);
+/* "compared_under" and "models_differ" into j; a dump's own as
+ * "inferred_model" into its dump object */
+void json_series_model(cJSON *j, const struct cli_series *m);
+void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own);
+
 /* --group=KIND and --components FILE of diff and trend into *g: a usage
  * error is said and returned */
 int cli_dumpgroup_parse(const char *group, const char *components, int fast, struct cli_dumpgroup *g);
@@ -34,17 +80,20 @@ const char *fmt_dcount(int64_t v, char *buf, size_t n);
 const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
 /* [{"via": ..., "class": ...}, ...] from the top */
 cJSON *json_path(const struct hp_cmp *c, uint32_t p);
-/* {"file", "format", "id_size", "partial", "timestamp", "objects", ...} */
+/* {"file", "format", "id_size", "partial", "timestamp", "objects", ...,
+ * "size_model", "weak_policy", "roots_policy"}: S is the summary's session */
 cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
 /* The members of every document for a command over several dumps: file,
  * format and id_size those of the last dump, partial when any was salvaged
  * (partial_reason the first one's); infos are json_dump_info() results. */
 cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
 /* report: trend's JSON document over n dumps the caller read and
- * summarised (cli_dump_summary()), in the order given; x is a context of
- * cmd_trend (its options).  Takes info[i] into the document (sets them
- * NULL); sum and partial stay the caller's.  Returns an exit code. */
-int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n, cJSON **doc);
+ * summarised (cli_series_summary() under sm, their own models in models), in
+ * the order given; x is a context of cmd_trend (its options).  Takes
+ * info[i] into the document (sets them NULL); sum, partial, sm and models stay
+ * the caller's.  Returns an exit code. */
+int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n,
+		  const struct cli_series *sm, struct cli_dumpmodel *models, cJSON **doc);
 /* the signed delta b - a as an exact JSON integer */
 cJSON *json_i64_item(int64_t v);
 

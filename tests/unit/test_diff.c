@@ -8,7 +8,10 @@
  *   - hp_cmp_growth: a path whose number of objects changed takes all its
  *     change; one whose number did not hands it down and keeps only its own
  *     part; the points add up to the change of the tops; a subtree moved to
- *     another holder is one new and one gone point; unchanged is nothing.
+ *     another holder is one new and one gone point; unchanged is nothing;
+ *   - same_model: summaries of one size model and (with retained sizes)
+ *     policies agree; another size model, weak or roots policy does not; the
+ *     policies of a histogram-only summary do not count.
  */
 #include "analysis/diff.h"
 #include "parser/alloc.h"
@@ -175,10 +178,46 @@ static void test_lineup_and_growth(void)
 	hp_cmp_release(&c);
 }
 
+static void test_same_model(void)
+{
+	struct hp_dsum a, b, f;
+	struct hp_dsum_path none[1];
+	make(&a, NULL, 0, none, NULL, 0);
+	a.size_kind = HP_SIZE_AHAT;
+	a.weak_policy = HP_WEAK_SKIP_WEAK;
+	a.roots_policy = HP_ROOTS_ALL;
+	b = a;
+	const struct hp_dsum *ss[3] = { &a, &b, &b };
+	struct hp_cmp c;
+	struct hp_error err;
+	hp_error_clear(&err);
+	CHECK(hp_cmp_build(ss, 3, &c, &err) == HP_OK && c.same_model, "one model: same");
+	hp_cmp_release(&c);
+	b.size_kind = HP_SIZE_MAT;          /* an Android dump and its hprof-conv conversion, each its own */
+	CHECK(hp_cmp_build(ss, 3, &c, &err) == HP_OK && !c.same_model, "mat against ahat: not the same");
+	hp_cmp_release(&c);
+	b.size_kind = HP_SIZE_AHAT;
+	b.weak_policy = HP_WEAK_FOLLOW;
+	CHECK(hp_cmp_build(ss, 3, &c, &err) == HP_OK && !c.same_model, "another weak policy: not the same");
+	hp_cmp_release(&c);
+	b.weak_policy = HP_WEAK_SKIP_WEAK;
+	b.roots_policy = HP_ROOTS_THREADS;
+	CHECK(hp_cmp_build(ss, 3, &c, &err) == HP_OK && !c.same_model, "another roots policy: not the same");
+	hp_cmp_release(&c);
+	/* without retained sizes the policies are not used */
+	f = b;
+	f.has_retained = 0;
+	f.weak_policy = f.roots_policy = -1;
+	const struct hp_dsum *sf[2] = { &a, &f };
+	CHECK(hp_cmp_build(sf, 2, &c, &err) == HP_OK && c.same_model && !c.has_retained, "histograms: same");
+	hp_cmp_release(&c);
+}
+
 int main(void)
 {
 	test_fit();
 	test_lineup_and_growth();
+	test_same_model();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
