@@ -317,15 +317,16 @@ cJSON *cli_step_json(const hp_heap *h, hp_objread *rd, uint32_t v, const struct 
  * printed; returns an exit code, *npaths the paths found. */
 int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, FILE *f, cJSON *arr,
 		   size_t *npaths);
-/* cli_list_paths(), long paths by their ends */
+/* cli_list_paths(), long paths by their ends, for a command that takes no
+ * --full-path (browse) */
 int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths);
 /* The ends of a path a command keeps: HP_PATH_HEAD and HP_PATH_TAIL, or
  * with --full-path every step (HP_PATH_WHOLE). */
 size_t cli_path_head(const struct cli_ctx *x);
 size_t cli_path_tail(const struct cli_ctx *x);
 /* "... 999,980 more (--full-path shows every step)": the line that stands
- * for what a cut path leaves out */
-const char *cli_gap_text(const struct hp_path_gap *g, char *buf, size_t n);
+ * for what a cut path leaves out (hint: with the words on --full-path) */
+const char *cli_gap_text(const struct hp_path_gap *g, int hint, char *buf, size_t n);
 /* PREFIX "elided" (the steps left out) and PREFIX "elided_at" (where, as an
  * index of the steps kept) into o, when g left steps out */
 void cli_gap_json(cJSON *o, const char *prefix, const struct hp_path_gap *g);

@@ -286,7 +286,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 			/* the reference to this step from the one above it (past a gap, from the gap's last) */
 			size_t at = 0;
 			if (g->n && i == g->at) {
-				fprintf(f, "  \xe2\x94\x82    %s", cli_gap_text(g, ref, sizeof ref));
+				fprintf(f, "  \xe2\x94\x82    %s", cli_gap_text(g, 1, ref, sizeof ref));
 				if (statuses && t->cut_left_out)
 					fprintf(f, "; %s of their references to cut", fmt_count(t->cut_left_out, a, sizeof a));
 				fputc('\n', f);

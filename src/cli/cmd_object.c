@@ -338,7 +338,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	for (size_t i = 0; i < nchain; i++) {
 		uint32_t u = chain[i];
 		if (cgap->n && i == cgap->at)
-			fprintf(f, "  %10s  %s\n", "", cli_gap_text(cgap, val, sizeof val));
+			fprintf(f, "  %10s  %s\n", "", cli_gap_text(cgap, 1, val, sizeof val));
 		fprintf(f, "  %10s  %s", fmt_bytes(R->retained[u], a, sizeof a), object_label(h, u, lab, sizeof lab));
 		if (R->root_kinds[u])
 			fprintf(f, "  [GC root: %s]", cli_root_text(h, c->rd, u, rt, sizeof rt));

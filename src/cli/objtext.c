@@ -614,10 +614,10 @@ size_t cli_path_tail(const struct cli_ctx *x)
 	return x->c->full_path ? HP_PATH_WHOLE : HP_PATH_TAIL;
 }
 
-const char *cli_gap_text(const struct hp_path_gap *g, char *buf, size_t n)
+const char *cli_gap_text(const struct hp_path_gap *g, int hint, char *buf, size_t n)
 {
 	char c[32];
-	snprintf(buf, n, "... %s more (--full-path shows every step)", fmt_count(g->n, c, sizeof c));
+	snprintf(buf, n, "... %s more%s", fmt_count(g->n, c, sizeof c), hint ? " (--full-path shows every step)" : "");
 	return buf;
 }
 
@@ -632,13 +632,9 @@ void cli_gap_json(cJSON *o, const char *prefix, const struct hp_path_gap *g)
 	json_u64(o, key, g->at);
 }
 
-int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths)
-{
-	return cli_list_paths(S, obj, k, all_weak, 0, f, arr, npaths);
-}
-
-int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, FILE *f, cJSON *arr,
-		   size_t *npaths)
+/* cli_list_paths(); hint: the line for a gap names --full-path */
+static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, int hint, FILE *f, cJSON *arr,
+		      size_t *npaths)
 {
 	*npaths = 0;
 	const struct hp_pathsearch *ps;
@@ -714,7 +710,7 @@ int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whol
 			char lab[800], via[600], rt[800];
 			object_label(h, v, lab, sizeof lab);
 			if (after_gap)
-				fprintf(f, "  %s\n", cli_gap_text(g, via, sizeof via));
+				fprintf(f, "  %s\n", cli_gap_text(g, hint, via, sizeof via));
 			if (i == 0)
 				fprintf(f, "  %s  [GC root: %s]\n", lab, cli_root_text(h, rd, v, rt, sizeof rt));
 			else
@@ -729,4 +725,15 @@ int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whol
 	if (rc)
 		return report(S, &err, rc);
 	return EXIT_OK;
+}
+
+int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, FILE *f, cJSON *arr,
+		   size_t *npaths)
+{
+	return list_paths(S, obj, k, all_weak, whole, 1, f, arr, npaths);
+}
+
+int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths)
+{
+	return list_paths(S, obj, k, all_weak, 0, 0, f, arr, npaths);
 }
