@@ -232,6 +232,8 @@ PY
 SCHEMA=$(cd "$(dirname "$0")/../.." && pwd)/docs/hprofan.schema.json
 if python3 -c 'import jsonschema' 2>/dev/null; then
   for n in path.json object.json leaks.json waste.json; do
+    # (a document of a million steps: too large, and said so above)
+    [ "$(wc -c <"$D/$n.out")" -le 1000000 ] || { fail "$n: the schema takes it" "not validated: over 1 MB"; continue; }
     if out=$(python3 -c 'import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$D/$n.out" "$SCHEMA" 2>&1); then
       ok "$n: the schema takes it"
@@ -276,5 +278,47 @@ r = d["sections"][0]["rows"][0]
 check("--full-path: held_by whole", ([s["id"] for s in r["held_by"]][:N + 1], len(r["held_by"]), "held_by_elided" in r),
       ([node(k) for k in range(N)] + [TAIL], N + 3, False))
 PY
+# a NOT LEAKING node the gap holds (a class object, never leaking, 16 links
+# down a trace of 43): the steps kept have the statuses, reasons and cuts of
+# the whole trace (all above it not leaking, the references below it to cut,
+# 16 of them left out), and the same signature
+python3 - "$D/mid.hprof" "$H" <<'PY' || fail long-paths-build "cannot write the trace with a class in it"
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+node = d.load_class("Node"); d.class_dump(node, obj, [("next", OBJECT)])
+hold = d.load_class("Holder")
+tail = d.load_class("Tail"); d.class_dump(tail, obj, [("dead", BOOLEAN)])
+nxt = d.instance(tail, [1])          # from the end: the Tail, 25 Nodes, class Holder (static s), 16 Nodes
+for i in range(25):
+    nxt = d.instance(node, [nxt])
+d.class_dump(hold, obj, statics=[("s", OBJECT, nxt)])
+nxt = hold
+for i in range(16):
+    nxt = d.instance(node, [nxt])
+d.root(nxt)
+d.write(sys.argv[1])
+PY
+run mid.cut "$HPROFAN" leaks "$D/mid.hprof" --zombie Tail:dead=true --json
+run mid.whole "$HPROFAN" leaks "$D/mid.hprof" --zombie Tail:dead=true --json --full-path
+cp "$D/mid.whole.out" "$D/mid.json"
+pycheck mid.cut <<'PY'
+try:
+    whole = json.load(open(sys.argv[1].replace("mid.cut.out", "mid.json")))
+except ValueError:
+    whole = {"zombies": [{"trace": [], "signature": None}], "leaks": [{"signature_text": None}]}
+w = whole["zombies"][0]
+z = d["zombies"][0]
+W, at, n = w["trace"], z.get("trace_elided_at", 0), z.get("trace_elided", 0)
+check("a trace of 43 by its ends, 23 left out", (len(W), len(z["trace"]), at, n), (43, 20, 10, 23))
+check("the class object in the gap, not leaking", [(x["class"], x["status"]) for x in W[16:17]], [("java.lang.Class", "not_leaking")])
+check("the steps kept are the whole trace's", z["trace"], W[:at] + W[at + n:])
+check("the references to cut left out", z.get("trace_elided_cut"), sum(1 for s in W[at:at + n] if s["cut"]))
+check("the signature of the whole trace", (z["signature"], d["leaks"][0]["signature_text"]),
+      (w["signature"], whole["leaks"][0]["signature_text"]))
+PY
+
 expect_eq "waste --full-path: the holder line names every reference" \
   "$(grep -A1 '"dup"' "$D/small.waste.out" | sed -n 2p | grep -o 'Node\.next' | wc -l) $(grep -c 'more)' "$D/small.waste.out")" "$M 0"
