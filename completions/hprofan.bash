@@ -24,8 +24,8 @@ _hprofan_options_info='--size-model --ref-size --header-size --align --dump --sa
 _hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --components --no-index'
 _hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 _hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_object='--top --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_path='--top --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_object='--top --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_path='--top --all-weak --full-path --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 _hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping -q --quiet -h --help --components --no-index'
 _hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
 # ---- diff and trend (issue 14): they take several dump files ----
@@ -34,8 +34,8 @@ _hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-mo
 _hprofan_many_files='diff trend'
 # ---- end of diff and trend ----
 # issue 13: leaks
-_hprofan_options_waste='--top --min-count --all-weak --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_waste='--top --min-count --all-weak --full-path --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
+_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 # issue 16: threads
 _hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
 _hprofan_options_sites='--top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index --depth --bottom-up --flat --collapsed --filter --exclude'

@@ -19,6 +19,9 @@
 #define MAX_LEAK_SETS 100
 /* ContextWrapper.mBase links followed to find an Activity */
 #define MAX_UNWRAP 16
+/* the steps of a trace its signature text is made of, at most: 8192 bytes
+ * (find_zombies()) hold fewer, each step past the first taking 6 or more */
+#define SIG_STEPS 2048
 
 static double seconds(void)
 {
@@ -102,6 +105,8 @@ void hp_leaks_opts_init(struct hp_leaks_opts *o)
 	memset(o, 0, sizeof *o);
 	o->threshold = 10;
 	o->big_drop = 0.7;
+	o->path_head = HP_PATH_HEAD;
+	o->path_tail = HP_PATH_TAIL;
 }
 
 /* ---- the classes the rules know --------------------------------------- */
@@ -518,74 +523,111 @@ static int status_of(const struct verdict *vd, char *reason)
 
 /* ---- traces --------------------------------------------------------------- */
 
-static int trace_of(struct lk *L, uint32_t target, struct hp_leak_trace *t)
-{
-	memset(t, 0, sizeof *t);
-	if (!L->have_paths || hp_paths_parent(&L->P, target) == HP_PATH_UNSEEN)
-		return HP_OK;
-	size_t len = (size_t)hp_paths_depth(&L->P, target) + 1;
-	t->steps = hp_calloc(len, sizeof *t->steps);
-	if (!t->steps)
-		return hp_error_set(L->err, HP_ENOMEM, "out of memory for a leak trace of %zu steps", len);
-	t->n = len;
-	uint32_t v = target;
-	for (size_t i = len; i-- > 0;) {
-		t->steps[i].obj = v;
-		v = hp_paths_parent(&L->P, v);
-		if (v == HP_PATH_START || v == HP_PATH_UNSEEN)
-			break;
-	}
-	for (size_t i = 1; i < len; i++) {
-		int rc = hp_objread_find_ref(L->rd, t->steps[i - 1].obj, t->steps[i].obj, &t->steps[i].ref, L->err);
-		if (rc) {
-			hp_free(t->steps);
-			memset(t, 0, sizeof *t);
-			return rc;
-		}
-	}
-	return HP_OK;
-}
-
 static void trace_release(struct hp_leak_trace *t)
 {
 	hp_free(t->steps);
 	memset(t, 0, sizeof *t);
 }
 
-/* LeakCanary's statuses along a zombie's trace (leaks.h) */
+/* The shortest path to target cut to its first head and last tail steps
+ * (paths.h), each step kept with the reference to it from the step before
+ * it on the path (steps[gap.at]'s from gap.last). */
+static int trace_of(struct lk *L, uint32_t target, size_t head, size_t tail, struct hp_leak_trace *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!L->have_paths || target >= L->P.n || hp_paths_parent(&L->P, target) == HP_PATH_UNSEEN)
+		return HP_OK;
+	size_t len = (size_t)hp_paths_depth(&L->P, target) + 1;
+	struct hp_path_gap gap = hp_path_gap(len, head, tail);
+	size_t n = len - gap.n;
+	uint32_t *nodes = hp_reallocarray(NULL, n, sizeof *nodes);
+	t->steps = hp_calloc(n, sizeof *t->steps);
+	if (!nodes || !t->steps) {
+		hp_free(nodes);
+		trace_release(t);
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory for a leak trace of %zu steps", n);
+	}
+	int rc = hp_paths_tree_cut(&L->P, target, &gap, nodes, L->err);
+	for (size_t i = 0; rc == HP_OK && i < n; i++) {
+		t->steps[i].obj = nodes[i];
+		if (i)
+			rc = hp_objread_find_ref(L->rd, gap.n && i == gap.at ? gap.last : nodes[i - 1], nodes[i],
+						 &t->steps[i].ref, L->err);
+	}
+	hp_free(nodes);
+	if (rc) {
+		trace_release(t);
+		return rc;
+	}
+	t->n = n;
+	t->gap = gap;
+	return HP_OK;
+}
+
+/* the step of t at index i of the whole path, SIZE_MAX when the gap holds it */
+static size_t kept_step(const struct hp_leak_trace *t, size_t i)
+{
+	if (i < t->gap.at)
+		return i;
+	if (i < t->gap.at + t->gap.n)
+		return SIZE_MAX;
+	return i - t->gap.n;
+}
+
+/* node i of t's whole path, for i next to a step kept (the gap's first or last otherwise) */
+static uint32_t node_near(const struct hp_leak_trace *t, size_t i)
+{
+	size_t k = kept_step(t, i);
+	if (k != SIZE_MAX)
+		return t->steps[k].obj;
+	return i == t->gap.at ? t->gap.first : t->gap.last;
+}
+
+/* LeakCanary's statuses along a zombie's trace (leaks.h), of the whole
+ * path: every node on it is looked at, walking up the search tree from the
+ * zombie; the steps kept get theirs */
 static int trace_statuses(struct lk *L, struct hp_leak_trace *t, const struct verdict *zv)
 {
 	const hp_heap *h = L->h;
-	size_t n = t->n;
-	for (size_t i = 0; i + 1 < n; i++) {
+	size_t n = t->n, len = t->n + t->gap.n;
+	/* the last not-leaking node and the first leaking one below it: up from
+	 * the zombie, the first not-leaking one found is the last */
+	ptrdiff_t last_no = -1;
+	size_t first_yes = len - 1;
+	char reason[HP_LEAK_REASON];
+	uint32_t u = t->steps[n - 1].obj;
+	for (size_t i = len - 1; i-- > 0;) {
+		u = hp_paths_parent(&L->P, u);
+		size_t k = kept_step(t, i);
+		if (last_no >= 0 && k == SIZE_MAX)
+			continue;      /* only the steps kept are needed above it */
 		struct verdict vd;
-		HP_TRY(inspect(L, t->steps[i].obj, &vd));
-		t->steps[i].status = status_of(&vd, t->steps[i].reason);
+		HP_TRY(inspect(L, u, &vd));
+		int st = status_of(&vd, k != SIZE_MAX ? t->steps[k].reason : reason);
+		if (k != SIZE_MAX)
+			t->steps[k].status = st;
+		if (last_no >= 0)
+			continue;
+		if (st == HP_LEAK_NO)
+			last_no = (ptrdiff_t)i;
+		else if (st == HP_LEAK_YES)
+			first_yes = i;
 	}
 	struct hp_leak_step *z = &t->steps[n - 1];
 	z->status = HP_LEAK_YES;
 	snprintf(z->reason, HP_LEAK_REASON, "%s", zv->yes);
-	ptrdiff_t last_no = -1;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (t->steps[i].status == HP_LEAK_NO)
-			last_no = (ptrdiff_t)i;
-	size_t first_yes = n - 1;
-	for (size_t i = (size_t)(last_no + 1); i < n; i++)
-		if (t->steps[i].status == HP_LEAK_YES) {
-			first_yes = i;
-			break;
-		}
 	char tmp[HP_LEAK_REASON], nm[200];
-	/* above the last not-leaking node: not leaking */
-	if (last_no > 0) {
-		size_t below = (size_t)last_no;
-		for (size_t i = (size_t)last_no; i-- > 0;) {
-			struct hp_leak_step *s = &t->steps[i];
-			const char *bn = hp_class_name(h, h->cls[t->steps[below].obj]);
-			if (hp_heap_kind(h, t->steps[below].obj) == HP_OBJ_CLASS) {
-				size_t k = hp_idmap_get(&h->class_map, h->ids[t->steps[below].obj]);
-				if (k != HP_IDMAP_NONE)
-					bn = hp_class_name(h, k);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = k < t->gap.at ? k : k + t->gap.n;
+		struct hp_leak_step *s = &t->steps[k];
+		/* above the last not-leaking node: not leaking, for the one below */
+		if ((ptrdiff_t)i < last_no) {
+			uint32_t below = node_near(t, i + 1);
+			const char *bn = hp_class_name(h, h->cls[below]);
+			if (hp_heap_kind(h, below) == HP_OBJ_CLASS) {
+				size_t c = hp_idmap_get(&h->class_map, h->ids[below]);
+				if (c != HP_IDMAP_NONE)
+					bn = hp_class_name(h, c);
 			}
 			snprintf(nm, sizeof nm, "%s", simple_name(bn));
 			snprintf(tmp, sizeof tmp, "%s", s->reason);
@@ -596,24 +638,29 @@ static int trace_statuses(struct lk *L, struct hp_leak_trace *t, const struct ve
 			else if (was == HP_LEAK_YES && tmp[0])
 				add(s->reason, "conflicts with %s", tmp);
 			s->status = HP_LEAK_NO;
-			below = i;
+		}
+		/* below the first leaking node: leaking, for the one above */
+		if (i > first_yes) {
+			snprintf(nm, sizeof nm, "%s", simple_name(hp_class_name(h, h->cls[node_near(t, i - 1)])));
+			snprintf(tmp, sizeof tmp, "%s", s->reason);
+			snprintf(s->reason, HP_LEAK_REASON, "%s\xe2\x86\x91 is leaking", nm);
+			if (s->status == HP_LEAK_YES && tmp[0])
+				add(s->reason, "%s", tmp);
+			s->status = HP_LEAK_YES;
 		}
 	}
-	/* below the first leaking node: leaking */
-	size_t above = first_yes;
-	for (size_t i = first_yes + 1; i < n; i++) {
-		struct hp_leak_step *s = &t->steps[i];
-		snprintf(nm, sizeof nm, "%s", simple_name(hp_class_name(h, h->cls[t->steps[above].obj])));
-		snprintf(tmp, sizeof tmp, "%s", s->reason);
-		snprintf(s->reason, HP_LEAK_REASON, "%s\xe2\x86\x91 is leaking", nm);
-		if (s->status == HP_LEAK_YES && tmp[0])
-			add(s->reason, "%s", tmp);
-		s->status = HP_LEAK_YES;
-		above = i;
+	/* the references to cut: from the last not-leaking node down to the
+	 * first leaking one, the references into nodes lo .. first_yes */
+	size_t lo = last_no + 1 > 1 ? (size_t)(last_no + 1) : 1;
+	for (size_t k = 1; k < n; k++) {
+		size_t i = k < t->gap.at ? k : k + t->gap.n;
+		t->steps[k].cut = i >= lo && i <= first_yes;
 	}
-	/* the references to cut: from the last not-leaking node down to the first leaking one */
-	for (size_t i = (size_t)(last_no + 1 > 1 ? last_no + 1 : 1); i <= first_yes && i < n; i++)
-		t->steps[i].cut = 1;
+	if (t->gap.n) {
+		size_t a = lo > t->gap.at ? lo : t->gap.at;
+		size_t b = first_yes < t->gap.at + t->gap.n - 1 ? first_yes : t->gap.at + t->gap.n - 1;
+		t->cut_left_out = a <= b ? b - a + 1 : 0;
+	}
 	return HP_OK;
 }
 
@@ -640,13 +687,14 @@ void hp_leaks_signature_text(const hp_heap *h, const struct hp_leak_trace *t, ch
 	if (!n)
 		return;
 	buf[0] = '\0';
-	for (size_t i = 0; i < t->n && o + 1 < n; i++) {
+	size_t m = t->gap.n ? t->gap.at : t->n;     /* a cut trace: its first steps */
+	for (size_t i = 0; i < m && o + 1 < n; i++) {
 		uint32_t v = t->steps[i].obj;
 		const char *cn = owner_name(h, v);
 		int w = snprintf(buf + o, n - o, "%s%s%s", i ? " > " : "",
 				 hp_heap_kind(h, v) == HP_OBJ_CLASS ? "class " : "", cn);
 		o = w < 0 ? o : o + (size_t)w >= n ? n - 1 : o + (size_t)w;
-		if (i + 1 >= t->n || o + 1 >= n)
+		if (i + 1 >= m || o + 1 >= n)
 			continue;
 		const struct hp_objref *r = &t->steps[i + 1].ref;
 		switch (r->kind) {
@@ -799,12 +847,14 @@ static int accumulated(struct lk *L, struct hp_leak_suspect *s)
 	return HP_OK;
 }
 
+/* the nearest object on the whole trace from its end whose class is not the JDK's */
 static void holder_of(struct lk *L, struct hp_leak_suspect *s)
 {
 	const hp_heap *h = L->h;
 	s->holder = HP_NONE;
-	for (size_t i = s->trace.n; i-- > 0;) {
-		uint32_t v = s->trace.steps[i].obj;
+	if (!s->trace.n)
+		return;
+	for (uint32_t v = s->trace.steps[s->trace.n - 1].obj; v < L->P.n; v = hp_paths_parent(&L->P, v)) {
 		if (!is_jdk(owner_name(h, v))) {
 			s->holder = v;
 			return;
@@ -979,7 +1029,7 @@ static int finish_suspects(struct lk *L, struct hp_leaks *out)
 			if ((rc = group_point(L, s, L->top + L->sfirst[i], (size_t)s->count, cnt)))
 				break;
 		}
-		if ((rc = trace_of(L, s->acc != HP_NONE ? s->acc : s->obj, &s->trace)))
+		if ((rc = trace_of(L, s->acc != HP_NONE ? s->acc : s->obj, L->o->path_head, L->o->path_tail, &s->trace)))
 			break;
 		holder_of(L, s);
 	}
@@ -1097,6 +1147,26 @@ static int zombie_at(const struct lk *L, uint32_t v)
 	return (L->is_zombie[v >> 3] >> (v & 7)) & 1;
 }
 
+/* z's signature and its text, of the whole trace: of a cut one, its first
+ * SIG_STEPS steps read again (more than the text holds) */
+static int signature_of(struct lk *L, struct hp_leak_zombie *z, char *sig, size_t n)
+{
+	if (!z->trace.gap.n) {
+		hp_leaks_signature_text(L->h, &z->trace, sig, n);
+	} else {
+		struct hp_leak_trace first;
+		HP_TRY(trace_of(L, z->obj, SIG_STEPS, 1, &first));
+		hp_leaks_signature_text(L->h, &first, sig, n);
+		trace_release(&first);
+	}
+	z->signature = fnv1a(sig);
+	size_t len = strlen(sig);
+	if (!(z->signature_text = hp_malloc(len + 1)))
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	memcpy(z->signature_text, sig, len + 1);
+	return HP_OK;
+}
+
 static int find_zombies(struct lk *L, struct hp_leaks *out, struct cand *c, size_t nc)
 {
 	const hp_heap *h = L->h;
@@ -1134,13 +1204,12 @@ static int find_zombies(struct lk *L, struct hp_leaks *out, struct cand *c, size
 		z->obj = v;
 		z->retained = L->R->retained[v];
 		snprintf(z->reasons, sizeof z->reasons, "%s", c[i].vd.yes);
-		if ((rc = trace_of(L, v, &z->trace)) != HP_OK)
+		if ((rc = trace_of(L, v, L->o->path_head, L->o->path_tail, &z->trace)) != HP_OK)
 			goto out;
 		out->nzombies++;
-		if ((rc = trace_statuses(L, &z->trace, &c[i].vd)) != HP_OK)
+		if ((rc = trace_statuses(L, &z->trace, &c[i].vd)) != HP_OK ||
+		    (rc = signature_of(L, z, sig, 8192)) != HP_OK)
 			goto out;
-		hp_leaks_signature_text(h, &z->trace, sig, 8192);
-		z->signature = fnv1a(sig);
 	}
 	/* leaks: the same signature */
 	qsort(out->zombies, out->nzombies, sizeof *out->zombies, by_sig);
@@ -1294,8 +1363,10 @@ void hp_leaks_release(struct hp_leaks *l)
 {
 	for (size_t i = 0; i < l->nsuspects; i++)
 		trace_release(&l->suspects[i].trace);
-	for (size_t i = 0; i < l->nzombies; i++)
+	for (size_t i = 0; i < l->nzombies; i++) {
 		trace_release(&l->zombies[i].trace);
+		hp_free(l->zombies[i].signature_text);
+	}
 	hp_free(l->suspects);
 	hp_free(l->zombies);
 	hp_free(l->leaks);

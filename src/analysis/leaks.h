@@ -62,7 +62,11 @@
  * Memory: 12 bytes per object during the path search (paths.h), 4 more per
  * object for a class suspect's common path, 1 bit per object for each
  * retained set; the dump's records are read again only for the objects the
- * rules look at (objread.h).
+ * rules look at (objread.h).  A trace keeps its first and last steps
+ * (hp_leaks_opts.path_head, path_tail; paths.h), so a path of a million
+ * steps costs a walk up the search tree, not a million steps kept: the
+ * statuses, the references to cut and the signature are of the whole path
+ * all the same.
  *
  * Ownership: struct hp_leaks owns its arrays (hp_leaks_release()); names
  * in it are borrowed from the heap and the object reader, which must
@@ -76,6 +80,7 @@
 #include "model/heap.h"
 #include "model/objread.h"
 #include "analysis/retained.h"
+#include "analysis/paths.h"
 
 #define HP_LEAK_REASON 320   /* bytes for a node's reasons */
 #define HP_LEAK_SEP '\x1f'   /* between two reasons in one string ("A\x1fB": A and B) */
@@ -105,8 +110,11 @@ struct hp_leak_step {
 	char reason[HP_LEAK_REASON];
 };
 struct hp_leak_trace {
-	struct hp_leak_step *steps;   /* GC root first */
-	size_t n;                     /* 0: no strong path */
+	struct hp_leak_step *steps;   /* GC root first: the path's first and last steps (gap) */
+	size_t n;                     /* steps kept; 0: no strong path */
+	struct hp_path_gap gap;       /* the steps left out (paths.h); steps[gap.at].ref is the
+	                                 reference from gap.last */
+	uint64_t cut_left_out;        /* of the references to those steps, the ones to cut */
 };
 
 struct hp_leak_suspect {
@@ -128,7 +136,8 @@ struct hp_leak_zombie {
 	uint32_t obj;
 	char reasons[HP_LEAK_REASON];
 	uint64_t retained;
-	uint64_t signature;       /* FNV-1a of the trace's signature text */
+	uint64_t signature;       /* FNV-1a of signature_text */
+	char *signature_text;     /* of the whole trace (hp_leaks_signature_text()); owned */
 	size_t leak;              /* index in hp_leaks.leaks */
 	struct hp_leak_trace trace;
 };
@@ -157,6 +166,8 @@ struct hp_leaks_opts {
 	double big_drop;          /* 0..1; MAT: 0.7 */
 	const struct hp_leak_rule *rules;
 	size_t nrules;
+	size_t path_head, path_tail;  /* the steps of a trace kept (paths.h: HP_PATH_HEAD and
+	                                 HP_PATH_TAIL; HP_PATH_WHOLE: all) */
 };
 void hp_leaks_opts_init(struct hp_leaks_opts *o);
 
@@ -180,7 +191,8 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 void hp_leaks_release(struct hp_leaks *l);
 
 /* The signature text of a trace ("com.acme.Bus.listeners > java.lang.Object[].[x] > ..."),
- * into buf (cut to n bytes, NUL-terminated). */
+ * into buf (cut to n bytes, NUL-terminated); of a cut trace, of the steps it
+ * keeps (hp_leak_zombie.signature_text is the whole trace's). */
 void hp_leaks_signature_text(const hp_heap *h, const struct hp_leak_trace *t, char *buf, size_t n);
 
 #endif

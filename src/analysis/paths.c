@@ -234,7 +234,54 @@ void hp_paths_list_release(struct hp_pathlist *l)
 {
 	hp_free(l->first);
 	hp_free(l->nodes);
+	hp_free(l->gap);
 	memset(l, 0, sizeof *l);
+}
+
+struct hp_path_gap hp_path_gap(size_t len, size_t head, size_t tail)
+{
+	struct hp_path_gap g = { len, 0, HP_PATH_UNSEEN, HP_PATH_UNSEEN };
+	if (!head)
+		head = 1;
+	if (!tail)
+		tail = 1;
+	if (head >= len || tail >= len - head || len - head - tail < 2)
+		return g;
+	g.at = head;
+	g.n = len - head - tail;
+	return g;
+}
+
+int hp_paths_tree_cut(const struct hp_paths *P, uint32_t v, struct hp_path_gap *gap, uint32_t *dst,
+		      struct hp_error *err)
+{
+	gap->first = gap->last = HP_PATH_UNSEEN;
+	if (v >= P->n || hp_paths_parent(P, v) == HP_PATH_UNSEEN)
+		return hp_error_set(err, HP_EUSAGE, "object %u is not on the path search's tree", v);
+	size_t len = (size_t)hp_paths_depth(P, v) + 1;
+	if (gap->n && (gap->at > len || gap->n > len - gap->at))
+		return hp_error_set(err, HP_EUSAGE, "a gap of %zu nodes from %zu in a path of %zu", gap->n, gap->at, len);
+	/* from v up: the node at depth d is the path's node d */
+	for (size_t d = len; d-- > 0;) {
+		if (d < gap->at)
+			dst[d] = v;
+		else if (d >= gap->at + gap->n)
+			dst[d - gap->n] = v;
+		if (gap->n && d == gap->at)
+			gap->first = v;
+		if (gap->n && d == gap->at + gap->n - 1)
+			gap->last = v;
+		uint32_t p = hp_paths_parent(P, v);
+		if (!d) {
+			if (p != HP_PATH_START)
+				return hp_error_set(err, HP_ECORRUPT, "the path search's tree does not lead from object %u to a start", v);
+			break;
+		}
+		if (p >= P->n || hp_paths_depth(P, p) != d - 1)
+			return hp_error_set(err, HP_ECORRUPT, "the path search's tree breaks at object %u (depth %zu)", v, d);
+		v = p;
+	}
+	return HP_OK;
 }
 
 /* the object whose edges hold position e: off(v) <= e < off(v + 1) */
@@ -371,19 +418,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* writes the BFS tree path to v (start first) at dst; returns its length */
-static size_t tree_path(const struct hp_paths *P, uint32_t v, uint32_t *dst)
-{
-	size_t len = (size_t)hp_paths_depth(P, v) + 1;
-	for (size_t i = len; i-- > 0;) {
-		dst[i] = v;
-		v = hp_paths_parent(P, v);
-	}
-	return len;
-}
-
 int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_t target, size_t k,
 		      struct hp_pathlist *out, struct hp_error *err)
+{
+	return hp_paths_shortest_cut(P, g, target, k, HP_PATH_WHOLE, HP_PATH_WHOLE, out, err);
+}
+
+int hp_paths_shortest_cut(const struct hp_paths *P, const struct hp_refs *g, uint32_t target, size_t k,
+			  size_t head, size_t tail, struct hp_pathlist *out, struct hp_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (target >= P->n || P->n != g->n)
@@ -430,34 +472,58 @@ int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_
 		}
 		hp_free(key);
 	}
-	size_t total = (size_t)hp_paths_depth(P, target) + 1;
-	for (size_t i = 0; i < nc; i++)
-		total += (size_t)hp_paths_depth(P, cand[i]) + 2;
+	/* path 0 is the tree's path to target; path i + 1 the tree's to cand[i], then target */
 	out->first = hp_reallocarray(NULL, nc + 2, sizeof *out->first);
-	out->nodes = hp_reallocarray(NULL, total, sizeof *out->nodes);
-	if (!out->first || !out->nodes) {
+	out->gap = hp_reallocarray(NULL, nc + 1, sizeof *out->gap);
+	if (!out->first || !out->gap) {
 		hp_free(cand);
 		hp_paths_list_release(out);
 		return hp_error_set(err, HP_ENOMEM, "out of memory for %zu paths", nc + 1);
 	}
+	size_t total = 0;
+	for (size_t p = 0; p <= nc; p++) {
+		size_t len = p ? (size_t)hp_paths_depth(P, cand[p - 1]) + 2 : (size_t)hp_paths_depth(P, target) + 1;
+		out->gap[p] = hp_path_gap(len, head, tail);
+		total += len - out->gap[p].n;
+	}
+	out->nodes = hp_reallocarray(NULL, total, sizeof *out->nodes);
+	if (!out->nodes) {
+		hp_free(cand);
+		hp_paths_list_release(out);
+		return hp_error_set(err, HP_ENOMEM, "out of memory for %zu paths of %zu nodes", nc + 1, total);
+	}
 	size_t pos = 0;
+	int rc = HP_OK;
 	out->first[0] = 0;
-	pos += tree_path(P, target, out->nodes);
-	out->first[1] = pos;
-	for (size_t i = 0; i < nc; i++) {
-		pos += tree_path(P, cand[i], out->nodes + pos);
-		out->nodes[pos++] = target;
-		out->first[i + 2] = pos;
+	for (size_t p = 0; p <= nc && rc == HP_OK; p++) {
+		uint32_t v = p ? cand[p - 1] : target;
+		rc = hp_paths_tree_cut(P, v, &out->gap[p], out->nodes + pos, err);
+		pos += (size_t)hp_paths_depth(P, v) + 1 - out->gap[p].n;
+		if (p)
+			out->nodes[pos++] = target;
+		out->first[p + 1] = pos;
+	}
+	hp_free(cand);
+	if (rc) {
+		hp_paths_list_release(out);
+		return rc;
 	}
 	out->npaths = nc + 1;
-	hp_free(cand);
 	return HP_OK;
 }
 
 int hp_paths_dom_chain(const struct hp_dom *d, uint32_t v, uint32_t **out, size_t *n, struct hp_error *err)
 {
+	struct hp_path_gap gap;
+	return hp_paths_dom_chain_cut(d, v, HP_PATH_WHOLE, HP_PATH_WHOLE, out, n, &gap, err);
+}
+
+int hp_paths_dom_chain_cut(const struct hp_dom *d, uint32_t v, size_t head, size_t tail, uint32_t **out,
+			   size_t *n, struct hp_path_gap *gap, struct hp_error *err)
+{
 	*out = NULL;
 	*n = 0;
+	*gap = hp_path_gap(0, head, tail);
 	if (v >= d->n)
 		return hp_error_set(err, HP_EUSAGE, "no object %u among %u", v, d->n);
 	size_t cnt = 0;
@@ -465,12 +531,20 @@ int hp_paths_dom_chain(const struct hp_dom *d, uint32_t v, uint32_t **out, size_
 		cnt++;
 	if (cnt > d->n)
 		return hp_error_set(err, HP_ECORRUPT, "the dominator tree has a cycle above object %u", v);
-	uint32_t *c = hp_reallocarray(NULL, cnt ? cnt : 1, sizeof *c);
+	*gap = hp_path_gap(cnt, head, tail);
+	size_t keep = cnt - gap->n;
+	uint32_t *c = hp_reallocarray(NULL, keep ? keep : 1, sizeof *c);
 	if (!c)
-		return hp_error_set(err, HP_ENOMEM, "out of memory for a dominator chain of %zu", cnt);
-	size_t k = 0;
-	for (uint32_t p = d->idom[v]; p < d->n && k < cnt; p = d->idom[p])
-		c[k++] = p;
+		return hp_error_set(err, HP_ENOMEM, "out of memory for a dominator chain of %zu", keep);
+	size_t k = 0, i = 0;
+	for (uint32_t p = d->idom[v]; p < d->n && i < cnt; p = d->idom[p], i++) {
+		if (i < gap->at || i >= gap->at + gap->n)
+			c[k++] = p;
+		else if (i == gap->at)
+			gap->first = p;
+		if (gap->n && i == gap->at + gap->n - 1)
+			gap->last = p;
+	}
 	*out = c;
 	*n = k;
 	return HP_OK;

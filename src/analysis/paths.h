@@ -32,6 +32,13 @@
  * is the last step of one only when nothing else refers to the target.
  * Dominator chain (hp_paths_dom_chain): idom links up to the super-root.
  *
+ * Long paths (a linked list of a million nodes gives one of a million
+ * steps) are shown by their ends, one rule for every command that lists a
+ * path: its first head nodes, its last tail nodes, and the count of the
+ * nodes between them (struct hp_path_gap).  The functions with _cut in
+ * their name write only the nodes kept: memory in proportion to head +
+ * tail, time in proportion to the path (one walk up the tree).
+ *
  * Ownership: struct hp_paths owns parent and depth (hp_paths_release());
  * the graph is borrowed for each call.  Arrays returned through pointers
  * are the caller's (hp_free()); struct hp_pathlist is released with
@@ -78,17 +85,50 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 		      struct hp_error *err) HP_MUST_USE;
 void hp_paths_release(struct hp_paths *P);
 
+/* How much of a path is shown: the first head nodes (from its start) and the
+ * last tail ones; nothing is left out of a path of head + tail + 1 nodes or
+ * fewer (a count of one would take the place of the node it stands for).
+ * The defaults keep a path of up to 21 nodes whole; HP_PATH_WHOLE as head
+ * keeps every path whole. */
+#define HP_PATH_HEAD 10
+#define HP_PATH_TAIL 10
+#define HP_PATH_WHOLE SIZE_MAX
+
+/* The nodes a cut path leaves out: its nodes at .. at + n - 1. */
+struct hp_path_gap {
+	size_t at;                /* the nodes kept before the gap (the path's length when n is 0) */
+	size_t n;                 /* the nodes left out; 0: the path is whole */
+	uint32_t first, last;     /* the first and the last node left out (HP_PATH_UNSEEN when n
+	                             is 0): last is the one that refers to the node after the gap */
+};
+/* The gap of a path of len nodes shown by its first head and last tail nodes
+ * (each 1 at least: a path's start and end are always shown); first and last
+ * are left HP_PATH_UNSEEN for the functions that read the path to fill. */
+struct hp_path_gap hp_path_gap(size_t len, size_t head, size_t tail);
+
+/* The search tree's path to v (a start first, v last), cut as *gap says (a
+ * gap of hp_path_gap() for depth(v) + 1 nodes, or more when the caller adds
+ * nodes after v, tail 1 or more then): writes the nodes kept to dst (room
+ * for depth(v) + 1 - gap->n) and fills gap->first and gap->last.
+ * HP_ECORRUPT when parent and depth do not chain from v to a start. */
+int hp_paths_tree_cut(const struct hp_paths *P, uint32_t v, struct hp_path_gap *gap, uint32_t *dst,
+		      struct hp_error *err) HP_MUST_USE;
+
 /* Paths from a start to the target, each listed start first, target last. */
 struct hp_pathlist {
 	size_t npaths;
-	size_t *first;            /* npaths + 1: path p is nodes[first[p] .. first[p + 1]) */
+	size_t *first;            /* npaths + 1: path p's nodes kept are nodes[first[p] .. first[p + 1]) */
 	uint32_t *nodes;
+	struct hp_path_gap *gap;  /* npaths: what path p leaves out (n 0: nothing) */
 };
 
-/* Up to k shortest paths to target as described above: none when no start
- * reaches it (npaths 0, HP_OK). */
+/* Up to k shortest paths to target as described above, whole: none when no
+ * start reaches it (npaths 0, HP_OK). */
 int hp_paths_shortest(const struct hp_paths *P, const struct hp_refs *g, uint32_t target, size_t k,
 		      struct hp_pathlist *out, struct hp_error *err) HP_MUST_USE;
+/* The same, each path cut to its first head and last tail nodes. */
+int hp_paths_shortest_cut(const struct hp_paths *P, const struct hp_refs *g, uint32_t target, size_t k,
+			  size_t head, size_t tail, struct hp_pathlist *out, struct hp_error *err) HP_MUST_USE;
 void hp_paths_list_release(struct hp_pathlist *l);
 
 /* The distinct objects with an edge to target (target itself when it refers
@@ -114,5 +154,9 @@ void hp_paths_holders_release(struct hp_holders *h);
  * object only the super-root dominates, and for an unreachable one. */
 int hp_paths_dom_chain(const struct hp_dom *d, uint32_t v, uint32_t **out, size_t *n,
 		       struct hp_error *err) HP_MUST_USE;
+/* The same cut to its head nearest and tail farthest dominators: *n of
+ * them, what is left out between in *gap. */
+int hp_paths_dom_chain_cut(const struct hp_dom *d, uint32_t v, size_t head, size_t tail, uint32_t **out,
+			   size_t *n, struct hp_path_gap *gap, struct hp_error *err) HP_MUST_USE;
 
 #endif

@@ -55,6 +55,7 @@ struct cli_common {
 	int roots;                    /* -1 default, HP_ROOTS_THREADS, HP_ROOTS_ALL, HP_ROOTS_UNREACHABLE */
 	const char *filter, *exclude; /* class names */
 	int all_weak;                 /* paths through the referents of weak references */
+	int full_path;                /* --full-path: every step of a long path */
 	const char *mapping;          /* --mapping FILE: R8/ProGuard names */
 	int no_index;                 /* --no-index: neither read nor write the dump's index */
 };
@@ -315,8 +316,23 @@ cJSON *cli_prim_json(uint8_t type, uint64_t bits);
  * size, and its GC roots (via NULL: the first step) or the reference to it */
 cJSON *cli_step_json(const hp_heap *h, hp_objread *rd, uint32_t v, const struct hp_objref *via);
 /* Up to k (0: all) shortest paths from the objects GC roots name to obj:
- * text into f, or one JSON object per path into arr.  Errors are printed;
- * returns an exit code, *npaths the paths found. */
+ * text into f, or one JSON object per path into arr; a long path by its
+ * ends (HP_PATH_HEAD and HP_PATH_TAIL, paths.h) unless whole.  Errors are
+ * printed; returns an exit code, *npaths the paths found. */
+int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, FILE *f, cJSON *arr,
+		   size_t *npaths);
+/* cli_list_paths(), long paths by their ends, for a command that takes no
+ * --full-path (browse) */
 int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths);
+/* The ends of a path a command keeps: HP_PATH_HEAD and HP_PATH_TAIL, or
+ * with --full-path every step (HP_PATH_WHOLE). */
+size_t cli_path_head(const struct cli_ctx *x);
+size_t cli_path_tail(const struct cli_ctx *x);
+/* "... 999,980 more (--full-path shows every step)": the line that stands
+ * for what a cut path leaves out (hint: with the words on --full-path) */
+const char *cli_gap_text(const struct hp_path_gap *g, int hint, char *buf, size_t n);
+/* PREFIX "elided" (the steps left out) and PREFIX "elided_at" (where, as an
+ * index of the steps kept) into o, when g left steps out */
+void cli_gap_json(cJSON *o, const char *prefix, const struct hp_path_gap *g);
 
 #endif

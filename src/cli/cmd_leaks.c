@@ -197,6 +197,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	lo.big_drop = o->big_drop;
 	lo.rules = r->rules;
 	lo.nrules = r->nrules;
+	lo.path_head = cli_path_head(x);
+	lo.path_tail = cli_path_tail(x);
 	struct hp_error err;
 	hp_error_clear(&err);
 	int hr = hp_leaks_find(r->h, r->R, r->rd, &lo, &r->L, &err);
@@ -262,11 +264,13 @@ static const char *status_key(int s)
 	return s == HP_LEAK_YES ? "leaking" : s == HP_LEAK_NO ? "not_leaking" : "unknown";
 }
 
-/* a trace drawn as LeakCanary draws it; statuses when `statuses` */
+/* a trace drawn as LeakCanary draws it; statuses when `statuses`; a cut
+ * one with a line for the steps it leaves out */
 static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_leak_trace *t, int statuses)
 {
 	const hp_heap *h = r->h;
 	char lab[800], rt[800], ref[700], rs[HP_LEAK_REASON * 3], a[32];
+	const struct hp_path_gap *g = &t->gap;
 	if (!t->n) {
 		fprintf(f, "  (no path from a GC root without soft, weak, final or phantom referents)\n");
 		return;
@@ -278,6 +282,25 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 		const struct hp_leak_step *s = &t->steps[i];
 		int last = i + 1 == t->n;
 		const char *bar = last ? " " : "\xe2\x94\x82";
+		if (i > 0) {
+			/* the reference to this step from the one above it (past a gap, from the gap's last) */
+			size_t at = 0;
+			if (g->n && i == g->at) {
+				fprintf(f, "  \xe2\x94\x82    %s", cli_gap_text(g, 1, ref, sizeof ref));
+				if (statuses && t->cut_left_out)
+					fprintf(f, "; %s of their references to cut", fmt_count(t->cut_left_out, a, sizeof a));
+				fputc('\n', f);
+			}
+			cli_ref_text(h, g->n && i == g->at ? g->last : t->steps[i - 1].obj, &s->ref, ref, sizeof ref, &at);
+			fprintf(f, "  \xe2\x94\x82    \xe2\x86\x93 %s\n", ref);
+			if (statuses && s->cut) {
+				size_t pad = columns(ref, at), len = columns(ref + at, strlen(ref + at));
+				fprintf(f, "  \xe2\x94\x82      %*s", (int)pad, "");
+				for (size_t k = 0; k < len; k++)
+					fputc('~', f);
+				fputc('\n', f);
+			}
+		}
 		object_label(h, s->obj, lab, sizeof lab);
 		fprintf(f, "  %s %s\n", last ? "\xe2\x95\xb0\xe2\x86\x92" : "\xe2\x94\x9c\xe2\x94\x80", lab);
 		if (statuses) {
@@ -288,24 +311,15 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 				fprintf(f, "  %s    %s\n", bar, hp_leak_status_name(s->status));
 			}
 		}
-		if (last) {
+		if (last)
 			fprintf(f, "       retained %s\n", fmt_bytes(r->R->retained[s->obj], a, sizeof a));
-			continue;
-		}
-		size_t at = 0;
-		cli_ref_text(h, s->obj, &t->steps[i + 1].ref, ref, sizeof ref, &at);
-		fprintf(f, "  %s    \xe2\x86\x93 %s\n", bar, ref);
-		if (statuses && t->steps[i + 1].cut) {
-			size_t pad = columns(ref, at), len = columns(ref + at, strlen(ref + at));
-			fprintf(f, "  %s      %*s", bar, (int)pad, "");
-			for (size_t k = 0; k < len; k++)
-				fputc('~', f);
-			fputc('\n', f);
-		}
 	}
 }
 
-static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trace *t, int statuses)
+/* a trace's steps; what a cut one leaves out as PREFIX "elided" and
+ * "elided_at" (with statuses also "elided_cut") into o */
+static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trace *t, int statuses, cJSON *o,
+			 const char *prefix)
 {
 	const hp_heap *h = r->h;
 	cJSON *arr = cJSON_CreateArray();
@@ -326,15 +340,13 @@ static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trac
 		}
 		cJSON_AddItemToArray(arr, e);
 	}
+	cli_gap_json(o, prefix, &t->gap);
+	if (statuses && t->gap.n) {
+		char key[64];
+		snprintf(key, sizeof key, "%selided_cut", prefix);
+		json_u64(o, key, t->cut_left_out);
+	}
 	return arr;
-}
-
-static char *sig_text(const struct leaks_result *r, const struct hp_leak_trace *t)
-{
-	char *s = hp_malloc(8192);
-	if (s)
-		hp_leaks_signature_text(r->h, t, s, 8192);
-	return s;
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -393,7 +405,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON_AddItemToObject(e, "held_by", cli_object_json(h, s->holder));
 		else
 			cJSON_AddNullToObject(e, "held_by");
-		cJSON_AddItemToObject(e, "trace", json_trace(r, &s->trace, 0));
+		cJSON_AddItemToObject(e, "trace", json_trace(r, &s->trace, 0, e, "trace_"));
 		cJSON_AddItemToArray(sa, e);
 	}
 	cJSON *za = cJSON_AddArrayToObject(j, "zombies");
@@ -405,7 +417,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_u64(e, "leak", z->leak);
 		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)z->signature);
 		cJSON_AddStringToObject(e, "signature", hex);
-		cJSON_AddItemToObject(e, "trace", json_trace(r, &z->trace, 1));
+		cJSON_AddItemToObject(e, "trace", json_trace(r, &z->trace, 1, e, "trace_"));
 		cJSON_AddItemToArray(za, e);
 	}
 	cJSON *la = cJSON_AddArrayToObject(j, "leaks");
@@ -415,9 +427,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON *e = cJSON_CreateObject();
 		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)G->signature);
 		cJSON_AddStringToObject(e, "signature", hex);
-		char *st = sig_text(r, &z->trace);
-		cJSON_AddStringToObject(e, "signature_text", st ? st : "");
-		hp_free(st);
+		cJSON_AddStringToObject(e, "signature_text", z->signature_text ? z->signature_text : "");
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[z->obj]));
 		json_u64(e, "count", G->count);
 		json_u64(e, "retained", G->retained);
@@ -601,12 +611,12 @@ static int run(struct cli_ctx *x)
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_full_path, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_leaks = {
 	.name = "leaks",
-	.usage = "hprofan leaks FILE [--threshold PCT] [--big-drop F] [--zombie RULE]... [--zombie-rules FILE] [--fail-on-leak]",
+	.usage = "hprofan leaks FILE [--threshold PCT] [--big-drop F] [--zombie RULE]... [--zombie-rules FILE] [--fail-on-leak] [--full-path]",
 	.summary = "leak suspects, zombie objects and their leak traces",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

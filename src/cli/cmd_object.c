@@ -11,7 +11,6 @@
 #define STRING_CHARS 200     /* characters of a String field shown */
 #define TEXT_CHARS 1000      /* characters of the object itself when it is text */
 #define JSON_TEXT_CHARS (1u << 20)   /* the same in JSON */
-#define CHAIN_ROWS 50        /* dominators shown in the table */
 
 struct object_opts {
 	struct cli_count top;
@@ -31,6 +30,7 @@ static const struct cli_option own[] = {
 struct octx {
 	const struct object_opts *o;
 	int all_weak;
+	int full_path;           /* --full-path: the whole path and dominator chain */
 	hp_session *S;
 	const hp_heap *h;
 	const struct hp_retained *R;
@@ -202,7 +202,8 @@ static int prefetch(struct octx *c, uint32_t v, const struct hp_objdata *d, cons
 }
 
 static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objdata *d,
-		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain)
+		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain,
+		       const struct hp_path_gap *cgap)
 {
 	const hp_heap *h = c->h;
 	const struct hp_retained *R = c->R;
@@ -334,20 +335,20 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 			: "only the GC roots together (the super-root) dominate it");
 	else
 		fputc('\n', f);
-	for (size_t i = 0; i < nchain && i < CHAIN_ROWS; i++) {
+	for (size_t i = 0; i < nchain; i++) {
 		uint32_t u = chain[i];
+		if (cgap->n && i == cgap->at)
+			fprintf(f, "  %10s  %s\n", "", cli_gap_text(cgap, 1, val, sizeof val));
 		fprintf(f, "  %10s  %s", fmt_bytes(R->retained[u], a, sizeof a), object_label(h, u, lab, sizeof lab));
 		if (R->root_kinds[u])
 			fprintf(f, "  [GC root: %s]", cli_root_text(h, c->rd, u, rt, sizeof rt));
 		fputc('\n', f);
 	}
-	if (nchain > CHAIN_ROWS)
-		fprintf(f, "  ... %s more up to the GC root\n", fmt_count(nchain - CHAIN_ROWS, a, sizeof a));
 
 	/* the shortest path */
 	fprintf(f, "shortest path from a GC root (weak referents %s):\n", c->all_weak ? "followed" : "excluded");
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->all_weak, f, NULL, &np)) != EXIT_OK)
+	if ((c->path_rc = cli_list_paths(c->S, v, 1, c->all_weak, c->full_path, f, NULL, &np)) != EXIT_OK)
 		return HP_ESTOP;
 	if (!np)
 		fprintf(f, "  none%s\n", c->all_weak ? "" : " (--all-weak also follows soft, weak, final and phantom referents)");
@@ -355,7 +356,8 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 }
 
 static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_objdata *d,
-		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain)
+		       const struct refrow *refs, size_t nref, const uint32_t *chain, size_t nchain,
+		       const struct hp_path_gap *cgap)
 {
 	const hp_heap *h = c->h;
 	const struct hp_retained *R = c->R;
@@ -461,11 +463,12 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			cli_root_json(e, h, c->rd, chain[i]);
 		cJSON_AddItemToArray(da, e);
 	}
+	cli_gap_json(j, "dominators_", cgap);
 	cJSON *p = cJSON_AddObjectToObject(j, "path");
 	cJSON_AddStringToObject(p, "weak_referents", c->all_weak ? "followed" : "excluded");
 	cJSON *pa = cJSON_CreateArray();
 	size_t np;
-	if ((c->path_rc = cli_show_paths(c->S, v, 1, c->all_weak, NULL, pa, &np)) != EXIT_OK) {
+	if ((c->path_rc = cli_list_paths(c->S, v, 1, c->all_weak, c->full_path, NULL, pa, &np)) != EXIT_OK) {
 		cJSON_Delete(pa);
 		return HP_ESTOP;
 	}
@@ -473,11 +476,13 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	cJSON_Delete(pa);
 	cJSON_AddBoolToObject(p, "reachable", first != NULL);
 	if (first) {
-		cJSON *len = cJSON_DetachItemFromObject(first, "length");
-		cJSON *steps = cJSON_DetachItemFromObject(first, "steps");
+		static const char *const keys[] = { "length", "elided", "elided_at", "steps" };
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			cJSON *m = cJSON_DetachItemFromObject(first, keys[i]);
+			if (m)
+				cJSON_AddItemToObject(p, keys[i], m);
+		}
 		cJSON_Delete(first);
-		cJSON_AddItemToObject(p, "length", len);
-		cJSON_AddItemToObject(p, "steps", steps);
 	}
 	return HP_OK;
 }
@@ -496,8 +501,9 @@ struct object_result {
 	uint32_t v;
 	struct hp_objdata d;
 	struct refrow *refs;
-	uint32_t *chain;
+	uint32_t *chain;         /* the dominator chain, cut as chain_gap says */
 	size_t nref, nchain;
+	struct hp_path_gap chain_gap;
 };
 
 static void release(void *p)
@@ -530,6 +536,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	struct octx *c = &r->c;
 	c->o = o;
 	c->all_weak = x->c->all_weak;
+	c->full_path = x->c->full_path;
 	c->S = S;
 	if ((rc = cli_retained(S, &c->h, &c->R)) || (rc = cli_native(S, 1, &c->N)))
 		return rc;
@@ -549,7 +556,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if (hr == HP_OK)
 		hr = referrers(c, (uint32_t)v, &r->refs, &r->nref);
 	if (hr == HP_OK)
-		hr = hp_paths_dom_chain(&c->R->dom, (uint32_t)v, &r->chain, &r->nchain, &c->err);
+		hr = hp_paths_dom_chain_cut(&c->R->dom, (uint32_t)v, cli_path_head(x), cli_path_tail(x), &r->chain,
+					    &r->nchain, &r->chain_gap, &c->err);
 	if (hr == HP_OK)
 		hr = prefetch(c, (uint32_t)v, &r->d, r->refs, lim > 0 && (size_t)lim < r->nref ? (size_t)lim : r->nref);
 	return hr == HP_OK ? EXIT_OK : failed(c, hr);
@@ -563,7 +571,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	json_policies(j, r->c.R);
 	json_native(j, r->c.h, r->c.N);
 	*doc = j;
-	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain);
+	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain, &r->chain_gap);
 	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);
 }
 
@@ -571,7 +579,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 {
 	struct object_result *r = res;
 	cli_partial_note(f, S);
-	int hr = text_report(&r->c, f, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain);
+	int hr = text_report(&r->c, f, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain, &r->chain_gap);
 	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);
 }
 
@@ -584,12 +592,12 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_all_weak, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_object = {
 	.name = "object",
-	.usage = "hprofan object FILE ID [--top N] [--all-weak]",
+	.usage = "hprofan object FILE ID [--top N] [--all-weak] [--full-path]",
 	.summary = "one object: fields, referrers, path",
 	.min_files = 1, .max_files = 1,
 	.args = "ID",

@@ -67,7 +67,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON_AddItemToObject(j, "target", cli_object_json(r->h, r->v));
 	cJSON_AddStringToObject(j, "weak_referents", x->c->all_weak ? "followed" : "excluded");
 	cJSON *arr = cJSON_AddArrayToObject(j, "paths");
-	int rc = cli_show_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, NULL, arr, &npaths);
+	int rc = cli_list_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, x->c->full_path, NULL, arr, &npaths);
 	cJSON_AddBoolToObject(j, "reachable", npaths > 0);
 	return rc;
 }
@@ -81,7 +81,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	cli_partial_note(f, S);
 	fprintf(f, "shortest paths from GC roots to %s (weak referents %s)\n",
 		object_label(r->h, r->v, lab, sizeof lab), x->c->all_weak ? "followed" : "excluded");
-	int rc = cli_show_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, f, NULL, &npaths);
+	int rc = cli_list_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, x->c->full_path, f, NULL, &npaths);
 	if (rc == EXIT_OK && !npaths)
 		fprintf(f, "no GC root reaches it%s\n", x->c->all_weak ? "" :
 			" without going through the referent of a soft, weak, final or phantom reference"
@@ -90,12 +90,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_all_weak, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_path = {
 	.name = "path",
-	.usage = "hprofan path FILE ID [--top N] [--all-weak]",
+	.usage = "hprofan path FILE ID [--top N] [--all-weak] [--full-path]",
 	.summary = "shortest paths from GC roots to ID",
 	.min_files = 1, .max_files = 1,
 	.args = "ID",

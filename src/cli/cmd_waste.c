@@ -10,6 +10,9 @@
 
 #define VALUE_CHARS 60          /* characters of a duplicate String shown */
 #define HOLDER_STEPS 4          /* references of a holder path shown before the sample (text) */
+/* the text shows the first reference and the last HOLDER_STEPS of a holder
+ * path, which keeps as many at each end as it shows, or more */
+_Static_assert(HP_PATH_HEAD >= 2 && HP_PATH_TAIL >= HOLDER_STEPS, "a holder's line shows what its path keeps");
 
 struct waste_opts {
 	struct cli_count top;
@@ -44,12 +47,15 @@ static const struct cli_option own[] = {
 };
 
 /* How the sample of a row is held: the shortest path from a GC root to it
- * (the path search of `hprofan path`), nodes[0] the object a root names,
- * nodes[len - 1] the sample; refs[i] the reference nodes[i] -> nodes[i + 1]. */
+ * (the path search of `hprofan path`), cut to its ends unless --full-path
+ * (gap): nodes[0] the object a root names, nodes[len - 1] the sample;
+ * refs[i] the reference to nodes[i + 1] from the node before it on the path
+ * (nodes[i], or gap.last past the gap). */
 struct holder {
-	size_t len;                 /* 0: no GC root reaches the sample */
+	size_t len;                 /* the nodes kept; 0: no GC root reaches the sample */
 	uint32_t *nodes;
 	struct hp_objref *refs;     /* len - 1; names borrowed from the session's object reader */
+	struct hp_path_gap gap;
 	char root[400];             /* the GC root kinds of nodes[0] */
 };
 
@@ -62,6 +68,8 @@ struct waste_result {
 	size_t ntext;
 	struct holder *hold[HP_WASTE_NSECTIONS];   /* shown[s] each, for rows with a sample */
 	int all_weak;
+	int full_path;              /* --full-path: holder paths whole */
+	size_t head, tail;          /* what the holder paths keep (cli_path_head()) */
 };
 
 static void release(void *p)
@@ -117,7 +125,7 @@ static int holders(hp_session *S, struct waste_result *r)
 				continue;
 			struct hp_pathlist pl;
 			memset(&pl, 0, sizeof pl);
-			int st = hp_paths_shortest(&ps->P, &ps->g, v, 1, &pl, &err);
+			int st = hp_paths_shortest_cut(&ps->P, &ps->g, v, 1, r->head, r->tail, &pl, &err);
 			if (st != HP_OK)
 				return say_error(S, &err, st);
 			size_t len = pl.npaths ? pl.first[1] - pl.first[0] : 0;
@@ -131,11 +139,14 @@ static int holders(hp_session *S, struct waste_result *r)
 				}
 				memcpy(o->nodes, pl.nodes + pl.first[0], len * sizeof *o->nodes);
 				o->len = len;
+				o->gap = pl.gap[0];
 			}
 			hp_paths_list_release(&pl);
-			for (size_t k = 0; k + 1 < o->len; k++)
-				if ((st = hp_objread_find_ref(r->rd, o->nodes[k], o->nodes[k + 1], &o->refs[k], &err)) != HP_OK)
+			for (size_t k = 0; k + 1 < o->len; k++) {
+				uint32_t from = o->gap.n && k + 1 == o->gap.at ? o->gap.last : o->nodes[k];
+				if ((st = hp_objread_find_ref(r->rd, from, o->nodes[k + 1], &o->refs[k], &err)) != HP_OK)
 					return say_error(S, &err, st);
+			}
 			if (o->len)
 				cli_root_text(r->h, r->rd, o->nodes[0], o->root, sizeof o->root);
 		}
@@ -174,6 +185,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return rc;
 	r->rd = rd;
 	r->all_weak = x->c->all_weak;
+	r->full_path = x->c->full_path;
+	r->head = cli_path_head(x);
+	r->tail = cli_path_tail(x);
 	if (!n)
 		return holders(S, r);
 	r->text = hp_calloc(n, sizeof *r->text);
@@ -217,20 +231,24 @@ static const char *const titles[HP_WASTE_NSECTIONS] = {
 };
 
 /* null when no GC root reaches the sample, else the path as `path --json`
- * writes its steps: the object a root names first, the sample last */
-static cJSON *holder_json(const struct waste_result *r, const struct holder *o)
+ * writes its steps: the object a root names first, the sample last (what a
+ * cut one leaves out as held_by_elided and held_by_elided_at in q) */
+static cJSON *holder_json(const struct waste_result *r, const struct holder *o, cJSON *q)
 {
 	if (!o->len)
 		return cJSON_CreateNull();
 	cJSON *steps = cJSON_CreateArray();
 	for (size_t k = 0; k < o->len; k++)
 		cJSON_AddItemToArray(steps, cli_step_json(r->h, r->rd, o->nodes[k], k ? &o->refs[k - 1] : NULL));
+	cli_gap_json(q, "held_by_", &o->gap);
 	return steps;
 }
 
 /* "held by [sticky class] LeakyCache.LISTENERS -> ArrayList.elementData ->
  * Object[][7]": the root, then the references of the path that lead to the
- * sample, the last HOLDER_STEPS of them ("(N more)" for the ones between) */
+ * sample, each named after the object it is in: of a long path (unless
+ * --full-path) the first and the last HOLDER_STEPS, "(N more)" for the ones
+ * between (hp_path_gap()) */
 static void holder_text(const struct waste_result *r, const struct holder *o, FILE *f)
 {
 	char ref[700];
@@ -243,15 +261,19 @@ static void holder_text(const struct waste_result *r, const struct holder *o, FI
 		fprintf(f, " (the sample itself)\n");
 		return;
 	}
-	size_t nref = o->len - 1, from = 0;
-	if (nref > HOLDER_STEPS + 1) {
-		from = nref - HOLDER_STEPS;
-		cli_ref_text(r->h, o->nodes[0], &o->refs[0], ref, sizeof ref, NULL);
-		fprintf(f, " %s -> (%zu more) ->", ref, from - 1);
-	}
-	for (size_t k = from; k < nref; k++) {
-		cli_ref_text(r->h, o->nodes[k], &o->refs[k], ref, sizeof ref, NULL);
-		fprintf(f, "%s %s", k > from ? " ->" : "", ref);
+	/* node i of the path (len nodes) is nodes[i] before the gap, nodes[i - gap.n] after it */
+	size_t len = o->len + o->gap.n;
+	struct hp_path_gap line = r->full_path ? hp_path_gap(len, HP_PATH_WHOLE, HP_PATH_WHOLE)
+					       : hp_path_gap(len, 2, HOLDER_STEPS);
+	for (size_t i = 1; i < len; i++) {
+		if (line.n && i >= line.at && i < line.at + line.n)
+			continue;
+		size_t k = i < o->gap.at ? i : i - o->gap.n;
+		uint32_t from = o->gap.n && k == o->gap.at ? o->gap.last : o->nodes[k - 1];
+		cli_ref_text(r->h, from, &o->refs[k - 1], ref, sizeof ref, NULL);
+		if (line.n && i == line.at + line.n)
+			fprintf(f, " -> (%zu more)", line.n);
+		fprintf(f, "%s %s", i > 1 ? " ->" : "", ref);
 	}
 	fputc('\n', f);
 }
@@ -296,7 +318,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			else
 				cJSON_AddNullToObject(q, "sample");
 			if (w->sample != HP_NONE && r->hold[s])
-				cJSON_AddItemToObject(q, "held_by", holder_json(r, &r->hold[s][i]));
+				cJSON_AddItemToObject(q, "held_by", holder_json(r, &r->hold[s][i], q));
 			if (s == HP_WASTE_STRINGS) {
 				cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
 				cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
@@ -393,7 +415,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 }
 
 static const struct cli_option *const tables[] = {
-	own, cli_opts_all_weak, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
+	own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
 
 const struct cli_command cmd_waste = {

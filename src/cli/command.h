@@ -81,6 +81,7 @@ extern const struct cli_option cli_opts_model[];    /* --size-model, --ref-size,
 extern const struct cli_option cli_opts_policy[];   /* --weak, --roots */
 extern const struct cli_option cli_opts_filter[];   /* --filter, --exclude */
 extern const struct cli_option cli_opts_all_weak[]; /* --all-weak */
+extern const struct cli_option cli_opts_full_path[]; /* --full-path */
 
 /* value parsers for own options: --top [N] into a struct cli_count */
 int cli_set_count(const struct cli_option *o, const char *as, const char *val, void *dst);

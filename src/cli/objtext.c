@@ -604,7 +604,37 @@ static int report(hp_session *S, const struct hp_error *err, int rc)
 	return cli_exit_code(rc);
 }
 
-int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths)
+size_t cli_path_head(const struct cli_ctx *x)
+{
+	return x->c->full_path ? HP_PATH_WHOLE : HP_PATH_HEAD;
+}
+
+size_t cli_path_tail(const struct cli_ctx *x)
+{
+	return x->c->full_path ? HP_PATH_WHOLE : HP_PATH_TAIL;
+}
+
+const char *cli_gap_text(const struct hp_path_gap *g, int hint, char *buf, size_t n)
+{
+	char c[32];
+	snprintf(buf, n, "... %s more%s", fmt_count(g->n, c, sizeof c), hint ? " (--full-path shows every step)" : "");
+	return buf;
+}
+
+void cli_gap_json(cJSON *o, const char *prefix, const struct hp_path_gap *g)
+{
+	char key[64];
+	if (!g->n)
+		return;
+	snprintf(key, sizeof key, "%selided", prefix);
+	json_u64(o, key, g->n);
+	snprintf(key, sizeof key, "%selided_at", prefix);
+	json_u64(o, key, g->at);
+}
+
+/* cli_list_paths(); hint: the line for a gap names --full-path */
+static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, int hint, FILE *f, cJSON *arr,
+		      size_t *npaths)
 {
 	*npaths = 0;
 	const struct hp_pathsearch *ps;
@@ -617,12 +647,14 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 	hp_error_clear(&err);
 	struct hp_pathlist pl;
 	memset(&pl, 0, sizeof pl);
-	rc = hp_paths_shortest(&ps->P, &ps->g, obj, k ? k : SIZE_MAX, &pl, &err);
+	size_t head = whole ? HP_PATH_WHOLE : HP_PATH_HEAD, tail = whole ? HP_PATH_WHOLE : HP_PATH_TAIL;
+	rc = hp_paths_shortest_cut(&ps->P, &ps->g, obj, k ? k : SIZE_MAX, head, tail, &pl, &err);
 	if (rc)
 		return report(S, &err, rc);
-	/* one forward pass over a gzip dump for the records and thread names */
+	/* one forward pass over a gzip dump for the records and thread names:
+	 * the nodes kept, the last each gap leaves out (it names the next) */
 	size_t nn = pl.npaths ? pl.first[pl.npaths] : 0;
-	uint32_t *pre = hp_reallocarray(NULL, nn + pl.npaths + 1, sizeof *pre);
+	uint32_t *pre = hp_reallocarray(NULL, nn + 2 * pl.npaths + 1, sizeof *pre);
 	if (!pre) {
 		hp_paths_list_release(&pl);
 		cli_error("out of memory");
@@ -639,6 +671,8 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 		size_t to = t != HP_IDMAP_NONE ? hp_heap_find(h, h->threads[t].object_id) : SIZE_MAX;
 		if (to != SIZE_MAX)
 			pre[np++] = (uint32_t)to;
+		if (pl.gap[p].n)
+			pre[np++] = pl.gap[p].last;
 	}
 	rc = hp_objread_prefetch_text(rd, pre, np, &err);
 	hp_free(pre);
@@ -648,22 +682,26 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 	}
 	for (size_t p = 0; p < pl.npaths && rc == HP_OK; p++) {
 		const uint32_t *nodes = pl.nodes + pl.first[p];
+		const struct hp_path_gap *g = &pl.gap[p];
 		size_t len = pl.first[p + 1] - pl.first[p];
 		cJSON *steps = NULL;
 		if (arr) {
 			cJSON *e = cJSON_CreateObject();
-			json_u64(e, "length", len - 1);
+			json_u64(e, "length", len + g->n - 1);
+			cli_gap_json(e, "", g);
 			steps = cJSON_AddArrayToObject(e, "steps");
 			cJSON_AddItemToArray(arr, e);
 		} else if (k != 1) {
-			fprintf(f, "path %zu of %zu, %zu reference%s:\n", p + 1, pl.npaths, len - 1, len == 2 ? "" : "s");
+			fprintf(f, "path %zu of %zu, %zu reference%s:\n", p + 1, pl.npaths, len + g->n - 1,
+				len + g->n == 2 ? "" : "s");
 		}
 		int via_class = 0;
 		for (size_t i = 0; i < len; i++) {
 			uint32_t v = nodes[i];
+			int after_gap = g->n && i == g->at;
 			struct hp_objref ref;
 			memset(&ref, 0, sizeof ref);
-			if (i > 0 && (rc = hp_objread_find_ref(rd, nodes[i - 1], v, &ref, &err)) != HP_OK)
+			if (i > 0 && (rc = hp_objread_find_ref(rd, after_gap ? g->last : nodes[i - 1], v, &ref, &err)) != HP_OK)
 				break;
 			if (arr) {
 				cJSON_AddItemToArray(steps, cli_step_json(h, rd, v, i ? &ref : NULL));
@@ -671,6 +709,8 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 			}
 			char lab[800], via[600], rt[800];
 			object_label(h, v, lab, sizeof lab);
+			if (after_gap)
+				fprintf(f, "  %s\n", cli_gap_text(g, hint, via, sizeof via));
 			if (i == 0)
 				fprintf(f, "  %s  [GC root: %s]\n", lab, cli_root_text(h, rd, v, rt, sizeof rt));
 			else
@@ -685,4 +725,15 @@ int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f,
 	if (rc)
 		return report(S, &err, rc);
 	return EXIT_OK;
+}
+
+int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, FILE *f, cJSON *arr,
+		   size_t *npaths)
+{
+	return list_paths(S, obj, k, all_weak, whole, 1, f, arr, npaths);
+}
+
+int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths)
+{
+	return list_paths(S, obj, k, all_weak, 0, 0, f, arr, npaths);
 }

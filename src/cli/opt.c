@@ -264,6 +264,17 @@ const struct cli_option cli_opts_all_weak[] = {
 	{ NULL }
 };
 
+#define PATH_STR_(v) #v
+#define PATH_STR(v) PATH_STR_(v)
+const struct cli_option cli_opts_full_path[] = {
+	{ "--full-path", NULL, OPT_FLAG, "--full-path",
+	  "every step of a long path (by default the first " PATH_STR(HP_PATH_HEAD) "\nand the last " PATH_STR(HP_PATH_TAIL) ", and how many are left out between)",
+	  COMMON(full_path), NULL, NULL, NULL },
+	{ NULL }
+};
+#undef PATH_STR_
+#undef PATH_STR
+
 const struct cli_option cli_opts_filter[] = {
 	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only classes whose name matches the PCRE2 pattern RE\n(a class name such as A$B or int[] matches literally)",
 	  COMMON(filter), NULL, "needs a regular expression", NULL },

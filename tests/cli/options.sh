@@ -58,6 +58,25 @@ d.root(d.instance(soft, [d.prim_array(BYTE, bytes(20), trace=1)], trace=2))
 d.write(sys.argv[1])
 PY
 
+# --full-path: a list of 40 nodes from a GC root, longer than the paths,
+# leak traces and dominator chains shown whole; LONGEND is its last node
+LONG=$TMPD/long.hprof
+LONGEND=$(python3 - "$LONG" "$(cd "$(dirname "$0")/../helper" && pwd)" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+node = d.load_class("Node"); d.class_dump(node, obj, fields=[("next", OBJECT)])
+end = nxt = d.instance(node, [0])
+for i in range(39):
+    nxt = d.instance(node, [nxt])
+d.root(nxt)
+d.write(sys.argv[1])
+print(hex(end))
+PY
+) || { fail options-long "cannot write the long list"; exit 0; }
+
 "$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
 cmds=$(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
        grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | grep -vx help | LC_ALL=C sort -u)
@@ -120,6 +139,8 @@ if [ -z "$SESSION" ] || [ -z "$SOFT" ] || [ -z "$THREAD" ]; then fail options-id
 args() {
   local f=$S id=$SESSION
   case $2 in --salvage) f=$T ;; --heap) f=$A ;; --all-weak) id=$SOFT ;; --roots) id=$THREAD ;; esac
+  # waste's holder lines of the sample are long enough for --full-path
+  [ "$2" = --full-path ] && [ "$1" != waste ] && { f=$LONG; id=$LONGEND; }
   # instances: a thread retains its stack locals under --roots=threads only
   local cls=java.lang.String
   [ "$2" = --roots ] && cls=java.lang.Thread

@@ -520,6 +520,37 @@ static void test_graph_paths(void)
 
 /* ---- a chain of 100,000 links ------------------------------------------ */
 
+/* hp_path_gap(): what a path of len nodes shown by head and tail leaves out */
+static void test_gap(void)
+{
+	static const struct { size_t len, head, tail, at, n; } t[] = {
+		{ 0, 10, 10, 0, 0 }, { 1, 10, 10, 1, 0 }, { 21, 10, 10, 21, 0 },     /* whole: 21 = 10 + 10 + 1 */
+		{ 22, 10, 10, 10, 2 }, { 1000001, 10, 10, 10, 999981 },
+		{ 7, 2, 4, 7, 0 }, { 8, 2, 4, 2, 2 },                                  /* waste's line */
+		{ 5, 0, 0, 1, 3 },                                                       /* 0 is 1: both ends kept */
+		{ 1000, HP_PATH_WHOLE, HP_PATH_WHOLE, 1000, 0 }, { 1000, 10, HP_PATH_WHOLE, 1000, 0 },
+		{ SIZE_MAX, SIZE_MAX - 1, 1, SIZE_MAX, 0 }, { SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 2, SIZE_MAX, 0 },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		struct hp_path_gap g = hp_path_gap(t[i].len, t[i].head, t[i].tail);
+		CHECK(g.at == t[i].at && g.n == t[i].n && g.first == HP_PATH_UNSEEN && g.last == HP_PATH_UNSEEN,
+		      "hp_path_gap(%zu, %zu, %zu): at %zu, n %zu; want %zu, %zu", t[i].len, t[i].head, t[i].tail, g.at, g.n,
+		      t[i].at, t[i].n);
+	}
+	/* a search tree whose parent and depth do not chain is an error, not a read past it */
+	uint32_t parent[4] = { HP_PATH_START, 0, 7, 1 }, depth[4] = { 0, 1, 2, 1 }, dst[4];
+	struct hp_paths P = { .n = 4, .parent = parent, .depth = depth };
+	struct hp_error err;
+	hp_error_clear(&err);
+	struct hp_path_gap g = hp_path_gap(3, 10, 10);
+	CHECK(hp_paths_tree_cut(&P, 2, &g, dst, &err) == HP_ECORRUPT, "a parent past the tables: %s", err.msg);
+	g = hp_path_gap(2, 10, 10);
+	CHECK(hp_paths_tree_cut(&P, 3, &g, dst, &err) == HP_ECORRUPT, "a parent at the same depth: %s", err.msg);
+	g = hp_path_gap(2, 10, 10);
+	CHECK(hp_paths_tree_cut(&P, 1, &g, dst, &err) == HP_OK && dst[0] == 0 && dst[1] == 1, "a tree that chains: %s",
+	      err.msg);
+}
+
 static void test_chain(void)
 {
 	enum { N = 100000 };
@@ -561,6 +592,20 @@ static void test_chain(void)
 			order = 0;
 	CHECK(order, "the chain's path is the chain");
 	hp_paths_list_release(&l);
+	/* cut to its first 3 and last 2 links: the gap is the N - 5 between */
+	rc = hp_paths_shortest_cut(&G.P, &G.g, last, 5, 3, 2, &l, &err);
+	CHECK(rc == HP_OK && l.npaths == 1 && l.first[1] == 5 && l.gap[0].at == 3 && l.gap[0].n == N - 5 &&
+	      h->ids[l.gap[0].first] == base + 48 && h->ids[l.gap[0].last] == base + 16ull * (N - 3),
+	      "the chain cut: %zu nodes kept, a gap of %zu from %zu", l.npaths ? l.first[1] : 0,
+	      l.npaths ? l.gap[0].n : 0, l.npaths ? l.gap[0].at : 0);
+	if (rc == HP_OK && l.npaths == 1 && l.first[1] == 5) {
+		static const unsigned at[5] = { 0, 1, 2, N - 2, N - 1 };
+		int kept = 1;
+		for (size_t i = 0; i < 5; i++)
+			kept &= h->ids[l.nodes[i]] == base + 16ull * at[i];
+		CHECK(kept, "the chain cut keeps links 0, 1, 2, N-2 and N-1");
+	}
+	hp_paths_list_release(&l);
 
 	/* the dominator chain of the last link: every link before it */
 	struct hp_dom d;
@@ -591,6 +636,14 @@ static void test_chain(void)
 		free(c);
 		rc = hp_paths_dom_chain(&d, root, &c, &nc, &err);
 		CHECK(rc == HP_OK && nc == 0, "the root's dominator chain: %zu", nc);
+		free(c);
+		/* cut: the 2 nearest (links N-2, N-3) and the farthest (link 0) */
+		struct hp_path_gap gap;
+		rc = hp_paths_dom_chain_cut(&d, last, 2, 1, &c, &nc, &gap, &err);
+		CHECK(rc == HP_OK && nc == 3 && gap.at == 2 && gap.n == N - 4 && h->ids[c[0]] == base + 16ull * (N - 2) &&
+		      h->ids[c[1]] == base + 16ull * (N - 3) && h->ids[c[2]] == base &&
+		      h->ids[gap.first] == base + 16ull * (N - 4) && h->ids[gap.last] == base + 16,
+		      "dominator chain cut: %zu kept, a gap of %zu from %zu", nc, gap.n, gap.at);
 		free(c);
 		hp_dom_release(&d);
 	}
@@ -1321,6 +1374,7 @@ int main(void)
 	test_followed_and_targets();
 	test_referrers_random();
 	test_class_edges();
+	test_gap();
 	test_chain();
 	test_decode();
 	test_strings(JDK6, "jdk6");
