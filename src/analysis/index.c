@@ -1206,7 +1206,7 @@ static int check_heap(const hp_heap *h, char *why, size_t why_len)
 	const struct hp_size_model *z = &h->size;
 	if (z->kind < HP_SIZE_MAT || z->kind > HP_SIZE_VM || (z->id_size != 4 && z->id_size != 8) ||
 	    (z->ref_size != 4 && z->ref_size != 8) || !z->align || (z->align & (z->align - 1)) || z->align > 4096 ||
-	    z->header > 4096 || z->array_header > 4096)
+	    z->header > 4096 || z->array_header > 4096 || (z->vm.jdk15 != 0 && z->vm.jdk15 != 1))
 		BAD("size model out of range");
 	if (h->nobj) {
 		if (!h->ids || !h->cls || !h->len || !h->off_lo || !h->off_hi || !h->bucket)
@@ -1444,10 +1444,30 @@ static int check_tree(const hp_heap *h, const struct hp_retained *R, char *why, 
 	return beside_end(&b, check_retained(h, R, why, why_len), why, why_len);
 }
 
-/* the model's checks (steps 4 and 5) */
-static int model_beside(const hp_heap *h, const void *L, char *why, size_t why_len)
+/* what the images say that the header says too: the options the model
+ * was made under (the key; the dump number tells the graph's and the
+ * object reader's passes which heap dump to read), the retained sizes'
+ * policies */
+static int check_images(const hp_heap *h, const hp_index *ix, char *why, size_t why_len)
 {
-	return check_heap(h, why, why_len) || check_load(h, L, why, why_len);
+	const struct hp_heap_opts *o = &h->opts;
+	const struct hp_index_key *k = &ix->hd.key;
+	if (o->size_kind != k->size_kind || o->ref_size != k->ref_size || o->header_size != k->header_size ||
+	    o->align != k->align || o->dump_index != k->dump_index)
+		BAD("model options differ from the header's");
+	if (ix->hd.has_retained && (ix->ret.weak != ix->hd.weak || ix->ret.roots_policy != ix->hd.roots))
+		BAD("retained policies differ from the header's");
+	return 0;
+bad:
+	return -1;
+}
+
+/* the model's checks (steps 4 and 5) */
+static int model_beside(const hp_heap *h, const void *x, char *why, size_t why_len)
+{
+	const hp_index *ix = x;
+	return check_heap(h, why, why_len) || check_load(h, &ix->info, why, why_len) ||
+	       check_images(h, ix, why, why_len);
 }
 
 /* A group's sections summed, and fn(h, x) checking what the arrays say on
@@ -1649,7 +1669,7 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	/* the model's sums, and its checks on a thread of its own meanwhile
 	 * (as check_group(): both are safe on any bytes); a sum that differs
 	 * is said first */
-	if (sums_checked(ix, G_OPEN, model_beside, h, &ix->info, why, why_len))
+	if (sums_checked(ix, G_OPEN, model_beside, h, ix, why, why_len))
 		goto fail;
 	ix->model = h;
 	*out = ix;

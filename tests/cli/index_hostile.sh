@@ -5,9 +5,10 @@
 #     --poke, which sets every sum and CRC to what the bytes give): the path
 #     search's bias (path, object, waste crashed on it), a sub-record tag
 #     with no name (info --json leaked), a header format with an escape
-#     sequence (info printed it): each is found by the reader's checks, said
-#     in one line, the output is the one without an index, and the index is
-#     rebuilt;
+#     sequence (info printed it), the model's dump number (waste read
+#     another and found nothing), the vm model's layout rule (info read out
+#     of bounds): each is found by the reader's checks, said in one line,
+#     the output is the one without an index, and the index is rebuilt;
 #  2. nothing at the index path is followed or blocks: a FIFO (every command
 #     hung), a symbolic link to a forged index (it was read) are refused in
 #     one line and the index is the one in the user's cache;
@@ -100,6 +101,18 @@ forged "an escape sequence in the header's format, info" load.format 0 \
   4a4156411b5b33316d50524f46494c4520312e302e3200 "header out of range" info info "$D0"
 no_esc() { ! grep -q $'\e' "$1" || { echo "an ESC on stdout"; return 1; }; }
 check "an escape sequence in the header's format: none on stdout" no_esc "$TMPD/f1.out"
+# the dump number of the model's options: waste read another dump's (none)
+# and found nothing to save
+forged "the model's dump number 5, waste" heap.opts.dump_index 0 05000000 \
+  "model options differ from the header's" waste waste "$D0"
+# the vm model's field-layout rule, an index into a table of two (info
+# read far past it); an index of its own, made under --size-model=vm
+"$HPROFAN" info "$D0" --size-model=vm --no-index >"$TMPD/want.infovm" 2>/dev/null
+rm -f "$IXF"
+"$HPROFAN" info "$D0" --size-model=vm >/dev/null 2>&1
+cp "$IXF" "$TMPD/good.ix"
+forged "the vm model's field-layout rule 0x7fffffff, info --size-model=vm" heap.size.vm.jdk15 0 ffffff7f \
+  "size model out of range" infovm info "$D0" --size-model=vm
 
 
 # ---- 2 and 3: what is at the index path, who could have written it ----------------

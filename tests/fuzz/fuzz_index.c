@@ -29,6 +29,8 @@
  *   bias-1, bias-max         the path search's bias 1, 0xffffffff
  *   subrecord-0x99           a count of sub-record tag 0x99 (no name)
  *   format-esc               the header's format with an escape sequence
+ *   dump-index-5             the model's dump number 5 (the header's key says 0)
+ *   jdk15-max                the vm model's field-layout rule 0x7fffffff
  */
 #include "fuzz.h"
 #include "analysis/index.h"

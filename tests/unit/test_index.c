@@ -128,6 +128,8 @@ static void test_trust(void)
 static const struct { const char *name; unsigned sid; size_t off, size; } fields[] = {
 	{ "heap.format", 1, offsetof(hp_heap, header.format), sizeof ((hp_heap *)0)->header.format },
 	{ "heap.obj_serials.n", 1, offsetof(hp_heap, obj_serials.n), 4 },
+	{ "heap.opts.dump_index", 1, offsetof(hp_heap, opts.dump_index), 4 },
+	{ "heap.size.vm.jdk15", 1, offsetof(hp_heap, size.vm.jdk15), 4 },
 	{ "load.format", 2, offsetof(struct hp_load_info, stats.header.format), sizeof ((hp_heap *)0)->header.format },
 	{ "load.subrecords_by_tag", 2, offsetof(struct hp_load_info, stats.subrecords_by_tag), 8 },
 	{ "ret.weak", 3, offsetof(struct hp_retained, weak), 4 },
