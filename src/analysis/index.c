@@ -1334,8 +1334,8 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 	    !R->child_off || !R->children || !R->class_retained || !R->row_retained)
 		BAD("retained tables missing");
 	for (size_t i = 0; i < R->nroot_objs; i++)
-		if (R->root_objs[i] >= n)
-			BAD("root object out of range");
+		if (R->root_objs[i] >= n || (i && R->root_objs[i] <= R->root_objs[i - 1]))
+			BAD("root object out of range");   /* (sorted, unique: looked up by binary search) */
 	/* the dominator tree: order lists each reachable object once, its
 	 * idom before it */
 	uint64_t reach = 0;
