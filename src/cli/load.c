@@ -291,26 +291,30 @@ static int index_place(const char *file, char *out, size_t n, char *note, size_t
 	if (env && *env) {
 		chosen = 1;
 		if (make_dirs(env) != 0 || (w = snprintf(first, sizeof first, "%s/%s", env, name)) <= 0 ||
-		    (size_t)w >= sizeof first)
-			first[0] = '\0';
+		    (size_t)w >= sizeof first) {
+			free(abs);
+			return -1;   /* (no place: none, rather than one the user did not choose) */
+		}
 	} else if (dir_writable(dir)) {
 		if ((w = snprintf(first, sizeof first, "%s.hprofan-index", abs)) <= 0 || (size_t)w >= sizeof first)
 			first[0] = '\0';
 	}
 	free(abs);
+	int t = HP_INDEX_MISSING;
 	if (first[0]) {
-		int t = hp_index_place(first, &exists, why, sizeof why);
+		t = hp_index_place(first, &exists, why, sizeof why);
 		if (t == HP_INDEX_OK || t == HP_INDEX_MISSING)
 			return (size_t)snprintf(out, n, "%s", first) < n ? 0 : -1;
 	}
 	int rc = cache_place(name, out, n, cwhy, sizeof cwhy);
 	if (!note)
 		return rc;
+	const char *what = t == HP_INDEX_UNTRUSTED ? "not trusted" : "unreadable";
 	if (first[0] && (chosen || exists)) {
 		if (!rc)
-			snprintf(note, note_len, "index %s is not trusted (%s): using %s", first, why, out);
+			snprintf(note, note_len, "index %s is %s (%s): using %s", first, what, why, out);
 		else
-			snprintf(note, note_len, "index %s is not trusted (%s): no index%s%s", first, why,
+			snprintf(note, note_len, "index %s is %s (%s): no index%s%s", first, what, why,
 				 cwhy[0] ? ", nor the cache's: " : "", cwhy);
 	} else if (rc && cwhy[0]) {
 		snprintf(note, note_len, "index %s is not trusted (%s): no index", out, cwhy);
