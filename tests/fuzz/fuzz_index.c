@@ -140,40 +140,45 @@ static void walk(hp_heap *h, const struct hp_retained *R, int have_R)
 	sink_ = acc;
 }
 
-/* The index is a file of its own in a private directory (made once,
- * 0700), not a memfd: the reader takes only a regular file of the user's
- * that nothing links to (/proc/self/fd/N is a link), in a directory no one
- * else can write.  Returns an fd of it to close, or -1. */
+/* The index is a file of its own in a private directory (0700, made for
+ * each input and removed after it, so that nothing is left behind when
+ * libFuzzer stops), not a memfd: the reader takes only a regular file of
+ * the user's that nothing links to (/proc/self/fd/N is a link), in a
+ * directory no one else can write.  Returns an fd of it to close, or -1;
+ * index_file_remove() removes both. */
 static char index_dir[4096];
-static void index_dir_remove(void) { rmdir(index_dir); }
 
 static int index_file(const void *data, size_t n, char *path, size_t cap)
 {
-	if (!index_dir[0]) {
-		const char *t = getenv("TMPDIR");
-		snprintf(index_dir, sizeof index_dir, "%s/fuzz_index.XXXXXX", t && *t ? t : "/tmp");
-		if (!mkdtemp(index_dir)) {
-			index_dir[0] = '\0';
-			return -1;
-		}
-		atexit(index_dir_remove);
-	}
-	const char *dir = index_dir;
-	snprintf(path, cap, "%s/index", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	const char *t = getenv("TMPDIR");
+	snprintf(index_dir, sizeof index_dir, "%s/fuzz_index.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(index_dir))
 		return -1;
+	snprintf(path, cap, "%s/index", index_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rmdir(index_dir);
+		return -1;
+	}
 	const uint8_t *p = data;
 	while (n) {
 		ssize_t w = write(fd, p, n);
 		if (w <= 0) {
 			close(fd);
+			unlink(path);
+			rmdir(index_dir);
 			return -1;
 		}
 		p += w;
 		n -= (size_t)w;
 	}
 	return fd;
+}
+
+static void index_file_remove(const char *path)
+{
+	unlink(path);
+	rmdir(index_dir);
 }
 
 /* The path search as path, object and waste read it: each object's parents
@@ -271,7 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_index: rejected: %s\n", why);   /* seeds should not be */
 	}
 	close(ifd);
-	unlink(ipath);
+	index_file_remove(ipath);
 	close(dfd);
 	return 0;
 }
