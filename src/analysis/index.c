@@ -313,6 +313,157 @@ uint64_t hp_index_section_sum(const void *p, uint64_t len)
 	return s;
 }
 
+static void set_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_why(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- trust ---------------------------------------------------------------
+ * Whoever can write an index decides every figure read from it (its sums
+ * are recomputable), so one is read, and replaced, only where no one but
+ * the user (or root, whose files no one else can make) could have written
+ * it: a regular file of theirs that group and others cannot write, in a
+ * directory of theirs that group and others cannot write, or can only add
+ * names to (the sticky bit: /tmp, where no one else may rename or remove
+ * the user's file).  Nothing at the index path is followed: a symbolic link
+ * is refused (O_NOFOLLOW), a FIFO opened without blocking and refused. */
+
+static int owner_trusted(uid_t u) { return u == geteuid() || u == 0; }
+
+static const char *type_name(mode_t m)
+{
+	return S_ISLNK(m) ? "a symbolic link" : S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory"
+	       : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* 0 when the directory st may hold an index, else -1 and why */
+static int dir_trusted(const struct stat *st, char *why, size_t why_len)
+{
+	if (!S_ISDIR(st->st_mode))
+		set_why(why, why_len, "its directory is not a directory");
+	else if (!owner_trusted(st->st_uid))
+		set_why(why, why_len, "its directory is owned by uid %u, not by you", (unsigned)st->st_uid);
+	else if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		set_why(why, why_len, "its directory is writable by %s: mode %04o",
+			st->st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st->st_mode & 07777));
+	else
+		return 0;
+	return -1;
+}
+
+/* 0 when the file st may be read as an index, else -1 and why */
+static int file_trusted(const struct stat *st, char *why, size_t why_len)
+{
+	if (!S_ISREG(st->st_mode))
+		set_why(why, why_len, "%s, not a regular file", type_name(st->st_mode));
+	else if (!owner_trusted(st->st_uid))
+		set_why(why, why_len, "owned by uid %u, not by you", (unsigned)st->st_uid);
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		set_why(why, why_len, "writable by %s: mode %04o", st->st_mode & S_IWOTH ? "others" : "its group",
+			(unsigned)(st->st_mode & 07777));
+	else
+		return 0;
+	return -1;
+}
+
+/* The directory of path opened (a name looked up or made relative to it
+ * later is in that directory, whatever is renamed above it meanwhile),
+ * *base the name in it; -1 with errno. */
+static int dir_open(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	*base = slash ? slash + 1 : path;
+	if (!**base) {
+		errno = EISDIR;
+		return -1;
+	}
+#ifdef O_PATH
+	int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+#else
+	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+#endif
+	if (!slash)
+		return open(".", flags);
+	size_t n = slash == path ? 1 : (size_t)(slash - path);
+	char *d = hp_malloc(n + 1);
+	if (!d) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(d, path, n);
+	d[n] = '\0';
+	int fd = open(d, flags);
+	int e = errno;
+	hp_free(d);
+	errno = e;
+	return fd;
+}
+
+/* The index at path opened for reading: HP_INDEX_OK and the fd in *fd,
+ * HP_INDEX_MISSING, HP_INDEX_UNTRUSTED or HP_INDEX_IOERR (why in why);
+ * *exists 1 when something is at path (also in a directory refused). */
+static int open_trusted(const char *path, int *fd, int *exists, char *why, size_t why_len)
+{
+	*fd = -1;
+	*exists = 0;
+	const char *base;
+	int dfd = dir_open(path, &base);
+	if (dfd < 0) {
+		set_why(why, why_len, "its directory: %s", strerror(errno));
+		return errno == ENOENT ? HP_INDEX_MISSING : HP_INDEX_IOERR;
+	}
+	struct stat st;
+	int status = HP_INDEX_UNTRUSTED;
+	if (fstat(dfd, &st) != 0) {
+		set_why(why, why_len, "its directory: %s", strerror(errno));
+		status = HP_INDEX_IOERR;
+	} else if (dir_trusted(&st, why, why_len)) {
+		*exists = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	} else if ((*fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		int e = errno;
+		*exists = e != ENOENT;
+		if (e == ENOENT) {
+			set_why(why, why_len, "%s", strerror(e));
+			status = HP_INDEX_MISSING;
+		} else if (e == ELOOP) {
+			set_why(why, why_len, "a symbolic link, not a regular file");
+		} else {
+			set_why(why, why_len, "%s", strerror(e));
+			status = HP_INDEX_IOERR;
+		}
+	} else {
+		*exists = 1;
+		if (fstat(*fd, &st) != 0) {
+			set_why(why, why_len, "%s", strerror(errno));
+			status = HP_INDEX_IOERR;
+		} else if (!file_trusted(&st, why, why_len)) {
+			status = HP_INDEX_OK;
+		}
+		if (status != HP_INDEX_OK) {
+			close(*fd);
+			*fd = -1;
+		}
+	}
+	close(dfd);
+	return status;
+}
+
+int hp_index_place(const char *path, int *exists, char *why, size_t why_len)
+{
+	why[0] = '\0';
+	int fd, ex;
+	int status = open_trusted(path, &fd, &ex, why, why_len);
+	if (fd >= 0)
+		close(fd);
+	if (exists)
+		*exists = ex;
+	return status;
+}
+
 /* ---- identity ----------------------------------------------------------- */
 
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
@@ -334,7 +485,9 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
 int hp_index_identity(const char *path, struct hp_index_ident *id, struct hp_error *err)
 {
 	memset(id, 0, sizeof *id);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (O_NONBLOCK: a FIFO put where the dump was does not block the open;
+	 * fstat then refuses it) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return hp_error_set(err, HP_EIO, "%s", strerror(errno));
 	struct stat st;
@@ -410,64 +563,106 @@ static int write_summed(int fd, const void *p, uint64_t len, uint64_t off, uint6
 	return rc;
 }
 
-/* The temporary file: unnamed (O_TMPFILE) where the file system can, so
- * that a process killed before the end leaves nothing; named
- * INDEX.tmp.XXXXXX otherwise.  *tmp is NULL for an unnamed one. */
-static int tmp_open(const char *path, char **tmp, struct hp_error *err)
+/* The temporary file, in the index's directory, which is opened once and
+ * checked (trust, above): every name below is made relative to it, never
+ * followed.  Unnamed (O_TMPFILE) where the file system can, so that a
+ * process killed before the end leaves nothing; else a new name
+ * INDEX.tmp.PID.N made with O_EXCL | O_NOFOLLOW. */
+struct tmpf {
+	int fd, dfd;
+	char *name;                   /* NULL: unnamed */
+};
+
+static const char *base_of_path(const char *path)
 {
-	size_t pl = strlen(path);
-	*tmp = NULL;
-#ifdef O_TMPFILE
-	char *dir = hp_malloc(pl + 2);
-	if (!dir)
-		return hp_error_set(err, HP_ENOMEM, "out of memory"), -1;
-	memcpy(dir, path, pl + 1);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir] = '\0';
-	else
-		memcpy(dir, ".", 2);
-	/* (linked through /proc at the end) */
-	int fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
-	hp_free(dir);
-	if (fd >= 0)
-		return fd;
-#endif
-	if (!(*tmp = hp_malloc(pl + 16)))
-		return hp_error_set(err, HP_ENOMEM, "out of memory"), -1;
-	snprintf(*tmp, pl + 16, "%s.tmp.XXXXXX", path);
-	int nfd = mkstemp(*tmp);
-	if (nfd < 0) {
-		int e = errno;
-		hp_free(*tmp);
-		*tmp = NULL;
-		return hp_error_set(err, HP_EIO, "cannot create a file beside %s: %s", path, strerror(e)), -1;
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* the n-th name of the temporary file beside base (this process's) */
+static void tmp_name(char *buf, size_t n, const char *base, unsigned k)
+{
+	snprintf(buf, n, "%s.tmp.%ld.%u", base, (long)getpid(), k);
+}
+
+static void tmp_close(struct tmpf *t, int remove)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	if (remove && t->name && t->dfd >= 0)
+		unlinkat(t->dfd, t->name, 0);
+	if (t->dfd >= 0)
+		close(t->dfd);
+	hp_free(t->name);
+	t->fd = t->dfd = -1;
+	t->name = NULL;
+}
+
+static int tmp_open(const char *path, struct tmpf *t, struct hp_error *err)
+{
+	t->fd = t->dfd = -1;
+	t->name = NULL;
+	const char *base;
+	if ((t->dfd = dir_open(path, &base)) < 0)
+		return hp_error_set(err, HP_EIO, "cannot open the directory of %s: %s", path, strerror(errno));
+	struct stat st;
+	char why[160];
+	int bad = fstat(t->dfd, &st) != 0;
+	if (bad)
+		set_why(why, sizeof why, "%s", strerror(errno));
+	if (bad || dir_trusted(&st, why, sizeof why)) {
+		tmp_close(t, 0);
+		return hp_error_set(err, HP_EIO, "%s: not written there: %s", path, why);
 	}
-	return nfd;
+#ifdef O_TMPFILE
+	/* (linked through /proc at the end) */
+	if (access("/proc/self/fd", X_OK) == 0 &&
+	    (t->fd = openat(t->dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+		return HP_OK;
+#endif
+	size_t n = strlen(base) + 48;
+	if (!(t->name = hp_malloc(n))) {
+		tmp_close(t, 0);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	for (unsigned k = 0; k < 100; k++) {
+		tmp_name(t->name, n, base, k);
+		if ((t->fd = openat(t->dfd, t->name, O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+			return HP_OK;
+		if (errno != EEXIST)
+			break;
+	}
+	int e = errno;
+	hp_free(t->name);
+	t->name = NULL;
+	tmp_close(t, 0);
+	return hp_error_set(err, HP_EIO, "cannot create a file beside %s: %s", path, strerror(e));
 }
 
 /* the whole file put in place of the index: an unnamed one linked under
- * a name of its own first, then renamed over it */
-static int tmp_commit(int fd, const char *tmp, const char *path, struct hp_error *err)
+ * a new name of its own first, then renamed over it (a link or anything
+ * else at the index's name is replaced, never followed) */
+static int tmp_commit(struct tmpf *t, const char *path, struct hp_error *err)
 {
-	if (tmp)
-		return rename(tmp, path) == 0 ? HP_OK
-		       : hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	char proc[64], name[4096 + 64];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	const char *base = base_of_path(path);
+	if (t->name)
+		return renameat(t->dfd, t->name, t->dfd, base) == 0 ? HP_OK
+		       : hp_error_set(err, HP_EIO, "cannot put %s in place: %s", path, strerror(errno));
+	char proc[64], name[512];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", t->fd);
 	for (unsigned k = 0; k < 100; k++) {
-		snprintf(name, sizeof name, "%s.tmp.%ld.%u", path, (long)getpid(), k);
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
-			if (rename(name, path) == 0)
+		tmp_name(name, sizeof name, base, k);
+		if (linkat(AT_FDCWD, proc, t->dfd, name, AT_SYMLINK_FOLLOW) == 0) {
+			if (renameat(t->dfd, name, t->dfd, base) == 0)
 				return HP_OK;
 			int e = errno;
-			unlink(name);
-			return hp_error_set(err, HP_EIO, "cannot rename %s to %s: %s", name, path, strerror(e));
+			unlinkat(t->dfd, name, 0);
+			return hp_error_set(err, HP_EIO, "cannot put %s in place: %s", path, strerror(e));
 		}
 		if (errno != EEXIST)
 			break;
 	}
-	return hp_error_set(err, HP_EIO, "cannot link %s: %s", name, strerror(errno));
+	return hp_error_set(err, HP_EIO, "cannot link a file beside %s: %s", path, strerror(errno));
 }
 
 /* The object columns, written first and by a thread of their own while
@@ -479,8 +674,7 @@ static const int early_ids[] = { S_IDS, S_CLS, S_LEN, S_OFF_LO, S_OFF_HI, S_BUCK
 		      ~(uint64_t)(IX_ALIGN - 1))
 
 struct hp_index_writer {
-	int fd;
-	char *tmp;                    /* NULL: unnamed */
+	struct tmpf t;
 	char *path;
 	pthread_t th;
 	int threaded, rc, err_no;
@@ -494,7 +688,7 @@ static void *write_early(void *arg)
 {
 	hp_index_writer *w = arg;
 	for (size_t i = 0; i < w->n && !w->rc; i++)
-		if (write_summed(w->fd, w->sec[i].p, w->sec[i].len, w->off[i], &w->sum[i]) != 0) {
+		if (write_summed(w->t.fd, w->sec[i].p, w->sec[i].len, w->off[i], &w->sum[i]) != 0) {
 			w->rc = HP_EIO;
 			w->err_no = errno;
 		}
@@ -514,10 +708,7 @@ void hp_index_write_abort(hp_index_writer *w)
 	if (!w)
 		return;
 	writer_join(w);
-	close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
-	hp_free(w->tmp);
+	tmp_close(&w->t, 1);
 	hp_free(w->path);
 	hp_free(w);
 }
@@ -530,7 +721,7 @@ int hp_index_write_start(hp_index_writer **out, const char *path, const hp_heap 
 		hp_free(w);
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 	}
-	if ((w->fd = tmp_open(path, &w->tmp, err)) < 0) {
+	if (tmp_open(path, &w->t, err) != HP_OK) {
 		hp_free(w->path);
 		hp_free(w);
 		return err->code ? err->code : HP_EIO;
@@ -672,19 +863,20 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 		off = w->end;
 	hd.file_size = off;
 
-	char *tmp = NULL;
-	int fd = w ? w->fd : tmp_open(path, &tmp, err);
+	struct tmpf t;
 	if (w) {
-		tmp = w->tmp;
-		w->tmp = NULL;
-	}
-	if (fd < 0) {
+		t = w->t;
+		w->t.fd = w->t.dfd = -1;
+		w->t.name = NULL;
+		hp_free(w->path);
+		hp_free(w);
+	} else if (tmp_open(path, &t, err) != HP_OK) {
 		hp_free(subtree);
 		hp_free(done);
 		hp_free(tab);
 		return err->code ? err->code : HP_EIO;
 	}
-	int rc = HP_OK;
+	int fd = t.fd, rc = HP_OK;
 	for (size_t i = 0; i < nw && !rc; i++)
 		if (!done[i] && write_summed(fd, ws[i].p, ws[i].len, tab[i].off, &tab[i].sum) != 0)
 			rc = HP_EIO;
@@ -696,19 +888,13 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 			rc = HP_EIO;
 	}
 	if (rc)
-		hp_error_set(err, HP_EIO, "cannot write %s: %s", tmp ? tmp : path, strerror(errno));
+		hp_error_set(err, HP_EIO, "cannot write %s: %s", path, strerror(errno));
 	if (!rc)
-		rc = tmp_commit(fd, tmp, path, err);
+		rc = tmp_commit(&t, path, err);
 	if (close(fd) != 0 && !rc)
 		rc = hp_error_set(err, HP_EIO, "cannot write %s: %s", path, strerror(errno));
-	if (rc && tmp)
-		unlink(tmp);
-	if (w) {
-		w->fd = -1;
-		hp_free(w->path);
-		hp_free(w);
-	}
-	hp_free(tmp);
+	t.fd = -1;
+	tmp_close(&t, rc != HP_OK);
 	hp_free(subtree);
 	hp_free(done);
 	hp_free(tab);
@@ -733,15 +919,6 @@ struct hp_index {
 	int sums_state, tree_state, ret_state, paths_state;   /* 0 not checked yet, 1 good, -1 damaged */
 	char sums_why[160], tree_why[160], ret_why[160], paths_why[160];
 };
-
-static void set_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_why(char *why, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-}
 
 static const unsigned char empty_section[IX_ALIGN];
 
@@ -906,6 +1083,17 @@ static int check_map(const struct hp_idmap *m, uint64_t limit)
 	return empty ? 0 : -1;   /* a lookup stops at an empty slot */
 }
 
+/* a header as the parser takes it: one of the three formats, its version
+ * and id size */
+static int check_header(const struct hp_header *hh)
+{
+	static const char *const formats[3] = { "JAVA PROFILE 1.0.1", "JAVA PROFILE 1.0.2", "JAVA PROFILE 1.0.3" };
+	if (hh->version < 1 || hh->version > 3 || (hh->id_size != 4 && hh->id_size != 8))
+		return -1;
+	const char *f = formats[hh->version - 1];
+	return memchr(hh->format, 0, sizeof hh->format) && strcmp(hh->format, f) == 0 ? 0 : -1;
+}
+
 static int valid_type(unsigned t) { return t == 2 || (t >= 4 && t <= 11); }
 
 /* the model: every index, offset and count in range, no cycle a walk can
@@ -913,8 +1101,8 @@ static int valid_type(unsigned t) { return t == 2 || (t >= 4 && t <= 11); }
 static int check_heap(const hp_heap *h, char *why, size_t why_len)
 {
 	uint8_t *seen = NULL;
-	if (!memchr(h->header.format, 0, sizeof h->header.format))
-		BAD("header format not terminated");
+	if (check_header(&h->header))
+		BAD("header out of range");
 	if ((h->I != 4 && h->I != 8) || h->header.id_size != h->I)
 		BAD("id size %u", h->I);
 	if (!h->opts.build_objects)
@@ -1018,7 +1206,7 @@ static int check_heap(const hp_heap *h, char *why, size_t why_len)
 	const struct hp_size_model *z = &h->size;
 	if (z->kind < HP_SIZE_MAT || z->kind > HP_SIZE_VM || (z->id_size != 4 && z->id_size != 8) ||
 	    (z->ref_size != 4 && z->ref_size != 8) || !z->align || (z->align & (z->align - 1)) || z->align > 4096 ||
-	    z->header > 4096 || z->array_header > 4096)
+	    z->header > 4096 || z->array_header > 4096 || (z->vm.jdk15 != 0 && z->vm.jdk15 != 1))
 		BAD("size model out of range");
 	if (h->nobj) {
 		if (!h->ids || !h->cls || !h->len || !h->off_lo || !h->off_hi || !h->bucket)
@@ -1047,14 +1235,23 @@ bad:
 	return -1;
 }
 
-static int check_load(const struct hp_load_info *L, char *why, size_t why_len)
+static int check_load(const hp_heap *h, const struct hp_load_info *L, char *why, size_t why_len)
 {
-	if (!memchr(L->stats.header.format, 0, sizeof L->stats.header.format))
-		BAD("header format not terminated");
-	if (L->stats.parsed_dump < -1 || (L->stats.parsed_dump >= 0 && (unsigned)L->stats.parsed_dump >= L->stats.ndumps))
+	const struct hp_stats *st = &L->stats;
+	if (check_header(&st->header) || st->header.id_size != h->header.id_size)
+		BAD("header out of range");
+	if (st->parsed_dump < -1 || (st->parsed_dump >= 0 && (unsigned)st->parsed_dump >= st->ndumps))
 		BAD("dump number out of range");
-	if (L->stats.ndumps && !L->stats.dumps)
+	if (st->ndumps && !st->dumps)
 		BAD("dump table missing");
+	for (unsigned i = 0; i < st->ndumps; i++)
+		if (st->dumps[i].offset > st->dumps[i].end)
+			BAD("dump %u out of range", i);
+	/* what the parser counts: only the sub-records it knows (it stops at
+	 * any other), so each has a name */
+	for (int t = 0; t < 256; t++)
+		if (st->subrecords_by_tag[t] && !hp_subtag_name(t))
+			BAD("sub-record tag 0x%02x counted", t);
 	if (!memchr(L->partial_err.msg, 0, sizeof L->partial_err.msg))
 		BAD("message not terminated");
 	return 0;
@@ -1101,16 +1298,22 @@ static int check_paths(const hp_heap *h, const struct hp_pathsearch *ps, char *w
 	uint64_t n = h->nobj;
 	if (ps->all_weak != 0 || ps->P.n != n || ps->P.reached > n || ps->P.through_class > n)
 		BAD("path search out of range");
+	/* the tables as the search without targets the session runs writes
+	 * them (readers subtract the bias from every entry: another one
+	 * would make each parent another object) */
+	if (ps->P.bias != 0)
+		BAD("path search bias %u", ps->P.bias);
 	if (check_graph(h, &ps->g, why, why_len))
 		return -1;
 	if (n && (!ps->P.parent || !ps->P.depth))
 		BAD("path tables missing");
+	const struct hp_paths *P = &ps->P;
 	for (uint64_t v = 0; v < n; v++) {
-		uint32_t p = ps->P.parent[v], d = ps->P.depth[v];
+		uint32_t p = hp_paths_parent(P, v), d = hp_paths_depth(P, v);
 		if (v + PREFETCH_AHEAD < n)
-			prefetch_at(ps->P.depth, ps->P.parent[v + PREFETCH_AHEAD], n);
+			prefetch_at(P->depth, P->parent[v + PREFETCH_AHEAD], n);
 		int ok = p == HP_PATH_UNSEEN ? d == UINT32_MAX : p == HP_PATH_START ? d == 0
-			 : p < n && d != UINT32_MAX && ps->P.depth[p] != UINT32_MAX && d == ps->P.depth[p] + 1;
+			 : p < n && d != UINT32_MAX && hp_paths_depth(P, p) != UINT32_MAX && d == hp_paths_depth(P, p) + 1;
 		if (!ok)
 			BAD("path parent of %llu inconsistent", (unsigned long long)v);
 	}
@@ -1131,8 +1334,8 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 	    !R->child_off || !R->children || !R->class_retained || !R->row_retained)
 		BAD("retained tables missing");
 	for (size_t i = 0; i < R->nroot_objs; i++)
-		if (R->root_objs[i] >= n)
-			BAD("root object out of range");
+		if (R->root_objs[i] >= n || (i && R->root_objs[i] <= R->root_objs[i - 1]))
+			BAD("root object out of range");   /* (sorted, unique: looked up by binary search) */
 	/* the dominator tree: order lists each reachable object once, its
 	 * idom before it */
 	uint64_t reach = 0;
@@ -1241,10 +1444,30 @@ static int check_tree(const hp_heap *h, const struct hp_retained *R, char *why, 
 	return beside_end(&b, check_retained(h, R, why, why_len), why, why_len);
 }
 
-/* the model's checks (steps 4 and 5) */
-static int model_beside(const hp_heap *h, const void *L, char *why, size_t why_len)
+/* what the images say that the header says too: the options the model
+ * was made under (the key; the dump number tells the graph's and the
+ * object reader's passes which heap dump to read), the retained sizes'
+ * policies */
+static int check_images(const hp_heap *h, const hp_index *ix, char *why, size_t why_len)
 {
-	return check_heap(h, why, why_len) || check_load(L, why, why_len);
+	const struct hp_heap_opts *o = &h->opts;
+	const struct hp_index_key *k = &ix->hd.key;
+	if (o->size_kind != k->size_kind || o->ref_size != k->ref_size || o->header_size != k->header_size ||
+	    o->align != k->align || o->dump_index != k->dump_index)
+		BAD("model options differ from the header's");
+	if (ix->hd.has_retained && (ix->ret.weak != ix->hd.weak || ix->ret.roots_policy != ix->hd.roots))
+		BAD("retained policies differ from the header's");
+	return 0;
+bad:
+	return -1;
+}
+
+/* the model's checks (steps 4 and 5) */
+static int model_beside(const hp_heap *h, const void *x, char *why, size_t why_len)
+{
+	const hp_index *ix = x;
+	return check_heap(h, why, why_len) || check_load(h, &ix->info, why, why_len) ||
+	       check_images(h, ix, why, why_len);
 }
 
 /* A group's sections summed, and fn(h, x) checking what the arrays say on
@@ -1278,15 +1501,14 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 {
 	*out = NULL;
 	why[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		set_why(why, why_len, "%s", strerror(errno));
-		return errno == ENOENT ? HP_INDEX_MISSING : HP_INDEX_IOERR;
-	}
+	int fd, exists;
+	int trust = open_trusted(path, &fd, &exists, why, why_len);
+	if (trust != HP_INDEX_OK)
+		return trust;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		set_why(why, why_len, "%s", strerror(errno));
 		close(fd);
-		set_why(why, why_len, "not a regular file");
 		return HP_INDEX_IOERR;
 	}
 	uint64_t size = (uint64_t)st.st_size;
@@ -1447,7 +1669,7 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	/* the model's sums, and its checks on a thread of its own meanwhile
 	 * (as check_group(): both are safe on any bytes); a sum that differs
 	 * is said first */
-	if (sums_checked(ix, G_OPEN, model_beside, h, &ix->info, why, why_len))
+	if (sums_checked(ix, G_OPEN, model_beside, h, ix, why, why_len))
 		goto fail;
 	ix->model = h;
 	*out = ix;

@@ -66,12 +66,25 @@ enum hp_index_status {
 	HP_INDEX_VERSION_MISMATCH,    /* other format version, byte order, word size or layout */
 	HP_INDEX_TRUNCATED,
 	HP_INDEX_CORRUPT,
-	HP_INDEX_IOERR
+	HP_INDEX_IOERR,
+	HP_INDEX_UNTRUSTED            /* others could have written it (below): neither read nor replaced */
 };
 
 typedef struct hp_index hp_index;
 
 int hp_index_identity(const char *dump_path, struct hp_index_ident *id, struct hp_error *err) HP_MUST_USE;
+
+/* Whether an index at path may be trusted: a regular file owned by the
+ * user (or root) that group and others cannot write, in a directory owned
+ * by the user (or root) that group and others cannot write (or only add to:
+ * the sticky bit); nothing at path is followed (a symbolic link, a FIFO is
+ * refused without blocking).  HP_INDEX_OK: a trusted file is there;
+ * HP_INDEX_MISSING: nothing is, and the directory may hold one (or does not
+ * exist); HP_INDEX_UNTRUSTED: not to be read nor written there (why says
+ * why, one line, no file name); HP_INDEX_IOERR.  *exists (when not NULL):
+ * 1 when something is at path, even in a directory refused.
+ * hp_index_open() and the writers make the same checks on what they open. */
+int hp_index_place(const char *path, int *exists, char *why, size_t why_len);
 
 /* Maps and checks the index at path.  HP_INDEX_OK: *out holds it, and
  * hp_index_heap() etc. give what it holds; otherwise *out is NULL and why

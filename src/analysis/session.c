@@ -824,7 +824,7 @@ static int write_ret(const hp_session *s)
 int hp_session_index_pending(const hp_session *s)
 {
 	if (!s->index_path || s->one_shot || !s->ident_ok || s->ix_written || !s->heap || !s->heap_objects || s->heap_rc ||
-	    !s->info.stats.ndumps || s->no_such_dump)
+	    !s->info.stats.ndumps || s->no_such_dump || s->ix_status == HP_INDEX_UNTRUSTED)
 		return 0;
 	return !s->heap_mapped || write_ret(s) || (s->paths_done[0] && !s->paths_rc[0] && !s->paths_mapped[0]);
 }

@@ -73,7 +73,8 @@ struct hp_session_opts {
 	const hp_mapping *mapping;
 	/* the index of the dump (analysis/index.h) to map instead of parsing
 	 * when it is valid, and to write by hp_session_write_index(); NULL:
-	 * none (a pipe never has one) */
+	 * none (a pipe never has one).  One that is not trusted when opened
+	 * (HP_INDEX_UNTRUSTED: hp_index_place()) is neither read nor written. */
 	const char *index_path;
 	/* retained sizes computed under policies other than the dump's
 	 * defaults replace the index's own (else only when it has none) */

@@ -2,6 +2,7 @@
  * and retained sizes under the options given), so that the commands after
  * it map it instead of parsing (analysis/index.h, docs/index-format.md). */
 #include "cli/command.h"
+#include "analysis/index.h"
 
 #include <limits.h>
 #include <string.h>
@@ -34,7 +35,9 @@ static int index_one(struct cli_ctx *x, const char *file)
 		char sz[32];
 		uint64_t bytes = 0;
 		int pending = hp_session_index_pending(S);
-		if (pending && !cli_session_write_index(S, &bytes)) {
+		if (hp_session_index_state(S, NULL) == HP_INDEX_UNTRUSTED) {
+			rc = EXIT_BAD;   /* (said when the session closes) */
+		} else if (pending && !cli_session_write_index(S, &bytes)) {
 			rc = EXIT_BAD;
 		} else {
 			struct stat st;

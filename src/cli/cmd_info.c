@@ -161,6 +161,16 @@ static size_t loaded_classes(const hp_heap *h)
 	return loaded;
 }
 
+/* a tag's JSON key: its name, or 0xNN for one that has none (an index
+ * read may count what a parse never does) */
+static const char *tag_key(const char *name, int t, char *buf, size_t n)
+{
+	if (name)
+		return name;
+	snprintf(buf, n, "0x%02X", t);
+	return buf;
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct info *r = res;
@@ -194,22 +204,15 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	cJSON *recs = cJSON_AddObjectToObject(j, "records");
 	json_u64(recs, "total", st->records);
-	for (int t = 0; t < 256; t++) {
-		if (!st->records_by_tag[t])
-			continue;
-		const char *n = hp_tag_name(t);
-		char k[32];
-		if (!n) {
-			snprintf(k, sizeof k, "0x%02X", t);
-			n = k;
-		}
-		json_u64(recs, n, st->records_by_tag[t]);
-	}
+	char tk[32];
+	for (int t = 0; t < 256; t++)
+		if (st->records_by_tag[t])
+			json_u64(recs, tag_key(hp_tag_name(t), t, tk, sizeof tk), st->records_by_tag[t]);
 	json_u64(recs, "unknown", st->unknown_records);
 	cJSON *subs = cJSON_AddObjectToObject(j, "subrecords");
 	for (int t = 0; t < 256; t++)
 		if (st->subrecords_by_tag[t])
-			json_u64(subs, hp_subtag_name(t), st->subrecords_by_tag[t]);
+			json_u64(subs, tag_key(hp_subtag_name(t), t, tk, sizeof tk), st->subrecords_by_tag[t]);
 	cJSON *ob = cJSON_AddObjectToObject(j, "objects");
 	json_u64(ob, "total", h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs);
 	json_u64(ob, "instances", h->n_instances);
@@ -341,7 +344,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	cli_partial_note(f, S);
 	char fn[1024];
 	fprintf(f, "file:        %s\n", safe_text(hp_session_path(S), fn, sizeof fn));
-	fprintf(f, "format:      %s (%s)\n", st->header.format, flavour(&st->header));
+	char hf[64];
+	fprintf(f, "format:      %s (%s)\n", safe_text(st->header.format, hf, sizeof hf), flavour(&st->header));
 	fprintf(f, "id size:     %u bytes\n", st->header.id_size);
 	fprintf(f, "timestamp:   %s\n", tb);
 	if (L->file_size)

@@ -142,6 +142,7 @@ static struct cli_sess {
 	int warned;
 	int map_warned;               /* the note that the mapping renamed nothing */
 	int spool_warned;             /* the note that no copy of the input was kept */
+	int untrusted_said;           /* that the index was not trusted when opened */
 	int need_dump;                /* not info: a file without a heap dump is an error */
 	char name[512];               /* the file's name, safe for the terminal */
 	char index[PATH_MAX + 64];    /* its index, "" for none */
@@ -234,8 +235,40 @@ static int dir_writable(const char *dir)
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0222) && access(dir, W_OK) == 0;
 }
 
-int cli_index_path(const char *file, char *out, size_t n)
+/* the index named name in the user's cache ($XDG_CACHE_HOME/hprofan, else
+ * ~/.cache/hprofan, made 0700), into out: 0 when it may be used there,
+ * else -1 (why in why when the cache is not trusted) */
+static int cache_place(const char *name, char *out, size_t n, char *why, size_t why_len)
 {
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char cache[PATH_MAX];
+	int w;
+	why[0] = '\0';
+	if (xdg && *xdg == '/')
+		w = snprintf(cache, sizeof cache, "%s/hprofan", xdg);
+	else if (home && *home)
+		w = snprintf(cache, sizeof cache, "%s/.cache/hprofan", home);
+	else
+		return -1;
+	if (w <= 0 || (size_t)w >= sizeof cache || make_dirs(cache) != 0 ||
+	    (w = snprintf(out, n, "%s/%s", cache, name)) <= 0 || (size_t)w >= n)
+		return -1;
+	int t = hp_index_place(out, NULL, why, why_len);
+	return t == HP_INDEX_OK || t == HP_INDEX_MISSING ? 0 : -1;
+}
+
+/* Where the index of file goes, into out: in $HPROFAN_INDEX_DIR when set,
+ * else beside the dump when its directory is writable, else in the user's
+ * cache; but only where it may be trusted (hp_index_place(): the user's or
+ * root's, and no one else can write it), else in the cache.  note (when
+ * not NULL) gets a line to say so when a place was passed over: always for
+ * $HPROFAN_INDEX_DIR, which the user chose, beside the dump only when
+ * something is there (a dump in a directory others can write has its
+ * index in the cache without a word).  0, or -1: no index. */
+static int index_place(const char *file, char *out, size_t n, char *note, size_t note_len)
+{
+	if (note)
+		note[0] = '\0';
 	struct stat st;
 	if (strcmp(file, "-") == 0 || stat(file, &st) != 0 || !S_ISREG(st.st_mode))
 		return -1;
@@ -249,34 +282,49 @@ int cli_index_path(const char *file, char *out, size_t n)
 		hsh = (hsh ^ (unsigned char)*p) * 0x100000001b3ull;
 	const char *slash = strrchr(abs, '/');
 	const char *base = slash ? slash + 1 : abs;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], name[NAME_MAX + 64], first[PATH_MAX + 64], why[256], cwhy[256];
 	snprintf(dir, sizeof dir, "%.*s", slash && slash != abs ? (int)(slash - abs) : 1, abs);
+	snprintf(name, sizeof name, "%s.%016llx.hprofan-index", base, (unsigned long long)hsh);
 	const char *env = getenv("HPROFAN_INDEX_DIR");
-	int rc = -1, w;
+	int w, exists = 0, chosen = 0;
+	first[0] = '\0';
 	if (env && *env) {
-		if (make_dirs(env) == 0 &&
-		    (w = snprintf(out, n, "%s/%s.%016llx.hprofan-index", env, base, (unsigned long long)hsh)) > 0 &&
-		    (size_t)w < n)
-			rc = 0;
+		chosen = 1;
+		if (make_dirs(env) != 0 || (w = snprintf(first, sizeof first, "%s/%s", env, name)) <= 0 ||
+		    (size_t)w >= sizeof first) {
+			free(abs);
+			return -1;   /* (no place: none, rather than one the user did not choose) */
+		}
 	} else if (dir_writable(dir)) {
-		if ((w = snprintf(out, n, "%s.hprofan-index", abs)) > 0 && (size_t)w < n)
-			rc = 0;
-	} else {
-		const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-		char cache[PATH_MAX];
-		if (xdg && *xdg == '/')
-			w = snprintf(cache, sizeof cache, "%s/hprofan", xdg);
-		else if (home && *home)
-			w = snprintf(cache, sizeof cache, "%s/.cache/hprofan", home);
-		else
-			w = -1;
-		if (w > 0 && (size_t)w < sizeof cache && make_dirs(cache) == 0 &&
-		    (w = snprintf(out, n, "%s/%s.%016llx.hprofan-index", cache, base, (unsigned long long)hsh)) > 0 &&
-		    (size_t)w < n)
-			rc = 0;
+		if ((w = snprintf(first, sizeof first, "%s.hprofan-index", abs)) <= 0 || (size_t)w >= sizeof first)
+			first[0] = '\0';
 	}
 	free(abs);
+	int t = HP_INDEX_MISSING;
+	if (first[0]) {
+		t = hp_index_place(first, &exists, why, sizeof why);
+		if (t == HP_INDEX_OK || t == HP_INDEX_MISSING)
+			return (size_t)snprintf(out, n, "%s", first) < n ? 0 : -1;
+	}
+	int rc = cache_place(name, out, n, cwhy, sizeof cwhy);
+	if (!note)
+		return rc;
+	const char *what = t == HP_INDEX_UNTRUSTED ? "not trusted" : "unreadable";
+	if (first[0] && (chosen || exists)) {
+		if (!rc)
+			snprintf(note, note_len, "index %s is %s (%s): using %s", first, what, why, out);
+		else
+			snprintf(note, note_len, "index %s is %s (%s): no index%s%s", first, what, why,
+				 cwhy[0] ? ", nor the cache's: " : "", cwhy);
+	} else if (rc && cwhy[0]) {
+		snprintf(note, note_len, "index %s is not trusted (%s): no index", out, cwhy);
+	}
 	return rc;
+}
+
+int cli_index_path(const char *file, char *out, size_t n)
+{
+	return index_place(file, out, n, NULL, 0);
 }
 
 /* ---- bigger than memory ------------------------------------------------ */
@@ -358,9 +406,15 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	 * model: an index written so would show them to runs without it, and
 	 * a mapped model is not renamed), not when told so */
 	const char *off = getenv("HPROFAN_NO_INDEX");
+	char note[3 * PATH_MAX];
+	note[0] = '\0';
 	if (!c->no_index && !c->max_memory && !c->mapping && !(off && *off && strcmp(off, "0") != 0) &&
-	    cli_index_path(file, cs->index, sizeof cs->index) == 0)
+	    index_place(file, cs->index, sizeof cs->index, note, sizeof note) == 0)
 		so.index_path = cs->index;
+	else
+		cs->index[0] = '\0';
+	if (note[0])
+		cli_error("%s", note);
 	so.index_any_policy = strcmp(x->cmd->name, "index") == 0;   /* hprofan index --weak=...: as asked */
 	/* a gzip dump's inflated bytes and a pipe's are kept for the passes
 	 * after the first: in $TMPDIR, else beside the index, else in /tmp */
@@ -387,9 +441,14 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 int cli_session_write_index(hp_session *S, uint64_t *bytes)
 {
 	struct cli_sess *cs = sess_of(S);
+	const char *why, *what = NULL;
+	if (cs && cs->index[0] && !cs->untrusted_said && hp_session_index_state(S, &why) == HP_INDEX_UNTRUSTED) {
+		/* (it was trusted when placed: changed since) */
+		cli_error("index %s is not trusted (%s): not used", cs->index, why);
+		cs->untrusted_said = 1;
+	}
 	if (!cs || !cs->index[0] || !hp_session_index_pending(S))
 		return 0;
-	const char *why, *what = NULL;
 	switch (hp_session_index_state(S, &why)) {
 	case HP_INDEX_STALE: what = "stale"; break;
 	case HP_INDEX_VERSION_MISMATCH: what = "of another version"; break;

@@ -52,27 +52,35 @@ expand() {   # expand ARGS DUMP ID CLASS
   local a=${1//@D/$2}; a=${a//@ID/$3}; printf '%s' "${a//@C/$4}"
 }
 
-n=0 diffs=0 checked=0
-while IFS= read -r d; do
-  n=$((n + 1))
+# one_dump N DUMP: the checks of part 1 on one dump, with an index
+# directory and files of its own ($TMPD/c.N/), so that two dumps are checked
+# at a time; its lines in c.N/log, its counts (runs checked, differences)
+# in c.N/counts
+one_dump() {
+  local n=$1 d=$2 W=$TMPD/c.$1 id=0x1 cls=java.lang.String i k built ino diffs=0 checked=0
+  local -a cmds
+  mkdir -p "$W"
   export HPROFAN_INDEX_DIR=$IX/$n
-  id=$("$HPROFAN" dominators "$d" --top 1 --no-index 2>/dev/null | sed -n 2p | grep -o '@0x[0-9a-f]*' | head -n 1 | tr -d @)
-  [ -n "$id" ] || id=0x1
-  cls=java.lang.String
+  # (run's files, this dump's)
+  local TMPD=$W
   if is_small "$d"; then cmds=("${small_cmds[@]}"); else cmds=("${big_cmds[@]}"); fi
-  # the reference: no index
+  # the reference: no index (the object: the first dominators' top one)
   for i in "${!cmds[@]}"; do
     # shellcheck disable=SC2046
     run $(expand "${cmds[$i]#*|}" "$d" "$id" "$cls") --no-index
-    cp "$TMPD/out" "$TMPD/ref.$i"
+    cp "$W/out" "$W/ref.$i"
+    if [ "${cmds[$i]%%|*}" = dominators ]; then
+      id=$(sed -n 2p "$W/out" | grep -o '@0x[0-9a-f]*' | head -n 1 | tr -d @)
+      [ -n "$id" ] || id=0x1
+    fi
   done
   if [ -n "$(ixfile)" ]; then fail "index $d: --no-index" "wrote $(ixfile)"; diffs=$((diffs + 1)); fi
   # building: the first command (a different one for each dump)
   k=$((n % ${#cmds[@]}))
   # shellcheck disable=SC2046
   run $(expand "${cmds[$k]#*|}" "$d" "$id" "$cls")
-  if ! cmp -s "$TMPD/out" "$TMPD/ref.$k"; then
-    fail "index $d: ${cmds[$k]%%|*} while building" "$(diff "$TMPD/ref.$k" "$TMPD/out" | head -n 4)"
+  if ! cmp -s "$W/out" "$W/ref.$k"; then
+    fail "index $d: ${cmds[$k]%%|*} while building" "$(diff "$W/ref.$k" "$W/out" | head -n 4)"
     diffs=$((diffs + 1))
   fi
   built=$(ixfile)
@@ -81,11 +89,11 @@ while IFS= read -r d; do
     # shellcheck disable=SC2046
     run $(expand "${cmds[$i]#*|}" "$d" "$id" "$cls")
     checked=$((checked + 1))
-    if ! cmp -s "$TMPD/out" "$TMPD/ref.$i"; then
-      fail "index $d: ${cmds[$i]%%|*} from the index" "$(diff "$TMPD/ref.$i" "$TMPD/out" | head -n 4)"
+    if ! cmp -s "$W/out" "$W/ref.$i"; then
+      fail "index $d: ${cmds[$i]%%|*} from the index" "$(diff "$W/ref.$i" "$W/out" | head -n 4)"
       diffs=$((diffs + 1))
-    elif grep -q "index" "$TMPD/err"; then
-      fail "index $d: ${cmds[$i]%%|*} from the index" "stderr: $(head -c 300 "$TMPD/err")"
+    elif grep -q "index" "$W/err"; then
+      fail "index $d: ${cmds[$i]%%|*} from the index" "stderr: $(head -c 300 "$W/err")"
       diffs=$((diffs + 1))
     fi
   done
@@ -99,8 +107,24 @@ while IFS= read -r d; do
       fail "index $d: read, not rewritten" "the index was written again"; diffs=$((diffs + 1))
     fi
   fi
+  echo "$checked $diffs" >"$W/counts"
+}
+
+n=0
+while IFS= read -r d; do
+  n=$((n + 1))
+  # two at a time (the machine's two cores)
+  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+  one_dump "$n" "$d" >"$TMPD/c.$n.log" 2>&1 &
 done < <(find "$CORPUS" -type f \( -name '*.hprof' -o -name '*.bin' -o -name '*.gz' -o -name '*hprof' \) \
          -not -path '*/expected/*' | sort)
+wait
+diffs=0 checked=0
+for i in $(seq 1 "$n"); do
+  cat "$TMPD/c.$i.log"
+  if read -r c f <"$TMPD/c.$i/counts"; then checked=$((checked + c)); diffs=$((diffs + f))
+  else fail "index: corpus dump $i" "its checks did not finish"; diffs=$((diffs + 1)); fi
+done
 if [ "$diffs" = 0 ] && [ "$checked" -gt 50 ]; then
   ok "index: $n corpus dumps, $checked runs from the index, the same output as without"
 elif [ "$diffs" = 0 ]; then

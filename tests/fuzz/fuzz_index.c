@@ -12,8 +12,10 @@
  * without reading out of bounds or looping: each object found by its id,
  * its shallow size and class name, each class's histogram rows and super
  * classes, each string, each object's edges and class edge, the dominator
- * tree's children from the super-root down (and its subtree counts), each object's path search
- * parents back to a start.
+ * tree's children from the super-root down (and its subtree counts) and
+ * the dominator chains of some objects, each object's path search parents
+ * back to a start as path, object and waste read them (hp_paths_parent(),
+ * hp_paths_shortest()).
  *
  * Seeds (tests/fuzz/corpus/index/): the indexes `hprofan index` writes for
  * the pipeline seeds hotspot4, hotspot8, heapdump8 and android4:
@@ -21,12 +23,21 @@
  *   HPROFAN_INDEX_DIR=/tmp/s hprofan path tests/fuzz/corpus/pipeline/X.hprof 0x1000
  * (the second adds the path search)
  * (their layout is this build's: rewrite them when a struct of the model
- * changes, or they only test the version check).
+ * changes, or they only test the version check); and hotspot4's with one
+ * image field forged, which the reader must refuse
+ * (tests/unit/test_index --poke, as tests/cli/index_hostile.sh does):
+ *   bias-1, bias-max         the path search's bias 1, 0xffffffff
+ *   subrecord-0x99           a count of sub-record tag 0x99 (no name)
+ *   format-esc               the header's format with an escape sequence
+ *   dump-index-5             the model's dump number 5 (the header's key says 0)
+ *   jdk15-max                the vm model's field-layout rule 0x7fffffff
  */
 #include "fuzz.h"
 #include "analysis/index.h"
 #include "analysis/session.h"
+#include "parser/alloc.h"
 
+#include <fcntl.h>
 #include <zlib.h>
 
 #define IX_MAX_INPUT (1u << 22)
@@ -110,10 +121,93 @@ static void walk(hp_heap *h, const struct hp_retained *R, int have_R)
 			for (uint32_t k = R->child_off[v]; k < R->child_off[v + 1]; k++)
 				acc += R->retained[R->children[k]];
 		}
+		for (uint32_t v = 0; v < h->nobj && v < 64; v++) {
+			uint32_t *chain;
+			size_t nc;
+			struct hp_error e;
+			hp_error_clear(&e);
+			if (hp_paths_dom_chain(&R->dom, v, &chain, &nc, &e) == HP_OK) {
+				acc += nc ? chain[nc - 1] : 0;
+				hp_free(chain);
+			}
+			acc += (unsigned)hp_retained_has_super_edge(R, v);
+		}
 		for (size_t k = 0; k < h->nclasses; k++)
 			acc += R->class_retained[k];
 		for (size_t r = 0; r < h->nrows; r++)
 			acc += R->row_retained[r];
+	}
+	sink_ = acc;
+}
+
+/* The index is a file of its own in a private directory (0700, made for
+ * each input and removed after it, so that nothing is left behind when
+ * libFuzzer stops), not a memfd: the reader takes only a regular file of
+ * the user's that nothing links to (/proc/self/fd/N is a link), in a
+ * directory no one else can write.  Returns an fd of it to close, or -1;
+ * index_file_remove() removes both. */
+static char index_dir[4096];
+
+static int index_file(const void *data, size_t n, char *path, size_t cap)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(index_dir, sizeof index_dir, "%s/fuzz_index.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(index_dir))
+		return -1;
+	snprintf(path, cap, "%s/index", index_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rmdir(index_dir);
+		return -1;
+	}
+	const uint8_t *p = data;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w <= 0) {
+			close(fd);
+			unlink(path);
+			rmdir(index_dir);
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return fd;
+}
+
+static void index_file_remove(const char *path)
+{
+	unlink(path);
+	rmdir(index_dir);
+}
+
+/* The path search as path, object and waste read it: each object's parents
+ * back to its start (through hp_paths_parent(), which takes the bias
+ * off), its edges, and the shortest paths of a few objects, one and three. */
+static void walk_paths(const struct hp_pathsearch *ps)
+{
+	uint64_t acc = 0;
+	const struct hp_paths *P = &ps->P;
+	for (uint32_t v = 0; v < P->n; v++) {
+		uint64_t steps = 0;
+		for (uint32_t u = hp_paths_parent(P, v); u != HP_PATH_UNSEEN && u != HP_PATH_START;
+		     u = hp_paths_parent(P, u))
+			if (++steps > P->n)
+				abort();   /* a loop the checks let through */
+		acc += steps + hp_paths_depth(P, v);
+		for (uint64_t e = hp_refs_off(&ps->g, v); e < hp_refs_off(&ps->g, v + 1); e++)
+			acc += ps->g.adj[e] + (unsigned)hp_refs_is_class_edge(&ps->g, v, e);
+	}
+	for (uint32_t v = 0; v < P->n && v < 64; v++) {
+		struct hp_pathlist pl;
+		struct hp_error e;
+		hp_error_clear(&e);
+		if (hp_paths_shortest(P, &ps->g, v, v & 1 ? 3 : 1, &pl, &e) == HP_OK) {
+			for (size_t k = 0; k < pl.npaths; k++)
+				for (size_t i = pl.first[k]; i < pl.first[k + 1]; i++)
+					acc += pl.nodes[i];
+			hp_paths_list_release(&pl);
+		}
 	}
 	sink_ = acc;
 }
@@ -123,7 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < H_SIZE || size > IX_MAX_INPUT)
 		return 0;
 	static const char dump[] = "JAVA PROFILE 1.0.2\0 a dump that is not parsed";
-	char dpath[64], ipath[64];
+	char dpath[64], ipath[4200];
 	int dfd = fuzz_memfile(dump, sizeof dump, dpath, sizeof dpath);
 	if (dfd < 0)
 		return 0;
@@ -146,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(b + H_KEY, &key, sizeof key);
 	if (!(data[size - 1] & 1))
 		fix_crcs(b, size);
-	int ifd = fuzz_memfile(b, size, ipath, sizeof ipath);
+	int ifd = index_file(b, size, ipath, sizeof ipath);
 	free(b);
 	if (ifd < 0) {
 		close(dfd);
@@ -165,18 +259,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink_ += R.refs.nedges + R.dom.nreach + R.child_off[R.dom.n + 1];
 		int have_R = hp_index_retained(ix, &R, why, sizeof why) > 0;
 		struct hp_pathsearch ps;
-		if (hp_index_paths(ix, &ps, why, sizeof why) > 0) {
-			/* each object's path back to its start, and its edges */
-			uint64_t acc = 0;
-			for (uint32_t v = 0; v < ps.P.n; v++) {
-				for (uint32_t u = v; ps.P.parent[u] != HP_PATH_UNSEEN && ps.P.parent[u] != HP_PATH_START;
-				     u = ps.P.parent[u])
-					acc++;
-				for (uint64_t e = hp_refs_off(&ps.g, v); e < hp_refs_off(&ps.g, v + 1); e++)
-					acc += ps.g.adj[e] + (unsigned)hp_refs_is_class_edge(&ps.g, v, e);
-			}
-			sink_ = acc;
-		}
+		if (hp_index_paths(ix, &ps, why, sizeof why) > 0)
+			walk_paths(&ps);
 		struct hp_load_info L;
 		hp_index_load_info(ix, &L);
 		hp_heap *h = hp_index_heap(ix);
@@ -192,6 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_index: rejected: %s\n", why);   /* seeds should not be */
 	}
 	close(ifd);
+	index_file_remove(ipath);
 	close(dfd);
 	return 0;
 }
