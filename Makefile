@@ -182,7 +182,9 @@ clean:
 # crashers land in $(BUILD)/fuzz/ (copy them to tests/fuzz/regressions/).
 # `make check` (through `unit`) builds the same targets with replay.c's main
 # under ASan/UBSan; tests/cli/fuzz_replay.sh replays the seeds and regressions.
-FUZZ_TARGETS := scanner subrecord gzip pipeline cli mapping index
+FUZZ_TARGETS := scanner subrecord gzip pipeline cli mapping index report
+# the targets that run hprofan's own main()
+FUZZ_MAIN_TARGETS := cli report
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -242,13 +244,15 @@ $(BUILD)/fuzz/obj/cli/main_nomain.o: src/cli/main.c Makefile
 	@echo "  CC      $@ (libFuzzer)"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -Dmain=hprofan_main -MMD -MP -c -o $@ $<
 
-$(BUILD)/san/fuzz/replay_cli: $(BUILD)/san/obj/tests/fuzz/fuzz_cli.o $(BUILD)/san/obj/tests/fuzz/replay.o \
-                              $(SAN_HELPER_OBJ) $(SAN_CLI_NOMAIN) $(BUILD)/san/libhprofan.a
+$(patsubst %,$(BUILD)/san/fuzz/replay_%,$(FUZZ_MAIN_TARGETS)): $(BUILD)/san/fuzz/replay_%: \
+      $(BUILD)/san/obj/tests/fuzz/fuzz_%.o $(BUILD)/san/obj/tests/fuzz/replay.o \
+      $(SAN_HELPER_OBJ) $(SAN_CLI_NOMAIN) $(BUILD)/san/libhprofan.a
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 
-$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c tests/fuzz/fuzz.h $(FUZZ_CLI_NOMAIN) $(BUILD)/fuzz/libhprofan.a
+$(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_MAIN_TARGETS)): $(BUILD)/fuzz/fuzz_%: \
+      tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_CLI_NOMAIN) $(BUILD)/fuzz/libhprofan.a
 	@echo "  LD      $@ (libFuzzer)"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests -o $@ $< $(FUZZ_CLI_NOMAIN) $(BUILD)/fuzz/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
 

@@ -6,7 +6,12 @@
  * per dump, so the page and the CLI cannot disagree.  The page's script
  * (src/cli/report.html) draws them with Apache ECharts, which the binary
  * carries (report_assets.h): the file asks for nothing from the network or
- * another file, and its Content-Security-Policy allows inline content only.
+ * another file, and its Content-Security-Policy allows only the page's own
+ * inline script and style and the library, by their SHA-256 (filled in at
+ * build time), so no text from the dump can run as script even where it
+ * would reach the page as markup.  Text from the dump is escaped here for
+ * the element it goes into (put_html, put_json; tests/fuzz/fuzz_report.c)
+ * and shown by the page as DOM text only.
  *
  * With several dumps each gives its summary and class histogram; the last
  * one also its dominator tree, leaks, threads and allocation sites; trend

@@ -3,8 +3,11 @@
  * page template (src/cli/report.html) and the charting library it inlines
  * (Apache ECharts' dist/echarts.min.js), both built into the binary by
  * scripts/embed-assets (the Makefile's $(BUILD)/gen/report_assets.c), so
- * the installed hprofan reads no other file.  Each array is followed by a
- * NUL that its _len does not count.
+ * the installed hprofan reads no other file.  The page's
+ * Content-Security-Policy already holds the SHA-256 of its inline script,
+ * of its style and of the library (embed-assets works them out), so the
+ * page must be written with those elements unchanged.  Each array is
+ * followed by a NUL that its _len does not count.
  */
 #ifndef HP_CLI_REPORT_ASSETS_H
 #define HP_CLI_REPORT_ASSETS_H
