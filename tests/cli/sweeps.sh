@@ -192,7 +192,21 @@ JOB
 t0=$SECONDS
 : > "$TMPD/alloc-plan.txt"
 seeds=$root/tests/fuzz/corpus/scanner
-for args in "info $seeds/hotspot4.hprof" "$seeds/hotspot4.hprof --top 5" "$seeds/android4.hprof --top 5"; do
+# and a dump whose every object is reached from a root (the dominator pass's
+# arrays then hold all of them: a failed realloc once wrote past one)
+python3 - "$TMPD/reached.hprof" "$root/tests/helper" <<'PY' || fail alloc-reached "cannot write reached.hprof"
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+foo = d.load_class("com.app.Foo"); d.class_dump(foo, obj, fields=[("x", INT)])
+for c in (foo, foo, obj):
+    d.root(d.instance(c, [1] if c == foo else []))
+d.write(sys.argv[1])
+PY
+for args in "info $seeds/hotspot4.hprof" "$seeds/hotspot4.hprof --top 5" "$seeds/android4.hprof --top 5" \
+            "$TMPD/reached.hprof --top 5 --no-index"; do
   set -- $args
   [ -f "$seeds/hotspot4.hprof" ] && [ -f "$seeds/android4.hprof" ] || break
   [ "$1" = info ] && d=$2 || d=$1
