@@ -192,6 +192,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	json_u64(tot, "duplicate_groups", B->dup_groups);
 	json_u64(tot, "duplicate_bitmaps", B->dup_bitmaps);
 	json_u64(tot, "duplicate_bytes", B->dup_bytes);
+	json_u64(tot, "hashed_bytes", B->hashed_bytes);
 	if (o->out) {
 		cJSON_AddStringToObject(j, "out", o->out);
 		json_u64(tot, "png_written", r->written);
