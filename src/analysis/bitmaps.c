@@ -76,6 +76,51 @@ static int by_hash(const void *a, const void *b)
 	return x->obj < y->obj ? -1 : x->obj > y->obj;
 }
 
+static uint64_t need_bytes(const struct hp_bitmap *b)
+{
+	return (uint64_t)b->width * (uint64_t)b->height * bytes_per_pixel(b->config);
+}
+
+/* by buffer, then by the pixel bytes each bitmap reads of it */
+static int by_buffer(const void *a, const void *b)
+{
+	const struct hp_bitmap *x = &sort_b[*(const uint32_t *)a], *y = &sort_b[*(const uint32_t *)b];
+	if (x->buffer != y->buffer)
+		return x->buffer < y->buffer ? -1 : 1;
+	uint64_t nx = need_bytes(x), ny = need_bytes(y);
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
+}
+
+/* The content hashes of the bitmaps idx[0..k) that read pixels from one
+ * buffer, in by_buffer() order: the buffer is read once and hashed once,
+ * as one FNV-1a stream whose state is taken at each bitmap's length, then
+ * the bitmap's width, height and format are mixed in. */
+static int hash_buffer(hp_objread *rd, struct hp_bitmaps *B, const uint32_t *idx, size_t k, struct hp_error *err)
+{
+	uint8_t *pix;
+	size_t plen;
+	int nodata;
+	HP_TRY(hp_objread_prim_bytes(rd, B->b[idx[0]].buffer, &pix, &plen, &nodata, err));
+	uint64_t state = 0xcbf29ce484222325ULL, done = 0;
+	for (size_t i = 0; i < k && !nodata; i++) {
+		struct hp_bitmap *b = &B->b[idx[i]];
+		uint64_t need = need_bytes(b);
+		if (need > plen)
+			break;          /* this and every later one read past the elements */
+		state = fnv(state, pix + done, (size_t)(need - done));
+		B->hashed_bytes += need - done;
+		done = need;
+		uint32_t dims[3] = { (uint32_t)b->width, (uint32_t)b->height, b->config };
+		b->hash = fnv(state, (const uint8_t *)dims, sizeof dims);
+		b->has_pixels = 1;
+		B->with_pixels++;
+	}
+	hp_free(pix);
+	return HP_OK;
+}
+
 int hp_bitmaps_find(const hp_heap *h, hp_objread *rd, const struct hp_native *N, struct hp_bitmaps *B,
 		    struct hp_error *err)
 {
@@ -93,7 +138,8 @@ int hp_bitmaps_find(const hp_heap *h, hp_objread *rd, const struct hp_native *N,
 			n++;
 	if (!n)
 		goto out;
-	if (!(objs = hp_reallocarray(NULL, n, sizeof *objs)) || !(B->b = hp_calloc(n, sizeof *B->b)))
+	if (!(objs = hp_reallocarray(NULL, n, sizeof *objs)) || !(B->b = hp_calloc(n, sizeof *B->b)) ||
+	    !(idx = hp_reallocarray(NULL, n, sizeof *idx)))
 		goto nomem;
 	n = 0;
 	for (size_t v = 0; v < h->nobj; v++)
@@ -101,6 +147,7 @@ int hp_bitmaps_find(const hp_heap *h, hp_objread *rd, const struct hp_native *N,
 			objs[n++] = (uint32_t)v;
 	if ((rc = hp_objread_prefetch(rd, objs, n, err)))
 		goto out;
+	size_t k = 0;                 /* idx[0..k): the bitmaps that read pixels from their buffer */
 	for (size_t i = 0; i < n; i++) {
 		struct hp_bitmap *b = &B->b[i];
 		b->obj = objs[i];
@@ -136,35 +183,29 @@ int hp_bitmaps_find(const hp_heap *h, hp_objread *rd, const struct hp_native *N,
 		uint64_t len = h->len[b->buffer];
 		b->config = len >= 4 * px ? HP_BM_ARGB_8888 : len >= 2 * px ? HP_BM_RGB_565 :
 			    len >= px ? HP_BM_ALPHA_8 : HP_BM_UNKNOWN;
-		if (b->config == HP_BM_UNKNOWN)
-			continue;
-		uint8_t *pix;
-		size_t plen;
-		int nodata;
-		if ((rc = hp_objread_prim_bytes(rd, b->buffer, &pix, &plen, &nodata, err)))
-			goto out;
-		if (nodata)
-			continue;
-		uint64_t need = px * bytes_per_pixel(b->config);
-		if (plen >= need) {
-			uint32_t dims[3] = { (uint32_t)b->width, (uint32_t)b->height, b->config };
-			b->hash = fnv(fnv(0xcbf29ce484222325ULL, (const uint8_t *)dims, sizeof dims), pix, (size_t)need);
-			b->has_pixels = 1;
-			B->with_pixels++;
-		}
-		hp_free(pix);
+		if (b->config != HP_BM_UNKNOWN)
+			idx[k++] = (uint32_t)i;
 	}
 	B->n = n;
+	/* the pixels: many bitmaps may share one buffer, so each buffer is
+	 * read and hashed once for all of them */
+	sort_b = B->b;
+	qsort(idx, k, sizeof *idx, by_buffer);
+	for (size_t i = 0; i < k;) {
+		size_t j = i + 1;
+		while (j < k && B->b[idx[j]].buffer == B->b[idx[i]].buffer)
+			j++;
+		if ((rc = hash_buffer(rd, B, idx + i, j - i, err)))
+			goto out;
+		i = j;
+	}
 	/* duplicates: sort the bitmaps with pixels by hash */
-	if (!(idx = hp_reallocarray(NULL, n, sizeof *idx)))
-		goto nomem;
-	size_t k = 0;
+	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		B->b[i].first = (uint32_t)i;
 		if (B->b[i].has_pixels)
 			idx[k++] = (uint32_t)i;
 	}
-	sort_b = B->b;
 	qsort(idx, k, sizeof *idx, by_hash);
 	for (size_t i = 0; i < k;) {
 		size_t j = i + 1;

@@ -17,7 +17,11 @@
  * Duplicates: a 64-bit hash of the pixel bytes (the first width x height x
  * bytes-per-pixel of mBuffer) with the width, height and format; bitmaps
  * with equal hashes are copies of one image (two different images hashing
- * alike, about 1 in 2^64 per pair, would be counted as one).
+ * alike, about 1 in 2^64 per pair, would be counted as one).  Bitmaps may
+ * share one mBuffer (a dump can hold thousands on one 8 MiB array): each
+ * buffer is read and hashed once, as one FNV-1a stream whose state is
+ * taken at each of its bitmaps' lengths, so the time is linear in the
+ * buffers' bytes plus n log n in the bitmaps, however they share.
  *
  * RGBA (hp_bitmap_rgba()): Skia's memory layouts on Android's little-endian
  * CPUs: ARGB_8888 is the bytes R, G, B, A; RGB_565 a little-endian u16 with
@@ -63,6 +67,7 @@ struct hp_bitmaps {
 	uint64_t dup_groups;          /* contents held by 2 or more bitmaps */
 	uint64_t dup_bitmaps;         /* bitmaps that are a copy of an earlier one */
 	uint64_t dup_bytes;           /* their pixel bytes */
+	uint64_t hashed_bytes;        /* bytes hashed to compare pixels: at most each buffer's length, once */
 };
 
 const char *hp_bitmap_config_name(int config);   /* "ARGB_8888", ..., "unknown" */

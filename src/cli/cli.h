@@ -237,15 +237,20 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc);
 int cli_write_output(const struct cli_ctx *x, const char *text);
 /* An output file written as it is made, under -o's rules (output.c):
  * open, write to fd, then commit (renamed into place) or abort (removed).
- * Both print what went wrong; open and commit return an exit code. */
+ * Both print what went wrong; open and commit return an exit code.
+ * cli_ofile_create() makes the file name in the directory open as dir
+ * (path names it in messages): made new, following no link (one there is
+ * refused). */
 struct cli_ofile {
 	int fd;
 	int direct;                   /* written in place: stdout, a FIFO, a device */
 	const char *path;
-	char *tmp, *target, *real;
+	int dir;                      /* the directory tmp and target are in: open while target is set */
+	char *tmp, *target;
 	unsigned mode;
 };
 int cli_ofile_open(struct cli_ofile *o, const char *path);
+int cli_ofile_create(struct cli_ofile *o, int dir, const char *name, const char *path);
 int cli_ofile_commit(struct cli_ofile *o);
 void cli_ofile_abort(struct cli_ofile *o);
 

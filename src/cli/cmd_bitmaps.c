@@ -7,6 +7,7 @@
 #include "parser/alloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,8 +70,9 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* DIR/bitmap-0xID.png for bitmap b, written atomically */
-static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, const char *dir, size_t i)
+/* DIR/bitmap-0xID.png for bitmap b, made new in DIR (open as dfd) and
+ * renamed into place: a symbolic link there is refused, never followed */
+static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, const char *dir, int dfd, size_t i)
 {
 	const struct hp_bitmap *b = &r->B.b[i];
 	struct hp_error err;
@@ -100,7 +102,7 @@ static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, co
 	}
 	snprintf(path, pl, "%s/bitmap-0x%llx.png", dir, (unsigned long long)r->h->ids[b->obj]);
 	struct cli_ofile of;
-	int rc = cli_ofile_open(&of, path);
+	int rc = cli_ofile_create(&of, dfd, strrchr(path, '/') + 1, path);
 	if (!rc && write_all(of.fd, png, len)) {
 		cli_error("cannot write %s: %s", path, strerror(errno));
 		cli_ofile_abort(&of);
@@ -153,20 +155,27 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	qsort(r->order, n, sizeof *r->order, by_bytes);
 	if (!o->out)
 		return EXIT_OK;
-	struct stat sb;
-	if (stat(o->out, &sb) != 0) {
-		if (errno != ENOENT || mkdir(o->out, 0777) != 0) {
+	/* DIR is opened once (a link the user named as DIR is followed, by
+	 * the kernel) and every file is made relative to it */
+	int dfd = open(o->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && errno == ENOENT) {
+		if (mkdir(o->out, 0777) != 0 && errno != EEXIST) {
 			cli_error("--out %s: %s", o->out, strerror(errno));
 			return EXIT_BAD;
 		}
-	} else if (!S_ISDIR(sb.st_mode)) {
-		cli_error("--out %s: not a directory", o->out);
-		return EXIT_USAGE;
+		dfd = open(o->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (r->B.b[i].has_pixels && (rc = write_png(r, S, rd, o->out, i)))
-			return rc;
-	return EXIT_OK;
+	if (dfd < 0) {
+		int e = errno;
+		cli_error("--out %s: %s", o->out, e == ENOTDIR ? "not a directory" : strerror(e));
+		return e == ENOTDIR ? EXIT_USAGE : EXIT_BAD;
+	}
+	rc = EXIT_OK;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (r->B.b[i].has_pixels)
+			rc = write_png(r, S, rd, o->out, dfd, i);
+	close(dfd);
+	return rc;
 }
 
 static void after(struct cli_ctx *x, hp_session *S, void *res)
@@ -192,6 +201,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	json_u64(tot, "duplicate_groups", B->dup_groups);
 	json_u64(tot, "duplicate_bitmaps", B->dup_bitmaps);
 	json_u64(tot, "duplicate_bytes", B->dup_bytes);
+	json_u64(tot, "hashed_bytes", B->hashed_bytes);
 	if (o->out) {
 		cJSON_AddStringToObject(j, "out", o->out);
 		json_u64(tot, "png_written", r->written);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* all of text to fd; 0, or -1 with errno */
@@ -29,70 +30,285 @@ static int write_all(int fd, const char *text, size_t len)
 }
 
 /*
- * Output files (-o FILE, redact's OUT).  A regular file (or none yet) is
- * replaced atomically: the bytes go to a temporary file beside it, renamed
- * over it at the end, with the mode the file had (a new one: 0666 less the
- * umask, as the shell's > would make it); until then the old file is
- * untouched, and a failed run removes the temporary file.  A symbolic link
- * is written through: its target is replaced, the link stays.  A FIFO, a
- * device or a socket is opened and written as it is (renaming over
- * /dev/null would replace the device with a file).  "-" is standard output.
+ * Output files (-o FILE, redact's OUT and --mapping-out, bitmaps' --out
+ * files).  A regular file (or none yet) is replaced atomically: the bytes
+ * go to a temporary file made new (O_CREAT|O_EXCL|O_NOFOLLOW) in the
+ * directory that holds the name, relative to that directory opened once,
+ * and are renamed over the name within it at the end (renameat: a link
+ * swapped in meanwhile is replaced, not followed), with the mode the file
+ * had if it was ours (else 0666 less the umask, as the shell's > would
+ * make it); until then the old file is untouched, and a failed run
+ * removes the temporary file.  A FIFO, a device or a socket is opened and
+ * written as it is (renaming over /dev/null would replace the device with
+ * a file).  "-" is standard output.
+ *
+ * A symbolic link that -o FILE names is written through (its target is
+ * replaced, the link stays): it is read one link at a time, each relative
+ * to the directory holding it, but never in a directory where another
+ * user can plant or swap a name: sticky (as /tmp), writable by others, or
+ * owned by someone who is neither the user nor root.  The kernel's
+ * protected_symlinks refuses to follow another user's link in a sticky
+ * directory; resolving the link here (realpath) would bypass it and let
+ * whoever can write the directory choose the file replaced, so such a
+ * link is refused.  Files a command makes inside a directory
+ * (cli_ofile_create()) follow no link at all.
  */
-int cli_ofile_open(struct cli_ofile *o, const char *path)
+
+#ifdef O_PATH
+#define DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+#define MAX_LINKS 40              /* as the kernel's ELOOP */
+
+/* the directory part of name (relative to at) opened, and *base its last
+ * part (a pointer into name); -1 and errno when it cannot be, EISDIR when
+ * name ends in "/", "." or ".." */
+static int open_parent(int at, const char *name, const char **base)
 {
-	memset(o, 0, sizeof *o);
-	o->fd = -1;
-	o->path = path;
-	if (!strcmp(path, "-")) {
-		o->fd = 1;
-		o->direct = 1;
-		return EXIT_OK;
+	const char *slash = strrchr(name, '/');
+	const char *b = slash ? slash + 1 : name;
+	if (!*b || !strcmp(b, ".") || !strcmp(b, "..")) {
+		errno = EISDIR;
+		return -1;
 	}
-	const char *target = path;
-	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		if (!(o->real = realpath(path, NULL))) {
-			cli_error("cannot write %s: it is a symbolic link whose target cannot be resolved (%s)", path,
-				  strerror(errno));
-			return EXIT_BAD;
+	*base = b;
+	if (!slash)
+		return openat(at, ".", DIR_FLAGS);
+	size_t n = (size_t)(slash - name) + 1;   /* with the slash: "/" stays the root */
+	char *d = hp_malloc(n + 1);
+	if (!d) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(d, name, n);
+	d[n] = '\0';
+	int fd = openat(at, d, DIR_FLAGS);
+	int e = errno;
+	hp_free(d);
+	errno = e;
+	return fd;
+}
+
+/* 1 when another user can plant, swap or own a name in the directory */
+static int shared_dir(int dir)
+{
+	struct stat d;
+	if (fstat(dir, &d) != 0)
+		return 1;
+	return (d.st_mode & (S_ISVTX | S_IWOTH)) || (d.st_uid != geteuid() && d.st_uid != 0);
+}
+
+/* the text of the link name in dir (hp_free()), or NULL and errno */
+static char *read_link(int dir, const char *name)
+{
+	for (size_t cap = 256; cap <= 65536; cap *= 2) {
+		char *t = hp_malloc(cap);
+		if (!t) {
+			errno = ENOMEM;
+			return NULL;
 		}
-		target = o->real;
-	}
-	int exists = stat(target, &st) == 0;
-	if (exists && S_ISDIR(st.st_mode)) {
-		cli_error("cannot write %s: it is a directory", path);
-		cli_ofile_abort(o);
-		return EXIT_BAD;
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		o->fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		if (o->fd < 0) {
-			cli_error("cannot write %s: %s", path, strerror(errno));
-			cli_ofile_abort(o);
-			return EXIT_BAD;
+		ssize_t k = readlinkat(dir, name, t, cap);
+		if (k < 0) {
+			int e = errno;
+			hp_free(t);
+			errno = e;
+			return NULL;
 		}
-		o->direct = 1;
-		return EXIT_OK;
+		if ((size_t)k < cap) {
+			t[k] = '\0';
+			if (!k) {
+				hp_free(t);
+				errno = ENOENT;
+				return NULL;
+			}
+			return t;
+		}
+		hp_free(t);
 	}
+	errno = ENAMETOOLONG;
+	return NULL;
+}
+
+static mode_t umask_now(void)
+{
 	mode_t mask = umask(0);
 	umask(mask);
-	o->mode = exists ? (st.st_mode & 07777) : (0666 & ~mask);
-	size_t n = strlen(target);
-	if (!(o->target = hp_strdup(target)) || !(o->tmp = hp_malloc(n + 32))) {
+	return mask;
+}
+
+/* NAME.tmp.XXXXXX made new in dir (which o owns from here on) for a file
+ * to be renamed to name at commit */
+static int begin_tmp(struct cli_ofile *o, int dir, const char *name, unsigned mode)
+{
+	static uint64_t seq;
+	size_t n = strlen(name) + 16;
+	o->mode = mode;
+	if (!(o->target = hp_strdup(name))) {
+		close(dir);
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	o->dir = dir;                 /* open while o->target is set */
+	if (!(o->tmp = hp_malloc(n))) {
 		cli_ofile_abort(o);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	snprintf(o->tmp, n + 32, "%s.tmp.XXXXXX", target);
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	/* the suffix needs to be unlikely, not secret: O_EXCL makes a name
+	 * someone else made first a retry, never a file shared with them */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40;
+	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t z = x + ++seq * 0x9e3779b97f4a7c15ULL;
+		z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ z >> 27) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		char sfx[7];
+		for (int i = 0; i < 6; i++, z /= 62)
+			sfx[i] = digits[z % 62];
+		sfx[6] = '\0';
+		snprintf(o->tmp, n, "%s.tmp.%s", name, sfx);
+		o->fd = openat(dir, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+		if (o->fd >= 0 || errno != EEXIST)
+			break;
+	}
 	if (o->fd < 0) {
-		cli_error("cannot create %s: %s", o->tmp, strerror(errno));
+		cli_error("cannot create a temporary file beside %s: %s", o->path, strerror(errno));
 		hp_free(o->tmp);
 		o->tmp = NULL;
 		cli_ofile_abort(o);
 		return EXIT_BAD;
 	}
 	return EXIT_OK;
+}
+
+static void ofile_init(struct cli_ofile *o, const char *path)
+{
+	memset(o, 0, sizeof *o);
+	o->fd = -1;
+	o->dir = -1;
+	o->path = path;
+}
+
+int cli_ofile_open(struct cli_ofile *o, const char *path)
+{
+	ofile_init(o, path);
+	if (!strcmp(path, "-")) {
+		o->fd = 1;
+		o->direct = 1;
+		return EXIT_OK;
+	}
+	char *name = NULL;            /* the link text base points into, after the first link */
+	const char *base;
+	int dir = open_parent(AT_FDCWD, path, &base);
+	struct stat st;
+	int exists = 0, follow = 0;
+	for (int hops = 0; dir >= 0; hops++) {
+		if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno != ENOENT)
+				goto fail;
+			break;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			exists = 1;
+			break;
+		}
+		if (shared_dir(dir)) {
+			if (!name)
+				cli_error("cannot write %s: it is a symbolic link in a directory others can write (sticky, "
+					  "writable by others, or another user's), and -o follows no link there: name its target",
+					  path);
+			else
+				cli_error("cannot write %s: it leads to %s, a symbolic link in a directory others can write "
+					  "(sticky, writable by others, or another user's), and -o follows no link there: name its target",
+					  path, name);
+			goto out;
+		}
+		if (hops == MAX_LINKS) {
+			errno = ELOOP;
+			goto fail;
+		}
+		struct stat t;
+		if (fstatat(dir, base, &t, 0) == 0 && !S_ISREG(t.st_mode) && !S_ISDIR(t.st_mode)) {
+			/* a link to a FIFO or a device (/dev/stdout): written in
+			 * place, the kernel following the link */
+			st = t;
+			exists = follow = 1;
+			break;
+		}
+		char *text = read_link(dir, base);
+		if (!text)
+			goto fail;
+		int next = open_parent(dir, text, &base);
+		int e = errno;
+		close(dir);
+		hp_free(name);
+		name = text;
+		dir = next;
+		errno = e;
+	}
+	if (dir < 0)
+		goto fail;
+	if (exists && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		int fd = openat(dir, base, O_WRONLY | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+		if (fd < 0)
+			goto fail;
+		struct stat f;
+		if (fstat(fd, &f) != 0 || S_ISREG(f.st_mode)) {
+			close(fd);
+			cli_error("cannot write %s: it changed from a FIFO or device into a file while being opened", path);
+			goto out;
+		}
+		close(dir);
+		hp_free(name);
+		o->fd = fd;
+		o->direct = 1;
+		return EXIT_OK;
+	}
+	unsigned mode = exists && st.st_uid == geteuid() ? (unsigned)(st.st_mode & 0777) : (unsigned)(0666 & ~umask_now());
+	int rc = begin_tmp(o, dir, base, mode);
+	hp_free(name);
+	return rc;
+fail:
+	cli_error("cannot write %s: %s", path, strerror(errno));
+out:
+	if (dir >= 0)
+		close(dir);
+	hp_free(name);
+	return EXIT_BAD;
+}
+
+int cli_ofile_create(struct cli_ofile *o, int dir, const char *name, const char *path)
+{
+	ofile_init(o, path);
+	struct stat st;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			cli_error("cannot write %s: a symbolic link is there, and hprofan follows none in a directory it "
+				  "writes files into", path);
+			return EXIT_BAD;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			cli_error("cannot write %s: it is not a regular file", path);
+			return EXIT_BAD;
+		}
+	} else if (errno != ENOENT) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		return EXIT_BAD;
+	}
+	int d = fcntl(dir, F_DUPFD_CLOEXEC, 0);
+	if (d < 0) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		return EXIT_BAD;
+	}
+	return begin_tmp(o, d, name, (unsigned)(0666 & ~umask_now()));
 }
 
 int cli_ofile_commit(struct cli_ofile *o)
@@ -112,7 +328,7 @@ int cli_ofile_commit(struct cli_ofile *o)
 	if (close(o->fd) != 0)
 		ok = 0;
 	o->fd = -1;
-	if (ok && o->tmp && rename(o->tmp, o->target) != 0)
+	if (ok && o->tmp && renameat(o->dir, o->tmp, o->dir, o->target) != 0)
 		ok = 0;
 	if (!ok) {
 		cli_error("cannot write %s: %s", o->path, strerror(errno));
@@ -130,12 +346,15 @@ void cli_ofile_abort(struct cli_ofile *o)
 	if (o->fd >= 0 && o->fd != 1)
 		close(o->fd);
 	o->fd = -1;
-	if (o->tmp)
-		unlink(o->tmp);
+	if (o->target) {
+		if (o->tmp)
+			unlinkat(o->dir, o->tmp, 0);
+		close(o->dir);
+	}
+	o->dir = -1;
 	hp_free(o->tmp);
 	hp_free(o->target);
-	free(o->real);
-	o->tmp = o->target = o->real = NULL;
+	o->tmp = o->target = NULL;
 }
 
 /* -o FILE: the text, atomically (cli_ofile_open), or standard output */
