@@ -742,7 +742,7 @@ static int copy_instance(struct red *R, const uint8_t *p, size_t n)
 		R->st->instances_unknown_class++;
 	} else {
 		const struct plan *pl = &R->plans[pi];
-		const struct range *rg = &R->ranges[pl->first];
+		const struct range *rg = pl->n ? &R->ranges[pl->first] : NULL;
 		for (uint32_t i = 0; i < pl->n; i++) {
 			if (rg[i].off >= len)
 				break;

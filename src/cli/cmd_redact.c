@@ -53,9 +53,11 @@ static int set_gzip(const struct cli_option *o, const char *as, const char *val,
 static const struct cli_option own[] = {
 	{ "--mode", NULL, OPT_VALUE, "--mode=MODE",
 	  "values (default: every primitive value zero, String\n"
-	  "text '*'), strings (only String text and char[]/byte[])\n"
-	  "or names (values, and the application's class, field,\n"
-	  "method and source file names hashed)",
+	  "text '*'), strings (only text: Strings, char[]/byte[]\n"
+	  "and hashes of text) or names (values, and the\n"
+	  "application's class, field, method and source file\n"
+	  "names hashed); in every mode the STRING records no\n"
+	  "record uses (literals) go",
 	  0, offsetof(struct redact_opts, mode), set_mode, "needs a value: values, strings or names",
 	  "values strings names" },
 	{ "--names-all", NULL, OPT_FLAG, "--names-all", "names: the JDK's and Android's names hashed too",
