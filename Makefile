@@ -182,7 +182,7 @@ clean:
 # crashers land in $(BUILD)/fuzz/ (copy them to tests/fuzz/regressions/).
 # `make check` (through `unit`) builds the same targets with replay.c's main
 # under ASan/UBSan; tests/cli/fuzz_replay.sh replays the seeds and regressions.
-FUZZ_TARGETS := scanner subrecord gzip pipeline cli mapping index
+FUZZ_TARGETS := scanner subrecord gzip pipeline cli mapping index redact
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
