@@ -182,7 +182,7 @@ clean:
 # crashers land in $(BUILD)/fuzz/ (copy them to tests/fuzz/regressions/).
 # `make check` (through `unit`) builds the same targets with replay.c's main
 # under ASan/UBSan; tests/cli/fuzz_replay.sh replays the seeds and regressions.
-FUZZ_TARGETS := scanner subrecord gzip pipeline cli mapping index report
+FUZZ_TARGETS := scanner subrecord gzip pipeline cli mapping index report redact
 # the targets that run hprofan's own main()
 FUZZ_MAIN_TARGETS := cli report
 FUZZ_SECONDS ?= 60

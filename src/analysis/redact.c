@@ -6,9 +6,14 @@
 #include "parser/hprof.h"
 #include "parser/reader.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- small growable arrays ----------------------------------------------- */
 
@@ -109,12 +114,16 @@ static uint64_t name_hash(const uint8_t *s, size_t n, int cls)
 	return h;
 }
 
-/* roles a STRING record's id plays (names mode) */
+/* roles a STRING record's id plays, from the records that name it: a
+ * STRING none of them names is dropped from the copy */
 enum {
 	ROLE_CLASS = 1, ROLE_FIELD = 2, ROLE_METHOD = 4, ROLE_SOURCE = 8, ROLE_SIG = 16,
-	ROLE_KEEP = 32,           /* a name the JDK or Android uses: stays readable */
-	NAME_FW = 64              /* the text names a framework class */
+	ROLE_HEAP = 32,           /* HEAP DUMP INFO: a heap's name (Android's "app", "zygote") */
+	ROLE_TEXT = 64,           /* START THREAD: a thread's or its group's name: data */
+	ROLE_KEEP = 128,          /* names mode: a name the JDK or Android uses: stays readable */
+	NAME_FW = 256             /* names mode: the text names a framework class */
 };
+#define ROLE_NAME (ROLE_CLASS | ROLE_FIELD | ROLE_METHOD | ROLE_SOURCE | ROLE_SIG | ROLE_HEAP)
 
 /* ---- the state ------------------------------------------------------------ */
 
@@ -127,15 +136,33 @@ struct rclass {
 struct plan {
 	uint32_t first, n;        /* ranges[first, first + n): field bytes to zero */
 	uint32_t total;           /* field bytes the layout describes */
-	uint8_t complete;         /* every class of the chain was known */
 	uint8_t string;           /* java.lang.String */
 };
 
 struct range { uint32_t off, len; };
 
-/* names looked for in every mode */
-enum { SP_STRING, SP_COUNT, SP_OFFSET, SP_CODER, SP_N };
-static const char *const special[SP_N] = { "java/lang/String", "count", "offset", "coder" };
+/* Hashes of text that --mode=strings zeroes with String.hash: the hash
+ * fields of the nodes of hash-based collections (LinkedHashMap, HashSet,
+ * Properties and the tree nodes through their super classes) hold their
+ * keys' hashCode, which gives a short key back; URI, URL and a file path
+ * cache their text's.  JDK 8 and later, JDK 7 and earlier, Android. */
+static const struct { const char *cls, *field; } text_hashes[] = {
+	{ "java/util/HashMap$Node", "hash" },
+	{ "java/util/HashMap$Entry", "hash" },
+	{ "java/util/HashMap$HashMapEntry", "hash" },
+	{ "java/util/Hashtable$Entry", "hash" },
+	{ "java/util/Hashtable$HashtableEntry", "hash" },
+	{ "java/util/WeakHashMap$Entry", "hash" },
+	{ "java/util/concurrent/ConcurrentHashMap$Node", "hash" },
+	{ "java/util/concurrent/ConcurrentHashMap$HashEntry", "hash" },
+	{ "java/net/URI", "hash" },
+	{ "java/net/URL", "hashCode" },
+	{ "sun/nio/fs/UnixPath", "hash" },
+};
+#define N_TEXT_HASHES (sizeof text_hashes / sizeof text_hashes[0])
+
+/* names looked for in every mode: String's, then text_hashes' fields and classes */
+enum { SP_STRING, SP_COUNT, SP_OFFSET, SP_CODER, SP_HASH, SP_HASHCODE, SP_TH0, SP_N = SP_TH0 + N_TEXT_HASHES };
 #define SP_MAX 8
 
 struct red {
@@ -146,10 +173,6 @@ struct red {
 	unsigned I;
 	int zero_values;          /* values, names */
 	int names;
-	int complete;             /* a first pass has read every layout and name */
-	int can_prepass;          /* the input can be read again */
-	int need_prepass;         /* the copy stopped for a first pass */
-	uint64_t need_class;      /* the class it stopped at */
 
 	/* classes: layouts from CLASS DUMP */
 	struct hp_idmap cls_map;  /* class id -> index in cls */
@@ -180,7 +203,7 @@ struct red {
 
 	/* names */
 	struct hp_idmap sid_map;  /* STRING id -> index in roles */
-	uint8_t *roles;
+	uint16_t *roles;
 	size_t nroles, roles_cap;
 	uint64_t *frames;         /* 4 per frame: method, signature, source sids, class serial */
 	size_t nframes, frames_cap;
@@ -206,12 +229,31 @@ static int is_special(const struct red *R, int k, uint64_t sid)
 	return 0;
 }
 
+static const char *special_name(int k)
+{
+	static const char *const first[SP_TH0] = { "java/lang/String", "count", "offset", "coder", "hash", "hashCode" };
+	return k < SP_TH0 ? first[k] : text_hashes[k - SP_TH0].cls;
+}
+
 static void note_special(struct red *R, uint64_t sid, const uint8_t *s, uint32_t len)
 {
 	for (int k = 0; k < SP_N; k++)
-		if (same_name(s, len, special[k]) && R->nsp[k] < SP_MAX &&
+		if (same_name(s, len, special_name(k)) && R->nsp[k] < SP_MAX &&
 		    !is_special(R, k, sid))
 			R->sp[k][R->nsp[k]++] = sid;
+}
+
+/* the special name (SP_HASH, SP_HASHCODE) of the field of class cid that
+ * holds a hash of text, or -1 */
+static int text_hash_field(const struct red *R, uint64_t cid)
+{
+	uint32_t i = hp_idmap_get(&R->lc_by_id, cid);
+	if (i == HP_IDMAP_NONE)
+		return -1;
+	for (size_t k = 0; k < N_TEXT_HASHES; k++)
+		if (is_special(R, SP_TH0 + (int)k, R->lc_name[i]))
+			return strcmp(text_hashes[k].field, "hash") == 0 ? SP_HASH : SP_HASHCODE;
+	return -1;
 }
 
 static int add_load_class(struct red *R, uint32_t serial, uint64_t cid, uint64_t name_sid)
@@ -300,12 +342,12 @@ static int32_t make_plan(struct red *R, uint32_t idx)
 	struct plan *pl = &R->plans[R->nplans];
 	pl->first = (uint32_t)R->nranges;
 	pl->n = 0;
-	pl->complete = 1;
 	pl->string = (uint8_t)str;
 	uint64_t pos = 0;
 	uint32_t c = idx;
 	for (size_t depth = 0; depth <= R->ncls; depth++) {
 		const struct rclass *k = &R->cls[c];
+		int th = R->zero_values ? -1 : text_hash_field(R, k->id);
 		for (uint32_t f = 0; f < k->nf; f++) {
 			unsigned t = R->ftypes[k->first + f];
 			unsigned sz = hp_type_size(t, I);
@@ -320,7 +362,7 @@ static int32_t make_plan(struct red *R, uint32_t idx)
 				zero = !is_special(R, SP_COUNT, nm) && !is_special(R, SP_OFFSET, nm) &&
 				       !is_special(R, SP_CODER, nm);
 			} else
-				zero = R->zero_values;
+				zero = R->zero_values || (th >= 0 && is_special(R, th, R->fnames[k->first + f]));
 			if (zero) {
 				struct range *last = pl->n ? &R->ranges[R->nranges - 1] : NULL;
 				if (last && last->off + last->len == pos) {
@@ -343,10 +385,8 @@ static int32_t make_plan(struct red *R, uint32_t idx)
 		if (k->super == 0)
 			break;
 		uint32_t s = hp_idmap_get(&R->cls_map, k->super);
-		if (s == HP_IDMAP_NONE) {
-			pl->complete = 0;       /* the super class's layout is not known (yet) */
-			break;
-		}
+		if (s == HP_IDMAP_NONE)
+			break;          /* no layout for the super class: the rest become zeros */
 		c = s;
 	}
 	pl->total = (uint32_t)pos;
@@ -354,29 +394,18 @@ static int32_t make_plan(struct red *R, uint32_t idx)
 	return (int32_t)R->nplans++;
 }
 
-/* The plan for class cid: its index, -1 (err set) on failure, -2 when
- * the class or part of its chain is not known yet and a first pass can
- * tell (R->need_prepass is set then). */
+/* The plan for class cid: its index, -1 (err set) on failure, -3 when
+ * the dump has no layout for the class (its fields are zeroed whole). */
 static int32_t plan_of(struct red *R, uint64_t cid)
 {
 	if (R->last_plan >= 0 && R->last_cid == cid)
 		return R->last_plan;
 	uint32_t idx = hp_idmap_get(&R->cls_map, cid);
-	int32_t p;
-	if (idx == HP_IDMAP_NONE) {
-		if (!R->complete) {
-			R->need_class = cid;
-			return -2;
-		}
-		p = -3;                 /* no layout at all: the fields are zeroed whole */
-	} else {
+	int32_t p = -3;
+	if (idx != HP_IDMAP_NONE) {
 		p = R->cls[idx].plan;
 		if (p < 0 && (p = make_plan(R, idx)) < 0)
 			return -1;
-		if (!R->plans[p].complete && !R->complete) {
-			R->need_class = cid;
-			return -2;
-		}
 	}
 	R->last_cid = cid;
 	R->last_plan = p;
@@ -403,7 +432,7 @@ static int add_role(struct red *R, uint64_t sid, int role)
 	int32_t i = role_slot(R, sid, 1);
 	if (i == -2)
 		return HP_ENOMEM;
-	R->roles[i] |= (uint8_t)role;
+	R->roles[i] |= (uint16_t)role;
 	return HP_OK;
 }
 
@@ -422,20 +451,23 @@ static int fw_class(const struct red *R, uint64_t cid)
 	return i != HP_IDMAP_NONE && fw_sid(R, R->lc_name[i]);
 }
 
-/* After the first pass: what each name is, and whether it stays. */
-static int assign_roles(struct red *R)
+/* After the first pass (names mode): which names stay, those the JDK's or
+ * Android's classes use (the first pass gave every name its role). */
+static int assign_keep(struct red *R)
 {
 	for (size_t i = 0; i < R->nlc; i++)
-		HP_TRY(add_role(R, R->lc_name[i], ROLE_CLASS | (fw_sid(R, R->lc_name[i]) ? ROLE_KEEP : 0)));
+		if (fw_sid(R, R->lc_name[i]))
+			HP_TRY(add_role(R, R->lc_name[i], ROLE_KEEP));
 	for (size_t i = 0; i < R->ncdf; i++)
-		HP_TRY(add_role(R, R->cdfields[2 * i + 1], ROLE_FIELD | (fw_class(R, R->cdfields[2 * i]) ? ROLE_KEEP : 0)));
+		if (fw_class(R, R->cdfields[2 * i]))
+			HP_TRY(add_role(R, R->cdfields[2 * i + 1], ROLE_KEEP));
 	for (size_t i = 0; i < R->nframes; i++) {
 		const uint64_t *f = &R->frames[4 * i];
 		uint32_t k = hp_idmap_get(&R->lc_by_serial, f[3]);
-		int keep = k != HP_IDMAP_NONE ? fw_sid(R, R->lc_name[k]) : 0;
-		HP_TRY(add_role(R, f[0], ROLE_METHOD | (keep ? ROLE_KEEP : 0)));
-		HP_TRY(add_role(R, f[1], ROLE_SIG));
-		HP_TRY(add_role(R, f[2], ROLE_SOURCE | (keep ? ROLE_KEEP : 0)));
+		if (k != HP_IDMAP_NONE && fw_sid(R, R->lc_name[k])) {
+			HP_TRY(add_role(R, f[0], ROLE_KEEP));
+			HP_TRY(add_role(R, f[2], ROLE_KEEP));
+		}
 	}
 	return HP_OK;
 }
@@ -573,12 +605,17 @@ static int pre_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 
 static int pre_load_class(void *ud, uint32_t serial, uint64_t cid, uint32_t trace, uint64_t name_sid)
 {
-	return add_load_class(ud, serial, cid, name_sid);
+	HP_TRY(add_load_class(ud, serial, cid, name_sid));
+	return add_role(ud, name_sid, ROLE_CLASS);
 }
 
 static int pre_frame(void *ud, const struct hp_frame *f)
 {
 	struct red *R = ud;
+	HP_TRY(add_role(R, f->method_sid, ROLE_METHOD));
+	HP_TRY(add_role(R, f->signature_sid, ROLE_SIG));
+	if (f->source_sid)
+		HP_TRY(add_role(R, f->source_sid, ROLE_SOURCE));
 	if (!R->names)
 		return HP_OK;
 	if (GROW(R->frames, 4 * R->nframes, R->frames_cap, 4))
@@ -591,24 +628,46 @@ static int pre_frame(void *ud, const struct hp_frame *f)
 	return HP_OK;
 }
 
+/* a thread's name and its group's are text (the Thread's own name is a
+ * String, whose text goes): they stay only as long as they are */
+static int pre_start_thread(void *ud, const struct hp_thread *t)
+{
+	struct red *R = ud;
+	const uint64_t sids[3] = { t->name_sid, t->group_sid, t->parent_group_sid };
+	for (int i = 0; i < 3; i++)
+		if (sids[i])
+			HP_TRY(add_role(R, sids[i], ROLE_TEXT));
+	return HP_OK;
+}
+
+static int pre_heap_info(void *ud, uint32_t heap_id, uint64_t name_sid)
+{
+	return add_role(ud, name_sid, ROLE_HEAP);
+}
+
+/* a field's name (instance or static): its role, and for names mode its class */
+static int add_field_name(struct red *R, uint64_t cid, uint64_t sid)
+{
+	HP_TRY(add_role(R, sid, ROLE_FIELD));
+	if (!R->names)
+		return HP_OK;
+	if (GROW(R->cdfields, 2 * R->ncdf, R->cdf_cap, 2))
+		return nomem(R);
+	R->cdfields[2 * R->ncdf] = cid;
+	R->cdfields[2 * R->ncdf++ + 1] = sid;
+	return HP_OK;
+}
+
 static int pre_class_dump(void *ud, const struct hp_class_dump *c)
 {
 	struct red *R = ud;
 	unsigned I = R->I;
 	HP_TRY(add_class(R, c->id, c->super_id, c->fields, c->n_fields));
-	if (!R->names)
-		return HP_OK;
-	size_t need = (size_t)c->n_fields + c->n_statics;
-	if (GROW(R->cdfields, 2 * R->ncdf, R->cdf_cap, 2 * need))
-		return nomem(R);
-	for (uint32_t i = 0; i < c->n_fields; i++) {
-		R->cdfields[2 * R->ncdf] = c->id;
-		R->cdfields[2 * R->ncdf++ + 1] = hp_be_id(c->fields + i * (I + 1), I);
-	}
+	for (uint32_t i = 0; i < c->n_fields; i++)
+		HP_TRY(add_field_name(R, c->id, hp_be_id(c->fields + i * (I + 1), I)));
 	const uint8_t *p = c->statics;
 	for (uint32_t i = 0; i < c->n_statics; i++) {
-		R->cdfields[2 * R->ncdf] = c->id;
-		R->cdfields[2 * R->ncdf++ + 1] = hp_be_id(p, I);
+		HP_TRY(add_field_name(R, c->id, hp_be_id(p, I)));
 		p += I + 1 + hp_type_size(p[I], I);
 	}
 	return HP_OK;
@@ -658,9 +717,9 @@ static int copy_class_dump(struct red *R, const uint8_t *p, size_t n)
 	unsigned nf = hp_be16(q + k);
 	k += 2;
 	hp_writer_commit(R->w, n);
-	if (!R->complete)
-		HP_TRY(add_class(R, hp_be_id(p + 1, I), hp_be_id(p + 1 + I + 4, I), p + k, (uint16_t)nf));
-	return HP_OK;
+	/* the layout in force from here on (a file of several dumps may
+	 * change it); the first pass gave the last one to the instances before */
+	return add_class(R, hp_be_id(p + 1, I), hp_be_id(p + 1 + I + 4, I), p + k, (uint16_t)nf);
 }
 
 static int copy_instance(struct red *R, const uint8_t *p, size_t n)
@@ -670,13 +729,6 @@ static int copy_instance(struct red *R, const uint8_t *p, size_t n)
 	int32_t pi = plan_of(R, cid);
 	if (pi == -1)
 		return R->err->code;
-	if (pi == -2) {
-		if (R->can_prepass)
-			return HP_ESTOP;
-		return hp_error_set(R->err, HP_EUSAGE,
-			"INSTANCE DUMP of class 0x%llx comes before that class's CLASS DUMP, so redact must read the dump twice, which a pipe cannot do; save it to a file first",
-			(unsigned long long)cid);
-	}
 	uint8_t *q = hp_writer_space(R->w, n, R->err);
 	if (!q)
 		return R->err->code;
@@ -690,7 +742,7 @@ static int copy_instance(struct red *R, const uint8_t *p, size_t n)
 		R->st->instances_unknown_class++;
 	} else {
 		const struct plan *pl = &R->plans[pi];
-		const struct range *rg = &R->ranges[pl->first];
+		const struct range *rg = pl->n ? &R->ranges[pl->first] : NULL;
 		for (uint32_t i = 0; i < pl->n; i++) {
 			if (rg[i].off >= len)
 				break;
@@ -751,8 +803,8 @@ static int on_raw(void *ud, int kind, const uint8_t *p, size_t n, uint64_t off)
 			R->st->unknown_records++;
 			R->st->unknown_bytes += hp_be32(p + 5);
 		}
-		if (R->names && p[0] == 0x01) {
-			memcpy(R->head, p, 9);  /* written by on_string, with the new length */
+		if (p[0] == 0x01) {
+			memcpy(R->head, p, 9);  /* written by on_string, if at all */
 			return HP_OK;
 		}
 		return put(R, p, n);
@@ -767,34 +819,59 @@ static int on_raw(void *ud, int kind, const uint8_t *p, size_t n, uint64_t off)
 	}
 }
 
-static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+/* writes the head and id of STRING `id` with a text of n bytes, to come,
+ * in place of the record that came (whose body is then not copied) */
+static int put_string_head(struct red *R, uint64_t id, uint64_t n)
 {
-	struct red *R = ud;
-	if (!R->complete)
-		note_special(R, id, s, len);
-	if (!R->names)
-		return HP_OK;
-	int renamed;
-	HP_TRY(new_name(R, id, s, len, &renamed));
-	if (!renamed)
-		return put(R, R->head, 9);
-	/* the record as it comes: head, id, text; anything past the text is dropped with it */
-	uint64_t body = (uint64_t)R->I + R->nbuf_len;
+	uint64_t body = (uint64_t)R->I + n;
 	if (body > UINT32_MAX)
 		return hp_error_set(R->err, HP_ECORRUPT, "a renamed name is too long");
+	uint8_t idb[8];
+	for (unsigned i = 0; i < R->I; i++)
+		idb[i] = (uint8_t)(id >> 8 * (R->I - 1 - i));
 	HP_TRY(hp_writer_record(R->w, 0x01, hp_be32(R->head + 1), (uint32_t)body, R->err));
-	HP_TRY(put(R, s - R->I, R->I));
-	HP_TRY(put(R, (const uint8_t *)R->nbuf, R->nbuf_len));
 	R->swallow = 1;
-	R->st->names_replaced++;
+	return put(R, idb, R->I);
+}
+
+/* A STRING record: a name a record uses stays (names mode: renamed unless
+ * the JDK's); a thread's name becomes a '*' per character; a STRING no
+ * record names (HotSpot writes its whole symbol table: every literal of
+ * every class, descriptors, signatures) is dropped, its body with it. */
+static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
+{
+	static const uint8_t star = '*';
+	struct red *R = ud;
+	uint32_t i = hp_idmap_get(&R->sid_map, id);
+	int role = i == HP_IDMAP_NONE ? 0 : R->roles[i];
+	if (role & ROLE_NAME) {
+		int renamed = 0;
+		if (R->names)
+			HP_TRY(new_name(R, id, s, len, &renamed));
+		if (!renamed)
+			return put(R, R->head, 9);
+		R->st->names_replaced++;
+		HP_TRY(put_string_head(R, id, R->nbuf_len));
+		return put(R, (const uint8_t *)R->nbuf, R->nbuf_len);
+	}
+	if (role & ROLE_TEXT) {
+		/* a character is a byte that does not continue one (modified
+		 * UTF-8 writes a supplementary one as two: its UTF-16 units) */
+		uint64_t chars = 0;
+		for (uint32_t k = 0; k < len; k++)
+			chars += (s[k] & 0xC0) != 0x80;
+		R->st->strings_starred++;
+		HP_TRY(put_string_head(R, id, chars));
+		return hp_writer_fill(R->w, &star, 1, chars, R->err);
+	}
+	R->st->strings_dropped++;
+	R->swallow = 1;
 	return HP_OK;
 }
 
 static int on_load_class(void *ud, uint32_t serial, uint64_t cid, uint32_t trace, uint64_t name_sid)
 {
 	struct red *R = ud;
-	if (R->complete)
-		return HP_OK;
 	if (is_special(R, SP_STRING, name_sid))
 		forget_plans(R);        /* String named after a plan was made: its plan changes */
 	return add_load_class(R, serial, cid, name_sid);
@@ -811,10 +888,22 @@ static void on_progress(void *ud, uint64_t done)
 		pg->o->progress(pg->o->progress_ud, done, pg->total);
 }
 
-static int one_pass(struct red *R, const char *path, int copy, struct hp_stats *stats)
+/* One pass over the input at path: the first (layouts and names) or the
+ * copy.  With spool_fd >= 0 (the first pass of standard input or a FIFO)
+ * every byte read is also written to that file, which must then hold the
+ * whole input; *spooled says whether it does (standard input that is a
+ * plain file is mapped, and read again as it is). */
+static int one_pass(struct red *R, const char *path, int copy, int spool_fd, const char *spool_dir,
+		    int *spooled, struct hp_stats *stats)
 {
 	hp_reader *r = NULL;
 	HP_TRY(hp_reader_open(&r, path, R->err));
+	if (spool_fd >= 0 && r->kind == HP_RD_MMAP)
+		spool_fd = -1;
+	if (spool_fd >= 0)
+		hp_reader_spool(r, spool_fd);
+	if (spooled)
+		*spooled = spool_fd >= 0;
 	struct hp_sink s;
 	memset(&s, 0, sizeof s);
 	s.ud = R;
@@ -827,6 +916,8 @@ static int one_pass(struct red *R, const char *path, int copy, struct hp_stats *
 		s.string = pre_string;
 		s.load_class = pre_load_class;
 		s.frame = pre_frame;
+		s.start_thread = pre_start_thread;
+		s.heap_info = pre_heap_info;
 		s.class_dump = pre_class_dump;
 	}
 	struct hp_parse_opts po;
@@ -838,14 +929,44 @@ static int one_pass(struct red *R, const char *path, int copy, struct hp_stats *
 	po.progress_ud = &pg;
 	int rc = hp_parse(r, &s, &po, stats, R->err);
 	hp_stats_release(stats);
+	if (spool_fd >= 0) {
+		int e = 0;
+		int64_t n = hp_reader_spooled(r, &e);
+		struct stat sb;
+		if (rc == HP_OK && n < 0)
+			rc = hp_error_set(R->err, HP_EIO, "cannot copy the input to %s: %s", spool_dir, strerror(e));
+		else if (rc == HP_OK && ((uint64_t)n < stats->bytes || fstat(spool_fd, &sb) != 0 ||
+					 (uint64_t)sb.st_size != (uint64_t)n))
+			rc = hp_error_set(R->err, HP_EIO, "its copy in %s is not the whole input", spool_dir);
+	}
 	hp_reader_free(r);
 	return rc;
 }
 
+/* a file that can be opened and read again from its start (standard
+ * input cannot, unless it is a plain file and not gzip: one_pass() sees) */
 static int rereadable(const char *path)
 {
 	struct stat st;
 	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* an unlinked file in dir, open for reading and writing: only the
+ * descriptor keeps it, so it goes however the process ends */
+static int spool_open(const char *dir, struct hp_error *err)
+{
+	if (!dir || !*dir)
+		return hp_error_set(err, HP_EUSAGE,
+			"redact reads the dump twice (its names come before what uses them), which a pipe cannot do without a temporary copy, and there is no directory for one; save it to a file first");
+	char tmpl[PATH_MAX];
+	if (snprintf(tmpl, sizeof tmpl, "%s/hprofan-redact.XXXXXX", dir) >= (int)sizeof tmpl)
+		return hp_error_set(err, HP_EUSAGE, "cannot create a file in %s: name too long", dir);
+	int fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		return hp_error_set(err, HP_EIO,
+			"redact reads a pipe twice, through a copy, and cannot create one in %s: %s", dir, strerror(errno));
+	unlink(tmpl);
+	return fd;
 }
 
 static void red_release(struct red *R)
@@ -886,51 +1007,42 @@ int hp_redact(const char *in_path, hp_writer *w, const struct hp_redact_opts *o,
 	R.zero_values = o->mode != HP_REDACT_STRINGS;
 	R.names = o->mode == HP_REDACT_NAMES;
 	R.last_plan = -1;
-	R.can_prepass = rereadable(in_path);
 	hp_idmap_init(&R.cls_map);
 	hp_idmap_init(&R.lc_by_id);
 	hp_idmap_init(&R.lc_by_serial);
 	hp_idmap_init(&R.sid_map);
 	hp_idmap_init(&R.mapped);
 	struct hp_stats stats;
-	int rc = HP_OK;
-	if (R.names && !R.can_prepass) {
-		rc = hp_error_set(err, HP_EUSAGE,
-			"--mode=names reads the dump twice (its names come before what they name), which a pipe cannot do; save it to a file first");
+	int rc = HP_OK, spool_fd = -1;
+	char spool_path[32];
+	/* The first pass reads every name's uses and every layout: a STRING
+	 * record comes before what uses it, and an instance may come before
+	 * its class.  A pipe is read once, copied into the spool, which the
+	 * copy then reads. */
+	if (!rereadable(in_path)) {
+		if ((spool_fd = spool_open(o->spool_dir, err)) < 0) {
+			rc = spool_fd;
+			goto out;
+		}
+		snprintf(spool_path, sizeof spool_path, "/dev/fd/%d", spool_fd);
+	}
+	st->passes++;
+	int spooled = 0;
+	if ((rc = one_pass(&R, in_path, 0, spool_fd, o->spool_dir, &spooled, &stats)) != HP_OK)
 		goto out;
-	}
-	/* a first pass at the start: names need it; an output that cannot be
-	 * rewound cannot take a second start */
-	int first = R.names || (R.can_prepass && !hp_writer_seekable(w));
-	for (;;) {
-		if (first) {
-			st->passes++;
-			if ((rc = one_pass(&R, in_path, 0, &stats)) != HP_OK)
-				goto out;
-			R.complete = 1;
-			forget_plans(&R);
-			if (R.names && (rc = assign_roles(&R)) != HP_OK)
-				goto out;
-		}
-		st->passes++;
-		rc = one_pass(&R, in_path, 1, &stats);
-		if (rc == HP_ESTOP && !R.complete) {
-			/* an instance before its class: read the layouts first, then copy again */
-			hp_error_clear(err);
-			if ((rc = hp_writer_rewind(w, err)) != HP_OK)
-				goto out;
-			st->passes = 0;
-			first = 1;
-			continue;
-		}
-		break;
-	}
+	forget_plans(&R);
+	if (R.names && (rc = assign_keep(&R)) != HP_OK)
+		goto out;
+	st->passes++;
+	rc = one_pass(&R, spooled ? spool_path : in_path, 1, -1, NULL, NULL, &stats);
 	if (rc == HP_OK)
 		rc = hp_writer_finish(w, err);
 	st->bytes_in = stats.bytes;
 	st->bytes_out = hp_writer_offset(w);
 	st->file_bytes_out = hp_writer_file_bytes(w);
 out:
+	if (spool_fd >= 0)
+		close(spool_fd);
 	red_release(&R);
 	return rc;
 }

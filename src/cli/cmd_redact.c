@@ -53,9 +53,11 @@ static int set_gzip(const struct cli_option *o, const char *as, const char *val,
 static const struct cli_option own[] = {
 	{ "--mode", NULL, OPT_VALUE, "--mode=MODE",
 	  "values (default: every primitive value zero, String\n"
-	  "text '*'), strings (only String text and char[]/byte[])\n"
-	  "or names (values, and the application's class, field,\n"
-	  "method and source file names hashed)",
+	  "text '*'), strings (only text: Strings, char[]/byte[]\n"
+	  "and hashes of text) or names (values, and the\n"
+	  "application's class, field, method and source file\n"
+	  "names hashed); in every mode the STRING records no\n"
+	  "record uses (literals) go",
 	  0, offsetof(struct redact_opts, mode), set_mode, "needs a value: values, strings or names",
 	  "values strings names" },
 	{ "--names-all", NULL, OPT_FLAG, "--names-all", "names: the JDK's and Android's names hashed too",
@@ -203,6 +205,9 @@ static int run(struct cli_ctx *x)
 	}
 	ro.progress = progress_cb;
 	ro.progress_ud = &pr;
+	/* a pipe is read twice through a copy: in $TMPDIR, else /tmp */
+	const char *tmp = getenv("TMPDIR");
+	ro.spool_dir = tmp && *tmp ? tmp : "/tmp";
 
 	struct hp_error err;
 	hp_error_clear(&err);
@@ -260,11 +265,13 @@ static int run(struct cli_ctx *x)
 			secs, ru.ru_maxrss, (unsigned long long)st.bytes_out,
 			(unsigned long long)st.file_bytes_out, st.passes, cpu);
 		fprintf(stderr, "redact: instances=%llu strings=%llu unknown_class_instances=%llu text_arrays=%llu "
-			"zeroed_arrays=%llu zeroed_statics=%llu names=%llu unknown_records=%llu\n",
+			"zeroed_arrays=%llu zeroed_statics=%llu names=%llu strings_dropped=%llu strings_starred=%llu "
+			"unknown_records=%llu\n",
 			(unsigned long long)st.instances, (unsigned long long)st.strings,
 			(unsigned long long)st.instances_unknown_class, (unsigned long long)st.text_arrays,
 			(unsigned long long)st.prim_arrays_zeroed, (unsigned long long)st.statics_zeroed,
-			(unsigned long long)st.names_replaced, (unsigned long long)st.unknown_records);
+			(unsigned long long)st.names_replaced, (unsigned long long)st.strings_dropped,
+			(unsigned long long)st.strings_starred, (unsigned long long)st.unknown_records);
 	}
 	return EXIT_OK;
 }

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(dirname "$HPROFAN")/fuzz
-for t in scanner subrecord gzip pipeline cli mapping index report; do
+for t in scanner subrecord gzip pipeline cli mapping index report redact; do
   bin=$dir/replay_$t
   if [ ! -x "$bin" ]; then skip "replay $t" "$bin is not built (make unit)"; continue; fi
   out=$(timeout 300 "$bin" "$root/tests/fuzz/corpus/$t" "$root/tests/fuzz/regressions" 2>&1); rc=$?

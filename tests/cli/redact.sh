@@ -3,24 +3,25 @@
 #  (a) a dump built byte by byte: the copy is, byte for byte, the same dump
 #      built again with the values a hand says redact leaves (values, strings
 #      and names modes; an instance before its class's CLASS DUMP; a record of
-#      an unknown kind; a String of each JDK layout);
+#      an unknown kind; a String of each JDK layout; a STRING no record uses,
+#      dropped; a START THREAD's names, '*'s; a frame's names; a hash map
+#      node's hash, zero in every mode);
 #  (b) the project's sample and every corpus dump that reads without error:
 #      `--top --json`, `dominators --json` and `roots --json` of the copy give
 #      the same numbers as the original (thread names, which are String
-#      contents, read as '*'s of the same length), and the copy has the same
-#      size; java_pid1884.0001.hprof.gz is left out (it inflates to 523 MB:
+#      contents, read as '*'s of the same length; file offsets differ, the
+#      STRING records no record uses being dropped), and the copy is no
+#      larger; java_pid1884.0001.hprof.gz is left out (it inflates to 523 MB:
 #      a minute under the sanitizers for these three commands twice);
 #  (c) --mode=names on the same dumps: the same numbers, with the
 #      application's names hashed, and the mapping gives the real ones back;
 #      --mode=strings keeps the numbers a values copy zeroes;
 #  (d) gzip in and out, pipes, and errors: a corrupt or truncated IN is the
 #      usual positioned error, OUT is left as it was and no temporary file
-#      stays; a pipe cannot give a dump that needs two passes; the fuzz
-#      corpus goes through without a crash;
-#  (e) a JDK 17 program holding known secrets (a String, a char[], a byte[],
-#      a long field, a static int): they are in IN, and none of their bytes
-#      (UTF-8, UTF-16 either way, the numbers either way) is in OUT; skipped
-#      without java, javac and jcmd.
+#      stays; a pipe is read twice through a copy in TMPDIR, which goes, and
+#      without a place for it is refused; the fuzz corpus goes through
+#      without a crash.
+# A JDK program's secrets: tests/cli/redact_jdk.sh.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip redact "python3 is absent"; exit 0; }
 HELPER=$(cd "$(dirname "$0")/../helper" && pwd)
@@ -49,6 +50,11 @@ def h64(s):                                 # redact.c's name hash, written agai
 def nm(kind, s):                            # an application's name in names mode
     return "%s%016x" % (kind, h64(s.encode())) if mode == "names" else s
 d = Dump()
+# a STRING no record uses (HotSpot writes a literal so): dropped in every mode
+if mode == "in":
+    d.string("hunter2-literal")
+else:
+    d.new_id()
 obj = d.load_class("java.lang.Object")
 strc = d.load_class("java.lang.String")
 sec = d.load_class(nm("c", "com/acme/Secret").replace(".", "/"))
@@ -74,7 +80,27 @@ subdata = struct.pack(">hIqBI", v(-2), s1, v(0x1122334455667788), v(1), s2)
 oid = d.new_id()
 d.sub.insert(pos, struct.pack(">BIIII", 0x21, oid, 0, sub, len(subdata)) + subdata)
 d.obj_array(arr, [oid, 0])
+# a frame of the application: its method, signature and source file are names
+fr = d.stack_frame(nm("m", "leak"), "(L" + nm("c", "com/acme/Secret") + ";Ljava/lang/String;)V",
+                   nm("s", "Secret.java"), sec, 7)
+d.stack_trace(1, 1, [fr])
+# a thread's and its group's names (START THREAD) are text: a '*' each character
+star = lambda s: s if mode == "in" else "*" * len(s)
+d.start_thread(1, oid, 1, star("worker-\u00e9"), star("grp-secret"))
+# a hash map node (a LinkedHashMap's, its hash field its super class's) holds
+# its key's hashCode: zero in every mode; another class's int is a number as
+# any other
+node = d.load_class("java/util/HashMap$Node")
+lnode = d.load_class("java/util/LinkedHashMap$Entry")
+other = d.load_class("com/acme/Other" if mode != "names" else nm("c", "com/acme/Other"))
+d.class_dump(node, obj, fields=[("hash", INT), ("key", OBJECT), ("value", OBJECT), ("next", OBJECT)])
+d.class_dump(lnode, node, fields=[("before", OBJECT), ("after", OBJECT)])
+d.class_dump(other, obj, fields=[(nm("f", "digest"), INT)])
+n1 = d.instance(lnode, [0, 0, 0x5eed1234 if mode == "in" else 0, s1, s2, 0])
+n2 = d.instance(other, [v(0x0bad5eed)])
 d.root(oid)
+d.root(n1)
+d.root(n2)
 d.root(latin, 0xff)
 # a record of a kind hprofan does not know: its body becomes zeros
 d.records.append(struct.pack(">BII", 0x99, 0, 5) + (b"\0" * 5 if mode != "in" else b"topsy"))
@@ -97,19 +123,31 @@ for m in values strings names; do
     fail "redact --mode=$m: a dump built by hand" "exit $?: $(head -c 300 "$TMPD/err")"
   fi
 done
-# the same through pipes: one pass cannot, and says so
-"$HPROFAN" redact - "$TMPD/pipe.hprof" <"$TMPD/hand-in.hprof" 2>"$TMPD/err"; rc=$?
-if [ $rc = 2 ] && grep -q "offset .*INSTANCE DUMP of class 0x.* comes before that class's CLASS DUMP.*save it to a file" "$TMPD/err" &&
-   [ ! -e "$TMPD/pipe.hprof" ]; then ok "redact: a pipe that needs two passes is refused, nothing written"
-else fail "redact: a pipe that needs two passes is refused, nothing written" "exit $rc: $(head -c 300 "$TMPD/err")"; fi
+# the same through pipes (plain and gzip): read twice through a copy in
+# TMPDIR, which is gone after; without a place for it, refused
+mkdir -p "$TMPD/spool"
+for m in values names; do
+  for z in cat "gzip -1c"; do
+    $z "$TMPD/hand-in.hprof" | TMPDIR=$TMPD/spool "$HPROFAN" redact - "$TMPD/pipe.hprof" --mode=$m 2>"$TMPD/err"; rc=$?
+    if [ $rc = 0 ] && cmp -s "$TMPD/pipe.hprof" "$TMPD/hand-$m.hprof" && [ -z "$(ls -A "$TMPD/spool")" ]; then
+      ok "redact --mode=$m: a pipe ($z) is copied, read twice, the copy gone"
+    else fail "redact --mode=$m: a pipe ($z) is copied, read twice, the copy gone" \
+      "exit $rc, $(ls -A "$TMPD/spool" | wc -l) files left: $(head -c 300 "$TMPD/err")"; fi
+  done
+done
+rm -f "$TMPD/pipe.hprof"
+cat "$TMPD/hand-in.hprof" | TMPDIR=$TMPD/nowhere "$HPROFAN" redact - "$TMPD/pipe.hprof" 2>"$TMPD/err"; rc=$?
+if [ $rc != 0 ] && grep -q "redact reads a pipe twice, through a copy, and cannot create one in $TMPD/nowhere: No such file" "$TMPD/err" &&
+   [ ! -e "$TMPD/pipe.hprof" ]; then ok "redact: a pipe with no place for its copy is refused, nothing written"
+else fail "redact: a pipe with no place for its copy is refused, nothing written" "exit $rc: $(head -c 300 "$TMPD/err")"; fi
 
 # ---- (b) the sample and the corpus ----------------------------------------------------
 
 # same.py ORIG COPY [MAPPING]: the JSON documents agree; thread names are
 # '*'s (U+2A2A for a UTF-16 JDK 9+ String) as long as the original's; with a
-# mapping, hashed names are given back first, file offsets are not compared
-# (renamed STRING records change length), and rows are compared as sets
-# (ties are ordered by name)
+# mapping, hashed names are given back first and rows are compared as sets
+# (ties are ordered by name); file offsets are not compared (dropped and
+# renamed STRING records move what follows)
 cat >"$TMPD/same.py" <<'EOF'
 import json, re, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
@@ -128,7 +166,7 @@ def back(s):
 def norm(x, copy, key=None):
     if isinstance(x, dict):
         return {k: norm(v, copy, k) for k, v in x.items()
-                if k != "file" and not (mapping and (k.endswith("_offset") or k == "rank"))}
+                if k != "file" and not k.endswith("_offset") and not (mapping and k == "rank")}
     if isinstance(x, list):
         l = [norm(v, copy, key) for v in x]
         if mapping and all(isinstance(v, dict) for v in l):
@@ -201,7 +239,8 @@ for f in $dumps; do
     fail "redact $n" "exit $?: $(head -c 300 "$TMPD/err")"; continue
   fi
   size_in=$(gzip -dcf "$f" | wc -c); size_out=$(wc -c <"$TMPD/copy.hprof")
-  expect_eq "redact $n: as many bytes as the original" "$size_out" "$size_in"
+  if [ "$size_out" -le "$size_in" ]; then ok "redact $n: no more bytes than the original"
+  else fail "redact $n: no more bytes than the original" "$size_out > $size_in"; fi
   compare "redact $n: top, dominators, roots give the same numbers" "$f" "$TMPD/copy.hprof"
   # ---- (c) names: the same, once the mapping has given the names back
   rm -f "$TMPD/map.tsv"
@@ -287,7 +326,6 @@ usage "--mode=bogus is refused" "expected values, strings or names" "$S" "$TMPD/
 usage "--names-all goes with --mode=names" "--names-all renames names" "$S" "$TMPD/u.hprof" --mode=values --names-all
 usage "--mapping-out goes with --mode=names" "--mapping-out renames names" "$S" "$TMPD/u.hprof" --mode=strings --mapping-out "$TMPD/m"
 usage "OUT is needed" "missing OUT: hprofan redact IN OUT" "$S"
-usage "names from a pipe are refused" "--mode=names reads the dump twice" - "$TMPD/u.hprof" --mode=names <"$S"
 # a corrupt or truncated IN: the positioned error, OUT as it was, no temporary file left
 badin() {   # badin NAME IN RC PATTERN
   printf 'before\n' >"$TMPD/keep.hprof"
@@ -330,97 +368,3 @@ if [ -L "$TMPD/link.hprof" ] && cmp -s "$TMPD/target.hprof" "$TMPD/plain.hprof";
 else fail "redact: OUT a symbolic link: its target written" "link or target wrong"; fi
 if "$HPROFAN" redact "$S" /dev/null --quiet && [ -c /dev/null ]; then ok "redact: OUT /dev/null written in place"
 else fail "redact: OUT /dev/null written in place" "exit or /dev/null changed"; fi
-
-# ---- (e) a JDK program's secrets ------------------------------------------------------------
-
-if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || ! command -v jcmd >/dev/null 2>&1; then
-  skip "redact: a JDK program's secrets" "no java, javac and jcmd"
-  exit 0
-fi
-mkdir -p "$TMPD/java"
-cat >"$TMPD/java/Secrets.java" <<'JAVA'
-import java.nio.charset.StandardCharsets;
-
-/* Holds the secrets it is given (none is in its class file): a String
- * (UTF-16 in the heap: it has an arrow), a char[], a byte[], a long field and
- * a static int. */
-public class Secrets {
-    static int staticSecret;
-    static Secrets keep;
-    long longSecret;
-    String stringSecret;
-    char[] charSecret;
-    byte[] byteSecret;
-
-    public static void main(String[] a) throws Exception {
-        Secrets s = new Secrets();
-        s.stringSecret = a[0] + "\u2192" + a[0];
-        s.charSecret = a[1].toCharArray();
-        s.byteSecret = a[2].getBytes(StandardCharsets.UTF_8);
-        s.longSecret = Long.parseUnsignedLong(a[3], 16);
-        staticSecret = Integer.parseUnsignedInt(a[4], 16);
-        keep = s;
-        System.out.println("READY");
-        System.out.flush();
-        Thread.sleep(600000);
-    }
-}
-JAVA
-SEC_S='Tr0ub4dor-horse-9q' SEC_C='CorrectHorseBattery-7w' SEC_B='s3cr3t-bytes-4k' SEC_L=1d2c3b4a59687786 SEC_I=5a6b7c8d
-JPID=''
-# shellcheck disable=SC2317  # run by at_exit
-stop_java() { if [ -n "$JPID" ]; then kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; fi; }
-at_exit stop_java
-if ! javac -d "$TMPD/java" "$TMPD/java/Secrets.java" 2>"$TMPD/err"; then
-  fail "redact: a JDK program's secrets" "javac: $(head -c 300 "$TMPD/err")"; exit 0
-fi
-java -Xmx32m -XX:+UseSerialGC -cp "$TMPD/java" Secrets "$SEC_S" "$SEC_C" "$SEC_B" "$SEC_L" "$SEC_I" \
-  >"$TMPD/java/out" 2>"$TMPD/java/err" &
-JPID=$!
-for _ in $(seq 300); do grep -q READY "$TMPD/java/out" 2>/dev/null && break; kill -0 $JPID 2>/dev/null || break; sleep 0.1; done
-if ! grep -q READY "$TMPD/java/out" || ! jcmd $JPID GC.heap_dump -all "$TMPD/secrets.hprof" >"$TMPD/err" 2>&1 ||
-   [ ! -s "$TMPD/secrets.hprof" ]; then
-  fail "redact: a JDK program's secrets" "no dump: $(head -c 300 "$TMPD/java/err" "$TMPD/err")"; exit 0
-fi
-stop_java; JPID=''
-# secrets.py IN OUT MODE: which encodings of which secret are in IN and OUT
-cat >"$TMPD/secrets.py" <<'EOF'
-import os, struct, sys
-IN, OUT, mode = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read(), sys.argv[3]
-e = os.environ
-s = e["SEC_S"] + "\u2192" + e["SEC_S"]
-L, I = int(e["SEC_L"], 16), int(e["SEC_I"], 16)
-secrets = {   # name: (the encoding the heap holds, every encoding searched for)
-    "String": (s.encode("utf-16-le"), [s.encode(c) for c in ("utf-16-le", "utf-16-be", "utf-8")] +
-               [e["SEC_S"].encode(c) for c in ("latin-1", "utf-16-le", "utf-16-be")]),
-    "char[]": (e["SEC_C"].encode("utf-16-be"), [e["SEC_C"].encode(c) for c in ("utf-16-be", "utf-16-le", "utf-8")]),
-    "byte[]": (e["SEC_B"].encode(), [e["SEC_B"].encode(c) for c in ("utf-8", "utf-16-be", "utf-16-le")]),
-    "long field": (struct.pack(">Q", L), [struct.pack(">Q", L), struct.pack("<Q", L)]),
-    "static int": (struct.pack(">I", I), [struct.pack(">I", I), struct.pack("<I", I)]),
-}
-kept = ("long field", "static int") if mode == "strings" else ()
-bad = []
-for name, (held, forms) in secrets.items():
-    if held not in IN:
-        bad.append("%s is not in IN" % name)
-    if name in kept:
-        if held not in OUT:
-            bad.append("%s (a number) is not kept by --mode=strings" % name)
-    elif any(f in OUT for f in forms):
-        bad.append("%s is in OUT" % name)
-print("; ".join(bad))
-sys.exit(1 if bad else 0)
-EOF
-export SEC_S SEC_C SEC_B SEC_L SEC_I
-for m in values strings names; do
-  if ! "$HPROFAN" redact "$TMPD/secrets.hprof" "$TMPD/secrets-$m.hprof" --mode=$m --quiet 2>"$TMPD/err"; then
-    fail "redact --mode=$m: a JDK program's secrets" "exit $?: $(head -c 300 "$TMPD/err")"; continue
-  fi
-  if why=$(python3 "$TMPD/secrets.py" "$TMPD/secrets.hprof" "$TMPD/secrets-$m.hprof" $m); then
-    if [ $m = strings ]; then ok "redact --mode=strings: the text secrets are gone from OUT, the numbers kept"
-    else ok "redact --mode=$m: no byte of the secrets is left in OUT (they are in IN)"; fi
-  else
-    fail "redact --mode=$m: a JDK program's secrets" "$why"
-  fi
-done
-compare "redact: the JDK program's dump gives the same numbers" "$TMPD/secrets.hprof" "$TMPD/secrets-values.hprof"
