@@ -227,6 +227,24 @@ pycheck report.leaks <<'PY'
 s = d.get("suspects", [{}])[0]
 check("the page's leak trace is cut as leaks --json cuts it", (len(s.get("trace", [])), s.get("trace_elided_at")), (20, 10))
 PY
+# the page draws the gap where it is: after the trace's 10th step, with its count
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then skip "report: the page draws the gap" "chromium not installed"
+else
+  want=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["suspects"][0]
+print("\u2026 {:,} more objects \u2026".format(s["trace_elided"]))' "$D/report.leaks.out" 2>/dev/null)
+  timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --proxy-server=127.0.0.1:9 \
+    --user-data-dir="$D/chromium-profile" --virtual-time-budget=5000 --dump-dom "file://$D/report.html" \
+    2>/dev/null >"$D/report.dom"
+  got=$(python3 -c 'import html, re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+ol = re.search(r"<ol class=\"trace mono\">(.*?)</ol>", t, re.S)
+items = re.findall(r"<li[^>]*>(.*?)</li>", ol.group(1), re.S) if ol else []
+print(html.unescape(items[10]) if len(items) == 21 else "%d items" % len(items))' "$D/report.dom" 2>&1)
+  expect_eq "report: the page draws the gap after the 10th step" "$got" "$want"
+fi
 
 # ---- the cut documents against the schema (docs/hprofan.schema.json) ----------------
 SCHEMA=$(cd "$(dirname "$0")/../.." && pwd)/docs/hprofan.schema.json
