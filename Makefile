@@ -154,6 +154,12 @@ check: deps
 wall:
 	@tests/wall.sh
 
+# The outputs README.md and docs/*.md show, rewritten from what build/hprofan
+# prints (scripts/snapshot-outputs; tests/cli/readme.sh checks them).
+.PHONY: readme
+readme: all
+	@scripts/snapshot-outputs --bin $(BUILD)/hprofan
+
 bench: all
 	@bench/run.sh $(BUILD)/hprofan
 
