@@ -87,6 +87,8 @@ if head -n 8 "$R" | grep -qx 'make demo' && head -n 8 "$R" | grep -qx 'make chec
 else
   fail "readme: make demo and make check open it" "not in its first 8 lines"
 fi
+marked=$(grep -c '^<!-- snapshot: ' "$R")
+if [ "$marked" -ge 5 ]; then ok "readme: its tour shows $marked generated blocks"; else fail "readme: its tour shows generated blocks" "$marked snapshot markers (at least 5)"; fi
 unmarked=$(awk '/^```console$/ && prev !~ /^<!-- snapshot: .* -->$/ { print NR } { prev = $0 }' "$R" | paste -sd' ')
 if [ -z "$unmarked" ]; then
   ok "readme: every console block is generated"
