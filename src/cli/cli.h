@@ -9,10 +9,13 @@
  * its result and renders it as a table or JSON (output.c).
  *
  * The files of this folder, by job:
- *   main.c      argv, the command table, help, "did you mean"
+ *   main.c      argv, help, "did you mean"
+ *   commands.c  the command table
  *   opt.c       option tables: parsing, help lines, the shared tables
+ *   msg.c       messages on stderr, exit codes (msg.h)
  *   load.c      sessions: progress, errors, --max-memory reports, --stats
  *   output.c    -o (atomic), JSON helpers and the document's header
+ *   browse_model.c  the browser's list model, no curses (browse_model.h)
  *   format.c    numbers, sizes, times, text escaped for the terminal
  *   filter.c    class-name filters (PCRE2)
  *   objtext.c   objects, GC roots, references and Java text as words/JSON
@@ -77,19 +80,8 @@ struct cli_ctx {
 	void *own;                    /* the command's options struct */
 };
 
-/* ---- messages (stderr) ------------------------------------------------ */
-#include <stdarg.h>
-/* PREFIX, the message, a newline */
-void cli_vmessage(const char *prefix, const char *fmt, va_list ap);
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "hprofan: MSG" and the line that says where help is; returns EXIT_USAGE */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* exit code for an HP_E* status */
-int cli_exit_code(int hp_status);
-/* "FILE: offset 123 (0x7b) (record 4, HEAP DUMP SEGMENT): MSG", or
- * "FILE: MSG" for an error without a position */
-void cli_format_error(const char *file, const struct hp_error *e, char *buf, size_t n);
+/* ---- msg.c: messages on stderr (msg.h) -------------------------------- */
+#include "cli/msg.h"
 
 /* ---- format.c --------------------------------------------------------- */
 /* "12,345" */
@@ -183,15 +175,6 @@ int cli_native_shown(const hp_heap *h, const struct hp_native *N);
 /* On an Android dump without native sizes, why (once per run, stderr,
  * not with --quiet). */
 void cli_native_note(const struct cli_ctx *x, const hp_heap *h, const struct hp_native *N);
-/* Android: each heap's Java and native bytes and what GC roots hold of
- * them (native.h), one line per heap / "heap_split" (nothing before
- * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
- * that heap only */
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
-void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
-/* "native": what was found (total, Cleaners, chains, owners, reachable) or
- * why none; on Android dumps and dumps with a registry only */
-void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 /* "-: WHAT the dump twice, which a pipe cannot do; HINT" when S
  * cannot be read again; returns EXIT_USAGE then, else EXIT_OK */
 /* Where the index of FILE is (FILE.hprofan-index, or under the cache
@@ -269,6 +252,16 @@ cJSON *json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */
 void json_policies(cJSON *j, const struct hp_retained *R);
 const char *roots_policy_name(int p);
+
+/* Android: each heap's Java and native bytes and what GC roots hold of
+ * them (native.h), one line per heap / "heap_split" (nothing before
+ * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
+ * that heap only */
+void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
+void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
+/* "native": what was found (total, Cleaners, chains, owners, reachable) or
+ * why none; on Android dumps and dumps with a registry only */
+void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 
 /* ---- objtext.c -------------------------------------------------------- */
 /* "java.util.HashMap @0x7f3a10", "class java.util.HashMap @0x..." */
