@@ -1,7 +1,7 @@
 /* bitmaps.c — android.graphics.Bitmap instances, their pixels and
  * duplicates: see bitmaps.h. */
 #include "analysis/bitmaps.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

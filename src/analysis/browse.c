@@ -1,6 +1,6 @@
 /* browse.c — the list model of hprofan browse (see browse.h). */
 #include "analysis/browse.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* diff.c — dump summaries, lined up across dumps; growth points (diff.h). */
 #include "analysis/diff.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * docs/index-format.md). */
 #include "analysis/index.h"
 #include "analysis/session.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <stdarg.h>

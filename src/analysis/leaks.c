@@ -1,7 +1,7 @@
 /* leaks.c — leak suspects, zombie objects and leak traces (leaks.h). */
 #include "analysis/leaks.h"
 #include "analysis/paths.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
 #include "analysis/redact.h"
 #include "model/heap.h"
 #include "model/idmap.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
 

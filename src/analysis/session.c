@@ -1,7 +1,7 @@
 /* session.c — the dump's model and analyses, each made on first use (session.h). */
 #include "analysis/session.h"
 #include "analysis/index.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/reader.h"
 
 #include <errno.h>

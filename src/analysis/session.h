@@ -24,7 +24,7 @@
  * histogram-only model parses the dump once more.
  *
  * Errors: an HP_E* status and a positioned struct hp_error (the caller adds
- * the file name).  When the memory limit (parser/alloc.h) refused an
+ * the file name).  When the memory limit (base/alloc.h) refused an
  * allocation, the status is HP_ENOMEM and hp_session_need() says at which
  * stage and how much the whole would have needed, the same wherever the
  * limit was hit.  With salvage set, a truncated or corrupt dump gives the

@@ -1,7 +1,7 @@
 /* waste.c — duplicate Strings and arrays, constant and mostly-null arrays,
  * under-filled collections, boxes: see waste.h. */
 #include "analysis/waste.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/reader.h"
 
 #include <stdlib.h>

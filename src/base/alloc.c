@@ -1,4 +1,4 @@
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

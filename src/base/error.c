@@ -1,4 +1,4 @@
-#include "parser/error.h"
+#include "base/error.h"
 #include <stdio.h>
 #include <string.h>
 

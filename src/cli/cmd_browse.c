@@ -15,7 +15,7 @@
 #include "analysis/threads.h"
 #include "analysis/group.h"
 #include "model/objread.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <curses.h>
 #include <errno.h>

@@ -24,7 +24,7 @@
  */
 #include "cli/dumpsum.h"
 #include "cli/report_assets.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

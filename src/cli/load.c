@@ -2,7 +2,7 @@
  * the file name and position, what --max-memory would need, --stats. */
 #include "cli/cli.h"
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include "analysis/index.h"
 

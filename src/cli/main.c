@@ -1,6 +1,6 @@
 /* hprofan: argv, help, exit codes. */
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
-#include "parser/error.h"
+#include "base/error.h"
 
 /* PREFIX, the message, a newline */
 void cli_vmessage(const char *prefix, const char *fmt, va_list ap);

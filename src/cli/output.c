@@ -2,7 +2,7 @@
  * (to -o FILE atomically, else to standard output), and JSON documents. */
 #include "cli/cli.h"
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

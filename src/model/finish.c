@@ -38,7 +38,7 @@
 #include "model/heap.h"
 #include "model/build.h"
 #include "model/vmlayout.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #include "model/heap.h"
 #include "model/build.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

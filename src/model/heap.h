@@ -29,7 +29,7 @@
  * tally) that only the sink and hp_heap_finish() use; a finished heap has
  * let go of it and does not change any more.
  *
- * Under a memory limit (parser/alloc.h, hprofan --max-memory), when the limit
+ * Under a memory limit (base/alloc.h, hprofan --max-memory), when the limit
  * refuses one of the sink's allocations the parse goes on: the heap gives
  * its object columns and strings back and from then on only counts the
  * records (hp_heap_over_limit()), and hp_heap_need() says what the whole model would
@@ -42,7 +42,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
-#include "parser/error.h"
+#include "base/error.h"
 #include "parser/hprof.h"
 #include "model/idmap.h"
 

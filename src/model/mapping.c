@@ -1,6 +1,6 @@
 /* mapping.c — R8/ProGuard mapping files and renaming a model (mapping.h). */
 #include "model/mapping.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "parser/error.h"
+#include "base/error.h"
 
 typedef struct hp_writer hp_writer;
 

@@ -35,7 +35,7 @@
 #include "fuzz.h"
 #include "analysis/index.h"
 #include "analysis/session.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <fcntl.h>
 #include <zlib.h>

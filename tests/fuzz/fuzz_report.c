@@ -36,7 +36,7 @@
 #include "cli/cli.h"
 #include "cli/report_assets.h"
 #include "model/heap.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <cjson/cJSON.h>
 
