@@ -2,6 +2,7 @@
 #include "analysis/leaks.h"
 #include "analysis/paths.h"
 #include "base/alloc.h"
+#include "base/hash.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -711,15 +712,6 @@ void hp_leaks_signature_text(const hp_heap *h, const struct hp_leak_trace *t, ch
 	}
 }
 
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t x = 0xcbf29ce484222325ull;
-	for (; *s; s++) {
-		x ^= (unsigned char)*s;
-		x *= 0x100000001b3ull;
-	}
-	return x;
-}
 
 /* ---- the path search ---------------------------------------------------- */
 
@@ -1159,7 +1151,7 @@ static int signature_of(struct lk *L, struct hp_leak_zombie *z, char *sig, size_
 		hp_leaks_signature_text(L->h, &first, sig, n);
 		trace_release(&first);
 	}
-	z->signature = fnv1a(sig);
+	z->signature = hp_fnv1a_str(HP_FNV1A_INIT, sig);
 	size_t len = strlen(sig);
 	if (!(z->signature_text = hp_malloc(len + 1)))
 		return hp_error_set(L->err, HP_ENOMEM, "out of memory");

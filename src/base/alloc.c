@@ -1,3 +1,5 @@
+/* alloc.c — the allocation functions, the memory limit and budget, the
+ * spill of big blocks to files, fault injection (alloc.h). */
 #include "base/alloc.h"
 #include <stdint.h>
 #include <stdlib.h>

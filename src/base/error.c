@@ -1,3 +1,4 @@
+/* error.c — filling the positioned error (error.h). */
 #include "base/error.h"
 #include <stdio.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  *   load.c      sessions: progress, errors, --max-memory reports, --stats
  *   output.c    -o (atomic), JSON helpers and the document's header
  *   browse_model.c  the browser's list model, no curses (browse_model.h)
- *   format.c    numbers, sizes, times, text escaped for the terminal
+ *   format.c    numbers, sizes, times
  *   filter.c    class-name filters (PCRE2)
  *   objtext.c   objects, GC roots, references and Java text as words/JSON
  *   cmd_*.c     one command each
@@ -38,6 +38,7 @@
 #include "analysis/retained.h"
 #include "analysis/paths.h"
 #include "analysis/session.h"
+#include "base/text.h"
 
 #define HP_SCHEMA "hprofan/1"
 #define HPROFAN_VERSION "0.1.0"
@@ -96,13 +97,8 @@ const char *fmt_need(uint64_t v, char *buf, size_t n);
 /* "2018-01-14T12:47:39.123Z" */
 const char *fmt_time(uint64_t ms, char *buf, size_t n);
 /* Text from the dump for the terminal: control characters, escape
- * sequences and invalid UTF-8 shown as \xNN. */
-const char *safe_text(const char *s, char *buf, size_t n);
-/* JSON text (cJSON's output) made safe whatever its strings held: invalid
- * UTF-8 becomes U+FFFD, DEL and the C1 controls \u escapes (a DEL byte
- * takes 6).  Returns the length written; with out NULL only counts it, so
- * the caller allocates that plus 1. */
-size_t cli_json_clean(const char *s, size_t len, char *out);
+ * sequences and invalid UTF-8 shown as \xNN (base/text.h). */
+static inline const char *safe_text(const char *s, char *buf, size_t n) { return hp_text_safe(s, buf, n); }
 
 /* ---- filter.c: class names -------------------------------------------- */
 struct cli_filter;

@@ -425,13 +425,13 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 		return EXIT_NOMEM;
 	}
 	size_t n = strlen(s);
-	char *t = hp_malloc(cli_json_clean(s, n, NULL) + 2);
+	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 2);
 	if (!t) {
 		cJSON_free(s);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	n = cli_json_clean(s, n, t);
+	n = hp_text_json_clean(s, n, t);
 	t[n] = '\n';
 	t[n + 1] = '\0';
 	cJSON_free(s);

@@ -1,6 +1,7 @@
 #include "model/heap.h"
 #include "model/build.h"
 #include "base/alloc.h"
+#include "base/hash.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1152,10 +1153,7 @@ static int on_trace(void *ud, uint32_t serial, uint32_t thread_serial, uint32_t 
  */
 static uint64_t name_hash(const char *s, size_t n)
 {
-	uint64_t key = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		key = (key ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return key;
+	return hp_fnv1a(HP_FNV1A_INIT, s, n);
 }
 
 static int merge_heap(hp_heap *h, uint32_t heap_id, const char *s, size_t n)
