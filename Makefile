@@ -133,7 +133,10 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRC))
 $(BUILD)/san/unit/%: $(BUILD)/san/obj/tests/unit/%.o $(SAN_HELPER_OBJ) $(BUILD)/san/libhprofan.a
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $< $(SAN_HELPER_OBJ) $(BUILD)/san/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(SAN_CFLAGS) -o $@ $< $(filter $(BUILD)/san/obj/cli/%.o,$^) $(SAN_HELPER_OBJ) $(BUILD)/san/libhprofan.a $(ALL_LDFLAGS) $(PKG_LIBS) -lm
+
+# the browser's list model is a cli file (beside its view), not in the library
+$(BUILD)/san/unit/test_browse_model: $(BUILD)/san/obj/cli/browse_model.o
 
 unit: deps $(UNIT_BIN)
 

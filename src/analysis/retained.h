@@ -89,7 +89,7 @@ struct hp_retained {
 	double t_refs, t_dom, t_retained, t_aggregate;
 	uint64_t dom_peak_bytes;
 	struct hp_alloc_io io_dom;    /* the dominator pass's page traffic (base/alloc.h) */
-	int mapped;                   /* the arrays point into a mapped index (analysis/index.h):
+	int mapped;                   /* the arrays point into a mapped index (session/index.h):
 	                                 hp_retained_release() frees none of them */
 	int sizes_block;              /* retained lies in shallow's block (shallow + n): freed with it */
 };

@@ -1,5 +1,6 @@
-/* browse.c — the list model of hprofan browse (see browse.h). */
-#include "analysis/browse.h"
+/* browse_model.c — the list model of hprofan browse, no curses (see
+ * browse_model.h); cmd_browse.c draws it. */
+#include "cli/browse_model.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>

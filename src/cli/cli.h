@@ -37,7 +37,7 @@
 #include "model/objread.h"
 #include "analysis/retained.h"
 #include "analysis/paths.h"
-#include "analysis/session.h"
+#include "session/session.h"
 #include "base/text.h"
 
 #define HP_SCHEMA "hprofan/1"

@@ -4,7 +4,7 @@
 #include "cli/command.h"
 #include "base/alloc.h"
 
-#include "analysis/index.h"
+#include "session/index.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -181,7 +181,7 @@ struct hp_heap {
 	unsigned I;
 	struct hp_heap_opts opts;
 	struct hp_heap_build *build;  /* non-NULL until hp_heap_finish() succeeds */
-	int mapped;                   /* the tables point into a mapped index (analysis/index.h):
+	int mapped;                   /* the tables point into a mapped index (session/index.h):
 	                                 hp_heap_free() frees the struct only */
 
 	/* strings from the dump */
@@ -279,7 +279,7 @@ void hp_heap_sink(hp_heap *h, struct hp_sink *sink);
 int hp_heap_finish(hp_heap *h, struct hp_error *err) HP_MUST_USE;
 
 /* (Opening, parsing and finishing a dump in one call, with salvage and the
- * memory limit's report, is the session's: analysis/session.h.) */
+ * memory limit's report, is the session's: session/session.h.) */
 
 const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len);
 int hp_heap_add_warning(hp_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,7 +1,7 @@
 /* index.c — the index file: writing, mapping and checking (index.h,
  * docs/index-format.md). */
-#include "analysis/index.h"
-#include "analysis/session.h"
+#include "session/index.h"
+#include "session/session.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 

@@ -1,6 +1,6 @@
 /* session.c — the dump's model and analyses, each made on first use (session.h). */
-#include "analysis/session.h"
-#include "analysis/index.h"
+#include "session/session.h"
+#include "session/index.h"
 #include "base/alloc.h"
 #include "parser/reader.h"
 

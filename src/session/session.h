@@ -71,7 +71,7 @@ struct hp_session_opts {
 	/* an R8/ProGuard mapping (mapping.h) the model's names are put back
 	 * through as it is loaded, or NULL; borrowed, outlives the session */
 	const hp_mapping *mapping;
-	/* the index of the dump (analysis/index.h) to map instead of parsing
+	/* the index of the dump (session/index.h) to map instead of parsing
 	 * when it is valid, and to write by hp_session_write_index(); NULL:
 	 * none (a pipe never has one).  One that is not trusted when opened
 	 * (HP_INDEX_UNTRUSTED: hp_index_place()) is neither read nor written. */

@@ -1,5 +1,5 @@
 /* redact.c — a heap dump copied without its data; see redact.h. */
-#include "analysis/redact.h"
+#include "tools/redact.h"
 #include "model/heap.h"
 #include "model/idmap.h"
 #include "base/alloc.h"

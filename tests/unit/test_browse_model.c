@@ -15,7 +15,7 @@
  * So ARR's level holds two rows: byte[] @0x1060 and the group [3 x Node];
  * ARR's subtree holds 5 objects, A's 6.
  */
-#include "analysis/browse.h"
+#include "cli/browse_model.h"
 #include "analysis/retained.h"
 #include "helper/hpw.h"
 #include "model/heap.h"
