@@ -14,9 +14,10 @@
  * Reading twice: retained sizes, the object reader and paths read the dump
  * again (refs.h, objread.h).  So that a gzip dump is inflated once and a
  * pipe can be read again, the pass that builds the object table of a
- * streamed input (gzip, a pipe) copies the bytes it reads into a spool: an
- * unlinked file in opts spool_dir, which every later pass maps like a plain
- * dump and which is gone when the session is freed (or the process ends).
+ * streamed input (gzip, a pipe) copies the bytes it reads into a spool
+ * (spool.h): an unlinked file in opts spool_dir, which every later pass
+ * maps like a plain dump and which is gone when the session is freed (or
+ * the process ends).
  * When the spool cannot be written (no such directory, disk full), gzip is
  * inflated again by each pass, a pipe cannot be read again, and
  * hp_session_spool_note() says why: hp_session_rereadable() says whether
