@@ -1,7 +1,8 @@
 /*
  * build.h — the heap builder's state: what the parser sink needs while it
  * fills a struct hp_heap and hp_heap_finish() needs to complete it, and no
- * query afterwards (private to src/model/heap.c and finish.c).
+ * query afterwards (private to src/model: the sink in build.c, heap.c,
+ * finish.c and the files it calls).
  *
  * Capacities of the growing tables, the direct-mapped class cache, the
  * per-class instance counters of the main heap, the array length residues
@@ -134,5 +135,9 @@ int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *of
 void hp_build_free(struct hp_heap_build *b);
 /* histogram row for (class, heap), created when missing; HP_NONE when out of memory */
 uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap);
+
+/* "int" for the descriptor 'I', and so on for each primitive type (names.c);
+ * NULL for any other character */
+const char *hp_prim_of(char c);
 
 #endif
