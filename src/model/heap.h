@@ -118,7 +118,7 @@ struct hp_thread_rec {
 	uint8_t from_start_thread, from_root;
 };
 
-/* The vm model's inference (finish.c): object gaps (model/build.h) tested
+/* The vm model's inference (sizemodel.c): object gaps (model/build.h) tested
  * against the layout rules (model/layout.h). */
 struct hp_vm_evidence {
 	int allowed;                  /* the evidence allows the vm model (so it is HotSpot's default) */
