@@ -1,6 +1,6 @@
 /*
  * test_browse_model.c — the list model under hprofan browse
- * (src/analysis/browse), without a terminal, on a dump built byte by byte:
+ * (src/cli/browse_model), without a terminal, on a dump built byte by byte:
  *
  * Classes: Object 0x100, Node 0x120 {next: Object}, Holder 0x130 with
  * statics A -> 0x1000 and B -> 0x1010, Object[] 0x160.
