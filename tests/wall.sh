@@ -37,7 +37,10 @@ if [ -n "$hits" ]; then
 fi
 
 # ---- 2 and 3: layers and circles --------------------------------------------
-# folder: the folders it may use (include and name functions of), besides itself
+# folder: the folders it may use (include and name functions of), besides itself.
+# tools/ holds programs over a dump that ask the model nothing (redact, a
+# rewriter from the parser's raw stream to the writer): beside analysis/,
+# over parser/ and model/, used by cli/ only.
 LAYERS='
 base:
 parser:    base
