@@ -3,7 +3,7 @@
  * graphs.  Not built by the Makefile; from the repository root:
  *
  *   cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/dom_bench bench/dom_bench.c \
- *      src/analysis/dominators.c src/parser/alloc.c src/parser/error.c
+ *      src/analysis/dominators.c src/base/alloc.c src/base/error.c
  *   /tmp/dom_bench [random NODES EDGES ROOTS | chain NODES | tree NODES EDGES ROOTS]...
  *
  * Default: random 20000000 60000000 20000, chain 10000000,

@@ -1,7 +1,8 @@
 /* bitmaps.c — android.graphics.Bitmap instances, their pixels and
  * duplicates: see bitmaps.h. */
 #include "analysis/bitmaps.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,6 @@ static uint8_t *bitmap_classes(const hp_heap *h, int *any)
 		return NULL;
 	}
 	return k;
-}
-
-static uint64_t fnv(uint64_t x, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		x = (x ^ p[i]) * 0x100000001b3ULL;
-	return x;
 }
 
 static int get_int(hp_objread *rd, const struct hp_objdata *o, const char *name, int64_t *v)
@@ -103,17 +97,17 @@ static int hash_buffer(hp_objread *rd, struct hp_bitmaps *B, const uint32_t *idx
 	size_t plen;
 	int nodata;
 	HP_TRY(hp_objread_prim_bytes(rd, B->b[idx[0]].buffer, &pix, &plen, &nodata, err));
-	uint64_t state = 0xcbf29ce484222325ULL, done = 0;
+	uint64_t state = HP_FNV1A_INIT, done = 0;
 	for (size_t i = 0; i < k && !nodata; i++) {
 		struct hp_bitmap *b = &B->b[idx[i]];
 		uint64_t need = need_bytes(b);
 		if (need > plen)
 			break;          /* this and every later one read past the elements */
-		state = fnv(state, pix + done, (size_t)(need - done));
+		state = hp_fnv1a(state, pix + done, (size_t)(need - done));
 		B->hashed_bytes += need - done;
 		done = need;
 		uint32_t dims[3] = { (uint32_t)b->width, (uint32_t)b->height, b->config };
-		b->hash = fnv(state, (const uint8_t *)dims, sizeof dims);
+		b->hash = hp_fnv1a(state, (const uint8_t *)dims, sizeof dims);
 		b->has_pixels = 1;
 		B->with_pixels++;
 	}

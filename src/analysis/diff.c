@@ -1,6 +1,7 @@
 /* diff.c — dump summaries, lined up across dumps; growth points (diff.h). */
 #include "analysis/diff.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
+#include "base/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +45,7 @@ static void pool_free(struct pool *p)
 
 static uint64_t str_hash(const char *s, uint64_t h)
 {
-	h ^= 0xcbf29ce484222325ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return hp_idmap_hash(h);
+	return hp_idmap_hash(hp_fnv1a_str(h ^ HP_FNV1A_INIT, s));
 }
 
 /* ---- the summary ---------------------------------------------------------------- */

@@ -21,7 +21,7 @@
  */
 #include "analysis/dominators.h"
 #include "analysis/prefetch.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

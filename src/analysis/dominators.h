@@ -59,7 +59,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "parser/error.h"
+#include "base/error.h"
 
 #define HP_DOM_SUPER       (UINT32_MAX - 1)   /* idom of nodes dominated only by the super-root */
 #define HP_DOM_UNREACHABLE UINT32_MAX         /* idom of nodes no root reaches */

@@ -1,6 +1,6 @@
 #include "analysis/group.h"
 #include "model/idmap.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* native.c — native sizes registered through NativeAllocationRegistry,
  * credited to the Cleaners' referents: see native.h. */
 #include "analysis/native.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 #include "analysis/paths.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "analysis/retained.h"
 #include "analysis/prefetch.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -622,7 +622,7 @@ out:
 
 /* shallow and retained in one block of 16 bytes per object: the size of
  * the dominators' node array, which has just been freed and is taken again
- * as it is (parser/alloc.h: spare blocks), where two blocks of 8 would have
+ * as it is (base/alloc.h: spare blocks), where two blocks of 8 would have
  * made half of it fresh memory */
 static int alloc_sizes(const hp_heap *h, struct hp_retained *R)
 {
@@ -734,7 +734,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	R->t_aggregate = seconds() - t;
 	t = seconds();
 	/* The root kinds last, when the spare blocks the phases freed and
-	 * none took are given back (parser/alloc.h): the array is mostly
+	 * none took are given back (base/alloc.h): the array is mostly
 	 * zeros, which fresh memory has without touching a page. */
 	hp_alloc_release_spare();
 	if (mark_root_kinds(h, R) != HP_OK)

@@ -39,7 +39,7 @@
 #include "model/heap.h"
 #include "model/refs.h"
 #include "analysis/dominators.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 /* HP_ROOTS_UNREACHABLE: as HP_ROOTS_THREADS, and then every object no root
  * reaches becomes a root (Eclipse MAT's "keep unreachable objects"): first
@@ -88,8 +88,8 @@ struct hp_retained {
 	/* seconds spent in each phase, for --stats and make bench */
 	double t_refs, t_dom, t_retained, t_aggregate;
 	uint64_t dom_peak_bytes;
-	struct hp_alloc_io io_dom;    /* the dominator pass's page traffic (parser/alloc.h) */
-	int mapped;                   /* the arrays point into a mapped index (analysis/index.h):
+	struct hp_alloc_io io_dom;    /* the dominator pass's page traffic (base/alloc.h) */
+	int mapped;                   /* the arrays point into a mapped index (session/index.h):
 	                                 hp_retained_release() frees none of them */
 	int sizes_block;              /* retained lies in shallow's block (shallow + n): freed with it */
 };

@@ -6,7 +6,7 @@
  * members included.  O(objects + references); 1 bit + 4 bytes per object.
  */
 #include "analysis/retained.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

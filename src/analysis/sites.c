@@ -1,6 +1,6 @@
 /* sites.c — objects by allocation site (sites.h). */
 #include "analysis/sites.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* sysprops.c — system properties from the heap (sysprops.h). */
 #include "analysis/sysprops.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* threads.c — threads, their stacks and stack locals (threads.h). */
 #include "analysis/threads.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,9 @@
 /* waste.c — duplicate Strings and arrays, constant and mostly-null arrays,
  * under-filled collections, boxes: see waste.h. */
 #include "analysis/waste.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/reader.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,20 +102,10 @@ struct W {
 	} cur;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* the hash of an array's elements, fed in pieces */
 static void hash_init(struct cur *c, uint64_t seed)
 {
-	c->h = mix64(seed ^ 0x9e3779b97f4a7c15ULL);
+	c->h = hp_fmix64(seed ^ 0x9e3779b97f4a7c15ULL);
 	c->nb = 0;
 }
 
@@ -153,7 +144,7 @@ static uint64_t hash_end(struct cur *c)
 	for (unsigned i = 0; i < c->nb; i++)
 		w |= (uint64_t)c->buf[i] << (8 * i);
 	c->h = (c->h ^ w ^ ((uint64_t)c->nb << 56)) * 0x100000001b3ULL;
-	return mix64(c->h);
+	return hp_fmix64(c->h);
 }
 
 static uint64_t be_bits(const uint8_t *p, unsigned n)
@@ -243,7 +234,7 @@ static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id
 			return HP_OK;
 		uint64_t extra = hb ? b + 1 : 0;
 		if (hc)   /* offset/count layouts: the range of the array used */
-			extra = mix64(extra ^ (cc << 32) ^ (hd ? d : 0));
+			extra = hp_fmix64(extra ^ (cc << 32) ^ (hd ? d : 0));
 		struct pstr e = { (uint32_t)obj, (uint32_t)v, extra };
 		return vpush(&B->strs, &e, sizeof e);
 	}
@@ -590,7 +581,7 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 		if (!a || a->nodata)
 			continue;
 		a->is_value = 1;
-		G[ng++] = (struct pgrp){ mix64(a->hash ^ mix64(S[i].extra)), S[i].obj, S[i].val };
+		G[ng++] = (struct pgrp){ hp_fmix64(a->hash ^ hp_fmix64(S[i].extra)), S[i].obj, S[i].val };
 	}
 	sort_n(G, ng, sizeof *G, by_key);
 	for (size_t i = 0, j; i < ng; i = j) {

@@ -9,11 +9,14 @@
  * its result and renders it as a table or JSON (output.c).
  *
  * The files of this folder, by job:
- *   main.c      argv, the command table, help, "did you mean"
+ *   main.c      argv, help, "did you mean"
+ *   commands.c  the command table
  *   opt.c       option tables: parsing, help lines, the shared tables
+ *   msg.c       messages on stderr, exit codes (msg.h)
  *   load.c      sessions: progress, errors, --max-memory reports, --stats
  *   output.c    -o (atomic), JSON helpers and the document's header
- *   format.c    numbers, sizes, times, text escaped for the terminal
+ *   browse_model.c  the browser's list model, no curses (browse_model.h)
+ *   format.c    numbers, sizes, times
  *   filter.c    class-name filters (PCRE2)
  *   objtext.c   objects, GC roots, references and Java text as words/JSON
  *   cmd_*.c     one command each
@@ -34,7 +37,8 @@
 #include "model/objread.h"
 #include "analysis/retained.h"
 #include "analysis/paths.h"
-#include "analysis/session.h"
+#include "session/session.h"
+#include "base/text.h"
 
 #define HP_SCHEMA "hprofan/1"
 #define HPROFAN_VERSION "0.1.0"
@@ -77,19 +81,8 @@ struct cli_ctx {
 	void *own;                    /* the command's options struct */
 };
 
-/* ---- messages (stderr) ------------------------------------------------ */
-#include <stdarg.h>
-/* PREFIX, the message, a newline */
-void cli_vmessage(const char *prefix, const char *fmt, va_list ap);
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "hprofan: MSG" and the line that says where help is; returns EXIT_USAGE */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* exit code for an HP_E* status */
-int cli_exit_code(int hp_status);
-/* "FILE: offset 123 (0x7b) (record 4, HEAP DUMP SEGMENT): MSG", or
- * "FILE: MSG" for an error without a position */
-void cli_format_error(const char *file, const struct hp_error *e, char *buf, size_t n);
+/* ---- msg.c: messages on stderr (msg.h) -------------------------------- */
+#include "cli/msg.h"
 
 /* ---- format.c --------------------------------------------------------- */
 /* "12,345" */
@@ -104,13 +97,8 @@ const char *fmt_need(uint64_t v, char *buf, size_t n);
 /* "2018-01-14T12:47:39.123Z" */
 const char *fmt_time(uint64_t ms, char *buf, size_t n);
 /* Text from the dump for the terminal: control characters, escape
- * sequences and invalid UTF-8 shown as \xNN. */
-const char *safe_text(const char *s, char *buf, size_t n);
-/* JSON text (cJSON's output) made safe whatever its strings held: invalid
- * UTF-8 becomes U+FFFD, DEL and the C1 controls \u escapes (a DEL byte
- * takes 6).  Returns the length written; with out NULL only counts it, so
- * the caller allocates that plus 1. */
-size_t cli_json_clean(const char *s, size_t len, char *out);
+ * sequences and invalid UTF-8 shown as \xNN (base/text.h). */
+static inline const char *safe_text(const char *s, char *buf, size_t n) { return hp_text_safe(s, buf, n); }
 
 /* ---- filter.c: class names -------------------------------------------- */
 struct cli_filter;
@@ -183,15 +171,6 @@ int cli_native_shown(const hp_heap *h, const struct hp_native *N);
 /* On an Android dump without native sizes, why (once per run, stderr,
  * not with --quiet). */
 void cli_native_note(const struct cli_ctx *x, const hp_heap *h, const struct hp_native *N);
-/* Android: each heap's Java and native bytes and what GC roots hold of
- * them (native.h), one line per heap / "heap_split" (nothing before
- * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
- * that heap only */
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
-void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
-/* "native": what was found (total, Cleaners, chains, owners, reachable) or
- * why none; on Android dumps and dumps with a registry only */
-void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 /* "-: WHAT the dump twice, which a pipe cannot do; HINT" when S
  * cannot be read again; returns EXIT_USAGE then, else EXIT_OK */
 /* Where the index of FILE is (FILE.hprofan-index, or under the cache
@@ -269,6 +248,16 @@ cJSON *json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */
 void json_policies(cJSON *j, const struct hp_retained *R);
 const char *roots_policy_name(int p);
+
+/* Android: each heap's Java and native bytes and what GC roots hold of
+ * them (native.h), one line per heap / "heap_split" (nothing before
+ * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
+ * that heap only */
+void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
+void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
+/* "native": what was found (total, Cleaners, chains, owners, reachable) or
+ * why none; on Android dumps and dumps with a registry only */
+void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 
 /* ---- objtext.c -------------------------------------------------------- */
 /* "java.util.HashMap @0x7f3a10", "class java.util.HashMap @0x..." */

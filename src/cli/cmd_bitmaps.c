@@ -4,7 +4,7 @@
 #include "cli/command.h"
 #include "cli/png.h"
 #include "analysis/bitmaps.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

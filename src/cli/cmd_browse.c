@@ -1,6 +1,6 @@
 /*
  * hprofan browse FILE (hprofan FILE -i): the interactive browser, ncdu's
- * browser.c over the list model in src/analysis/browse.h.  This file only
+ * browser.c over the list model in src/cli/browse_model.h.  This file only
  * draws and reads keys: title bar, path line, list, status bar; pop-ups for
  * an object (fields and referrers, each line naming an object followed by
  * Enter; the path to a GC root) and for help.  It gathers what the views
@@ -10,12 +10,12 @@
  */
 #include "cli/command.h"
 #include "analysis/leaks.h"
-#include "analysis/browse.h"
+#include "cli/browse_model.h"
 #include "analysis/paths.h"
 #include "analysis/threads.h"
 #include "analysis/group.h"
 #include "model/objread.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <curses.h>
 #include <errno.h>

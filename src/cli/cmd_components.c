@@ -7,7 +7,7 @@
 #include "cli/command.h"
 #include "analysis/group.h"
 #include "analysis/waste.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * streaming pass over each file.  Also the commands diff and trend share
  * (cli/dumpsum.h). */
 #include "cli/dumpsum.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * says which group an object is in). */
 #include "cli/command.h"
 #include "analysis/group.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* cmd_index.c — hprofan index: build the index of each dump now (the model
  * and retained sizes under the options given), so that the commands after
- * it map it instead of parsing (analysis/index.h, docs/index-format.md). */
+ * it map it instead of parsing (session/index.h, docs/index-format.md). */
 #include "cli/command.h"
-#include "analysis/index.h"
+#include "session/index.h"
 
 #include <limits.h>
 #include <string.h>

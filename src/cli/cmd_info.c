@@ -1,7 +1,7 @@
 /* hprofan info FILE: what the dump holds, how it was read, the size model. */
 #include "cli/command.h"
 #include "analysis/sysprops.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * each with what it is (a String's value, an array's length, a
  * collection's size) and an id that pastes back into object and path. */
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

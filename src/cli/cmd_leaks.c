@@ -2,7 +2,7 @@
  * traces (LeakCanary), and what fixing them frees (analysis/leaks.h). */
 #include "cli/command.h"
 #include "analysis/leaks.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * dominates it and the shortest path to it from a GC root. */
 #include "cli/command.h"
 #include "analysis/paths.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

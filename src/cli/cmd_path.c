@@ -1,6 +1,6 @@
 /* hprofan path FILE ID: the shortest paths from GC roots to one object. */
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-/* hprofan redact IN OUT: a copy of the dump without its data (analysis/redact.h). */
+/* hprofan redact IN OUT: a copy of the dump without its data (tools/redact.h). */
 #include "cli/command.h"
-#include "analysis/redact.h"
-#include "parser/alloc.h"
+#include "tools/redact.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -24,7 +24,7 @@
  */
 #include "cli/dumpsum.h"
 #include "cli/report_assets.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -282,13 +282,13 @@ static int emit(struct cli_ctx *x, cJSON *data, const char *title)
 		return EXIT_NOMEM;
 	}
 	size_t n = strlen(s);
-	char *t = hp_malloc(cli_json_clean(s, n, NULL) + 1);
+	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 1);
 	if (!t) {
 		cJSON_free(s);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	n = cli_json_clean(s, n, t);
+	n = hp_text_json_clean(s, n, t);
 	cJSON_free(s);
 	struct cli_out out;
 	FILE *f = cli_text_begin(&out);

@@ -1,7 +1,7 @@
 /* hprofan roots FILE: GC roots by kind and the roots that retain most. */
 #include "cli/command.h"
 #include "analysis/rootshare.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "cli/command.h"
 #include "analysis/sites.h"
 #include "analysis/threads.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

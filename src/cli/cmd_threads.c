@@ -2,7 +2,7 @@
  * what it retains (Eclipse MAT's thread overview, jstack's format). */
 #include "cli/command.h"
 #include "analysis/threads.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #include "analysis/group.h"
 #include "analysis/buckets.h"
 #include "analysis/threads.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * Each dump is read, summarised and let go before the next one, so memory
  * stays that of the largest dump (plus the small summaries). */
 #include "cli/dumpsum.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * arrays, constant and mostly-null arrays, under-filled collections, boxes). */
 #include "cli/command.h"
 #include "analysis/waste.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <limits.h>
 #include <stdlib.h>

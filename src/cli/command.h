@@ -86,7 +86,7 @@ extern const struct cli_option cli_opts_full_path[]; /* --full-path */
 /* value parsers for own options: --top [N] into a struct cli_count */
 int cli_set_count(const struct cli_option *o, const char *as, const char *val, void *dst);
 
-/* The commands, in the order help lists them (main.c). */
+/* The commands, in the order help lists them (commands.c). */
 extern const struct cli_command *const cli_commands[];
 const struct cli_command *cli_command_find(const char *name);
 

@@ -1,7 +1,7 @@
 /* filter.c — what to show: class-name patterns (PCRE2: the one place
  * hprofan compiles and matches a regular expression) and Android heaps. */
 #include "cli/cli.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -2,9 +2,9 @@
  * the file name and position, what --max-memory would need, --stats. */
 #include "cli/cli.h"
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
-#include "analysis/index.h"
+#include "session/index.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,64 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* every message goes through safe_text: what it quotes from the dump (or
- * from a file name) cannot reach the terminal as control characters */
-void cli_vmessage(const char *prefix, const char *fmt, va_list ap)
-{
-	char msg[4096], safe[4096];
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	fprintf(stderr, "%s%s\n", prefix, safe_text(msg, safe, sizeof safe));
-}
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	cli_vmessage("hprofan: ", fmt, ap);
-	va_end(ap);
-}
-
-void cli_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	cli_vmessage("hprofan: warning: ", fmt, ap);
-	va_end(ap);
-}
-
-int cli_exit_code(int rc)
-{
-	switch (rc) {
-	case HP_OK: return EXIT_OK;
-	case HP_ETRUNC: return EXIT_TRUNC;
-	case HP_ENOMEM: return EXIT_NOMEM;
-	case HP_EUSAGE: return EXIT_USAGE;
-	default: return EXIT_BAD;
-	}
-}
-
-void cli_format_error(const char *file, const struct hp_error *e, char *buf, size_t n)
-{
-	if (e->has_pos) {
-		char where[160] = "";
-		if (e->record) {
-			const char *tn = e->tag >= 0 ? hp_tag_name(e->tag) : NULL;
-			if (tn)
-				snprintf(where, sizeof where, " (record %llu, %s)", (unsigned long long)e->record, tn);
-			else if (e->tag >= 0)
-				snprintf(where, sizeof where, " (record %llu, tag 0x%02x)", (unsigned long long)e->record, e->tag);
-			else
-				snprintf(where, sizeof where, " (record %llu)", (unsigned long long)e->record);
-		} else {
-			snprintf(where, sizeof where, " (header)");
-		}
-		snprintf(buf, n, "%s: offset %llu (0x%llx)%s: %s", file, (unsigned long long)e->offset,
-			 (unsigned long long)e->offset, where, e->msg);
-	} else {
-		snprintf(buf, n, "%s: %s", file, e->msg);
-	}
-}
 
 /* ---- progress --------------------------------------------------------- */
 
@@ -660,62 +602,6 @@ void cli_native_note(const struct cli_ctx *x, const hp_heap *h, const struct hp_
 		return;
 	said = 1;
 	fprintf(stderr, "hprofan: note: no native sizes: %s\n", N->why_none);
-}
-
-static const char *split_heap_name(const hp_heap *h, unsigned i)
-{
-	const char *n = i < h->nheaps ? hp_heap_name(h, i) : "";
-	return n[0] ? n : "default";
-}
-
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap)
-{
-	if (!N || !N->split_done)
-		return;
-	char a[32], b[32], c[32], d[32], nm[256];
-	for (unsigned i = 0; i < HP_MAX_HEAPS; i++) {
-		const struct hp_native_heap *s = &N->heaps[i];
-		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
-			continue;
-		fprintf(f, "heap %s: Java %s, native %s; held by GC roots: Java %s, native %s\n",
-			safe_text(split_heap_name(h, i), nm, sizeof nm), fmt_bytes(s->java, a, sizeof a),
-			fmt_bytes(s->native, b, sizeof b), fmt_bytes(s->held_java, c, sizeof c),
-			fmt_bytes(s->held_native, d, sizeof d));
-	}
-}
-
-void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N)
-{
-	if (!N || !(h->header.version == 3 || N->has_registry || N->shallow))
-		return;
-	cJSON *o = cJSON_AddObjectToObject(j, "native");
-	json_u64(o, "total", N->total);
-	json_u64(o, "cleaners", N->cleaners);
-	json_u64(o, "registered", N->registered);
-	json_u64(o, "owners", N->owners);
-	if (N->retained)
-		json_u64(o, "reachable", N->held_native);
-	if (N->why_none)
-		cJSON_AddStringToObject(o, "none_because", N->why_none);
-}
-
-void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap)
-{
-	if (!N || !N->split_done)
-		return;
-	cJSON *arr = cJSON_AddArrayToObject(j, "heap_split");
-	for (unsigned i = 0; i < HP_MAX_HEAPS; i++) {
-		const struct hp_native_heap *s = &N->heaps[i];
-		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
-			continue;
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "heap", split_heap_name(h, i));
-		json_u64(e, "java", s->java);
-		json_u64(e, "native", s->native);
-		json_u64(e, "held_java", s->held_java);
-		json_u64(e, "held_native", s->held_native);
-		cJSON_AddItemToArray(arr, e);
-	}
 }
 
 int cli_paths(hp_session *S, int all_weak, const struct hp_pathsearch **ps)

@@ -1,78 +1,14 @@
-/* hprofan: argv, the command table, help, exit codes. */
+/* hprofan: argv, help, exit codes. */
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_instances, cmd_object, cmd_path,
-	cmd_browse, cmd_redact;
-/* comparing dumps (issue 14) */
-extern const struct cli_command cmd_diff, cmd_trend;
-/* issue 13: leaks */
-extern const struct cli_command cmd_leaks;
-/* issue 17: waste */
-extern const struct cli_command cmd_waste;
-/* issue 16: threads */
-extern const struct cli_command cmd_threads, cmd_sites;
-/* issue 17: Android bitmaps */
-extern const struct cli_command cmd_bitmaps;
-/* issue 21: top components */
-extern const struct cli_command cmd_components;
-/* issue 15: the index */
-extern const struct cli_command cmd_index;
-/* issue 19: report */
-extern const struct cli_command cmd_report;
-
-const struct cli_command *const cli_commands[] = {
-	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
-	&cmd_redact,
-	/* comparing dumps (issue 14) */
-	&cmd_diff, &cmd_trend,
-	/* issue 13: leaks */
-	&cmd_leaks,
-	/* issue 17: waste */
-	&cmd_waste,
-	/* issue 16: threads */
-	&cmd_threads, &cmd_sites,
-	/* issue 17: Android bitmaps */
-	&cmd_bitmaps,
-	/* issue 21: top components */
-	&cmd_components,
-	/* issue 15: the index */
-	&cmd_index,
-	/* issue 19: report */
-	&cmd_report,
-	NULL
-};
-
-const struct cli_command *cli_command_find(const char *name)
-{
-	for (const struct cli_command *const *c = cli_commands; *c; c++)
-		if (!strcmp((*c)->name, name))
-			return *c;
-	return NULL;
-}
-
-/* the command named on the command line, for "try 'hprofan help X'" */
-static const char *named_command;
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	cli_vmessage("hprofan: ", fmt, ap);
-	va_end(ap);
-	if (!cmd)
-		cmd = named_command;
-	if (cmd)
-		fprintf(stderr, "hprofan: try 'hprofan help %s'\n", cmd);
-	else
-		fputs("hprofan: try 'hprofan --help'\n", stderr);
-	return EXIT_USAGE;
-}
+/* the command run without one, and the one -i runs (the table: commands.c) */
+extern const struct cli_command cmd_top, cmd_browse;
 
 /* ---- help --------------------------------------------------------------- */
 
@@ -254,7 +190,7 @@ static int take_option(const struct cli_command *c, int argc, char **argv, int *
 			snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
 			return cli_usage_error(c->name, "%s: %s is not an option of '%s'", c->name, name, c->name);
 		}
-		return cli_usage_error(named_command ? c->name : NULL, "unknown option: %s", a);
+		return cli_usage_error(cli_named_command ? c->name : NULL, "unknown option: %s", a);
 	}
 	switch (o->kind) {
 	case OPT_FLAG:
@@ -343,7 +279,7 @@ int main(int argc, char **argv)
 	if (want_help)
 		return help(cmd);
 	if (explicit)
-		named_command = cmd->name;
+		cli_named_command = cmd->name;
 	if (interactive) {
 		if (explicit && cmd != &cmd_browse)
 			return cli_usage_error(NULL, "-i browses the dump; it does not go with '%s'", cmd->name);

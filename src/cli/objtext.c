@@ -1,7 +1,7 @@
 /* objtext.c — objects, GC roots, references, values and Java text as the
  * commands print them (tables and JSON), and the paths from GC roots. */
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <math.h>

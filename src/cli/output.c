@@ -2,7 +2,7 @@
  * (to -o FILE atomically, else to standard output), and JSON documents. */
 #include "cli/cli.h"
 #include "cli/command.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -425,13 +425,13 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 		return EXIT_NOMEM;
 	}
 	size_t n = strlen(s);
-	char *t = hp_malloc(cli_json_clean(s, n, NULL) + 2);
+	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 2);
 	if (!t) {
 		cJSON_free(s);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	n = cli_json_clean(s, n, t);
+	n = hp_text_json_clean(s, n, t);
 	t[n] = '\n';
 	t[n + 1] = '\0';
 	cJSON_free(s);
@@ -532,4 +532,62 @@ void json_policies(cJSON *j, const struct hp_retained *R)
 {
 	cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(R->weak));
 	cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(R->roots_policy));
+}
+
+/* ---- native sizes and the heaps' split (top, info, dominators, ...) ----- */
+
+static const char *split_heap_name(const hp_heap *h, unsigned i)
+{
+	const char *n = i < h->nheaps ? hp_heap_name(h, i) : "";
+	return n[0] ? n : "default";
+}
+
+void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap)
+{
+	if (!N || !N->split_done)
+		return;
+	char a[32], b[32], c[32], d[32], nm[256];
+	for (unsigned i = 0; i < HP_MAX_HEAPS; i++) {
+		const struct hp_native_heap *s = &N->heaps[i];
+		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
+			continue;
+		fprintf(f, "heap %s: Java %s, native %s; held by GC roots: Java %s, native %s\n",
+			safe_text(split_heap_name(h, i), nm, sizeof nm), fmt_bytes(s->java, a, sizeof a),
+			fmt_bytes(s->native, b, sizeof b), fmt_bytes(s->held_java, c, sizeof c),
+			fmt_bytes(s->held_native, d, sizeof d));
+	}
+}
+
+void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N)
+{
+	if (!N || !(h->header.version == 3 || N->has_registry || N->shallow))
+		return;
+	cJSON *o = cJSON_AddObjectToObject(j, "native");
+	json_u64(o, "total", N->total);
+	json_u64(o, "cleaners", N->cleaners);
+	json_u64(o, "registered", N->registered);
+	json_u64(o, "owners", N->owners);
+	if (N->retained)
+		json_u64(o, "reachable", N->held_native);
+	if (N->why_none)
+		cJSON_AddStringToObject(o, "none_because", N->why_none);
+}
+
+void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap)
+{
+	if (!N || !N->split_done)
+		return;
+	cJSON *arr = cJSON_AddArrayToObject(j, "heap_split");
+	for (unsigned i = 0; i < HP_MAX_HEAPS; i++) {
+		const struct hp_native_heap *s = &N->heaps[i];
+		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "heap", split_heap_name(h, i));
+		json_u64(e, "java", s->java);
+		json_u64(e, "native", s->native);
+		json_u64(e, "held_java", s->held_java);
+		json_u64(e, "held_native", s->held_native);
+		cJSON_AddItemToArray(arr, e);
+	}
 }

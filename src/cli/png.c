@@ -1,7 +1,7 @@
 /* png.c — a PNG writer for 8-bit RGBA images on zlib (PNG 1.2: one IHDR,
  * one IDAT holding every row with filter type 0, IEND). */
 #include "cli/png.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 #include <zlib.h>

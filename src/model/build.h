@@ -1,7 +1,8 @@
 /*
  * build.h — the heap builder's state: what the parser sink needs while it
  * fills a struct hp_heap and hp_heap_finish() needs to complete it, and no
- * query afterwards (private to src/model/heap.c and finish.c).
+ * query afterwards (private to src/model: the sink in build.c, heap.c,
+ * finish.c and the files it calls).
  *
  * Capacities of the growing tables, the direct-mapped class cache, the
  * per-class instance counters of the main heap, the array length residues
@@ -112,7 +113,7 @@ struct hp_heap_build {
 	uint64_t prev_array_start, prev_array_uend; int found_compressed;
 	uint64_t compressed_at;
 	struct hp_gaps gaps;          /* the vm size model's evidence (gaps.c) */
-	uint64_t *vm_inst, *vm_mirror;   /* the vm model's sizes per class (finish.c) */
+	uint64_t *vm_inst, *vm_mirror;   /* the vm model's sizes per class (sizemodel.c) */
 
 	/* the memory limit: what the records need, counted whether stored or not
 	 * (objects: n_instances, n_objarrays, n_primarrays and class_dumps) */
@@ -134,5 +135,33 @@ int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *of
 void hp_build_free(struct hp_heap_build *b);
 /* histogram row for (class, heap), created when missing; HP_NONE when out of memory */
 uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap);
+
+/* "int" for the descriptor 'I', and so on for each primitive type (names.c);
+ * NULL for any other character */
+const char *hp_prim_of(char c);
+
+/* ---- the size model (sizemodel.c), in hp_heap_finish()'s order */
+/* the vm model's layout parameters and every class's sizes inferred from
+ * the gaps (gaps.c) and the rules (vmlayout.c), or why not */
+int hp_size_vm_decide(hp_heap *h) HP_MUST_USE;
+/* the model: the one asked for, else the dump's default (h->size) */
+void hp_size_decide(hp_heap *h);
+/* the vm model's sizes into the classes */
+void hp_size_vm_apply(hp_heap *h);
+/* the other models' instance and class object sizes */
+int hp_size_instances(hp_heap *h) HP_MUST_USE;
+/* the shallow bytes of histogram row r of array class c, each length's
+ * padding counted from the row's length residues (lenmod, or NULL) */
+uint64_t hp_size_array_row(const hp_heap *h, const struct hp_class *c, const struct hp_hrow *r,
+			   const uint64_t *lenmod);
+
+/* ---- the object table (idsort.c) */
+/* the radix sort's digit: 11 bits a pass (hp_heap_need() counts its buckets) */
+#define RADIX_BITS 11
+#define RADIX_N (1u << RADIX_BITS)
+/* sorts the objects by id, every column following */
+int hp_heap_sort_objects(hp_heap *h) HP_MUST_USE;
+/* the id index over the sorted ids (hp_heap_find()) */
+int hp_heap_build_index(hp_heap *h) HP_MUST_USE;
 
 #endif

@@ -1,7 +1,7 @@
 /* gaps.c — object sizes measured as the distance between consecutive
  * object ids, the vm size model's evidence (model/build.h). */
 #include "model/build.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -29,7 +29,7 @@
  * tally) that only the sink and hp_heap_finish() use; a finished heap has
  * let go of it and does not change any more.
  *
- * Under a memory limit (parser/alloc.h, hprofan --max-memory), when the limit
+ * Under a memory limit (base/alloc.h, hprofan --max-memory), when the limit
  * refuses one of the sink's allocations the parse goes on: the heap gives
  * its object columns and strings back and from then on only counts the
  * records (hp_heap_over_limit()), and hp_heap_need() says what the whole model would
@@ -42,7 +42,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
-#include "parser/error.h"
+#include "base/error.h"
 #include "parser/hprof.h"
 #include "model/idmap.h"
 
@@ -118,7 +118,7 @@ struct hp_thread_rec {
 	uint8_t from_start_thread, from_root;
 };
 
-/* The vm model's inference (finish.c): object gaps (model/build.h) tested
+/* The vm model's inference (sizemodel.c): object gaps (model/build.h) tested
  * against the layout rules (model/layout.h). */
 struct hp_vm_evidence {
 	int allowed;                  /* the evidence allows the vm model (so it is HotSpot's default) */
@@ -181,7 +181,7 @@ struct hp_heap {
 	unsigned I;
 	struct hp_heap_opts opts;
 	struct hp_heap_build *build;  /* non-NULL until hp_heap_finish() succeeds */
-	int mapped;                   /* the tables point into a mapped index (analysis/index.h):
+	int mapped;                   /* the tables point into a mapped index (session/index.h):
 	                                 hp_heap_free() frees the struct only */
 
 	/* strings from the dump */
@@ -279,7 +279,7 @@ void hp_heap_sink(hp_heap *h, struct hp_sink *sink);
 int hp_heap_finish(hp_heap *h, struct hp_error *err) HP_MUST_USE;
 
 /* (Opening, parsing and finishing a dump in one call, with salvage and the
- * memory limit's report, is the session's: analysis/session.h.) */
+ * memory limit's report, is the session's: session/session.h.) */
 
 const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len);
 int hp_heap_add_warning(hp_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

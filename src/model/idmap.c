@@ -1,5 +1,5 @@
 #include "model/idmap.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include <string.h>
 
 void hp_idmap_init(struct hp_idmap *m)

@@ -1,5 +1,5 @@
 #include "model/layout.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

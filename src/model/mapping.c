@@ -1,6 +1,7 @@
 /* mapping.c — R8/ProGuard mapping files and renaming a model (mapping.h). */
 #include "model/mapping.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -54,10 +55,8 @@ struct hp_mapping {
 
 /* ---- small helpers --------------------------------------------------------- */
 
-/* FNV-1a a byte at a time (so that one pass gives the hash of every prefix
- * of a name), then mixed */
-#define FNV0 1469598103934665603ull
-static uint64_t fnv(uint64_t x, unsigned char c) { return (x ^ c) * 1099511628211ull; }
+/* names: FNV-1a a byte at a time (base/hash.h), so that one pass gives the
+ * hash of every prefix of a name, then mixed */
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;
@@ -68,9 +67,9 @@ static uint64_t mix(uint64_t x)
 
 static uint64_t hash_text(const char *s, size_t n)
 {
-	uint64_t x = FNV0;
+	uint64_t x = HP_FNV1A_INIT;
 	for (size_t i = 0; i < n; i++)
-		x = fnv(x, (unsigned char)s[i]);
+		x = hp_fnv1a_byte(x, (unsigned char)s[i]);
 	return mix(x);
 }
 
@@ -955,14 +954,14 @@ static int class_orig(const hp_mapping *m, const char *s, size_t n, struct sbuf 
 	if (!m->nclasses)
 		return 0;
 	size_t k = 0;
-	uint64_t x = FNV0;
+	uint64_t x = HP_FNV1A_INIT;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '$' && i) {
 			if ((*rc = grow((void **)&C->c, &C->cap, k + 1, sizeof *C->c)))
 				return 0;
 			C->c[k++] = (struct cut){ i, mix(x) };
 		}
-		x = fnv(x, (unsigned char)s[i]);
+		x = hp_fnv1a_byte(x, (unsigned char)s[i]);
 	}
 	uint32_t c = class_at(m, mix(x), s, n);
 	if (c != NONE) {

@@ -68,7 +68,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "parser/error.h"
+#include "base/error.h"
 #include "model/heap.h"
 
 #define HP_MAPPING_LINE_MAX 65536

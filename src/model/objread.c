@@ -1,6 +1,6 @@
 #include "model/objread.h"
 #include "model/layout.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
 

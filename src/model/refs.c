@@ -1,6 +1,6 @@
 #include "model/refs.h"
 #include "model/layout.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/reader.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* layout.c — HotSpot's field layout rules (layout.h). */
 #include "model/vmlayout.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * vmlayout.h — HotSpot's object sizes from the field lists of a dump, as the
- * VM lays fields out (the `vm` size model, finish.c).
+ * VM lays fields out (the `vm` size model, sizemodel.c).
  *
  * Two rules:
  *   JDK 15+ (JDK-8237767, classfile/fieldLayoutBuilder.cpp): a class's

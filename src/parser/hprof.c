@@ -1,5 +1,5 @@
 #include "parser/hprof.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
-#include "parser/error.h"
+#include "base/error.h"
 #include "parser/reader.h"
 
 /* basic types (hprof codes) */

@@ -1,5 +1,5 @@
 #include "parser/reader.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "parser/error.h"
+#include "base/error.h"
 
 enum hp_reader_kind { HP_RD_MMAP, HP_RD_FILE, HP_RD_GZIP };
 

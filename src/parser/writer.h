@@ -7,7 +7,7 @@
  * directly when the output is plain.  Memory does not depend on the size of
  * what is written.  The helpers below encode HPROF's big-endian numbers and
  * record heads; what goes where is the caller's business (a copier such as
- * src/analysis/redact.c takes the bytes from the parser's raw stream).
+ * src/tools/redact.c takes the bytes from the parser's raw stream).
  *
  * Errors are HP_EIO (the write failed: disk full, broken pipe) and HP_ENOMEM,
  * with the message in struct hp_error.  The descriptor stays the caller's:
@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "parser/error.h"
+#include "base/error.h"
 
 typedef struct hp_writer hp_writer;
 

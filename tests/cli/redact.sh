@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hprofan redact IN OUT (src/analysis/redact.h):
+# hprofan redact IN OUT (src/tools/redact.h):
 #  (a) a dump built byte by byte: the copy is, byte for byte, the same dump
 #      built again with the values a hand says redact leaves (values, strings
 #      and names modes; an instance before its class's CLASS DUMP; a record of

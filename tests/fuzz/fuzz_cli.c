@@ -19,7 +19,7 @@
  *   - JSON on stdout is valid UTF-8 (no raw DEL or C1 either) that cJSON
  *     parses.
  * Each piece also goes straight through safe_text() (with a buffer size
- * from the piece) and cli_json_clean() (into exactly the bytes its
+ * from the piece) and hp_text_json_clean() (into exactly the bytes its
  * counting call asks for), whose outputs must hold the same rules.  A
  * violation aborts.
  *
@@ -99,17 +99,17 @@ static void escapers(const uint8_t *s, size_t n, unsigned size_seed)
 	char big[4 * 256 + 8];
 	safe_text(z, big, sizeof big);
 	check(clean_text((const uint8_t *)big, strlen(big), 0), "safe_text's output", (const uint8_t *)big, strlen(big));
-	size_t need = cli_json_clean((const char *)s, n, NULL);
+	size_t need = hp_text_json_clean((const char *)s, n, NULL);
 	char *out = malloc(need + 1);     /* exactly: ASan sees a byte more */
 	if (out) {
-		size_t l = cli_json_clean((const char *)s, n, out);
-		check(l == need, "cli_json_clean's length", (const uint8_t *)out, l);
+		size_t l = hp_text_json_clean((const char *)s, n, out);
+		check(l == need, "hp_text_json_clean's length", (const uint8_t *)out, l);
 		/* control characters below 0x20 pass (cJSON has escaped those in
 		 * its strings before); the rest must be clean */
 		for (size_t i = 0; i < l; i++)
 			if ((unsigned char)out[i] < 0x20)
 				out[i] = ' ';
-		check(clean_text((const uint8_t *)out, l, 1), "cli_json_clean's output", (const uint8_t *)out, l);
+		check(clean_text((const uint8_t *)out, l, 1), "hp_text_json_clean's output", (const uint8_t *)out, l);
 		free(out);
 	}
 	free(z);

@@ -1,5 +1,5 @@
 /*
- * fuzz_index — the index reader (analysis/index.h): an index file is
+ * fuzz_index — the index reader (session/index.h): an index file is
  * untrusted input too.
  *
  * The input is an index file.  So that the fuzzer gets past the checks a
@@ -33,9 +33,9 @@
  *   jdk15-max                the vm model's field-layout rule 0x7fffffff
  */
 #include "fuzz.h"
-#include "analysis/index.h"
-#include "analysis/session.h"
-#include "parser/alloc.h"
+#include "session/index.h"
+#include "session/session.h"
+#include "base/alloc.h"
 
 #include <fcntl.h>
 #include <zlib.h>

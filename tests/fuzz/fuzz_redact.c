@@ -1,5 +1,5 @@
 /*
- * fuzz_redact — redact round trips (analysis/redact.h): the input is a
+ * fuzz_redact — redact round trips (tools/redact.h): the input is a
  * whole dump file of at most 64 KiB, redacted in each mode (values,
  * strings, names) into a memfd.  What must hold, else the target aborts:
  *   - the copy is made exactly when the input parses (out of memory aside);
@@ -20,7 +20,7 @@
  * tests/helper/mkhprof.py (see the comment at its end of this file).
  */
 #include "fuzz.h"
-#include "analysis/redact.h"
+#include "tools/redact.h"
 #include "model/idmap.h"
 #include "parser/writer.h"
 

@@ -22,7 +22,7 @@
  *   - @@DATA@@ holds no <, >, & or U+2028/U+2029 (so no "</script" or
  *     "<!--" can end or change the element), cJSON parses it, and its
  *     "title", and the method of the site's frame, equal what cJSON and
- *     cli_json_clean() make of the title and of the method's UTF-8;
+ *     hp_text_json_clean() make of the title and of the method's UTF-8;
  *   - @@LIB@@ is the library, byte for byte.
  * A violation aborts.
  *
@@ -36,7 +36,7 @@
 #include "cli/cli.h"
 #include "cli/report_assets.h"
 #include "model/heap.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <cjson/cJSON.h>
 
@@ -136,7 +136,7 @@ static uint8_t *slurp(int fd, size_t *n)
 }
 
 /* What a string in one of hprofan's JSON documents reads as once the
- * document is printed, cleaned (cli_json_clean) and parsed again; NULL for
+ * document is printed, cleaned (hp_text_json_clean) and parsed again; NULL for
  * NULL.  Free it. */
 static char *as_json(const char *s)
 {
@@ -148,10 +148,10 @@ static char *as_json(const char *s)
 	if (!p)
 		return NULL;
 	size_t n = strlen(p);
-	char *t = malloc(cli_json_clean(p, n, NULL) + 1);
+	char *t = malloc(hp_text_json_clean(p, n, NULL) + 1);
 	char *out = NULL;
 	if (t) {
-		cli_json_clean(p, n, t);
+		hp_text_json_clean(p, n, t);
 		cJSON *back = cJSON_Parse(t);
 		if (back && cJSON_IsString(back))
 			out = strdup(back->valuestring);

@@ -23,7 +23,7 @@
  */
 #include "helper/hpw.h"
 #include "model/heap.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/reader.h"
 
 #include <malloc.h>

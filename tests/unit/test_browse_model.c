@@ -1,6 +1,6 @@
 /*
  * test_browse_model.c — the list model under hprofan browse
- * (src/analysis/browse), without a terminal, on a dump built byte by byte:
+ * (src/cli/browse_model), without a terminal, on a dump built byte by byte:
  *
  * Classes: Object 0x100, Node 0x120 {next: Object}, Holder 0x130 with
  * statics A -> 0x1000 and B -> 0x1010, Object[] 0x160.
@@ -15,7 +15,7 @@
  * So ARR's level holds two rows: byte[] @0x1060 and the group [3 x Node];
  * ARR's subtree holds 5 objects, A's 6.
  */
-#include "analysis/browse.h"
+#include "cli/browse_model.h"
 #include "analysis/retained.h"
 #include "helper/hpw.h"
 #include "model/heap.h"

@@ -14,7 +14,7 @@
  *     policies of a histogram-only summary do not count.
  */
 #include "analysis/diff.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdio.h>

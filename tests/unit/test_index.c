@@ -18,8 +18,8 @@
  *   test_index --poke INDEX SECTION-ID OFFSET HEX   those bytes written there
  *   test_index --replace INDEX SECTION-ID OLD NEW   the first OLD in the section made NEW (as long)
  */
-#include "analysis/index.h"
-#include "analysis/session.h"
+#include "session/index.h"
+#include "session/session.h"
 
 #include <errno.h>
 #include <stddef.h>

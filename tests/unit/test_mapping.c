@@ -16,7 +16,7 @@
 #include "helper/hpw.h"
 #include "model/heap.h"
 #include "model/mapping.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/reader.h"
 
 #include <stdio.h>

@@ -17,7 +17,7 @@
  * tests/cli/bad.sh feeds to hprofan.
  */
 #include "helper/hpw.h"
-#include "parser/error.h"
+#include "base/error.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
 

@@ -25,7 +25,7 @@
 #include "model/refs.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

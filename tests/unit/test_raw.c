@@ -13,7 +13,7 @@
  * a descriptor in append mode cannot be rewound.
  */
 #include "helper/hpw.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
 #include "parser/writer.h"

@@ -1,7 +1,9 @@
 /*
- * browse.h — the list model under `hprofan browse` (ncdu's dirlist): a stack
- * of levels, each a list of rows with a cursor, a sort order and a filter,
- * and no terminal anywhere (the view in src/cli/cmd_browse.c only draws).
+ * browse_model.h — the list model under `hprofan browse` (ncdu's dirlist):
+ * a stack of levels, each a list of rows with a cursor, a sort order and a
+ * filter, and no terminal anywhere (the view in src/cli/cmd_browse.c only
+ * draws).  It answers no question about the heap, so it lives beside its
+ * view; tests/wall.sh keeps curses and printing out of it.
  *
  * Three views, each a tree walked one level at a time:
  *   dominators  the super-root's dominator-tree children, then any object's;

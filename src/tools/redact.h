@@ -51,7 +51,7 @@
 #define HP_REDACT_H
 
 #include <stdint.h>
-#include "parser/error.h"
+#include "base/error.h"
 #include "parser/writer.h"
 
 enum hp_redact_mode { HP_REDACT_VALUES, HP_REDACT_STRINGS, HP_REDACT_NAMES };

@@ -14,9 +14,10 @@
  * Reading twice: retained sizes, the object reader and paths read the dump
  * again (refs.h, objread.h).  So that a gzip dump is inflated once and a
  * pipe can be read again, the pass that builds the object table of a
- * streamed input (gzip, a pipe) copies the bytes it reads into a spool: an
- * unlinked file in opts spool_dir, which every later pass maps like a plain
- * dump and which is gone when the session is freed (or the process ends).
+ * streamed input (gzip, a pipe) copies the bytes it reads into a spool
+ * (spool.h): an unlinked file in opts spool_dir, which every later pass
+ * maps like a plain dump and which is gone when the session is freed (or
+ * the process ends).
  * When the spool cannot be written (no such directory, disk full), gzip is
  * inflated again by each pass, a pipe cannot be read again, and
  * hp_session_spool_note() says why: hp_session_rereadable() says whether
@@ -24,7 +25,7 @@
  * histogram-only model parses the dump once more.
  *
  * Errors: an HP_E* status and a positioned struct hp_error (the caller adds
- * the file name).  When the memory limit (parser/alloc.h) refused an
+ * the file name).  When the memory limit (base/alloc.h) refused an
  * allocation, the status is HP_ENOMEM and hp_session_need() says at which
  * stage and how much the whole would have needed, the same wherever the
  * limit was hit.  With salvage set, a truncated or corrupt dump gives the
@@ -71,7 +72,7 @@ struct hp_session_opts {
 	/* an R8/ProGuard mapping (mapping.h) the model's names are put back
 	 * through as it is loaded, or NULL; borrowed, outlives the session */
 	const hp_mapping *mapping;
-	/* the index of the dump (analysis/index.h) to map instead of parsing
+	/* the index of the dump (session/index.h) to map instead of parsing
 	 * when it is valid, and to write by hp_session_write_index(); NULL:
 	 * none (a pipe never has one).  One that is not trusted when opened
 	 * (HP_INDEX_UNTRUSTED: hp_index_place()) is neither read nor written. */

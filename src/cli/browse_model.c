@@ -1,6 +1,7 @@
-/* browse.c — the list model of hprofan browse (see browse.h). */
-#include "analysis/browse.h"
-#include "parser/alloc.h"
+/* browse_model.c — the list model of hprofan browse, no curses (see
+ * browse_model.h); cmd_browse.c draws it. */
+#include "cli/browse_model.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-#include "parser/error.h"
+/* error.c — filling the positioned error (error.h). */
+#include "base/error.h"
 #include <stdio.h>
 #include <string.h>
 

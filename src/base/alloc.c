@@ -1,4 +1,6 @@
-#include "parser/alloc.h"
+/* alloc.c — the allocation functions, the memory limit and budget, the
+ * spill of big blocks to files, fault injection (alloc.h). */
+#include "base/alloc.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

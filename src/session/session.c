@@ -1,7 +1,8 @@
 /* session.c — the dump's model and analyses, each made on first use (session.h). */
-#include "analysis/session.h"
-#include "analysis/index.h"
-#include "parser/alloc.h"
+#include "session/session.h"
+#include "session/index.h"
+#include "session/spool.h"
+#include "base/alloc.h"
 #include "parser/reader.h"
 
 #include <errno.h>
@@ -17,11 +18,7 @@
 struct hp_session {
 	char *path;
 	int one_shot;                 /* standard input, a FIFO, a pipe named by a path: one read */
-	/* the spool (session.h): an unlinked file, open; spool_ok once it
-	 * holds the stream, named spool_path (/dev/fd/N) */
-	int spool_fd, spool_ok;
-	char spool_path[32];
-	char spool_note[PATH_MAX + 160];
+	struct hp_spool spool;        /* a streamed input's copy (spool.h) */
 	struct hp_session_opts o;
 	struct hp_load_info info;
 	struct hp_session_need need;
@@ -66,9 +63,6 @@ struct hp_session {
 	int paths_mapped[2];          /* s->paths[k] came from the index */
 };
 
-static void spool_create(hp_session *s);
-static void spool_close(hp_session *s);
-
 static double now(void)
 {
 	struct timespec ts;
@@ -109,11 +103,11 @@ int hp_session_open(hp_session **out, const char *path, const struct hp_session_
 	struct stat st;
 	s->one_shot = strcmp(path, "-") == 0 ||
 		      (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode));
-	s->spool_fd = -1;
+	hp_spool_init(&s->spool);
 	/* a pipe's spool at once: when it cannot be made, the commands that
 	 * read twice say so before reading (a FIFO without a writer blocks) */
 	if (s->one_shot)
-		spool_create(s);
+		hp_spool_create(&s->spool, s->o.spool_dir);
 	*out = s;
 	return HP_OK;
 }
@@ -122,7 +116,7 @@ void hp_session_free(hp_session *s)
 {
 	if (!s)
 		return;
-	spool_close(s);
+	hp_spool_close(&s->spool);
 	for (int i = 0; i < 2; i++) {
 		if (s->paths_done[i] && !s->paths_rc[i] && !s->paths_mapped[i]) {
 			hp_paths_release(&s->paths[i].P);
@@ -149,25 +143,25 @@ int hp_session_one_shot(const hp_session *s) { return s->one_shot; }
 
 int hp_session_rereadable(const hp_session *s)
 {
-	if (!s->one_shot || s->spool_ok)
+	if (!s->one_shot || s->spool.ok)
 		return 1;
 	/* not read yet: the spool will hold it */
-	return s->spool_fd >= 0 && !s->heap && !s->heap_rc;
+	return s->spool.fd >= 0 && !s->heap && !s->heap_rc;
 }
 
 const char *hp_session_spool_note(const hp_session *s)
 {
-	return s->spool_note[0] ? s->spool_note : NULL;
+	return s->spool.note[0] ? s->spool.note : NULL;
 }
 
 const char *hp_session_reread_path(const hp_session *s, struct hp_error *err)
 {
-	if (s->spool_ok)
-		return s->spool_path;
+	if (s->spool.ok)
+		return s->spool.path;
 	if (!s->one_shot)
 		return s->path;
 	hp_error_set(err, HP_EUSAGE, "the input was read once and no copy of it was kept (%s)",
-		     s->spool_note[0] ? s->spool_note : "it was read without its objects");
+		     s->spool.note[0] ? s->spool.note : "it was read without its objects");
 	return NULL;
 }
 
@@ -274,72 +268,6 @@ static int no_dump(hp_session *s, struct hp_error *err)
 			       L->stats.header.version == 3 ? "ART" : "HotSpot");
 }
 
-/* ---- the spool ---------------------------------------------------------- */
-
-static void spool_close(hp_session *s)
-{
-	if (s->spool_fd >= 0)
-		close(s->spool_fd);
-	s->spool_fd = -1;
-	s->spool_ok = 0;
-}
-
-/* an unlinked file in the spool directory: only the open descriptor keeps
- * it, so it is gone when that is closed, however the process ends */
-static void spool_create(hp_session *s)
-{
-	const char *dir = s->o.spool_dir;
-	if (!dir || !*dir) {
-		snprintf(s->spool_note, sizeof s->spool_note, "no directory for a copy of the input");
-		return;
-	}
-	char tmpl[PATH_MAX];
-	if (snprintf(tmpl, sizeof tmpl, "%s/hprofan-spool.XXXXXX", dir) >= (int)sizeof tmpl) {
-		snprintf(s->spool_note, sizeof s->spool_note, "cannot create a file in %s: name too long", dir);
-		return;
-	}
-	int fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(s->spool_note, sizeof s->spool_note, "cannot create a file in %s: %s", dir, strerror(errno));
-		return;
-	}
-	unlink(tmpl);
-	s->spool_fd = fd;
-	s->spool_note[0] = '\0';
-}
-
-/* after the pass that filled it: later passes read it by a name of the
- * open descriptor, when the system has one */
-static void spool_done(hp_session *s, hp_reader *r)
-{
-	int e = 0;
-	int64_t n = hp_reader_spooled(r, &e);
-	if (n < 0) {
-		snprintf(s->spool_note, sizeof s->spool_note, "cannot write to %s: %s", s->o.spool_dir, strerror(e));
-		spool_close(s);
-		return;
-	}
-	/* every byte the reader took in (and what it read ahead), and the
-	 * file holds them */
-	struct stat st;
-	if ((uint64_t)n < r->win_off + (uint64_t)(r->end - r->win) || fstat(s->spool_fd, &st) != 0 ||
-	    (uint64_t)st.st_size != (uint64_t)n) {
-		snprintf(s->spool_note, sizeof s->spool_note, "its copy in %s is not the whole input", s->o.spool_dir);
-		spool_close(s);
-		return;
-	}
-	snprintf(s->spool_path, sizeof s->spool_path, "/dev/fd/%d", s->spool_fd);
-	int fd = open(s->spool_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(s->spool_note, sizeof s->spool_note, "cannot open its copy again as %s: %s", s->spool_path,
-			 strerror(errno));
-		spool_close(s);
-		return;
-	}
-	close(fd);
-	s->spool_ok = 1;
-}
-
 static int load(hp_session *s, int build_objects, struct hp_error *err)
 {
 	struct hp_load_info *L = &s->info;
@@ -362,11 +290,11 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	L->reader_kind = hp_reader_kind_name(r);
 	/* a streamed input read for its objects: into the spool as it is read */
 	int spooling = 0;
-	if (build_objects && r->kind != HP_RD_MMAP && !s->spool_ok) {
-		if (s->spool_fd < 0 && !s->one_shot)
-			spool_create(s);
-		if (s->spool_fd >= 0) {
-			hp_reader_spool(r, s->spool_fd);
+	if (build_objects && r->kind != HP_RD_MMAP && !s->spool.ok) {
+		if (s->spool.fd < 0 && !s->one_shot)
+			hp_spool_create(&s->spool, s->o.spool_dir);
+		if (s->spool.fd >= 0) {
+			hp_reader_spool(r, s->spool.fd);
 			spooling = 1;
 		}
 	}
@@ -405,10 +333,10 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	if (r->cap > rd_cap0)
 		base += r->cap - rd_cap0;
 	if (spooling && (rc == HP_OK || (s->o.salvage && (rc == HP_ETRUNC || rc == HP_ECORRUPT))))
-		spool_done(s, r);
+		hp_spool_done(&s->spool, r, s->o.spool_dir);
 	else if (spooling) {
-		snprintf(s->spool_note, sizeof s->spool_note, "the input could not be read");
-		spool_close(s);
+		snprintf(s->spool.note, sizeof s->spool.note, "the input could not be read");
+		hp_spool_close(&s->spool);
 	}
 	hp_reader_free(r);
 	if (rc == HP_ENOMEM && limit_refused(refusals0)) {

@@ -1,10 +1,11 @@
 /* redact.c — a heap dump copied without its data; see redact.h. */
-#include "analysis/redact.h"
+#include "tools/redact.h"
 #include "model/heap.h"
 #include "model/idmap.h"
-#include "parser/alloc.h"
+#include "base/alloc.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,17 +102,10 @@ static int same_name(const uint8_t *s, size_t len, const char *want)
  * name's dots (old dumps) count as slashes, so it hashes as in new ones */
 static uint64_t name_hash(const uint8_t *s, size_t n, int cls)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= cls && s[i] == '.' ? '/' : s[i];
-		h *= 0x100000001b3ull;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
+	uint64_t h = HP_FNV1A_INIT;
+	for (size_t i = 0; i < n; i++)
+		h = hp_fnv1a_byte(h, cls && s[i] == '.' ? '/' : s[i]);
+	return hp_fmix64(h);
 }
 
 /* roles a STRING record's id plays, from the records that name it: a
