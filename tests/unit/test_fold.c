@@ -147,8 +147,7 @@ static uint32_t subtree_size(const struct tree *T, uint32_t v)
 
 static void random_case(size_t n, size_t nkeys, int deep, int with_skip, const char *name)
 {
-	uint32_t *parent = malloc(n * sizeof *parent), *key = malloc(n * sizeof *key);
-	uint32_t *up = malloc(nkeys * sizeof *up);
+	uint32_t *parent = malloc((2 * n + nkeys) * sizeof *parent), *key = parent + n, *up = key + n;
 	uint8_t *skip = with_skip ? calloc(n, 1) : NULL;
 	/* parents: deep trees take one of the last few objects, bushy ones any
 	 * object before (object order is not the walk's order: kids are by object) */
@@ -166,17 +165,11 @@ static void random_case(size_t n, size_t nkeys, int deep, int with_skip, const c
 		up[k] = k == 0 || rnd(3) == 0 ? HP_NONE : rnd((uint32_t)k);
 	struct tree T;
 	tree_make(&T, n, parent);
-	struct seen S;
-	memset(&S, 0, sizeof S);
-	S.T = &T;
-	S.key = key;
-	S.up = up;
-	S.skip = skip;
-	S.nkeys = nkeys;
-	S.pre = malloc(n * sizeof *S.pre);
-	S.last = malloc(n * sizeof *S.last);
-	S.top = calloc(n * nkeys, 1);
-	S.done = calloc(n * nkeys, 1);
+	struct seen S = { .T = &T, .key = key, .up = up, .skip = skip, .nkeys = nkeys };
+	S.pre = malloc(2 * n * sizeof *S.pre);
+	S.last = S.pre + n;
+	S.top = calloc(2 * n * nkeys, 1);
+	S.done = S.top + n * nkeys;
 	for (size_t v = 0; v < n; v++)
 		S.pre[v] = S.last[v] = HP_NONE;
 	int rc = hp_fold(T.off, T.kids, n, nkeys, &ops, &S);
@@ -222,14 +215,10 @@ static void random_case(size_t n, size_t nkeys, int deep, int with_skip, const c
 		      name, rc, S.tops, HP_ENOMEM, all / 2);
 	}
 	tree_free(&T);
-	free(parent);
-	free(key);
-	free(up);
+	free(parent);          /* key and up too */
 	free(skip);
-	free(S.pre);
-	free(S.last);
-	free(S.top);
-	free(S.done);
+	free(S.pre);           /* last too */
+	free(S.top);           /* done too */
 }
 
 /* the long chain: object v's key is v % 2; per key, sums of v + 1 over the
