@@ -1,4 +1,5 @@
 #include "analysis/group.h"
+#include "analysis/fold.h"
 #include "model/idmap.h"
 #include "base/alloc.h"
 
@@ -395,93 +396,103 @@ static uint64_t waste_of(const struct hp_groups_more *M, uint32_t v)
 	return lo < M->nwaste && M->waste[lo].obj == v ? M->waste[lo].bytes : 0;
 }
 
+/* The fold of fold.h with the group as the key, its enclosing packages
+ * after it.  The waste in a top object's subtree: a running sum of the
+ * objects' wastes in the walk's order, read when the object is entered and
+ * again when its subtree is done (the objects between are its subtree). */
+struct group_fold {
+	const hp_heap *h;
+	const struct hp_retained *R;
+	const struct hp_groups_more *M;
+	struct hp_groups *G;
+	struct tops *T;
+	int tops, waste;
+	uint64_t run;                 /* the wastes of the objects entered so far */
+	uint64_t before;              /* run before the object entered last */
+	uint64_t *start;              /* per group: run before its top object on the path */
+};
+
+/* under VisualVM's sizes class objects do not count (but hold their group) */
+static int group_counts(const struct group_fold *F, uint32_t v)
+{
+	return !(F->R->visualvm && hp_heap_kind(F->h, v) == HP_OBJ_CLASS);
+}
+
+static uint32_t group_key(void *ud, uint32_t v)
+{
+	const struct group_fold *F = ud;
+	uint32_t r = hp_heap_row_of(F->h, F->h->cls[v], hp_heap_heap(F->h, v));
+	return r == HP_NONE ? HP_NONE : F->G->row_group[r];
+}
+
+static uint32_t group_next(void *ud, uint32_t g)
+{
+	const struct group_fold *F = ud;
+	return F->G->g[g].parent;
+}
+
+static int group_enter(void *ud, uint32_t v)
+{
+	struct group_fold *F = ud;
+	if (F->waste) {
+		F->before = F->run;
+		F->run += waste_of(F->M, v);
+	}
+	return 1;
+}
+
+static int group_top(void *ud, uint32_t v, uint32_t g)
+{
+	struct group_fold *F = ud;
+	if (F->waste)
+		F->start[g] = F->before;
+	if (!group_counts(F, v))
+		return HP_OK;
+	F->G->g[g].retained += F->R->retained[v];
+	F->G->g[g].ntops++;
+	return F->tops ? tops_add(F->T, g, v) : HP_OK;
+}
+
+static void group_top_done(void *ud, uint32_t v, uint32_t g)
+{
+	struct group_fold *F = ud;
+	if (F->waste && group_counts(F, v))
+		F->G->g[g].waste += F->run - F->start[g];
+}
+
+static const struct hp_fold_ops group_ops = {
+	.key = group_key, .next = group_next, .enter = group_enter, .top = group_top, .top_done = group_top_done,
+};
+
 static int retained_sums(const hp_heap *h, const struct hp_retained *R, const struct hp_groups_more *M,
 			 struct hp_groups *G)
 {
-	size_t n = h->nobj;
-	uint32_t *active = hp_calloc(G->n ? G->n : 1, sizeof *active);
-	struct frame { uint32_t v, next; uint64_t waste; } *stack = hp_reallocarray(NULL, 4096, sizeof *stack);
-	size_t cap = 4096, sp = 0;
 	struct tops T;
 	memset(&T, 0, sizeof T);
 	T.ret = R->retained;
-	int rc = HP_OK;
-	if (!active || !stack) {
-		rc = HP_ENOMEM;
-		goto out;
-	}
+	struct group_fold F = { h, R, M, G, &T, 0, M && M->waste, 0, 0, NULL };
+	int rc = HP_ENOMEM;
 	if (M && M->ktop == HP_GROUPS_ALL_TOPS) {
 		T.capall = 1024;
-		if (!(T.all = hp_reallocarray(NULL, T.capall, sizeof *T.all))) {
-			rc = HP_ENOMEM;
+		if (!(T.all = hp_reallocarray(NULL, T.capall, sizeof *T.all)))
 			goto out;
-		}
 	} else if (M && M->ktop) {
 		T.k = M->ktop;
 		T.n = hp_calloc(G->n ? G->n : 1, sizeof *T.n);
 		T.heap = hp_reallocarray(NULL, G->n ? G->n : 1, T.k * sizeof *T.heap);
-		if (!T.n || !T.heap || T.k > SIZE_MAX / 8 / (G->n ? G->n : 1)) {
-			rc = HP_ENOMEM;
+		if (!T.n || !T.heap || T.k > SIZE_MAX / 8 / (G->n ? G->n : 1))
 			goto out;
-		}
 	}
-	int tops = T.all || T.k, waste = M && M->waste;
-	const uint32_t *coff = R->child_off, *kids = R->children;
-	stack[sp].v = (uint32_t)n;
-	stack[sp].next = coff[n];
-	stack[sp].waste = 0;
-	sp++;
-	while (sp) {
-		struct frame *f = &stack[sp - 1];
-		if (f->next == coff[f->v + 1]) {
-			if (f->v != n) {
-				uint32_t v = f->v;
-				uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
-				int counts = !(R->visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS);
-				if (waste)
-					f->waste += waste_of(M, v);
-				for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent) {
-					if (active[g] == 1 && counts)
-						G->g[g].waste += f->waste;
-					active[g]--;
-				}
-				stack[sp - 2].waste += f->waste;
-			}
-			sp--;
-			continue;
-		}
-		uint32_t v = kids[f->next++];
-		uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
-		int counts = !(R->visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS);
-		for (uint32_t g = r == HP_NONE ? HP_NONE : G->row_group[r]; g != HP_NONE; g = G->g[g].parent) {
-			if (!active[g] && counts) {
-				G->g[g].retained += R->retained[v];
-				G->g[g].ntops++;
-				if (tops && (rc = tops_add(&T, g, v)))
-					goto out;
-			}
-			active[g]++;
-		}
-		if (sp == cap) {
-			struct frame *ns = hp_reallocarray(stack, 2 * cap, sizeof *ns);
-			if (!ns) {
-				rc = HP_ENOMEM;
-				goto out;
-			}
-			stack = ns;
-			cap *= 2;
-		}
-		stack[sp].v = v;
-		stack[sp].next = coff[v];
-		stack[sp].waste = 0;
-		sp++;
-	}
-	if (tops)
+	F.tops = T.all || T.k;
+	if (F.waste && !(F.start = hp_reallocarray(NULL, G->n ? G->n : 1, sizeof *F.start)))
+		goto out;
+	if ((rc = hp_fold(R->child_off, R->children, h->nobj, G->n, &group_ops, &F)) != HP_OK)
+		goto out;
+	if (F.tops)
 		rc = tops_finish(&T, G);
-	G->has_waste = waste;
+	G->has_waste = F.waste;
 out:
-	hp_free(active);
-	hp_free(stack);
+	hp_free(F.start);
 	hp_free(T.n);
 	hp_free(T.heap);
 	hp_free(T.all);

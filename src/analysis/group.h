@@ -28,9 +28,9 @@
  * i.e. the sum of the retained sizes of its objects that have no object of
  * the same group above them in the dominator tree (the rule of per-class
  * retained sizes, retained.h; under VisualVM's sizes class objects do not
- * count).  For a package, "the same group" includes its subpackages.  One
- * iterative walk of the dominator tree (its depth does not recurse), with a
- * counter per group.
+ * count).  For a package, "the same group" includes its subpackages.  The
+ * fold of fold.h: one iterative walk of the dominator tree (its depth does
+ * not recurse), with a counter per group.
  *
  * hp_groups_compute_more() adds, with R, what a component report needs:
  * per group its top objects (those of the group with no object of the
@@ -38,7 +38,7 @@
  * ktop largest of them, and the waste in the group's retained set (the
  * bytes of hp_waste_by_object() in the dominator subtrees of its top
  * objects).  In the same walk: a bounded heap of ktop entries per group, a
- * running sum per tree level.  Groups overlap (a String a Bill holds is in
+ * running sum of the objects' wastes in the walk's order.  Groups overlap (a String a Bill holds is in
  * its loader's retained set and in the bootstrap loader's), so the groups'
  * retained sizes and wastes do not add up to the heap's.
  */

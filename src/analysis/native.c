@@ -1,6 +1,7 @@
 /* native.c — native sizes registered through NativeAllocationRegistry,
  * credited to the Cleaners' referents: see native.h. */
 #include "analysis/native.h"
+#include "analysis/fold.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -225,60 +226,43 @@ out:
 	return rc;
 }
 
-/* Per row: a depth-first walk of the dominator tree (R's children lists)
- * with an explicit stack, counting an object only when no ancestor has its
- * class (retained.c's rule for row_retained). */
+/* Per row: the fold of fold.h with the class as the key (retained.c's rule
+ * for row_retained); a subtree without native bytes adds nothing and is
+ * not entered. */
+struct row_fold {
+	const hp_heap *h;
+	struct hp_native *N;
+};
+
+static uint32_t row_key(void *ud, uint32_t v)
+{
+	const struct row_fold *F = ud;
+	return F->h->cls[v];
+}
+
+static int row_enter(void *ud, uint32_t v)
+{
+	const struct row_fold *F = ud;
+	return F->N->retained[v] != 0;
+}
+
+static int row_top(void *ud, uint32_t v, uint32_t c)
+{
+	const struct row_fold *F = ud;
+	uint32_t r = hp_heap_row_of(F->h, c, hp_heap_heap(F->h, v));
+	if (r != HP_NONE)
+		F->N->row_retained[r] += F->N->retained[v];
+	return HP_OK;
+}
+
+static const struct hp_fold_ops row_ops = { .key = row_key, .enter = row_enter, .top = row_top };
+
 static int row_sums(const hp_heap *h, const struct hp_retained *R, struct hp_native *N)
 {
-	size_t n = h->nobj;
-	const uint32_t *coff = R->child_off, *kids = R->children;
-	uint32_t *active = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *active);
-	struct frame { uint32_t v, next; } *stack = hp_reallocarray(NULL, 1024, sizeof *stack);
-	size_t cap = 1024, sp = 0;
-	int rc = HP_OK;
-	if (!(N->row_retained = hp_calloc(h->nrows ? h->nrows : 1, sizeof *N->row_retained)) || !active || !stack) {
-		rc = HP_ENOMEM;
-		goto out;
-	}
-	stack[sp].v = (uint32_t)n;
-	stack[sp].next = coff[n];
-	sp++;
-	while (sp) {
-		struct frame *f = &stack[sp - 1];
-		if (f->next == coff[f->v + 1]) {
-			if (f->v != n)
-				active[h->cls[f->v]]--;
-			sp--;
-			continue;
-		}
-		uint32_t v = kids[f->next++];
-		uint32_t c = h->cls[v];
-		if (!active[c] && N->retained[v]) {
-			uint32_t r = hp_heap_row_of(h, c, hp_heap_heap(h, v));
-			if (r != HP_NONE)
-				N->row_retained[r] += N->retained[v];
-		}
-		/* a subtree without native bytes adds nothing: not entered */
-		if (!N->retained[v])
-			continue;
-		active[c]++;
-		if (sp == cap) {
-			struct frame *ns = hp_reallocarray(stack, 2 * cap, sizeof *ns);
-			if (!ns) {
-				rc = HP_ENOMEM;
-				goto out;
-			}
-			stack = ns;
-			cap *= 2;
-		}
-		stack[sp].v = v;
-		stack[sp].next = coff[v];
-		sp++;
-	}
-out:
-	hp_free(active);
-	hp_free(stack);
-	return rc;
+	if (!(N->row_retained = hp_calloc(h->nrows ? h->nrows : 1, sizeof *N->row_retained)))
+		return HP_ENOMEM;
+	struct row_fold F = { h, N };
+	return hp_fold(R->child_off, R->children, h->nobj, h->nclasses, &row_ops, &F);
 }
 
 int hp_native_retain(const hp_heap *h, const struct hp_retained *R, struct hp_native *N, struct hp_error *err)

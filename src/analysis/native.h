@@ -27,7 +27,7 @@
  * of every object it dominates, summed along the dominator tree of
  * retained.h without recursion (its preorder, in reverse); per histogram
  * row, the sum over the row's objects with no dominator-tree ancestor of the
- * same class (as hp_retained.row_retained).  Per Android heap: the Java
+ * same class (as hp_retained.row_retained: the fold of fold.h).  Per Android heap: the Java
  * bytes, the native bytes, and what GC roots hold of both (the objects some
  * root reaches).
  *

@@ -1,4 +1,5 @@
 #include "analysis/retained.h"
+#include "analysis/fold.h"
 #include "analysis/prefetch.h"
 #include "base/alloc.h"
 
@@ -524,27 +525,19 @@ int hp_retained_has_super_edge(const struct hp_retained *R, uint32_t v)
 	return lo < R->nroot_objs && R->root_objs[lo] == v;
 }
 
-/* Per class (and per histogram row): walk the dominator tree depth first,
- * iteratively, counting an object only when no ancestor has its class. */
-static int class_sums(const hp_heap *h, struct hp_retained *R, int visualvm)
+/* The dominator tree's children lists, R->child_off and R->children (the
+ * super-root's at n), from idom[] in one counting pass and one filling pass
+ * over the preorder */
+static int tree_children(const hp_heap *h, struct hp_retained *R)
 {
 	size_t n = h->nobj;
 	const uint32_t *idom = R->dom.idom;
 	uint32_t *coff = hp_calloc(n + 2, sizeof *coff);     /* children of v at [coff[v], coff[v+1]); super = n */
 	uint32_t *kids = hp_reallocarray(NULL, R->dom.nreach ? R->dom.nreach : 1, sizeof *kids);
-	uint32_t *active = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *active);
-	/* the walk's stack grows with the tree's depth, not with its size */
-	struct frame { uint32_t v, next; } *stack = hp_reallocarray(NULL, 4096, sizeof *stack);
-	size_t cap = 4096;
-	R->class_retained = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *R->class_retained);
-	R->row_retained = hp_calloc(h->nrows ? h->nrows : 1, sizeof *R->row_retained);
 	R->child_off = coff;
 	R->children = kids;
-	int rc = HP_OK;
-	if (!coff || !kids || !active || !stack || !R->class_retained || !R->row_retained) {
-		rc = HP_ENOMEM;
-		goto out;
-	}
+	if (!coff || !kids)
+		return HP_ENOMEM;
 	/* order[] lands at random in idom[] and coff[]: prefetch ahead */
 	uint32_t nr = R->dom.nreach;
 #define PARENT(v) (idom[v] == HP_DOM_SUPER ? (uint32_t)n : idom[v])
@@ -557,67 +550,73 @@ static int class_sums(const hp_heap *h, struct hp_retained *R, int visualvm)
 	}
 	for (size_t i = 0; i <= n; i++)
 		coff[i + 1] += coff[i];
-	{
-		/* fill using a moving cursor, then restore */
-		for (uint32_t i = 0; i < nr; i++) {
-			if (i + 2 * AHEAD < nr)
-				PREFETCH(&idom[R->dom.order[i + 2 * AHEAD]]);
-			if (i + AHEAD < nr)
-				PREFETCH_W(&coff[PARENT(R->dom.order[i + AHEAD])]);
-			uint32_t v = R->dom.order[i];
-			kids[coff[PARENT(v)]++] = v;
-		}
+	/* fill using a moving cursor, then restore */
+	for (uint32_t i = 0; i < nr; i++) {
+		if (i + 2 * AHEAD < nr)
+			PREFETCH(&idom[R->dom.order[i + 2 * AHEAD]]);
+		if (i + AHEAD < nr)
+			PREFETCH_W(&coff[PARENT(R->dom.order[i + AHEAD])]);
+		uint32_t v = R->dom.order[i];
+		kids[coff[PARENT(v)]++] = v;
+	}
 #undef PARENT
-		memmove(coff + 1, coff, (n + 1) * sizeof *coff);
-		coff[0] = 0;
-	}
-	size_t sp = 0;
-	stack[sp].v = (uint32_t)n;
-	stack[sp].next = coff[n];
-	sp++;
-	while (sp) {
-		struct frame *f = &stack[sp - 1];
-		if (f->next == coff[f->v + 1]) {
-			if (f->v != n)
-				active[h->cls[f->v]]--;
-			sp--;
-			continue;
-		}
-		uint32_t v = kids[f->next++];
-		if (f->next + 2 < coff[f->v + 1]) {
-			/* a sibling two ahead: what the walk will read of it */
-			uint32_t s = kids[f->next + 2];
-			PREFETCH(&h->cls[s]);
-			PREFETCH(&h->off_hi[s]);
-			PREFETCH(&R->retained[s]);
-			PREFETCH(&coff[s]);
-		}
-		uint32_t c = h->cls[v];
-		/* VisualVM sums instances and arrays only, not class objects */
-		if (!active[c] && !(visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS)) {
-			R->class_retained[c] += R->retained[v];
-			uint32_t r = hp_heap_row_of(h, c, hp_heap_heap(h, v));
-			if (r != HP_NONE)
-				R->row_retained[r] += R->retained[v];
-		}
-		active[c]++;
-		if (sp == cap) {
-			struct frame *ns = hp_reallocarray(stack, 2 * cap, sizeof *ns);
-			if (!ns) {
-				rc = HP_ENOMEM;
-				goto out;
-			}
-			stack = ns;
-			cap *= 2;
-		}
-		stack[sp].v = v;
-		stack[sp].next = coff[v];
-		sp++;
-	}
-out:
-	hp_free(active);
-	hp_free(stack);
-	return rc;
+	memmove(coff + 1, coff, (n + 1) * sizeof *coff);
+	coff[0] = 0;
+	return HP_OK;
+}
+
+/* Per class (and per histogram row): the fold of fold.h with the class as
+ * the key; under VisualVM's sizes a class object holds its key but adds
+ * nothing (VisualVM sums instances and arrays only). */
+struct class_fold {
+	const hp_heap *h;
+	struct hp_retained *R;
+	int visualvm;
+};
+
+static inline uint32_t class_key(void *ud, uint32_t v)
+{
+	const struct class_fold *F = ud;
+	return F->h->cls[v];
+}
+
+static inline int class_top(void *ud, uint32_t v, uint32_t c)
+{
+	const struct class_fold *F = ud;
+	const hp_heap *h = F->h;
+	struct hp_retained *R = F->R;
+	if (F->visualvm && hp_heap_kind(h, v) == HP_OBJ_CLASS)
+		return HP_OK;
+	R->class_retained[c] += R->retained[v];
+	uint32_t r = hp_heap_row_of(h, c, hp_heap_heap(h, v));
+	if (r != HP_NONE)
+		R->row_retained[r] += R->retained[v];
+	return HP_OK;
+}
+
+/* what class_key() and class_top() read of v */
+static inline void class_ahead(void *ud, uint32_t v)
+{
+	const struct class_fold *F = ud;
+	PREFETCH(&F->h->cls[v]);
+	PREFETCH(&F->h->off_hi[v]);
+	PREFETCH(&F->R->retained[v]);
+}
+
+static const struct hp_fold_ops class_ops = {
+	.key = class_key, .top = class_top, .ahead = class_ahead,
+};
+
+static int class_sums(const hp_heap *h, struct hp_retained *R, int visualvm)
+{
+	if (tree_children(h, R) != HP_OK)
+		return HP_ENOMEM;
+	R->class_retained = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *R->class_retained);
+	R->row_retained = hp_calloc(h->nrows ? h->nrows : 1, sizeof *R->row_retained);
+	if (!R->class_retained || !R->row_retained)
+		return HP_ENOMEM;
+	struct class_fold F = { h, R, visualvm };
+	return hp_fold(R->child_off, R->children, h->nobj, h->nclasses, &class_ops, &F);
 }
 
 /* shallow and retained in one block of 16 bytes per object: the size of

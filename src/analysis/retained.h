@@ -27,7 +27,8 @@
  *
  * Per class: the retained size of all its instances counted once, i.e. the
  * sum over instances with no ancestor of the same class in the dominator
- * tree (one iterative walk of the tree with a per-class depth counter).
+ * tree (the fold of fold.h: one iterative walk of the tree with a counter
+ * per class).
  *
  * Memory per object: refs 8 + 4/edge, dominators (see dominators.h),
  * shallow 8, retained 8, tree children 12 while aggregating.

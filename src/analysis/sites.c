@@ -1,5 +1,6 @@
 /* sites.c — objects by allocation site (sites.h). */
 #include "analysis/sites.h"
+#include "analysis/fold.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -145,14 +146,60 @@ static int serial_known(const hp_heap *h, uint32_t *fixed)
 	return 1;
 }
 
+/* The keys of the fold: site i is key i; with the tree, node u's own
+ * stacks (self_retained) are key nsites + u and node u (retained, for the
+ * stacks through it) key nsites + nnodes + u.  An object's chain: its site,
+ * its stack's last node as self, then that node and each caller up to the
+ * root. */
+struct site_fold {
+	struct hp_sites *out;
+	const struct hp_retained *R;
+	const uint32_t *site;         /* per object, HP_NONE: none */
+	const uint32_t *leaf;         /* per site its stack's last node; NULL: no tree */
+	size_t nsites, nnodes;        /* nnodes 0: no tree */
+};
+
+static uint32_t site_key(void *ud, uint32_t v)
+{
+	const struct site_fold *F = ud;
+	return F->site[v];
+}
+
+static uint32_t site_next(void *ud, uint32_t k)
+{
+	const struct site_fold *F = ud;
+	size_t S = F->nsites, N = F->nnodes;
+	if (k < S)
+		return F->leaf ? (uint32_t)(S + F->leaf[k]) : HP_NONE;
+	if (k < S + N)
+		return (uint32_t)(k + N);
+	uint32_t p = F->out->node[k - S - N].parent;
+	return p == HP_NONE ? HP_NONE : (uint32_t)(S + N + p);
+}
+
+static int site_top(void *ud, uint32_t v, uint32_t k)
+{
+	const struct site_fold *F = ud;
+	size_t S = F->nsites, N = F->nnodes;
+	uint64_t r = F->R->retained[v];
+	if (k < S)
+		F->out->s[k].retained += r;
+	else if (k < S + N)
+		F->out->node[k - S].self_retained += r;
+	else
+		F->out->node[k - S - N].retained += r;
+	return HP_OK;
+}
+
+static const struct hp_fold_ops site_ops = { .key = site_key, .next = site_next, .top = site_top };
+
 int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint8_t *keep, int tree,
 		     struct hp_sites *out, struct hp_error *err)
 {
 	memset(out, 0, sizeof *out);
 	int rc = HP_OK;
 	size_t n = h->nobj;
-	uint32_t *site = NULL, *of_trace = NULL, *active = NULL, *stk = NULL, *pos = NULL;
-	uint32_t *leaf = NULL, *nact = NULL, *sact = NULL;
+	uint32_t *site = NULL, *of_trace = NULL, *leaf = NULL;
 	/* a site per trace with frames: of_trace[trace index] (HP_NONE - 1: left out) */
 	of_trace = hp_reallocarray(NULL, h->ntraces ? h->ntraces : 1, sizeof *of_trace);
 	if (!of_trace)
@@ -221,52 +268,16 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 			goto oom;
 		if ((rc = build_tree(h, out, tree, leaf)) != HP_OK)
 			goto oom;
-		if (!(nact = hp_calloc(out->nnodes, sizeof *nact)) || !(sact = hp_calloc(out->nnodes, sizeof *sact)))
-			goto oom;
 	}
-	/* the dominator tree in preorder, no recursion: a site's object adds its
-	 * retained size unless an ancestor of the same site did; the same per
-	 * tree node, for the nodes on the object's stack */
+	/* the fold of fold.h: a site's object adds its retained size unless an
+	 * ancestor of the same site did; the same per tree node, for the nodes
+	 * on the object's stack */
 	if (out->n) {
-		active = hp_calloc(out->n, sizeof *active);
-		stk = hp_reallocarray(NULL, n + 1, sizeof *stk);
-		pos = hp_reallocarray(NULL, n + 1, sizeof *pos);
-		if (!active || !stk || !pos)
+		struct site_fold F = { out, R, site, leaf, out->n, tree ? out->nnodes : 0 };
+		if (F.nsites + 2 * F.nnodes >= HP_NONE)
 			goto oom;
-		size_t sp = 0;
-		stk[0] = (uint32_t)n;
-		pos[0] = R->child_off[n];
-		sp = 1;
-		while (sp) {
-			uint32_t u = stk[sp - 1];
-			if (pos[sp - 1] < R->child_off[u + 1]) {
-				uint32_t c = R->children[pos[sp - 1]++];
-				if (site[c] != HP_NONE && !active[site[c]]++)
-					out->s[site[c]].retained += R->retained[c];
-				if (site[c] != HP_NONE && leaf) {
-					uint32_t l = leaf[site[c]];
-					if (!sact[l]++)
-						out->node[l].self_retained += R->retained[c];
-					for (uint32_t w = l; w != HP_NONE; w = out->node[w].parent)
-						if (!nact[w]++)
-							out->node[w].retained += R->retained[c];
-				}
-				stk[sp] = c;
-				pos[sp] = R->child_off[c];
-				sp++;
-			} else {
-				if (u != n && site[u] != HP_NONE) {
-					active[site[u]]--;
-					if (leaf) {
-						uint32_t l = leaf[site[u]];
-						sact[l]--;
-						for (uint32_t w = l; w != HP_NONE; w = out->node[w].parent)
-							nact[w]--;
-					}
-				}
-				sp--;
-			}
-		}
+		if ((rc = hp_fold(R->child_off, R->children, n, F.nsites + 2 * F.nnodes, &site_ops, &F)) != HP_OK)
+			goto oom;
 	}
 	if (tree && (rc = order_children(out)) != HP_OK)
 		goto oom;
@@ -279,12 +290,7 @@ oom:
 out:
 	hp_free(site);
 	hp_free(of_trace);
-	hp_free(active);
-	hp_free(stk);
-	hp_free(pos);
 	hp_free(leaf);
-	hp_free(nact);
-	hp_free(sact);
 	if (rc)
 		hp_sites_release(out);
 	return rc;

@@ -7,8 +7,9 @@
  * at least one frame; the other objects are counted apart (untraced).
  *
  * Per site: objects, shallow bytes and the bytes they dominate (the union
- * of their dominator subtrees, each byte once: one preorder walk of the
- * dominator tree counting, per site, whether an ancestor belongs to it).
+ * of their dominator subtrees, each byte once: the fold of fold.h, one
+ * preorder walk of the dominator tree counting, per site, whether an
+ * ancestor belongs to it).
  * The exact retained set of a site's objects can be larger (objects only
  * two of them reach together).
  *
