@@ -167,9 +167,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return cli_exit_code(rc);
 	}
 	if ((x->c->filter || x->c->exclude) && !r->S.n && r->S.filtered_sites) {
-		char p[256];
-		cli_warn("%s: no allocation site's stack passes %s '%s'", hp_session_path(S),
-			 x->c->filter ? "--filter" : "--exclude", safe_text(x->c->filter ? x->c->filter : x->c->exclude, p, sizeof p));
+		char p[300];
+		cli_warn("%s: no allocation site's stack passes %s", hp_session_path(S),
+			 cli_filter_said(x->c->filter, x->c->exclude, p, sizeof p));
 	}
 	return EXIT_OK;
 }

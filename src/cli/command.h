@@ -152,7 +152,8 @@ struct cli_command {
 	const char *usage;            /* the usage before the options: "hprofan roots FILE" */
 	const char *summary;          /* "GC roots and what they retain" */
 	int min_files, max_files;     /* FILE arguments */
-	const char *operands;         /* how usage names them when not "FILE": "IN OUT" */
+	const char *operands;         /* redact's "IN OUT": the message for a missing one names
+	                               * them, and OUT is a file written (completions) */
 	const char *args;             /* what follows the files: "ID", or NULL */
 	const struct cli_option *const *options;   /* tables, NULL-terminated */
 	const struct cli_rule *const *rules;       /* tables of rules, NULL-terminated, or NULL */

@@ -38,9 +38,9 @@ static const char *value_words(const struct cli_option *o, char *buf, size_t n)
 	return buf;
 }
 
-/* calls fn for each option name the completions offer for command c: the
- * name, and a short alias ("-q"); a long alias (--output, --folded) is
- * accepted but not offered */
+/* each option o of command c's tables; the completions offer its name and
+ * a short alias (-q), not a long one (--output, --folded: accepted, not
+ * offered) */
 #define EACH_OPTION(c, o) \
 	for (const struct cli_option *const *t_ = (c)->options; *t_; t_++) \
 		for (const struct cli_option *o = *t_; o->name; o++)
