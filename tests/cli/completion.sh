@@ -59,8 +59,8 @@ operands() {
 awk -F'\t' '$1 == "option" && $5 != "choice" && $8 != "-" && $3 != "--heap" && $2 != "browse" && !seen[$3]++ {
   print $2 "\t" $3 "\t" $5 "\t" $8 }' "$TMPD/table" >"$TMPD/worded"
 if [ ! -s "$TMPD/worded" ]; then fail "completion: options with words" "the table has none"; fi
-while IFS=$'\t' read -r c o kind words; do
-  # shellcheck disable=SC2046 # the operands are words
+# shellcheck disable=SC2046  # the operands are words
+while IFS=$'\t' read -r c o _ words; do
   bad=''
   for w in $words; do
     "$HPROFAN" "$c" $(operands "$c") --quiet "$o=$w" >/dev/null 2>&1
