@@ -219,7 +219,7 @@ value() {
 # (BIN=... another binary)
 run() {
   local n=$1; shift
-  rm -f "$TMPD/out.txt"
+  [ -e "$TMPD/out.txt" ] && rm -f "$TMPD/out.txt"
   # shellcheck disable=SC2068  # the words of args/value on purpose
   "${BIN:-$HPROFAN}" $@ --quiet >"$TMPD/$n.out" 2>"$TMPD/$n.err"
   echo $? >"$TMPD/$n.rc"
@@ -227,19 +227,17 @@ run() {
   # report's page holds its command line; an option must change the rest
   if [ "$1" = report ]; then sed -i 's/"command_line":\[[^]]*\]//' "$TMPD/$n.out" "$TMPD/$n.file"; fi
 }
-# run_base ARGS...: run base ARGS, once for each distinct ARGS (many options of a
-# command share the run without them); later calls copy the first run's files.
+# run_base ARGS...: $B names the run of ARGS (the run without the option),
+# made once for each distinct ARGS (many options of a command share it);
 # index is run each time: what it says depends on the index it finds
+declare -A BASES
+nbase=0
 run_base() {
-  local key
-  key=$(printf '%s' "$*" | cksum | tr ' ' _)
-  if [ "$1" != index ] && [ -f "$TMPD/cache.$key.rc" ]; then
-    for x in out err rc file; do cp "$TMPD/cache.$key.$x" "$TMPD/base.$x"; done
-  else
-    run base "$@"
-    printf '%s\n' "$*" >"$TMPD/cache.$key.args"
-    for x in out err rc file; do cp "$TMPD/base.$x" "$TMPD/cache.$key.$x"; done
-  fi
+  local key="$*"
+  if [ "$1" != index ] && [ -n "${BASES[$key]-}" ]; then B=${BASES[$key]}; return; fi
+  nbase=$((nbase + 1)) B=base$nbase
+  run "$B" "$@"
+  BASES[$key]=$B
 }
 differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
             ! cmp -s "$TMPD/$1.rc" "$TMPD/$2.rc" || ! cmp -s "$TMPD/$1.file" "$TMPD/$2.file"; }
@@ -252,17 +250,20 @@ for c in $cmds; do
     # show is that the option is accepted, decided from argv (the release binary)
     if [ "$c" = browse ]; then
       TERM=dumb BIN=$REL run with $base $(value "$o")
-      if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -q "browse needs a terminal" "$TMPD/with.err"; then
+      read -r wrc <"$TMPD/with.rc"
+      if [ "$wrc" = 2 ] && grep -q "browse needs a terminal" "$TMPD/with.err"; then
         ok "browse accepts $o"
-      else fail "browse accepts $o" "exit $(cat "$TMPD/with.rc"): $(head -c 300 "$TMPD/with.err")"; fi
+      else fail "browse accepts $o" "exit $wrc: $(head -c 300 "$TMPD/with.err")"; fi
       continue
     fi
     run_base $base
     case $o in --quiet | -q) BIN=$REL run with $base $(value "$o") ;; *) run with $base $(value "$o") ;; esac
-    if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -qE -- "not an option|unknown option" "$TMPD/with.err"; then
+    read -r wrc <"$TMPD/with.rc"
+    if [ "$wrc" = 2 ] && grep -qE -- "not an option|unknown option" "$TMPD/with.err"; then
       fail "$c takes $o" "$(head -c 300 "$TMPD/with.err")"
     elif [ "$o" = --quiet ] || [ "$o" = -q ]; then
-      expect_eq "$c takes $o" "$(cat "$TMPD/with.rc")" "$(cat "$TMPD/base.rc")"
+      read -r brc <"$TMPD/$B.rc"
+      expect_eq "$c takes $o" "$wrc" "$brc"
     elif [ "$o" = --no-index ] && [ "$c" != index ]; then
       # what it changes is the index file: none written with it
       rm -rf "$HPROFAN_INDEX_DIR"; run with $base $(value "$o")
@@ -272,7 +273,7 @@ for c in $cmds; do
         if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then ok "$c $o does something (no index written)"
         else fail "$c $o does something" "no index written without it either ($base)"; fi
       fi
-    elif differs base with; then
+    elif differs "$B" with; then
       ok "$c $o does something"
     elif [ "$c" = path ] && case $o in --size-model|--ref-size|--header-size|--align) true ;; *) false ;; esac; then
       # path's table gives no sizes; its JSON gives each step's shallow size
