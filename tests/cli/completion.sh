@@ -24,8 +24,9 @@ done
 
 for sh in bash zsh; do
   f=$BASHC; [ $sh = zsh ] && f=$ZSHC
-  if ! "$HPROFAN" completion $sh >"$TMPD/gen.$sh" 2>"$TMPD/gen.$sh.err"; then
-    fail "${f#"$SRC"/} is what hprofan completion $sh writes" "exit $?: $(head -c 300 "$TMPD/gen.$sh.err")"
+  "$HPROFAN" completion $sh >"$TMPD/gen.$sh" 2>"$TMPD/gen.$sh.err"; rc=$?
+  if [ $rc != 0 ]; then
+    fail "${f#"$SRC"/} is what hprofan completion $sh writes" "exit $rc: $(head -c 300 "$TMPD/gen.$sh.err")"
   elif cmp -s "$TMPD/gen.$sh" "$f"; then
     ok "${f#"$SRC"/} is what hprofan completion $sh writes"
   else
