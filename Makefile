@@ -167,6 +167,16 @@ readme: all
 bench: all
 	@bench/run.sh $(BUILD)/hprofan
 
+# The shell completions are written by the binary from its option tables
+# (hprofan completion bash|zsh); tests/cli/completion.sh fails when the
+# copies in completions/ differ from what the binary writes.
+.PHONY: completions
+completions: $(BUILD)/hprofan
+	$(Q)$(BUILD)/hprofan completion bash >completions/hprofan.bash.tmp
+	$(Q)mv completions/hprofan.bash.tmp completions/hprofan.bash
+	$(Q)$(BUILD)/hprofan completion zsh >completions/_hprofan.tmp
+	$(Q)mv completions/_hprofan.tmp completions/_hprofan
+
 # Completion directories: where bash-completion and zsh look under PREFIX.
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions

@@ -112,6 +112,9 @@ void cli_filter_free(struct cli_filter *f);
 /* The same over a list of texts (a stack's frames): 1 when one of them
  * matches --filter (or there is none) and none matches --exclude */
 int cli_filter_match_any(const struct cli_filter *f, const char *const *texts, size_t n);
+/* "--filter 'RE'" (--exclude's when no --filter is given), RE made safe for
+ * the terminal: the filter a warning says nothing passed */
+const char *cli_filter_said(const char *include, const char *exclude, char *buf, size_t n);
 /* When --filter matches no class of h, says so on stderr with the nearest
  * class names ("no class matches 'X'; did you mean ..."); 1 then, else 0. */
 int cli_filter_check(const struct cli_filter *f, const hp_heap *h, const char *file);

@@ -18,10 +18,10 @@ struct bitmaps_opts {
 };
 
 static const struct cli_option own[] = {
-	{ "--out", NULL, OPT_VALUE, "--out DIR",
-	  "write each bitmap whose pixels are in the dump to\nDIR/bitmap-0xID.png (DIR is made when missing)",
-	  0, offsetof(struct bitmaps_opts, out), NULL, "needs a directory", NULL },
-	{ NULL }
+	OPT_STRING_F("--out", "DIR",
+		     "write each bitmap whose pixels are in the dump to\nDIR/bitmap-0xID.png (DIR is made when missing)",
+		     "needs a directory", OPTF_DIR, OPT_OWN(struct bitmaps_opts, out)),
+	OPT_END
 };
 
 struct bitmaps_result {
@@ -286,7 +286,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_bitmaps = {
 	.name = "bitmaps",
-	.usage = "hprofan bitmaps FILE [--out DIR]",
+	.usage = "hprofan bitmaps FILE",
 	.summary = "Android bitmaps: size, pixel bytes, duplicates, PNG files",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -1322,10 +1322,8 @@ out:
 }
 
 static const struct cli_option own[] = {
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "components for G (the histogram by component):\nlines NAME REGEX, as top --group=component",
-	  0, offsetof(struct browse_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ NULL }
+	OPT_COMPONENTS("components for G (the histogram by component):\nlines NAME REGEX, as top --group=component", OPT_OWN(struct browse_opts, components)),
+	OPT_END
 };
 
 static const struct cli_option *const tables[] = {
@@ -1334,7 +1332,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_browse = {
 	.name = "browse",
-	.usage = "hprofan browse FILE [--components FILE] [options]",
+	.usage = "hprofan browse FILE",
 	.summary = "browse interactively (also: FILE -i)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -27,12 +27,9 @@ static void defaults(void *own)
 }
 
 static const struct cli_option own[] = {
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "per component of FILE (lines NAME REGEX, a class in\nthe first whose REGEX matches its name, the others\nin \"other\") instead of per class loader",
-	  0, offsetof(struct comp_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest classes and top objects of each\n(default 5; 0 shows all)",
-	  0, offsetof(struct comp_opts, top), cli_set_count, NULL, NULL },
-	{ NULL }
+	OPT_COMPONENTS("per component of FILE (lines NAME REGEX, a class in\nthe first whose REGEX matches its name, the others\nin \"other\") instead of per class loader", OPT_OWN(struct comp_opts, components)),
+	OPT_TOP("the N largest classes and top objects of each\n(default 5; 0 shows all)", OPT_OWN(struct comp_opts, top)),
+	OPT_END
 };
 
 struct crow { uint32_t r; uint64_t retained; };
@@ -460,7 +457,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_components = {
 	.name = "components",
-	.usage = "hprofan components FILE [--components FILE] [--top N]",
+	.usage = "hprofan components FILE",
 	.summary = "top components: per class loader, what it retains",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -20,31 +20,20 @@ static double diff_now(void)
 
 /* ---- shared with trend --------------------------------------------------- */
 
-int cli_dumpgroup_parse(const char *group, const char *components, int fast, struct cli_dumpgroup *g)
+const struct cli_choice cli_dumpgroup_choices[] = {
+	{ "package", HP_GROUP_PACKAGE_FLAT, NULL },
+	{ "loader", HP_GROUP_LOADER, NULL },
+	{ "component", HP_GROUP_COMPONENT, NULL },
+	{ NULL, 0, NULL }
+};
+
+const struct cli_rule *const cli_series_rules[] = { cli_rules_components, cli_rules_fast_loader, NULL };
+
+void cli_dumpgroup_parse(int group, const char *components, struct cli_dumpgroup *g)
 {
-	static const char *const kinds[] = { "package", "loader", "component" };
-	static const int by[] = { HP_GROUP_PACKAGE_FLAT, HP_GROUP_LOADER, HP_GROUP_COMPONENT };
-	g->by = -1;
+	g->by = group >= 0 ? group : components ? HP_GROUP_COMPONENT : -1;
 	g->components = components;
-	g->kind = NULL;
-	if (!group && components)
-		group = "component";
-	if (!group)
-		return EXIT_OK;
-	for (int k = 0; k < 3; k++)
-		if (!strcmp(group, kinds[k])) {
-			g->by = by[k];
-			g->kind = kinds[k];
-		}
-	if (g->by < 0)
-		return cli_usage_error(NULL, "--group=%s: expected package, loader or component", group);
-	if (g->by == HP_GROUP_COMPONENT && !components)
-		return cli_usage_error(NULL, "--group=component needs --components FILE (lines NAME REGEX)");
-	if (components && g->by != HP_GROUP_COMPONENT)
-		return cli_usage_error(NULL, "--components goes with --group=component, not --group=%s", group);
-	if (fast && g->by == HP_GROUP_LOADER)
-		return cli_usage_error(NULL, "--group=loader needs the loaders' objects, which --fast does not read");
-	return EXIT_OK;
+	g->kind = cli_choice_name(cli_dumpgroup_choices, g->by);
 }
 
 /* the summary's groups (cli_series_summary()) */
@@ -425,28 +414,23 @@ cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n)
 struct diff_opts {
 	struct cli_count top;
 	int fast;
-	const char *group, *components;
+	int group;                    /* enum hp_group_by, -1 not given */
+	const char *components;
 };
 
 static void defaults(void *own)
 {
 	struct diff_opts *o = own;
 	o->top.n = 20;
+	o->group = -1;
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest rows of each table (default 20; 0 shows all)",
-	  0, offsetof(struct diff_opts, top), cli_set_count, NULL, NULL },
-	{ "--fast", NULL, OPT_FLAG, "--fast", "classes by shallow size only, one streaming pass per file",
-	  0, offsetof(struct diff_opts, fast), NULL, NULL, NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
-	  "rows by package, class loader (its class and name)\nor component instead of by class",
-	  0, offsetof(struct diff_opts, group), NULL, "needs a value: package, loader or component",
-	  "package loader component" },
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
-	  0, offsetof(struct diff_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ NULL }
+	OPT_TOP("the N largest rows of each table (default 20; 0 shows all)", OPT_OWN(struct diff_opts, top)),
+	CLI_OPT_SERIES_FAST(OPT_OWN(struct diff_opts, fast)),
+	CLI_OPT_SERIES_GROUP(OPT_OWN(struct diff_opts, group)),
+	CLI_OPT_SERIES_COMPONENTS(OPT_OWN(struct diff_opts, components)),
+	OPT_END
 };
 
 struct drow {                  /* one class of the comparison */
@@ -514,8 +498,7 @@ static int collect(struct diff_state *d)
 {
 	struct cli_ctx *x = d->x;
 	int rc;
-	if ((rc = cli_dumpgroup_parse(d->o->group, d->o->components, d->o->fast, &d->grp)))
-		return rc;
+	cli_dumpgroup_parse(d->o->group, d->o->components, &d->grp);
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
 	struct hp_error err;
@@ -1020,10 +1003,11 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_diff = {
 	.name = "diff",
-	.usage = "hprofan diff BASE NEW [--top N] [--fast] [--filter RE] [--exclude RE] [--group=package|loader|component] [--components FILE]",
+	.usage = "hprofan diff BASE NEW",
 	.summary = "what grew between two dumps, and who holds it",
 	.min_files = 2, .max_files = 2,
 	.options = tables,
+	.rules = cli_series_rules,
 	.own_size = sizeof(struct diff_opts),
 	.defaults = defaults,
 	.run = run,

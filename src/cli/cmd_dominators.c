@@ -11,13 +11,28 @@
 /* --group: GROUP_CLASS merges same-class siblings everywhere; the others
  * group the top level (enum hp_group_by + 1) */
 enum { GROUP_NONE = 0, GROUP_CLASS, GROUP_PACKAGE, GROUP_LOADER, GROUP_COMPONENT };
-static const char *const group_names[] = { "", "class", "package", "loader", "component" };
+static const struct cli_choice groups[] = {
+	{ "class", GROUP_CLASS, NULL },
+	{ "package", GROUP_PACKAGE, NULL },
+	{ "loader", GROUP_LOADER, NULL },
+	{ "component", GROUP_COMPONENT, NULL },
+	{ NULL, 0, NULL }
+};
+
+enum { SORT_RETAINED, SORT_SHALLOW, SORT_COUNT, SORT_NAME };
+static const struct cli_choice sorts[] = {
+	{ "retained", SORT_RETAINED, "default" },
+	{ "shallow", SORT_SHALLOW, NULL },
+	{ "count", SORT_COUNT, "objects in a group" },
+	{ "name", SORT_NAME, "class name" },
+	{ NULL, 0, NULL }
+};
 
 struct dom_opts {
 	struct cli_count top;
 	int depth;
 	int group;
-	const char *sort;
+	int sort;
 	const char *heap;
 	const char *components;
 };
@@ -39,48 +54,18 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 	return EXIT_OK;
 }
 
-static int set_group(const struct cli_option *o, const char *as, const char *val, void *dst)
-{
-	(void)o;
-	for (int i = GROUP_CLASS; i <= GROUP_COMPONENT; i++)
-		if (!strcmp(val, group_names[i])) {
-			*(int *)dst = i;
-			return EXIT_OK;
-		}
-	return cli_usage_error(NULL, "%s=%s: expected class, package, loader or component", as, val);
-}
-
-enum { SORT_RETAINED, SORT_SHALLOW, SORT_COUNT, SORT_NAME };
-static const char *const sort_names[] = { "retained", "shallow", "count", "name" };
-
-static int set_sort(const struct cli_option *o, const char *as, const char *val, void *dst)
-{
-	for (size_t i = 0; i < sizeof sort_names / sizeof *sort_names; i++)
-		if (!strcmp(val, sort_names[i])) {
-			*(const char **)dst = sort_names[i];
-			return EXIT_OK;
-		}
-	return cli_usage_error(NULL, "%s=%s: expected retained, shallow, count or name", as, val);
-}
-
+#define OWN(field) OPT_OWN(struct dom_opts, field)
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest children of each node (default 20; 0 shows all)",
-	  0, offsetof(struct dom_opts, top), cli_set_count, NULL, NULL },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the tree to show (default 1); a chain of\nsame-class single children is one level",
-	  0, offsetof(struct dom_opts, depth), set_depth, "needs a number of levels (1..1000)", NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=KIND", "class: merge same-class siblings; package, loader,\ncomponent: the top level by group (--depth opens\nthe groups)",
-	  0, offsetof(struct dom_opts, group), set_group, "needs a value: class, package, loader or component",
-	  "class package loader component" },
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
-	  0, offsetof(struct dom_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default), shallow, count (objects in a\ngroup) or name (class name)",
-	  0, offsetof(struct dom_opts, sort), set_sort, "needs a value: retained, shallow, count or name",
-	  "retained shallow count name" },
-	{ "--heap", NULL, OPT_VALUE, "--heap NAME", "Android: only top-level objects of heap NAME (app,\nzygote, image)",
-	  0, offsetof(struct dom_opts, heap), NULL, "needs a heap name", "app zygote image default" },
-	{ NULL }
+	OPT_TOP("the N largest children of each node (default 20; 0 shows all)", OWN(top)),
+	OPT_DEPTH(set_depth, "levels of the tree to show (default 1); a chain of\nsame-class single children is one level",
+		  "needs a number of levels (1..1000)", OWN(depth)),
+	OPT_GROUP(groups, "class: merge same-class siblings; package, loader,\ncomponent: the top level by group (--depth opens\nthe groups)", OWN(group)),
+	OPT_COMPONENTS("components for --group=component (the default with\nit): lines NAME REGEX, as top's", OWN(components)),
+	OPT_SORT(sorts, NULL, OWN(sort)),
+	OPT_HEAP("Android: only top-level objects of heap NAME (app,\nzygote, image)", OWN(heap)),
+	OPT_END
 };
+#undef OWN
 
 /* one row: an object, or a group of same-class siblings (members
  * mem[first .. first + count) of its level) */
@@ -574,7 +559,7 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 	if (ng > 1)
 		qsort(rows, ng, sizeof *rows, by_grow);
 	size_t limit = c->o->top.n > 0 && (size_t)c->o->top.n < ng ? (size_t)c->o->top.n : ng;
-	const char *kind = group_names[c->o->group];
+	const char *kind = cli_choice_name(groups, c->o->group);
 	for (size_t i = 0; i < limit && rc == EXIT_OK; i++) {
 		const struct grow *w = &rows[i];
 		char a[32], b[32], cc[48], nmb[1024];
@@ -660,16 +645,9 @@ static void release(void *p)
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	struct dom_opts *oo = x->own;
+	/* cli_rules_components holds: --components alone is --group=component */
 	if (oo->components && !oo->group)
 		oo->group = GROUP_COMPONENT;
-	if (oo->group == GROUP_COMPONENT && !oo->components) {
-		cli_error("--group=component needs --components FILE (lines NAME REGEX)");
-		return EXIT_USAGE;
-	}
-	if (oo->components && oo->group != GROUP_COMPONENT) {
-		cli_error("--components goes with --group=component, not --group=%s", group_names[oo->group]);
-		return EXIT_USAGE;
-	}
 	struct dom_result *d = hp_calloc(1, sizeof *d);
 	if (!d) {
 		cli_error("out of memory");
@@ -711,14 +689,6 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	return EXIT_OK;
 }
 
-static int sort_key(const struct dom_opts *o)
-{
-	for (int i = 0; i < (int)(sizeof sort_names / sizeof *sort_names); i++)
-		if (o->sort && !strcmp(o->sort, sort_names[i]))
-			return i;
-	return SORT_RETAINED;
-}
-
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	struct dom_result *d = res;
@@ -727,15 +697,15 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct dom_opts *o = x->own;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
-			  .sort = sort_key(o), .N = cli_native_shown(h, d->N) ? d->N : NULL };
+			  .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
 	json_policies(j, R);
 	json_u64(j, "depth", (uint64_t)o->depth);
 	cJSON_AddBoolToObject(j, "grouped", o->group == GROUP_CLASS);
 	if (o->group > GROUP_CLASS)
-		cJSON_AddStringToObject(j, "group", group_names[o->group]);
-	cJSON_AddStringToObject(j, "sort", sort_names[c.sort]);
+		cJSON_AddStringToObject(j, "group", cli_choice_name(groups, o->group));
+	cJSON_AddStringToObject(j, "sort", cli_choice_name(sorts, c.sort));
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
@@ -766,8 +736,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const hp_heap *h = d->h;
 	const struct hp_retained *R = d->R;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
-	struct dctx c = { .x = x, .o = x->own, .h = h, .R = R, .flt = d->flt, .total = all, .f = f,
-			  .heap = d->heap, .sort = sort_key(x->own), .N = cli_native_shown(h, d->N) ? d->N : NULL };
+	const struct dom_opts *o = x->own;
+	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .f = f,
+			  .heap = d->heap, .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
 	char a[48], b[32], dd[48], e[32];
 	cli_partial_note(f, S);
 	fprintf(f, "%10s  %6s  %10s  ", "retained", "%heap", "shallow");
@@ -800,13 +771,15 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 static const struct cli_option *const tables[] = {
 	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
+static const struct cli_rule *const rule_tables[] = { cli_rules_components, NULL };
 
 const struct cli_command cmd_dominators = {
 	.name = "dominators",
-	.usage = "hprofan dominators FILE [--depth D] [--group=class|package|loader|component] [--components FILE] [--top N] [--sort=KEY] [--heap NAME]",
+	.usage = "hprofan dominators FILE",
 	.summary = "the top of the dominator tree",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
+	.rules = rule_tables,
 	.own_size = sizeof(struct dom_opts),
 	.defaults = defaults,
 	.run = cli_run_one,

@@ -481,7 +481,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_info = {
 	.name = "info",
-	.usage = "hprofan info FILE [options]",
+	.usage = "hprofan info FILE",
 	.summary = "what the dump holds",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

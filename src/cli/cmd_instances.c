@@ -7,9 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { SORT_RETAINED, SORT_SHALLOW };
+static const struct cli_choice sorts[] = {
+	{ "retained", SORT_RETAINED, "default" },
+	{ "shallow", SORT_SHALLOW, NULL },
+	{ NULL, 0, NULL }
+};
+
 struct inst_opts {
 	struct cli_count top;
-	const char *sort;
+	int sort;
 };
 
 static void defaults(void *own)
@@ -17,21 +24,11 @@ static void defaults(void *own)
 	((struct inst_opts *)own)->top.n = 20;
 }
 
-static int set_sort(const struct cli_option *o, const char *as, const char *val, void *dst)
-{
-	(void)o;
-	if (strcmp(val, "retained") && strcmp(val, "shallow"))
-		return cli_usage_error(NULL, "%s=%s: expected retained or shallow", as, val);
-	*(const char **)dst = val;
-	return EXIT_OK;
-}
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest instances (default 20; 0 shows all)",
-	  0, offsetof(struct inst_opts, top), cli_set_count, NULL, NULL },
-	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default) or shallow",
-	  0, offsetof(struct inst_opts, sort), set_sort, "needs a value: retained or shallow", "retained shallow" },
-	{ NULL }
+	OPT_TOP("the N largest instances (default 20; 0 shows all)", OPT_OWN(struct inst_opts, top)),
+	OPT_SORT(sorts, NULL, OPT_OWN(struct inst_opts, sort)),
+	OPT_END
 };
 
 /* what a row says about its object, beyond class and sizes */
@@ -142,7 +139,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	}
 	*res = r;
 	r->name = name;
-	r->by_shallow = o->sort && !strcmp(o->sort, "shallow");
+	r->by_shallow = o->sort == SORT_SHALLOW;
 	if ((rc = cli_retained(S, &r->h, &r->R)))
 		return rc;
 	const hp_heap *h = r->h;
@@ -293,7 +290,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_instances = {
 	.name = "instances",
-	.usage = "hprofan instances FILE CLASS [--top N] [--sort=retained|shallow]",
+	.usage = "hprofan instances FILE CLASS",
 	.summary = "the instances of a class, largest first",
 	.min_files = 1, .max_files = 1,
 	.args = "CLASS",

@@ -72,22 +72,17 @@ static int set_zombie(const struct cli_option *o, const char *as, const char *va
 }
 
 static const struct cli_option own[] = {
-	{ "--threshold", NULL, OPT_VALUE, "--threshold PCT",
-	  "a suspect retains at least PCT% of the reachable heap (default 10)",
-	  0, offsetof(struct leaks_opts, threshold), set_threshold, "needs a percentage", NULL },
-	{ "--big-drop", NULL, OPT_VALUE, "--big-drop F",
-	  "walk down to the largest child while it keeps F of its parent\n(default 0.7)",
-	  0, offsetof(struct leaks_opts, big_drop), set_big_drop, "needs a ratio (0.7)", NULL },
-	{ "--zombie", NULL, OPT_VALUE, "--zombie RULE",
-	  "CLASS:FIELD=VALUE marks a zombie (repeatable; VALUE true,\nfalse, null, !null, a number or a string)",
-	  0, offsetof(struct leaks_opts, zombie), set_zombie, "needs a rule CLASS:FIELD=VALUE", NULL },
-	{ "--zombie-rules", NULL, OPT_VALUE, "--zombie-rules FILE",
-	  "read rules from FILE, one a line (# starts a comment)",
-	  0, offsetof(struct leaks_opts, rules_file), NULL, "needs a file name", NULL },
-	{ "--fail-on-leak", NULL, OPT_FLAG, "--fail-on-leak",
-	  "exit 5 when a zombie is found (for CI gates)",
-	  0, offsetof(struct leaks_opts, fail_on_leak), NULL, NULL, NULL },
-	{ NULL }
+	OPT_CALLBACK("--threshold", "PCT", set_threshold,
+		     "a suspect retains at least PCT% of the reachable heap (default 10)", "needs a percentage", OPT_OWN(struct leaks_opts, threshold)),
+	OPT_CALLBACK("--big-drop", "F", set_big_drop,
+		     "walk down to the largest child while it keeps F of its parent\n(default 0.7)", "needs a ratio (0.7)", OPT_OWN(struct leaks_opts, big_drop)),
+	OPT_CALLBACK_F("--zombie", "RULE", set_zombie,
+		       "CLASS:FIELD=VALUE marks a zombie (repeatable; VALUE true,\nfalse, null, !null, a number or a string)",
+		       "needs a rule CLASS:FIELD=VALUE", NULL, OPTF_REPEAT, OPT_OWN(struct leaks_opts, zombie)),
+	OPT_FILENAME("--zombie-rules", "FILE",
+		     "read rules from FILE, one a line (# starts a comment)", "needs a file name", OPT_OWN(struct leaks_opts, rules_file)),
+	OPT_BOOL("--fail-on-leak", "exit 5 when a zombie is found (for CI gates)", OPT_OWN(struct leaks_opts, fail_on_leak)),
+	OPT_END
 };
 
 struct leaks_result {
@@ -616,7 +611,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_leaks = {
 	.name = "leaks",
-	.usage = "hprofan leaks FILE [--threshold PCT] [--big-drop F] [--zombie RULE]... [--zombie-rules FILE] [--fail-on-leak] [--full-path]",
+	.usage = "hprofan leaks FILE",
 	.summary = "leak suspects, zombie objects and their leak traces",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

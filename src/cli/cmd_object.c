@@ -22,9 +22,8 @@ static void defaults(void *own)
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "referrers and array elements shown (default 10; 0 shows all)",
-	  0, offsetof(struct object_opts, top), cli_set_count, NULL, NULL },
-	{ NULL }
+	OPT_TOP("referrers and array elements shown (default 10; 0 shows all)", OPT_OWN(struct object_opts, top)),
+	OPT_END
 };
 
 struct octx {
@@ -597,7 +596,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_object = {
 	.name = "object",
-	.usage = "hprofan object FILE ID [--top N] [--all-weak] [--full-path]",
+	.usage = "hprofan object FILE ID",
 	.summary = "one object: fields, referrers, path",
 	.min_files = 1, .max_files = 1,
 	.args = "ID",

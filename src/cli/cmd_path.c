@@ -17,9 +17,8 @@ static void defaults(void *own)
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N shortest paths (default 5; 0 shows all)",
-	  0, offsetof(struct path_opts, top), cli_set_count, NULL, NULL },
-	{ NULL }
+	OPT_TOP("the N shortest paths (default 5; 0 shows all)", OPT_OWN(struct path_opts, top)),
+	OPT_END
 };
 
 struct path_result {
@@ -95,7 +94,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_path = {
 	.name = "path",
-	.usage = "hprofan path FILE ID [--top N] [--all-weak] [--full-path]",
+	.usage = "hprofan path FILE ID",
 	.summary = "shortest paths from GC roots to ID",
 	.min_files = 1, .max_files = 1,
 	.args = "ID",

@@ -62,15 +62,14 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 }
 
 static const struct cli_option own[] = {
-	{ "--title", NULL, OPT_VALUE, "--title T", "the page's title (default: hprofan report and the\nlast FILE's name)",
-	  0, offsetof(struct report_opts, title), NULL, "needs a title", NULL },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the dominator tree the treemap can open\n(default 4; each shows the " TREE_TOP " largest children)",
-	  0, offsetof(struct report_opts, depth), set_depth, "needs a number of levels (1..8)", NULL },
-	{ "-o", "--output", OPT_VALUE, "-o FILE", "write the output to FILE (atomically)",
-	  1, offsetof(struct cli_common, output), NULL, "needs a file name", NULL },
-	{ "--stats", NULL, OPT_FLAG, "--stats", "print time, throughput and peak memory on stderr",
-	  1, offsetof(struct cli_common, stats), NULL, NULL, NULL },
-	{ NULL }
+	OPT_STRING("--title", "T",
+		   "the page's title (default: hprofan report and the\nlast FILE's name)", "needs a title", OPT_OWN(struct report_opts, title)),
+	OPT_DEPTH(set_depth,
+		  "levels of the dominator tree the treemap can open\n(default 4; each shows the " TREE_TOP " largest children)",
+		  "needs a number of levels (1..8)", OPT_OWN(struct report_opts, depth)),
+	OPT_OUTPUT_F(0),
+	OPT_STATS,
+	OPT_END
 };
 
 /* Another command run inside report: its context, with --json and the
@@ -404,7 +403,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_report = {
 	.name = "report",
-	.usage = "hprofan report FILE... [-o FILE] [--title T] [--depth D]",
+	.usage = "hprofan report FILE...",
 	.summary = "one self-contained HTML page: summary, histogram, dominator treemap, leaks, threads, sites, trend",
 	.min_files = 1, .max_files = 100000,
 	.options = tables,

@@ -17,11 +17,9 @@ static void defaults(void *own)
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N roots that retain most (default 20; 0 shows all)",
-	  0, offsetof(struct roots_opts, top), cli_set_count, NULL, NULL },
-	{ "--heap", NULL, OPT_VALUE, "--heap NAME", "Android: only roots in heap NAME (app, zygote, image)\nin the list; the kinds above it cover every heap",
-	  0, offsetof(struct roots_opts, heap), NULL, "needs a heap name", "app zygote image default" },
-	{ NULL }
+	OPT_TOP("the N roots that retain most (default 20; 0 shows all)", OPT_OWN(struct roots_opts, top)),
+	OPT_HEAP("Android: only roots in heap NAME (app, zygote, image)\nin the list; the kinds above it cover every heap", OPT_OWN(struct roots_opts, heap)),
+	OPT_END
 };
 
 /* "at com.x.Y.run (Y.java:12)" for frame number `depth` of a thread's trace */
@@ -418,7 +416,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_roots = {
 	.name = "roots",
-	.usage = "hprofan roots FILE [--top N] [--heap NAME]",
+	.usage = "hprofan roots FILE",
 	.summary = "GC roots and what they retain",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

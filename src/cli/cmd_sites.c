@@ -34,23 +34,27 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 	return EXIT_OK;
 }
 
-#define SITES_COMMON(field) 1, offsetof(struct cli_common, field)
+#define OWN(field) OPT_OWN(struct sites_opts, field)
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest children of each tree node, the rest\nsummed in one line (default 20; 0 shows all); with\nthe list of --flat the N largest sites",
-	  0, offsetof(struct sites_opts, top), cli_set_count, NULL, NULL },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "tree levels shown, the rest summed per node (default all);\nwith --flat the frames of each site (default 5); 0: all",
-	  0, offsetof(struct sites_opts, depth), set_depth, "needs a number of levels", NULL },
-	{ "--bottom-up", NULL, OPT_FLAG, "--bottom-up", "the tree from the allocating frame down to its callers\n(default: top-down, from the outermost frame)",
-	  0, offsetof(struct sites_opts, bottom_up), NULL, NULL, NULL },
-	{ "--flat", NULL, OPT_FLAG, "--flat", "a list of the sites, largest first, each with its frames,\ninstead of the tree",
-	  0, offsetof(struct sites_opts, flat), NULL, NULL, NULL },
-	{ "--collapsed", "--folded", OPT_FLAG, "--collapsed", "folded stacks for flame graphs (flamegraph.pl, inferno,\nspeedscope): a line per stack, frames ';' between, then its\nshallow bytes (--folded is the same)",
-	  0, offsetof(struct sites_opts, collapsed), NULL, NULL, NULL },
-	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only sites whose stack has a frame matching RE\n(Class.method(File.java:LINE); PCRE2)",
-	  SITES_COMMON(filter), NULL, "needs a regular expression", NULL },
-	{ "--exclude", NULL, OPT_VALUE, "--exclude RE", "leave out sites whose stack has a frame matching RE",
-	  SITES_COMMON(exclude), NULL, "needs a regular expression", NULL },
-	{ NULL }
+	OPT_TOP("the N largest children of each tree node, the rest\nsummed in one line (default 20; 0 shows all); with\nthe list of --flat the N largest sites", OWN(top)),
+	OPT_DEPTH(set_depth, "tree levels shown, the rest summed per node (default all);\nwith --flat the frames of each site (default 5); 0: all",
+		  "needs a number of levels", OWN(depth)),
+	OPT_BOOL("--bottom-up", "the tree from the allocating frame down to its callers\n(default: top-down, from the outermost frame)", OWN(bottom_up)),
+	OPT_BOOL("--flat", "a list of the sites, largest first, each with its frames,\ninstead of the tree", OWN(flat)),
+	{ .name = "--collapsed", .alias = "--folded", .kind = OPT_FLAG, OWN(collapsed),
+	  .help = "folded stacks for flame graphs (flamegraph.pl, inferno,\nspeedscope): a line per stack, frames ';' between, then its\nshallow bytes (--folded is the same)" },
+	OPT_FILTER("only sites whose stack has a frame matching RE\n(Class.method(File.java:LINE); PCRE2)"),
+	OPT_EXCLUDE("leave out sites whose stack has a frame matching RE"),
+	OPT_END
+};
+#undef OWN
+
+static const struct cli_rule rules[] = {
+	RULE_EXCLUDES("--collapsed", "--json", "they write two different formats (give one)"),
+	RULE_EXCLUDES("--collapsed", "--flat", "they write two different formats (give one)"),
+	RULE_EXCLUDES("--collapsed", "--top", "it writes every stack (--depth and --filter apply)"),
+	RULE_EXCLUDES("--bottom-up", "--flat", "it orders the tree"),
+	RULE_END
 };
 
 struct sites_result {
@@ -138,14 +142,6 @@ out:
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct sites_opts *o = x->own;
-	if (o->collapsed && x->c->json)
-		return cli_usage_error("sites", "--collapsed and --json write two different formats: give one");
-	if (o->collapsed && o->flat)
-		return cli_usage_error("sites", "--collapsed and --flat write two different formats: give one");
-	if (o->collapsed && o->top.given)
-		return cli_usage_error("sites", "--collapsed writes every stack: --top does not apply (--depth and --filter do)");
-	if (o->flat && o->bottom_up)
-		return cli_usage_error("sites", "--bottom-up orders the tree: give it without --flat");
 	struct sites_result *r = hp_calloc(1, sizeof *r);
 	if (!r) {
 		cli_error("out of memory");
@@ -171,9 +167,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return cli_exit_code(rc);
 	}
 	if ((x->c->filter || x->c->exclude) && !r->S.n && r->S.filtered_sites) {
-		char p[256];
-		cli_warn("%s: no allocation site's stack passes %s '%s'", hp_session_path(S),
-			 x->c->filter ? "--filter" : "--exclude", safe_text(x->c->filter ? x->c->filter : x->c->exclude, p, sizeof p));
+		char p[300];
+		cli_warn("%s: no allocation site's stack passes %s", hp_session_path(S),
+			 cli_filter_said(x->c->filter, x->c->exclude, p, sizeof p));
 	}
 	return EXIT_OK;
 }
@@ -735,13 +731,15 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 static const struct cli_option *const tables[] = {
 	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
+static const struct cli_rule *const rule_tables[] = { rules, NULL };
 
 const struct cli_command cmd_sites = {
 	.name = "sites",
-	.usage = "hprofan sites FILE [--top N] [--depth D] [--bottom-up] [--flat] [--collapsed] [--filter RE] [--exclude RE]",
+	.usage = "hprofan sites FILE",
 	.summary = "objects by allocation site (dumps written with allocation tracking)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
+	.rules = rule_tables,
 	.own_size = sizeof(struct sites_opts),
 	.defaults = defaults,
 	.run = cli_run_one,

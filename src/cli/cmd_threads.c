@@ -12,9 +12,9 @@ struct threads_opts {
 };
 
 static const struct cli_option own[] = {
-	{ "--locals", NULL, OPT_FLAG, "--locals", "under each frame the objects it holds (Java frame and\nJNI local roots) with class and retained size",
-	  0, offsetof(struct threads_opts, locals), NULL, NULL, NULL },
-	{ NULL }
+	OPT_BOOL("--locals",
+		 "under each frame the objects it holds (Java frame and\nJNI local roots) with class and retained size", OPT_OWN(struct threads_opts, locals)),
+	OPT_END
 };
 
 struct threads_result {
@@ -268,7 +268,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_threads = {
 	.name = "threads",
-	.usage = "hprofan threads FILE [--locals]",
+	.usage = "hprofan threads FILE",
 	.summary = "threads, their stacks, the objects their frames hold and what they retain",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -13,30 +13,25 @@
 struct trend_opts {
 	struct cli_count top;
 	int fast, by_time;
-	const char *group, *components;
+	int group;                    /* enum hp_group_by, -1 not given */
+	const char *components;
 };
 
 static void defaults(void *own)
 {
 	struct trend_opts *o = own;
 	o->top.n = 20;
+	o->group = -1;
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N first rows of each table (default 20; 0 shows all)",
-	  0, offsetof(struct trend_opts, top), cli_set_count, NULL, NULL },
-	{ "--fast", NULL, OPT_FLAG, "--fast", "classes by shallow size only, one streaming pass per file",
-	  0, offsetof(struct trend_opts, fast), NULL, NULL, NULL },
-	{ "--sort-by-time", NULL, OPT_FLAG, "--sort-by-time", "order the dumps by the time in their headers\n(default: as given)",
-	  0, offsetof(struct trend_opts, by_time), NULL, NULL, NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
-	  "rows by package, class loader (its class and name)\nor component instead of by class",
-	  0, offsetof(struct trend_opts, group), NULL, "needs a value: package, loader or component",
-	  "package loader component" },
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
-	  0, offsetof(struct trend_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ NULL }
+	OPT_TOP("the N first rows of each table (default 20; 0 shows all)", OPT_OWN(struct trend_opts, top)),
+	CLI_OPT_SERIES_FAST(OPT_OWN(struct trend_opts, fast)),
+	OPT_BOOL("--sort-by-time",
+		 "order the dumps by the time in their headers\n(default: as given)", OPT_OWN(struct trend_opts, by_time)),
+	CLI_OPT_SERIES_GROUP(OPT_OWN(struct trend_opts, group)),
+	CLI_OPT_SERIES_COMPONENTS(OPT_OWN(struct trend_opts, components)),
+	OPT_END
 };
 
 /* one class or path of the table */
@@ -128,8 +123,7 @@ static int collect(struct trend_state *t)
 	struct cli_ctx *x = t->x;
 	int rc;
 	t->n = (size_t)x->nfiles;
-	if ((rc = cli_dumpgroup_parse(t->o->group, t->o->components, t->o->fast, &t->grp)))
-		return rc;
+	cli_dumpgroup_parse(t->o->group, t->o->components, &t->grp);
 	if ((x->c->filter || x->c->exclude) && !(t->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
 	t->sum = hp_calloc(t->n, sizeof *t->sum);
@@ -496,10 +490,11 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_trend = {
 	.name = "trend",
-	.usage = "hprofan trend D1 D2 ... Dn [--top N] [--fast] [--sort-by-time] [--filter RE] [--exclude RE] [--group=package|loader|component] [--components FILE]",
+	.usage = "hprofan trend D1 D2 ... Dn",
 	.summary = "growth across a series of dumps, class by class and path by path",
 	.min_files = 2, .max_files = 100000,
 	.options = tables,
+	.rules = cli_series_rules,
 	.own_size = sizeof(struct trend_opts),
 	.defaults = defaults,
 	.run = run,

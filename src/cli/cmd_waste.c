@@ -38,12 +38,11 @@ static int set_min_count(const struct cli_option *o, const char *as, const char 
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "rows shown per section (default 10; 0 shows all)",
-	  0, offsetof(struct waste_opts, top), cli_set_count, NULL, NULL },
-	{ "--min-count", NULL, OPT_VALUE, "--min-count N",
-	  "leave out rows of fewer than N objects (default 2;\nduplicates need 2 in any case)",
-	  0, offsetof(struct waste_opts, min_count), set_min_count, "needs a number of objects", NULL },
-	{ NULL }
+	OPT_TOP("rows shown per section (default 10; 0 shows all)", OPT_OWN(struct waste_opts, top)),
+	OPT_CALLBACK("--min-count", "N", set_min_count,
+		     "leave out rows of fewer than N objects (default 2;\nduplicates need 2 in any case)",
+		     "needs a number of objects", OPT_OWN(struct waste_opts, min_count)),
+	OPT_END
 };
 
 /* How the sample of a row is held: the shortest path from a GC root to it
@@ -420,7 +419,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_waste = {
 	.name = "waste",
-	.usage = "hprofan waste FILE [--top N] [--min-count N]",
+	.usage = "hprofan waste FILE",
 	.summary = "memory that could be saved: duplicates, empty collections",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

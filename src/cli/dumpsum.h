@@ -67,9 +67,21 @@ const char *cli_series_from(const struct cli_series *m, const char *first, char 
 void json_series_model(cJSON *j, const struct cli_series *m);
 void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own);
 
-/* --group=KIND and --components FILE of diff and trend into *g: a usage
- * error is said and returned */
-int cli_dumpgroup_parse(const char *group, const char *components, int fast, struct cli_dumpgroup *g);
+/* --fast, --group=KIND and --components FILE: declared once for diff and
+ * trend (WHERE: OPT_OWN(struct x_opts, field)); the group is stored as an
+ * enum hp_group_by, -1 when not given */
+extern const struct cli_choice cli_dumpgroup_choices[];
+#define CLI_OPT_SERIES_FAST(...) OPT_FAST("classes by shallow size only, one streaming pass per file", __VA_ARGS__)
+#define CLI_OPT_SERIES_GROUP(...) \
+	OPT_GROUP(cli_dumpgroup_choices, \
+		  "rows by package, class loader (its class and name)\nor component instead of by class", __VA_ARGS__)
+#define CLI_OPT_SERIES_COMPONENTS(...) \
+	OPT_COMPONENTS("components for --group=component (the default with\nit): lines NAME REGEX, as top's", __VA_ARGS__)
+/* and the rules between them */
+extern const struct cli_rule *const cli_series_rules[];
+
+/* --group and --components of diff and trend (the rules hold) into *g */
+void cli_dumpgroup_parse(int group, const char *components, struct cli_dumpgroup *g);
 
 /* "+1.2 MiB", "-512 B", "0 B" */
 const char *fmt_dbytes(int64_t v, char *buf, size_t n);

@@ -162,6 +162,13 @@ struct cli_filter *cli_filter_new(const char *include, const char *exclude, int 
 	return f;
 }
 
+const char *cli_filter_said(const char *include, const char *exclude, char *buf, size_t n)
+{
+	char p[256];
+	snprintf(buf, n, "%s '%s'", include ? "--filter" : "--exclude", safe_text(include ? include : exclude, p, sizeof p));
+	return buf;
+}
+
 /* a pattern that hit PCRE2's limits on a name: said once */
 static int limit_hit(const struct cli_regex *r, const char *opt, const char *name, int rc)
 {

@@ -322,7 +322,7 @@ usage() {   # usage NAME PATTERN ARGS...
 }
 usage "--gzip=0 is refused" "--gzip=0: expected a level from 1 to 9" "$S" "$TMPD/u.hprof" --gzip=0
 usage "--gzip 5 (a separate word) is an argument too many" "unexpected argument: 5" "$S" "$TMPD/u.hprof" --gzip 5
-usage "--mode=bogus is refused" "expected values, strings or names" "$S" "$TMPD/u.hprof" --mode=bogus
+usage "--mode=bogus is refused" "--mode=bogus: not one of values, strings or names" "$S" "$TMPD/u.hprof" --mode=bogus
 usage "--names-all goes with --mode=names" "--names-all renames names" "$S" "$TMPD/u.hprof" --mode=values --names-all
 usage "--mapping-out goes with --mode=names" "--mapping-out renames names" "$S" "$TMPD/u.hprof" --mode=strings --mapping-out "$TMPD/m"
 usage "OUT is needed" "missing OUT: hprofan redact IN OUT" "$S"
