@@ -13,7 +13,13 @@
  *   commands.c  the command table
  *   opt.c       option tables: parsing, help lines, the shared tables
  *   msg.c       messages on stderr, exit codes (msg.h)
- *   load.c      sessions: progress, errors, --max-memory reports, --stats
+ *   load.c      sessions: opened, their index written, closed (load_state.h:
+ *               what the load files share)
+ *   load_errors.c    the getters, saying what went wrong; warnings
+ *   load_progress.c  the progress line
+ *   load_place.c     where an index goes
+ *   load_memory.c    the memory budget; --max-memory's report
+ *   load_stats.c     --stats
  *   output.c    -o (atomic), JSON helpers and the document's header
  *   browse_model.c  the browser's list model, no curses (browse_model.h)
  *   format.c    numbers, sizes, times
