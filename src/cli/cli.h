@@ -22,6 +22,8 @@
  *   load_stats.c     --stats
  *   output.c    -o (atomic), JSON helpers and the document's header
  *   browse_model.c  the browser's list model, no curses (browse_model.h)
+ *   browse_draw.c   the browser's screen and key reader; browse_popup.c its
+ *               pop-ups (browse_view.h: what they and cmd_browse.c share)
  *   format.c    numbers, sizes, times
  *   filter.c    class-name filters (PCRE2)
  *   objtext.c   objects, GC roots, references and Java text as words/JSON
