@@ -16,7 +16,7 @@
 
 static struct cli_sess sessions[MAX_SESSIONS];
 
-struct cli_sess *sess_of(const hp_session *S)
+struct cli_sess *cli_sess_of(const hp_session *S)
 {
 	for (int i = 0; i < MAX_SESSIONS; i++)
 		if (sessions[i].s == S)
@@ -24,11 +24,11 @@ struct cli_sess *sess_of(const hp_session *S)
 	return NULL;
 }
 
-void progress_stop(hp_session *S)
+void cli_progress_stop(hp_session *S)
 {
-	struct cli_sess *cs = sess_of(S);
+	struct cli_sess *cs = cli_sess_of(S);
 	if (cs)
-		progress_end(&cs->p);
+		cli_progress_end(&cs->p);
 }
 
 /* ---- --mapping ---------------------------------------------------------- */
@@ -72,10 +72,10 @@ static int mapping_load(const char *file)
 }
 
 /* the mapping named nothing of the dump: say so once */
-void mapping_note(hp_session *S)
+void cli_mapping_note(hp_session *S)
 {
 	const struct hp_load_info *L = hp_session_load_info(S);
-	struct cli_sess *cs = sess_of(S);
+	struct cli_sess *cs = cli_sess_of(S);
 	const struct hp_mapping_stats *M = &L->mapped;
 	if (!mapping || !cs || cs->map_warned || M->classes || M->fields || M->frames)
 		return;
@@ -122,7 +122,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	cs->p.name = safe_text(file, cs->name, sizeof cs->name);
 	cs->c = c;
 	cs->need_dump = so.need_dump;
-	so.progress = progress_cb;
+	so.progress = cli_progress_cb;
 	so.progress_ud = &cs->p;
 	/* the index: not under a memory limit (the limit is about building
 	 * the model), not under --mapping (the names it puts back are in the
@@ -132,7 +132,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	char note[3 * PATH_MAX];
 	note[0] = '\0';
 	if (!c->no_index && !c->max_memory && !c->mapping && !(off && *off && strcmp(off, "0") != 0) &&
-	    index_place(file, cs->index, sizeof cs->index, note, sizeof note) == 0)
+	    cli_index_place(file, cs->index, sizeof cs->index, note, sizeof note) == 0)
 		so.index_path = cs->index;
 	else
 		cs->index[0] = '\0';
@@ -163,7 +163,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 
 int cli_session_write_index(hp_session *S, uint64_t *bytes)
 {
-	struct cli_sess *cs = sess_of(S);
+	struct cli_sess *cs = cli_sess_of(S);
 	const char *why, *what = NULL;
 	if (cs && cs->index[0] && !cs->untrusted_said && hp_session_index_state(S, &why) == HP_INDEX_UNTRUSTED) {
 		/* (it was trusted when placed: changed since) */
@@ -196,9 +196,9 @@ int cli_session_write_index(hp_session *S, uint64_t *bytes)
 
 void cli_session_close(hp_session *S)
 {
-	struct cli_sess *cs = sess_of(S);
+	struct cli_sess *cs = cli_sess_of(S);
 	if (cs) {
-		progress_end(&cs->p);
+		cli_progress_end(&cs->p);
 		cli_session_write_index(S, NULL);
 		memset(cs, 0, sizeof *cs);
 	}

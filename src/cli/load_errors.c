@@ -13,41 +13,41 @@ static int failed(hp_session *S, int rc, const struct hp_error *err)
 	const char *file = hp_session_path(S);
 	const struct hp_session_need *nd = hp_session_need(S);
 	char x[32], y[32], n[32];
-	progress_stop(S);
+	cli_progress_stop(S);
 	if (rc == HP_ENOMEM && nd->stage != HP_NEED_NONE) {
 		fmt_count(nd->objects, n, sizeof n);
 		switch (nd->stage) {
 		case HP_NEED_OPEN_BUFFERS:
-			limit_error(file, "the memory limit was hit opening the dump (its buffers need more than %s)",
+			cli_limit_error(file, "the memory limit was hit opening the dump (its buffers need more than %s)",
 				    fmt_bytes(nd->bytes, x, sizeof x));
 			break;
 		case HP_NEED_OPEN:
-			limit_error(file, "the memory limit was hit opening the dump");
+			cli_limit_error(file, "the memory limit was hit opening the dump");
 			break;
 		case HP_NEED_READING:
-			limit_error(file, "offset %llu: the memory limit was hit reading; the model needs more than %s (%s objects before this offset)",
+			cli_limit_error(file, "offset %llu: the memory limit was hit reading; the model needs more than %s (%s objects before this offset)",
 				    (unsigned long long)nd->offset, fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		case HP_NEED_HISTOGRAM:
-			limit_error(file, "the class histogram needs about %s (%s objects, nothing kept per object)",
+			cli_limit_error(file, "the class histogram needs about %s (%s objects, nothing kept per object)",
 				    fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		case HP_NEED_MODEL_RETAINED:
-			limit_error(file, "the model needs about %s (%s objects), and retained sizes about %s in all",
+			cli_limit_error(file, "the model needs about %s (%s objects), and retained sizes about %s in all",
 				    fmt_need(nd->bytes, x, sizeof x), n, fmt_need(nd->retained_bytes, y, sizeof y));
 			break;
 		case HP_NEED_MODEL:
-			limit_error(file, "the model needs about %s (%s objects)", fmt_need(nd->bytes, x, sizeof x), n);
+			cli_limit_error(file, "the model needs about %s (%s objects)", fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		default:
-			limit_error(file, "retained sizes need about %s in all (%s objects; more with many references)",
+			cli_limit_error(file, "retained sizes need about %s in all (%s objects; more with many references)",
 				    fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		}
 		return EXIT_NOMEM;
 	}
 	if (hp_session_no_such_dump(S, NULL)) {
-		struct cli_sess *cs = sess_of(S);
+		struct cli_sess *cs = cli_sess_of(S);
 		cli_error("%s: --dump %d: %s", file, cs ? cs->c->dump_index : 0, err->msg);
 		return EXIT_USAGE;
 	}
@@ -57,7 +57,7 @@ static int failed(hp_session *S, int rc, const struct hp_error *err)
 	/* --salvage helps only where a heap dump began before the break
 	 * (info: wherever there are records) */
 	const struct hp_load_info *L = hp_session_load_info(S);
-	struct cli_sess *cs = sess_of(S);
+	struct cli_sess *cs = cli_sess_of(S);
 	if (!L->stats.ndumps && cs && cs->need_dump)
 		;
 	else if (rc == HP_ETRUNC && err->has_pos)
@@ -72,7 +72,7 @@ static int failed(hp_session *S, int rc, const struct hp_error *err)
 /* no copy of a streamed input was kept: say so once, with what it costs */
 void cli_spool_note(hp_session *S)
 {
-	struct cli_sess *cs = sess_of(S);
+	struct cli_sess *cs = cli_sess_of(S);
 	const char *why = hp_session_spool_note(S);
 	if (!why || !cs || cs->spool_warned || (cs->c->quiet && !hp_session_one_shot(S)))
 		return;
@@ -88,8 +88,8 @@ void cli_spool_note(hp_session *S)
 static void partial_warning(hp_session *S)
 {
 	const struct hp_load_info *L = hp_session_load_info(S);
-	struct cli_sess *cs = sess_of(S);
-	mapping_note(S);
+	struct cli_sess *cs = cli_sess_of(S);
+	cli_mapping_note(S);
 	if (!hp_session_one_shot(S))   /* a pipe's: where it is read again */
 		cli_spool_note(S);
 	if (!L->partial || !cs || cs->warned)
@@ -106,7 +106,7 @@ static void partial_warning(hp_session *S)
 	struct hp_error err_; \
 	hp_error_clear(&err_); \
 	int rc_ = (call); \
-	progress_stop(S); \
+	cli_progress_stop(S); \
 	if (rc_) \
 		return failed((S), rc_, &err_); \
 	partial_warning(S); \
@@ -150,7 +150,7 @@ static int get_retained(hp_session *S, int sums, const hp_heap **h, const struct
 		 : hp_session_retained(S, R, &err);
 	if (!rc)
 		rc = hp_session_model(S, h, &err);
-	progress_stop(S);
+	cli_progress_stop(S);
 	if (rc)
 		return failed(S, rc, &err);
 	partial_warning(S);

@@ -30,14 +30,14 @@ void cli_memory_setup(const char *file)
 		char *slash = strrchr(ix, '/');
 		if (slash && slash != ix) {
 			*slash = '\0';
-			if (hp_alloc_set_spill_dir(ix) == 0 && dir_writable(ix))
+			if (hp_alloc_set_spill_dir(ix) == 0 && cli_dir_writable(ix))
 				return;
 		}
 	}
 	const char *t = getenv("TMPDIR");
-	if (t && *t && dir_writable(t) && hp_alloc_set_spill_dir(t) == 0)
+	if (t && *t && cli_dir_writable(t) && hp_alloc_set_spill_dir(t) == 0)
 		return;
-	if (dir_writable("/tmp") && hp_alloc_set_spill_dir("/tmp") == 0)
+	if (cli_dir_writable("/tmp") && hp_alloc_set_spill_dir("/tmp") == 0)
 		return;
 	hp_alloc_set_spill_dir(NULL);
 }
@@ -47,7 +47,7 @@ void cli_memory_setup(const char *file)
 static int limit_reported;     /* a message about the limit was printed */
 
 /* "hprofan: FILE: ...; --max-memory is 500 MiB" */
-void limit_error(const char *file, const char *fmt, ...)
+void cli_limit_error(const char *file, const char *fmt, ...)
 {
 	char msg[600], l[32];
 	va_list ap;
@@ -71,7 +71,7 @@ int cli_limit_hit(const char *file)
 		return 0;
 	if (!limit_reported) {
 		char a[32], b[32];
-		limit_error(file, "the memory limit was hit (%s asked for, %s in use)",
+		cli_limit_error(file, "the memory limit was hit (%s asked for, %s in use)",
 			    fmt_bytes(hp_alloc_refused_request(), a, sizeof a),
 			    fmt_bytes(hp_alloc_refused_in_use(), b, sizeof b));
 	}

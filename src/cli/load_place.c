@@ -36,7 +36,7 @@ static int make_dirs(const char *dir)
 
 /* a directory we may write to: access() says so and so do its mode bits
  * (which root's access() ignores: a read-only corpus stays untouched) */
-int dir_writable(const char *dir)
+int cli_dir_writable(const char *dir)
 {
 	struct stat st;
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0222) && access(dir, W_OK) == 0;
@@ -72,7 +72,7 @@ static int cache_place(const char *name, char *out, size_t n, char *why, size_t 
  * $HPROFAN_INDEX_DIR, which the user chose, beside the dump only when
  * something is there (a dump in a directory others can write has its
  * index in the cache without a word).  0, or -1: no index. */
-int index_place(const char *file, char *out, size_t n, char *note, size_t note_len)
+int cli_index_place(const char *file, char *out, size_t n, char *note, size_t note_len)
 {
 	if (note)
 		note[0] = '\0';
@@ -102,7 +102,7 @@ int index_place(const char *file, char *out, size_t n, char *note, size_t note_l
 			free(abs);
 			return -1;   /* (no place: none, rather than one the user did not choose) */
 		}
-	} else if (dir_writable(dir)) {
+	} else if (cli_dir_writable(dir)) {
 		if ((w = snprintf(first, sizeof first, "%s.hprofan-index", abs)) <= 0 || (size_t)w >= sizeof first)
 			first[0] = '\0';
 	}
@@ -131,5 +131,5 @@ int index_place(const char *file, char *out, size_t n, char *note, size_t note_l
 
 int cli_index_path(const char *file, char *out, size_t n)
 {
-	return index_place(file, out, n, NULL, 0);
+	return cli_index_place(file, out, n, NULL, 0);
 }

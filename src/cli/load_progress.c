@@ -15,7 +15,7 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void progress_end(struct progress *p)
+void cli_progress_end(struct progress *p)
 {
 	if (p->shown) {
 		fputs("\r\033[K", stderr);
@@ -24,14 +24,14 @@ void progress_end(struct progress *p)
 	}
 }
 
-void progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
+void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
 {
 	struct progress *p = ud;
 	if (!p->enabled)
 		return;
 	double t = now();
 	if (phase != p->phase || p->start == 0) {
-		progress_end(p);
+		cli_progress_end(p);
 		p->phase = phase;
 		p->start = t;
 		p->last = 0;

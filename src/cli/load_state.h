@@ -19,9 +19,9 @@ struct progress {
 	double start, last;
 	const char *name;
 };
-void progress_end(struct progress *p);
+void cli_progress_end(struct progress *p);
 /* the session's progress callback (session.h), ud a struct progress */
-void progress_cb(void *ud, int phase, uint64_t done, uint64_t total);
+void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total);
 
 /* ---- load.c ----------------------------------------------------------- */
 /* what the CLI keeps per session: its progress display, the options it
@@ -41,21 +41,21 @@ struct cli_sess {
 	char spool[PATH_MAX];         /* the directory of its spool (session.h) */
 };
 /* S's entry in the table, NULL when it has none */
-struct cli_sess *sess_of(const hp_session *S);
+struct cli_sess *cli_sess_of(const hp_session *S);
 /* erases S's progress line */
-void progress_stop(hp_session *S);
+void cli_progress_stop(hp_session *S);
 /* the mapping named nothing of the dump: says so once */
-void mapping_note(hp_session *S);
+void cli_mapping_note(hp_session *S);
 
 /* ---- load_place.c ----------------------------------------------------- */
 /* a directory we may write to */
-int dir_writable(const char *dir);
+int cli_dir_writable(const char *dir);
 /* where the index of file goes; note (when not NULL) says when a place
  * was passed over; 0, or -1: no index */
-int index_place(const char *file, char *out, size_t n, char *note, size_t note_len);
+int cli_index_place(const char *file, char *out, size_t n, char *note, size_t note_len);
 
 /* ---- load_memory.c ---------------------------------------------------- */
 /* "hprofan: FILE: ...; --max-memory is 500 MiB" */
-void limit_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_limit_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
