@@ -3,6 +3,8 @@
  * line, the status bar; and the one key reader every loop waits on (it
  * notices when the terminal is gone). */
 #include "cli/browse_view.h"
+#include "cli/format.h"
+#include "cli/objtext.h"
 
 #include <curses.h>
 #include <errno.h>

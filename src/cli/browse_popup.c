@@ -4,6 +4,8 @@
  * root) and ? (the keys).  And the reference graph they need, read the
  * first time. */
 #include "cli/browse_view.h"
+#include "cli/format.h"
+#include "cli/objtext.h"
 #include "analysis/paths.h"
 #include "base/alloc.h"
 

@@ -9,11 +9,13 @@
 #define HP_CLI_BROWSE_VIEW_H
 
 #include "cli/cli.h"
+#include "cli/filter.h"
 #include "cli/browse_model.h"
 #include "analysis/leaks.h"
 #include "analysis/threads.h"
 #include "analysis/group.h"
 #include "model/objread.h"
+#include "session/session.h"
 
 struct view {
 	int all_weak;           /* paths in the i pop-up */

@@ -2,6 +2,11 @@
  * pixel bytes and duplicates; --out DIR writes the pixels the dump holds as
  * PNG files. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "cli/png.h"
 #include "analysis/bitmaps.h"
 #include "base/alloc.h"

@@ -13,6 +13,11 @@
  */
 #include "cli/command.h"
 #include "cli/browse_view.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/objtext.h"
 #include "base/alloc.h"
 
 #include <curses.h>

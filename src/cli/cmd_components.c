@@ -5,6 +5,12 @@
  * names other loaders define too, and the waste (analysis/waste.h) in what
  * it retains. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/group.h"
 #include "analysis/waste.h"
 #include "base/alloc.h"

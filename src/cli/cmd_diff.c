@@ -4,6 +4,11 @@
  * streaming pass over each file.  Also the commands diff and trend share
  * (cli/dumpsum.h). */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 
 #include <inttypes.h>

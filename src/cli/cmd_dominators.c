@@ -2,6 +2,12 @@
  * --group=package|loader|component its top level by group (analysis/group.h
  * says which group an object is in). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/group.h"
 #include "base/alloc.h"
 

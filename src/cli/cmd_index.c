@@ -2,6 +2,10 @@
  * and retained sizes under the options given), so that the commands after
  * it map it instead of parsing (session/index.h, docs/index-format.md). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "session/index.h"
 
 #include <limits.h>

@@ -1,5 +1,9 @@
 /* hprofan info FILE: what the dump holds, how it was read, the size model. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "analysis/sysprops.h"
 #include "base/alloc.h"
 

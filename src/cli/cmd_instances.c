@@ -2,6 +2,12 @@
  * each with what it is (a String's value, an array's length, a
  * collection's size) and an id that pastes back into object and path. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>

@@ -1,6 +1,11 @@
 /* hprofan leaks FILE: leak suspects (MAT), zombie objects and their leak
  * traces (LeakCanary), and what fixing them frees (analysis/leaks.h). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/leaks.h"
 #include "base/alloc.h"
 

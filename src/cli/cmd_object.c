@@ -1,6 +1,11 @@
 /* hprofan object FILE ID: one object: what it holds, who holds it, what
  * dominates it and the shortest path to it from a GC root. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/paths.h"
 #include "base/alloc.h"
 

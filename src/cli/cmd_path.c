@@ -1,5 +1,9 @@
 /* hprofan path FILE ID: the shortest paths from GC roots to one object. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>

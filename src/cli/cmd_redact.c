@@ -1,5 +1,8 @@
 /* hprofan redact IN OUT: a copy of the dump without its data (tools/redact.h). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/output.h"
 #include "tools/redact.h"
 #include "base/alloc.h"
 

@@ -23,8 +23,12 @@
  * multiply the tree's part by 12).
  */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "cli/report_assets.h"
 #include "base/alloc.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>

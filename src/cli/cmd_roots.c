@@ -1,5 +1,11 @@
 /* hprofan roots FILE: GC roots by kind and the roots that retain most. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/rootshare.h"
 #include "base/alloc.h"
 

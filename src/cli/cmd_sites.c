@@ -2,6 +2,12 @@
  * serial of their records), with the site's frames, or as folded stacks
  * for flame graphs. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/sites.h"
 #include "analysis/threads.h"
 #include "base/alloc.h"

@@ -1,6 +1,11 @@
 /* hprofan threads FILE: every thread, its stack, what its frames hold and
  * what it retains (Eclipse MAT's thread overview, jstack's format). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/threads.h"
 #include "base/alloc.h"
 

@@ -2,6 +2,12 @@
  * (one more pass) or, with --fast or from a pipe, shallow sizes from one
  * streaming pass. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/group.h"
 #include "analysis/buckets.h"
 #include "analysis/threads.h"

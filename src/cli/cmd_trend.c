@@ -4,6 +4,11 @@
  * Each dump is read, summarised and let go before the next one, so memory
  * stays that of the largest dump (plus the small summaries). */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 
 #include <math.h>

@@ -1,6 +1,11 @@
 /* hprofan waste FILE: memory that could be saved (duplicate Strings and
  * arrays, constant and mostly-null arrays, under-filled collections, boxes). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/waste.h"
 #include "base/alloc.h"
 

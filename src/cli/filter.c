@@ -1,6 +1,9 @@
 /* filter.c — what to show: class-name patterns (PCRE2: the one place
  * hprofan compiles and matches a regular expression) and Android heaps. */
-#include "cli/cli.h"
+#include "cli/filter.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
 #include "base/alloc.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8

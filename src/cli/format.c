@@ -1,8 +1,9 @@
 /* format.c — numbers, sizes and times as the tables print them (text from
  * the dump made safe for a terminal: base/text.c). */
-#include "cli/cli.h"
+#include "cli/format.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 

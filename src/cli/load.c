@@ -7,6 +7,8 @@
  * load_memory.c, --stats in load_stats.c. */
 #include "cli/load_state.h"
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
 
 #include "session/index.h"
 

@@ -4,6 +4,8 @@
  * --salvage would do; and the warnings given once per session (salvaged,
  * the mapping renamed nothing, no copy of a pipe kept, no GC roots). */
 #include "cli/load_state.h"
+#include "cli/msg.h"
+#include "cli/format.h"
 
 #include <stdio.h>
 

@@ -2,6 +2,8 @@
  * file-backed blocks set before a command runs; and when --max-memory
  * refused an allocation, the message that says so (once). */
 #include "cli/load_state.h"
+#include "cli/msg.h"
+#include "cli/format.h"
 #include "base/alloc.h"
 
 #include <stdarg.h>

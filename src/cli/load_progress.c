@@ -2,6 +2,7 @@
  * reads a dump, references or paths: what, how far, how fast, how long
  * still; redrawn at most 4 times a second, erased when the phase ends. */
 #include "cli/load_state.h"
+#include "cli/format.h"
 
 #include <stdio.h>
 #include <time.h>

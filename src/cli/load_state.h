@@ -1,7 +1,7 @@
 /*
  * load_state.h — what the files that open sessions for the commands share
  * (private to load.c, load_progress.c, load_place.c, load_memory.c and
- * load_errors.c; the commands' interface is in cli.h): the progress line,
+ * load_errors.c; the commands' interface is load.h): the progress line,
  * the table of what the CLI keeps per session, where an index may go and
  * the --max-memory report.
  */
@@ -9,7 +9,7 @@
 #define HP_CLI_LOAD_STATE_H
 
 #include <limits.h>
-#include "cli/cli.h"
+#include "cli/load.h"
 
 /* ---- load_progress.c -------------------------------------------------- */
 /* one per session: a line on stderr, redrawn at most 4 times a second

@@ -1,6 +1,6 @@
 /* load_stats.c — --stats: a session's bytes, objects, time, peak memory,
  * the file-backed blocks, I/O and the phases' times on stderr. */
-#include "cli/cli.h"
+#include "cli/load.h"
 #include "base/alloc.h"
 
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /* msg.c — the messages on stderr and the exit codes of the library's
  * statuses (msg.h). */
+#include "cli/msg.h"
 #include "cli/cli.h"
+#include "cli/format.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,12 @@
 /* objtext.c — objects, GC roots, references, values and Java text as the
  * commands print them (tables and JSON), and the paths from GC roots. */
+#include "cli/objtext.h"
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 
 #include <errno.h>

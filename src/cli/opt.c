@@ -1,5 +1,6 @@
 /* opt.c — option tables: the shared ones, value parsers, lookup, help lines. */
 #include "cli/command.h"
+#include "cli/msg.h"
 
 #include <errno.h>
 #include <limits.h>

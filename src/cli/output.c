@@ -1,7 +1,10 @@
 /* output.c — where results go: tables built in memory and written at once
  * (to -o FILE atomically, else to standard output), and JSON documents. */
-#include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
 #include "base/alloc.h"
 
 #include <errno.h>

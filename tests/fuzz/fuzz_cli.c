@@ -28,7 +28,7 @@
  */
 #include "fuzz.h"
 #include "helper/hpw.h"
-#include "cli/cli.h"
+#include "cli/format.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
