@@ -5,6 +5,7 @@
 #include "cli/browse_view.h"
 #include "cli/format.h"
 #include "cli/objtext.h"
+#include "base/text.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -69,7 +70,7 @@ void cli_browse_put(const struct view *w, int y, int x, const char *s, int width
 	if (width <= 0)
 		return;
 	char buf[2048], safe[2048];
-	const char *t = safe_text(s, safe, sizeof safe);   /* no control character reaches the screen */
+	const char *t = hp_text_safe(s, safe, sizeof safe);   /* no control character reaches the screen */
 	if (!w->utf8) {   /* plain ASCII: anything else is '?' */
 		size_t o = 0;
 		for (const unsigned char *p = (const unsigned char *)t; *p && o + 1 < sizeof buf; p++)
@@ -102,10 +103,10 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 		return object_label(w->h, r->id, buf, n);
 	case HP_BR_GROUP:
 		snprintf(buf, n, "[%s %s %s]", fmt_count(r->n, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
-			 safe_text(hp_class_name(w->h, r->id), nm, sizeof nm));
+			 hp_text_safe(hp_class_name(w->h, r->id), nm, sizeof nm));
 		return buf;
 	case HP_BR_CLASS:
-		return safe_text(hp_class_name(w->h, r->id), buf, n);
+		return hp_text_safe(hp_class_name(w->h, r->id), buf, n);
 	case HP_BR_THREAD: {
 		const struct hp_thread_info *t = &w->T.t[r->id];
 		char lab[800];
@@ -126,7 +127,7 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 		return buf;
 	}
 	case HP_BR_CGROUP:
-		return safe_text(w->m.gnames[r->id], buf, n);
+		return hp_text_safe(w->m.gnames[r->id], buf, n);
 	default:
 		snprintf(buf, n, "%s (%s root records)", hp_root_kind_name((int)r->id),
 			 fmt_count(w->h->roots_by_kind[r->id], a, sizeof a));
@@ -161,11 +162,11 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 		return object_label(w->h, L->node, buf, n);
 	case HP_BL_GROUP:
 		snprintf(buf, n, "[%s %s %s]", fmt_count(L->nrows, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
-			 safe_text(hp_class_name(w->h, L->node), nm, sizeof nm));
+			 hp_text_safe(hp_class_name(w->h, L->node), nm, sizeof nm));
 		return buf;
 	case HP_BL_HISTO: return "classes";
 	case HP_BL_INSTANCES:
-		snprintf(buf, n, "instances of %s", safe_text(hp_class_name(w->h, L->node), nm, sizeof nm));
+		snprintf(buf, n, "instances of %s", hp_text_safe(hp_class_name(w->h, L->node), nm, sizeof nm));
 		return buf;
 	case HP_BL_KINDS: return "GC roots";
 	case HP_BL_LIST: return "leak suspects (accumulation points) and zombies";
@@ -178,7 +179,7 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 		return by[w->m.G->by];
 	}
 	case HP_BL_CGROUP:
-		return safe_text(w->m.gnames[L->node], buf, n);
+		return hp_text_safe(w->m.gnames[L->node], buf, n);
 	default: return hp_root_kind_name((int)L->node);
 	}
 }

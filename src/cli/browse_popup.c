@@ -7,6 +7,7 @@
 #include "cli/format.h"
 #include "cli/objtext.h"
 #include "analysis/paths.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <curses.h>
@@ -347,7 +348,7 @@ static char *object_text(struct view *w, uint32_t v, struct links *lk)
 		if (d.kind == HP_OBJ_INSTANCE || d.kind == HP_OBJ_CLASS) {
 			fprintf(f, "\n%s:\n", d.kind == HP_OBJ_CLASS ? "statics" : "fields");
 			for (size_t i = 0; i < d.nfields; i++) {
-				fprintf(f, "  %s = ", safe_text(d.fields[i].name, nm, sizeof nm));
+				fprintf(f, "  %s = ", hp_text_safe(d.fields[i].name, nm, sizeof nm));
 				link_add(lk, line_no(f, &out), fmt_value(w, f, d.fields[i].type, d.fields[i].bits));
 				fputc('\n', f);
 			}

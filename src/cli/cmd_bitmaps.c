@@ -9,6 +9,7 @@
 #include "cli/objtext.h"
 #include "cli/png.h"
 #include "analysis/bitmaps.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -281,7 +282,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 out:
 	if (o->out)
 		fprintf(f, "%s written to %s\n", fmt_counted(r->written, "PNG file", "PNG files", c1, sizeof c1),
-			safe_text(o->out, lab, sizeof lab));
+			hp_text_safe(o->out, lab, sizeof lab));
 	return EXIT_OK;
 }
 

@@ -18,6 +18,7 @@
 #include "cli/filter.h"
 #include "cli/load.h"
 #include "cli/objtext.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <curses.h>
@@ -105,7 +106,7 @@ static void ask_filter(struct view *w)
 	struct cli_regex *re = cli_regex_new(pat, em, sizeof em);
 	if (!re) {
 		char sp[300];
-		snprintf(w->msg, sizeof w->msg, "/%s/: %s", safe_text(pat, sp, sizeof sp), em);
+		snprintf(w->msg, sizeof w->msg, "/%s/: %s", hp_text_safe(pat, sp, sizeof sp), em);
 		return;
 	}
 	w->re = re;
@@ -115,7 +116,7 @@ static void ask_filter(struct view *w)
 	else if (w->re_err) {
 		char sp[300], m[200];
 		snprintf(w->msg, sizeof w->msg, "/%s/ cannot be matched within its limits on some names (%s): "
-			 "they are left out", safe_text(pat, sp, sizeof sp), cli_regex_error(w->re_err, m, sizeof m));
+			 "they are left out", hp_text_safe(pat, sp, sizeof sp), cli_regex_error(w->re_err, m, sizeof m));
 	}
 	w->re = NULL;
 	cli_regex_free(re);
@@ -138,7 +139,7 @@ static void search(struct view *w, int again)
 		char em[300];
 		struct cli_regex *re = cli_regex_new(pat, em, sizeof em);
 		if (!re) {
-			snprintf(w->msg, sizeof w->msg, "/%s/: %s", safe_text(pat, sp, sizeof sp), em);
+			snprintf(w->msg, sizeof w->msg, "/%s/: %s", hp_text_safe(pat, sp, sizeof sp), em);
 			return;
 		}
 		cli_regex_free(w->search_re);
@@ -148,7 +149,7 @@ static void search(struct view *w, int again)
 		snprintf(w->msg, sizeof w->msg, "n goes to the next match of a search: / asks for its pattern");
 		return;
 	}
-	safe_text(w->search, sp, sizeof sp);
+	hp_text_safe(w->search, sp, sizeof sp);
 	char line[400];
 	snprintf(line, sizeof line, " searching the dominator tree for /%s/ ...", sp);
 	cli_browse_put(w, LINES - 1, 0, line, COLS);
@@ -295,12 +296,12 @@ static char *group_name(const struct view *w, const struct hp_groups *G, size_t 
 		if (!g->loader_id)
 			o = snprintf(buf, sizeof buf, "<bootstrap>");
 		else if (g->loader_class != HP_NONE)
-			o = snprintf(buf, sizeof buf, "%s@0x%llx", safe_text(hp_class_name(w->h, g->loader_class), nm, sizeof nm),
+			o = snprintf(buf, sizeof buf, "%s@0x%llx", hp_text_safe(hp_class_name(w->h, g->loader_class), nm, sizeof nm),
 				     (unsigned long long)g->loader_id);
 		else
 			o = snprintf(buf, sizeof buf, "0x%llx (not in the dump)", (unsigned long long)g->loader_id);
 		if (own[0] && o > 0 && (size_t)o < sizeof buf)
-			snprintf(buf + o, sizeof buf - (size_t)o, " \"%s\"", safe_text(own, nm, sizeof nm));
+			snprintf(buf + o, sizeof buf - (size_t)o, " \"%s\"", hp_text_safe(own, nm, sizeof nm));
 	} else {
 		snprintf(buf, sizeof buf, "%s", hp_group_name(G, i));
 	}

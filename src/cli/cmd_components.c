@@ -13,6 +13,7 @@
 #include "cli/objtext.h"
 #include "analysis/group.h"
 #include "analysis/waste.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -391,9 +392,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (size_t i = 0; i < t->nshown; i++) {
 		uint32_t gi = t->order[i];
 		const struct hp_group *g = &G->g[gi];
-		fprintf(f, "\n#%zu %s", i + 1, safe_text(group_name(t, g, lb, sizeof lb), nm, sizeof nm));
+		fprintf(f, "\n#%zu %s", i + 1, hp_text_safe(group_name(t, g, lb, sizeof lb), nm, sizeof nm));
 		if (loaders && g->has_loader_name)
-			fprintf(f, " \"%s\"", safe_text(hp_group_name(G, gi), nm, sizeof nm));
+			fprintf(f, " \"%s\"", hp_text_safe(hp_group_name(G, gi), nm, sizeof nm));
 		fprintf(f, "\n   retained %s (%.1f%%), shallow %s, %s of %s", fmt_bytes(g->retained, a, sizeof a),
 			pct(g->retained, t->heap), fmt_bytes(g->shallow, b, sizeof b),
 			fmt_counted(g->instances, "object", "objects", c, sizeof c),
@@ -409,9 +410,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			const struct hp_hrow *r = &h->rows[t->rows[k].r];
 			fprintf(f, "   %10s  %10s  %10s  %s", fmt_bytes(t->rows[k].retained, a, sizeof a),
 				fmt_bytes(r->shallow, b, sizeof b), fmt_count(r->count + r->class_objs, c, sizeof c),
-				safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
+				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 			if (h->header.version == 3)
-				fprintf(f, " (heap %s)", safe_text(hp_heap_name(h, r->heap), lb, sizeof lb));
+				fprintf(f, " (heap %s)", hp_text_safe(hp_heap_name(h, r->heap), lb, sizeof lb));
 			fputc('\n', f);
 		}
 		fprintf(f, "   top dominators (%s of the %s of it at the top of the dominator tree):\n",
@@ -428,14 +429,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				if (class_in(t, G->dup_class[k], gi)) {
 					if (!ndup++)
 						fprintf(f, "   classes several loaders define:\n");
-					fprintf(f, "     %s:", safe_text(hp_class_name(h, G->dup_class[G->dup_off[dd]]), nm, sizeof nm));
+					fprintf(f, "     %s:", hp_text_safe(hp_class_name(h, G->dup_class[G->dup_off[dd]]), nm, sizeof nm));
 					for (uint32_t m = G->dup_off[dd]; m < G->dup_off[dd + 1]; m++) {
 						uint64_t id = h->classes[G->dup_class[m]].loader_id;
 						const char *ln = loader_name(t, id);
 						fprintf(f, "%s %s", m > G->dup_off[dd] ? "," : "",
-							safe_text(cli_loader_label(h, id, lb, sizeof lb), nm, sizeof nm));
+							hp_text_safe(cli_loader_label(h, id, lb, sizeof lb), nm, sizeof nm));
 						if (ln)
-							fprintf(f, " \"%s\"", safe_text(ln, nm, sizeof nm));
+							fprintf(f, " \"%s\"", hp_text_safe(ln, nm, sizeof nm));
 					}
 					fputc('\n', f);
 					break;

@@ -9,6 +9,7 @@
 #include "cli/filter.h"
 #include "cli/load.h"
 #include "cli/output.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <inttypes.h>
@@ -274,8 +275,8 @@ void cli_series_warn(const struct cli_series *m, const struct cli_dumpmodel *own
 		snprintf(more, sizeof more, " (%zu more dump%s too)", m->ndiffer - 1,
 			 m->ndiffer > 2 ? "s differ" : " differs");
 	cli_warn("models differ: %s's own is %s%s; %s's is %s; %s compared under %s's (%s)",
-		 safe_text(x->files[m->first_differ], fa, sizeof fa), cli_dumpmodel_words(&own[m->first_differ], a, sizeof a),
-		 more, safe_text(x->files[m->first], fb, sizeof fb), cli_series_words(m, b, sizeof b),
+		 hp_text_safe(x->files[m->first_differ], fa, sizeof fa), cli_dumpmodel_words(&own[m->first_differ], a, sizeof a),
+		 more, hp_text_safe(x->files[m->first], fb, sizeof fb), cli_series_words(m, b, sizeof b),
 		 n > 2 ? "all are" : "both are", fb,
 		 m->fast ? "--size-model chooses another" : "--size-model, --weak and --roots choose another");
 }
@@ -352,7 +353,7 @@ const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
 	}
 	if (c->paths[p].depth >= HP_DSUM_DEPTH && l + 8 < sizeof raw)
 		snprintf(raw + l, sizeof raw - l, " \xe2\x86\x92 \xe2\x80\xa6");
-	return safe_text(raw, buf, n);
+	return hp_text_safe(raw, buf, n);
 }
 
 cJSON *json_path(const struct hp_cmp *c, uint32_t p)
@@ -862,7 +863,7 @@ static int text_out(struct diff_state *d)
 		const struct hp_dsum *s = &d->sum[i];
 		if (d->partial[i][0])
 			fprintf(f, "warning: partial result: %s\n", d->partial[i]);
-		fprintf(f, "%-5s %s: %s objects, %s", i ? "new" : "base", safe_text(x->files[i], nm, sizeof nm),
+		fprintf(f, "%-5s %s: %s objects, %s", i ? "new" : "base", hp_text_safe(x->files[i], nm, sizeof nm),
 			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b));
 		if (R)
 			fprintf(f, " (reachable %s)", fmt_bytes(s->reachable_bytes, c, sizeof c));
@@ -901,7 +902,7 @@ static int text_out(struct diff_state *d)
 		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(r->c->instances[0], c, sizeof c),
 			 fmt_count(r->c->instances[1], e, sizeof e));
 		fprintf(f, "%11s  %11s  %27s  %s%s\n", fmt_dbytes(r->d_shallow, b, sizeof b),
-			fmt_dcount(r->d_inst, g, sizeof g), both, safe_text(r->c->name, nm, sizeof nm),
+			fmt_dcount(r->d_inst, g, sizeof g), both, hp_text_safe(r->c->name, nm, sizeof nm),
 			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
 	}
 	if (!d->nrows)
@@ -941,7 +942,7 @@ static int text_out(struct diff_state *d)
 					dsh = -dsh;
 				}
 				fprintf(f, "%11s  %11s  %s\n", fmt_dcount(dob, a, sizeof a), fmt_dbytes(dsh, b, sizeof b),
-					safe_text(H->name[0] ? H->name : "(default)", nm, sizeof nm));
+					hp_text_safe(H->name[0] ? H->name : "(default)", nm, sizeof nm));
 			}
 	}
 
@@ -991,7 +992,7 @@ static int text_out(struct diff_state *d)
 				fprintf(f, "%11s  %11s  %s\n", "new", "shallow", "class (objects new by id)");
 			for (size_t i = 0; i < shown(d, n); i++)
 				fprintf(f, "%11s  %11s  %s\n", fmt_count(r[i].count, a, sizeof a), fmt_bytes(r[i].bytes, b, sizeof b),
-					safe_text(hp_class_name(d->hb, r[i].cls), nm, sizeof nm));
+					hp_text_safe(hp_class_name(d->hb, r[i].cls), nm, sizeof nm));
 			hp_free(r);
 		} else {
 			fprintf(f, "\nobject ids: %s of base's objects kept their id and class in new: not matched by id "

@@ -9,6 +9,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "analysis/group.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -358,7 +359,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		if (group) {
 			char cnt[32];
 			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", fmt_count(r->count, cnt, sizeof cnt),
-				 safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
+				 hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 		} else {
 			object_label(h, r->v, lab, sizeof lab);
 		}
@@ -410,7 +411,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 				fprintf(c->f, "%10s  %10s  ", "", fmt_bytes(hp_native_retained_of(c->N, first), b, sizeof b));
 			fprintf(c->f, "%*s\xc3\x97 %s links of %s, down to @%s\n",
 				2 * d, "", fmt_count(links, cnt, sizeof cnt),
-				safe_text(hp_class_name(h, r->cls), nm, sizeof nm), id);
+				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm), id);
 			d++;
 		}
 		if (d < c->o->depth) {
@@ -600,9 +601,9 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 			cJSON_AddItemToArray(arr, inner);
 		} else {
 			fprintf(c->f, "%10s  %5.1f%%  %10s  %s %s", fmt_bytes(w->retained, a, sizeof a), pct_of(c, w->retained),
-				fmt_bytes(w->shallow, b, sizeof b), kind, safe_text(w->name, nmb, sizeof nmb));
+				fmt_bytes(w->shallow, b, sizeof b), kind, hp_text_safe(w->name, nmb, sizeof nmb));
 			if (G->by == HP_GROUP_LOADER && w->g < G->n && G->g[w->g].has_loader_name)
-				fprintf(c->f, " \"%s\"", safe_text(hp_group_name(G, w->g), nmb, sizeof nmb));
+				fprintf(c->f, " \"%s\"", hp_text_safe(hp_group_name(G, w->g), nmb, sizeof nmb));
 			fprintf(c->f, " (%s)\n", fmt_counted(w->count, "object", "objects", cc, sizeof cc));
 		}
 		if (1 < c->o->depth) {

@@ -5,6 +5,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "analysis/sysprops.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <string.h>
@@ -347,9 +348,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fmt_time(st->header.timestamp_ms, tb, sizeof tb);
 	cli_partial_note(f, S);
 	char fn[1024];
-	fprintf(f, "file:        %s\n", safe_text(hp_session_path(S), fn, sizeof fn));
+	fprintf(f, "file:        %s\n", hp_text_safe(hp_session_path(S), fn, sizeof fn));
 	char hf[64];
-	fprintf(f, "format:      %s (%s)\n", safe_text(st->header.format, hf, sizeof hf), flavour(&st->header));
+	fprintf(f, "format:      %s (%s)\n", hp_text_safe(st->header.format, hf, sizeof hf), flavour(&st->header));
 	fprintf(f, "id size:     %u bytes\n", st->header.id_size);
 	fprintf(f, "timestamp:   %s\n", tb);
 	if (L->file_size)
@@ -401,7 +402,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		char mf[512], fr[32];
 		const struct hp_mapping_stats *M = &L->mapped;
 		fprintf(f, "  --mapping %s: %s classes, %s fields, %s stack frames renamed\n",
-			safe_text(cli_mapping_file(), mf, sizeof mf), fmt_count(M->classes, a, sizeof a),
+			hp_text_safe(cli_mapping_file(), mf, sizeof mf), fmt_count(M->classes, a, sizeof a),
 			fmt_count(M->fields, b, sizeof b), fmt_count(M->frames, fr, sizeof fr));
 	}
 	if (r->java_version)
@@ -426,7 +427,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			if (!h->heap_objects[i] && !h->heap_classes[i])
 				continue;
 			char hn[256];
-			fprintf(f, "  %-20s %10s %12s %12s", safe_text(hp_heap_name(h, i), hn, sizeof hn),
+			fprintf(f, "  %-20s %10s %12s %12s", hp_text_safe(hp_heap_name(h, i), hn, sizeof hn),
 				fmt_count(h->heap_classes[i], a, sizeof a),
 				fmt_count(h->heap_objects[i] - h->heap_classes[i], b, sizeof b),
 				fmt_bytes(h->heap_bytes[i], c, sizeof c));
@@ -474,7 +475,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			(unsigned long long)st->unknown_records, (unsigned long long)st->unknown_bytes);
 	for (size_t i = 0; i < h->nwarnings; i++) {
 		char buf[1024];
-		fprintf(f, "warning: %s\n", safe_text(hp_heap_warning(h, i), buf, sizeof buf));
+		fprintf(f, "warning: %s\n", hp_text_safe(hp_heap_warning(h, i), buf, sizeof buf));
 	}
 	return EXIT_OK;
 }

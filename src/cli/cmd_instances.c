@@ -8,6 +8,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -267,7 +268,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	cli_partial_note(f, S);
 	fprintf(f, "%s of %s: shallow %s, retained %s as a set (%.1f%% of the heap)",
 		fmt_counted(r->n, "instance", "instances", a, sizeof a),
-		safe_text(hp_class_name(h, r->classes[0]), nm, sizeof nm), fmt_bytes(r->shallow, b, sizeof b),
+		hp_text_safe(hp_class_name(h, r->classes[0]), nm, sizeof nm), fmt_bytes(r->shallow, b, sizeof b),
 		fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
 	if (r->nclasses > 1)
 		fprintf(f, "; %zu classes of that name (one per class loader)", r->nclasses);

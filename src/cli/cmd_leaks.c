@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "analysis/leaks.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -244,7 +245,7 @@ static void reasons_text(const char *r, char *buf, size_t n)
 		}
 	}
 	tmp[o] = '\0';
-	safe_text(tmp, buf, n);
+	hp_text_safe(tmp, buf, n);
 }
 
 static cJSON *reasons_json(const char *r)
@@ -498,7 +499,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fprintf(f, "\nsuspect %zu: ", i + 1);
 		if (s->is_class)
 			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", fmt_count(s->count, c, sizeof c),
-				safe_text(hp_class_name(h, s->cls), nm, sizeof nm), fmt_bytes(s->retained, a, sizeof a),
+				hp_text_safe(hp_class_name(h, s->cls), nm, sizeof nm), fmt_bytes(s->retained, a, sizeof a),
 				pct(s->retained, L->heap));
 		else
 			fprintf(f, "%s retains %s (%.1f%%)\n", object_label(h, s->obj, lab, sizeof lab),
@@ -514,7 +515,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fprintf(f, "  accumulation point: none (no object is on the paths of 80%% of them)\n");
 		if (s->acc_cls != HP_NONE)
 			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", fmt_count(s->acc_count, c, sizeof c),
-				safe_text(hp_class_name(h, s->acc_cls), nm, sizeof nm), fmt_bytes(s->acc_bytes, a, sizeof a));
+				hp_text_safe(hp_class_name(h, s->acc_cls), nm, sizeof nm), fmt_bytes(s->acc_bytes, a, sizeof a));
 		if (s->holder != HP_NONE)
 			fprintf(f, "  held by %s\n", object_label(h, s->holder, lab, sizeof lab));
 		else
@@ -535,12 +536,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (G->exact)
 			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees %s (%s objects); retained by the"
 				" zombies themselves: %s\n", g + 1, L->nleaks, fmt_count(G->count, c, sizeof c),
-				safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), fmt_bytes(G->retained, a, sizeof a),
+				hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), fmt_bytes(G->retained, a, sizeof a),
 				fmt_count(G->retained_objects, lab, sizeof lab), fmt_bytes(G->retained_sum, b, sizeof b));
 		else
 			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees at least %s (retained by the zombies"
 				" themselves; the retained set is computed for the 100 largest leaks)\n", g + 1, L->nleaks,
-				fmt_count(G->count, c, sizeof c), safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
+				fmt_count(G->count, c, sizeof c), hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
 				fmt_bytes(G->retained_sum, a, sizeof a));
 		reasons_text(z->reasons, rs, sizeof rs);
 		fprintf(f, "  signature %016llx; %s\n", (unsigned long long)G->signature, rs);
@@ -588,7 +589,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				k++;
 			reasons_text(rows[i].reason, rs, sizeof rs);
 			fprintf(f, "  %8s \xc3\x97 %s: %s (%s)\n", fmt_count(k - i, c, sizeof c),
-				safe_text(hp_class_name(h, rows[i].cls), nm, sizeof nm), hp_leak_status_name(rows[i].status), rs);
+				hp_text_safe(hp_class_name(h, rows[i].cls), nm, sizeof nm), hp_leak_status_name(rows[i].status), rs);
 			i = k;
 		}
 		hp_free(rows);

@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "analysis/paths.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -217,16 +218,16 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	const char *cname = hp_class_name(h, h->cls[v]);
 	switch (d->kind) {
 	case HP_OBJ_INSTANCE: {
-		fprintf(f, "  kind      instance of %s", safe_text(cname, nm, sizeof nm));
+		fprintf(f, "  kind      instance of %s", hp_text_safe(cname, nm, sizeof nm));
 		uint32_t s = h->classes[h->cls[v]].super;
 		if (s != HP_NONE && hp_class_name(h, s) && strcmp(hp_class_name(h, s), "java.lang.Object"))
-			fprintf(f, " (extends %s)", safe_text(hp_class_name(h, s), nm, sizeof nm));
+			fprintf(f, " (extends %s)", hp_text_safe(hp_class_name(h, s), nm, sizeof nm));
 		fputc('\n', f);
 		break;
 	}
 	case HP_OBJ_OBJARRAY:
 	case HP_OBJ_PRIMARRAY:
-		fprintf(f, "  kind      %s, %s element%s\n", safe_text(cname, nm, sizeof nm),
+		fprintf(f, "  kind      %s, %s element%s\n", hp_text_safe(cname, nm, sizeof nm),
 			fmt_count(d->length, a, sizeof a), d->length == 1 ? "" : "s");
 		break;
 	default:
@@ -234,7 +235,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		break;
 	}
 	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
-		fprintf(f, "  heap      %s\n", safe_text(hp_heap_name(h, hp_heap_heap(h, v)), nm, sizeof nm));
+		fprintf(f, "  heap      %s\n", hp_text_safe(hp_heap_name(h, hp_heap_heap(h, v)), nm, sizeof nm));
 	fprintf(f, "  shallow   %s\n", fmt_bytes(R->shallow[v], a, sizeof a));
 	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
 		fprintf(f, "  retained  %s (no GC root reaches it)\n", fmt_bytes(R->retained[v], a, sizeof a));
@@ -267,7 +268,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		const struct hp_class *k = &h->classes[d->class_of];
 		size_t s = k->super_id ? hp_heap_find(h, k->super_id) : SIZE_MAX;
 		size_t l = k->loader_id ? hp_heap_find(h, k->loader_id) : SIZE_MAX;
-		fprintf(f, "  class     %s\n", safe_text(hp_class_name(h, d->class_of), nm, sizeof nm));
+		fprintf(f, "  class     %s\n", hp_text_safe(hp_class_name(h, d->class_of), nm, sizeof nm));
 		if (s != SIZE_MAX)
 			fprintf(f, "  super     %s\n", object_label(h, s, lab, sizeof lab));
 		fprintf(f, "  loader    %s\n", l != SIZE_MAX ? object_label(h, l, lab, sizeof lab) : "(bootstrap)");
@@ -282,7 +283,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 			const struct hp_objval *fv = &d->fields[i];
 			if (d->kind == HP_OBJ_INSTANCE && fv->decl != decl) {
 				decl = fv->decl;
-				fprintf(f, "  %s\n", safe_text(hp_class_name(h, decl), nm, sizeof nm));
+				fprintf(f, "  %s\n", hp_text_safe(hp_class_name(h, decl), nm, sizeof nm));
 			}
 			if (fv->type == HP_T_OBJECT) {
 				HP_TRY(fmt_ref(c, fv->bits, val, sizeof val));
@@ -291,7 +292,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 				snprintf(val, sizeof val, "%s (%s)", cli_prim_text(pv, sizeof pv, fv->type, fv->bits), type_name(fv->type));
 			}
 			fprintf(f, "%s%s = %s\n", d->kind == HP_OBJ_INSTANCE ? "    " : "  ",
-				safe_text(fv->name, nm, sizeof nm), val);
+				hp_text_safe(fv->name, nm, sizeof nm), val);
 		}
 	}
 

@@ -4,6 +4,7 @@
 #include "cli/format.h"
 #include "cli/output.h"
 #include "tools/redact.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -197,7 +198,7 @@ static int run(struct cli_ctx *x)
 	memset(&pr, 0, sizeof pr);
 	pr.enabled = !x->c->quiet && isatty(2);
 	pr.start = now();
-	safe_text(in, pr.name, sizeof pr.name);
+	hp_text_safe(in, pr.name, sizeof pr.name);
 	struct hp_redact_opts ro;
 	hp_redact_opts_init(&ro);
 	ro.mode = o->mode;

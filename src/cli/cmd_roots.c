@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "analysis/rootshare.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -50,16 +51,16 @@ static const char *frame_label(const hp_heap *h, uint32_t serial, uint32_t depth
 	const char *s;
 	char *u;
 	if ((s = hp_heap_string(h, f->method_sid, &len)) && (u = hp_mutf8_to_utf8(s, len, NULL))) {
-		safe_text(u, m, sizeof m);
+		hp_text_safe(u, m, sizeof m);
 		hp_free(u);
 	}
 	if ((s = hp_heap_string(h, f->source_sid, &len)) && (u = hp_mutf8_to_utf8(s, len, NULL))) {
-		safe_text(u, src, sizeof src);
+		hp_text_safe(u, src, sizeof src);
 		hp_free(u);
 	}
 	uint32_t ci = hp_idmap_get(&h->serial_map, f->class_serial);
 	if (ci != HP_IDMAP_NONE)
-		safe_text(hp_class_name(h, ci), cls, sizeof cls);
+		hp_text_safe(hp_class_name(h, ci), cls, sizeof cls);
 	char line[64];
 	if (f->line > 0)
 		snprintf(line, sizeof line, ":%d", f->line);
@@ -83,7 +84,7 @@ static const char *thread_name(const hp_heap *h, hp_session *S, uint32_t serial,
 		rd = NULL;
 	const char *res = NULL;
 	if (cli_thread_text(h, rd, serial, &t) && t.utf8) {
-		safe_text(t.utf8, buf, n);
+		hp_text_safe(t.utf8, buf, n);
 		res = buf;
 	}
 	hp_objread_text_release(&t);
@@ -382,7 +383,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const char *heap = ((const struct roots_opts *)x->own)->heap;
 	if (heap) {
 		char hn[256];
-		fprintf(f, "roots in heap %s:\n", safe_text(heap, hn, sizeof hn));
+		fprintf(f, "roots in heap %s:\n", hp_text_safe(heap, hn, sizeof hn));
 	}
 	fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%heap", "kind", "root");
 	for (size_t i = 0; i < t->shown; i++) {

@@ -10,6 +10,7 @@
 #include "cli/objtext.h"
 #include "analysis/sites.h"
 #include "analysis/threads.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -179,7 +180,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((x->c->filter || x->c->exclude) && !r->S.n && r->S.filtered_sites) {
 		char p[256];
 		cli_warn("%s: no allocation site's stack passes %s '%s'", hp_session_path(S),
-			 x->c->filter ? "--filter" : "--exclude", safe_text(x->c->filter ? x->c->filter : x->c->exclude, p, sizeof p));
+			 x->c->filter ? "--filter" : "--exclude", hp_text_safe(x->c->filter ? x->c->filter : x->c->exclude, p, sizeof p));
 	}
 	return EXIT_OK;
 }
@@ -350,7 +351,7 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		for (size_t i = 0; i < ns; i++) {
 			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
 			char raw[64];
-			safe_text(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
+			hp_text_safe(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
 			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, fmt_count(st->live_bytes, a, sizeof a),
 				fmt_count(st->live_instances, b, sizeof b), fmt_count(st->bytes_allocated, c, sizeof c),
 				fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
@@ -541,9 +542,9 @@ static void folded_frame(const hp_heap *h, const struct hp_frame *f, FILE *out)
 	uint32_t len;
 	const char *s = f ? hp_heap_string(h, f->method_sid, &len) : NULL;
 	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
-	safe_text(u ? u : "?", m, sizeof m);
+	hp_text_safe(u ? u : "?", m, sizeof m);
 	hp_free(u);
-	safe_text(f && cli_frame_class(h, f)[0] ? cli_frame_class(h, f) : "?", cls, sizeof cls);
+	hp_text_safe(f && cli_frame_class(h, f)[0] ? cli_frame_class(h, f) : "?", cls, sizeof cls);
 	snprintf(buf, sizeof buf, "%s.%s", cls, m);
 	for (char *p = buf; *p; p++)
 		if (*p == ';' || *p == ' ')

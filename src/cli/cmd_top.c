@@ -11,6 +11,7 @@
 #include "analysis/group.h"
 #include "analysis/buckets.h"
 #include "analysis/threads.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -715,9 +716,9 @@ static void text_groups(const struct top_result *t, FILE *f)
 			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(g->retained, b, sizeof b),
 				t->all_shallow ? 100.0 * g->retained / t->all_shallow : 0.0);
 		int ind = t->by == HP_GROUP_PACKAGE ? 2 * (int)(g->depth - 1) : 0;
-		fprintf(f, "  %*s%s", ind > 200 ? 200 : ind, "", safe_text(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
+		fprintf(f, "  %*s%s", ind > 200 ? 200 : ind, "", hp_text_safe(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
 		if (loaders && g->has_loader_name)
-			fprintf(f, " \"%s\"", safe_text(G->text + g->name, nm, sizeof nm));
+			fprintf(f, " \"%s\"", hp_text_safe(G->text + g->name, nm, sizeof nm));
 		fprintf(f, "\n");
 	}
 	char c1[48], c2[48];
@@ -742,7 +743,7 @@ static void text_groups(const struct top_result *t, FILE *f)
 	if (loaders && G->ndups) {
 		fprintf(f, "%s defined by several loaders:\n", fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
 		for (size_t d = 0; d < G->ndups; d++) {
-			fprintf(f, "  %s:", safe_text(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
+			fprintf(f, "  %s:", hp_text_safe(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
 			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
 				uint64_t id = t->h->classes[G->dup_class[k]].loader_id;
 				size_t gi = 0;
@@ -753,7 +754,7 @@ static void text_groups(const struct top_result *t, FILE *f)
 				tmp.loader_id = id;
 				tmp.loader_class = HP_NONE;
 				fprintf(f, "%s %s", k > G->dup_off[d] ? "," : "",
-					safe_text(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
+					hp_text_safe(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
 			}
 			fprintf(f, "\n");
 		}
@@ -827,7 +828,7 @@ static void text_threads(const struct top_result *t, FILE *f)
 		}
 		fprintf(f, " serial %u", h->threads[m->rec].serial);
 		if (m->obj != SIZE_MAX)
-			fprintf(f, "  %s @0x%llx", safe_text(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
+			fprintf(f, "  %s @0x%llx", hp_text_safe(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
 				(unsigned long long)h->ids[m->obj]);
 		else
 			fprintf(f, "  (no Thread object in the dump)");
@@ -990,7 +991,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	if (t->android) {
 		hw = 4;
 		for (unsigned i = 0; i < h->nheaps; i++)
-			if ((int)strlen(safe_text(hp_heap_name(h, i), hn, sizeof hn)) > hw)
+			if ((int)strlen(hp_text_safe(hp_heap_name(h, i), hn, sizeof hn)) > hw)
 				hw = (int)strlen(hn);
 	}
 	if (hp_session_load_info(S)->partial)
@@ -1014,7 +1015,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (size_t i = 0; i < t->shown; i++) {
 		const struct trow *r = &t->rows[i];
 		double pct = t->all_shallow ? 100.0 * r->shallow / t->all_shallow : 0;
-		safe_text(r->name, nm, sizeof nm);
+		hp_text_safe(r->name, nm, sizeof nm);
 		fprintf(f, "%5zu  %*s  %10s  %5.1f%%", i + 1, cw, fmt_count(r->count, a, sizeof a),
 			fmt_bytes(r->shallow, b, sizeof b), pct);
 		if (R)
@@ -1023,7 +1024,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->native_cols)
 			fprintf(f, "  %10s  %10s", fmt_bytes(r->native, a, sizeof a), fmt_bytes(r->native_retained, b, sizeof b));
 		if (t->android)
-			fprintf(f, "  %-*s", hw, safe_text(r->heap, hn, sizeof hn));
+			fprintf(f, "  %-*s", hw, hp_text_safe(r->heap, hn, sizeof hn));
 		fprintf(f, "  %s\n", nm);
 		if (t->buckets)
 			text_buckets("sizes", &t->buckets[r->r - h->rows], f);

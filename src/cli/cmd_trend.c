@@ -9,6 +9,7 @@
 #include "cli/filter.h"
 #include "cli/load.h"
 #include "cli/output.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <math.h>
@@ -385,7 +386,7 @@ static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, s
 			spark_col(f, r->count, t->n);
 			spark_col(f, r->bytes, t->n);
 			char e[32];
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", safe_text(t->tab[r->idx].name, nm, sizeof nm),
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", hp_text_safe(t->tab[r->idx].name, nm, sizeof nm),
 				fmt_count(r->count[0], d, sizeof d), fmt_count(r->count[t->n - 1], e, sizeof e));
 		}
 	}
@@ -406,14 +407,14 @@ static int text_out(struct trend_state *t)
 		const struct cli_dumpmodel *dm = &t->own[t->order[i]];
 		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, fmt_time(s->timestamp_ms, tm, sizeof tm),
 			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
-			t->partial[t->order[i]] ? " (partial)" : "", safe_text(x->files[t->order[i]], nm, sizeof nm));
+			t->partial[t->order[i]] ? " (partial)" : "", hp_text_safe(x->files[t->order[i]], nm, sizeof nm));
 		if (dm->differs)
 			fprintf(f, "  (own: %s%s)", cli_dumpmodel_words(dm, mw, sizeof mw),
 				dm->reread ? "; read again" : "");
 		fputc('\n', f);
 	}
 	fprintf(f, "compared under: %s (%s)\n", cli_series_words(t->sm, mw, sizeof mw),
-		cli_series_from(t->sm, safe_text(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
+		cli_series_from(t->sm, hp_text_safe(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
 	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",

@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "analysis/waste.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <limits.h>
@@ -397,11 +398,11 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				break;
 			}
 			case HP_WASTE_COLLECTIONS:
-				snprintf(what, sizeof what, "%s %s", safe_text(hp_class_name(h, w->cls), lab, sizeof lab),
+				snprintf(what, sizeof what, "%s %s", hp_text_safe(hp_class_name(h, w->cls), lab, sizeof lab),
 					 hp_waste_fill_key(w->fill));
 				break;
 			default:
-				snprintf(what, sizeof what, "%s", safe_text(hp_class_name(h, w->cls), lab, sizeof lab));
+				snprintf(what, sizeof what, "%s", hp_text_safe(hp_class_name(h, w->cls), lab, sizeof lab));
 			}
 			fprintf(f, "%10s %8s  %-18s  %s\n", fmt_bytes(w->wasted, a, sizeof a), fmt_count(w->count, b, sizeof b),
 				id_text(h, w->sample, id, sizeof id), what);

@@ -1,13 +1,13 @@
 /*
  * format.h — numbers, sizes and times as the tables print them
- * (format.c), and text from the dump made safe for the terminal.
+ * (format.c).  Text from the dump is made safe for the terminal by
+ * hp_text_safe() (base/text.h).
  */
 #ifndef HP_CLI_FORMAT_H
 #define HP_CLI_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "base/text.h"
 
 /* "12,345" */
 const char *fmt_count(uint64_t v, char *buf, size_t n);
@@ -20,8 +20,5 @@ const char *fmt_bytes(uint64_t v, char *buf, size_t n);
 const char *fmt_need(uint64_t v, char *buf, size_t n);
 /* "2018-01-14T12:47:39.123Z" */
 const char *fmt_time(uint64_t ms, char *buf, size_t n);
-/* Text from the dump for the terminal: control characters, escape
- * sequences and invalid UTF-8 shown as \xNN (base/text.h). */
-static inline const char *safe_text(const char *s, char *buf, size_t n) { return hp_text_safe(s, buf, n); }
 
 #endif

@@ -8,9 +8,9 @@
 #include "cli/load_state.h"
 #include "cli/command.h"
 #include "cli/msg.h"
-#include "cli/format.h"
 
 #include "session/index.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +121,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	}
 	memset(cs, 0, sizeof *cs);
 	cs->p.enabled = !c->quiet && isatty(2);
-	cs->p.name = safe_text(file, cs->name, sizeof cs->name);
+	cs->p.name = hp_text_safe(file, cs->name, sizeof cs->name);
 	cs->c = c;
 	cs->need_dump = so.need_dump;
 	so.progress = cli_progress_cb;

@@ -7,6 +7,7 @@
 #include "cli/filter.h"
 #include "cli/load.h"
 #include "cli/output.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -24,12 +25,12 @@ const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
 	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
 		size_t k = hp_idmap_get(&h->class_map, h->ids[obj]);
 		if (k != HP_IDMAP_NONE) {
-			snprintf(buf, n, "class %s @0x%llx", safe_text(hp_class_name(h, k), nm, sizeof nm),
+			snprintf(buf, n, "class %s @0x%llx", hp_text_safe(hp_class_name(h, k), nm, sizeof nm),
 				 (unsigned long long)h->ids[obj]);
 			return buf;
 		}
 	}
-	snprintf(buf, n, "%s @0x%llx", safe_text(hp_class_name(h, h->cls[obj]), nm, sizeof nm),
+	snprintf(buf, n, "%s @0x%llx", hp_text_safe(hp_class_name(h, h->cls[obj]), nm, sizeof nm),
 		 (unsigned long long)h->ids[obj]);
 	return buf;
 }
@@ -92,7 +93,7 @@ int cli_id_arg(const struct cli_ctx *x, uint64_t *id)
 	}
 	char a[256];
 	cli_error("%s: '%s' is not an object id or a class name: give the id in hex (0x7f3a10) or decimal, "
-		  "or a class name (java.util.HashMap)", x->cmd->name, safe_text(x->args[0], a, sizeof a));
+		  "or a class name (java.util.HashMap)", x->cmd->name, hp_text_safe(x->args[0], a, sizeof a));
 	return EXIT_USAGE;
 }
 
@@ -128,12 +129,12 @@ int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uin
 	char nm[256];
 	if (!found) {
 		cli_error("%s: the class object of %s is not in the dump (only its name is)", file,
-			  safe_text(x->args[0], nm, sizeof nm));
+			  hp_text_safe(x->args[0], nm, sizeof nm));
 		return EXIT_BAD;
 	}
 	if (found > 1) {
 		cli_error("%s: %zu classes are named %s (one per class loader): give the id of one: %s", file, found,
-			  safe_text(x->args[0], nm, sizeof nm), ids);
+			  hp_text_safe(x->args[0], nm, sizeof nm), ids);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -448,7 +449,7 @@ static const char *str_text(const hp_heap *h, uint64_t sid, char *buf, size_t n)
 	char *u;
 	buf[0] = '\0';
 	if (s && (u = hp_mutf8_to_utf8(s, len, NULL))) {
-		safe_text(u, buf, n);
+		hp_text_safe(u, buf, n);
 		hp_free(u);
 	}
 	return buf;
@@ -467,7 +468,7 @@ const char *cli_frame_text(const hp_heap *h, const struct hp_frame *f, char *buf
 	char m[256], src[256], cls[512];
 	str_text(h, f->method_sid, m, sizeof m);
 	str_text(h, f->source_sid, src, sizeof src);
-	safe_text(cli_frame_class(h, f), cls, sizeof cls);
+	hp_text_safe(cli_frame_class(h, f), cls, sizeof cls);
 	const char *file = src[0] ? src : "Unknown Source";
 	if (f->line > 0)
 		snprintf(buf, n, "at %s.%s(%s:%d)", cls[0] ? cls : "?", m[0] ? m : "?", file, f->line);
@@ -487,13 +488,13 @@ const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf,
 	char nm[512];
 	switch (r->kind) {
 	case HP_REF_FIELD:
-		snprintf(buf, n, ".%s", safe_text(r->name ? r->name : "?", nm, sizeof nm));
+		snprintf(buf, n, ".%s", hp_text_safe(r->name ? r->name : "?", nm, sizeof nm));
 		break;
 	case HP_REF_ELEMENT:
 		snprintf(buf, n, "[%llu]", (unsigned long long)r->index);
 		break;
 	case HP_REF_STATIC:
-		snprintf(buf, n, "static %s", safe_text(r->name ? r->name : "?", nm, sizeof nm));
+		snprintf(buf, n, "static %s", hp_text_safe(r->name ? r->name : "?", nm, sizeof nm));
 		break;
 	case HP_REF_SUPER:
 		snprintf(buf, n, "<super class>");
@@ -540,13 +541,13 @@ void cli_ref_text(const hp_heap *h, uint32_t from, const struct hp_objref *r, ch
 	const char *c = simple(own_class(h, from));
 	if ((r->kind == HP_REF_FIELD || r->kind == HP_REF_STATIC) && r->decl != HP_NONE && r->decl < h->nclasses)
 		c = simple(hp_class_name(h, r->decl));
-	safe_text(c, cn, sizeof cn);
+	hp_text_safe(c, cn, sizeof cn);
 	const char *pre = r->kind == HP_REF_STATIC ? "static " : "";
 	int w;
 	switch (r->kind) {
 	case HP_REF_FIELD:
 	case HP_REF_STATIC:
-		safe_text(r->name ? r->name : "?", fn, sizeof fn);
+		hp_text_safe(r->name ? r->name : "?", fn, sizeof fn);
 		w = snprintf(buf, n, "%s%s.", pre, cn);
 		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", fn);
 		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;

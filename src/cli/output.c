@@ -5,6 +5,7 @@
 #include "cli/msg.h"
 #include "cli/format.h"
 #include "cli/load.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -555,7 +556,7 @@ void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int h
 		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
 			continue;
 		fprintf(f, "heap %s: Java %s, native %s; held by GC roots: Java %s, native %s\n",
-			safe_text(split_heap_name(h, i), nm, sizeof nm), fmt_bytes(s->java, a, sizeof a),
+			hp_text_safe(split_heap_name(h, i), nm, sizeof nm), fmt_bytes(s->java, a, sizeof a),
 			fmt_bytes(s->native, b, sizeof b), fmt_bytes(s->held_java, c, sizeof c),
 			fmt_bytes(s->held_native, d, sizeof d));
 	}
