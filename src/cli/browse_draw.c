@@ -102,7 +102,7 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 	case HP_BR_OBJECT:
 		return object_label(w->h, r->id, buf, n);
 	case HP_BR_GROUP:
-		snprintf(buf, n, "[%s %s %s]", fmt_count(r->n, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
+		snprintf(buf, n, "[%s %s %s]", cli_fmt_count(r->n, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
 			 hp_text_safe(hp_class_name(w->h, r->id), nm, sizeof nm));
 		return buf;
 	case HP_BR_CLASS:
@@ -130,7 +130,7 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 		return hp_text_safe(w->m.gnames[r->id], buf, n);
 	default:
 		snprintf(buf, n, "%s (%s root records)", hp_root_kind_name((int)r->id),
-			 fmt_count(w->h->roots_by_kind[r->id], a, sizeof a));
+			 cli_fmt_count(w->h->roots_by_kind[r->id], a, sizeof a));
 		return buf;
 	}
 }
@@ -161,7 +161,7 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 			return i == 0 ? "dominators" : "?";
 		return object_label(w->h, L->node, buf, n);
 	case HP_BL_GROUP:
-		snprintf(buf, n, "[%s %s %s]", fmt_count(L->nrows, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
+		snprintf(buf, n, "[%s %s %s]", cli_fmt_count(L->nrows, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
 			 hp_text_safe(hp_class_name(w->h, L->node), nm, sizeof nm));
 		return buf;
 	case HP_BL_HISTO: return "classes";
@@ -248,14 +248,14 @@ void cli_browse_draw(struct view *w)
 		int x = 0;
 		if (r->kind == HP_BR_FRAME) {   /* a frame: no size; the objects it holds, its text */
 			char lab[1024];
-			snprintf(buf, sizeof buf, "%*s%11s ", fixed - 12, "", fmt_count(r->count, b, sizeof b));
+			snprintf(buf, sizeof buf, "%*s%11s ", fixed - 12, "", cli_fmt_count(r->count, b, sizeof b));
 			cli_browse_put(w, 2 + y, 0, buf, fixed);
 			cli_browse_put(w, 2 + y, fixed, row_label(w, r, lab, sizeof lab), COLS - fixed);
 			if (sel)
 				attroff(A_REVERSE);
 			continue;
 		}
-		snprintf(buf, sizeof buf, "%s %9s ", fl, fmt_bytes(sz, a, sizeof a));
+		snprintf(buf, sizeof buf, "%s %9s ", fl, cli_fmt_bytes(sz, a, sizeof a));
 		cli_browse_put(w, 2 + y, x, buf, 13);
 		x += 13;
 		if (barw) {
@@ -273,7 +273,7 @@ void cli_browse_draw(struct view *w)
 			x += barw + 2;
 		}
 		double pct = total ? 100.0 * (double)sz / (double)total : 0;
-		snprintf(buf, sizeof buf, "%5.1f%% %11s ", pct, fmt_count(r->count, b, sizeof b));
+		snprintf(buf, sizeof buf, "%5.1f%% %11s ", pct, cli_fmt_count(r->count, b, sizeof b));
 		cli_browse_put(w, 2 + y, x, buf, 6 + 1 + 11 + 1);
 		x += 19;
 		char lab[1024];
@@ -299,15 +299,15 @@ void cli_browse_draw(struct view *w)
 		char d[32];
 		int o = snprintf(buf, sizeof buf, " %s | sort %s%s | %s/%s rows", m->shallow ? "shallow" : "retained",
 				 keys[m->sort], m->reverse ? " (reversed)" : "",
-				 fmt_count(L->nvis ? L->cursor + 1 : 0, d, sizeof d), fmt_count(L->nvis, a, sizeof a));
+				 cli_fmt_count(L->nvis ? L->cursor + 1 : 0, d, sizeof d), cli_fmt_count(L->nvis, a, sizeof a));
 		if (L->filter)
 			o += snprintf(buf + o, sizeof buf - (size_t)o, " | /%s/", L->filter);
 		if (cur && cur->kind == HP_BR_FRAME && o < (int)sizeof buf)
 			snprintf(buf + o, sizeof buf - (size_t)o, " | a frame: it holds %s",
-				 fmt_counted(cur->count, "object", "objects", b, sizeof b));
+				 cli_fmt_counted(cur->count, "object", "objects", b, sizeof b));
 		else if (cur && o < (int)sizeof buf)
 			snprintf(buf + o, sizeof buf - (size_t)o, " | retained %s B, shallow %s B",
-				 fmt_count(cur->retained, b, sizeof b), fmt_count(cur->shallow, c, sizeof c));
+				 cli_fmt_count(cur->retained, b, sizeof b), cli_fmt_count(cur->shallow, c, sizeof c));
 	}
 	attron(A_REVERSE);
 	cli_browse_put(w, LINES - 1, 0, buf, COLS);

@@ -334,8 +334,8 @@ static char *object_text(struct view *w, uint32_t v, struct links *lk)
 	char lab[800], a[32], b[32], rt[800], nm[600];
 	fprintf(f, "%s\n", object_label(w->h, v, lab, sizeof lab));
 	fprintf(f, "retained %s B, shallow %s B, %s in its dominator subtree\n",
-		fmt_count(w->R->retained[v], a, sizeof a), fmt_count(w->R->shallow[v], b, sizeof b),
-		fmt_counted(w->m.subtree[v], "object", "objects", rt, sizeof rt));
+		cli_fmt_count(w->R->retained[v], a, sizeof a), cli_fmt_count(w->R->shallow[v], b, sizeof b),
+		cli_fmt_counted(w->m.subtree[v], "object", "objects", rt, sizeof rt));
 	const char *root = cli_root_text(w->h, w->rd, v, rt, sizeof rt);
 	if (root[0])
 		fprintf(f, "GC root: %s\n", root);

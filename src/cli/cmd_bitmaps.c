@@ -268,20 +268,20 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			snprintf(cp, sizeof cp, "-");
 		else
 			snprintf(cp, sizeof cp, "%u", b->copies);
-		fprintf(f, "%10s  %11s  %-9s  %-6s  %6s  %s", fmt_bytes(b->pixel_bytes, a, sizeof a), dim,
+		fprintf(f, "%10s  %11s  %-9s  %-6s  %6s  %s", cli_fmt_bytes(b->pixel_bytes, a, sizeof a), dim,
 			hp_bitmap_config_name(b->config), hp_bitmap_source_name(b->source), cp,
 			object_label(h, b->obj, lab, sizeof lab));
 		if (b->has_pixels && b->first != r->order[k])
 			fprintf(f, " (copy of @0x%llx)", (unsigned long long)h->ids[B->b[b->first].obj]);
 		fputc('\n', f);
 	}
-	fprintf(f, "%s, %s of pixels; %s with the pixels in the dump", fmt_counted(B->n, "bitmap", "bitmaps", c1, sizeof c1),
-		fmt_bytes(B->pixel_bytes, a, sizeof a), fmt_count(B->with_pixels, b1, sizeof b1));
-	fprintf(f, "; duplicates: %s, %s, %s\n", fmt_counted(B->dup_groups, "image held twice or more", "images held twice or more", c1, sizeof c1),
-		fmt_counted(B->dup_bitmaps, "extra copy", "extra copies", lab, sizeof lab), fmt_bytes(B->dup_bytes, a, sizeof a));
+	fprintf(f, "%s, %s of pixels; %s with the pixels in the dump", cli_fmt_counted(B->n, "bitmap", "bitmaps", c1, sizeof c1),
+		cli_fmt_bytes(B->pixel_bytes, a, sizeof a), cli_fmt_count(B->with_pixels, b1, sizeof b1));
+	fprintf(f, "; duplicates: %s, %s, %s\n", cli_fmt_counted(B->dup_groups, "image held twice or more", "images held twice or more", c1, sizeof c1),
+		cli_fmt_counted(B->dup_bitmaps, "extra copy", "extra copies", lab, sizeof lab), cli_fmt_bytes(B->dup_bytes, a, sizeof a));
 out:
 	if (o->out)
-		fprintf(f, "%s written to %s\n", fmt_counted(r->written, "PNG file", "PNG files", c1, sizeof c1),
+		fprintf(f, "%s written to %s\n", cli_fmt_counted(r->written, "PNG file", "PNG files", c1, sizeof c1),
 			hp_text_safe(o->out, lab, sizeof lab));
 	return EXIT_OK;
 }

@@ -382,7 +382,7 @@ static int run(struct view *w)
 			uint64_t big = cr ? rows_under(w, cr) : 0;
 			if (big >= 100000) {
 				char a[32], line[100];
-				snprintf(line, sizeof line, " opening %s rows ...", fmt_count(big, a, sizeof a));
+				snprintf(line, sizeof line, " opening %s rows ...", cli_fmt_count(big, a, sizeof a));
 				attron(A_REVERSE);
 				cli_browse_put(w, LINES - 1, 0, line, COLS);
 				attroff(A_REVERSE);

@@ -387,41 +387,41 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	int loaders = t->by == HP_GROUP_LOADER;
 	const char *one = loaders ? "class loader" : "component", *many = loaders ? "class loaders" : "components";
 	cli_partial_note(f, S);
-	fprintf(f, "%s of %s retain more than %d%% of the heap (%s)\n", fmt_count(t->nshown, a, sizeof a),
-		fmt_counted(G->n, one, many, b, sizeof b), THRESHOLD_PERCENT, fmt_bytes(t->heap, c, sizeof c));
+	fprintf(f, "%s of %s retain more than %d%% of the heap (%s)\n", cli_fmt_count(t->nshown, a, sizeof a),
+		cli_fmt_counted(G->n, one, many, b, sizeof b), THRESHOLD_PERCENT, cli_fmt_bytes(t->heap, c, sizeof c));
 	for (size_t i = 0; i < t->nshown; i++) {
 		uint32_t gi = t->order[i];
 		const struct hp_group *g = &G->g[gi];
 		fprintf(f, "\n#%zu %s", i + 1, hp_text_safe(group_name(t, g, lb, sizeof lb), nm, sizeof nm));
 		if (loaders && g->has_loader_name)
 			fprintf(f, " \"%s\"", hp_text_safe(hp_group_name(G, gi), nm, sizeof nm));
-		fprintf(f, "\n   retained %s (%.1f%%), shallow %s, %s of %s", fmt_bytes(g->retained, a, sizeof a),
-			pct(g->retained, t->heap), fmt_bytes(g->shallow, b, sizeof b),
-			fmt_counted(g->instances, "object", "objects", c, sizeof c),
-			fmt_counted(g->classes, "class", "classes", d, sizeof d));
+		fprintf(f, "\n   retained %s (%.1f%%), shallow %s, %s of %s", cli_fmt_bytes(g->retained, a, sizeof a),
+			pct(g->retained, t->heap), cli_fmt_bytes(g->shallow, b, sizeof b),
+			cli_fmt_counted(g->instances, "object", "objects", c, sizeof c),
+			cli_fmt_counted(g->classes, "class", "classes", d, sizeof d));
 		if (loaders)
-			fprintf(f, " (%s defined)", fmt_count(g->defined, a, sizeof a));
+			fprintf(f, " (%s defined)", cli_fmt_count(g->defined, a, sizeof a));
 		fprintf(f, "\n   waste: %s of what it retains could be saved (%.1f%% of the %s hprofan waste finds)\n",
-			fmt_bytes(g->waste, a, sizeof a), pct(g->waste, t->W.total), fmt_bytes(t->W.total, b, sizeof b));
+			cli_fmt_bytes(g->waste, a, sizeof a), pct(g->waste, t->W.total), cli_fmt_bytes(t->W.total, b, sizeof b));
 		size_t nrow = t->row_at[i + 1] - t->row_at[i];
-		fprintf(f, "   top classes (%s of %s):\n", fmt_count(nrow, a, sizeof a), fmt_count(t->nclasses[i], b, sizeof b));
+		fprintf(f, "   top classes (%s of %s):\n", cli_fmt_count(nrow, a, sizeof a), cli_fmt_count(t->nclasses[i], b, sizeof b));
 		fprintf(f, "   %10s  %10s  %10s  %s\n", "retained", "shallow", "instances", "class");
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
 			const struct hp_hrow *r = &h->rows[t->rows[k].r];
-			fprintf(f, "   %10s  %10s  %10s  %s", fmt_bytes(t->rows[k].retained, a, sizeof a),
-				fmt_bytes(r->shallow, b, sizeof b), fmt_count(r->count + r->class_objs, c, sizeof c),
+			fprintf(f, "   %10s  %10s  %10s  %s", cli_fmt_bytes(t->rows[k].retained, a, sizeof a),
+				cli_fmt_bytes(r->shallow, b, sizeof b), cli_fmt_count(r->count + r->class_objs, c, sizeof c),
 				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 			if (h->header.version == 3)
 				fprintf(f, " (heap %s)", hp_text_safe(hp_heap_name(h, r->heap), lb, sizeof lb));
 			fputc('\n', f);
 		}
 		fprintf(f, "   top dominators (%s of the %s of it at the top of the dominator tree):\n",
-			fmt_count(g->top_n, a, sizeof a), fmt_counted(g->ntops, "object", "objects", b, sizeof b));
+			cli_fmt_count(g->top_n, a, sizeof a), cli_fmt_counted(g->ntops, "object", "objects", b, sizeof b));
 		fprintf(f, "   %10s  %10s  %s\n", "retained", "shallow", "object");
 		for (uint32_t k = 0; k < g->top_n; k++) {
 			uint32_t v = G->top[g->top_at + k];
-			fprintf(f, "   %10s  %10s  %s\n", fmt_bytes(t->R->retained[v], a, sizeof a),
-				fmt_bytes(t->R->shallow[v], b, sizeof b), object_label(h, v, lb, sizeof lb));
+			fprintf(f, "   %10s  %10s  %s\n", cli_fmt_bytes(t->R->retained[v], a, sizeof a),
+				cli_fmt_bytes(t->R->shallow[v], b, sizeof b), object_label(h, v, lb, sizeof lb));
 		}
 		size_t ndup = 0;
 		for (size_t dd = 0; dd < G->ndups; dd++)
@@ -444,9 +444,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	}
 	if (t->out_n)
 		fprintf(f, "\nleft out: %s at or below %d%% (%s, %s shallow, %s retained and %s of waste in sum)\n",
-			fmt_counted(t->out_n, one, many, a, sizeof a), THRESHOLD_PERCENT,
-			fmt_counted(t->out_instances, "object", "objects", b, sizeof b), fmt_bytes(t->out_shallow, c, sizeof c),
-			fmt_bytes(t->out_retained, d, sizeof d), fmt_bytes(t->out_waste, lb, sizeof lb));
+			cli_fmt_counted(t->out_n, one, many, a, sizeof a), THRESHOLD_PERCENT,
+			cli_fmt_counted(t->out_instances, "object", "objects", b, sizeof b), cli_fmt_bytes(t->out_shallow, c, sizeof c),
+			cli_fmt_bytes(t->out_retained, d, sizeof d), cli_fmt_bytes(t->out_waste, lb, sizeof lb));
 	fprintf(f, "retained sets overlap (a String a loader's object holds is in the bootstrap loader's too): they do not add up to the heap\n");
 	return EXIT_OK;
 }

@@ -311,23 +311,23 @@ void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
 	cJSON_AddBoolToObject(e, "read_again", own->reread);
 }
 
-const char *fmt_dbytes(int64_t v, char *buf, size_t n)
+const char *cli_fmt_dbytes(int64_t v, char *buf, size_t n)
 {
 	char b[32];
 	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_bytes(m, b, sizeof b));
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_bytes(m, b, sizeof b));
 	return buf;
 }
 
-const char *fmt_dcount(int64_t v, char *buf, size_t n)
+const char *cli_fmt_dcount(int64_t v, char *buf, size_t n)
 {
 	char b[32];
 	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_count(m, b, sizeof b));
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_count(m, b, sizeof b));
 	return buf;
 }
 
-const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
+const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
 {
 	uint32_t chain[HP_DSUM_DEPTH + 1];
 	size_t k = 0;
@@ -385,7 +385,7 @@ cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
 	cJSON *j = cJSON_CreateObject();
 	json_dump_members(j, file, S);
 	char t[64];
-	cJSON_AddStringToObject(j, "timestamp", fmt_time(s->timestamp_ms, t, sizeof t));
+	cJSON_AddStringToObject(j, "timestamp", cli_fmt_time(s->timestamp_ms, t, sizeof t));
 	json_u64(j, "objects", s->objects);
 	json_u64(j, "shallow", s->shallow);
 	/* the model its sizes follow: the heap the summary was made of */
@@ -864,9 +864,9 @@ static int text_out(struct diff_state *d)
 		if (d->partial[i][0])
 			fprintf(f, "warning: partial result: %s\n", d->partial[i]);
 		fprintf(f, "%-5s %s: %s objects, %s", i ? "new" : "base", hp_text_safe(x->files[i], nm, sizeof nm),
-			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b));
+			cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b));
 		if (R)
-			fprintf(f, " (reachable %s)", fmt_bytes(s->reachable_bytes, c, sizeof c));
+			fprintf(f, " (reachable %s)", cli_fmt_bytes(s->reachable_bytes, c, sizeof c));
 		fputc('\n', f);
 	}
 	char mw[200], mf[200];
@@ -876,19 +876,19 @@ static int text_out(struct diff_state *d)
 		fprintf(f, "  new's own: %s%s\n", cli_dumpmodel_words(&d->own[1], mw, sizeof mw),
 			d->own[1].reread ? " (read again under base's)" : "");
 	const struct hp_dsum *s0 = &d->sum[0], *s1 = &d->sum[1];
-	fprintf(f, "change: %s objects, %s shallow", fmt_dcount((int64_t)(s1->objects - s0->objects), a, sizeof a),
-		fmt_dbytes((int64_t)(s1->shallow - s0->shallow), b, sizeof b));
+	fprintf(f, "change: %s objects, %s shallow", cli_fmt_dcount((int64_t)(s1->objects - s0->objects), a, sizeof a),
+		cli_fmt_dbytes((int64_t)(s1->shallow - s0->shallow), b, sizeof b));
 	if (R)
 		fprintf(f, ", %s reachable, %s unreachable",
-			fmt_dbytes((int64_t)(s1->reachable_bytes - s0->reachable_bytes), c, sizeof c),
-			fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
+			cli_fmt_dbytes((int64_t)(s1->reachable_bytes - s0->reachable_bytes), c, sizeof c),
+			cli_fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
 	fputc('\n', f);
 
 	/* classes, or groups */
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = d->grp.by >= 0 ? plural[d->grp.by] : "classes";
 	fprintf(f, "\n%s by %s change (%s changed, %s new, %s gone%s):\n", what, R ? "retained" : "shallow",
-		fmt_count(d->nchanged, a, sizeof a), fmt_count(d->nnew, b, sizeof b), fmt_count(d->ngone, c, sizeof c),
+		cli_fmt_count(d->nchanged, a, sizeof a), cli_fmt_count(d->nnew, b, sizeof b), cli_fmt_count(d->ngone, c, sizeof c),
 		shown(d, d->nrows) < d->nrows ? "; top rows shown" : "");
 	if (R)
 		fprintf(f, "%11s  ", "retained");
@@ -897,12 +897,12 @@ static int text_out(struct diff_state *d)
 	for (size_t i = 0; i < shown(d, d->nrows); i++) {
 		const struct drow *r = &d->rows[i];
 		if (R)
-			fprintf(f, "%11s  ", fmt_dbytes(r->d_ret, a, sizeof a));
+			fprintf(f, "%11s  ", cli_fmt_dbytes(r->d_ret, a, sizeof a));
 		char both[80];
-		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(r->c->instances[0], c, sizeof c),
-			 fmt_count(r->c->instances[1], e, sizeof e));
-		fprintf(f, "%11s  %11s  %27s  %s%s\n", fmt_dbytes(r->d_shallow, b, sizeof b),
-			fmt_dcount(r->d_inst, g, sizeof g), both, hp_text_safe(r->c->name, nm, sizeof nm),
+		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", cli_fmt_count(r->c->instances[0], c, sizeof c),
+			 cli_fmt_count(r->c->instances[1], e, sizeof e));
+		fprintf(f, "%11s  %11s  %27s  %s%s\n", cli_fmt_dbytes(r->d_shallow, b, sizeof b),
+			cli_fmt_dcount(r->d_inst, g, sizeof g), both, hp_text_safe(r->c->name, nm, sizeof nm),
 			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
 	}
 	if (!d->nrows)
@@ -918,11 +918,11 @@ static int text_out(struct diff_state *d)
 		if (!ra->records && !rb->records && !ra->objects && !rb->objects)
 			continue;
 		char both[80];
-		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(ra->records, c, sizeof c),
-			 fmt_count(rb->records, e, sizeof e));
-		fprintf(f, "%11s  %19s", fmt_dcount((int64_t)(rb->records - ra->records), a, sizeof a), both);
+		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", cli_fmt_count(ra->records, c, sizeof c),
+			 cli_fmt_count(rb->records, e, sizeof e));
+		fprintf(f, "%11s  %19s", cli_fmt_dcount((int64_t)(rb->records - ra->records), a, sizeof a), both);
 		if (R)
-			fprintf(f, "  %11s", fmt_dbytes((int64_t)(rb->retained - ra->retained), b, sizeof b));
+			fprintf(f, "  %11s", cli_fmt_dbytes((int64_t)(rb->retained - ra->retained), b, sizeof b));
 		fprintf(f, "  %s\n", hp_root_kind_name(k));
 	}
 	if (s0->android || s1->android) {
@@ -941,7 +941,7 @@ static int text_out(struct diff_state *d)
 					dob = -dob;
 					dsh = -dsh;
 				}
-				fprintf(f, "%11s  %11s  %s\n", fmt_dcount(dob, a, sizeof a), fmt_dbytes(dsh, b, sizeof b),
+				fprintf(f, "%11s  %11s  %s\n", cli_fmt_dcount(dob, a, sizeof a), cli_fmt_dbytes(dsh, b, sizeof b),
 					hp_text_safe(H->name[0] ? H->name : "(default)", nm, sizeof nm));
 			}
 	}
@@ -966,9 +966,9 @@ static int text_out(struct diff_state *d)
 				if (list_of(d, gp) != list || cnt >= shown(d, total))
 					continue;
 				cnt++;
-				fprintf(f, "%11s  %11s  %s%s\n", fmt_dbytes(gp->bytes, a, sizeof a),
-					gp->own ? "" : fmt_dcount(gp->nodes, b, sizeof b),
-					fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "");
+				fprintf(f, "%11s  %11s  %s%s\n", cli_fmt_dbytes(gp->bytes, a, sizeof a),
+					gp->own ? "" : cli_fmt_dcount(gp->nodes, b, sizeof b),
+					cli_fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "");
 			}
 			if (!total)
 				fprintf(f, "  (none)\n");
@@ -978,9 +978,9 @@ static int text_out(struct diff_state *d)
 		if (d->ids_used) {
 			fprintf(f, "\nobject ids: %s of base's %s objects kept their id and class in new (one process, "
 				"and they did not move): matched by id as well: %s new objects (%s), %s gone (%s)\n",
-				fmt_count(d->ids.kept, a, sizeof a), fmt_count(d->ids.kept + d->ids.gone_objects, b, sizeof b),
-				fmt_count(d->ids.new_objects, c, sizeof c), fmt_bytes(d->ids.new_bytes, e, sizeof e),
-				fmt_count(d->ids.gone_objects, g, sizeof g), fmt_bytes(d->ids.gone_bytes, nm, sizeof nm));
+				cli_fmt_count(d->ids.kept, a, sizeof a), cli_fmt_count(d->ids.kept + d->ids.gone_objects, b, sizeof b),
+				cli_fmt_count(d->ids.new_objects, c, sizeof c), cli_fmt_bytes(d->ids.new_bytes, e, sizeof e),
+				cli_fmt_count(d->ids.gone_objects, g, sizeof g), cli_fmt_bytes(d->ids.gone_bytes, nm, sizeof nm));
 			size_t n;
 			struct idrow *r = id_rows(d, &n);
 			if (!r) {
@@ -991,12 +991,12 @@ static int text_out(struct diff_state *d)
 			if (n)
 				fprintf(f, "%11s  %11s  %s\n", "new", "shallow", "class (objects new by id)");
 			for (size_t i = 0; i < shown(d, n); i++)
-				fprintf(f, "%11s  %11s  %s\n", fmt_count(r[i].count, a, sizeof a), fmt_bytes(r[i].bytes, b, sizeof b),
+				fprintf(f, "%11s  %11s  %s\n", cli_fmt_count(r[i].count, a, sizeof a), cli_fmt_bytes(r[i].bytes, b, sizeof b),
 					hp_text_safe(hp_class_name(d->hb, r[i].cls), nm, sizeof nm));
 			hp_free(r);
 		} else {
 			fprintf(f, "\nobject ids: %s of base's objects kept their id and class in new: not matched by id "
-				"(the objects moved: another process, or a GC between)\n", fmt_count(d->ids.kept, a, sizeof a));
+				"(the objects moved: another process, or a GC between)\n", cli_fmt_count(d->ids.kept, a, sizeof a));
 		}
 	}
 	return cli_text_end(x, &out, EXIT_OK);

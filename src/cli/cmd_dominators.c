@@ -358,7 +358,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		int group = r->count > 1;
 		if (group) {
 			char cnt[32];
-			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", fmt_count(r->count, cnt, sizeof cnt),
+			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", cli_fmt_count(r->count, cnt, sizeof cnt),
 				 hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 		} else {
 			object_label(h, r->v, lab, sizeof lab);
@@ -391,11 +391,11 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			cJSON_AddItemToArray(arr, e);
 			inner = e;
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(r->retained, a, sizeof a),
-				pct_of(c, r->retained), fmt_bytes(r->shallow, b, sizeof b));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(r->retained, a, sizeof a),
+				pct_of(c, r->retained), cli_fmt_bytes(r->shallow, b, sizeof b));
 			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", fmt_bytes(r->native, a, sizeof a),
-					fmt_bytes(r->native_retained, b, sizeof b));
+				fprintf(c->f, "%10s  %10s  ", cli_fmt_bytes(r->native, a, sizeof a),
+					cli_fmt_bytes(r->native_retained, b, sizeof b));
 			fprintf(c->f, "%*s%s%s\n", 2 * depth, "",
 				!group && c->R->root_kinds[r->v] ? "\xe2\x97\x8f " : "", lab);
 		}
@@ -405,12 +405,12 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			uint32_t first = only_child(c->R, r->v);
 			char cnt[32], id[40];
 			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[end]);
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(c->R->retained[first], a, sizeof a),
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(c->R->retained[first], a, sizeof a),
 				pct_of(c, c->R->retained[first]), "");
 			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", "", fmt_bytes(hp_native_retained_of(c->N, first), b, sizeof b));
+				fprintf(c->f, "%10s  %10s  ", "", cli_fmt_bytes(hp_native_retained_of(c->N, first), b, sizeof b));
 			fprintf(c->f, "%*s\xc3\x97 %s links of %s, down to @%s\n",
-				2 * d, "", fmt_count(links, cnt, sizeof cnt),
+				2 * d, "", cli_fmt_count(links, cnt, sizeof cnt),
 				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm), id);
 			d++;
 		}
@@ -436,13 +436,13 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 				json_u64(mo, "retained_native", cut_natret);
 			}
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(cut_ret, a, sizeof a), pct_of(c, cut_ret),
-				fmt_bytes(cut_sh, b, sizeof b));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(cut_ret, a, sizeof a), pct_of(c, cut_ret),
+				cli_fmt_bytes(cut_sh, b, sizeof b));
 			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", fmt_bytes(cut_nat, a, sizeof a), fmt_bytes(cut_natret, b, sizeof b));
-			fprintf(c->f, "%*s\xe2\x80\xa6 %s more", 2 * depth, "", fmt_count(cut_n, cc, sizeof cc));
+				fprintf(c->f, "%10s  %10s  ", cli_fmt_bytes(cut_nat, a, sizeof a), cli_fmt_bytes(cut_natret, b, sizeof b));
+			fprintf(c->f, "%*s\xe2\x80\xa6 %s more", 2 * depth, "", cli_fmt_count(cut_n, cc, sizeof cc));
 			if (cut_obj != cut_n)
-				fprintf(c->f, " (%s)", fmt_counted(cut_obj, "object", "objects", cc, sizeof cc));
+				fprintf(c->f, " (%s)", cli_fmt_counted(cut_obj, "object", "objects", cc, sizeof cc));
 			fputc('\n', c->f);
 		}
 	}
@@ -600,11 +600,11 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 			cJSON_AddNumberToObject(inner, "percent", (double)(int64_t)(pct_of(c, w->retained) * 100) / 100.0);
 			cJSON_AddItemToArray(arr, inner);
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  %s %s", fmt_bytes(w->retained, a, sizeof a), pct_of(c, w->retained),
-				fmt_bytes(w->shallow, b, sizeof b), kind, hp_text_safe(w->name, nmb, sizeof nmb));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  %s %s", cli_fmt_bytes(w->retained, a, sizeof a), pct_of(c, w->retained),
+				cli_fmt_bytes(w->shallow, b, sizeof b), kind, hp_text_safe(w->name, nmb, sizeof nmb));
 			if (G->by == HP_GROUP_LOADER && w->g < G->n && G->g[w->g].has_loader_name)
 				fprintf(c->f, " \"%s\"", hp_text_safe(hp_group_name(G, w->g), nmb, sizeof nmb));
-			fprintf(c->f, " (%s)\n", fmt_counted(w->count, "object", "objects", cc, sizeof cc));
+			fprintf(c->f, " (%s)\n", cli_fmt_counted(w->count, "object", "objects", cc, sizeof cc));
 		}
 		if (1 < c->o->depth) {
 			if (arr)
@@ -627,9 +627,9 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 			json_u64(mo, "shallow", cut_sh);
 			json_u64(mo, "retained", cut_ret);
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  \xe2\x80\xa6 %s more (%s)\n", fmt_bytes(cut_ret, a, sizeof a),
-				pct_of(c, cut_ret), fmt_bytes(cut_sh, b, sizeof b), fmt_count(ng - limit, cc, sizeof cc),
-				fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  \xe2\x80\xa6 %s more (%s)\n", cli_fmt_bytes(cut_ret, a, sizeof a),
+				pct_of(c, cut_ret), cli_fmt_bytes(cut_sh, b, sizeof b), cli_fmt_count(ng - limit, cc, sizeof cc),
+				cli_fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
 		}
 	}
 out:
@@ -785,12 +785,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	c.G = d->grouped ? &d->G : NULL;
 	int rc = c.G ? show_groups(&c, NULL, NULL) : show(&c, &super, 1, 0, NULL, NULL);
 	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
-		fmt_counted(h->nobj, "object", "objects", a, sizeof a), fmt_bytes(all, b, sizeof b),
-		fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
+		cli_fmt_counted(h->nobj, "object", "objects", a, sizeof a), cli_fmt_bytes(all, b, sizeof b),
+		cli_fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), cli_fmt_bytes(R->unreachable_bytes, e, sizeof e),
 		hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
 	if (c.N)
-		fprintf(f, "native: %s registered, %s of it held by GC roots\n", fmt_bytes(d->N->total, a, sizeof a),
-			fmt_bytes(d->N->held_native, b, sizeof b));
+		fprintf(f, "native: %s registered, %s of it held by GC roots\n", cli_fmt_bytes(d->N->total, a, sizeof a),
+			cli_fmt_bytes(d->N->held_native, b, sizeof b));
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	return rc;

@@ -183,7 +183,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct hp_load_info *L = hp_session_load_info(S);
 	const struct hp_stats *st = &L->stats;
 	char tb[64];
-	fmt_time(st->header.timestamp_ms, tb, sizeof tb);
+	cli_fmt_time(st->header.timestamp_ms, tb, sizeof tb);
 	cJSON *j = json_begin(x, hp_session_path(S), S);
 	cJSON_AddStringToObject(j, "flavour", flavour(&st->header));
 	cJSON_AddStringToObject(j, "timestamp", tb);
@@ -298,8 +298,8 @@ static void text_vm(FILE *f, const struct info *r)
 	const struct hp_vm_evidence *v = &h->size.vm;
 	char a[32], b[32], c[32];
 	char hsb[96], rsb[96];
-	snprintf(hsb, sizeof hsb, "inferred from %s array gaps", fmt_count(v->arr_agree, a, sizeof a));
-	snprintf(rsb, sizeof rsb, "inferred from the gaps after %s object arrays", fmt_count(v->ref_arr_gaps, a, sizeof a));
+	snprintf(hsb, sizeof hsb, "inferred from %s array gaps", cli_fmt_count(v->arr_agree, a, sizeof a));
+	snprintf(rsb, sizeof rsb, "inferred from the gaps after %s object arrays", cli_fmt_count(v->ref_arr_gaps, a, sizeof a));
 	const char *hs = v->header_source == 2 ? "set by option" : v->header_source ? hsb : "default";
 	const char *rs = v->ref_source == 2 ? "set by option" : v->ref_source ? rsb : "default";
 	if (h->I == 8)
@@ -313,12 +313,12 @@ static void text_vm(FILE *f, const struct info *r)
 		h->opts.align ? "set by option" : "the GCD of object ids");
 	fprintf(f, "  array elements at    %u (byte, boolean), %u (char, short), %u (int, float), %u (long, double), %u (references)\n",
 		v->array_base[0], v->array_base[1], v->array_base[2], v->array_base[3], v->ref_array_base);
-	fprintf(f, "  array gaps           %s of %s tested agree (%s arrays)\n", fmt_count(v->arr_agree, a, sizeof a),
-		fmt_count(v->arr_tested, b, sizeof b), fmt_count(v->arr_gaps, c, sizeof c));
+	fprintf(f, "  array gaps           %s of %s tested agree (%s arrays)\n", cli_fmt_count(v->arr_agree, a, sizeof a),
+		cli_fmt_count(v->arr_tested, b, sizeof b), cli_fmt_count(v->arr_gaps, c, sizeof c));
 	fprintf(f, "  field layout         %s: %s of %s instance gaps agree (the other rule: %s)\n",
 		v->jdk15 ? "JDK 15+ (fields by size, filling the super class's holes)" : "before JDK 15 (each class after its super's)",
-		fmt_count(v->rule_agree[v->jdk15], a, sizeof a), fmt_count(v->inst_gaps, b, sizeof b),
-		fmt_count(v->rule_agree[!v->jdk15], c, sizeof c));
+		cli_fmt_count(v->rule_agree[v->jdk15], a, sizeof a), cli_fmt_count(v->inst_gaps, b, sizeof b),
+		cli_fmt_count(v->rule_agree[!v->jdk15], c, sizeof c));
 	int feat = java_feature(r->java_version);
 	if (feat && (feat >= 15) != v->jdk15)
 		fprintf(f, "  JDK                  %s from system properties, whose rule is the other one: the gaps decided\n",
@@ -326,13 +326,13 @@ static void text_vm(FILE *f, const struct info *r)
 	else if (feat)
 		fprintf(f, "  JDK                  %s from system properties: the same rule\n", r->java_version);
 	fprintf(f, "  instance sizes       %s classes by the rule (%s confirmed by gaps), %s by their gaps\n",
-		fmt_count(v->classes_rule, a, sizeof a), fmt_count(v->classes_confirmed, b, sizeof b),
-		fmt_count(v->classes_gaps, c, sizeof c));
+		cli_fmt_count(v->classes_rule, a, sizeof a), cli_fmt_count(v->classes_confirmed, b, sizeof b),
+		cli_fmt_count(v->classes_gaps, c, sizeof c));
 	fprintf(f, "  class objects        java.lang.Class %llu bytes (%s) + statics; %s of %s measured agree\n",
 		(unsigned long long)v->class_size, v->class_size_source ? "gaps of primitive-type mirrors" : "the rule",
-		fmt_count(v->mirrors_agree, a, sizeof a), fmt_count(v->mirrors_measured, b, sizeof b));
-	fprintf(f, "  sizes given          agree with %s of %s instance gaps%s\n", fmt_count(v->sized_agree, a, sizeof a),
-		fmt_count(v->inst_gaps, b, sizeof b), v->allowed ? "" : " (evidence too weak for the default)");
+		cli_fmt_count(v->mirrors_agree, a, sizeof a), cli_fmt_count(v->mirrors_measured, b, sizeof b));
+	fprintf(f, "  sizes given          agree with %s of %s instance gaps%s\n", cli_fmt_count(v->sized_agree, a, sizeof a),
+		cli_fmt_count(v->inst_gaps, b, sizeof b), v->allowed ? "" : " (evidence too weak for the default)");
 	if (!v->allowed && v->why_not)
 		fprintf(f, "  weak evidence:       %s\n", v->why_not);
 }
@@ -345,7 +345,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const struct hp_stats *st = &L->stats;
 	const struct hp_size_model *m = &h->size;
 	char a[32], b[32], c[32], d[32], tb[64];
-	fmt_time(st->header.timestamp_ms, tb, sizeof tb);
+	cli_fmt_time(st->header.timestamp_ms, tb, sizeof tb);
 	cli_partial_note(f, S);
 	char fn[1024];
 	fprintf(f, "file:        %s\n", hp_text_safe(hp_session_path(S), fn, sizeof fn));
@@ -354,13 +354,13 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "id size:     %u bytes\n", st->header.id_size);
 	fprintf(f, "timestamp:   %s\n", tb);
 	if (L->file_size)
-		fprintf(f, "file size:   %s bytes (%s)", fmt_count(L->file_size, a, sizeof a),
-			fmt_bytes(L->file_size, b, sizeof b));
+		fprintf(f, "file size:   %s bytes (%s)", cli_fmt_count(L->file_size, a, sizeof a),
+			cli_fmt_bytes(L->file_size, b, sizeof b));
 	else
 		fprintf(f, "file size:   unknown (read from a pipe)");
 	if (!strcmp(L->reader_kind, "gzip"))
-		fprintf(f, ", gzip, %s members, %s bytes inflated\n", fmt_count(L->gzip_members, a, sizeof a),
-			fmt_count(st->bytes, b, sizeof b));
+		fprintf(f, ", gzip, %s members, %s bytes inflated\n", cli_fmt_count(L->gzip_members, a, sizeof a),
+			cli_fmt_count(st->bytes, b, sizeof b));
 	else
 		fputc('\n', f);
 	fprintf(f, "dumps:       %u", st->ndumps);
@@ -369,54 +369,54 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fputc('\n', f);
 	for (unsigned i = 0; i < st->ndumps; i++) {
 		fprintf(f, "  dump %u: offset %s, %s bytes, %s record%s", i,
-			fmt_count(st->dumps[i].offset, a, sizeof a),
-			fmt_count(st->dumps[i].end - st->dumps[i].offset, b, sizeof b),
-			fmt_count(st->dumps[i].records, c, sizeof c), st->dumps[i].records == 1 ? "" : "s");
+			cli_fmt_count(st->dumps[i].offset, a, sizeof a),
+			cli_fmt_count(st->dumps[i].end - st->dumps[i].offset, b, sizeof b),
+			cli_fmt_count(st->dumps[i].records, c, sizeof c), st->dumps[i].records == 1 ? "" : "s");
 		if ((int)i == st->parsed_dump)
-			fprintf(f, ", %s sub-records (analysed)", fmt_count(st->dumps[i].subrecords, d, sizeof d));
+			fprintf(f, ", %s sub-records (analysed)", cli_fmt_count(st->dumps[i].subrecords, d, sizeof d));
 		fprintf(f, "%s\n", st->dumps[i].complete ? "" : " (incomplete)");
 	}
-	fprintf(f, "records:     %s\n", fmt_count(st->records, a, sizeof a));
+	fprintf(f, "records:     %s\n", cli_fmt_count(st->records, a, sizeof a));
 	for (int t = 0; t < 256; t++) {
 		if (!st->records_by_tag[t])
 			continue;
 		const char *n = hp_tag_name(t);
 		if (n)
-			fprintf(f, "  %-20s %12s\n", n, fmt_count(st->records_by_tag[t], a, sizeof a));
+			fprintf(f, "  %-20s %12s\n", n, cli_fmt_count(st->records_by_tag[t], a, sizeof a));
 		else
-			fprintf(f, "  unknown tag 0x%02X     %12s (skipped)\n", t, fmt_count(st->records_by_tag[t], a, sizeof a));
+			fprintf(f, "  unknown tag 0x%02X     %12s (skipped)\n", t, cli_fmt_count(st->records_by_tag[t], a, sizeof a));
 	}
 	uint64_t objects = h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs;
-	fprintf(f, "objects:     %s (%s shallow)\n", fmt_count(objects, a, sizeof a),
-		fmt_bytes(h->total_shallow, b, sizeof b));
-	fprintf(f, "  %-20s %12s\n", "instances", fmt_count(h->n_instances, a, sizeof a));
-	fprintf(f, "  %-20s %12s\n", "object arrays", fmt_count(h->n_objarrays, a, sizeof a));
-	fprintf(f, "  %-20s %12s\n", "primitive arrays", fmt_count(h->n_primarrays, a, sizeof a));
-	fprintf(f, "  %-20s %12s\n", "classes", fmt_count(h->n_classobjs, a, sizeof a));
-	fprintf(f, "classes:     %s dumped, %s loaded\n", fmt_count(h->nclass_dumps, a, sizeof a),
-		fmt_count(loaded_classes(h), b, sizeof b));
+	fprintf(f, "objects:     %s (%s shallow)\n", cli_fmt_count(objects, a, sizeof a),
+		cli_fmt_bytes(h->total_shallow, b, sizeof b));
+	fprintf(f, "  %-20s %12s\n", "instances", cli_fmt_count(h->n_instances, a, sizeof a));
+	fprintf(f, "  %-20s %12s\n", "object arrays", cli_fmt_count(h->n_objarrays, a, sizeof a));
+	fprintf(f, "  %-20s %12s\n", "primitive arrays", cli_fmt_count(h->n_primarrays, a, sizeof a));
+	fprintf(f, "  %-20s %12s\n", "classes", cli_fmt_count(h->n_classobjs, a, sizeof a));
+	fprintf(f, "classes:     %s dumped, %s loaded\n", cli_fmt_count(h->nclass_dumps, a, sizeof a),
+		cli_fmt_count(loaded_classes(h), b, sizeof b));
 	if (h->jlc != HP_NONE)
 		fprintf(f, "  java.lang.Class row: %s class objects + %s primitive-type mirrors (instances)\n",
-			fmt_count(h->n_classobjs, a, sizeof a), fmt_count(primitive_mirrors(h), b, sizeof b));
+			cli_fmt_count(h->n_classobjs, a, sizeof a), cli_fmt_count(primitive_mirrors(h), b, sizeof b));
 	if (cli_mapping_file()) {
 		char mf[512], fr[32];
 		const struct hp_mapping_stats *M = &L->mapped;
 		fprintf(f, "  --mapping %s: %s classes, %s fields, %s stack frames renamed\n",
-			hp_text_safe(cli_mapping_file(), mf, sizeof mf), fmt_count(M->classes, a, sizeof a),
-			fmt_count(M->fields, b, sizeof b), fmt_count(M->frames, fr, sizeof fr));
+			hp_text_safe(cli_mapping_file(), mf, sizeof mf), cli_fmt_count(M->classes, a, sizeof a),
+			cli_fmt_count(M->fields, b, sizeof b), cli_fmt_count(M->frames, fr, sizeof fr));
 	}
 	if (r->java_version)
 		fprintf(f, "JDK:         %s%s%s%s (from system properties)\n", r->java_version,
 			r->vm_version ? " (VM " : "", r->vm_version ? r->vm_version : "", r->vm_version ? ")" : "");
 	else if (h->header.version != 3)
 		fprintf(f, "JDK:         unknown: system properties %s\n", r->props_note ? r->props_note : "?");
-	fprintf(f, "GC roots:    %s\n", fmt_count(h->nroots, a, sizeof a));
+	fprintf(f, "GC roots:    %s\n", cli_fmt_count(h->nroots, a, sizeof a));
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		if (h->roots_by_kind[k])
-			fprintf(f, "  %-20s %12s\n", hp_root_kind_name(k), fmt_count(h->roots_by_kind[k], a, sizeof a));
-	fprintf(f, "threads:     %s\n", fmt_count(h->nthreads, a, sizeof a));
-	fprintf(f, "strings:     %s; stack traces %s, frames %s\n", fmt_count(h->nstr, a, sizeof a),
-		fmt_count(h->ntraces, b, sizeof b), fmt_count(h->nframes, c, sizeof c));
+			fprintf(f, "  %-20s %12s\n", hp_root_kind_name(k), cli_fmt_count(h->roots_by_kind[k], a, sizeof a));
+	fprintf(f, "threads:     %s\n", cli_fmt_count(h->nthreads, a, sizeof a));
+	fprintf(f, "strings:     %s; stack traces %s, frames %s\n", cli_fmt_count(h->nstr, a, sizeof a),
+		cli_fmt_count(h->ntraces, b, sizeof b), cli_fmt_count(h->nframes, c, sizeof c));
 	if (st->header.version == 3) {
 		int split = r->N && r->N->split_done;
 		fprintf(f, "heaps:       %-10s %10s %12s %12s", "", "classes", "instances", "shallow");
@@ -428,14 +428,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				continue;
 			char hn[256];
 			fprintf(f, "  %-20s %10s %12s %12s", hp_text_safe(hp_heap_name(h, i), hn, sizeof hn),
-				fmt_count(h->heap_classes[i], a, sizeof a),
-				fmt_count(h->heap_objects[i] - h->heap_classes[i], b, sizeof b),
-				fmt_bytes(h->heap_bytes[i], c, sizeof c));
+				cli_fmt_count(h->heap_classes[i], a, sizeof a),
+				cli_fmt_count(h->heap_objects[i] - h->heap_classes[i], b, sizeof b),
+				cli_fmt_bytes(h->heap_bytes[i], c, sizeof c));
 			if (split) {
 				const struct hp_native_heap *sp = &r->N->heaps[i];
-				fprintf(f, " %12s", fmt_bytes(sp->native, a, sizeof a));
-				fprintf(f, " %12s", fmt_bytes(sp->held_java, a, sizeof a));
-				fprintf(f, " %12s", fmt_bytes(sp->held_native, a, sizeof a));
+				fprintf(f, " %12s", cli_fmt_bytes(sp->native, a, sizeof a));
+				fprintf(f, " %12s", cli_fmt_bytes(sp->held_java, a, sizeof a));
+				fprintf(f, " %12s", cli_fmt_bytes(sp->held_native, a, sizeof a));
 			}
 			fputc('\n', f);
 		}
@@ -467,8 +467,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		else if (m->vm.why_not)
 			fprintf(f, "  (not vm: %s)\n", m->vm.why_not);
 	}
-	fprintf(f, "model:       %s objects, %s (%.2f bytes per object)\n", fmt_count(h->nobj, a, sizeof a),
-		fmt_bytes(hp_heap_model_bytes(h), b, sizeof b),
+	fprintf(f, "model:       %s objects, %s (%.2f bytes per object)\n", cli_fmt_count(h->nobj, a, sizeof a),
+		cli_fmt_bytes(hp_heap_model_bytes(h), b, sizeof b),
 		h->nobj ? (double)hp_heap_model_bytes(h) / h->nobj : 0.0);
 	if (st->unknown_records)
 		fprintf(f, "warning: %llu records with unknown tags were skipped (%llu bytes)\n",

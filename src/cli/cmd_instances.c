@@ -267,9 +267,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[48], b[32], c[32], nm[512], lab[800];
 	cli_partial_note(f, S);
 	fprintf(f, "%s of %s: shallow %s, retained %s as a set (%.1f%% of the heap)",
-		fmt_counted(r->n, "instance", "instances", a, sizeof a),
-		hp_text_safe(hp_class_name(h, r->classes[0]), nm, sizeof nm), fmt_bytes(r->shallow, b, sizeof b),
-		fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
+		cli_fmt_counted(r->n, "instance", "instances", a, sizeof a),
+		hp_text_safe(hp_class_name(h, r->classes[0]), nm, sizeof nm), cli_fmt_bytes(r->shallow, b, sizeof b),
+		cli_fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
 	if (r->nclasses > 1)
 		fprintf(f, "; %zu classes of that name (one per class loader)", r->nclasses);
 	fputc('\n', f);
@@ -277,20 +277,20 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (size_t i = 0; i < r->shown; i++) {
 		uint32_t v = r->objs[i];
 		const struct idesc *d = &r->desc[i];
-		fprintf(f, "%10s  %10s  %s", fmt_bytes(R->retained[v], a, sizeof a), fmt_bytes(R->shallow[v], b, sizeof b),
+		fprintf(f, "%10s  %10s  %s", cli_fmt_bytes(R->retained[v], a, sizeof a), cli_fmt_bytes(R->shallow[v], b, sizeof b),
 			object_label(h, v, lab, sizeof lab));
 		if (d->what == 1)
 			fprintf(f, "  %s", d->text);
 		else if (d->what == 2)
-			fprintf(f, "  length %s", fmt_count(d->n, c, sizeof c));
+			fprintf(f, "  length %s", cli_fmt_count(d->n, c, sizeof c));
 		else if (d->what == 3)
 			fprintf(f, "  size %s%s", d->size < 0 ? "-" : "",
-				fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
+				cli_fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
 		fputc('\n', f);
 	}
 	if (r->shown < r->n)
-		fprintf(f, "%10s  %10s  \xe2\x80\xa6 %s more\n", "", fmt_bytes(r->cut_shallow, b, sizeof b),
-			fmt_count(r->n - r->shown, c, sizeof c));
+		fprintf(f, "%10s  %10s  \xe2\x80\xa6 %s more\n", "", cli_fmt_bytes(r->cut_shallow, b, sizeof b),
+			cli_fmt_count(r->n - r->shown, c, sizeof c));
 	return EXIT_OK;
 }
 

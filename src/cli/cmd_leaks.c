@@ -294,7 +294,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 			if (g->n && i == g->at) {
 				fprintf(f, "  \xe2\x94\x82    %s", cli_gap_text(g, 1, ref, sizeof ref));
 				if (statuses && t->cut_left_out)
-					fprintf(f, "; %s of their references to cut", fmt_count(t->cut_left_out, a, sizeof a));
+					fprintf(f, "; %s of their references to cut", cli_fmt_count(t->cut_left_out, a, sizeof a));
 				fputc('\n', f);
 			}
 			cli_ref_text(h, g->n && i == g->at ? g->last : t->steps[i - 1].obj, &s->ref, ref, sizeof ref, &at);
@@ -318,7 +318,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 			}
 		}
 		if (last)
-			fprintf(f, "       retained %s\n", fmt_bytes(r->R->retained[s->obj], a, sizeof a));
+			fprintf(f, "       retained %s\n", cli_fmt_bytes(r->R->retained[s->obj], a, sizeof a));
 	}
 }
 
@@ -489,8 +489,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[32], b[32], c[32], lab[800], nm[600], rs[HP_LEAK_REASON * 3];
 	cli_partial_note(f, S);
 	fprintf(f, "leak suspects: objects and classes retaining at least %g%% of the reachable heap (%s of %s;"
-		" big drop %g; weak %s, roots %s)\n", o->threshold, fmt_bytes(L->threshold_bytes, a, sizeof a),
-		fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
+		" big drop %g; weak %s, roots %s)\n", o->threshold, cli_fmt_bytes(L->threshold_bytes, a, sizeof a),
+		cli_fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
 		roots_policy_name(r->R->roots_policy));
 	if (!L->nsuspects)
 		fprintf(f, "  none\n");
@@ -498,24 +498,24 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		const struct hp_leak_suspect *s = &L->suspects[i];
 		fprintf(f, "\nsuspect %zu: ", i + 1);
 		if (s->is_class)
-			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", fmt_count(s->count, c, sizeof c),
-				hp_text_safe(hp_class_name(h, s->cls), nm, sizeof nm), fmt_bytes(s->retained, a, sizeof a),
+			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", cli_fmt_count(s->count, c, sizeof c),
+				hp_text_safe(hp_class_name(h, s->cls), nm, sizeof nm), cli_fmt_bytes(s->retained, a, sizeof a),
 				pct(s->retained, L->heap));
 		else
 			fprintf(f, "%s retains %s (%.1f%%)\n", object_label(h, s->obj, lab, sizeof lab),
-				fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
+				cli_fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
 		if (s->acc != HP_NONE && s->is_class)
 			fprintf(f, "  accumulation point: %s (%s), on the paths of 80%% of them\n",
-				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a));
+				object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a));
 		else if (s->acc != HP_NONE)
 			fprintf(f, "  accumulation point: %s (%s, %llu step%s down the dominator tree)\n",
-				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a),
+				object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a),
 				(unsigned long long)s->acc_depth, s->acc_depth == 1 ? "" : "s");
 		else
 			fprintf(f, "  accumulation point: none (no object is on the paths of 80%% of them)\n");
 		if (s->acc_cls != HP_NONE)
-			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", fmt_count(s->acc_count, c, sizeof c),
-				hp_text_safe(hp_class_name(h, s->acc_cls), nm, sizeof nm), fmt_bytes(s->acc_bytes, a, sizeof a));
+			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", cli_fmt_count(s->acc_count, c, sizeof c),
+				hp_text_safe(hp_class_name(h, s->acc_cls), nm, sizeof nm), cli_fmt_bytes(s->acc_bytes, a, sizeof a));
 		if (s->holder != HP_NONE)
 			fprintf(f, "  held by %s\n", object_label(h, s->holder, lab, sizeof lab));
 		else
@@ -535,14 +535,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		const struct hp_leak_zombie *z = &L->zombies[G->first];
 		if (G->exact)
 			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees %s (%s objects); retained by the"
-				" zombies themselves: %s\n", g + 1, L->nleaks, fmt_count(G->count, c, sizeof c),
-				hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), fmt_bytes(G->retained, a, sizeof a),
-				fmt_count(G->retained_objects, lab, sizeof lab), fmt_bytes(G->retained_sum, b, sizeof b));
+				" zombies themselves: %s\n", g + 1, L->nleaks, cli_fmt_count(G->count, c, sizeof c),
+				hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), cli_fmt_bytes(G->retained, a, sizeof a),
+				cli_fmt_count(G->retained_objects, lab, sizeof lab), cli_fmt_bytes(G->retained_sum, b, sizeof b));
 		else
 			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees at least %s (retained by the zombies"
 				" themselves; the retained set is computed for the 100 largest leaks)\n", g + 1, L->nleaks,
-				fmt_count(G->count, c, sizeof c), hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
-				fmt_bytes(G->retained_sum, a, sizeof a));
+				cli_fmt_count(G->count, c, sizeof c), hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
+				cli_fmt_bytes(G->retained_sum, a, sizeof a));
 		reasons_text(z->reasons, rs, sizeof rs);
 		fprintf(f, "  signature %016llx; %s\n", (unsigned long long)G->signature, rs);
 		text_trace(f, r, &z->trace, 1);
@@ -551,23 +551,23 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			size_t shown = 0;
 			for (size_t k = G->first + 1; k < G->first + G->count && shown < LIST_IN_TEXT; k++, shown++)
 				fprintf(f, " 0x%llx (%s)", (unsigned long long)h->ids[L->zombies[k].obj],
-					fmt_bytes(L->zombies[k].retained, a, sizeof a));
+					cli_fmt_bytes(L->zombies[k].retained, a, sizeof a));
 			if (G->count - 1 > shown)
-				fprintf(f, " and %s more (--json lists all)", fmt_count(G->count - 1 - shown, c, sizeof c));
+				fprintf(f, " and %s more (--json lists all)", cli_fmt_count(G->count - 1 - shown, c, sizeof c));
 			fputc('\n', f);
 		}
 	}
 	if (L->nested)
 		fprintf(f, "\n%s more zombie%s reached only through the zombies above (not listed apart; fixing those"
-			" frees them)\n", fmt_count(L->nested, c, sizeof c), L->nested == 1 ? " is" : "s are");
+			" frees them)\n", cli_fmt_count(L->nested, c, sizeof c), L->nested == 1 ? " is" : "s are");
 	if (L->not_strong)
 		fprintf(f, "%s zombie%s no strong path reaches (only soft, weak, final or phantom references: they"
-			" will be collected; not leaks)\n", fmt_count(L->not_strong, c, sizeof c),
+			" will be collected; not leaks)\n", cli_fmt_count(L->not_strong, c, sizeof c),
 			L->not_strong == 1 ? "" : "s");
 	if (L->nzombies)
 		fprintf(f, "\nfixing every leak frees %s in %s objects (the retained set of all %s zombies, shared"
-			" objects counted once)\n", fmt_bytes(L->freed, a, sizeof a),
-			fmt_count(L->freed_objects, b, sizeof b), fmt_count(L->nzombies + L->nested, c, sizeof c));
+			" objects counted once)\n", cli_fmt_bytes(L->freed, a, sizeof a),
+			cli_fmt_count(L->freed_objects, b, sizeof b), cli_fmt_count(L->nzombies + L->nested, c, sizeof c));
 	/* what the rules looked at, by class, status and reason */
 	if (L->ninspected) {
 		struct irow *rows = hp_reallocarray(NULL, L->ninspected, sizeof *rows);
@@ -582,13 +582,13 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			rows[i].count = 1;
 		}
 		qsort(rows, L->ninspected, sizeof *rows, by_irow);
-		fprintf(f, "\nobjects the zombie rules looked at: %s\n", fmt_count(L->ninspected, c, sizeof c));
+		fprintf(f, "\nobjects the zombie rules looked at: %s\n", cli_fmt_count(L->ninspected, c, sizeof c));
 		for (size_t i = 0; i < L->ninspected;) {
 			size_t k = i;
 			while (k < L->ninspected && !by_irow(&rows[i], &rows[k]))
 				k++;
 			reasons_text(rows[i].reason, rs, sizeof rs);
-			fprintf(f, "  %8s \xc3\x97 %s: %s (%s)\n", fmt_count(k - i, c, sizeof c),
+			fprintf(f, "  %8s \xc3\x97 %s: %s (%s)\n", cli_fmt_count(k - i, c, sizeof c),
 				hp_text_safe(hp_class_name(h, rows[i].cls), nm, sizeof nm), hp_leak_status_name(rows[i].status), rs);
 			i = k;
 		}

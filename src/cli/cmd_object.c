@@ -228,7 +228,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	case HP_OBJ_OBJARRAY:
 	case HP_OBJ_PRIMARRAY:
 		fprintf(f, "  kind      %s, %s element%s\n", hp_text_safe(cname, nm, sizeof nm),
-			fmt_count(d->length, a, sizeof a), d->length == 1 ? "" : "s");
+			cli_fmt_count(d->length, a, sizeof a), d->length == 1 ? "" : "s");
 		break;
 	default:
 		fprintf(f, "  kind      class object (java.lang.Class)\n");
@@ -236,15 +236,15 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	}
 	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
 		fprintf(f, "  heap      %s\n", hp_text_safe(hp_heap_name(h, hp_heap_heap(h, v)), nm, sizeof nm));
-	fprintf(f, "  shallow   %s\n", fmt_bytes(R->shallow[v], a, sizeof a));
+	fprintf(f, "  shallow   %s\n", cli_fmt_bytes(R->shallow[v], a, sizeof a));
 	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
-		fprintf(f, "  retained  %s (no GC root reaches it)\n", fmt_bytes(R->retained[v], a, sizeof a));
+		fprintf(f, "  retained  %s (no GC root reaches it)\n", cli_fmt_bytes(R->retained[v], a, sizeof a));
 	else
-		fprintf(f, "  retained  %s (%.1f%% of the heap)\n", fmt_bytes(R->retained[v], a, sizeof a),
+		fprintf(f, "  retained  %s (%.1f%% of the heap)\n", cli_fmt_bytes(R->retained[v], a, sizeof a),
 			c->total ? 100.0 * R->retained[v] / c->total : 0.0);
 	if (cli_native_shown(h, c->N))
-		fprintf(f, "  native    %s registered, %s retained\n", fmt_bytes(hp_native_of(c->N, v), a, sizeof a),
-			fmt_bytes(hp_native_retained_of(c->N, v), b, sizeof b));
+		fprintf(f, "  native    %s registered, %s retained\n", cli_fmt_bytes(hp_native_of(c->N, v), a, sizeof a),
+			cli_fmt_bytes(hp_native_retained_of(c->N, v), b, sizeof b));
 	cli_root_text(h, c->rd, v, rt, sizeof rt);
 	fprintf(f, "  GC root   %s\n", rt[0] ? rt : "no");
 	if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes)
@@ -258,7 +258,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		char *q = cli_quote_text(&t);
 		fprintf(f, "  text      %s", q ? q : "?");
 		if (t.utf8 && t.truncated)
-			fprintf(f, " (%s characters)", fmt_count(t.chars, a, sizeof a));
+			fprintf(f, " (%s characters)", cli_fmt_count(t.chars, a, sizeof a));
 		fputc('\n', f);
 		hp_free(q);
 		hp_objread_text_release(&t);
@@ -301,7 +301,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		if (d->nodata) {
 			fprintf(f, "elements: not in the dump (PRIMITIVE ARRAY NODATA)\n");
 		} else {
-			fprintf(f, "elements (%s of %s):\n", fmt_count(d->nelems, a, sizeof a), fmt_count(d->length, b, sizeof b));
+			fprintf(f, "elements (%s of %s):\n", cli_fmt_count(d->nelems, a, sizeof a), cli_fmt_count(d->length, b, sizeof b));
 			for (uint32_t i = 0; i < d->nelems; i++) {
 				if (d->elem_type == HP_T_OBJECT)
 					HP_TRY(fmt_ref(c, d->elems[i], val, sizeof val));
@@ -310,7 +310,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 				fprintf(f, "  [%u] = %s\n", i, val);
 			}
 			if (d->nelems < d->length)
-				fprintf(f, "  ... %s more\n", fmt_count(d->length - d->nelems, a, sizeof a));
+				fprintf(f, "  ... %s more\n", cli_fmt_count(d->length - d->nelems, a, sizeof a));
 		}
 	}
 
@@ -318,21 +318,21 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	size_t lim = rows_limit(c->o) > 0 ? (size_t)rows_limit(c->o) : nref;
 	size_t shown = nref < lim ? nref : lim;
 	fprintf(f, "referrers (%s%s, most retained first):%s\n", shown < nref ? "top " : "",
-		fmt_count(shown, a, sizeof a), nref ? "" : " none");
+		cli_fmt_count(shown, a, sizeof a), nref ? "" : " none");
 	if (c->class_listed)
 		fprintf(f, "  (only objects of its class refer to it, through <class>: Eclipse MAT's reference from an object to its class)\n");
 	for (size_t i = 0; i < shown; i++) {
 		struct hp_objref ref;
 		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
 		char via[600];
-		fprintf(f, "  %10s  %s %s\n", fmt_bytes(R->retained[refs[i].v], a, sizeof a),
+		fprintf(f, "  %10s  %s %s\n", cli_fmt_bytes(R->retained[refs[i].v], a, sizeof a),
 			object_label(h, refs[i].v, lab, sizeof lab), cli_via_text(h, &ref, via, sizeof via));
 	}
 	if (shown < nref)
-		fprintf(f, "  ... %s more\n", fmt_count(nref - shown, a, sizeof a));
+		fprintf(f, "  ... %s more\n", cli_fmt_count(nref - shown, a, sizeof a));
 	if (c->class_refs && !c->class_listed)
 		fprintf(f, "  and %s object%s of its class through <class> (Eclipse MAT's reference from an object to its class), not listed\n",
-			fmt_count(c->class_refs, a, sizeof a), c->class_refs == 1 ? "" : "s");
+			cli_fmt_count(c->class_refs, a, sizeof a), c->class_refs == 1 ? "" : "s");
 
 	/* dominators */
 	fprintf(f, "dominators (nearest first):");
@@ -345,7 +345,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		uint32_t u = chain[i];
 		if (cgap->n && i == cgap->at)
 			fprintf(f, "  %10s  %s\n", "", cli_gap_text(cgap, 1, val, sizeof val));
-		fprintf(f, "  %10s  %s", fmt_bytes(R->retained[u], a, sizeof a), object_label(h, u, lab, sizeof lab));
+		fprintf(f, "  %10s  %s", cli_fmt_bytes(R->retained[u], a, sizeof a), object_label(h, u, lab, sizeof lab));
 		if (R->root_kinds[u])
 			fprintf(f, "  [GC root: %s]", cli_root_text(h, c->rd, u, rt, sizeof rt));
 		fputc('\n', f);

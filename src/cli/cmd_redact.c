@@ -103,10 +103,10 @@ static void progress_cb(void *ud, uint64_t done, uint64_t total)
 	p->shown = 1;
 	char a[32], b[32];
 	if (total && done <= total)
-		fprintf(stderr, "\rhprofan: redacting %s: %s of %s (%.0f%%)   ", p->name, fmt_bytes(done, a, sizeof a),
-			fmt_bytes(total, b, sizeof b), 100.0 * done / total);
+		fprintf(stderr, "\rhprofan: redacting %s: %s of %s (%.0f%%)   ", p->name, cli_fmt_bytes(done, a, sizeof a),
+			cli_fmt_bytes(total, b, sizeof b), 100.0 * done / total);
 	else
-		fprintf(stderr, "\rhprofan: redacting %s: %s   ", p->name, fmt_bytes(done, a, sizeof a));
+		fprintf(stderr, "\rhprofan: redacting %s: %s   ", p->name, cli_fmt_bytes(done, a, sizeof a));
 	fflush(stderr);
 }
 

@@ -344,8 +344,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		if (!R->kinds[k].roots)
 			continue;
-		fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), fmt_count(R->kinds[k].roots, a, sizeof a),
-			fmt_count(R->kinds[k].objects, b, sizeof b), fmt_bytes(alone(t, k), c2, sizeof c2));
+		fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), cli_fmt_count(R->kinds[k].roots, a, sizeof a),
+			cli_fmt_count(R->kinds[k].objects, b, sizeof b), cli_fmt_bytes(alone(t, k), c2, sizeof c2));
 	}
 	/* the rest of the reachable heap: objects named by roots of several
 	 * kinds, and objects several roots reach by separate paths */
@@ -354,14 +354,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		const struct hp_root_share *r = &t->sh.rows[i];
 		if (!r->joint && !r->kinds)
 			fprintf(f, "made roots (--roots=unreachable-as-roots): %s, %s\n",
-				fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+				cli_fmt_counted(r->objects, "object", "objects", a, sizeof a), cli_fmt_bytes(r->retained, c2, sizeof c2));
 	}
 	for (size_t i = 0; i < t->sh.n; i++) {
 		const struct hp_root_share *r = &t->sh.rows[i];
 		if (r->joint || (r->kinds & (r->kinds - 1)) == 0)
 			continue;
 		fprintf(f, "named by %s: %s, %s\n", kinds_text(r->kinds, ks, sizeof ks),
-			fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+			cli_fmt_counted(r->objects, "object", "objects", a, sizeof a), cli_fmt_bytes(r->retained, c2, sizeof c2));
 	}
 	for (size_t i = 0; i < t->sh.n; i++) {
 		const struct hp_root_share *r = &t->sh.rows[i];
@@ -369,16 +369,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			continue;
 		fprintf(f, "held jointly by %s%s roots: %s, %s\n", (r->kinds & (r->kinds - 1)) ? "" : "several ",
 			kinds_text(r->kinds, ks, sizeof ks),
-			fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+			cli_fmt_counted(r->objects, "object", "objects", a, sizeof a), cli_fmt_bytes(r->retained, c2, sizeof c2));
 	}
 	if (R->roots_policy != HP_ROOTS_ALL)
 		fprintf(f, "(--roots=%s: the stack roots of a known thread count in its thread object's row)\n",
 			roots_policy_name(R->roots_policy));
 	fprintf(f, "reachable: %s in all (the rows above add up to it); unreachable: %s, %s",
-		fmt_bytes(t->sh.total, b, sizeof b), fmt_counted(R->unreachable, "object", "objects", a, sizeof a),
-		fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
+		cli_fmt_bytes(t->sh.total, b, sizeof b), cli_fmt_counted(R->unreachable, "object", "objects", a, sizeof a),
+		cli_fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
 	if (t->missing)
-		fprintf(f, "; %s the dump does not hold", fmt_counted(t->missing, "root names an object", "roots name objects", a, sizeof a));
+		fprintf(f, "; %s the dump does not hold", cli_fmt_counted(t->missing, "root names an object", "roots name objects", a, sizeof a));
 	fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
 	const char *heap = ((const struct roots_opts *)x->own)->heap;
 	if (heap) {
@@ -398,7 +398,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			}
 		if (!kl)
 			snprintf(kinds, sizeof kinds, "made root");
-		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", fmt_bytes(R->retained[v], a, sizeof a),
+		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", cli_fmt_bytes(R->retained[v], a, sizeof a),
 			all ? 100.0 * R->retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
 		const struct hp_root_rec *rr = t->rows[i].thread;
 		if (!rr)
@@ -415,7 +415,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fputc('\n', f);
 	}
 	if (t->shown < t->n)
-		fprintf(f, "... %s more roots\n", fmt_count(t->n - t->shown, a, sizeof a));
+		fprintf(f, "... %s more roots\n", cli_fmt_count(t->n - t->shown, a, sizeof a));
 	return EXIT_OK;
 }
 

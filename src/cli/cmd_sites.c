@@ -342,9 +342,9 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		else
 			fprintf(f, "bits 0x%08x\n", hd->cutoff_bits);
 		fprintf(f, "live %s bytes in %s instances; allocated %s bytes in %s instances; %s\n",
-			fmt_count(hd->live_bytes, a, sizeof a), fmt_count(hd->live_instances, b, sizeof b),
-			fmt_count(hd->bytes_allocated, c, sizeof c), fmt_count(hd->instances_allocated, d, sizeof d),
-			fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
+			cli_fmt_count(hd->live_bytes, a, sizeof a), cli_fmt_count(hd->live_instances, b, sizeof b),
+			cli_fmt_count(hd->bytes_allocated, c, sizeof c), cli_fmt_count(hd->instances_allocated, d, sizeof d),
+			cli_fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
 		fprintf(f, "%6s %12s %10s %12s %10s %10s  %s\n", "rank", "live bytes", "live objs", "alloc bytes",
 			"alloc objs", "trace", "class");
 		size_t ns = shown(o, rec->k);
@@ -352,31 +352,31 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
 			char raw[64];
 			hp_text_safe(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
-			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, fmt_count(st->live_bytes, a, sizeof a),
-				fmt_count(st->live_instances, b, sizeof b), fmt_count(st->bytes_allocated, c, sizeof c),
-				fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
+			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, cli_fmt_count(st->live_bytes, a, sizeof a),
+				cli_fmt_count(st->live_instances, b, sizeof b), cli_fmt_count(st->bytes_allocated, c, sizeof c),
+				cli_fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
 			if (nm[0])
 				fprintf(f, "%s\n", nm);
 			else
 				fprintf(f, "class serial %u\n", st->class_serial);
 		}
 		if (ns < rec->k)
-			fprintf(f, "... %s more sites\n", fmt_count(rec->k - ns, a, sizeof a));
+			fprintf(f, "... %s more sites\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < hd->nsites)
 			fprintf(f, "(the record declares %s sites; only the first %s were read)\n",
-				fmt_count(hd->nsites, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+				cli_fmt_count(hd->nsites, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
 	}
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		const struct hp_heap_summary *hs = &h->summaries[r];
 		fprintf(f, "\nHEAP SUMMARY record %zu of %zu (the hprof agent's): live %s bytes in %s instances; "
 			"allocated %s bytes in %s instances\n", r + 1, h->nsummaries,
-			fmt_count(hs->live_bytes, a, sizeof a), fmt_count(hs->live_instances, b, sizeof b),
-			fmt_count(hs->bytes_allocated, c, sizeof c), fmt_count(hs->instances_allocated, d, sizeof d));
+			cli_fmt_count(hs->live_bytes, a, sizeof a), cli_fmt_count(hs->live_instances, b, sizeof b),
+			cli_fmt_count(hs->bytes_allocated, c, sizeof c), cli_fmt_count(hs->instances_allocated, d, sizeof d));
 	}
 	for (size_t r = 0; r < h->ncpu_recs; r++) {
 		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
 		fprintf(f, "\nCPU SAMPLES record %zu of %zu (the hprof agent's): %s samples over %s\n", r + 1, h->ncpu_recs,
-			fmt_count(rec->total, a, sizeof a), fmt_counted(rec->n, "trace", "traces", b, sizeof b));
+			cli_fmt_count(rec->total, a, sizeof a), cli_fmt_counted(rec->n, "trace", "traces", b, sizeof b));
 		fprintf(f, "%6s %10s %7s %10s  %s\n", "rank", "samples", "share", "trace", "top frame");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++) {
@@ -386,14 +386,14 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 				snprintf(pct, sizeof pct, "%.2f%%", 100.0 * cs->samples / rec->total);
 			else
 				snprintf(pct, sizeof pct, "-");
-			fprintf(f, "%6zu %10s %7s %10u  %s\n", i + 1, fmt_count(cs->samples, a, sizeof a), pct, cs->trace_serial,
+			fprintf(f, "%6zu %10s %7s %10u  %s\n", i + 1, cli_fmt_count(cs->samples, a, sizeof a), pct, cs->trace_serial,
 				top_frame(h, cs->trace_serial, nm, sizeof nm));
 		}
 		if (ns < rec->k)
-			fprintf(f, "... %s more traces\n", fmt_count(rec->k - ns, a, sizeof a));
+			fprintf(f, "... %s more traces\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < rec->n)
 			fprintf(f, "(the record declares %s traces; only the first %s were read)\n",
-				fmt_count(rec->n, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+				cli_fmt_count(rec->n, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
 	}
 }
 
@@ -588,14 +588,14 @@ static int collapsed(const hp_heap *h, const struct hp_sites *S, uint32_t depth,
 static void node_line(const hp_heap *h, const struct hp_site_node *e, FILE *f)
 {
 	char a[64], b[64], c[64], t[2048];
-	fprintf(f, "%10s %10s %10s  ", fmt_count(e->objects, a, sizeof a), fmt_bytes(e->shallow, b, sizeof b),
-		fmt_bytes(e->retained, c, sizeof c));
+	fprintf(f, "%10s %10s %10s  ", cli_fmt_count(e->objects, a, sizeof a), cli_fmt_bytes(e->shallow, b, sizeof b),
+		cli_fmt_bytes(e->retained, c, sizeof c));
 	uint32_t lv = e->level;
 	fprintf(f, "%*s", (int)(2 * (lv > 30 ? 30 : lv)), "");
 	if (lv > 30)
 		fprintf(f, "[level %u] ", e->level);
 	if (!e->level) {
-		fprintf(f, "all sites (%s)\n", fmt_count(e->sites, a, sizeof a));
+		fprintf(f, "all sites (%s)\n", cli_fmt_count(e->sites, a, sizeof a));
 		return;
 	}
 	const struct hp_frame *fr = hp_trace_frame(h, e->trace, e->at);
@@ -619,8 +619,8 @@ static void more_line(const struct walk *w, uint32_t u, FILE *f)
 	char a[64], b[64], c[64];
 	struct cut ct = cut_of(w, u);
 	indent(&w->S->node[u], f);
-	fprintf(f, "... %s more (%s, %s)%s\n", fmt_count(ct.n, a, sizeof a), fmt_counted(ct.objects, "object", "objects", b, sizeof b),
-		fmt_bytes(ct.shallow, c, sizeof c), ct.by_depth ? ", below --depth" : "");
+	fprintf(f, "... %s more (%s, %s)%s\n", cli_fmt_count(ct.n, a, sizeof a), cli_fmt_counted(ct.objects, "object", "objects", b, sizeof b),
+		cli_fmt_bytes(ct.shallow, c, sizeof c), ct.by_depth ? ", below --depth" : "");
 }
 
 static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_result *r, FILE *f);
@@ -663,18 +663,18 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 	}
 	if (!r->S.n && !r->S.filtered_sites) {
 		fputs(no_sites, f);
-		fprintf(f, "(%s, %s, all without a site)\n", fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),
-			fmt_bytes(r->S.untraced_shallow, b, sizeof b));
+		fprintf(f, "(%s, %s, all without a site)\n", cli_fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),
+			cli_fmt_bytes(r->S.untraced_shallow, b, sizeof b));
 		return EXIT_OK;
 	}
 	fprintf(f, "%s: %s with a site (%s), %s without one (%s)\n",
-		fmt_counted(r->S.n, "allocation site", "allocation sites", a, sizeof a),
-		fmt_count(r->S.traced, b, sizeof b), fmt_bytes(r->S.traced_shallow, c, sizeof c),
-		fmt_count(r->S.untraced, buf, 64), fmt_bytes(r->S.untraced_shallow, buf + 64, 64));
+		cli_fmt_counted(r->S.n, "allocation site", "allocation sites", a, sizeof a),
+		cli_fmt_count(r->S.traced, b, sizeof b), cli_fmt_bytes(r->S.traced_shallow, c, sizeof c),
+		cli_fmt_count(r->S.untraced, buf, 64), cli_fmt_bytes(r->S.untraced_shallow, buf + 64, 64));
 	if (r->S.filtered_sites)
 		fprintf(f, "left out by the filter: %s (%s, %s)\n",
-			fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
-			fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), fmt_bytes(r->S.filtered_shallow, c, sizeof c));
+			cli_fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
+			cli_fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), cli_fmt_bytes(r->S.filtered_shallow, c, sizeof c));
 	fprintf(f, "retained: the bytes the objects dominate, each once (weak %s, roots %s)\n\n",
 		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy));
 	if (!r->S.n)
@@ -703,8 +703,8 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 			struct cut ct = cut_of(&w, u);
 			if (e->self_objects && e->nchildren && !ct.by_depth) {
 				indent(e, f);
-				fprintf(f, "%s %s, retained %s: %s\n", fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
-					fmt_bytes(e->self_shallow, b, sizeof b), fmt_bytes(e->self_retained, c, sizeof c),
+				fprintf(f, "%s %s, retained %s: %s\n", cli_fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
+					cli_fmt_bytes(e->self_shallow, b, sizeof b), cli_fmt_bytes(e->self_retained, c, sizeof c),
 					o->bottom_up ? "the stack ends here" : "allocated in this frame");
 			}
 			if (ct.n && ct.by_depth)
@@ -721,8 +721,8 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 	for (size_t i = 0; i < ns; i++) {
 		const struct hp_site *s = &r->S.s[i];
 		const struct hp_trace_rec *tr = &h->traces[s->trace];
-		fprintf(f, "%10s %10s %10s  trace %u\n", fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
-			fmt_bytes(s->retained, c, sizeof c), s->serial);
+		fprintf(f, "%10s %10s %10s  trace %u\n", cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b),
+			cli_fmt_bytes(s->retained, c, sizeof c), s->serial);
 		uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
 		for (uint32_t d = 0; d < nf; d++) {
 			const struct hp_frame *fr = hp_trace_frame(h, s->trace, d);
@@ -735,7 +735,7 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 			fprintf(f, "%32s    ... %u more frames\n", "", tr->n - nf);
 	}
 	if (ns < r->S.n)
-		fprintf(f, "... %s more sites\n", fmt_count(r->S.n - ns, a, sizeof a));
+		fprintf(f, "... %s more sites\n", cli_fmt_count(r->S.n - ns, a, sizeof a));
 	return EXIT_OK;
 }
 

@@ -191,7 +191,7 @@ static void local_line(FILE *f, const struct threads_result *r, const struct hp_
 {
 	char lab[800], a[32];
 	fprintf(f, "%s- %s %s, retained %s\n", indent, l->kind == HP_ROOT_JAVA_FRAME ? "local" : hp_root_kind_name(l->kind),
-		object_label(r->h, l->obj, lab, sizeof lab), fmt_bytes(r->R->retained[l->obj], a, sizeof a));
+		object_label(r->h, l->obj, lab, sizeof lab), cli_fmt_bytes(r->R->retained[l->obj], a, sizeof a));
 }
 
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
@@ -206,7 +206,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		return EXIT_OK;
 	}
 	fprintf(f, "%s, %zu with a stack; retained: the Thread object's retained size (weak %s, roots %s%s)\n",
-		fmt_counted(r->T.n, "thread", "threads", a, sizeof a), r->T.with_frames,
+		cli_fmt_counted(r->T.n, "thread", "threads", a, sizeof a), r->T.with_frames,
 		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy),
 		r->R->roots_policy == HP_ROOTS_THREADS ? ": it counts what only its stack holds" :
 		": stack locals hang off the super-root, not the thread");
@@ -214,8 +214,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fprintf(f, "the dump holds no stack frames for its threads (Android dumps and some tools write none)\n");
 	if (r->T.orphan_roots || r->T.missing_locals)
 		fprintf(f, "%s naming no known thread, %s naming objects the dump lacks (left out)\n",
-			fmt_counted(r->T.orphan_roots, "stack root", "stack roots", a, sizeof a),
-			fmt_count(r->T.missing_locals, b, sizeof b));
+			cli_fmt_counted(r->T.orphan_roots, "stack root", "stack roots", a, sizeof a),
+			cli_fmt_count(r->T.missing_locals, b, sizeof b));
 	for (size_t i = 0; i < r->T.n; i++) {
 		const struct hp_thread_info *t = &r->T.t[i];
 		fputc('\n', f);
@@ -234,7 +234,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->state)
 			fprintf(f, " %s", t->state);
 		if (t->obj != SIZE_MAX)
-			fprintf(f, "  retained %s  %s", fmt_bytes(t->retained, a, sizeof a), object_label(h, t->obj, lab, sizeof lab));
+			fprintf(f, "  retained %s  %s", cli_fmt_bytes(t->retained, a, sizeof a), object_label(h, t->obj, lab, sizeof lab));
 		else
 			fprintf(f, "  (its Thread object is not in the dump)");
 		fputc('\n', f);
@@ -258,7 +258,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			for (; l < lend; l++)
 				local_line(f, r, &r->T.locals[l], "    ");
 		} else if (t->nlocals) {
-			fprintf(f, "    (%s held by its stack; --locals lists them", fmt_counted(t->nlocals, "object", "objects", a, sizeof a));
+			fprintf(f, "    (%s held by its stack; --locals lists them", cli_fmt_counted(t->nlocals, "object", "objects", a, sizeof a));
 			if (others)
 				fprintf(f, ", %zu not in a frame", others);
 			fprintf(f, ")\n");

@@ -693,7 +693,7 @@ static void text_groups(const struct top_result *t, FILE *f)
 	char a[32], b[32], c[32], lb[1024], nm[1024];
 	int cw = 9;
 	for (size_t i = 0; i < t->norder; i++) {
-		int l = (int)strlen(fmt_count(G->g[t->order[i]].instances, a, sizeof a));
+		int l = (int)strlen(cli_fmt_count(G->g[t->order[i]].instances, a, sizeof a));
 		if (l > cw)
 			cw = l;
 	}
@@ -707,13 +707,13 @@ static void text_groups(const struct top_result *t, FILE *f)
 	fprintf(f, "  %s\n", group_kinds[t->by]);
 	for (size_t i = 0; i < t->norder; i++) {
 		const struct hp_group *g = &G->g[t->order[i]];
-		fprintf(f, "%5u  %7s", t->rank[i], fmt_count(g->classes, c, sizeof c));
+		fprintf(f, "%5u  %7s", t->rank[i], cli_fmt_count(g->classes, c, sizeof c));
 		if (loaders)
-			fprintf(f, "  %7s", fmt_count(g->defined, c, sizeof c));
-		fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(g->instances, a, sizeof a),
-			fmt_bytes(g->shallow, b, sizeof b), t->all_shallow ? 100.0 * g->shallow / t->all_shallow : 0.0);
+			fprintf(f, "  %7s", cli_fmt_count(g->defined, c, sizeof c));
+		fprintf(f, "  %*s  %10s  %5.1f%%", cw, cli_fmt_count(g->instances, a, sizeof a),
+			cli_fmt_bytes(g->shallow, b, sizeof b), t->all_shallow ? 100.0 * g->shallow / t->all_shallow : 0.0);
 		if (G->retained)
-			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(g->retained, b, sizeof b),
+			fprintf(f, "  %10s  %5.1f%%", cli_fmt_bytes(g->retained, b, sizeof b),
 				t->all_shallow ? 100.0 * g->retained / t->all_shallow : 0.0);
 		int ind = t->by == HP_GROUP_PACKAGE ? 2 * (int)(g->depth - 1) : 0;
 		fprintf(f, "  %*s%s", ind > 200 ? 200 : ind, "", hp_text_safe(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
@@ -722,26 +722,26 @@ static void text_groups(const struct top_result *t, FILE *f)
 		fprintf(f, "\n");
 	}
 	char c1[48], c2[48];
-	fprintf(f, "%5s  %7s", "total", fmt_count(t->n, c, sizeof c));
+	fprintf(f, "%5s  %7s", "total", cli_fmt_count(t->n, c, sizeof c));
 	if (loaders)
 		fprintf(f, "  %7s", "");
-	fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(t->tot_count, a, sizeof a), fmt_bytes(t->tot_shallow, b, sizeof b),
+	fprintf(f, "  %*s  %10s  %5.1f%%", cw, cli_fmt_count(t->tot_count, a, sizeof a), cli_fmt_bytes(t->tot_shallow, b, sizeof b),
 		t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
 	if (G->retained)
 		fprintf(f, "  %10s  %6s", "", "");
 	static const char *const one[] = { "package", "class loader", "component" };
 	static const char *const many[] = { "packages", "class loaders", "components" };
-	fprintf(f, "  %s", fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
+	fprintf(f, "  %s", cli_fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
 	if (t->by == HP_GROUP_PACKAGE)
-		fprintf(f, " at the top (%s in all, %u level%s shown)", fmt_counted(G->n, "package", "packages", c2, sizeof c2),
+		fprintf(f, " at the top (%s in all, %u level%s shown)", cli_fmt_counted(G->n, "package", "packages", c2, sizeof c2),
 			t->depth, t->depth == 1 ? "" : "s");
 	if (t->by == HP_GROUP_COMPONENT)
 		fprintf(f, " (with \"other\")");
-	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", cli_fmt_counted(t->n, "class", "classes", c2, sizeof c2));
 	if (loaders && !t->h->nobj)
 		fprintf(f, "the loaders' classes and names are not read with --fast or from a pipe (no object table)\n");
 	if (loaders && G->ndups) {
-		fprintf(f, "%s defined by several loaders:\n", fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
+		fprintf(f, "%s defined by several loaders:\n", cli_fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
 		for (size_t d = 0; d < G->ndups; d++) {
 			fprintf(f, "  %s:", hp_text_safe(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
 			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
@@ -817,7 +817,7 @@ static void text_threads(const struct top_result *t, FILE *f)
 			mb += m->bytes;
 			continue;
 		}
-		fprintf(f, "%5zu  %10s  %10s  %5.1f%%  ", i + 1, fmt_count(m->objects, a, sizeof a), fmt_bytes(m->bytes, b, sizeof b),
+		fprintf(f, "%5zu  %10s  %10s  %5.1f%%  ", i + 1, cli_fmt_count(m->objects, a, sizeof a), cli_fmt_bytes(m->bytes, b, sizeof b),
 			M->bytes ? 100.0 * m->bytes / M->bytes : 0.0);
 		if (t->names[i].utf8) {
 			char *q = cli_quote_text(&t->names[i]);
@@ -835,16 +835,16 @@ static void text_threads(const struct top_result *t, FILE *f)
 		fprintf(f, "\n");
 	}
 	if (t->shown < M->n)
-		fprintf(f, "%5s  %10s  %10s  %5.1f%%  \xe2\x80\xa6 %s more %s\n", "", fmt_count(mo, a, sizeof a), fmt_bytes(mb, b, sizeof b),
-			M->bytes ? 100.0 * mb / M->bytes : 0.0, fmt_count(M->n - t->shown, c, sizeof c),
+		fprintf(f, "%5s  %10s  %10s  %5.1f%%  \xe2\x80\xa6 %s more %s\n", "", cli_fmt_count(mo, a, sizeof a), cli_fmt_bytes(mb, b, sizeof b),
+			M->bytes ? 100.0 * mb / M->bytes : 0.0, cli_fmt_count(M->n - t->shown, c, sizeof c),
 			M->n - t->shown == 1 ? "thread" : "threads");
 	fprintf(f, "%5s  %10s  %10s  %5.1f%%  shared/no thread (reachable, dominated by no thread)\n", "",
-		fmt_count(M->shared_objects, a, sizeof a), fmt_bytes(M->shared_bytes, b, sizeof b),
+		cli_fmt_count(M->shared_objects, a, sizeof a), cli_fmt_bytes(M->shared_bytes, b, sizeof b),
 		M->bytes ? 100.0 * M->shared_bytes / M->bytes : 0.0);
-	fprintf(f, "%5s  %10s  %10s  %5.1f%%  unreachable\n", "", fmt_count(M->unreachable_objects, a, sizeof a),
-		fmt_bytes(M->unreachable_bytes, b, sizeof b), M->bytes ? 100.0 * M->unreachable_bytes / M->bytes : 0.0);
-	fprintf(f, "%5s  %10s  %10s  %5.1f%%  %s (weak %s, roots %s)\n", "total", fmt_count(M->objects, a, sizeof a),
-		fmt_bytes(M->bytes, b, sizeof b), 100.0, fmt_counted(M->n, "thread", "threads", c, sizeof c),
+	fprintf(f, "%5s  %10s  %10s  %5.1f%%  unreachable\n", "", cli_fmt_count(M->unreachable_objects, a, sizeof a),
+		cli_fmt_bytes(M->unreachable_bytes, b, sizeof b), M->bytes ? 100.0 * M->unreachable_bytes / M->bytes : 0.0);
+	fprintf(f, "%5s  %10s  %10s  %5.1f%%  %s (weak %s, roots %s)\n", "total", cli_fmt_count(M->objects, a, sizeof a),
+		cli_fmt_bytes(M->bytes, b, sizeof b), 100.0, cli_fmt_counted(M->n, "thread", "threads", c, sizeof c),
 		hp_weak_policy_name(t->R->weak), roots_policy_name(t->R->roots_policy));
 }
 
@@ -890,8 +890,8 @@ static void text_buckets(const char *what, const struct hp_bucket_row *b, FILE *
 	for (unsigned k = 0; k < HP_NBUCKETS; k++) {
 		if (!b->count[k])
 			continue;
-		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), fmt_count(b->count[k], a, sizeof a),
-			fmt_bytes(b->bytes[k], c, sizeof c));
+		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), cli_fmt_count(b->count[k], a, sizeof a),
+			cli_fmt_bytes(b->bytes[k], c, sizeof c));
 		first = 0;
 	}
 	fprintf(f, "%s\n", first ? " none" : "");
@@ -982,7 +982,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[32], b[32], nm[1024];
 	int cw = 9;     /* width of the instances column */
 	for (size_t i = 0; i < t->shown; i++) {
-		int l = (int)strlen(fmt_count(t->rows[i].count, a, sizeof a));
+		int l = (int)strlen(cli_fmt_count(t->rows[i].count, a, sizeof a));
 		if (l > cw)
 			cw = l;
 	}
@@ -1016,13 +1016,13 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		const struct trow *r = &t->rows[i];
 		double pct = t->all_shallow ? 100.0 * r->shallow / t->all_shallow : 0;
 		hp_text_safe(r->name, nm, sizeof nm);
-		fprintf(f, "%5zu  %*s  %10s  %5.1f%%", i + 1, cw, fmt_count(r->count, a, sizeof a),
-			fmt_bytes(r->shallow, b, sizeof b), pct);
+		fprintf(f, "%5zu  %*s  %10s  %5.1f%%", i + 1, cw, cli_fmt_count(r->count, a, sizeof a),
+			cli_fmt_bytes(r->shallow, b, sizeof b), pct);
 		if (R)
-			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(r->retained, b, sizeof b),
+			fprintf(f, "  %10s  %5.1f%%", cli_fmt_bytes(r->retained, b, sizeof b),
 				t->all_shallow ? 100.0 * r->retained / t->all_shallow : 0.0);
 		if (t->native_cols)
-			fprintf(f, "  %10s  %10s", fmt_bytes(r->native, a, sizeof a), fmt_bytes(r->native_retained, b, sizeof b));
+			fprintf(f, "  %10s  %10s", cli_fmt_bytes(r->native, a, sizeof a), cli_fmt_bytes(r->native_retained, b, sizeof b));
 		if (t->android)
 			fprintf(f, "  %-*s", hw, hp_text_safe(r->heap, hn, sizeof hn));
 		fprintf(f, "  %s\n", nm);
@@ -1030,15 +1030,15 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			text_buckets("sizes", &t->buckets[r->r - h->rows], f);
 	}
 	char c1[32];
-	fprintf(f, "%5s  %*s  %10s  %5.1f%%", "total", cw, fmt_count(t->tot_count, a, sizeof a),
-		fmt_bytes(t->tot_shallow, b, sizeof b), t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
+	fprintf(f, "%5s  %*s  %10s  %5.1f%%", "total", cw, cli_fmt_count(t->tot_count, a, sizeof a),
+		cli_fmt_bytes(t->tot_shallow, b, sizeof b), t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
 	if (R)
 		fprintf(f, "  %10s  %6s", "", "");
 	if (t->native_cols)
-		fprintf(f, "  %10s  %10s", fmt_bytes(t->tot_native, a, sizeof a), "");
+		fprintf(f, "  %10s  %10s", cli_fmt_bytes(t->tot_native, a, sizeof a), "");
 	if (t->android)
 		fprintf(f, "  %-*s", hw, "");
-	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", fmt_counted(t->n, "class", "classes", c1, sizeof c1),
+	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", cli_fmt_counted(t->n, "class", "classes", c1, sizeof c1),
 		t->shown < t->n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
 		h->size.ref_size, h->size.header, h->size.align);
 	if (t->buckets)
@@ -1049,17 +1049,17 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->n == 1)
 			snprintf(rows, sizeof rows, "this row");
 		else
-			snprintf(rows, sizeof rows, "these %s rows", fmt_count(t->n, u3, sizeof u3));
+			snprintf(rows, sizeof rows, "these %s rows", cli_fmt_count(t->n, u3, sizeof u3));
 		fprintf(f, "retained set of the %s in %s: %s, %s\n",
-			fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
-			fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
+			cli_fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
+			cli_fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), cli_fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
 unreachable:
 	text_heap_split(f, h, t->N, t->heap_filter);
 	if (R) {
 		char u1[48], u2[32];
 		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",
-			fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
+			cli_fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), cli_fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
 			hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
 	}
 	return EXIT_OK;

@@ -346,7 +346,7 @@ static int json_out(struct trend_state *t)
 /* "+1.2 MiB" per step, from a double */
 static const char *fmt_slope_bytes(double v, char *buf, size_t n)
 {
-	return fmt_dbytes((int64_t)llround(v), buf, n);
+	return cli_fmt_dbytes((int64_t)llround(v), buf, n);
 }
 
 /* sparklines are 3 bytes a column: printed then padded to the column */
@@ -374,20 +374,20 @@ static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, s
 		const struct trow *r = &rows[i];
 		if (paths) {
 			fprintf(f, "%13s  %11s  %5.2f  %-4s  ", fmt_slope_bytes(r->fb.slope, a, sizeof a),
-				fmt_dcount((int64_t)llround(r->fc.slope), b, sizeof b), r->fb.r2, r->fb.monotonic ? "yes" : "");
+				cli_fmt_dcount((int64_t)llround(r->fc.slope), b, sizeof b), r->fb.r2, r->fb.monotonic ? "yes" : "");
 			spark_col(f, r->bytes, t->n);
 			spark_col(f, r->count, t->n);
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", fmt_path(&t->cmp, r->idx, nm, sizeof nm),
-				fmt_bytes(r->bytes[0], c, sizeof c), fmt_bytes(r->bytes[t->n - 1], d, sizeof d));
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", cli_fmt_path(&t->cmp, r->idx, nm, sizeof nm),
+				cli_fmt_bytes(r->bytes[0], c, sizeof c), cli_fmt_bytes(r->bytes[t->n - 1], d, sizeof d));
 		} else {
-			fprintf(f, "%11s  %5.2f  %-4s  %12s  %13s  ", fmt_dcount((int64_t)llround(r->fc.slope), a, sizeof a),
+			fprintf(f, "%11s  %5.2f  %-4s  %12s  %13s  ", cli_fmt_dcount((int64_t)llround(r->fc.slope), a, sizeof a),
 				r->fc.r2, r->fc.monotonic ? "yes" : "", fmt_slope_bytes(r->fs.slope, b, sizeof b),
 				t->o->fast ? "" : fmt_slope_bytes(r->fb.slope, c, sizeof c));
 			spark_col(f, r->count, t->n);
 			spark_col(f, r->bytes, t->n);
 			char e[32];
 			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", hp_text_safe(t->tab[r->idx].name, nm, sizeof nm),
-				fmt_count(r->count[0], d, sizeof d), fmt_count(r->count[t->n - 1], e, sizeof e));
+				cli_fmt_count(r->count[0], d, sizeof d), cli_fmt_count(r->count[t->n - 1], e, sizeof e));
 		}
 	}
 	if (!nrows)
@@ -405,8 +405,8 @@ static int text_out(struct trend_state *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hp_dsum *s = t->ss[i];
 		const struct cli_dumpmodel *dm = &t->own[t->order[i]];
-		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, fmt_time(s->timestamp_ms, tm, sizeof tm),
-			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
+		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, cli_fmt_time(s->timestamp_ms, tm, sizeof tm),
+			cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b),
 			t->partial[t->order[i]] ? " (partial)" : "", hp_text_safe(x->files[t->order[i]], nm, sizeof nm));
 		if (dm->differs)
 			fprintf(f, "  (own: %s%s)", cli_dumpmodel_words(dm, mw, sizeof mw),
@@ -418,12 +418,12 @@ static int text_out(struct trend_state *t)
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
 	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",
-		what, fmt_count(t->ncrow, a, sizeof a), what,
+		what, cli_fmt_count(t->ncrow, a, sizeof a), what,
 		shown(t, t->ncrow) < t->ncrow ? "; top rows shown" : "");
 	text_rows(t, f, t->crow, t->ncrow, 0);
 	if (!t->o->fast) {
 		fprintf(f, "\ndominator paths where the growth from the first dump to the last is, those growing at every\nstep first (%s%s):\n",
-			fmt_count(t->nprow, a, sizeof a), shown(t, t->nprow) < t->nprow ? "; top rows shown" : "");
+			cli_fmt_count(t->nprow, a, sizeof a), shown(t, t->nprow) < t->nprow ? "; top rows shown" : "");
 		text_rows(t, f, t->prow, t->nprow, 1);
 	}
 	return cli_text_end(x, &out, EXIT_OK);

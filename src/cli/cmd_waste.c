@@ -358,22 +358,22 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[48], b[48], c[48], id[32], lab[600];
 	cli_partial_note(f, S);
 	fprintf(f, "could save %s of %s (%.1f%%), each byte counted once across the sections\n",
-		fmt_bytes(W->total, a, sizeof a), fmt_bytes(h->total_shallow, b, sizeof b),
+		cli_fmt_bytes(W->total, a, sizeof a), cli_fmt_bytes(h->total_shallow, b, sizeof b),
 		h->total_shallow ? 100.0 * (double)W->total / (double)h->total_shallow : 0.0);
-	fprintf(f, "(read %s, %s, %s", fmt_counted(W->strings, "String", "Strings", a, sizeof a),
-		fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
-		fmt_counted(W->collections, "collection", "collections", c, sizeof c));
+	fprintf(f, "(read %s, %s, %s", cli_fmt_counted(W->strings, "String", "Strings", a, sizeof a),
+		cli_fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
+		cli_fmt_counted(W->collections, "collection", "collections", c, sizeof c));
 	if (W->nodata_arrays)
 		fprintf(f, "; %s without elements in the dump, not compared",
-			fmt_counted(W->nodata_arrays, "array", "arrays", a, sizeof a));
+			cli_fmt_counted(W->nodata_arrays, "array", "arrays", a, sizeof a));
 	if (W->left_out)
-		fprintf(f, "; %s of fewer than %d objects left out", fmt_counted(W->left_out, "row", "rows", a, sizeof a),
+		fprintf(f, "; %s of fewer than %d objects left out", cli_fmt_counted(W->left_out, "row", "rows", a, sizeof a),
 			o->min_count < 2 ? 2 : o->min_count);
 	fprintf(f, ")\n");
 	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
 		const struct hp_waste_section *sec = &W->s[s];
-		fprintf(f, "\n%s: %s in %s\n", titles[s], fmt_bytes(sec->wasted, a, sizeof a),
-			fmt_counted(sec->count, "object", "objects", b, sizeof b));
+		fprintf(f, "\n%s: %s in %s\n", titles[s], cli_fmt_bytes(sec->wasted, a, sizeof a),
+			cli_fmt_counted(sec->count, "object", "objects", b, sizeof b));
 		if (!sec->n)
 			continue;
 		fprintf(f, "%10s %8s  %-18s  %s\n", "wasted", "count", "sample", "what");
@@ -404,7 +404,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			default:
 				snprintf(what, sizeof what, "%s", hp_text_safe(hp_class_name(h, w->cls), lab, sizeof lab));
 			}
-			fprintf(f, "%10s %8s  %-18s  %s\n", fmt_bytes(w->wasted, a, sizeof a), fmt_count(w->count, b, sizeof b),
+			fprintf(f, "%10s %8s  %-18s  %s\n", cli_fmt_bytes(w->wasted, a, sizeof a), cli_fmt_count(w->count, b, sizeof b),
 				id_text(h, w->sample, id, sizeof id), what);
 			if (w->sample != HP_NONE && r->hold[s])
 				holder_text(r, &r->hold[s][i], f);
@@ -413,8 +413,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			uint64_t rest = 0;
 			for (size_t i = r->shown[s]; i < sec->n; i++)
 				rest += sec->rows[i].wasted;
-			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", fmt_count(sec->n - r->shown[s], a, sizeof a),
-				sec->n - r->shown[s] == 1 ? "row" : "rows", fmt_bytes(rest, b, sizeof b));
+			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", cli_fmt_count(sec->n - r->shown[s], a, sizeof a),
+				sec->n - r->shown[s] == 1 ? "row" : "rows", cli_fmt_bytes(rest, b, sizeof b));
 		}
 	}
 	return EXIT_OK;

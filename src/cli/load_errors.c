@@ -17,33 +17,33 @@ static int failed(hp_session *S, int rc, const struct hp_error *err)
 	char x[32], y[32], n[32];
 	cli_progress_stop(S);
 	if (rc == HP_ENOMEM && nd->stage != HP_NEED_NONE) {
-		fmt_count(nd->objects, n, sizeof n);
+		cli_fmt_count(nd->objects, n, sizeof n);
 		switch (nd->stage) {
 		case HP_NEED_OPEN_BUFFERS:
 			cli_limit_error(file, "the memory limit was hit opening the dump (its buffers need more than %s)",
-				    fmt_bytes(nd->bytes, x, sizeof x));
+				    cli_fmt_bytes(nd->bytes, x, sizeof x));
 			break;
 		case HP_NEED_OPEN:
 			cli_limit_error(file, "the memory limit was hit opening the dump");
 			break;
 		case HP_NEED_READING:
 			cli_limit_error(file, "offset %llu: the memory limit was hit reading; the model needs more than %s (%s objects before this offset)",
-				    (unsigned long long)nd->offset, fmt_need(nd->bytes, x, sizeof x), n);
+				    (unsigned long long)nd->offset, cli_fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		case HP_NEED_HISTOGRAM:
 			cli_limit_error(file, "the class histogram needs about %s (%s objects, nothing kept per object)",
-				    fmt_need(nd->bytes, x, sizeof x), n);
+				    cli_fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		case HP_NEED_MODEL_RETAINED:
 			cli_limit_error(file, "the model needs about %s (%s objects), and retained sizes about %s in all",
-				    fmt_need(nd->bytes, x, sizeof x), n, fmt_need(nd->retained_bytes, y, sizeof y));
+				    cli_fmt_need(nd->bytes, x, sizeof x), n, cli_fmt_need(nd->retained_bytes, y, sizeof y));
 			break;
 		case HP_NEED_MODEL:
-			cli_limit_error(file, "the model needs about %s (%s objects)", fmt_need(nd->bytes, x, sizeof x), n);
+			cli_limit_error(file, "the model needs about %s (%s objects)", cli_fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		default:
 			cli_limit_error(file, "retained sizes need about %s in all (%s objects; more with many references)",
-				    fmt_need(nd->bytes, x, sizeof x), n);
+				    cli_fmt_need(nd->bytes, x, sizeof x), n);
 			break;
 		}
 		return EXIT_NOMEM;

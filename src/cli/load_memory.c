@@ -63,7 +63,7 @@ void cli_limit_error(const char *file, const char *fmt, ...)
 			 hp_alloc_spill_dir(), strerror(hp_alloc_spill_errno()));
 	else if (!hp_alloc_spill_dir()[0])
 		snprintf(why, sizeof why, "; no writable directory for files to hold the rest");
-	cli_error("%s: %s; --max-memory is %s%s", file, msg, fmt_bytes(hp_alloc_limit(), l, sizeof l), why);
+	cli_error("%s: %s; --max-memory is %s%s", file, msg, cli_fmt_bytes(hp_alloc_limit(), l, sizeof l), why);
 	limit_reported = 1;
 }
 
@@ -74,8 +74,8 @@ int cli_limit_hit(const char *file)
 	if (!limit_reported) {
 		char a[32], b[32];
 		cli_limit_error(file, "the memory limit was hit (%s asked for, %s in use)",
-			    fmt_bytes(hp_alloc_refused_request(), a, sizeof a),
-			    fmt_bytes(hp_alloc_refused_in_use(), b, sizeof b));
+			    cli_fmt_bytes(hp_alloc_refused_request(), a, sizeof a),
+			    cli_fmt_bytes(hp_alloc_refused_in_use(), b, sizeof b));
 	}
 	return 1;
 }

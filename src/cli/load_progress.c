@@ -48,11 +48,11 @@ void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
 	if (total && done <= total) {
 		double eta = rate > 0 ? (total - done) / rate : 0;
 		fprintf(stderr, "\rhprofan: %s %s: %s of %s (%.0f%%), %s/s, ETA %.0fs   ",
-			what, p->name, fmt_bytes(done, a, sizeof a), fmt_bytes(total, b, sizeof b),
-			100.0 * done / total, fmt_bytes((uint64_t)rate, r, sizeof r), eta);
+			what, p->name, cli_fmt_bytes(done, a, sizeof a), cli_fmt_bytes(total, b, sizeof b),
+			100.0 * done / total, cli_fmt_bytes((uint64_t)rate, r, sizeof r), eta);
 	} else {
 		fprintf(stderr, "\rhprofan: %s %s: %s, %s/s   ", what, p->name,
-			fmt_bytes(done, a, sizeof a), fmt_bytes((uint64_t)rate, r, sizeof r));
+			cli_fmt_bytes(done, a, sizeof a), cli_fmt_bytes((uint64_t)rate, r, sizeof r));
 	}
 	fflush(stderr);
 }

@@ -624,7 +624,7 @@ size_t cli_path_tail(const struct cli_ctx *x)
 const char *cli_gap_text(const struct hp_path_gap *g, int hint, char *buf, size_t n)
 {
 	char c[32];
-	snprintf(buf, n, "... %s more%s", fmt_count(g->n, c, sizeof c), hint ? " (--full-path shows every step)" : "");
+	snprintf(buf, n, "... %s more%s", cli_fmt_count(g->n, c, sizeof c), hint ? " (--full-path shows every step)" : "");
 	return buf;
 }
 

@@ -556,9 +556,9 @@ void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int h
 		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
 			continue;
 		fprintf(f, "heap %s: Java %s, native %s; held by GC roots: Java %s, native %s\n",
-			hp_text_safe(split_heap_name(h, i), nm, sizeof nm), fmt_bytes(s->java, a, sizeof a),
-			fmt_bytes(s->native, b, sizeof b), fmt_bytes(s->held_java, c, sizeof c),
-			fmt_bytes(s->held_native, d, sizeof d));
+			hp_text_safe(split_heap_name(h, i), nm, sizeof nm), cli_fmt_bytes(s->java, a, sizeof a),
+			cli_fmt_bytes(s->native, b, sizeof b), cli_fmt_bytes(s->held_java, c, sizeof c),
+			cli_fmt_bytes(s->held_native, d, sizeof d));
 	}
 }
 
