@@ -198,19 +198,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_bitmaps *B = &r->B;
 	const struct bitmaps_opts *o = x->own;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	json_native(j, h, r->N);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cli_json_native(j, h, r->N);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "bitmaps", B->n);
-	json_u64(tot, "with_pixels", B->with_pixels);
-	json_u64(tot, "pixel_bytes", B->pixel_bytes);
-	json_u64(tot, "duplicate_groups", B->dup_groups);
-	json_u64(tot, "duplicate_bitmaps", B->dup_bitmaps);
-	json_u64(tot, "duplicate_bytes", B->dup_bytes);
-	json_u64(tot, "hashed_bytes", B->hashed_bytes);
+	cli_json_u64(tot, "bitmaps", B->n);
+	cli_json_u64(tot, "with_pixels", B->with_pixels);
+	cli_json_u64(tot, "pixel_bytes", B->pixel_bytes);
+	cli_json_u64(tot, "duplicate_groups", B->dup_groups);
+	cli_json_u64(tot, "duplicate_bitmaps", B->dup_bitmaps);
+	cli_json_u64(tot, "duplicate_bytes", B->dup_bytes);
+	cli_json_u64(tot, "hashed_bytes", B->hashed_bytes);
 	if (o->out) {
 		cJSON_AddStringToObject(j, "out", o->out);
-		json_u64(tot, "png_written", r->written);
+		cli_json_u64(tot, "png_written", r->written);
 	}
 	cJSON *arr = cJSON_AddArrayToObject(j, "bitmaps");
 	for (size_t k = 0; k < B->n; k++) {
@@ -219,7 +219,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddNumberToObject(e, "width", b->width);
 		cJSON_AddNumberToObject(e, "height", b->height);
 		cJSON_AddStringToObject(e, "config", hp_bitmap_config_name(b->config));
-		json_u64(e, "pixel_bytes", b->pixel_bytes);
+		cli_json_u64(e, "pixel_bytes", b->pixel_bytes);
 		cJSON_AddStringToObject(e, "source", hp_bitmap_source_name(b->source));
 		char hx[24];
 		if (b->buffer != HP_NONE) {
@@ -227,13 +227,13 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON_AddStringToObject(e, "buffer", hx);
 		}
 		if (r->N && r->N->shallow)
-			json_u64(e, "native", hp_native_of(r->N, b->obj));
+			cli_json_u64(e, "native", hp_native_of(r->N, b->obj));
 		cJSON_AddBoolToObject(e, "pixels_in_dump", b->has_pixels);
 		cJSON_AddBoolToObject(e, "premultiplied", b->premultiplied);
 		if (b->has_pixels) {
 			snprintf(hx, sizeof hx, "%016llx", (unsigned long long)b->hash);
 			cJSON_AddStringToObject(e, "content_hash", hx);
-			json_u64(e, "copies", b->copies);
+			cli_json_u64(e, "copies", b->copies);
 			if (b->first != r->order[k]) {
 				snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)h->ids[B->b[b->first].obj]);
 				cJSON_AddStringToObject(e, "duplicate_of", hx);

@@ -282,40 +282,40 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = t->h;
 	const struct hp_groups *G = &t->G;
 	char lb[1024];
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, t->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, t->R);
 	cJSON_AddStringToObject(j, "group", t->by == HP_GROUP_LOADER ? "loader" : "component");
 	if (o->components)
 		cJSON_AddStringToObject(j, "components_file", o->components);
-	json_u64(j, "threshold_percent", THRESHOLD_PERCENT);
+	cli_json_u64(j, "threshold_percent", THRESHOLD_PERCENT);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "objects", h->nobj);
-	json_u64(tot, "shallow", t->heap);
-	json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
-	json_u64(tot, "waste", t->W.total);
-	json_u64(tot, "groups", G->n);
+	cli_json_u64(tot, "objects", h->nobj);
+	cli_json_u64(tot, "shallow", t->heap);
+	cli_json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
+	cli_json_u64(tot, "waste", t->W.total);
+	cli_json_u64(tot, "groups", G->n);
 	cJSON *arr = cJSON_AddArrayToObject(j, "components");
 	for (size_t i = 0; i < t->nshown; i++) {
 		uint32_t gi = t->order[i];
 		const struct hp_group *g = &G->g[gi];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
+		cli_json_u64(e, "rank", i + 1);
 		cJSON_AddStringToObject(e, "name", group_name(t, g, lb, sizeof lb));
 		if (t->by == HP_GROUP_LOADER) {
-			json_u64(e, "loader_id", g->loader_id);
+			cli_json_u64(e, "loader_id", g->loader_id);
 			if (g->loader_class != HP_NONE)
 				cJSON_AddStringToObject(e, "loader_class", hp_class_name(h, g->loader_class));
 			if (g->has_loader_name)
 				cJSON_AddStringToObject(e, "loader_name", hp_group_name(G, gi));
-			json_u64(e, "defined", g->defined);
+			cli_json_u64(e, "defined", g->defined);
 		}
-		json_u64(e, "classes", g->classes);
-		json_u64(e, "instances", g->instances);
-		json_u64(e, "shallow", g->shallow);
-		json_u64(e, "retained", g->retained);
+		cli_json_u64(e, "classes", g->classes);
+		cli_json_u64(e, "instances", g->instances);
+		cli_json_u64(e, "shallow", g->shallow);
+		cli_json_u64(e, "retained", g->retained);
 		cJSON_AddNumberToObject(e, "percent", pct2(g->retained, t->heap));
-		json_u64(e, "waste", g->waste);
+		cli_json_u64(e, "waste", g->waste);
 		cJSON_AddNumberToObject(e, "waste_percent", pct2(g->waste, t->W.total));
 		cJSON *tc = cJSON_AddArrayToObject(e, "top_classes");
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
@@ -324,19 +324,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON_AddStringToObject(c, "class", hp_class_name(h, r->cls));
 			if (h->header.version == 3)
 				cJSON_AddStringToObject(c, "heap", hp_heap_name(h, r->heap));
-			json_u64(c, "instances", r->count + r->class_objs);
-			json_u64(c, "shallow", r->shallow);
-			json_u64(c, "retained", t->rows[k].retained);
+			cli_json_u64(c, "instances", r->count + r->class_objs);
+			cli_json_u64(c, "shallow", r->shallow);
+			cli_json_u64(c, "retained", t->rows[k].retained);
 			cJSON_AddItemToArray(tc, c);
 		}
-		json_u64(e, "classes_left_out", t->nclasses[i] - (t->row_at[i + 1] - t->row_at[i]));
-		json_u64(e, "top_objects", g->ntops);
+		cli_json_u64(e, "classes_left_out", t->nclasses[i] - (t->row_at[i + 1] - t->row_at[i]));
+		cli_json_u64(e, "top_objects", g->ntops);
 		cJSON *td = cJSON_AddArrayToObject(e, "top_dominators");
 		for (uint32_t k = 0; k < g->top_n; k++) {
 			uint32_t v = G->top[g->top_at + k];
 			cJSON *d = cli_object_json(h, v);
-			json_u64(d, "shallow", t->R->shallow[v]);
-			json_u64(d, "retained", t->R->retained[v]);
+			cli_json_u64(d, "shallow", t->R->shallow[v]);
+			cli_json_u64(d, "retained", t->R->retained[v]);
 			cJSON_AddNumberToObject(d, "percent", pct2(t->R->retained[v], t->heap));
 			cJSON_AddItemToArray(td, d);
 		}
@@ -353,7 +353,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
 				uint64_t id = h->classes[G->dup_class[k]].loader_id;
 				cJSON *le = cJSON_CreateObject();
-				json_u64(le, "loader_id", id);
+				cli_json_u64(le, "loader_id", id);
 				cJSON_AddStringToObject(le, "loader", cli_loader_label(h, id, lb, sizeof lb));
 				const char *nm = loader_name(t, id);
 				if (nm)
@@ -365,11 +365,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *lo = cJSON_AddObjectToObject(j, "left_out");
-	json_u64(lo, "components", t->out_n);
-	json_u64(lo, "instances", t->out_instances);
-	json_u64(lo, "shallow", t->out_shallow);
-	json_u64(lo, "retained", t->out_retained);
-	json_u64(lo, "waste", t->out_waste);
+	cli_json_u64(lo, "components", t->out_n);
+	cli_json_u64(lo, "instances", t->out_instances);
+	cli_json_u64(lo, "shallow", t->out_shallow);
+	cli_json_u64(lo, "retained", t->out_retained);
+	cli_json_u64(lo, "waste", t->out_waste);
 	cJSON *w = cJSON_AddArrayToObject(j, "warnings");
 	for (size_t i = 0; i < h->nwarnings; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(hp_heap_warning(h, i)));

@@ -292,7 +292,7 @@ static cJSON *json_model_words(cJSON *e, int kind, int weak, int roots)
 	return e;
 }
 
-void json_series_model(cJSON *j, const struct cli_series *m)
+void cli_json_series_model(cJSON *j, const struct cli_series *m)
 {
 	const struct cli_common *c = m->x->c;
 	cJSON *e = json_model_words(cJSON_AddObjectToObject(j, "compared_under"), m->size_kind, m->weak, m->roots);
@@ -304,7 +304,7 @@ void json_series_model(cJSON *j, const struct cli_series *m)
 	cJSON_AddBoolToObject(j, "models_differ", m->ndiffer > 0);
 }
 
-void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
+void cli_json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
 {
 	cJSON *e = json_model_words(cJSON_AddObjectToObject(info, "inferred_model"), own->size_kind, own->weak, own->roots);
 	cJSON_AddBoolToObject(e, "differs", own->differs);
@@ -356,7 +356,7 @@ const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n
 	return hp_text_safe(raw, buf, n);
 }
 
-cJSON *json_path(const struct hp_cmp *c, uint32_t p)
+cJSON *cli_json_path(const struct hp_cmp *c, uint32_t p)
 {
 	uint32_t chain[HP_DSUM_DEPTH + 1];
 	size_t k = 0;
@@ -373,39 +373,39 @@ cJSON *json_path(const struct hp_cmp *c, uint32_t p)
 	return a;
 }
 
-cJSON *json_i64_item(int64_t v)
+cJSON *cli_json_i64_item(int64_t v)
 {
 	char b[32];
 	snprintf(b, sizeof b, "%" PRId64, v);
 	return cJSON_CreateRaw(b);
 }
 
-cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
+cJSON *cli_json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
 {
 	cJSON *j = cJSON_CreateObject();
-	json_dump_members(j, file, S);
+	cli_json_dump_members(j, file, S);
 	char t[64];
 	cJSON_AddStringToObject(j, "timestamp", cli_fmt_time(s->timestamp_ms, t, sizeof t));
-	json_u64(j, "objects", s->objects);
-	json_u64(j, "shallow", s->shallow);
+	cli_json_u64(j, "objects", s->objects);
+	cli_json_u64(j, "shallow", s->shallow);
 	/* the model its sizes follow: the heap the summary was made of */
 	const hp_heap *h;
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (hp_session_histogram(S, &h, &err) == HP_OK)
-		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+		cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
 	if (s->has_retained) {
 		cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(s->weak_policy));
 		cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(s->roots_policy));
-		json_u64(j, "reachable_objects", s->reachable);
-		json_u64(j, "reachable_shallow", s->reachable_bytes);
-		json_u64(j, "unreachable_objects", s->unreachable);
-		json_u64(j, "unreachable_shallow", s->unreachable_bytes);
+		cli_json_u64(j, "reachable_objects", s->reachable);
+		cli_json_u64(j, "reachable_shallow", s->reachable_bytes);
+		cli_json_u64(j, "unreachable_objects", s->unreachable);
+		cli_json_u64(j, "unreachable_shallow", s->unreachable_bytes);
 	}
 	return j;
 }
 
-cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n)
+cJSON *cli_json_multi_begin(const char *command, cJSON *const *infos, size_t n)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
@@ -482,7 +482,7 @@ struct diff_state {
 	struct cli_ctx *x;
 	const struct diff_opts *o;
 	hp_session *S[2];             /* BASE's is closed once summarised */
-	cJSON *info[2];               /* json_dump_info() of each */
+	cJSON *info[2];               /* cli_json_dump_info() of each */
 	char partial[2][1024];        /* "FILE: offset ...: why" of a salvaged dump, else "" */
 	struct hp_idcols ida;         /* BASE's ids, for the objects that kept theirs */
 	double t_sum[2], t_cmp;       /* --stats */
@@ -534,8 +534,8 @@ static int collect(struct diff_state *d)
 		double t0 = diff_now();
 		if ((rc = cli_series_summary(&d->sm, (size_t)i, &d->grp, &d->S[i], &d->sum[i], &d->own[i])))
 			return rc;
-		d->info[i] = json_dump_info(x->files[i], d->S[i], &d->sum[i]);
-		json_dumpmodel(d->info[i], &d->own[i]);
+		d->info[i] = cli_json_dump_info(x->files[i], d->S[i], &d->sum[i]);
+		cli_json_dumpmodel(d->info[i], &d->own[i]);
 		const struct hp_load_info *L = hp_session_load_info(d->S[i]);
 		if (L->partial)
 			cli_format_error(x->files[i], &L->partial_err, d->partial[i], sizeof d->partial[i]);
@@ -683,10 +683,10 @@ static struct idrow *id_rows(const struct diff_state *d, size_t *n)
 static cJSON *json_trio(uint64_t inst, uint64_t sh, uint64_t ret, int with_ret)
 {
 	cJSON *e = cJSON_CreateObject();
-	json_u64(e, "instances", inst);
-	json_u64(e, "shallow", sh);
+	cli_json_u64(e, "instances", inst);
+	cli_json_u64(e, "shallow", sh);
 	if (with_ret)
-		json_u64(e, "retained", ret);
+		cli_json_u64(e, "retained", ret);
 	return e;
 }
 
@@ -694,11 +694,11 @@ static int json_out(struct diff_state *d)
 {
 	struct cli_ctx *x = d->x;
 	int R = !d->o->fast;
-	cJSON *j = json_multi_begin("diff", d->info, 2);
+	cJSON *j = cli_json_multi_begin("diff", d->info, 2);
 	cJSON_AddItemToObject(j, "base", d->info[0]);
 	cJSON_AddItemToObject(j, "new", d->info[1]);
 	d->info[0] = d->info[1] = NULL;
-	json_series_model(j, &d->sm);
+	cli_json_series_model(j, &d->sm);
 	cJSON_AddBoolToObject(j, "retained_sizes", R);
 	cJSON_AddStringToObject(j, "sort", R ? "retained" : "shallow");
 	if (x->c->filter)
@@ -706,22 +706,22 @@ static int json_out(struct diff_state *d)
 	if (x->c->exclude)
 		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
 	cJSON *tot = cJSON_AddObjectToObject(j, "delta");
-	cJSON_AddItemToObject(tot, "objects", json_i64_item((int64_t)(d->sum[1].objects - d->sum[0].objects)));
-	cJSON_AddItemToObject(tot, "shallow", json_i64_item((int64_t)(d->sum[1].shallow - d->sum[0].shallow)));
+	cJSON_AddItemToObject(tot, "objects", cli_json_i64_item((int64_t)(d->sum[1].objects - d->sum[0].objects)));
+	cJSON_AddItemToObject(tot, "shallow", cli_json_i64_item((int64_t)(d->sum[1].shallow - d->sum[0].shallow)));
 	if (R) {
 		cJSON_AddItemToObject(tot, "reachable_shallow",
-				      json_i64_item((int64_t)(d->sum[1].reachable_bytes - d->sum[0].reachable_bytes)));
+				      cli_json_i64_item((int64_t)(d->sum[1].reachable_bytes - d->sum[0].reachable_bytes)));
 		cJSON_AddItemToObject(tot, "unreachable_shallow",
-				      json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
+				      cli_json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
 	}
 	int grouped = d->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", d->grp.kind);
 	cJSON *cs = cJSON_AddObjectToObject(j, grouped ? "group_counts" : "class_counts");
-	json_u64(cs, "changed", d->nchanged);
-	json_u64(cs, "new", d->nnew);
-	json_u64(cs, "gone", d->ngone);
-	json_u64(cs, "shown", shown(d, d->nrows));
+	cli_json_u64(cs, "changed", d->nchanged);
+	cli_json_u64(cs, "new", d->nnew);
+	cli_json_u64(cs, "gone", d->ngone);
+	cli_json_u64(cs, "shown", shown(d, d->nrows));
 	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(d, d->nrows); i++) {
 		const struct drow *r = &d->rows[i];
@@ -731,10 +731,10 @@ static int json_out(struct diff_state *d)
 		cJSON_AddItemToObject(e, "base", json_trio(r->c->instances[0], r->c->shallow[0], r->c->retained[0], R));
 		cJSON_AddItemToObject(e, "new", json_trio(r->c->instances[1], r->c->shallow[1], r->c->retained[1], R));
 		cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-		cJSON_AddItemToObject(dd, "instances", json_i64_item(r->d_inst));
-		cJSON_AddItemToObject(dd, "shallow", json_i64_item(r->d_shallow));
+		cJSON_AddItemToObject(dd, "instances", cli_json_i64_item(r->d_inst));
+		cJSON_AddItemToObject(dd, "shallow", cli_json_i64_item(r->d_shallow));
 		if (R)
-			cJSON_AddItemToObject(dd, "retained", json_i64_item(r->d_ret));
+			cJSON_AddItemToObject(dd, "retained", cli_json_i64_item(r->d_ret));
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(j, "root_kinds");
@@ -745,19 +745,19 @@ static int json_out(struct diff_state *d)
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
 		cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
-		json_u64(ea, "roots", a->records);
-		json_u64(eb, "roots", b->records);
+		cli_json_u64(ea, "roots", a->records);
+		cli_json_u64(eb, "roots", b->records);
 		if (R) {
-			json_u64(ea, "objects", a->objects);
-			json_u64(ea, "retained", a->retained);
-			json_u64(eb, "objects", b->objects);
-			json_u64(eb, "retained", b->retained);
+			cli_json_u64(ea, "objects", a->objects);
+			cli_json_u64(ea, "retained", a->retained);
+			cli_json_u64(eb, "objects", b->objects);
+			cli_json_u64(eb, "retained", b->retained);
 		}
 		cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-		cJSON_AddItemToObject(dd, "roots", json_i64_item((int64_t)(b->records - a->records)));
+		cJSON_AddItemToObject(dd, "roots", cli_json_i64_item((int64_t)(b->records - a->records)));
 		if (R) {
-			cJSON_AddItemToObject(dd, "objects", json_i64_item((int64_t)(b->objects - a->objects)));
-			cJSON_AddItemToObject(dd, "retained", json_i64_item((int64_t)(b->retained - a->retained)));
+			cJSON_AddItemToObject(dd, "objects", cli_json_i64_item((int64_t)(b->objects - a->objects)));
+			cJSON_AddItemToObject(dd, "retained", cli_json_i64_item((int64_t)(b->retained - a->retained)));
 		}
 		cJSON_AddItemToArray(arr, e);
 	}
@@ -776,13 +776,13 @@ static int json_out(struct diff_state *d)
 				cJSON *e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "heap", H->name);
 				cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
-				json_u64(ea, "objects", a ? a->objects : 0);
-				json_u64(ea, "shallow", a ? a->shallow : 0);
-				json_u64(eb, "objects", b ? b->objects : 0);
-				json_u64(eb, "shallow", b ? b->shallow : 0);
+				cli_json_u64(ea, "objects", a ? a->objects : 0);
+				cli_json_u64(ea, "shallow", a ? a->shallow : 0);
+				cli_json_u64(eb, "objects", b ? b->objects : 0);
+				cli_json_u64(eb, "shallow", b ? b->shallow : 0);
 				cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-				cJSON_AddItemToObject(dd, "objects", json_i64_item((int64_t)((b ? b->objects : 0) - (a ? a->objects : 0))));
-				cJSON_AddItemToObject(dd, "shallow", json_i64_item((int64_t)((b ? b->shallow : 0) - (a ? a->shallow : 0))));
+				cJSON_AddItemToObject(dd, "objects", cli_json_i64_item((int64_t)((b ? b->objects : 0) - (a ? a->objects : 0))));
+				cJSON_AddItemToObject(dd, "shallow", cli_json_i64_item((int64_t)((b ? b->shallow : 0) - (a ? a->shallow : 0))));
 				cJSON_AddItemToArray(arr, e);
 			}
 	}
@@ -800,33 +800,33 @@ static int json_out(struct diff_state *d)
 				cnt++;
 				const struct hp_cmp_path *P = &d->cmp.paths[g->path];
 				cJSON *e = cJSON_CreateObject();
-				cJSON_AddItemToObject(e, "path", json_path(&d->cmp, g->path));
+				cJSON_AddItemToObject(e, "path", cli_json_path(&d->cmp, g->path));
 				cJSON_AddStringToObject(e, "status", !P->present[0] ? "new" : !P->present[1] ? "gone" : "matched");
 				cJSON_AddBoolToObject(e, "own", g->own);
 				cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-				cJSON_AddItemToObject(dd, "retained", json_i64_item(g->bytes));
-				cJSON_AddItemToObject(dd, "objects", json_i64_item(g->nodes));
-				cJSON_AddItemToObject(dd, "retained_objects", json_i64_item(g->objects));
+				cJSON_AddItemToObject(dd, "retained", cli_json_i64_item(g->bytes));
+				cJSON_AddItemToObject(dd, "objects", cli_json_i64_item(g->nodes));
+				cJSON_AddItemToObject(dd, "retained_objects", cli_json_i64_item(g->objects));
 				cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
-				json_u64(ea, "objects", P->nodes[0]);
-				json_u64(ea, "retained", P->retained[0]);
-				json_u64(eb, "objects", P->nodes[1]);
-				json_u64(eb, "retained", P->retained[1]);
+				cli_json_u64(ea, "objects", P->nodes[0]);
+				cli_json_u64(ea, "retained", P->retained[0]);
+				cli_json_u64(eb, "objects", P->nodes[1]);
+				cli_json_u64(eb, "retained", P->retained[1]);
 				cJSON_AddItemToArray(ga, e);
 			}
 		}
-		json_u64(gs, "points", d->ng);
-		json_u64(gs, "depth_limit", HP_DSUM_DEPTH);
+		cli_json_u64(gs, "points", d->ng);
+		cli_json_u64(gs, "depth_limit", HP_DSUM_DEPTH);
 	}
 	if (d->ids_done) {
 		cJSON *ie = cJSON_AddObjectToObject(j, "object_ids");
 		cJSON_AddBoolToObject(ie, "matched", d->ids_used);
-		json_u64(ie, "kept", d->ids.kept);
-		json_u64(ie, "reused", d->ids.reused);
-		json_u64(ie, "new_objects", d->ids.new_objects);
-		json_u64(ie, "new_shallow", d->ids.new_bytes);
-		json_u64(ie, "gone_objects", d->ids.gone_objects);
-		json_u64(ie, "gone_shallow", d->ids.gone_bytes);
+		cli_json_u64(ie, "kept", d->ids.kept);
+		cli_json_u64(ie, "reused", d->ids.reused);
+		cli_json_u64(ie, "new_objects", d->ids.new_objects);
+		cli_json_u64(ie, "new_shallow", d->ids.new_bytes);
+		cli_json_u64(ie, "gone_objects", d->ids.gone_objects);
+		cli_json_u64(ie, "gone_shallow", d->ids.gone_bytes);
 		if (d->ids_used) {
 			size_t n;
 			struct idrow *r = id_rows(d, &n);
@@ -839,8 +839,8 @@ static int json_out(struct diff_state *d)
 			for (size_t i = 0; i < shown(d, n); i++) {
 				cJSON *e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "class", hp_class_name(d->hb, r[i].cls));
-				json_u64(e, "objects", r[i].count);
-				json_u64(e, "shallow", r[i].bytes);
+				cli_json_u64(e, "objects", r[i].count);
+				cli_json_u64(e, "shallow", r[i].bytes);
 				cJSON_AddItemToArray(na, e);
 			}
 			hp_free(r);

@@ -376,16 +376,16 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			if (group) {
 				e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "group", hp_class_name(h, r->cls));
-				json_u64(e, "count", r->count);
+				cli_json_u64(e, "count", r->count);
 			} else {
 				e = cli_object_json(h, r->v);
 				add_roots_json(c, e, r->v);
 			}
-			json_u64(e, "shallow", r->shallow);
-			json_u64(e, "retained", r->retained);
+			cli_json_u64(e, "shallow", r->shallow);
+			cli_json_u64(e, "retained", r->retained);
 			if (c->N) {
-				json_u64(e, "native", r->native);
-				json_u64(e, "retained_native", r->native_retained);
+				cli_json_u64(e, "native", r->native);
+				cli_json_u64(e, "retained_native", r->native_retained);
 			}
 			cJSON_AddNumberToObject(e, "percent", (double)(int64_t)(pct_of(c, r->retained) * 100) / 100.0);
 			cJSON_AddItemToArray(arr, e);
@@ -427,13 +427,13 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		char a[32], b[32], cc[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
-			json_u64(mo, "rows", cut_n);
-			json_u64(mo, "objects", cut_obj);
-			json_u64(mo, "shallow", cut_sh);
-			json_u64(mo, "retained", cut_ret);
+			cli_json_u64(mo, "rows", cut_n);
+			cli_json_u64(mo, "objects", cut_obj);
+			cli_json_u64(mo, "shallow", cut_sh);
+			cli_json_u64(mo, "retained", cut_ret);
 			if (c->N) {
-				json_u64(mo, "native", cut_nat);
-				json_u64(mo, "retained_native", cut_natret);
+				cli_json_u64(mo, "native", cut_nat);
+				cli_json_u64(mo, "retained_native", cut_natret);
 			}
 		} else {
 			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(cut_ret, a, sizeof a), pct_of(c, cut_ret),
@@ -590,13 +590,13 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 			inner = cJSON_CreateObject();
 			cJSON_AddStringToObject(inner, kind, w->name);
 			if (G->by == HP_GROUP_LOADER && w->g < G->n) {
-				json_u64(inner, "loader_id", G->g[w->g].loader_id);
+				cli_json_u64(inner, "loader_id", G->g[w->g].loader_id);
 				if (G->g[w->g].has_loader_name)
 					cJSON_AddStringToObject(inner, "loader_name", hp_group_name(G, w->g));
 			}
-			json_u64(inner, "objects", w->count);
-			json_u64(inner, "shallow", w->shallow);
-			json_u64(inner, "retained", w->retained);
+			cli_json_u64(inner, "objects", w->count);
+			cli_json_u64(inner, "shallow", w->shallow);
+			cli_json_u64(inner, "retained", w->retained);
 			cJSON_AddNumberToObject(inner, "percent", (double)(int64_t)(pct_of(c, w->retained) * 100) / 100.0);
 			cJSON_AddItemToArray(arr, inner);
 		} else {
@@ -622,10 +622,10 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 		char a[32], b[32], cc[48], dd[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
-			json_u64(mo, "rows", ng - limit);
-			json_u64(mo, "objects", cut_obj);
-			json_u64(mo, "shallow", cut_sh);
-			json_u64(mo, "retained", cut_ret);
+			cli_json_u64(mo, "rows", ng - limit);
+			cli_json_u64(mo, "objects", cut_obj);
+			cli_json_u64(mo, "shallow", cut_sh);
+			cli_json_u64(mo, "retained", cut_ret);
 		} else {
 			fprintf(c->f, "%10s  %5.1f%%  %10s  \xe2\x80\xa6 %s more (%s)\n", cli_fmt_bytes(cut_ret, a, sizeof a),
 				pct_of(c, cut_ret), cli_fmt_bytes(cut_sh, b, sizeof b), cli_fmt_count(ng - limit, cc, sizeof cc),
@@ -735,10 +735,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
 			  .sort = sort_key(o), .N = cli_native_shown(h, d->N) ? d->N : NULL };
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
-	json_u64(j, "depth", (uint64_t)o->depth);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
+	cli_json_u64(j, "depth", (uint64_t)o->depth);
 	cJSON_AddBoolToObject(j, "grouped", o->group == GROUP_CLASS);
 	if (o->group > GROUP_CLASS)
 		cJSON_AddStringToObject(j, "group", group_names[o->group]);
@@ -746,17 +746,17 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "objects", h->nobj);
-	json_u64(tot, "shallow", all);
-	json_u64(tot, "reachable_objects", R->reachable);
-	json_u64(tot, "reachable_shallow", R->reachable_bytes);
-	json_u64(tot, "unreachable_objects", R->unreachable);
-	json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
+	cli_json_u64(tot, "objects", h->nobj);
+	cli_json_u64(tot, "shallow", all);
+	cli_json_u64(tot, "reachable_objects", R->reachable);
+	cli_json_u64(tot, "reachable_shallow", R->reachable_bytes);
+	cli_json_u64(tot, "unreachable_objects", R->unreachable);
+	cli_json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
 	if (c.N) {
-		json_u64(tot, "native", d->N->total);
-		json_u64(tot, "reachable_native", d->N->held_native);
+		cli_json_u64(tot, "native", d->N->total);
+		cli_json_u64(tot, "reachable_native", d->N->held_native);
 	}
-	json_native(j, h, d->N);
+	cli_json_native(j, h, d->N);
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
 	uint32_t super = (uint32_t)h->nobj;

@@ -118,14 +118,14 @@ static cJSON *json_vm(const struct info *r)
 	if (v->why_not)
 		cJSON_AddStringToObject(j, "why_not", v->why_not);
 	cJSON_AddStringToObject(j, "field_layout", v->jdk15 ? "jdk15" : "older");
-	json_u64(j, "objects", v->objects);
-	json_u64(j, "instance_gaps", v->inst_gaps);
-	json_u64(j, "gaps_agree_older_rule", v->rule_agree[0]);
-	json_u64(j, "gaps_agree_jdk15_rule", v->rule_agree[1]);
-	json_u64(j, "gaps_agree_sizes", v->sized_agree);
-	json_u64(j, "array_gaps", v->arr_gaps);
-	json_u64(j, "array_gaps_tested", v->arr_tested);
-	json_u64(j, "array_gaps_agree", v->arr_agree);
+	cli_json_u64(j, "objects", v->objects);
+	cli_json_u64(j, "instance_gaps", v->inst_gaps);
+	cli_json_u64(j, "gaps_agree_older_rule", v->rule_agree[0]);
+	cli_json_u64(j, "gaps_agree_jdk15_rule", v->rule_agree[1]);
+	cli_json_u64(j, "gaps_agree_sizes", v->sized_agree);
+	cli_json_u64(j, "array_gaps", v->arr_gaps);
+	cli_json_u64(j, "array_gaps_tested", v->arr_tested);
+	cli_json_u64(j, "array_gaps_agree", v->arr_agree);
 	cJSON_AddStringToObject(j, "header_source", v->header_source == 2 ? "option" : v->header_source ? "array gaps" : "default");
 	cJSON_AddStringToObject(j, "ref_size_source", v->ref_source == 2 ? "option" : v->ref_source ? "array gaps" : "default");
 	cJSON_AddBoolToObject(j, "compressed_oops", v->ref == 4 && r->h->I == 8);
@@ -133,15 +133,15 @@ static cJSON *json_vm(const struct info *r)
 	cJSON *ab = cJSON_AddObjectToObject(j, "array_base");
 	static const char *const en[4] = { "1", "2", "4", "8" };
 	for (int k = 0; k < 4; k++)
-		json_u64(ab, en[k], v->array_base[k]);
-	json_u64(ab, "ref", v->ref_array_base);
-	json_u64(j, "class_size", v->class_size);
+		cli_json_u64(ab, en[k], v->array_base[k]);
+	cli_json_u64(ab, "ref", v->ref_array_base);
+	cli_json_u64(j, "class_size", v->class_size);
 	cJSON_AddStringToObject(j, "class_size_source", v->class_size_source ? "gaps" : "rule");
-	json_u64(j, "classes_by_rule", v->classes_rule);
-	json_u64(j, "classes_confirmed", v->classes_confirmed);
-	json_u64(j, "classes_by_gaps", v->classes_gaps);
-	json_u64(j, "class_objects_measured", v->mirrors_measured);
-	json_u64(j, "class_objects_agree", v->mirrors_agree);
+	cli_json_u64(j, "classes_by_rule", v->classes_rule);
+	cli_json_u64(j, "classes_confirmed", v->classes_confirmed);
+	cli_json_u64(j, "classes_by_gaps", v->classes_gaps);
+	cli_json_u64(j, "class_objects_measured", v->mirrors_measured);
+	cli_json_u64(j, "class_objects_agree", v->mirrors_agree);
 	return j;
 }
 
@@ -184,60 +184,60 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct hp_stats *st = &L->stats;
 	char tb[64];
 	cli_fmt_time(st->header.timestamp_ms, tb, sizeof tb);
-	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
 	cJSON_AddStringToObject(j, "flavour", flavour(&st->header));
 	cJSON_AddStringToObject(j, "timestamp", tb);
-	json_u64(j, "timestamp_ms", st->header.timestamp_ms);
+	cli_json_u64(j, "timestamp_ms", st->header.timestamp_ms);
 	if (L->file_size)
-		json_u64(j, "file_size", L->file_size);
+		cli_json_u64(j, "file_size", L->file_size);
 	cJSON_AddStringToObject(j, "input", L->reader_kind);
 	if (!strcmp(L->reader_kind, "gzip"))
-		json_u64(j, "gzip_members", L->gzip_members);
-	json_u64(j, "bytes", st->bytes);
+		cli_json_u64(j, "gzip_members", L->gzip_members);
+	cli_json_u64(j, "bytes", st->bytes);
 	cJSON *dumps = cJSON_AddArrayToObject(j, "dumps");
 	for (unsigned i = 0; i < st->ndumps; i++) {
 		cJSON *d = cJSON_CreateObject();
-		json_u64(d, "index", i);
-		json_u64(d, "offset", st->dumps[i].offset);
-		json_u64(d, "end", st->dumps[i].end);
-		json_u64(d, "records", st->dumps[i].records);
+		cli_json_u64(d, "index", i);
+		cli_json_u64(d, "offset", st->dumps[i].offset);
+		cli_json_u64(d, "end", st->dumps[i].end);
+		cli_json_u64(d, "records", st->dumps[i].records);
 		if ((int)i == st->parsed_dump)
-			json_u64(d, "subrecords", st->dumps[i].subrecords);
+			cli_json_u64(d, "subrecords", st->dumps[i].subrecords);
 		cJSON_AddBoolToObject(d, "complete", st->dumps[i].complete);
 		cJSON_AddBoolToObject(d, "analysed", (int)i == st->parsed_dump);
 		cJSON_AddItemToArray(dumps, d);
 	}
 	cJSON *recs = cJSON_AddObjectToObject(j, "records");
-	json_u64(recs, "total", st->records);
+	cli_json_u64(recs, "total", st->records);
 	char tk[32];
 	for (int t = 0; t < 256; t++)
 		if (st->records_by_tag[t])
-			json_u64(recs, tag_key(hp_tag_name(t), t, tk, sizeof tk), st->records_by_tag[t]);
-	json_u64(recs, "unknown", st->unknown_records);
+			cli_json_u64(recs, tag_key(hp_tag_name(t), t, tk, sizeof tk), st->records_by_tag[t]);
+	cli_json_u64(recs, "unknown", st->unknown_records);
 	cJSON *subs = cJSON_AddObjectToObject(j, "subrecords");
 	for (int t = 0; t < 256; t++)
 		if (st->subrecords_by_tag[t])
-			json_u64(subs, tag_key(hp_subtag_name(t), t, tk, sizeof tk), st->subrecords_by_tag[t]);
+			cli_json_u64(subs, tag_key(hp_subtag_name(t), t, tk, sizeof tk), st->subrecords_by_tag[t]);
 	cJSON *ob = cJSON_AddObjectToObject(j, "objects");
-	json_u64(ob, "total", h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs);
-	json_u64(ob, "instances", h->n_instances);
-	json_u64(ob, "object_arrays", h->n_objarrays);
-	json_u64(ob, "primitive_arrays", h->n_primarrays);
-	json_u64(ob, "classes", h->n_classobjs);
-	json_u64(ob, "shallow", h->total_shallow);
+	cli_json_u64(ob, "total", h->n_instances + h->n_objarrays + h->n_primarrays + h->n_classobjs);
+	cli_json_u64(ob, "instances", h->n_instances);
+	cli_json_u64(ob, "object_arrays", h->n_objarrays);
+	cli_json_u64(ob, "primitive_arrays", h->n_primarrays);
+	cli_json_u64(ob, "classes", h->n_classobjs);
+	cli_json_u64(ob, "shallow", h->total_shallow);
 	cJSON *cl = cJSON_AddObjectToObject(j, "classes");
-	json_u64(cl, "dumped", h->nclass_dumps);
-	json_u64(cl, "loaded", loaded_classes(h));
+	cli_json_u64(cl, "dumped", h->nclass_dumps);
+	cli_json_u64(cl, "loaded", loaded_classes(h));
 	cJSON *ro = cJSON_AddObjectToObject(j, "gc_roots");
-	json_u64(ro, "total", h->nroots);
+	cli_json_u64(ro, "total", h->nroots);
 	cJSON *bk = cJSON_AddObjectToObject(ro, "by_kind");
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		if (h->roots_by_kind[k])
-			json_u64(bk, hp_root_kind_key(k), h->roots_by_kind[k]);
-	json_u64(j, "threads", h->nthreads);
-	json_u64(j, "stack_traces", h->ntraces);
-	json_u64(j, "stack_frames", h->nframes);
-	json_u64(j, "strings", h->nstr);
+			cli_json_u64(bk, hp_root_kind_key(k), h->roots_by_kind[k]);
+	cli_json_u64(j, "threads", h->nthreads);
+	cli_json_u64(j, "stack_traces", h->ntraces);
+	cli_json_u64(j, "stack_frames", h->nframes);
+	cli_json_u64(j, "strings", h->nstr);
 	if (st->header.version == 3) {
 		cJSON *hs = cJSON_AddArrayToObject(j, "heaps");
 		for (unsigned i = 0; i < h->nheaps; i++) {
@@ -245,20 +245,20 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 				continue;
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "name", hp_heap_name(h, i));
-			json_u64(e, "objects", h->heap_objects[i]);
-			json_u64(e, "classes", h->heap_classes[i]);
-			json_u64(e, "instances", h->heap_objects[i] - h->heap_classes[i]);
-			json_u64(e, "shallow", h->heap_bytes[i]);
+			cli_json_u64(e, "objects", h->heap_objects[i]);
+			cli_json_u64(e, "classes", h->heap_classes[i]);
+			cli_json_u64(e, "instances", h->heap_objects[i] - h->heap_classes[i]);
+			cli_json_u64(e, "shallow", h->heap_bytes[i]);
 			if (r->N && r->N->split_done) {
-				json_u64(e, "native", r->N->heaps[i].native);
-				json_u64(e, "held_java", r->N->heaps[i].held_java);
-				json_u64(e, "held_native", r->N->heaps[i].held_native);
+				cli_json_u64(e, "native", r->N->heaps[i].native);
+				cli_json_u64(e, "held_java", r->N->heaps[i].held_java);
+				cli_json_u64(e, "held_native", r->N->heaps[i].held_native);
 			}
 			cJSON_AddItemToArray(hs, e);
 		}
 	}
-	json_native(j, h, r->N);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	cli_json_native(j, h, r->N);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
 	if (h->header.version != 3 || h->size.kind == HP_SIZE_VM)
 		cJSON_AddItemToObject(j, "vm_layout", json_vm(r));
 	cJSON *jv = cJSON_AddObjectToObject(j, "jdk");
@@ -272,13 +272,13 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(jv, "source", r->props_note ? r->props_note : "?");
 	}
 	cJSON *jc = cJSON_AddObjectToObject(j, "class_row");
-	json_u64(jc, "class_objects", h->n_classobjs);
-	json_u64(jc, "primitive_type_mirrors", primitive_mirrors(h));
+	cli_json_u64(jc, "class_objects", h->n_classobjs);
+	cli_json_u64(jc, "primitive_type_mirrors", primitive_mirrors(h));
 	cJSON *mo = cJSON_AddObjectToObject(j, "model");
-	json_u64(mo, "objects", h->nobj);
-	json_u64(mo, "bytes", hp_heap_model_bytes(h));
+	cli_json_u64(mo, "objects", h->nobj);
+	cli_json_u64(mo, "bytes", hp_heap_model_bytes(h));
 	cJSON_AddNumberToObject(mo, "bytes_per_object", h->nobj ? (double)hp_heap_model_bytes(h) / h->nobj : 0.0);
-	json_u64(mo, "duplicate_ids", h->duplicate_ids);
+	cli_json_u64(mo, "duplicate_ids", h->duplicate_ids);
 	cJSON *w = cJSON_AddArrayToObject(j, "warnings");
 	if (st->unknown_records) {
 		char b[128];

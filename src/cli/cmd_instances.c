@@ -215,9 +215,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct inst_result *r = res;
 	const hp_heap *h = r->h;
 	const struct hp_retained *R = r->R;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
 	cJSON_AddStringToObject(j, "class", hp_class_name(h, r->classes[0]));
 	cJSON *cl = cJSON_AddArrayToObject(j, "class_objects");
 	for (size_t i = 0; i < r->nclasses; i++) {
@@ -227,22 +227,22 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	cJSON_AddStringToObject(j, "sort", r->by_shallow ? "shallow" : "retained");
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "instances", r->n);
-	json_u64(tot, "shallow", r->shallow);
-	json_u64(tot, "retained", r->retained);
-	json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	cli_json_u64(tot, "instances", r->n);
+	cli_json_u64(tot, "shallow", r->shallow);
+	cli_json_u64(tot, "retained", r->retained);
+	cli_json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
 	cJSON *arr = cJSON_AddArrayToObject(j, "instances");
 	for (size_t i = 0; i < r->shown; i++) {
 		uint32_t v = r->objs[i];
 		cJSON *e = cli_object_json(h, v);
-		json_u64(e, "shallow", R->shallow[v]);
-		json_u64(e, "retained", R->retained[v]);
+		cli_json_u64(e, "shallow", R->shallow[v]);
+		cli_json_u64(e, "retained", R->retained[v]);
 		const struct idesc *d = &r->desc[i];
 		if (d->what == 1) {
 			cJSON_AddItemToObject(e, "value", cli_text_json(&d->raw));
-			json_u64(e, "length", d->raw.chars);
+			cli_json_u64(e, "length", d->raw.chars);
 		} else if (d->what == 2) {
-			json_u64(e, "length", d->n);
+			cli_json_u64(e, "length", d->n);
 		} else if (d->what == 3) {
 			cJSON_AddNumberToObject(e, "size", d->size);
 		}
@@ -250,8 +250,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	if (r->shown < r->n) {
 		cJSON *mo = cJSON_AddObjectToObject(j, "more");
-		json_u64(mo, "instances", r->n - r->shown);
-		json_u64(mo, "shallow", r->cut_shallow);
+		cli_json_u64(mo, "instances", r->n - r->shown);
+		cli_json_u64(mo, "shallow", r->cut_shallow);
 	}
 	*doc = j;
 	return EXIT_OK;

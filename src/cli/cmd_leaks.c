@@ -332,8 +332,8 @@ static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trac
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hp_leak_step *s = &t->steps[i];
 		cJSON *e = cli_object_json(h, s->obj);
-		json_u64(e, "shallow", r->R->shallow[s->obj]);
-		json_u64(e, "retained", r->R->retained[s->obj]);
+		cli_json_u64(e, "shallow", r->R->shallow[s->obj]);
+		cli_json_u64(e, "retained", r->R->retained[s->obj]);
 		if (i == 0)
 			cli_root_json(e, h, r->rd, s->obj);
 		else
@@ -350,7 +350,7 @@ static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trac
 	if (statuses && t->gap.n) {
 		char key[64];
 		snprintf(key, sizeof key, "%selided_cut", prefix);
-		json_u64(o, key, t->cut_left_out);
+		cli_json_u64(o, key, t->cut_left_out);
 	}
 	return arr;
 }
@@ -369,14 +369,14 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_leaks *L = &r->L;
 	char hex[32];
-	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
 	*doc = j;
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, r->R);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, r->R);
 	cJSON_AddNumberToObject(j, "threshold_percent", o->threshold);
 	cJSON_AddNumberToObject(j, "big_drop", o->big_drop);
-	json_u64(j, "reachable", L->heap);
-	json_u64(j, "threshold_bytes", L->threshold_bytes);
+	cli_json_u64(j, "reachable", L->heap);
+	cli_json_u64(j, "threshold_bytes", L->threshold_bytes);
 	cJSON *ru = cJSON_AddArrayToObject(j, "zombie_rules");
 	for (size_t i = 0; i < r->nrules; i++) {
 		char t[2048];
@@ -391,22 +391,22 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, s->cls));
 		if (!s->is_class)
 			cJSON_AddItemToObject(e, "object", cli_object_json(h, s->obj));
-		json_u64(e, "count", s->count);
-		json_u64(e, "retained", s->retained);
+		cli_json_u64(e, "count", s->count);
+		cli_json_u64(e, "retained", s->retained);
 		cJSON_AddNumberToObject(e, "percent", floor(pct(s->retained, L->heap) * 100) / 100);
 		if (s->acc != HP_NONE) {
 			cJSON *a = cli_object_json(h, s->acc);
-			json_u64(a, "retained", s->acc_retained);
+			cli_json_u64(a, "retained", s->acc_retained);
 			if (!s->is_class)
-				json_u64(a, "depth", s->acc_depth);
+				cli_json_u64(a, "depth", s->acc_depth);
 			cJSON_AddItemToObject(e, "accumulation_point", a);
 		} else {
 			cJSON_AddNullToObject(e, "accumulation_point");
 		}
 		cJSON *ac = cJSON_AddObjectToObject(e, "accumulated");
 		cJSON_AddStringToObject(ac, "class", s->acc_cls != HP_NONE ? hp_class_name(h, s->acc_cls) : "");
-		json_u64(ac, "count", s->acc_count);
-		json_u64(ac, "retained", s->acc_bytes);
+		cli_json_u64(ac, "count", s->acc_count);
+		cli_json_u64(ac, "retained", s->acc_bytes);
 		if (s->holder != HP_NONE)
 			cJSON_AddItemToObject(e, "held_by", cli_object_json(h, s->holder));
 		else
@@ -419,8 +419,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		const struct hp_leak_zombie *z = &L->zombies[i];
 		cJSON *e = cli_object_json(h, z->obj);
 		cJSON_AddItemToObject(e, "reasons", reasons_json(z->reasons));
-		json_u64(e, "retained", z->retained);
-		json_u64(e, "leak", z->leak);
+		cli_json_u64(e, "retained", z->retained);
+		cli_json_u64(e, "leak", z->leak);
 		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)z->signature);
 		cJSON_AddStringToObject(e, "signature", hex);
 		cJSON_AddItemToObject(e, "trace", json_trace(r, &z->trace, 1, e, "trace_"));
@@ -435,12 +435,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(e, "signature", hex);
 		cJSON_AddStringToObject(e, "signature_text", z->signature_text ? z->signature_text : "");
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[z->obj]));
-		json_u64(e, "count", G->count);
-		json_u64(e, "retained", G->retained);
+		cli_json_u64(e, "count", G->count);
+		cli_json_u64(e, "retained", G->retained);
 		cJSON_AddBoolToObject(e, "retained_exact", G->exact);
 		if (G->exact)
-			json_u64(e, "retained_objects", G->retained_objects);
-		json_u64(e, "retained_sum", G->retained_sum);
+			cli_json_u64(e, "retained_objects", G->retained_objects);
+		cli_json_u64(e, "retained_sum", G->retained_sum);
 		cJSON *ids = cJSON_AddArrayToObject(e, "zombies");
 		for (size_t k = G->first; k < G->first + G->count; k++) {
 			char id[32];
@@ -449,11 +449,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		}
 		cJSON_AddItemToArray(la, e);
 	}
-	json_u64(j, "nested_zombies", L->nested);
-	json_u64(j, "not_strongly_reachable_zombies", L->not_strong);
+	cli_json_u64(j, "nested_zombies", L->nested);
+	cli_json_u64(j, "not_strongly_reachable_zombies", L->not_strong);
 	cJSON *fr = cJSON_AddObjectToObject(j, "freed_by_fixing_all");
-	json_u64(fr, "bytes", L->freed);
-	json_u64(fr, "objects", L->freed_objects);
+	cli_json_u64(fr, "bytes", L->freed);
+	cli_json_u64(fr, "objects", L->freed_objects);
 	cJSON *ia = cJSON_AddArrayToObject(j, "inspected");
 	for (size_t i = 0; i < L->ninspected; i++) {
 		const struct hp_leak_inspected *in = &L->inspected[i];

@@ -378,11 +378,11 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	}
 	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
 		cJSON_AddStringToObject(ob, "heap", hp_heap_name(h, hp_heap_heap(h, v)));
-	json_u64(ob, "shallow", R->shallow[v]);
-	json_u64(ob, "retained", R->retained[v]);
+	cli_json_u64(ob, "shallow", R->shallow[v]);
+	cli_json_u64(ob, "retained", R->retained[v]);
 	if (cli_native_shown(h, c->N)) {
-		json_u64(ob, "native", hp_native_of(c->N, v));
-		json_u64(ob, "retained_native", hp_native_retained_of(c->N, v));
+		cli_json_u64(ob, "native", hp_native_of(c->N, v));
+		cli_json_u64(ob, "retained_native", hp_native_retained_of(c->N, v));
 	}
 	cJSON_AddBoolToObject(ob, "reachable", R->dom.idom[v] != HP_DOM_UNREACHABLE);
 	cli_root_json(ob, h, c->rd, v);
@@ -392,7 +392,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		cJSON_AddItemToObject(ob, "string", cli_text_json(&t));
 		if (t.truncated) {
 			cJSON_AddBoolToObject(ob, "string_truncated", 1);
-			json_u64(ob, "string_chars", t.chars);
+			cli_json_u64(ob, "string_chars", t.chars);
 		}
 		hp_objread_text_release(&t);
 	}
@@ -404,7 +404,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			cJSON_AddItemToObject(ob, "super", cli_object_json(h, s));
 		if (l != SIZE_MAX)
 			cJSON_AddItemToObject(ob, "loader", cli_object_json(h, l));
-		json_u64(ob, "instance_size", k->instance_size);
+		cli_json_u64(ob, "instance_size", k->instance_size);
 	}
 	if (d->kind == HP_OBJ_INSTANCE || d->kind == HP_OBJ_CLASS) {
 		cJSON *fs = cJSON_AddArrayToObject(ob, d->kind == HP_OBJ_CLASS ? "statics" : "fields");
@@ -421,12 +421,12 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			cJSON_AddItemToArray(fs, e);
 		}
 		if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes) {
-			json_u64(ob, "field_bytes", d->field_bytes);
-			json_u64(ob, "layout_bytes", d->layout_bytes);
+			cli_json_u64(ob, "field_bytes", d->field_bytes);
+			cli_json_u64(ob, "layout_bytes", d->layout_bytes);
 		}
 	}
 	if (d->kind == HP_OBJ_OBJARRAY || d->kind == HP_OBJ_PRIMARRAY) {
-		json_u64(ob, "length", d->length);
+		cli_json_u64(ob, "length", d->length);
 		cJSON_AddStringToObject(ob, "element_type", type_name(d->elem_type));
 		if (d->nodata) {
 			cJSON_AddBoolToObject(ob, "nodata", 1);
@@ -445,9 +445,9 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	}
 	size_t lim = rows_limit(c->o) > 0 ? (size_t)rows_limit(c->o) : nref;
 	size_t shown = nref < lim ? nref : lim;
-	json_u64(j, "referrers_total", nref);
+	cli_json_u64(j, "referrers_total", nref);
 	if (c->class_refs) {
-		json_u64(j, "class_referrers", c->class_refs);
+		cli_json_u64(j, "class_referrers", c->class_refs);
 		cJSON_AddBoolToObject(j, "class_referrers_listed", c->class_listed);
 	}
 	cJSON *ra = cJSON_AddArrayToObject(j, "referrers");
@@ -455,16 +455,16 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		struct hp_objref ref;
 		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
 		cJSON *e = cli_object_json(h, refs[i].v);
-		json_u64(e, "shallow", R->shallow[refs[i].v]);
-		json_u64(e, "retained", R->retained[refs[i].v]);
+		cli_json_u64(e, "shallow", R->shallow[refs[i].v]);
+		cli_json_u64(e, "retained", R->retained[refs[i].v]);
 		cJSON_AddItemToObject(e, "via", cli_via_json(h, &ref));
 		cJSON_AddItemToArray(ra, e);
 	}
 	cJSON *da = cJSON_AddArrayToObject(j, "dominators");
 	for (size_t i = 0; i < nchain; i++) {
 		cJSON *e = cli_object_json(h, chain[i]);
-		json_u64(e, "shallow", R->shallow[chain[i]]);
-		json_u64(e, "retained", R->retained[chain[i]]);
+		cli_json_u64(e, "shallow", R->shallow[chain[i]]);
+		cli_json_u64(e, "retained", R->retained[chain[i]]);
 		if (R->root_kinds[chain[i]])
 			cli_root_json(e, h, c->rd, chain[i]);
 		cJSON_AddItemToArray(da, e);
@@ -572,10 +572,10 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	struct object_result *r = res;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(r->c.h));
-	json_policies(j, r->c.R);
-	json_native(j, r->c.h, r->c.N);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(r->c.h));
+	cli_json_policies(j, r->c.R);
+	cli_json_native(j, r->c.h, r->c.N);
 	*doc = j;
 	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain, &r->chain_gap);
 	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);

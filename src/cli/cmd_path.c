@@ -66,7 +66,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct path_opts *o = x->own;
 	const struct path_result *r = res;
 	size_t npaths = 0;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
 	*doc = j;
 	cJSON_AddItemToObject(j, "target", cli_object_json(r->h, r->v));
 	cJSON_AddStringToObject(j, "weak_referents", x->c->all_weak ? "followed" : "excluded");

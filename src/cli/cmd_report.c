@@ -329,8 +329,8 @@ static int run(struct cli_ctx *x)
 	cJSON_AddStringToObject(lib, "name", hp_report_lib_name);
 	cJSON_AddStringToObject(lib, "version", hp_report_lib_version);
 	cJSON_AddStringToObject(lib, "license", hp_report_lib_license);
-	json_u64(data, "tree_depth", (uint64_t)o->depth);
-	json_u64(data, "tree_top", TREE_TOP_N);
+	cli_json_u64(data, "tree_depth", (uint64_t)o->depth);
+	cli_json_u64(data, "tree_top", TREE_TOP_N);
 	cJSON *dumps = cJSON_AddArrayToObject(data, "dumps");
 
 	/* several dumps: trend's summaries come from the same sessions */
@@ -360,8 +360,8 @@ static int run(struct cli_ctx *x)
 			static const struct cli_dumpgroup classes = { .by = -1 };
 			rc = cli_series_summary(&sm, i, &classes, &S, &sum[i], &models[i]);
 			if (!rc) {
-				info[i] = json_dump_info(x->files[i], S, &sum[i]);
-				json_dumpmodel(info[i], &models[i]);
+				info[i] = cli_json_dump_info(x->files[i], S, &sum[i]);
+				cli_json_dumpmodel(info[i], &models[i]);
 				partial[i] = hp_session_load_info(S)->partial;
 			}
 		} else {

@@ -268,26 +268,26 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct roots_result *t = res;
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
 	if (((const struct roots_opts *)x->own)->heap)
 		cJSON_AddStringToObject(j, "heap", ((const struct roots_opts *)x->own)->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "roots", h->nroots);
-	json_u64(tot, "missing_objects", t->missing);
-	json_u64(tot, "reachable_shallow", R->reachable_bytes);
-	json_u64(tot, "joint", R->joint);
-	json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	cli_json_u64(tot, "roots", h->nroots);
+	cli_json_u64(tot, "missing_objects", t->missing);
+	cli_json_u64(tot, "reachable_shallow", R->reachable_bytes);
+	cli_json_u64(tot, "joint", R->joint);
+	cli_json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
 	cJSON *kinds = cJSON_AddArrayToObject(j, "kinds");
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		if (!R->kinds[k].roots)
 			continue;
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
-		json_u64(e, "roots", R->kinds[k].roots);
-		json_u64(e, "objects", R->kinds[k].objects);
-		json_u64(e, "retained", alone(t, k));
+		cli_json_u64(e, "roots", R->kinds[k].roots);
+		cli_json_u64(e, "objects", R->kinds[k].objects);
+		cli_json_u64(e, "retained", alone(t, k));
 		cJSON_AddItemToArray(kinds, e);
 	}
 	cJSON *shares = cJSON_AddArrayToObject(j, "shares");
@@ -299,8 +299,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			if (r->kinds & (1u << k))
 				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
 		cJSON_AddBoolToObject(e, "joint", r->joint);
-		json_u64(e, "objects", r->objects);
-		json_u64(e, "retained", r->retained);
+		cli_json_u64(e, "objects", r->objects);
+		cli_json_u64(e, "retained", r->retained);
 		cJSON_AddItemToArray(shares, e);
 	}
 	cJSON *arr = cJSON_AddArrayToObject(j, "roots");
@@ -311,15 +311,15 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[v]);
 		cJSON_AddStringToObject(e, "id", id);
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[v]));
-		json_u64(e, "shallow", R->shallow[v]);
-		json_u64(e, "retained", R->retained[v]);
+		cli_json_u64(e, "shallow", R->shallow[v]);
+		cli_json_u64(e, "retained", R->retained[v]);
 		cJSON *ks = cJSON_AddArrayToObject(e, "kinds");
 		for (int k = 0; k < HP_ROOT_NKINDS; k++)
 			if (R->root_kinds[v] & (1u << k))
 				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
 		const struct hp_root_rec *rr = t->rows[i].thread;
 		if (rr) {
-			json_u64(e, "thread_serial", rr->thread_serial);
+			cli_json_u64(e, "thread_serial", rr->thread_serial);
 			if (thread_name(h, S, rr->thread_serial, buf, sizeof buf))
 				cJSON_AddStringToObject(e, "thread", buf);
 			if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&

@@ -259,31 +259,31 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 	for (size_t r = 0; r < h->nalloc_recs; r++) {
 		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "flags", rec->hd.flags);
-		json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
+		cli_json_u64(e, "flags", rec->hd.flags);
+		cli_json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
 		double cf = bits_float(rec->hd.cutoff_bits);
 		if (cf == cf && cf - cf == 0)
 			cJSON_AddNumberToObject(e, "cutoff", cf);
-		json_u64(e, "live_bytes", rec->hd.live_bytes);
-		json_u64(e, "live_instances", rec->hd.live_instances);
-		json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
-		json_u64(e, "instances_allocated", rec->hd.instances_allocated);
-		json_u64(e, "sites_declared", rec->hd.nsites);
+		cli_json_u64(e, "live_bytes", rec->hd.live_bytes);
+		cli_json_u64(e, "live_instances", rec->hd.live_instances);
+		cli_json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
+		cli_json_u64(e, "instances_allocated", rec->hd.instances_allocated);
+		cli_json_u64(e, "sites_declared", rec->hd.nsites);
 		cJSON *arr = cJSON_AddArrayToObject(e, "sites");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++) {
 			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
 			cJSON *x = cJSON_CreateObject();
-			json_u64(x, "is_array", st->is_array);
-			json_u64(x, "class_serial", st->class_serial);
+			cli_json_u64(x, "is_array", st->is_array);
+			cli_json_u64(x, "class_serial", st->class_serial);
 			const char *cn = site_class(h, st, buf, sizeof buf);
 			if (cn[0])
 				cJSON_AddStringToObject(x, "class", cn);
-			json_u64(x, "trace_serial", st->trace_serial);
-			json_u64(x, "live_bytes", st->live_bytes);
-			json_u64(x, "live_instances", st->live_instances);
-			json_u64(x, "bytes_allocated", st->bytes_allocated);
-			json_u64(x, "instances_allocated", st->instances_allocated);
+			cli_json_u64(x, "trace_serial", st->trace_serial);
+			cli_json_u64(x, "live_bytes", st->live_bytes);
+			cli_json_u64(x, "live_instances", st->live_instances);
+			cli_json_u64(x, "bytes_allocated", st->bytes_allocated);
+			cli_json_u64(x, "instances_allocated", st->instances_allocated);
 			cJSON_AddItemToArray(arr, x);
 		}
 		cJSON_AddItemToArray(as, e);
@@ -291,24 +291,24 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 	cJSON *hs = cJSON_AddArrayToObject(j, "agent_heap_summaries");
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "live_bytes", h->summaries[r].live_bytes);
-		json_u64(e, "live_instances", h->summaries[r].live_instances);
-		json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
-		json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
+		cli_json_u64(e, "live_bytes", h->summaries[r].live_bytes);
+		cli_json_u64(e, "live_instances", h->summaries[r].live_instances);
+		cli_json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
+		cli_json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
 		cJSON_AddItemToArray(hs, e);
 	}
 	cJSON *cs = cJSON_AddArrayToObject(j, "agent_cpu_samples");
 	for (size_t r = 0; r < h->ncpu_recs; r++) {
 		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "total", rec->total);
-		json_u64(e, "traces_declared", rec->n);
+		cli_json_u64(e, "total", rec->total);
+		cli_json_u64(e, "traces_declared", rec->n);
 		cJSON *arr = cJSON_AddArrayToObject(e, "traces");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++) {
 			cJSON *x = cJSON_CreateObject();
-			json_u64(x, "samples", h->cpu_samples[rec->first + i].samples);
-			json_u64(x, "trace_serial", h->cpu_samples[rec->first + i].trace_serial);
+			cli_json_u64(x, "samples", h->cpu_samples[rec->first + i].samples);
+			cli_json_u64(x, "trace_serial", h->cpu_samples[rec->first + i].trace_serial);
 			cJSON_AddItemToArray(arr, x);
 		}
 		cJSON_AddItemToArray(cs, e);
@@ -450,23 +450,23 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct sites_opts *o = x->own;
 	const struct sites_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, r->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, r->R);
 	cJSON_AddStringToObject(j, "view", o->flat ? "flat" : o->bottom_up ? "bottom-up" : "top-down");
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);
 	if (x->c->exclude)
 		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "sites", r->S.n);
-	json_u64(tot, "traced_objects", r->S.traced);
-	json_u64(tot, "traced_shallow", r->S.traced_shallow);
-	json_u64(tot, "untraced_objects", r->S.untraced);
-	json_u64(tot, "untraced_shallow", r->S.untraced_shallow);
-	json_u64(tot, "filtered_sites", r->S.filtered_sites);
-	json_u64(tot, "filtered_objects", r->S.filtered);
-	json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
+	cli_json_u64(tot, "sites", r->S.n);
+	cli_json_u64(tot, "traced_objects", r->S.traced);
+	cli_json_u64(tot, "traced_shallow", r->S.traced_shallow);
+	cli_json_u64(tot, "untraced_objects", r->S.untraced);
+	cli_json_u64(tot, "untraced_shallow", r->S.untraced_shallow);
+	cli_json_u64(tot, "filtered_sites", r->S.filtered_sites);
+	cli_json_u64(tot, "filtered_objects", r->S.filtered);
+	cli_json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
 	cJSON_AddBoolToObject(j, "heap_dump", !r->no_dump);
 	agent_json(o, h, j);
 	uint32_t depth = depth_of(o);
@@ -477,11 +477,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			const struct hp_site *s = &r->S.s[i];
 			const struct hp_trace_rec *tr = &h->traces[s->trace];
 			cJSON *e = cJSON_CreateObject();
-			json_u64(e, "trace_serial", s->serial);
-			json_u64(e, "objects", s->objects);
-			json_u64(e, "shallow", s->shallow);
-			json_u64(e, "retained", s->retained);
-			json_u64(e, "depth", tr->n);
+			cli_json_u64(e, "trace_serial", s->serial);
+			cli_json_u64(e, "objects", s->objects);
+			cli_json_u64(e, "shallow", s->shallow);
+			cli_json_u64(e, "retained", s->retained);
+			cli_json_u64(e, "depth", tr->n);
 			cJSON *fr = cJSON_AddArrayToObject(e, "frames");
 			uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
 			for (uint32_t d = 0; d < nf; d++)
@@ -505,25 +505,25 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			const struct hp_site_node *e = &r->S.node[u];
 			index[u] = k++;
 			cJSON *je = cJSON_CreateObject();
-			json_u64(je, "level", e->level);
+			cli_json_u64(je, "level", e->level);
 			if (u)
-				json_u64(je, "parent", index[e->parent]);
+				cli_json_u64(je, "parent", index[e->parent]);
 			if (u)
 				cJSON_AddItemToObject(je, "frame", json_frame(h, hp_trace_frame(h, e->trace, e->at)));
-			json_u64(je, "sites", e->sites);
-			json_u64(je, "objects", e->objects);
-			json_u64(je, "shallow", e->shallow);
-			json_u64(je, "retained", e->retained);
-			json_u64(je, "self_objects", e->self_objects);
-			json_u64(je, "self_shallow", e->self_shallow);
-			json_u64(je, "self_retained", e->self_retained);
-			json_u64(je, "children", e->nchildren);
+			cli_json_u64(je, "sites", e->sites);
+			cli_json_u64(je, "objects", e->objects);
+			cli_json_u64(je, "shallow", e->shallow);
+			cli_json_u64(je, "retained", e->retained);
+			cli_json_u64(je, "self_objects", e->self_objects);
+			cli_json_u64(je, "self_shallow", e->self_shallow);
+			cli_json_u64(je, "self_retained", e->self_retained);
+			cli_json_u64(je, "children", e->nchildren);
 			struct cut c = cut_of(&w, u);
 			if (c.n) {
 				cJSON *m = cJSON_AddObjectToObject(je, "more");
-				json_u64(m, "nodes", c.n);
-				json_u64(m, "objects", c.objects);
-				json_u64(m, "shallow", c.shallow);
+				cli_json_u64(m, "nodes", c.n);
+				cli_json_u64(m, "objects", c.objects);
+				cli_json_u64(m, "shallow", c.shallow);
 				cJSON_AddStringToObject(m, "cut_by", c.by_depth ? "depth" : "top");
 			}
 			cJSON_AddItemToArray(arr, je);

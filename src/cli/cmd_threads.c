@@ -108,8 +108,8 @@ static cJSON *local_json(const struct threads_result *r, const struct hp_thread_
 {
 	cJSON *o = cli_object_json(r->h, l->obj);
 	cJSON_AddStringToObject(o, "root", hp_root_kind_key(l->kind));
-	json_u64(o, "shallow", r->R->shallow[l->obj]);
-	json_u64(o, "retained", r->R->retained[l->obj]);
+	cli_json_u64(o, "shallow", r->R->shallow[l->obj]);
+	cli_json_u64(o, "retained", r->R->retained[l->obj]);
 	return o;
 }
 
@@ -118,20 +118,20 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct threads_opts *o = x->own;
 	const struct threads_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, r->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, r->R);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "threads", r->T.n);
-	json_u64(tot, "with_stacks", r->T.with_frames);
-	json_u64(tot, "stack_roots", r->T.nlocals);
-	json_u64(tot, "orphan_roots", r->T.orphan_roots);
-	json_u64(tot, "missing_objects", r->T.missing_locals);
+	cli_json_u64(tot, "threads", r->T.n);
+	cli_json_u64(tot, "with_stacks", r->T.with_frames);
+	cli_json_u64(tot, "stack_roots", r->T.nlocals);
+	cli_json_u64(tot, "orphan_roots", r->T.orphan_roots);
+	cli_json_u64(tot, "missing_objects", r->T.missing_locals);
 	cJSON *arr = cJSON_AddArrayToObject(j, "threads");
 	for (size_t i = 0; i < r->T.n; i++) {
 		const struct hp_thread_info *t = &r->T.t[i];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "serial", t->serial);
+		cli_json_u64(e, "serial", t->serial);
 		if (r->names[i].utf8)
 			cJSON_AddItemToObject(e, "name", cli_text_json(&r->names[i]));
 
@@ -147,18 +147,18 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		if (t->state)
 			cJSON_AddStringToObject(e, "state", t->state);
 
-		json_u64(e, "shallow", t->shallow);
-		json_u64(e, "retained", t->retained);
-		json_u64(e, "stack_roots", t->nlocals);
+		cli_json_u64(e, "shallow", t->shallow);
+		cli_json_u64(e, "retained", t->retained);
+		cli_json_u64(e, "stack_roots", t->nlocals);
 		if (t->trace != HP_NONE)
-			json_u64(e, "trace_serial", h->traces[t->trace].serial);
+			cli_json_u64(e, "trace_serial", h->traces[t->trace].serial);
 
 		cJSON *fr = cJSON_AddArrayToObject(e, "frames");
 		size_t l = t->first_local, lend = t->first_local + t->nlocals;
 		for (uint32_t d = 0; d < t->nframes; d++) {
 			const struct hp_frame *f = hp_trace_frame(h, t->trace, d);
 			cJSON *fe = cJSON_CreateObject();
-			json_u64(fe, "depth", d);
+			cli_json_u64(fe, "depth", d);
 			if (f) {
 				if (cli_frame_class(h, f)[0])
 					cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));

@@ -619,7 +619,7 @@ static cJSON *json_group(const struct top_result *t, size_t *i)
 	const struct hp_group *g = &G->g[t->order[*i]];
 	char lb[1024];
 	cJSON *e = cJSON_CreateObject();
-	json_u64(e, "rank", t->rank[*i]);
+	cli_json_u64(e, "rank", t->rank[*i]);
 	if (t->by == HP_GROUP_PACKAGE) {
 		/* the whole name, however long */
 		char *pk = hp_malloc((size_t)g->pkg_len + 1);
@@ -634,23 +634,23 @@ static cJSON *json_group(const struct top_result *t, size_t *i)
 		cJSON_AddStringToObject(e, "name", group_label(t, g, lb, sizeof lb));
 	}
 	if (t->by == HP_GROUP_PACKAGE) {
-		json_u64(e, "depth", g->depth);
-		json_u64(e, "subpackages", g->nchildren);
+		cli_json_u64(e, "depth", g->depth);
+		cli_json_u64(e, "subpackages", g->nchildren);
 	}
 	if (t->by == HP_GROUP_LOADER) {
-		json_u64(e, "loader_id", g->loader_id);
+		cli_json_u64(e, "loader_id", g->loader_id);
 		if (g->loader_class != HP_NONE)
 			cJSON_AddStringToObject(e, "loader_class", hp_class_name(t->h, g->loader_class));
 		if (g->has_loader_name)
 			cJSON_AddStringToObject(e, "loader_name", G->text + g->name);
-		json_u64(e, "defined", g->defined);
-		json_u64(e, "duplicates", g->duplicates);
+		cli_json_u64(e, "defined", g->defined);
+		cli_json_u64(e, "duplicates", g->duplicates);
 	}
-	json_u64(e, "classes", g->classes);
-	json_u64(e, "instances", g->instances);
-	json_u64(e, "shallow", g->shallow);
+	cli_json_u64(e, "classes", g->classes);
+	cli_json_u64(e, "instances", g->instances);
+	cli_json_u64(e, "shallow", g->shallow);
 	if (G->retained)
-		json_u64(e, "retained", g->retained);
+		cli_json_u64(e, "retained", g->retained);
 	cJSON_AddNumberToObject(e, "percent", pct2(g->shallow, t->all_shallow));
 	/* the subpackages shown follow it in order[] */
 	uint32_t me = t->order[*i];
@@ -667,8 +667,8 @@ static void json_groups(const struct top_result *t, cJSON *j)
 {
 	cJSON_AddStringToObject(j, "group", group_kinds[t->by]);
 	if (t->by == HP_GROUP_PACKAGE)
-		json_u64(j, "depth", t->depth);
-	json_u64(j, "groups_total", t->ntop);
+		cli_json_u64(j, "depth", t->depth);
+	cli_json_u64(j, "groups_total", t->ntop);
 	cJSON *arr = cJSON_AddArrayToObject(j, "groups");
 	size_t i = 0;
 	while (i < t->norder)
@@ -682,7 +682,7 @@ static void json_groups(const struct top_result *t, cJSON *j)
 		cJSON_AddStringToObject(e, "class", hp_class_name(t->h, G->dup_class[G->dup_off[d]]));
 		cJSON *ids = cJSON_AddArrayToObject(e, "loader_ids");
 		for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++)
-			cJSON_AddItemToArray(ids, json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
+			cJSON_AddItemToArray(ids, cli_json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
 		cJSON_AddItemToArray(dup, e);
 	}
 }
@@ -777,8 +777,8 @@ static void json_threads(const struct top_result *t, cJSON *j)
 			continue;
 		}
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
-		json_u64(e, "serial", h->threads[m->rec].serial);
+		cli_json_u64(e, "rank", i + 1);
+		cli_json_u64(e, "serial", h->threads[m->rec].serial);
 		if (t->names[i].utf8)
 			cJSON_AddItemToObject(e, "name", cli_text_json(&t->names[i]));
 		if (m->obj != SIZE_MAX) {
@@ -786,21 +786,21 @@ static void json_threads(const struct top_result *t, cJSON *j)
 			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[m->obj]);
 			cJSON_AddStringToObject(e, "object", id);
 		}
-		json_u64(e, "objects", m->objects);
-		json_u64(e, "bytes", m->bytes);
+		cli_json_u64(e, "objects", m->objects);
+		cli_json_u64(e, "bytes", m->bytes);
 		cJSON_AddNumberToObject(e, "percent", pct2(m->bytes, M->bytes));
 		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *r = cJSON_AddObjectToObject(j, "thread_rest");
-	json_u64(r, "threads_not_shown", M->n - t->shown);
-	json_u64(r, "not_shown_objects", mo);
-	json_u64(r, "not_shown_bytes", mb);
-	json_u64(r, "shared_objects", M->shared_objects);
-	json_u64(r, "shared_bytes", M->shared_bytes);
-	json_u64(r, "unreachable_objects", M->unreachable_objects);
-	json_u64(r, "unreachable_bytes", M->unreachable_bytes);
-	json_u64(r, "objects", M->objects);
-	json_u64(r, "bytes", M->bytes);
+	cli_json_u64(r, "threads_not_shown", M->n - t->shown);
+	cli_json_u64(r, "not_shown_objects", mo);
+	cli_json_u64(r, "not_shown_bytes", mb);
+	cli_json_u64(r, "shared_objects", M->shared_objects);
+	cli_json_u64(r, "shared_bytes", M->shared_bytes);
+	cli_json_u64(r, "unreachable_objects", M->unreachable_objects);
+	cli_json_u64(r, "unreachable_bytes", M->unreachable_bytes);
+	cli_json_u64(r, "objects", M->objects);
+	cli_json_u64(r, "bytes", M->bytes);
 }
 
 static void text_threads(const struct top_result *t, FILE *f)
@@ -871,11 +871,11 @@ static cJSON *json_buckets(const struct hp_bucket_row *b)
 		if (!b->count[k])
 			continue;
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "above", k ? 16ull << (k - 1) : 0);
+		cli_json_u64(e, "above", k ? 16ull << (k - 1) : 0);
 		if (k < HP_NBUCKETS - 1)
-			json_u64(e, "upto", 16ull << k);
-		json_u64(e, "instances", b->count[k]);
-		json_u64(e, "bytes", b->bytes[k]);
+			cli_json_u64(e, "upto", 16ull << k);
+		cli_json_u64(e, "instances", b->count[k]);
+		cli_json_u64(e, "bytes", b->bytes[k]);
 		cJSON_AddItemToArray(arr, e);
 	}
 	return arr;
@@ -902,12 +902,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct top_opts *o = x->own;
 	const struct top_result *t = res;
 	const hp_heap *h = t->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
 	cJSON_AddStringToObject(j, "sort", t->sort);
 	cJSON_AddBoolToObject(j, "retained_sizes", t->R != NULL);
 	if (t->R)
-		json_policies(j, t->R);
+		cli_json_policies(j, t->R);
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);
 	if (x->c->exclude)
@@ -915,28 +915,28 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "classes", t->n);
-	json_u64(tot, "instances", t->tot_count);
-	json_u64(tot, "shallow", t->tot_shallow);
-	json_u64(tot, "heap_shallow", t->all_shallow);
+	cli_json_u64(tot, "classes", t->n);
+	cli_json_u64(tot, "instances", t->tot_count);
+	cli_json_u64(tot, "shallow", t->tot_shallow);
+	cli_json_u64(tot, "heap_shallow", t->all_shallow);
 	if (t->R) {
-		json_u64(tot, "reachable_objects", t->R->reachable);
-		json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
-		json_u64(tot, "unreachable_objects", t->R->unreachable);
-		json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
+		cli_json_u64(tot, "reachable_objects", t->R->reachable);
+		cli_json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
+		cli_json_u64(tot, "unreachable_objects", t->R->unreachable);
+		cli_json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
 	}
 	if (t->buckets)
 		cJSON_AddItemToObject(tot, "buckets", json_buckets(&t->bucket_total));
 	if (t->native_cols)
-		json_u64(tot, "native", t->tot_native);
-	json_heap_split(j, h, t->N, t->heap_filter);
-	json_native(j, h, t->N);
-	json_u64(j, "shown", t->shown);
+		cli_json_u64(tot, "native", t->tot_native);
+	cli_json_heap_split(j, h, t->N, t->heap_filter);
+	cli_json_native(j, h, t->N);
+	cli_json_u64(j, "shown", t->shown);
 	if (o->retained_set) {
 		cJSON *rs = cJSON_AddObjectToObject(j, "retained_set");
-		json_u64(rs, "objects_in_set", t->set_in);
-		json_u64(rs, "objects", t->set_objs);
-		json_u64(rs, "shallow", t->set_bytes);
+		cli_json_u64(rs, "objects_in_set", t->set_in);
+		cli_json_u64(rs, "objects", t->set_objs);
+		cli_json_u64(rs, "shallow", t->set_bytes);
 	}
 	if (t->by >= 0)
 		json_groups(t, j);
@@ -947,19 +947,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	for (size_t i = 0; classes && i < t->shown; i++) {
 		const struct trow *r = &t->rows[i];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
+		cli_json_u64(e, "rank", i + 1);
 		cJSON_AddStringToObject(e, "class", r->name);
 		if (t->android)
 			cJSON_AddStringToObject(e, "heap", r->heap);
-		json_u64(e, "instances", r->count);
-		json_u64(e, "shallow", r->shallow);
+		cli_json_u64(e, "instances", r->count);
+		cli_json_u64(e, "shallow", r->shallow);
 		if (t->R)
-			json_u64(e, "retained", r->retained);
+			cli_json_u64(e, "retained", r->retained);
 		if (t->native_cols) {
-			json_u64(e, "native", r->native);
-			json_u64(e, "retained_native", r->native_retained);
+			cli_json_u64(e, "native", r->native);
+			cli_json_u64(e, "retained_native", r->native_retained);
 		}
-		json_u64(e, "largest", r->r->max_shallow);
+		cli_json_u64(e, "largest", r->r->max_shallow);
 		cJSON_AddNumberToObject(e, "percent",
 			t->all_shallow ? (double)(int64_t)(10000.0 * r->shallow / t->all_shallow) / 100.0 : 0.0);
 		if (t->buckets)

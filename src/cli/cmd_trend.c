@@ -155,8 +155,8 @@ static int collect(struct trend_state *t)
 		hp_session *S = NULL;
 		rc = cli_series_summary(&t->series, i, &t->grp, &S, &t->sum[i], &t->own[i]);
 		if (!rc) {
-			t->info[i] = json_dump_info(x->files[i], S, &t->sum[i]);
-			json_dumpmodel(t->info[i], &t->own[i]);
+			t->info[i] = cli_json_dump_info(x->files[i], S, &t->sum[i]);
+			cli_json_dumpmodel(t->info[i], &t->own[i]);
 			t->partial[i] = hp_session_load_info(S)->partial;
 			cli_print_stats(x, S);
 		}
@@ -264,7 +264,7 @@ static cJSON *json_series(const uint64_t *v, size_t n)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, json_u64_item(v[i]));
+		cJSON_AddItemToArray(a, cli_json_u64_item(v[i]));
 	return a;
 }
 
@@ -286,9 +286,9 @@ static cJSON *trend_doc(struct trend_state *t)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
 		inf[i] = t->info[t->order[i]];
-	cJSON *j = json_multi_begin("trend", inf, t->n);
+	cJSON *j = cli_json_multi_begin("trend", inf, t->n);
 	hp_free(inf);
-	json_series_model(j, t->sm);
+	cli_json_series_model(j, t->sm);
 	cJSON_AddBoolToObject(j, "retained_sizes", !t->o->fast);
 	cJSON_AddStringToObject(j, "order", t->o->by_time ? "time" : "given");
 	if (x->c->filter)
@@ -303,7 +303,7 @@ static cJSON *trend_doc(struct trend_state *t)
 	int grouped = t->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", t->grp.kind);
-	json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
+	cli_json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
 	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(t, t->ncrow); i++) {
 		const struct trow *r = &t->crow[i];
@@ -321,12 +321,12 @@ static cJSON *trend_doc(struct trend_state *t)
 		cJSON_AddItemToArray(arr, e);
 	}
 	if (!t->o->fast) {
-		json_u64(j, "paths_total", t->nprow);
+		cli_json_u64(j, "paths_total", t->nprow);
 		arr = cJSON_AddArrayToObject(j, "paths");
 		for (size_t i = 0; i < shown(t, t->nprow); i++) {
 			const struct trow *r = &t->prow[i];
 			cJSON *e = cJSON_CreateObject();
-			cJSON_AddItemToObject(e, "path", json_path(&t->cmp, r->idx));
+			cJSON_AddItemToObject(e, "path", cli_json_path(&t->cmp, r->idx));
 			cJSON_AddBoolToObject(e, "grows", r->fb.monotonic);
 			cJSON_AddItemToObject(e, "objects", json_series(r->count, t->n));
 			cJSON_AddItemToObject(e, "retained", json_series(r->bytes, t->n));

@@ -290,34 +290,34 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_waste *W = &r->W;
 	const struct waste_opts *o = x->own;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_u64(j, "min_count", (uint64_t)o->min_count);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_u64(j, "min_count", (uint64_t)o->min_count);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "heap", h->total_shallow);
-	json_u64(tot, "could_save", W->total);
+	cli_json_u64(tot, "heap", h->total_shallow);
+	cli_json_u64(tot, "could_save", W->total);
 	cJSON *seen = cJSON_AddObjectToObject(j, "seen");
-	json_u64(seen, "strings", W->strings);
-	json_u64(seen, "primitive_arrays", W->prim_arrays);
-	json_u64(seen, "arrays_without_data", W->nodata_arrays);
-	json_u64(seen, "collections", W->collections);
-	json_u64(j, "rows_left_out", W->left_out);
+	cli_json_u64(seen, "strings", W->strings);
+	cli_json_u64(seen, "primitive_arrays", W->prim_arrays);
+	cli_json_u64(seen, "arrays_without_data", W->nodata_arrays);
+	cli_json_u64(seen, "collections", W->collections);
+	cli_json_u64(j, "rows_left_out", W->left_out);
 	cJSON *secs = cJSON_AddArrayToObject(j, "sections");
 	char id[32];
 	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
 		const struct hp_waste_section *sec = &W->s[s];
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "section", hp_waste_section_key(s));
-		json_u64(e, "count", sec->count);
-		json_u64(e, "wasted", sec->wasted);
-		json_u64(e, "rows_total", sec->n);
+		cli_json_u64(e, "count", sec->count);
+		cli_json_u64(e, "wasted", sec->wasted);
+		cli_json_u64(e, "rows_total", sec->n);
 		cJSON *rows = cJSON_AddArrayToObject(e, "rows");
 		for (size_t i = 0; i < r->shown[s]; i++) {
 			const struct hp_waste_row *w = &sec->rows[i];
 			cJSON *q = cJSON_CreateObject();
-			json_u64(q, "wasted", w->wasted);
-			json_u64(q, "count", w->count);
-			json_u64(q, "bytes", w->bytes);
+			cli_json_u64(q, "wasted", w->wasted);
+			cli_json_u64(q, "count", w->count);
+			cli_json_u64(q, "bytes", w->bytes);
 			cJSON_AddStringToObject(q, "class", hp_class_name(h, w->cls));
 			if (w->sample != HP_NONE)
 				cJSON_AddStringToObject(q, "sample", id_text(h, w->sample, id, sizeof id));
@@ -329,10 +329,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 				cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
 				cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
 				cJSON_AddBoolToObject(q, "value_cut", i < r->ntext && r->text[i].truncated);
-				json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
+				cli_json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
 			}
 			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT || s == HP_WASTE_NULL_SLOTS)
-				json_u64(q, "length", w->length);
+				cli_json_u64(q, "length", w->length);
 			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT)
 				cJSON_AddStringToObject(q, "type", hp_type_name(w->type) ? hp_type_name(w->type) : "?");
 			if (s == HP_WASTE_CONSTANT) {

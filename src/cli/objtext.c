@@ -432,7 +432,7 @@ void cli_root_json(cJSON *e, const hp_heap *h, hp_objread *rd, uint32_t obj)
 			cJSON_AddItemToArray(a, cJSON_CreateString(hp_root_kind_key(k)));
 	if (tk < 0)
 		return;
-	json_u64(e, "thread_serial", serial);
+	cli_json_u64(e, "thread_serial", serial);
 	struct hp_text t;
 	if (cli_thread_text(h, rd, serial, &t))
 		cJSON_AddItemToObject(e, "thread", cli_text_json(&t));
@@ -581,14 +581,14 @@ cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
 		if (r->decl != HP_NONE)
 			cJSON_AddStringToObject(e, "declared_by", hp_class_name(h, r->decl));
 	} else if (k == HP_REF_ELEMENT) {
-		json_u64(e, "index", r->index);
+		cli_json_u64(e, "index", r->index);
 	} else if (k == HP_REF_LOCAL) {
 		cJSON_AddStringToObject(e, "root_kind", hp_root_kind_key(r->root_kind));
 		if (r->frame != UINT32_MAX)
-			json_u64(e, "frame", r->frame);
+			cli_json_u64(e, "frame", r->frame);
 	}
 	if (r->count > 1)
-		json_u64(e, "count", r->count);
+		cli_json_u64(e, "count", r->count);
 	return e;
 }
 
@@ -597,7 +597,7 @@ cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
 cJSON *cli_step_json(const hp_heap *h, hp_objread *rd, uint32_t v, const struct hp_objref *via)
 {
 	cJSON *s = cli_object_json(h, v);
-	json_u64(s, "shallow", hp_heap_shallow(h, v));
+	cli_json_u64(s, "shallow", hp_heap_shallow(h, v));
 	if (!via)
 		cli_root_json(s, h, rd, v);
 	else
@@ -634,9 +634,9 @@ void cli_gap_json(cJSON *o, const char *prefix, const struct hp_path_gap *g)
 	if (!g->n)
 		return;
 	snprintf(key, sizeof key, "%selided", prefix);
-	json_u64(o, key, g->n);
+	cli_json_u64(o, key, g->n);
 	snprintf(key, sizeof key, "%selided_at", prefix);
-	json_u64(o, key, g->at);
+	cli_json_u64(o, key, g->at);
 }
 
 /* cli_list_paths(); hint: the line for a gap names --full-path */
@@ -694,7 +694,7 @@ static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int w
 		cJSON *steps = NULL;
 		if (arr) {
 			cJSON *e = cJSON_CreateObject();
-			json_u64(e, "length", len + g->n - 1);
+			cli_json_u64(e, "length", len + g->n - 1);
 			cli_gap_json(e, "", g);
 			steps = cJSON_AddArrayToObject(e, "steps");
 			cJSON_AddItemToArray(arr, e);

@@ -44,18 +44,18 @@ int cli_ofile_commit(struct cli_ofile *o);
 void cli_ofile_abort(struct cli_ofile *o);
 
 /* JSON helpers: exact 64-bit integers */
-void json_u64(cJSON *obj, const char *key, uint64_t v);
-cJSON *json_u64_item(uint64_t v);
+void cli_json_u64(cJSON *obj, const char *key, uint64_t v);
+cJSON *cli_json_u64_item(uint64_t v);
 /* file, format, id_size, partial (and partial_reason) of one dump */
-void json_dump_members(cJSON *j, const char *file, hp_session *S);
+void cli_json_dump_members(cJSON *j, const char *file, hp_session *S);
 /* {"file", "classes", "fields", "frames"}: what --mapping renamed in S's
  * model (the file: cli_mapping_file(), load.h) */
-cJSON *json_mapping(hp_session *S);
+cJSON *cli_json_mapping(hp_session *S);
 /* {"schema", "command", "file", "format", "id_size", "partial", "dump"} */
-cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
-cJSON *json_size_model(const hp_heap *h);
+cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
+cJSON *cli_json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */
-void json_policies(cJSON *j, const struct hp_retained *R);
+void cli_json_policies(cJSON *j, const struct hp_retained *R);
 const char *roots_policy_name(int p);
 
 /* Android: each heap's Java and native bytes and what GC roots hold of
@@ -63,9 +63,9 @@ const char *roots_policy_name(int p);
  * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
  * that heap only */
 void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
-void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
+void cli_json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
 /* "native": what was found (total, Cleaners, chains, owners, reachable) or
  * why none; on Android dumps and dumps with a registry only */
-void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
+void cli_json_native(cJSON *j, const hp_heap *h, const struct hp_native *N);
 
 #endif
