@@ -100,7 +100,7 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 	char a[32], nm[600];
 	switch (r->kind) {
 	case HP_BR_OBJECT:
-		return object_label(w->h, r->id, buf, n);
+		return cli_object_label(w->h, r->id, buf, n);
 	case HP_BR_GROUP:
 		snprintf(buf, n, "[%s %s %s]", cli_fmt_count(r->n, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
 			 hp_text_safe(hp_class_name(w->h, r->id), nm, sizeof nm));
@@ -112,7 +112,7 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 		char lab[800];
 		snprintf(buf, n, "%s serial %u%s%s%s%s%s", w->tnames[r->id], t->serial, t->daemon > 0 ? " daemon" : "",
 			 t->state ? " " : "", t->state ? t->state : "", t->obj != SIZE_MAX ? "  " : "  (no Thread object)",
-			 t->obj != SIZE_MAX ? object_label(w->h, t->obj, lab, sizeof lab) : "");
+			 t->obj != SIZE_MAX ? cli_object_label(w->h, t->obj, lab, sizeof lab) : "");
 		return buf;
 	}
 	case HP_BR_FRAME: {
@@ -159,7 +159,7 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 	case HP_BL_DOM:
 		if (L->node >= w->h->nobj)
 			return i == 0 ? "dominators" : "?";
-		return object_label(w->h, L->node, buf, n);
+		return cli_object_label(w->h, L->node, buf, n);
 	case HP_BL_GROUP:
 		snprintf(buf, n, "[%s %s %s]", cli_fmt_count(L->nrows, a, sizeof a), w->utf8 ? "\xc3\x97" : "x",
 			 hp_text_safe(hp_class_name(w->h, L->node), nm, sizeof nm));

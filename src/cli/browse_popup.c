@@ -298,7 +298,7 @@ static uint32_t fmt_value(struct view *w, FILE *f, uint8_t type, uint64_t bits)
 			break;
 		}
 		obj = (uint32_t)v;
-		fputs(object_label(w->h, v, lab, sizeof lab), f);
+		fputs(cli_object_label(w->h, v, lab, sizeof lab), f);
 		struct hp_text t;
 		struct hp_error err;
 		hp_error_clear(&err);
@@ -332,7 +332,7 @@ static char *object_text(struct view *w, uint32_t v, struct links *lk)
 	if (!f)
 		return NULL;
 	char lab[800], a[32], b[32], rt[800], nm[600];
-	fprintf(f, "%s\n", object_label(w->h, v, lab, sizeof lab));
+	fprintf(f, "%s\n", cli_object_label(w->h, v, lab, sizeof lab));
 	fprintf(f, "retained %s B, shallow %s B, %s in its dominator subtree\n",
 		cli_fmt_count(w->R->retained[v], a, sizeof a), cli_fmt_count(w->R->shallow[v], b, sizeof b),
 		cli_fmt_counted(w->m.subtree[v], "object", "objects", rt, sizeof rt));
@@ -378,7 +378,7 @@ static char *object_text(struct view *w, uint32_t v, struct links *lk)
 			fputs("  (only objects of its class, through <class>)\n", f);
 		for (size_t i = 0; i < nr && i < POPUP_REFERRERS; i++) {
 			link_add(lk, line_no(f, &out), (uint32_t)H.obj[i]);
-			fprintf(f, "  %s\n", object_label(w->h, H.obj[i], lab, sizeof lab));
+			fprintf(f, "  %s\n", cli_object_label(w->h, H.obj[i], lab, sizeof lab));
 		}
 		if (nr > POPUP_REFERRERS)
 			fprintf(f, "  ... %zu more\n", nr - POPUP_REFERRERS);

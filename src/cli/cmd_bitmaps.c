@@ -270,7 +270,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			snprintf(cp, sizeof cp, "%u", b->copies);
 		fprintf(f, "%10s  %11s  %-9s  %-6s  %6s  %s", cli_fmt_bytes(b->pixel_bytes, a, sizeof a), dim,
 			hp_bitmap_config_name(b->config), hp_bitmap_source_name(b->source), cp,
-			object_label(h, b->obj, lab, sizeof lab));
+			cli_object_label(h, b->obj, lab, sizeof lab));
 		if (b->has_pixels && b->first != r->order[k])
 			fprintf(f, " (copy of @0x%llx)", (unsigned long long)h->ids[B->b[b->first].obj]);
 		fputc('\n', f);

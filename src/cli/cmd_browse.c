@@ -173,7 +173,7 @@ static void search(struct view *w, int again)
 		return;
 	}
 	char lab[800];
-	snprintf(w->msg, sizeof w->msg, "/%s/: %s%s (n: next match)", sp, object_label(w->h, v, lab, sizeof lab),
+	snprintf(w->msg, sizeof w->msg, "/%s/: %s%s (n: next match)", sp, cli_object_label(w->h, v, lab, sizeof lab),
 		 wrapped ? ", from the top again" : "");
 }
 

@@ -421,7 +421,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		for (uint32_t k = 0; k < g->top_n; k++) {
 			uint32_t v = G->top[g->top_at + k];
 			fprintf(f, "   %10s  %10s  %s\n", cli_fmt_bytes(t->R->retained[v], a, sizeof a),
-				cli_fmt_bytes(t->R->shallow[v], b, sizeof b), object_label(h, v, lb, sizeof lb));
+				cli_fmt_bytes(t->R->shallow[v], b, sizeof b), cli_object_label(h, v, lb, sizeof lb));
 		}
 		size_t ndup = 0;
 		for (size_t dd = 0; dd < G->ndups; dd++)

@@ -235,7 +235,7 @@ static const char *model_words(int kind, int weak, int roots, char *buf, size_t 
 	if (weak >= 0 && l < n)
 		l += (size_t)snprintf(buf + l, n - l, "%sweak %s", l ? ", " : "", hp_weak_policy_name(weak));
 	if (roots >= 0 && l < n)
-		snprintf(buf + l, n - l, "%sroots %s", l ? ", " : "", roots_policy_name(roots));
+		snprintf(buf + l, n - l, "%sroots %s", l ? ", " : "", cli_roots_policy_name(roots));
 	return buf;
 }
 
@@ -288,7 +288,7 @@ static cJSON *json_model_words(cJSON *e, int kind, int weak, int roots)
 	if (weak >= 0)
 		cJSON_AddStringToObject(e, "weak_policy", hp_weak_policy_name(weak));
 	if (roots >= 0)
-		cJSON_AddStringToObject(e, "roots_policy", roots_policy_name(roots));
+		cJSON_AddStringToObject(e, "roots_policy", cli_roots_policy_name(roots));
 	return e;
 }
 
@@ -396,7 +396,7 @@ cJSON *cli_json_dump_info(const char *file, hp_session *S, const struct hp_dsum 
 		cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
 	if (s->has_retained) {
 		cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(s->weak_policy));
-		cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(s->roots_policy));
+		cJSON_AddStringToObject(j, "roots_policy", cli_roots_policy_name(s->roots_policy));
 		cli_json_u64(j, "reachable_objects", s->reachable);
 		cli_json_u64(j, "reachable_shallow", s->reachable_bytes);
 		cli_json_u64(j, "unreachable_objects", s->unreachable);

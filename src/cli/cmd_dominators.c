@@ -361,7 +361,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", cli_fmt_count(r->count, cnt, sizeof cnt),
 				 hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 		} else {
-			object_label(h, r->v, lab, sizeof lab);
+			cli_object_label(h, r->v, lab, sizeof lab);
 		}
 		/* below: the node's children, or a chain's */
 		int open = depth + 1 < c->o->depth;
@@ -787,7 +787,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
 		cli_fmt_counted(h->nobj, "object", "objects", a, sizeof a), cli_fmt_bytes(all, b, sizeof b),
 		cli_fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), cli_fmt_bytes(R->unreachable_bytes, e, sizeof e),
-		hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+		hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	if (c.N)
 		fprintf(f, "native: %s registered, %s of it held by GC roots\n", cli_fmt_bytes(d->N->total, a, sizeof a),
 			cli_fmt_bytes(d->N->held_native, b, sizeof b));

@@ -278,7 +278,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		uint32_t v = r->objs[i];
 		const struct idesc *d = &r->desc[i];
 		fprintf(f, "%10s  %10s  %s", cli_fmt_bytes(R->retained[v], a, sizeof a), cli_fmt_bytes(R->shallow[v], b, sizeof b),
-			object_label(h, v, lab, sizeof lab));
+			cli_object_label(h, v, lab, sizeof lab));
 		if (d->what == 1)
 			fprintf(f, "  %s", d->text);
 		else if (d->what == 2)

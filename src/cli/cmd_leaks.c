@@ -307,7 +307,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 				fputc('\n', f);
 			}
 		}
-		object_label(h, s->obj, lab, sizeof lab);
+		cli_object_label(h, s->obj, lab, sizeof lab);
 		fprintf(f, "  %s %s\n", last ? "\xe2\x95\xb0\xe2\x86\x92" : "\xe2\x94\x9c\xe2\x94\x80", lab);
 		if (statuses) {
 			if (s->reason[0]) {
@@ -491,7 +491,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "leak suspects: objects and classes retaining at least %g%% of the reachable heap (%s of %s;"
 		" big drop %g; weak %s, roots %s)\n", o->threshold, cli_fmt_bytes(L->threshold_bytes, a, sizeof a),
 		cli_fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
-		roots_policy_name(r->R->roots_policy));
+		cli_roots_policy_name(r->R->roots_policy));
 	if (!L->nsuspects)
 		fprintf(f, "  none\n");
 	for (size_t i = 0; i < L->nsuspects; i++) {
@@ -502,14 +502,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				hp_text_safe(hp_class_name(h, s->cls), nm, sizeof nm), cli_fmt_bytes(s->retained, a, sizeof a),
 				pct(s->retained, L->heap));
 		else
-			fprintf(f, "%s retains %s (%.1f%%)\n", object_label(h, s->obj, lab, sizeof lab),
+			fprintf(f, "%s retains %s (%.1f%%)\n", cli_object_label(h, s->obj, lab, sizeof lab),
 				cli_fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
 		if (s->acc != HP_NONE && s->is_class)
 			fprintf(f, "  accumulation point: %s (%s), on the paths of 80%% of them\n",
-				object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a));
+				cli_object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a));
 		else if (s->acc != HP_NONE)
 			fprintf(f, "  accumulation point: %s (%s, %llu step%s down the dominator tree)\n",
-				object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a),
+				cli_object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a),
 				(unsigned long long)s->acc_depth, s->acc_depth == 1 ? "" : "s");
 		else
 			fprintf(f, "  accumulation point: none (no object is on the paths of 80%% of them)\n");
@@ -517,7 +517,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", cli_fmt_count(s->acc_count, c, sizeof c),
 				hp_text_safe(hp_class_name(h, s->acc_cls), nm, sizeof nm), cli_fmt_bytes(s->acc_bytes, a, sizeof a));
 		if (s->holder != HP_NONE)
-			fprintf(f, "  held by %s\n", object_label(h, s->holder, lab, sizeof lab));
+			fprintf(f, "  held by %s\n", cli_object_label(h, s->holder, lab, sizeof lab));
 		else
 			fprintf(f, "  held by JDK objects and GC roots only\n");
 		fprintf(f, "  shortest path from a GC root to the %s:\n",

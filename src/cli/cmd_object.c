@@ -78,7 +78,7 @@ static int fmt_ref(struct octx *c, uint64_t id, char *buf, size_t n)
 		return HP_OK;
 	}
 	char lab[800];
-	object_label(c->h, v, lab, sizeof lab);
+	cli_object_label(c->h, v, lab, sizeof lab);
 	struct hp_text t;
 	HP_TRY(text_of(c, v, STRING_CHARS, &t));
 	if (t.utf8) {
@@ -214,7 +214,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	const hp_heap *h = c->h;
 	const struct hp_retained *R = c->R;
 	char lab[800], a[64], b[64], rt[800], val[4096], nm[512];
-	fprintf(f, "%s\n", object_label(h, v, lab, sizeof lab));
+	fprintf(f, "%s\n", cli_object_label(h, v, lab, sizeof lab));
 	const char *cname = hp_class_name(h, h->cls[v]);
 	switch (d->kind) {
 	case HP_OBJ_INSTANCE: {
@@ -270,8 +270,8 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		size_t l = k->loader_id ? hp_heap_find(h, k->loader_id) : SIZE_MAX;
 		fprintf(f, "  class     %s\n", hp_text_safe(hp_class_name(h, d->class_of), nm, sizeof nm));
 		if (s != SIZE_MAX)
-			fprintf(f, "  super     %s\n", object_label(h, s, lab, sizeof lab));
-		fprintf(f, "  loader    %s\n", l != SIZE_MAX ? object_label(h, l, lab, sizeof lab) : "(bootstrap)");
+			fprintf(f, "  super     %s\n", cli_object_label(h, s, lab, sizeof lab));
+		fprintf(f, "  loader    %s\n", l != SIZE_MAX ? cli_object_label(h, l, lab, sizeof lab) : "(bootstrap)");
 		fprintf(f, "  instance  %u field bytes\n", k->instance_size);
 	}
 
@@ -326,7 +326,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
 		char via[600];
 		fprintf(f, "  %10s  %s %s\n", cli_fmt_bytes(R->retained[refs[i].v], a, sizeof a),
-			object_label(h, refs[i].v, lab, sizeof lab), cli_via_text(h, &ref, via, sizeof via));
+			cli_object_label(h, refs[i].v, lab, sizeof lab), cli_via_text(h, &ref, via, sizeof via));
 	}
 	if (shown < nref)
 		fprintf(f, "  ... %s more\n", cli_fmt_count(nref - shown, a, sizeof a));
@@ -345,7 +345,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		uint32_t u = chain[i];
 		if (cgap->n && i == cgap->at)
 			fprintf(f, "  %10s  %s\n", "", cli_gap_text(cgap, 1, val, sizeof val));
-		fprintf(f, "  %10s  %s", cli_fmt_bytes(R->retained[u], a, sizeof a), object_label(h, u, lab, sizeof lab));
+		fprintf(f, "  %10s  %s", cli_fmt_bytes(R->retained[u], a, sizeof a), cli_object_label(h, u, lab, sizeof lab));
 		if (R->root_kinds[u])
 			fprintf(f, "  [GC root: %s]", cli_root_text(h, c->rd, u, rt, sizeof rt));
 		fputc('\n', f);

@@ -84,7 +84,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char lab[800];
 	cli_partial_note(f, S);
 	fprintf(f, "shortest paths from GC roots to %s (weak referents %s)\n",
-		object_label(r->h, r->v, lab, sizeof lab), x->c->all_weak ? "followed" : "excluded");
+		cli_object_label(r->h, r->v, lab, sizeof lab), x->c->all_weak ? "followed" : "excluded");
 	int rc = cli_list_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, x->c->full_path, f, NULL, &npaths);
 	if (rc == EXIT_OK && !npaths)
 		fprintf(f, "no GC root reaches it%s\n", x->c->all_weak ? "" :

@@ -373,13 +373,13 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	}
 	if (R->roots_policy != HP_ROOTS_ALL)
 		fprintf(f, "(--roots=%s: the stack roots of a known thread count in its thread object's row)\n",
-			roots_policy_name(R->roots_policy));
+			cli_roots_policy_name(R->roots_policy));
 	fprintf(f, "reachable: %s in all (the rows above add up to it); unreachable: %s, %s",
 		cli_fmt_bytes(t->sh.total, b, sizeof b), cli_fmt_counted(R->unreachable, "object", "objects", a, sizeof a),
 		cli_fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
 	if (t->missing)
 		fprintf(f, "; %s the dump does not hold", cli_fmt_counted(t->missing, "root names an object", "roots name objects", a, sizeof a));
-	fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+	fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	const char *heap = ((const struct roots_opts *)x->own)->heap;
 	if (heap) {
 		char hn[256];
@@ -399,7 +399,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (!kl)
 			snprintf(kinds, sizeof kinds, "made root");
 		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", cli_fmt_bytes(R->retained[v], a, sizeof a),
-			all ? 100.0 * R->retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
+			all ? 100.0 * R->retained[v] / all : 0.0, kinds, cli_object_label(h, v, lab, sizeof lab));
 		const struct hp_root_rec *rr = t->rows[i].thread;
 		if (!rr)
 			continue;

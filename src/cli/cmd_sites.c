@@ -676,7 +676,7 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 			cli_fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
 			cli_fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), cli_fmt_bytes(r->S.filtered_shallow, c, sizeof c));
 	fprintf(f, "retained: the bytes the objects dominate, each once (weak %s, roots %s)\n\n",
-		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy));
+		hp_weak_policy_name(r->R->weak), cli_roots_policy_name(r->R->roots_policy));
 	if (!r->S.n)
 		return EXIT_OK;
 	if (!o->flat) {

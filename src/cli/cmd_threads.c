@@ -191,7 +191,7 @@ static void local_line(FILE *f, const struct threads_result *r, const struct hp_
 {
 	char lab[800], a[32];
 	fprintf(f, "%s- %s %s, retained %s\n", indent, l->kind == HP_ROOT_JAVA_FRAME ? "local" : hp_root_kind_name(l->kind),
-		object_label(r->h, l->obj, lab, sizeof lab), cli_fmt_bytes(r->R->retained[l->obj], a, sizeof a));
+		cli_object_label(r->h, l->obj, lab, sizeof lab), cli_fmt_bytes(r->R->retained[l->obj], a, sizeof a));
 }
 
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
@@ -207,7 +207,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	}
 	fprintf(f, "%s, %zu with a stack; retained: the Thread object's retained size (weak %s, roots %s%s)\n",
 		cli_fmt_counted(r->T.n, "thread", "threads", a, sizeof a), r->T.with_frames,
-		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy),
+		hp_weak_policy_name(r->R->weak), cli_roots_policy_name(r->R->roots_policy),
 		r->R->roots_policy == HP_ROOTS_THREADS ? ": it counts what only its stack holds" :
 		": stack locals hang off the super-root, not the thread");
 	if (!r->T.with_frames)
@@ -234,7 +234,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->state)
 			fprintf(f, " %s", t->state);
 		if (t->obj != SIZE_MAX)
-			fprintf(f, "  retained %s  %s", cli_fmt_bytes(t->retained, a, sizeof a), object_label(h, t->obj, lab, sizeof lab));
+			fprintf(f, "  retained %s  %s", cli_fmt_bytes(t->retained, a, sizeof a), cli_object_label(h, t->obj, lab, sizeof lab));
 		else
 			fprintf(f, "  (its Thread object is not in the dump)");
 		fputc('\n', f);

@@ -845,7 +845,7 @@ static void text_threads(const struct top_result *t, FILE *f)
 		cli_fmt_bytes(M->unreachable_bytes, b, sizeof b), M->bytes ? 100.0 * M->unreachable_bytes / M->bytes : 0.0);
 	fprintf(f, "%5s  %10s  %10s  %5.1f%%  %s (weak %s, roots %s)\n", "total", cli_fmt_count(M->objects, a, sizeof a),
 		cli_fmt_bytes(M->bytes, b, sizeof b), 100.0, cli_fmt_counted(M->n, "thread", "threads", c, sizeof c),
-		hp_weak_policy_name(t->R->weak), roots_policy_name(t->R->roots_policy));
+		hp_weak_policy_name(t->R->weak), cli_roots_policy_name(t->R->roots_policy));
 }
 
 /* ---- --buckets ---------------------------------------------------------- */
@@ -1055,12 +1055,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			cli_fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), cli_fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
 unreachable:
-	text_heap_split(f, h, t->N, t->heap_filter);
+	cli_text_heap_split(f, h, t->N, t->heap_filter);
 	if (R) {
 		char u1[48], u2[32];
 		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",
 			cli_fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), cli_fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
-			hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+			hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	}
 	return EXIT_OK;
 }

@@ -19,7 +19,7 @@
 
 /* ---- objects ---------------------------------------------------------- */
 
-const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
+const char *cli_object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
 {
 	char nm[512];
 	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
@@ -49,7 +49,7 @@ const char *cli_loader_label(const hp_heap *h, uint64_t id, char *buf, size_t n)
 	return buf;
 }
 
-int parse_object_id(const char *s, uint64_t *id)
+int cli_parse_object_id(const char *s, uint64_t *id)
 {
 	char *end;
 	errno = 0;
@@ -85,7 +85,7 @@ static int java_name(const char *s)
 
 int cli_id_arg(const struct cli_ctx *x, uint64_t *id)
 {
-	if (parse_object_id(x->args[0], id) == 0 && *id)
+	if (cli_parse_object_id(x->args[0], id) == 0 && *id)
 		return EXIT_OK;
 	if (java_name(x->args[0])) {
 		*id = 0;          /* a class name: its class object, once the model is read */
@@ -715,7 +715,7 @@ static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int w
 				continue;
 			}
 			char lab[800], via[600], rt[800];
-			object_label(h, v, lab, sizeof lab);
+			cli_object_label(h, v, lab, sizeof lab);
 			if (after_gap)
 				fprintf(f, "  %s\n", cli_gap_text(g, hint, via, sizeof via));
 			if (i == 0)

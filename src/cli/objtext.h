@@ -14,12 +14,12 @@
 #include "session/session.h"
 
 /* "java.util.HashMap @0x7f3a10", "class java.util.HashMap @0x..." */
-const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
+const char *cli_object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
 /* a class loader: "<bootstrap>" (id 0), "java.net.URLClassLoader@0x7f3a10",
  * "0x7f3a10 (not in the dump)", or "0x7f3a10" without an object table */
 const char *cli_loader_label(const hp_heap *h, uint64_t id, char *buf, size_t n);
 /* parses "0x1234", "@0x1234" (as tables print it) or decimal "4660"; 0 on success */
-int parse_object_id(const char *s, uint64_t *id);
+int cli_parse_object_id(const char *s, uint64_t *id);
 /* the ID argument of the command: EXIT_OK (*id 0: the argument is a class
  * name), or EXIT_USAGE said why */
 int cli_id_arg(const struct cli_ctx *x, uint64_t *id);

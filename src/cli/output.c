@@ -527,7 +527,7 @@ cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
 	return j;
 }
 
-const char *roots_policy_name(int p)
+const char *cli_roots_policy_name(int p)
 {
 	return p == HP_ROOTS_ALL ? "all" : p == HP_ROOTS_UNREACHABLE ? "unreachable-as-roots" : "threads";
 }
@@ -535,7 +535,7 @@ const char *roots_policy_name(int p)
 void cli_json_policies(cJSON *j, const struct hp_retained *R)
 {
 	cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(R->weak));
-	cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(R->roots_policy));
+	cJSON_AddStringToObject(j, "roots_policy", cli_roots_policy_name(R->roots_policy));
 }
 
 /* ---- native sizes and the heaps' split (top, info, dominators, ...) ----- */
@@ -546,7 +546,7 @@ static const char *split_heap_name(const hp_heap *h, unsigned i)
 	return n[0] ? n : "default";
 }
 
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap)
+void cli_text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap)
 {
 	if (!N || !N->split_done)
 		return;

@@ -56,13 +56,13 @@ cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
 cJSON *cli_json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */
 void cli_json_policies(cJSON *j, const struct hp_retained *R);
-const char *roots_policy_name(int p);
+const char *cli_roots_policy_name(int p);
 
 /* Android: each heap's Java and native bytes and what GC roots hold of
  * them (native.h), one line per heap / "heap_split" (nothing before
  * hp_native_retain() or on a HotSpot dump without native sizes); heap >= 0:
  * that heap only */
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
+void cli_text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap);
 void cli_json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap);
 /* "native": what was found (total, Cleaners, chains, owners, reachable) or
  * why none; on Android dumps and dumps with a registry only */
