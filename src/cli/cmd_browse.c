@@ -66,17 +66,17 @@ struct view {
 	char msg[512];          /* shown in the status bar until the next key */
 	struct cli_regex *re;   /* the pattern being applied */
 	int re_err;             /* the PCRE2 error it hit on some name, 0 none */
-	/* issue 13: the leaks view (L), found the first time it is asked for */
+	/* the leaks view (L), found the first time it is asked for */
 	struct hp_leaks leaks;
 	int leaks_done;
-	/* issue 11: / searches the dominator tree, n goes on */
+	/* / searches the dominator tree, n goes on */
 	char search[256];
 	struct cli_regex *search_re;
-	/* issue 16: T, the threads view, collected the first time */
+	/* T, the threads view, collected the first time */
 	struct hp_threads T;
 	char **tnames;            /* per thread: its name quoted, or "(no name)" */
 	int threads_done;
-	/* issue 21: G, the histogram's top level by package, loader, component */
+	/* G, the histogram's top level by package, loader, component */
 	const char *components;   /* --components FILE */
 	struct cli_components comps;   /* read at the start: per class its component, HP_NONE: other */
 	struct hp_groups G[3];
@@ -590,7 +590,7 @@ static int graph(struct view *w, const struct hp_retained **out, struct hp_error
 	return HP_OK;
 }
 
-/* issue 13: L lists the leak suspects' accumulation points and the zombie
+/* L lists the leak suspects' accumulation points and the zombie
  * objects (hprofan leaks with its defaults), found the first time */
 static int leaks_view(struct view *w, struct hp_error *err)
 {
@@ -1022,7 +1022,7 @@ static uint64_t rows_under(const struct view *w, const struct hp_brow *r)
 	}
 }
 
-/* ---- threads (issue 16) and groups (issue 21) ------------------------- */
+/* ---- threads and groups ------------------------------------------------ */
 
 /* T: every thread with its retained size, collected the first time */
 static int threads_view(struct view *w, struct hp_error *err)

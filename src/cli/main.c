@@ -9,41 +9,41 @@
 
 extern const struct cli_command cmd_top, cmd_info, cmd_dominators, cmd_roots, cmd_instances, cmd_object, cmd_path,
 	cmd_browse, cmd_redact;
-/* comparing dumps (issue 14) */
+/* comparing dumps */
 extern const struct cli_command cmd_diff, cmd_trend;
-/* issue 13: leaks */
+/* leak suspects and zombies */
 extern const struct cli_command cmd_leaks;
-/* issue 17: waste */
+/* memory that could be saved */
 extern const struct cli_command cmd_waste;
-/* issue 16: threads */
+/* threads; objects by allocation site */
 extern const struct cli_command cmd_threads, cmd_sites;
-/* issue 17: Android bitmaps */
+/* Android bitmaps */
 extern const struct cli_command cmd_bitmaps;
-/* issue 21: top components */
+/* MAT's Top Components: per class loader or component */
 extern const struct cli_command cmd_components;
-/* issue 15: the index */
+/* the index */
 extern const struct cli_command cmd_index;
-/* issue 19: report */
+/* the HTML report */
 extern const struct cli_command cmd_report;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
 	&cmd_redact,
-	/* comparing dumps (issue 14) */
+	/* comparing dumps */
 	&cmd_diff, &cmd_trend,
-	/* issue 13: leaks */
+	/* leak suspects and zombies */
 	&cmd_leaks,
-	/* issue 17: waste */
+	/* memory that could be saved */
 	&cmd_waste,
-	/* issue 16: threads */
+	/* threads; objects by allocation site */
 	&cmd_threads, &cmd_sites,
-	/* issue 17: Android bitmaps */
+	/* Android bitmaps */
 	&cmd_bitmaps,
-	/* issue 21: top components */
+	/* MAT's Top Components: per class loader or component */
 	&cmd_components,
-	/* issue 15: the index */
+	/* the index */
 	&cmd_index,
-	/* issue 19: report */
+	/* the HTML report */
 	&cmd_report,
 	NULL
 };
@@ -83,7 +83,7 @@ static void usage_of(const struct cli_command *c, char *u, size_t n)
 		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
 	else if (c->operands)
 		snprintf(u, n, "hprofan %s %s [options]", c->name, c->operands);
-	else if (c->min_files >= 2)     /* diff BASE NEW, trend D1 D2 ... Dn: the usage's words (issue 14) */
+	else if (c->min_files >= 2)     /* diff BASE NEW, trend D1 D2 ... Dn: the usage's words */
 	{
 		int k = (int)strcspn(c->usage, "[");
 		while (k > 0 && c->usage[k - 1] == ' ')
@@ -398,7 +398,7 @@ int main(int argc, char **argv)
 		rc = cli_usage_error(NULL, "missing %s: hprofan %s %s", npos ? "OUT" : "IN and OUT", cmd->name,
 				     cmd->operands);
 	} else if (npos < cmd->min_files) {
-		if (cmd->min_files >= 2)     /* diff, trend (issue 14) */
+		if (cmd->min_files >= 2)     /* diff, trend */
 			rc = cli_usage_error(NULL, "%s needs %s%d dump files", cmd->name,
 					     cmd->max_files > cmd->min_files ? "at least " : "", cmd->min_files);
 		else

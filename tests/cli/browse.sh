@@ -6,17 +6,17 @@
 # lists the accumulation point `hprofan leaks --json` names; at
 # 80x24 every row keeps its columns; q exits 0.  Without a terminal
 # (TERM=dumb) browse and -i refuse with exit status 2.
-# Issue 11 on a hand-built dump (an Object[] holding 300,000 Items; Items
+# On a hand-built dump (an Object[] holding 300,000 Items; Items
 # #150,000 and #250,000 each hold a Needle): the level of 300,000 rows
 # opens and shows its count and, first, the two Items that retain a
 # Needle; / finds the Needles (three levels down, not on screen) and n
 # goes to the next, each once before the search starts again from the top;
 # in the i pop-up Enter on the field next shows the object `hprofan object`
 # gives as its value.
-# Issue 16: T lists the threads with the names and retained sizes of
+# T lists the threads with the names and retained sizes of
 # `hprofan threads --json`, Enter a thread's frames and the locals each holds
-# (class and retained, as --locals --json gives them), h goes back.  Issue
-# 21: G shows the packages with top --group=package --json's figures, then
+# (class and retained, as --locals --json gives them), h goes back.
+# G shows the packages with top --group=package --json's figures, then
 # the class loaders, then (without --components) says components need the
 # file; with --components FILE the components have top --group=component's.
 # ncurses keeps memory to the end on purpose, so LeakSanitizer is off for the
@@ -123,7 +123,7 @@ if wait_for browse-info "Path to GC root"; then
   T send-keys -t hb q
 fi
 
-# issue 13: L lists the leak suspects' accumulation points (hprofan leaks --json's)
+# L lists the leak suspects' accumulation points (hprofan leaks --json's)
 "$HPROFAN" leaks "$S" --json --quiet >"$TMPD/leaks.json" 2>/dev/null
 ACC=$(jget "$TMPD/leaks.json" 'd["suspects"][0]["accumulation_point"]["id"]' 2>/dev/null)
 T send-keys -t hb L
@@ -134,7 +134,7 @@ fi
 T send-keys -t hb D
 wait_for browse-leaks-back "hprofan: dominator tree of"
 
-# issue 16: T lists the threads with what hprofan threads --json says they retain
+# T lists the threads with what hprofan threads --json says they retain
 "$HPROFAN" threads "$S" --json --locals --quiet >"$TMPD/threads.json" 2>/dev/null
 NT=$(jget "$TMPD/threads.json" 'len(d["threads"])')
 T send-keys -t hb T
@@ -208,7 +208,7 @@ EOF
   fi
 fi
 
-# issue 21: G groups the histogram's top level by package, then loader, then components (none here)
+# G groups the histogram's top level by package, then loader, then components (none here)
 "$HPROFAN" top "$S" --group=package --json --top 0 --quiet >"$TMPD/pkg.json" 2>/dev/null
 NP=$(jget "$TMPD/pkg.json" 'len(d["groups"])')
 T send-keys -t hb G
@@ -281,7 +281,7 @@ for ((i = 0; i < 100; i++)); do
 done
 expect_eq "q exits with status 0" "$(cat "$TMPD/rc" 2>/dev/null)" 0
 
-# ---- issue 11: a level of 300,000 rows, search, following a field ---------
+# ---- a level of 300,000 rows, search, following a field ------------------
 BIG=$TMPD/big.hprof
 python3 - "$(dirname "$0")/../helper" "$BIG" >"$TMPD/big.ids" <<'EOF' || { fail browse-big "cannot write the dump"; exit 0; }
 import sys
@@ -389,7 +389,7 @@ if wait_for browse-big-starts "rows |"; then
   expect_eq "q exits with status 0 (the 300,000-row dump)" "$(cat "$TMPD/rc" 2>/dev/null)" 0
 fi
 
-# ---- issue 21: G with --components FILE ---------------------------------------
+# ---- G with --components FILE ------------------------------------------------
 printf 'app ^LeakyCache\nutil ^java\\.util\\.\n' >"$TMPD/comp.txt"
 "$HPROFAN" top "$S" --group=component --components "$TMPD/comp.txt" --json --quiet >"$TMPD/comp.json" 2>/dev/null
 python3 - "$TMPD/comp.json" >"$TMPD/comp.want" <<'EOF'

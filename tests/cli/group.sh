@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# top --group=package|loader|component (issue 21), on a dump built byte by
+# top --group=package|loader|component, on a dump built byte by
 # byte (tests/helper/mkhprof.py, 4-byte ids, sizes under --size-model=raw:
 # an instance is its field bytes, an array its elements, a class object its
 # static bytes: 0 here), with hand-computed figures:

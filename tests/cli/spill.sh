@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bigger than memory (issue 15 item 2): under --max-memory, the big arrays
+# Bigger than memory: under --max-memory, the big arrays
 # go to unlinked files instead of being refused.
 #  - every command that builds a model gives, under a limit far below what
 #    it needs (3M), the same stdout as without one, on the sample dump and

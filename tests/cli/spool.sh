@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gzip and pipes read once (issue 15, item 4): the pass that reads the
+# gzip and pipes read once: the pass that reads the
 # objects of a gzip dump or a pipe copies the bytes into an unlinked file
 # (the spool, in TMPDIR) that later passes map.  Checks:
 #  - retained sizes of a pipe (plain and gzip) and of a gzip file are those

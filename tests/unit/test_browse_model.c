@@ -775,7 +775,7 @@ int main(void)
 	      hp_browse_row(&m, 0)->id == hp_heap_find(h, G), "JNI global: G");
 	CHECK(hp_browse_descend(&m, &err) == 0, "G dominates nothing");
 
-	/* issue 13: the leaks view lists the objects given, repeats once, then opens them */
+	/* the leaks view (L) lists the objects given, repeats once, then opens them */
 	CHECK(hp_browse_set_view(&m, HP_BV_LEAKS, &err) == HP_OK && hp_browse_level(&m)->nvis == 0,
 	      "leaks view before a list: empty");
 	uint32_t lst[3] = { (uint32_t)arr, (uint32_t)hp_heap_find(h, G), (uint32_t)arr };

@@ -331,7 +331,7 @@ static void path_ids(const hp_heap *h, const struct hp_pathlist *l, size_t p, ch
 	}
 }
 
-/* issue 13: the graph retained sizes use (every referent followed) lists the
+/* The graph retained sizes use (every referent followed) lists the
  * referents it followed; a search leaving them out finds what one over the
  * graph without them finds, and a search with targets stops at the last */
 static void test_followed_and_targets(void)
