@@ -1,3 +1,11 @@
+/*
+ * heap.c — the model builder: the parser sink (hp_heap_sink()) that stores
+ * strings, classes, objects, roots, threads, frames, traces, heap names and
+ * the hprof agent's records into struct hp_heap's tables (heap.h), counts
+ * the per-class histogram while streaming, and gives the objects back
+ * under a memory limit; also the name helpers (MUTF-8 to UTF-8, Java names).
+ * hp_heap_finish() is in finish.c.
+ */
 #include "model/heap.h"
 #include "model/build.h"
 #include "parser/alloc.h"

@@ -1,3 +1,5 @@
+/* error.c — filling struct hp_error (error.h), and the names of HPROF's
+ * record and sub-record tags. */
 #include "parser/error.h"
 #include <stdio.h>
 #include <string.h>
