@@ -37,9 +37,19 @@ JOBS=$(jobs_wanted)
 # ---- the tasks: NAME, then how to run it --------------------------------------
 names=() cmds=()
 names+=(wall); cmds+=("tests/wall.sh >/dev/null && echo '1 passed, 0 failed' || echo '0 passed, 1 failed'")
+# a unit program that answers --shards with N > 1 runs as N tasks
+# (--shard K/N); the others refuse the argument
 for t in "$BUILD"/san/unit/*; do
   [ -x "$t" ] || continue
-  names+=("unit/$(basename "$t")"); cmds+=("$(printf '%q' "$t")")
+  n=$("$t" --shards 2>/dev/null) || n=1
+  [[ $n =~ ^[1-9][0-9]*$ ]] || n=1
+  if [ "$n" -eq 1 ]; then
+    names+=("unit/$(basename "$t")"); cmds+=("$(printf '%q' "$t")")
+  else
+    for ((k = 1; k <= n; k++)); do
+      names+=("unit/$(basename "$t")[$k/$n]"); cmds+=("$(printf '%q' "$t") --shard $k/$n")
+    done
+  fi
 done
 for s in tests/cli/*.sh; do
   [ -f "$s" ] || continue

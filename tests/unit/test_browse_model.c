@@ -620,8 +620,12 @@ static void test_threads_groups(struct hp_browse *m, const hp_heap *h, const str
 	free(buf);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_browse_model (no arguments)\n");
+		return 2;
+	}
 	char dir[512], path[600];
 	const char *t = getenv("TMPDIR");
 	snprintf(dir, sizeof dir, "%s/hp-test-browse.XXXXXX", t && *t ? t : "/tmp");

@@ -1366,8 +1366,12 @@ static void test_alloc_failure(void)
 	CHECK(first_ok > 3, "the path search succeeded with allocation %d failing", first_ok);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_paths (no arguments)\n");
+		return 2;
+	}
 	test_alloc_failure();   /* first: the children must start with no allocation made */
 	tmp_init();
 	test_graph_paths();
