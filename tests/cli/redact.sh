@@ -198,8 +198,9 @@ for i in range(0, len(args), 3):
         print("%s --json: %s" % (args[i], r)); sys.exit(1)
 EOF
 # compare NAME ORIG COPY [MAPPING]: the three commands agree on both (top on
-# every class; one same.py for the three); the original's documents are
-# kept for the next call
+# every class; one same.py for the three); the original's documents, from
+# the release binary (the copy's runs, and index.sh's on every corpus dump,
+# are the sanitized ones), are kept for the next call
 LAST_ORIG=''
 compare() {
   local name=$1 orig=$2 copy=$3 map=${4:-} c why='' all pairs=()
@@ -208,7 +209,7 @@ compare() {
   for c in top dominators roots; do
     all=''; [ $c = top ] && all='--top 0'   # every class
     if [ ! -s "$TMPD/a.$c.json" ] &&
-       ! "$HPROFAN" $c "$orig" $all --json --quiet >"$TMPD/a.$c.json" 2>"$TMPD/a.err"; then
+       ! "$REL" $c "$orig" $all --json --quiet >"$TMPD/a.$c.json" 2>"$TMPD/a.err"; then
       rm -f "$TMPD/a.$c.json"
       # a file with no heap dump (minimal.bin): the copy says the same
       if grep -q 'holds no heap dump' "$TMPD/a.err" &&
