@@ -9,6 +9,10 @@
 #
 # JOBS: $TEST_JOBS, else make's -jN (make -j2 check), else the number of
 # processors.  The slowest of the last run (build/test-times) start first.
+# python3 is the system's (/usr/bin/python3, which scripts/install-deps
+# provides with python3-jsonschema) even where a version manager's shim
+# comes first in PATH (pyenv's costs 0.1 s a start; the scripts start
+# python3 about a thousand times); TEST_PYTHON=PATH names another.
 set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +37,12 @@ jobs_wanted() {
 }
 JOBS=$(jobs_wanted)
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || JOBS=2
+
+py=${TEST_PYTHON:-}
+[ -z "$py" ] && [ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if [ -n "$py" ] && [ "$(command -v python3)" != "$py" ]; then
+  mkdir -p "$TMPD/bin" && ln -sf "$py" "$TMPD/bin/python3" && export PATH=$TMPD/bin:$PATH
+fi
 
 # ---- the tasks: NAME, then how to run it --------------------------------------
 names=() cmds=()
