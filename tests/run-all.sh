@@ -9,10 +9,10 @@
 #
 # JOBS: $TEST_JOBS, else make's -jN (make -j2 check), else the number of
 # processors.  The slowest of the last run (build/test-times) start first.
-# python3 is the system's (/usr/bin/python3, which scripts/install-deps
-# provides with python3-jsonschema) even where a version manager's shim
-# comes first in PATH (pyenv's costs 0.1 s a start; the scripts start
-# python3 about a thousand times); TEST_PYTHON=PATH names another.
+# python3 is /usr/bin/python3 when there is one (scripts/install-deps
+# provides it with python3-jsonschema), whatever PATH finds first: a
+# version manager's shim (pyenv's) costs 0.1 s a start, and the scripts
+# start python3 about a thousand times; TEST_PYTHON=PATH names another.
 set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
