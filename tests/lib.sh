@@ -54,6 +54,17 @@ _lib_end() {
 }
 trap _lib_end EXIT
 
+# said_ready FILE PID [WORD]: waits until FILE (a JVM's output) holds WORD
+# (READY), while process PID runs, for up to 60 s (a JVM on a machine busy
+# with the rest of the suite starts slowly); true once it does
+said_ready() {
+  local file=$1 pid=$2 word=${3:-READY} end=$((SECONDS + 60))
+  until grep -q "$word" "$file" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ] || return 1
+    sleep 0.05
+  done
+}
+
 # have_corpus NAME: true when the corpus is present, else reports a skip
 have_corpus() {
   if [ -d "$CORPUS" ] && [ -f "$CORPUS/MANIFEST.tsv" ]; then return 0; fi
