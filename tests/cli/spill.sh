@@ -84,7 +84,7 @@ pid=$!
 exec 3>"$D/fifo"
 head -c $half "$D/sample.hprof" >&3
 open=0
-for _ in $(seq 50); do      # the reader may still be behind: up to 5 s
+for _ in $(seq 300); do     # the reader may still be behind: up to 30 s
   open=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c "$SD/.*(deleted)")
   [ "$open" -gt 0 ] && break
   sleep 0.1
