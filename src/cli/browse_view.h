@@ -30,17 +30,17 @@ struct view {
 	char msg[512];          /* shown in the status bar until the next key */
 	struct cli_regex *re;   /* the pattern being applied */
 	int re_err;             /* the PCRE2 error it hit on some name, 0 none */
-	/* issue 13: the leaks view (L), found the first time it is asked for */
+	/* the leaks view (L), found the first time it is asked for */
 	struct hp_leaks leaks;
 	int leaks_done;
-	/* issue 11: / searches the dominator tree, n goes on */
+	/* / searches the dominator tree, n goes on */
 	char search[256];
 	struct cli_regex *search_re;
-	/* issue 16: T, the threads view, collected the first time */
+	/* T, the threads view, collected the first time */
 	struct hp_threads T;
 	char **tnames;            /* per thread: its name quoted, or "(no name)" */
 	int threads_done;
-	/* issue 21: G, the histogram's top level by package, loader, component */
+	/* G, the histogram's top level by package, loader, component */
 	const char *components;   /* --components FILE */
 	struct cli_components comps;   /* read at the start: per class its component, HP_NONE: other */
 	struct hp_groups G[3];

@@ -188,7 +188,7 @@ static uint64_t rows_under(const struct view *w, const struct hp_brow *r)
 	}
 }
 
-/* issue 13: L lists the leak suspects' accumulation points and the zombie
+/* L lists the leak suspects' accumulation points and the zombie
  * objects (hprofan leaks with its defaults), found the first time */
 static int leaks_view(struct view *w, struct hp_error *err)
 {
@@ -226,7 +226,7 @@ static int leaks_view(struct view *w, struct hp_error *err)
 	return rc;
 }
 
-/* ---- threads (issue 16) and groups (issue 21) ------------------------- */
+/* ---- threads and groups ------------------------------------------------ */
 
 /* T: every thread with its retained size, collected the first time */
 static int threads_view(struct view *w, struct hp_error *err)

@@ -110,7 +110,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	/* info describes any HPROF file; every other command needs a heap dump */
 	so.need_dump = strcmp(x->cmd->name, "info") != 0;
 	if (!strcmp(x->cmd->name, "sites"))
-		so.need_dump = 2;            /* issue 16: the agent's tables without a heap dump */
+		so.need_dump = 2;            /* the agent's tables without a heap dump */
 	struct cli_sess *cs = NULL;
 	for (int i = 0; i < MAX_SESSIONS && !cs; i++)
 		if (!sessions[i].s)
