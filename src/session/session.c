@@ -1,7 +1,7 @@
 /* session.c — the dump's model and analyses, each made on first use (session.h). */
 #include "session/session.h"
 #include "session/index.h"
-#include "session/spool.h"
+#include "parser/spool.h"
 #include "base/alloc.h"
 #include "parser/reader.h"
 
