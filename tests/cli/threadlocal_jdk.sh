@@ -17,6 +17,8 @@
 #  - diff and trend: the growth is one path, "ShopServer.AUDIT in 4
 #    threads", +5,000 records, +5,000 x 1,064 bytes; no path of one thread
 #    grows.
+# The documents validate against docs/hprofan.schema.json (with python3's
+# jsonschema, when it is there).
 # Skipped without a JDK (javac, java).  Takes a few seconds.
 . "$(dirname "$0")/../lib.sh"
 for t in javac java python3; do
@@ -48,7 +50,7 @@ expect_eq "diff --json exits 0" "$?" 0
 expect_eq "trend --json exits 0" "$?" 0
 "$HPROFAN" trend "$A" "$B" --quiet >"$D/trend.txt" 2>>"$D/trend.err"
 
-python3 - "$D" <<'PY'
+python3 - "$D" "$(cd "$(dirname "$0")/../.." && pwd)/docs/hprofan.schema.json" <<'PY'
 import json, re, sys
 D = sys.argv[1]
 def check(name, got, want):
@@ -113,6 +115,14 @@ tr = load("trend.json")
 tp = tr.get("paths", [])
 check("trend: the first path is ShopServer.AUDIT's, +5,000 records a step",
       [(names(p["path"])[0], p.get("objects")) for p in tp[:1]], [(("thread_local", "ShopServer.AUDIT", 4), [5000, 10000])])
+try:
+    import jsonschema
+    schema = json.load(open(sys.argv[2]))
+    for n in ("threads.json", "leaks.json", "diff.json", "trend.json"):
+        errs = [e.message[:200] for e in jsonschema.Draft202012Validator(schema).iter_errors(load(n))]
+        check("%s validates against docs/hprofan.schema.json" % n, errs, [])
+except ImportError:
+    print("skip threadlocal-jdk/schema: python3 has no jsonschema")
 tt = open(D + "/trend.txt").read()
 check("trend text: one path 'ShopServer.AUDIT in 4 threads', no thread's",
       (len(re.findall(r"ShopServer\.AUDIT in 4 threads", tt)), re.findall(r'thread "pool-1-thread-\d".*', tt)), (1, []))
