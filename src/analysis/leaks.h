@@ -19,6 +19,9 @@
  * holder named is the nearest object on the path to the accumulation point,
  * the point included, whose class is not the JDK's (java.*, javax.*, jdk.*, sun.*,
  * com.sun.*), as MAT skips JDK holders.
+ * A ThreadLocal whose values over all threads retain the threshold
+ * together is one suspect (struct hp_leak_tl, leaks_threadlocal.c), and the
+ * Thread suspects it explains are folded into it.
  *
  * Zombie objects: instances that rules say the program is done with, which
  * a strong path from a GC root still reaches.  Built-in rules (after
