@@ -19,6 +19,9 @@
  * holder named is the nearest object on the path to the accumulation point,
  * the point included, whose class is not the JDK's (java.*, javax.*, jdk.*, sun.*,
  * com.sun.*), as MAT skips JDK holders.
+ * A ThreadLocal whose values over all threads retain the threshold
+ * together is one suspect (struct hp_leak_tl, leaks_threadlocal.c), and the
+ * Thread suspects it explains are folded into it.
  *
  * Zombie objects: instances that rules say the program is done with, which
  * a strong path from a GC root still reaches.  Built-in rules (after
@@ -81,6 +84,7 @@
 #include "model/objread.h"
 #include "analysis/retained.h"
 #include "analysis/paths.h"
+#include "analysis/threadlocals.h"
 
 #define HP_LEAK_REASON 320   /* bytes for a node's reasons */
 #define HP_LEAK_SEP '\x1f'   /* between two reasons in one string ("A\x1fB": A and B) */
@@ -132,6 +136,20 @@ struct hp_leak_suspect {
 	struct hp_leak_trace trace;   /* to acc (or obj when acc is HP_NONE), without statuses */
 };
 
+/* A ThreadLocal whose values over all threads retain at least the
+ * threshold (the sum of its distinct values' retained sizes; stale entries
+ * are one such key): one suspect for the pool, not one a thread.  An object
+ * suspect that is a Thread of it whose accumulation point is one of its
+ * values or below one is folded into it (hp_leaks.suspect_tl). */
+struct hp_leak_tl {
+	uint32_t key;             /* index in hp_leaks.tl.keys */
+	uint32_t largest;         /* its largest value */
+	uint32_t acc_cls;         /* what the folded suspects accumulate, when one class; HP_NONE */
+	uint64_t acc_count, acc_bytes;    /* summed over them */
+	uint64_t folded;          /* object suspects folded into it */
+	struct hp_leak_trace trace;   /* to the largest value */
+};
+
 struct hp_leak_zombie {
 	uint32_t obj;
 	char reasons[HP_LEAK_REASON];
@@ -175,6 +193,9 @@ struct hp_leaks {
 	uint64_t heap;            /* the reachable heap the threshold is of */
 	uint64_t threshold_bytes;
 	struct hp_leak_suspect *suspects; size_t nsuspects;
+	uint32_t *suspect_tl;     /* per suspect: the ThreadLocal suspect it is folded into, HP_NONE */
+	struct hp_tlocals tl;     /* every thread's ThreadLocal values (threadlocals.h) */
+	struct hp_leak_tl *tls; size_t ntls;   /* ThreadLocal suspects, by retained */
 	struct hp_leak_zombie *zombies; size_t nzombies;   /* by leak, then retained */
 	struct hp_leak_group *leaks; size_t nleaks;        /* by retained set, largest first */
 	struct hp_leak_inspected *inspected; size_t ninspected;   /* in object order */

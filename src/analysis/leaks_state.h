@@ -61,6 +61,15 @@ size_t lk_suspect_targets(const struct lk *L, const struct hp_leaks *out, uint32
 /* after the path search: accumulation points, traces, holders */
 int lk_finish_suspects(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
 
+/* ---- leaks_threadlocal.c: ThreadLocals whose values retain over the threshold */
+/* the ThreadLocal values, and the suspects among their keys */
+int lk_select_tls(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
+/* what the path search must reach for them into to (NULL: only counted) */
+size_t lk_tl_targets(const struct hp_leaks *out, uint32_t *to);
+/* after the path search and lk_finish_suspects(): traces, and the object
+ * suspects each one explains folded into it */
+int lk_finish_tls(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
+
 /* ---- leaks_zombie.c: the zombie rules (LeakCanary's) */
 /* per class, the K_* bits of the classes the rules know it is or extends */
 int lk_build_isa(struct lk *L) HP_MUST_USE;

@@ -355,6 +355,137 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/* ---- ThreadLocal suspects -------------------------------------------------------- */
+
+#define TL_THREADS_IN_TEXT 8   /* the threads a ThreadLocal suspect's text names */
+
+static const struct hp_tl_key *tl_key(const struct leaks_result *r, const struct hp_leak_tl *T)
+{
+	return &r->L.tl.keys[T->key];
+}
+
+static int folded(const struct hp_leaks *L, size_t i)
+{
+	return L->suspect_tl && L->suspect_tl[i] != HP_NONE;
+}
+
+/* the threads of a ThreadLocal suspect: each entry of its key with a value */
+static cJSON *tl_threads_json(const struct leaks_result *r, const struct hp_leak_tl *T)
+{
+	const hp_heap *h = r->h;
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < r->L.tl.n; i++) {
+		const struct hp_tl_entry *E = &r->L.tl.e[i];
+		if (E->key != T->key || E->value == HP_NONE)
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		cli_json_u64(e, "serial", h->threads[E->thread].serial);
+		struct hp_text nm;
+		if (cli_thread_text(h, r->rd, h->threads[E->thread].serial, &nm) && nm.utf8)
+			cJSON_AddItemToObject(e, "name", cli_text_json(&nm));
+		hp_objread_text_release(&nm);
+		cJSON *v = cli_object_json(h, E->value);
+		cli_json_u64(v, "retained", E->retained);
+		cJSON_AddBoolToObject(v, "owned", E->owned);
+		cJSON_AddItemToObject(e, "value", v);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+static cJSON *tl_suspects_json(const struct leaks_result *r)
+{
+	const hp_heap *h = r->h;
+	const struct hp_leaks *L = &r->L;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t t = 0; t < L->ntls; t++) {
+		const struct hp_leak_tl *T = &L->tls[t];
+		const struct hp_tl_key *K = tl_key(r, T);
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", K->name);
+		if (K->holder != HP_NONE)
+			cJSON_AddStringToObject(e, "static_field", K->name);
+		else
+			cJSON_AddNullToObject(e, "static_field");
+		if (K->tl != HP_NONE)
+			cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
+		else
+			cJSON_AddNullToObject(e, "thread_local");
+		cJSON_AddBoolToObject(e, "stale", K->tl == HP_NONE);
+		cli_json_u64(e, "thread_count", K->threads);
+		cli_json_u64(e, "values", K->values);
+		cli_json_u64(e, "retained", K->retained);
+		cli_json_u64(e, "owned_retained", K->owned);
+		cJSON_AddNumberToObject(e, "percent", floor(pct(K->retained, L->heap) * 100) / 100);
+		cJSON_AddItemToObject(e, "threads", tl_threads_json(r, T));
+		cli_json_u64(e, "folded_suspects", T->folded);
+		if (T->folded && T->acc_cls != HP_NONE) {
+			cJSON *ac = cJSON_AddObjectToObject(e, "accumulated");
+			cJSON_AddStringToObject(ac, "class", hp_class_name(h, T->acc_cls));
+			cli_json_u64(ac, "count", T->acc_count);
+			cli_json_u64(ac, "retained", T->acc_bytes);
+		} else {
+			cJSON_AddNullToObject(e, "accumulated");
+		}
+		cJSON_AddItemToObject(e, "trace", json_trace(r, &T->trace, 0, e, "trace_"));
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+static void tl_suspect_text(FILE *f, const struct leaks_result *r, const struct hp_leak_tl *T, size_t num)
+{
+	const hp_heap *h = r->h;
+	const struct hp_leaks *L = &r->L;
+	const struct hp_tl_key *K = tl_key(r, T);
+	char a[32], c[32], lab[800], nm[600];
+	fprintf(f, "\nsuspect %zu: ", num);
+	if (K->tl == HP_NONE)
+		fprintf(f, "stale ThreadLocal entries (their ThreadLocals were collected)");
+	else if (K->holder != HP_NONE)
+		fprintf(f, "ThreadLocal %s (%s)", hp_text_safe(K->name, nm, sizeof nm), cli_object_label(h, K->tl, lab, sizeof lab));
+	else
+		fprintf(f, "ThreadLocal %s", cli_object_label(h, K->tl, lab, sizeof lab));
+	fprintf(f, ": its values in %s retain %s (%.1f%%)\n", cli_fmt_counted(K->threads, "thread", "threads", c, sizeof c),
+		cli_fmt_bytes(K->retained, a, sizeof a), pct(K->retained, L->heap));
+	fprintf(f, "  threads:");
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < L->tl.n; i++) {
+		const struct hp_tl_entry *E = &L->tl.e[i];
+		if (E->key != T->key || E->value == HP_NONE)
+			continue;
+		if (shown == TL_THREADS_IN_TEXT) {
+			more++;
+			continue;
+		}
+		struct hp_text tn;
+		char *q = NULL;
+		if (cli_thread_text(h, r->rd, h->threads[E->thread].serial, &tn) && tn.utf8)
+			q = cli_quote_text(&tn);
+		hp_objread_text_release(&tn);
+		if (q)
+			fprintf(f, "%s %s %s", shown ? "," : "", q, cli_fmt_bytes(E->retained, a, sizeof a));
+		else
+			fprintf(f, "%s serial %u %s", shown ? "," : "", h->threads[E->thread].serial, cli_fmt_bytes(E->retained, a, sizeof a));
+		hp_free(q);
+		shown++;
+	}
+	if (more)
+		fprintf(f, " and %zu more (--json lists all)", more);
+	fputc('\n', f);
+	if (T->largest != HP_NONE)
+		fprintf(f, "  largest value: %s (%s)\n", cli_object_label(h, T->largest, lab, sizeof lab),
+			cli_fmt_bytes(r->R->retained[T->largest], a, sizeof a));
+	if (T->folded && T->acc_cls != HP_NONE)
+		fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", cli_fmt_count(T->acc_count, c, sizeof c),
+			hp_text_safe(hp_class_name(h, T->acc_cls), nm, sizeof nm), cli_fmt_bytes(T->acc_bytes, a, sizeof a));
+	if (T->folded)
+		fprintf(f, "  (%s of its threads, one suspect each otherwise, folded into this one)\n",
+			cli_fmt_counted(T->folded, "suspect", "suspects", c, sizeof c));
+	fprintf(f, "  shortest path from a GC root to the largest value:\n");
+	text_trace(f, r, &T->trace, 0);
+}
+
 /* ---- JSON ----------------------------------------------------------------------- */
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
@@ -378,9 +509,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		snprintf(t, sizeof t, "%s:%s=%s", r->rules[i].cls, r->rules[i].field, r->rules[i].value);
 		cJSON_AddItemToArray(ru, cJSON_CreateString(t));
 	}
+	cJSON_AddItemToObject(j, "thread_local_suspects", tl_suspects_json(r));
 	cJSON *sa = cJSON_AddArrayToObject(j, "suspects");
 	for (size_t i = 0; i < L->nsuspects; i++) {
 		const struct hp_leak_suspect *s = &L->suspects[i];
+		if (folded(L, i))
+			continue;   /* in its ThreadLocal suspect */
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "kind", s->is_class ? "class" : "object");
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, s->cls));
@@ -487,11 +621,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		" big drop %g; weak %s, roots %s)\n", o->threshold, cli_fmt_bytes(L->threshold_bytes, a, sizeof a),
 		cli_fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
 		cli_roots_policy_name(r->R->roots_policy));
-	if (!L->nsuspects)
+	if (!L->nsuspects && !L->ntls)
 		fprintf(f, "  none\n");
+	size_t num = 0;
+	for (size_t t = 0; t < L->ntls; t++)
+		tl_suspect_text(f, r, &L->tls[t], ++num);
 	for (size_t i = 0; i < L->nsuspects; i++) {
 		const struct hp_leak_suspect *s = &L->suspects[i];
-		fprintf(f, "\nsuspect %zu: ", i + 1);
+		if (folded(L, i))
+			continue;
+		fprintf(f, "\nsuspect %zu: ", ++num);
 		if (s->is_class)
 			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", cli_fmt_count(s->count, c, sizeof c),
 				hp_text_safe(hp_class_name(h, s->cls), nm, sizeof nm), cli_fmt_bytes(s->retained, a, sizeof a),
