@@ -131,8 +131,10 @@ struct hp_leak_rule_fault {
 	uint32_t inner;
 	struct hp_near fields;    /* NO_FIELD: the nearest field names (borrowed from the heap) */
 };
-/* Checks rule r against heap h into f (f->kind HP_LRF_OK: it can match). */
-void hp_leak_rule_check(const hp_heap *h, const struct hp_leak_rule *r, struct hp_leak_rule_fault *f);
+/* Checks rule r against heap h into f (f->kind HP_LRF_OK: it can match);
+ * O(classes + fields) however deep the super chains.  HP_OK, or
+ * HP_ENOMEM. */
+int hp_leak_rule_check(const hp_heap *h, const struct hp_leak_rule *r, struct hp_leak_rule_fault *f) HP_MUST_USE;
 
 enum hp_leak_status { HP_LEAK_UNKNOWN = 0, HP_LEAK_NO, HP_LEAK_YES };
 const char *hp_leak_status_name(int status);   /* "UNKNOWN", "NOT LEAKING", "LEAKING" */

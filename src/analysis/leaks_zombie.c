@@ -111,100 +111,126 @@ static int value_fits(int op, int type)
 	}
 }
 
-/* the classes from c up its super chain, stopping before `stop` (HP_NONE:
- * to the top); a chain longer than the classes is a loop the model does
- * not have, cut all the same */
-#define FOR_CHAIN(h, a, c, stop) \
-	for (uint32_t a = (c), depth_ = 0; a != HP_NONE && a < (h)->nclasses && a != (stop) && \
-	     depth_ < (h)->nclasses; a = (h)->classes[a].super, depth_++)
-
-/* 1 when class c is, or extends, a class named name */
-static int extends_named(const hp_heap *h, uint32_t c, const char *name)
+/* The classes in an order where each comes after its super class, into
+ * order (nclasses entries), with up[c] the super class c's answers build
+ * on: HP_NONE at the top and where a loop of super classes (which the
+ * model may leave) is cut.  O(classes) however deep the chains: a class's
+ * answer is its own and its super class's, never a walk up the chain. */
+static int chain_order(const hp_heap *h, uint32_t **order, uint32_t **up)
 {
-	FOR_CHAIN(h, a, c, HP_NONE)
-		if (!strcmp(hp_class_name(h, a), name))
-			return 1;
-	return 0;
+	size_t nc = h->nclasses;
+	uint8_t *state = hp_calloc(nc ? nc : 1, 1);
+	uint32_t *stack = hp_calloc(nc ? nc : 1, sizeof *stack);
+	*order = hp_calloc(nc ? nc : 1, sizeof **order);
+	*up = hp_calloc(nc ? nc : 1, sizeof **up);
+	if (!state || !stack || !*order || !*up) {
+		hp_free(state);
+		hp_free(stack);
+		hp_free(*order);
+		hp_free(*up);
+		*order = *up = NULL;
+		return HP_ENOMEM;
+	}
+	size_t no = 0;
+	for (size_t i = 0; i < nc; i++) {
+		size_t sp = 0;
+		uint32_t c = (uint32_t)i;
+		while (c != HP_NONE && c < nc && state[c] == 0) {
+			state[c] = 1;
+			stack[sp++] = c;
+			c = h->classes[c].super;
+		}
+		while (sp > 0) {
+			uint32_t k = stack[--sp], sup = h->classes[k].super;
+			(*up)[k] = sup != HP_NONE && sup < nc && state[sup] == 2 ? sup : HP_NONE;
+			state[k] = 2;
+			(*order)[no++] = k;
+		}
+	}
+	hp_free(state);
+	hp_free(stack);
+	return HP_OK;
 }
 
-/* the field names of c up its chain (before stop) offered to near */
-static void offer_fields(const hp_heap *h, uint32_t c, uint32_t stop, struct hp_near *near)
+/* the own instance fields of class c offered to near */
+static void offer_fields(const hp_heap *h, uint32_t c, struct hp_near *near)
 {
-	FOR_CHAIN(h, a, c, stop) {
-		const struct hp_class *k = &h->classes[a];
-		for (uint32_t i = 0; i < k->n_fields && (size_t)k->first_field + i < h->nfields; i++) {
-			const char *fn = hp_heap_string(h, h->fields[k->first_field + i].name_sid, NULL);
-			if (fn)
-				hp_near_offer(near, fn);
-		}
+	const struct hp_class *k = &h->classes[c];
+	for (uint32_t i = 0; i < k->n_fields && (size_t)k->first_field + i < h->nfields; i++) {
+		const char *fn = hp_heap_string(h, h->fields[k->first_field + i].name_sid, NULL);
+		if (fn)
+			hp_near_offer(near, fn);
 	}
 }
 
-void hp_leak_rule_check(const hp_heap *h, const struct hp_leak_rule *r, struct hp_leak_rule_fault *f)
+/* per class (mark): bit 1 the class is, or extends, one named r->cls; bit
+ * 2 it is a super class of one so named; bit 4 it or a super class
+ * declares r->field */
+enum { M_SUB = 1, M_ABOVE = 2, M_HAS = 4 };
+
+int hp_leak_rule_check(const hp_heap *h, const struct hp_leak_rule *r, struct hp_leak_rule_fault *f)
 {
 	memset(f, 0, sizeof *f);
 	f->inner = HP_NONE;
 	size_t flen = strlen(r->field);
 	hp_near_init(&f->fields, r->field, flen <= 4 ? 1 : flen <= 8 ? 2 : 3, 1);
 	size_t nc = h->nclasses, cl = strlen(r->cls);
+	uint32_t *order, *up;
+	uint8_t *mark = hp_calloc(nc ? nc : 1, 1);
+	if (!mark || chain_order(h, &order, &up) != HP_OK) {
+		hp_free(mark);
+		return HP_ENOMEM;
+	}
 	int named = 0, declared = 0, fits = 0;
-	/* the field in the class, a super or a subclass: each class that is or
-	 * extends the rule's, up its chain */
-	for (size_t c = 0; c < nc && !fits; c++) {
-		if (!strcmp(hp_class_name(h, c), r->cls))
-			named = 1;
-		if (!extends_named(h, (uint32_t)c, r->cls))
-			continue;
-		FOR_CHAIN(h, a, (uint32_t)c, HP_NONE) {
-			int t = own_field(h, a, r->field);
-			if (!t)
-				continue;
-			if (!declared)
-				f->type = (uint8_t)t;
-			declared = 1;
-			if (value_fits(r->op, t))
-				fits = 1;
-		}
-	}
-	if (fits)
-		return;
-	f->kind = !named ? HP_LRF_NO_CLASS : !declared ? HP_LRF_NO_FIELD : HP_LRF_TYPE;
-	if (f->kind == HP_LRF_TYPE)
-		return;
-	/* CLASS$...: an inner class the shell may have cut to CLASS */
-	for (size_t c = 0; c < nc; c++) {
-		const char *n = hp_class_name(h, c);
-		if (strncmp(n, r->cls, cl) || n[cl] != '$' || !n[cl + 1])
-			continue;
-		if (f->kind == HP_LRF_NO_FIELD) {
-			int has = 0;
-			FOR_CHAIN(h, a, (uint32_t)c, HP_NONE)
-				if (own_field(h, a, r->field))
-					has = 1;
-			if (!has)
-				continue;
-		}
-		if (f->inner == HP_NONE || strcmp(n, hp_class_name(h, f->inner)) < 0)
-			f->inner = (uint32_t)c;
-	}
-	if (f->kind != HP_LRF_NO_FIELD)
-		return;
-	/* the nearest names: each class of the rule's (its chain once), then
-	 * its subclasses' own fields below it */
-	for (size_t c = 0; c < nc; c++) {
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t c = order[i], s = up[c];
+		int t = own_field(h, c, r->field);
 		if (!strcmp(hp_class_name(h, c), r->cls)) {
-			offer_fields(h, (uint32_t)c, HP_NONE, &f->fields);
-			continue;
+			named = 1;
+			mark[c] |= M_SUB;
+			/* its super classes: each marked once */
+			for (uint32_t a = up[c]; a != HP_NONE && !(mark[a] & M_ABOVE); a = up[a])
+				mark[a] |= M_ABOVE;
 		}
-		uint32_t top = HP_NONE;
-		FOR_CHAIN(h, a, (uint32_t)c, HP_NONE)
-			if (!strcmp(hp_class_name(h, a), r->cls)) {
-				top = a;
-				break;
-			}
-		if (top != HP_NONE)
-			offer_fields(h, (uint32_t)c, top, &f->fields);
+		if (s != HP_NONE)
+			mark[c] |= mark[s] & (M_SUB | M_HAS);
+		if (t)
+			mark[c] |= M_HAS;
 	}
+	/* the field in the class, a super or a subclass */
+	for (size_t c = 0; c < nc && !fits; c++) {
+		int t = mark[c] & (M_SUB | M_ABOVE) ? own_field(h, (uint32_t)c, r->field) : 0;
+		if (!t)
+			continue;
+		if (!declared)
+			f->type = (uint8_t)t;
+		declared = 1;
+		fits = value_fits(r->op, t);
+	}
+	f->kind = fits ? HP_LRF_OK : !named ? HP_LRF_NO_CLASS : !declared ? HP_LRF_NO_FIELD : HP_LRF_TYPE;
+	if (f->kind == HP_LRF_NO_CLASS || f->kind == HP_LRF_NO_FIELD) {
+		/* CLASS$...: an inner class the shell may have cut to CLASS */
+		for (size_t c = 0; c < nc; c++) {
+			const char *n = hp_class_name(h, c);
+			if (strncmp(n, r->cls, cl) || n[cl] != '$' || !n[cl + 1])
+				continue;
+			if (f->kind == HP_LRF_NO_FIELD && !(mark[c] & M_HAS))
+				continue;
+			if (f->inner == HP_NONE || strcmp(n, hp_class_name(h, f->inner)) < 0)
+				f->inner = (uint32_t)c;
+		}
+	}
+	if (f->kind == HP_LRF_NO_FIELD) {
+		/* the nearest names: the fields of the rule's classes, their
+		 * super classes and their subclasses */
+		for (size_t c = 0; c < nc; c++)
+			if (mark[c] & (M_SUB | M_ABOVE))
+				offer_fields(h, (uint32_t)c, &f->fields);
+	}
+	hp_free(mark);
+	hp_free(order);
+	hp_free(up);
+	return HP_OK;
 }
 
 const char *hp_leak_status_name(int status)
@@ -287,19 +313,24 @@ int lk_build_isa(struct lk *L)
 			if (!strcmp(n, known[k].name))
 				own[c] |= known[k].bit;
 	}
-	for (size_t c = 0; c < nc; c++) {
-		uint32_t a = (uint32_t)c;
-		for (size_t depth = 0; a != HP_NONE && a < nc && depth < nc; depth++) {
-			L->isa[c] |= own[a];
-			if (L->o->nrules) {
-				const char *n = hp_class_name(h, a);
-				for (size_t r = 0; r < L->o->nrules; r++)
-					if (!strcmp(n, L->o->rules[r].cls))
-						L->rule_isa[r * nc + c] = 1;
-			}
-			a = h->classes[a].super;
+	/* then down the chains: a class has what its super class has */
+	uint32_t *order, *up;
+	if (chain_order(h, &order, &up) != HP_OK) {
+		hp_free(own);
+		return HP_ENOMEM;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t c = order[i], s = up[c];
+		L->isa[c] = own[c] | (s != HP_NONE ? L->isa[s] : 0);
+		if (L->o->nrules) {
+			const char *n = hp_class_name(h, c);
+			for (size_t r = 0; r < L->o->nrules; r++)
+				L->rule_isa[r * nc + c] = !strcmp(n, L->o->rules[r].cls) ||
+							  (s != HP_NONE && L->rule_isa[r * nc + s]);
 		}
 	}
+	hp_free(order);
+	hp_free(up);
 	hp_free(own);
 	return HP_OK;
 }

@@ -5,9 +5,10 @@
  * The distance is the optimal string alignment form of Damerau-Levenshtein:
  * inserting, deleting or changing a byte, or swapping two neighbours
  * ("--tpo" for "--top"), costs 1.  ASCII letters may be compared without
- * case.  Words are compared by their first HP_NEAR_LEN bytes; the work is
- * O(|a| |b|) on three rows of the table, and stops as soon as no cell can
- * come back under the cap.
+ * case.  Words are compared by their first HP_NEAR_LEN bytes, less the
+ * start and end they share; the work is O(min(|a|, |b|) (2 cap + 1)) on
+ * three rows of the band of the table within the cap of its diagonal, and
+ * stops as soon as no cell can come back under the cap.
  *
  * struct hp_near keeps the HP_NEAR_MAX names nearest one word among those
  * offered, within a cap; equal names are kept once, ties go to the name
@@ -37,7 +38,12 @@ struct hp_near {
 };
 
 void hp_near_init(struct hp_near *n, const char *word, unsigned cap, int fold);
-/* Offers a name: kept when it is among the nearest within the cap. */
+/* The farthest a name offered now can be and be kept: the cap, or the
+ * distance of the last name kept once HP_NEAR_MAX are (a tie may still
+ * sort first); the cap a caller measuring its own distances should use. */
+unsigned hp_near_reach(const struct hp_near *n);
+/* Offers a name: kept when it is among the nearest within the cap (its
+ * distance counted within hp_near_reach()). */
 void hp_near_offer(struct hp_near *n, const char *name);
 /* The same with the distance the caller gives (a prefix counted as 1, a
  * distance of its own); kept when d <= cap. */

@@ -180,7 +180,10 @@ static int check_rule(const char *file, const hp_heap *h, const struct hp_leak_r
 		      unsigned line)
 {
 	struct hp_leak_rule_fault f;
-	hp_leak_rule_check(h, r, &f);
+	if (hp_leak_rule_check(h, r, &f) != HP_OK) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
 	if (f.kind == HP_LRF_OK)
 		return EXIT_OK;
 	char where[1100], cls[300], fld[200], val[200], near[1024], in[300], lack[800];

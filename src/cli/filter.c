@@ -247,29 +247,39 @@ static int has_folded(const char *s, const char *w)
 	return 0;
 }
 
+/* The distance a class name may be from the pattern: a third of it, at
+ * most NEAR_CLASS_CAP edits (farther is no typo, and the cap bounds the
+ * work on a dump of many long names: see base/nearest.h). */
+#define NEAR_CLASS_CAP 6
+
 size_t cli_nearest_classes(const hp_heap *h, const char *pat, char *line, size_t n)
 {
-	unsigned cap = (unsigned)strlen(pat) / 3 + 1;
+	size_t pl = strlen(pat);
+	unsigned cap = pl / 3 + 1 < NEAR_CLASS_CAP ? (unsigned)(pl / 3 + 1) : NEAR_CLASS_CAP;
 	struct hp_near near;
 	hp_near_init(&near, pat, cap + 1, 1);
 	for (size_t k = 0; k < h->nclasses; k++) {
 		const char *nm = hp_class_name(h, k);
 		if (!nm[0])
 			continue;
-		unsigned d;
-		if (has_folded(nm, pat)) {
-			d = 0;
+		unsigned d, reach = hp_near_reach(&near);
+		if (pl >= 3 && has_folded(nm, pat)) {
+			d = 0;              /* a part of the name, 3 letters or more */
+		} else if (reach == 0) {
+			continue;           /* three names hold the pattern */
 		} else {
-			/* the whole name, the simple name, the innermost class */
+			/* the whole name, the simple name, the innermost class,
+			 * counted within the distance of the farthest kept */
 			const char *dot = strrchr(nm, '.'), *dollar = strrchr(nm, '$');
-			d = hp_near_distance(pat, nm, cap, 1);
-			unsigned d2 = hp_near_distance(pat, dot ? dot + 1 : nm, cap, 1);
-			unsigned d3 = hp_near_distance(pat, dollar ? dollar + 1 : nm, cap, 1);
+			unsigned c = reach - 1;
+			d = hp_near_distance(pat, nm, c, 1);
+			unsigned d2 = hp_near_distance(pat, dot ? dot + 1 : nm, c, 1);
+			unsigned d3 = hp_near_distance(pat, dollar ? dollar + 1 : nm, c, 1);
 			if (d2 < d)
 				d = d2;
 			if (d3 < d)
 				d = d3;
-			if (d > cap)
+			if (d > c)
 				continue;
 			d++;
 		}

@@ -81,6 +81,16 @@ int main(void)
 	memset(longw, 'x', sizeof longw - 1);
 	longw[sizeof longw - 1] = '\0';
 	CHECK(hp_near_distance(longw, longw, 1, 0) == 0, "words past HP_NEAR_LEN are cut, not overrun");
+	/* a shared start and end, and the band: the same distances */
+	CHECK(hp_near_distance("com.example.CheckoutSession", "com.example.CheckoutSesion", 1, 0) == 1,
+	      "shared start and end: %u", hp_near_distance("com.example.CheckoutSession", "com.example.CheckoutSesion", 1, 0));
+	CHECK(hp_near_distance("xxxxab", "xxxxba", 1, 0) == 1 && hp_near_distance("abyyyy", "bayyyy", 1, 0) == 1,
+	      "a swap next to the shared part");
+	CHECK(hp_near_distance("abcdefghij", "bcdefghijk", 2, 0) == 2 && hp_near_distance("abcdefghij", "bcdefghijk", 1, 0) == 2,
+	      "one off the diagonal all along: in the band of 2, past the cap of 1");
+	CHECK(hp_near_distance("abc", "xyz", 1000, 0) == 3, "a cap past HP_NEAR_LEN: %u", hp_near_distance("abc", "xyz", 1000, 0));
+	CHECK(hp_near_distance("Session", "session", 0, 1) == 0 && hp_near_distance("Session", "session", 0, 0) == 1,
+	      "a cap of 0");
 	/* the nearest names: ties by name, each name once, the cap */
 	struct hp_near nn;
 	hp_near_init(&nn, "--tpo", 2, 0);
@@ -94,6 +104,18 @@ int main(void)
 	CHECK(nn.n == 3 && k == 3 && !strcmp(line, "'--top', '--tp', '--tops'"), "all kept: %zu '%s'", k, line);
 	k = hp_near_join(&nn, 0, 1, line, 9);
 	CHECK(k == 1 && !strcmp(line, "--top"), "a name that does not fit is left out: '%s'", line);
+	/* the reach: the cap until HP_NEAR_MAX names are kept, then the farthest kept */
+	hp_near_init(&nn, "--tpo", 2, 0);
+	CHECK(hp_near_reach(&nn) == 2, "reach: the cap");
+	hp_near_offer(&nn, "--top");
+	hp_near_offer(&nn, "--tp");
+	CHECK(hp_near_reach(&nn) == 2, "reach: two kept, the cap");
+	hp_near_offer(&nn, "--tpoo");
+	CHECK(hp_near_reach(&nn) == 1, "reach: three kept at 1: %u", hp_near_reach(&nn));
+	hp_near_offer(&nn, "--ab");
+	hp_near_offer(&nn, "--to");
+	k = hp_near_join(&nn, 0, 1, line, sizeof line);
+	CHECK(k == 3 && !strcmp(line, "--to, --top, --tp"), "a tie that sorts first still comes in: '%s'", line);
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
