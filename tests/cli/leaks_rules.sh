@@ -131,7 +131,6 @@ check("wrong shapes: the ViewRootImpl in mRoots is not leaking",
 EOF
 
 # ---- 100,000 classes: the cost of the nearest names ------------------------------
-: "${REL:=$HPROFAN}"
 python3 - "$D/many.hprof" "$H" <<'EOF' || fail leaks-rules-many "cannot write the dump of 100,000 classes"
 import random, sys
 sys.path.insert(0, sys.argv[2])
