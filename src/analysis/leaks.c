@@ -113,6 +113,7 @@ out:
 	hp_free(L.isa);
 	hp_free(L.rule_isa);
 	hp_free(L.is_zombie);
+	lk_zombie_release(&L);
 	if (L.have_paths)
 		hp_paths_release(&L.P);
 	if (rc)

@@ -6,9 +6,11 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "cli/filter.h"
 #include "analysis/leaks.h"
 #include "base/text.h"
 #include "base/alloc.h"
+#include "base/nearest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -97,6 +99,7 @@ struct leaks_result {
 	hp_objread *rd;
 	struct hp_leak_rule *rules;
 	size_t nrules;
+	unsigned *line;            /* per rule: its line in --zombie-rules, 0 for a --zombie */
 	char *file_text;           /* --zombie-rules: the file (rules point into copies) */
 	int have;
 	struct hp_leaks L;
@@ -112,6 +115,7 @@ static void release(void *p)
 	for (size_t i = 0; i < r->nrules; i++)
 		hp_leak_rule_release(&r->rules[i]);
 	hp_free(r->rules);
+	hp_free(r->line);
 	hp_free(r->file_text);
 	hp_free(r);
 }
@@ -155,7 +159,7 @@ static int read_rules_file(const char *path, struct leaks_result *r)
 		} else if (prc) {
 			rc = cli_usage_error(NULL, "%s:%u: %s", path, lineno, err.msg);
 		} else {
-			r->nrules++;
+			r->line[r->nrules++] = lineno;
 		}
 	}
 	if (rc == EXIT_OK && ferror(f)) {
@@ -166,11 +170,74 @@ static int read_rules_file(const char *path, struct leaks_result *r)
 	return rc;
 }
 
+static const char *type_values(int type)
+{
+	switch (type) {
+	case HP_T_BOOLEAN: return "true or false";
+	case HP_T_OBJECT: return "null, !null or a string";
+	default: return "a number";
+	}
+}
+
+/* A rule that can match no object of the dump is a usage error, with the
+ * names nearest to what it says: a typo must not pass a CI gate as "0
+ * zombies".  A --zombie argument whose CLASS$Inner lost its $Inner (the
+ * shell's expansion of an unquoted variable) says so. */
+static int check_rule(const char *file, const hp_heap *h, const struct hp_leak_rule *r, const char *rules_file,
+		      unsigned line)
+{
+	struct hp_leak_rule_fault f;
+	if (hp_leak_rule_check(h, r, &f) != HP_OK) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	if (f.kind == HP_LRF_OK)
+		return EXIT_OK;
+	char where[1100], cls[300], fld[200], val[200], near[1024], in[300], lack[800];
+	hp_text_safe(r->cls, cls, sizeof cls);
+	hp_text_safe(r->field, fld, sizeof fld);
+	hp_text_safe(r->value, val, sizeof val);
+	if (line)
+		snprintf(where, sizeof where, "%.300s:%u: %s:%s=%s", rules_file, line, cls, fld, val);
+	else
+		snprintf(where, sizeof where, "--zombie %s:%s=%s", cls, fld, val);
+	if (f.kind == HP_LRF_TYPE)
+		return cli_usage_error(NULL, "%s: %s: %s#%s is %s %s: the value must be %s", file, where, cls, fld,
+				       f.type == HP_T_OBJECT || f.type == HP_T_INT ? "an" : "a",
+				       f.type == HP_T_OBJECT ? "reference" : hp_type_name(f.type), type_values(f.type));
+	if (f.kind == HP_LRF_NO_FIELD)
+		snprintf(lack, sizeof lack, "%s has no field %s (nor do its super classes or subclasses)", cls, fld);
+	else
+		snprintf(lack, sizeof lack, "no class %s in the dump", cls);
+	if (f.inner != HP_NONE) {
+		hp_text_safe(hp_class_name(h, f.inner), in, sizeof in);
+		if (!line)
+			return cli_usage_error(NULL, "%s: %s: %s, but %s %s: did the shell expand an unquoted $%s to "
+					       "nothing? Quote the rule: --zombie '%s:%s=%s'", file, where, lack, in,
+					       f.kind == HP_LRF_NO_FIELD ? "has it" : "is", in + strlen(cls) + 1, in, fld, val);
+		return cli_usage_error(NULL, "%s: %s: %s; did you mean %s?", file, where, lack, in);
+	}
+	size_t k = 0;
+	if (f.kind == HP_LRF_NO_FIELD) {
+		char raw[1024];
+		if ((k = hp_near_join(&f.fields, '\'', 1, raw, sizeof raw)))
+			hp_text_safe(raw, near, sizeof near);
+	} else {
+		k = cli_nearest_classes(h, r->cls, near, sizeof near);
+	}
+	if (k)
+		return cli_usage_error(NULL, "%s: %s: %s; did you mean %s?", file, where, lack, near);
+	return cli_usage_error(NULL, "%s: %s: %s", file, where, lack);
+}
+
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	struct leaks_opts *o = x->own;
 	struct leaks_result *r = hp_calloc(1, sizeof *r);
-	if (!r || !(r->rules = hp_calloc(MAX_RULES, sizeof *r->rules))) {
+	if (!r || !(r->rules = hp_calloc(MAX_RULES, sizeof *r->rules)) ||
+	    !(r->line = hp_calloc(MAX_RULES, sizeof *r->line))) {
+		if (r)
+			hp_free(r->rules);
 		hp_free(r);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
@@ -190,6 +257,14 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return rc;
 	if ((rc = cli_refuse_pipe(S, "leaks reads", "save it to a file")))
 		return rc;
+	if (r->nrules) {
+		const hp_heap *h;
+		if ((rc = cli_model(S, &h)))
+			return rc;
+		for (size_t i = 0; i < r->nrules; i++)
+			if ((rc = check_rule(hp_session_path(S), h, &r->rules[i], o->rules_file, r->line[i])))
+				return rc;
+	}
 	if ((rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_objread(S, &r->rd)))
 		return rc;
 	struct hp_leaks_opts lo;
@@ -658,8 +733,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			s->acc != HP_NONE ? "accumulation point" : "largest of them");
 		text_trace(f, r, &s->trace, 0);
 	}
-	fprintf(f, "\nzombie objects: %s, %zu leak%s (rules: destroyed Activities, detached Fragments and"
-		" Views, dismissed Dialogs, quit MessageQueues%s)\n",
+	fprintf(f, "\nzombie objects: %s, %zu leak%s (rules: destroyed Activities and Services, detached Fragments"
+		" and Views, cleared ViewModels, removed windows, dismissed Dialogs, quit MessageQueues%s)\n",
 		L->nzombies == 1 ? "1 zombie" : (snprintf(c, sizeof c, "%zu zombies", L->nzombies), c),
 		L->nleaks, L->nleaks == 1 ? "" : "s", r->nrules ? " and the --zombie rules" : "");
 	if (!L->nzombies)
