@@ -18,8 +18,8 @@ static const char *const certain_text =
 	"HotSpot, dumping at an OutOfMemoryError, writes a frame java.lang.OutOfMemoryError.<init>() "
 	"on top of the stack of the thread that hit it, and of no other";
 static const char *const inferred_text =
-	"the frame below it is where the failed allocation was asked for (inferred: the dump does not say what "
-	"was being allocated, nor how big)";
+	"the frame below it is where the failed allocation was asked for; the dump does not say what was being "
+	"allocated, nor how big";
 
 int cli_oom_collect(hp_session *S, struct cli_oom *m)
 {
@@ -130,7 +130,7 @@ void cli_oom_text(FILE *f, const struct cli_oom *m)
 		fprintf(f, "; its Thread object retains %s", cli_fmt_bytes(m->R->retained[m->obj], a, sizeof a));
 	fprintf(f, "\n  certain: %s%s\n", certain_text,
 		m->o.marked > 1 ? " (but this dump has it on several: the first is shown)" : "");
-	fprintf(f, "  %s:\n", inferred_text);
+	fprintf(f, "  inferred: %s:\n", inferred_text);
 	uint32_t shown = m->o.nframes > 1 + TEXT_FRAMES ? 1 + TEXT_FRAMES : m->o.nframes;
 	if (m->o.nframes < 2)
 		fprintf(f, "    (no frame below it)\n");
