@@ -29,10 +29,15 @@ int cli_oom_collect(hp_session *S, struct cli_oom *m)
 	if (rc)
 		return rc;
 	hp_oom_find(m->h, &m->o);
-	if (!m->o.found || !hp_session_rereadable(S))
+	if (!m->o.found)
 		return EXIT_OK;
 	const struct hp_thread_rec *t = &m->h->threads[m->o.rec];
 	m->obj = t->object_id ? hp_heap_find(m->h, t->object_id) : SIZE_MAX;
+	if (!hp_session_rereadable(S)) {
+		/* the name START THREAD gives, if any; no retained sizes */
+		cli_thread_text(m->h, NULL, m->o.serial, &m->name);
+		return EXIT_OK;
+	}
 	hp_objread *rd = NULL;
 	if ((rc = cli_retained(S, &m->h, &m->R)) || (rc = cli_objread(S, &rd)))
 		return rc;
@@ -109,6 +114,8 @@ void cli_oom_json(cJSON *j, const struct cli_oom *m)
 		cJSON_AddNumberToObject(e, "percent", share(m->R->retained[v], m->R->reachable_bytes));
 		if (m->top_frame[i] != HP_FRAME_NONE)
 			cli_json_u64(e, "held_by_frame", m->top_frame[i]);
+		if (v == m->obj)
+			cJSON_AddBoolToObject(e, "oom_thread", 1);
 		cJSON_AddItemToArray(ca, e);
 	}
 }
@@ -156,6 +163,8 @@ void cli_oom_text(FILE *f, const struct cli_oom *m)
 		const struct hp_frame *fr = m->top_frame[i] != HP_FRAME_NONE ? hp_trace_frame(h, m->o.trace, m->top_frame[i]) : NULL;
 		if (fr)
 			fprintf(f, "  (held by its frame %u, %s)", m->top_frame[i], cli_frame_text(h, fr, buf, sizeof buf));
+		if (v == m->obj)
+			fprintf(f, "  (that thread: what only its stack holds)");
 		fputc('\n', f);
 	}
 	fputc('\n', f);
