@@ -128,7 +128,7 @@ expect_eq "report on the JDK's dump exits 0" "$?" 0
 for c in info leaks; do "$REL" "$c" "$D/jcmd.hprof" --json --quiet >"$D/jcmd.$c.json"; "$REL" "$c" "$D/jcmd.hprof" --quiet >"$D/jcmd.$c"; done
 "$REL" report "$D/jcmd.hprof" -o "$D/jcmd.html" --quiet
 
-python3 - "$D" <<'PY'
+python3 - "$D" "$(cd "$HERE/../.." && pwd)/docs/hprofan.schema.json" <<'PY' || fail oom-jdk "the checks stopped (an answer lacks a member)"
 import json, re, sys
 D = sys.argv[1]
 said = dict(l.split(" ", 1) for l in open(D + "/oom.out").read().splitlines() if " " in l and l.split(" ", 1)[0] in ("CHUNKS", "CHUNK", "AT"))
@@ -170,6 +170,23 @@ for c in ("info", "leaks"):
           ("out_of_memory" in j, "out of memory" in open("%s/jcmd.%s" % (D, c)).read()), (False, False))
 r = page(D + "/jcmd.html")
 check("jcmd's dump: the report claims none", ("out_of_memory" in r["info"], "out_of_memory" in r["leaks"]), (False, False))
+try:
+    import jsonschema
+except ImportError:
+    print("skip oom-jdk/schema: python3's jsonschema module is absent")
+    sys.exit(0)
+schema = json.load(open(sys.argv[2]))
+def valid(doc):
+    try:
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+        return True
+    except jsonschema.ValidationError:
+        return False
+for c in ("info", "leaks"):
+    doc = json.load(open("%s/oom.%s.json" % (D, c)))
+    check("%s --json validates against docs/hprofan.schema.json" % c, valid(doc), True)
+    doc["out_of_memory"]["consumers"][0]["retained"] = -1
+    check("%s --json: a negative consumer size is refused" % c, valid(doc), False)
 PY
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)

@@ -40,7 +40,7 @@ for bad in "--threshold 0" "--threshold 101" "--threshold x" "--zombie nocolon";
   grep -q -- "${bad%% *}" "$D/bad.out" || fail "report $bad: the message names the option" "$(head -c 200 "$D/bad.out")"
 done
 
-python3 - "$D" <<'PY'
+python3 - "$D" <<'PY' || fail report-first-screen "the checks stopped (an answer lacks a member)"
 import json, re, sys
 D = sys.argv[1]
 def data(name):
