@@ -34,7 +34,7 @@ _hprofan_options_sites='--top --depth --bottom-up --flat --collapsed --filter --
 _hprofan_options_bitmaps='--out --dump --salvage --max-memory --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_components='--components --top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_index='--size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --no-index -q --quiet -h --help'
-_hprofan_options_report='--title --depth -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
+_hprofan_options_report='--title --depth --threshold --zombie -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
 # the commands that take more than one dump file, and those that need two
 _hprofan_many_files='diff trend index report'
 _hprofan_two_files='diff trend'

@@ -4,6 +4,7 @@
 #include "cli/format.h"
 #include "cli/load.h"
 #include "cli/output.h"
+#include "cli/oom.h"
 #include "analysis/sysprops.h"
 #include "base/text.h"
 #include "base/alloc.h"
@@ -31,6 +32,7 @@ struct info {
 	char *java_version, *vm_version;   /* from the heap's system properties */
 	const char *props_note;            /* why they are not known (static text) */
 	const struct hp_native *N;         /* Android, read again: native sizes and the heap split */
+	struct cli_oom oom;                /* the thread that hit an OutOfMemoryError, if the dump was written at one */
 };
 
 /* java.version and java.vm.version from System.props: HotSpot dumps that
@@ -82,6 +84,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	/* Android: each heap's Java, native and root-held bytes (one more pass) */
 	if (rc == EXIT_OK && r->h->header.version == 3 && hp_session_rereadable(S))
 		rc = cli_native(S, 1, &r->N);
+	if (rc == EXIT_OK)
+		rc = cli_oom_collect(S, &r->oom);
 	*res = r;
 	return rc;
 }
@@ -93,6 +97,7 @@ static void release(void *res)
 		return;
 	hp_free(r->java_version);
 	hp_free(r->vm_version);
+	cli_oom_release(&r->oom);
 	hp_free(r);
 }
 
@@ -288,6 +293,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	for (size_t i = 0; i < h->nwarnings; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(hp_heap_warning(h, i)));
+	cli_oom_json(j, &r->oom);
 	*doc = j;
 	return EXIT_OK;
 }
@@ -347,6 +353,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[32], b[32], c[32], d[32], tb[64];
 	cli_fmt_time(st->header.timestamp_ms, tb, sizeof tb);
 	cli_partial_note(f, S);
+	cli_oom_text(f, &r->oom);
 	char fn[1024];
 	fprintf(f, "file:        %s\n", hp_text_safe(hp_session_path(S), fn, sizeof fn));
 	char hf[64];

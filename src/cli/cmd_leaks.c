@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "cli/filter.h"
+#include "cli/oom.h"
 #include "analysis/leaks.h"
 #include "base/text.h"
 #include "base/alloc.h"
@@ -103,6 +104,7 @@ struct leaks_result {
 	char *file_text;           /* --zombie-rules: the file (rules point into copies) */
 	int have;
 	struct hp_leaks L;
+	struct cli_oom oom;        /* a dump written at an OutOfMemoryError: who hit it */
 };
 
 static void release(void *p)
@@ -112,6 +114,7 @@ static void release(void *p)
 		return;
 	if (r->have)
 		hp_leaks_release(&r->L);
+	cli_oom_release(&r->oom);
 	for (size_t i = 0; i < r->nrules; i++)
 		hp_leak_rule_release(&r->rules[i]);
 	hp_free(r->rules);
@@ -265,7 +268,8 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 			if ((rc = check_rule(hp_session_path(S), h, &r->rules[i], o->rules_file, r->line[i])))
 				return rc;
 	}
-	if ((rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_objread(S, &r->rd)))
+	if ((rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_objread(S, &r->rd)) ||
+	    (rc = cli_oom_collect(S, &r->oom)))
 		return rc;
 	struct hp_leaks_opts lo;
 	hp_leaks_opts_init(&lo);
@@ -578,6 +582,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON_AddNumberToObject(j, "big_drop", o->big_drop);
 	cli_json_u64(j, "reachable", L->heap);
 	cli_json_u64(j, "threshold_bytes", L->threshold_bytes);
+	cli_oom_json(j, &r->oom);
 	cJSON *ru = cJSON_AddArrayToObject(j, "zombie_rules");
 	for (size_t i = 0; i < r->nrules; i++) {
 		char t[2048];
@@ -692,6 +697,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const struct hp_leaks *L = &r->L;
 	char a[32], b[32], c[32], lab[800], nm[600], rs[HP_LEAK_REASON * 3];
 	cli_partial_note(f, S);
+	cli_oom_text(f, &r->oom);
 	fprintf(f, "leak suspects: objects and classes retaining at least %g%% of the reachable heap (%s of %s;"
 		" big drop %g; weak %s, roots %s)\n", o->threshold, cli_fmt_bytes(L->threshold_bytes, a, sizeof a),
 		cli_fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),

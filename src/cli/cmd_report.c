@@ -34,9 +34,17 @@
 #include <string.h>
 #include <time.h>
 
+/* --threshold and --zombie as pairs (option, value) for leaks, NULL-ended */
+#define LEAK_ZOMBIES_MAX 256   /* leaks takes as many rules */
+struct leak_args {
+	const char *v[2 * (LEAK_ZOMBIES_MAX + 1) + 1];
+	int n, zombies;
+};
+
 struct report_opts {
 	const char *title;
 	int depth;
+	struct leak_args leaks;
 };
 
 /* rows of the class histogram (the page filters and sorts them) */
@@ -65,12 +73,58 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 	return EXIT_OK;
 }
 
+/* --threshold PCT, --zombie RULE: checked by leaks's own option (the same
+ * values and messages, before any dump is read), kept for its run */
+static int pass_to_leaks(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	struct leak_args *a = dst;
+	const struct cli_command *lk = cli_command_find("leaks");
+	const char *inline_val = NULL;
+	const struct cli_option *lo = lk ? cli_option_find(lk, o->name, &inline_val) : NULL;
+	if (!lo)
+		return cli_usage_error(NULL, "%s: the leaks command is not built in", as);
+	int zombie = !strcmp(o->name, "--zombie");
+	if (zombie && a->zombies == LEAK_ZOMBIES_MAX)
+		return cli_usage_error(NULL, "%s: at most %d rules", as, LEAK_ZOMBIES_MAX);
+	struct cli_common c;
+	memset(&c, 0, sizeof c);
+	void *scratch = hp_calloc(1, lk->own_size ? lk->own_size : 1);
+	if (!scratch) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	if (lk->defaults)
+		lk->defaults(scratch);
+	int rc = cli_option_set(lo, as, val, &c, scratch);
+	hp_free(scratch);
+	if (rc)
+		return rc;
+	if (!zombie) {
+		/* the last --threshold counts: one pair, replaced */
+		for (int i = 0; i < a->n; i += 2)
+			if (!strcmp(a->v[i], o->name)) {
+				a->v[i + 1] = val;
+				return EXIT_OK;
+			}
+	}
+	a->v[a->n++] = o->name;
+	a->v[a->n++] = val;
+	a->zombies += zombie;
+	return EXIT_OK;
+}
+
 static const struct cli_option own[] = {
 	OPT_STRING("--title", "T",
 		   "the page's title (default: hprofan report and the\nlast FILE's name)", "needs a title", OPT_OWN(struct report_opts, title)),
 	OPT_DEPTH(set_depth,
 		  "levels of the dominator tree the treemap can open\n(default 4; each shows the " TREE_TOP " largest children)",
 		  "needs a number of levels (1..8)", OPT_OWN(struct report_opts, depth)),
+	OPT_CALLBACK("--threshold", "PCT", pass_to_leaks,
+		     "as leaks: a leak suspect retains at least PCT% of the\nreachable heap (default 10)", "needs a percentage",
+		     OPT_OWN(struct report_opts, leaks)),
+	OPT_CALLBACK_F("--zombie", "RULE", pass_to_leaks,
+		       "as leaks: CLASS:FIELD=VALUE marks a zombie (repeatable)", "needs a rule CLASS:FIELD=VALUE",
+		       NULL, OPTF_REPEAT, OPT_OWN(struct report_opts, leaks)),
 	OPT_OUTPUT_F(0),
 	OPT_STATS,
 	OPT_END
@@ -195,7 +249,7 @@ static int dump_docs(const struct cli_ctx *x, hp_session *S, cJSON *d, int detai
 		static const char *const sites[] = { "--flat", NULL, "--top", SITES_TOP, NULL };
 		rc = timed_doc(x, S, "dominators", dom, d, line, sizeof line);
 		if (!rc)
-			rc = timed_doc(x, S, "leaks", NULL, d, line, sizeof line);
+			rc = timed_doc(x, S, "leaks", o->leaks.v, d, line, sizeof line);
 		if (!rc)
 			rc = timed_doc(x, S, "threads", NULL, d, line, sizeof line);
 		if (!rc)

@@ -148,7 +148,7 @@ render "$TMPD/r.html" "$TMPD/self.json"
 if [ "$(jget "$TMPD/self.json" 'len(d)')" = 0 ]; then
   fail report-render "the page did not run its self-test in chromium"; exit 0
 fi
-expect_eq "the sections shown" "$(jget "$TMPD/self.json" 'd["sections"]')" "['summary', 'histogram', 'treemap', 'leaks', 'threads']"
+expect_eq "the sections shown, what is wrong first, the summary last" "$(jget "$TMPD/self.json" 'd["sections"]')" "['overview', 'leaks', 'treemap', 'histogram', 'threads', 'summary']"
 expect_eq "no CSP violation, no request" "$(jget "$TMPD/self.json" 'd["violations"]')" "[]"
 expect_eq "summary: objects and heap as info --json" "$(jget "$TMPD/self.json" '[d["summary"]["objects"], d["summary"]["heap"]]')" \
   "$(jget "$TMPD/info.json" '[d["objects"]["total"], d["objects"]["shallow"]]')"
