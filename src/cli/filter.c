@@ -561,7 +561,8 @@ int cli_components_read(const char *file, const hp_heap *h, struct cli_component
 		goto nomem;
 	for (size_t c = 0; c < h->nclasses; c++) {
 		comp[c] = HP_NONE;
-		if (h->classes[c].row == HP_NONE)
+		/* a class with objects: instances, or its class object */
+		if (h->classes[c].row == HP_NONE && !h->classes[c].dumped)
 			continue;
 		const char *cn = hp_class_name(h, c);
 		for (size_t i = 0; i < t->n; i++) {
