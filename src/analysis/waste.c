@@ -490,7 +490,15 @@ static int add_row(struct hp_waste *W, int s, const struct hp_waste_row *r, uint
 	return 1;
 }
 
-static void mark(uint8_t *bits, uint32_t obj) { bits[obj >> 3] |= (uint8_t)(1u << (obj & 7)); }
+/* marks a whole object as waste; its size when it was not marked yet */
+static uint64_t mark(const hp_heap *h, uint8_t *bits, uint32_t obj)
+{
+	uint8_t bit = (uint8_t)(1u << (obj & 7));
+	if (bits[obj >> 3] & bit)
+		return 0;
+	bits[obj >> 3] |= bit;
+	return hp_heap_shallow(h, obj);
+}
 
 static int pass(struct W *B, const char *path)
 {
@@ -614,22 +622,32 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 		}
 		if (got)
 			for (size_t k = i + 1; k < j; k++) {
-				mark(bits, G[k].s);
+				W->dedup += mark(h, bits, G[k].s);
 				if (G[k].v != G[k - 1].v)
-					mark(bits, G[k].v);
+					W->dedup += mark(h, bits, G[k].v);
 			}
 	}
 	hp_free(G);
 
-	/* duplicate primitive arrays that are no String's value */
+	/* the primitive arrays that are no String's value: the constant ones
+	 * (buffers never written, or filled with one value) after the others */
 	size_t m = 0;
 	for (size_t i = 0; i < na; i++)
 		if (!A[i].is_value && !A[i].nodata)
 			A[m++] = A[i];
 	na = m;
-	sort_n(A, na, sizeof *A, by_hash);
-	for (size_t i = 0, j; i < na; i = j) {
-		for (j = i + 1; j < na && A[j].hash == A[i].hash; j++)
+	size_t nd = 0;
+	for (size_t i = 0; i < na; i++)
+		if (!A[i].isconst) {
+			struct parr t = A[nd];
+			A[nd++] = A[i];
+			A[i] = t;
+		}
+
+	/* duplicates among the others: equal arrays that are values */
+	sort_n(A, nd, sizeof *A, by_hash);
+	for (size_t i = 0, j; i < nd; i = j) {
+		for (j = i + 1; j < nd && A[j].hash == A[i].hash; j++)
 			;
 		if (j - i < 2)
 			continue;
@@ -651,14 +669,13 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 			return HP_ENOMEM;
 		if (got)
 			for (size_t k = i + 1; k < j; k++)
-				mark(bits, A[k].obj);
+				W->dedup += mark(h, bits, A[k].obj);
 	}
 
-	/* constant arrays */
-	m = 0;
-	for (size_t i = 0; i < na; i++)
-		if (A[i].isconst)
-			A[m++] = A[i];
+	/* constant arrays, whatever their duplicates: not in the total (no
+	 * other section holds them, so they need no mark) */
+	A += nd;
+	m = na - nd;
 	sort_n(A, m, sizeof *A, by_const);
 	for (size_t i = 0, j; i < m; i = j) {
 		for (j = i + 1; j < m && A[j].type == A[i].type && A[j].value == A[i].value; j++)
@@ -674,12 +691,8 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 		for (size_t k = i; k < j; k++)
 			r.bytes += hp_heap_shallow(h, A[k].obj);
 		r.wasted = r.bytes;
-		int got = add_row(W, HP_WASTE_CONSTANT, &r, min_count);
-		if (got < 0)
+		if (add_row(W, HP_WASTE_CONSTANT, &r, min_count) < 0)
 			return HP_ENOMEM;
-		if (got)
-			for (size_t k = i; k < j; k++)
-				mark(bits, A[k].obj);
 	}
 
 	/* collections; their tables leave the null-slot rows */
@@ -717,9 +730,9 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 		}
 		if (got && r.fill == HP_WASTE_EMPTY)
 			for (size_t k = i; k < j; k++) {
-				mark(bits, C[k].obj);
+				W->total += mark(h, bits, C[k].obj);
 				if (C[k].table != HP_NONE && h->len[C[k].table])
-					mark(bits, C[k].table);
+					W->total += mark(h, bits, C[k].table);
 			}
 		else if (got) {
 			W->total += r.wasted;
@@ -849,9 +862,9 @@ static int compute(const hp_heap *h, const char *path, uint64_t min_count, int w
 	if (rc == HP_OK)
 		rc = group(&B, min_count, bits);
 	if (rc == HP_OK) {
-		for (size_t v = 0; v < h->nobj; v++)
-			if (bits[v >> 3] & (1u << (v & 7)))
-				W->total += hp_heap_shallow(h, v);
+		W->total += W->dedup;
+		W->never_written = W->s[HP_WASTE_CONSTANT].wasted;
+		W->never_written_n = W->s[HP_WASTE_CONSTANT].count;
 		for (int s = 0; s < HP_WASTE_NSECTIONS; s++)
 			if (W->s[s].n)
 				sort_n(W->s[s].rows, W->s[s].n, sizeof *W->s[s].rows, by_wasted);

@@ -24,11 +24,15 @@
  *   strings     all but one String of each content, and all but one of the
  *               distinct value arrays they use (Strings sharing an array
  *               count it once);
- *   arrays      duplicate primitive arrays (not a String's value): all but
- *               one copy;
+ *   arrays      duplicate primitive arrays (not a String's value, not
+ *               constant): all but one copy;
  *   constant    primitive arrays of HP_WASTE_CONST_MIN elements or more, all
- *               equal (not a String's value): the whole array, grouped by
- *               element type and value;
+ *               equal (not a String's value), whatever their duplicates:
+ *               the whole array, grouped by element type and value.  Such
+ *               an array is a buffer never written (all zero) or filled
+ *               with one value: sharing one copy would not save it (a
+ *               buffer is written later, each its own), allocating it later
+ *               or smaller would.  It is not in the total (never_written);
  *   null_slots  object arrays of HP_WASTE_CONST_MIN elements or more, at
  *               least 90% null (not a collection's table): the share of the
  *               array the null slots take, grouped by class;
@@ -42,9 +46,12 @@
  *   boxes       java.lang.Integer, Long, Short, Byte, Character, Boolean,
  *               Float, Double: each one's size less its primitive's.
  * Rows of fewer than min_count objects are left out (of the row lists and
- * the section totals alike).  The total counts each byte once: whole
- *  objects (a constant array that is also a duplicate) once, through a bit
- * per object.
+ * the section totals alike).  The total counts each byte once (a value
+ * array two rows of Strings share once, through a bit per object): dedup,
+ * what deduplication saves (strings and arrays), plus what smaller or
+ * later collections, object arrays and primitives save (null_slots,
+ * collections, boxes).  never_written, the constant section, is apart:
+ * never added to the total.
  *
  * Memory: a bit per object, plus 24 bytes per primitive array, 16 per String
  * and 24 bytes per collection instance, freed but for the rows when done.
@@ -95,7 +102,10 @@ struct hp_waste {
 	struct hp_waste_section s[HP_WASTE_NSECTIONS];
 	struct hp_waste_obj *objs;    /* hp_waste_by_object() only; their bytes add up to total */
 	size_t nobjs;
-	uint64_t total;               /* could be saved, each byte once */
+	uint64_t total;               /* could be saved, each byte once: dedup and the rest */
+	uint64_t dedup;               /* of total: the strings and arrays sections' */
+	uint64_t never_written;       /* the constant section's bytes, not in total */
+	uint64_t never_written_n;     /* its arrays */
 	uint64_t strings, prim_arrays, collections;   /* seen in the pass */
 	uint64_t nodata_arrays;       /* Android arrays without their elements in the dump */
 	uint64_t left_out;            /* rows left out by min_count */

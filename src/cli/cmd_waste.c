@@ -1,5 +1,6 @@
 /* hprofan waste FILE: memory that could be saved (duplicate Strings and
- * arrays, constant and mostly-null arrays, under-filled collections, boxes). */
+ * arrays, mostly-null arrays, under-filled collections, boxes) and, apart,
+ * buffers never written (constant arrays). */
 #include "cli/command.h"
 #include "cli/msg.h"
 #include "cli/format.h"
@@ -228,8 +229,8 @@ static const char *id_text(const hp_heap *h, uint32_t v, char *buf, size_t n)
 
 static const char *const titles[HP_WASTE_NSECTIONS] = {
 	"duplicate Strings (all but one copy of each value, String and array)",
-	"duplicate primitive arrays (all but one copy; not a String's value)",
-	"constant primitive arrays (8+ elements, all equal; the whole array)",
+	"duplicate primitive arrays (all but one copy; not a String's value, not constant)",
+	"buffers never written: constant primitive arrays (8+ elements, all equal; the whole array, not in could save)",
 	"object arrays 90%+ null (8+ elements; the null slots)",
 	"empty and under-filled collections (empty: the collection and its table; else the empty slots)",
 	"boxed primitives (their size less the primitive's)",
@@ -295,6 +296,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	cli_json_u64(tot, "heap", h->total_shallow);
 	cli_json_u64(tot, "could_save", W->total);
+	cli_json_u64(tot, "deduplication", W->dedup);
+	cli_json_u64(tot, "other", W->total - W->dedup);
+	cli_json_u64(tot, "never_written", W->never_written);
+	cli_json_u64(tot, "never_written_arrays", W->never_written_n);
 	cJSON *seen = cJSON_AddObjectToObject(j, "seen");
 	cli_json_u64(seen, "strings", W->strings);
 	cli_json_u64(seen, "primitive_arrays", W->prim_arrays);
@@ -348,6 +353,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	return EXIT_OK;
 }
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 {
 	const struct waste_result *r = res;
@@ -356,9 +366,17 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const struct waste_opts *o = x->own;
 	char a[48], b[48], c[48], id[32], lab[600];
 	cli_partial_note(f, S);
-	fprintf(f, "could save %s of %s (%.1f%%), each byte counted once across the sections\n",
+	fprintf(f, "could save %s of %s (%.1f%%), each byte counted once across the sections:\n",
 		cli_fmt_bytes(W->total, a, sizeof a), cli_fmt_bytes(h->total_shallow, b, sizeof b),
-		h->total_shallow ? 100.0 * (double)W->total / (double)h->total_shallow : 0.0);
+		pct(W->total, h->total_shallow));
+	fprintf(f, "  %s by deduplication (duplicate Strings, equal arrays that are values)\n",
+		cli_fmt_bytes(W->dedup, a, sizeof a));
+	fprintf(f, "  %s in empty and under-filled collections, mostly-null object arrays and boxes\n",
+		cli_fmt_bytes(W->total - W->dedup, a, sizeof a));
+	/* apart, never added to could save: sharing a buffer saves nothing */
+	fprintf(f, "buffers never written (all zero or one value): %s, %s (%.1f%%), saved only by allocating "
+		"them later or smaller\n", cli_fmt_counted(W->never_written_n, "array", "arrays", a, sizeof a),
+		cli_fmt_bytes(W->never_written, b, sizeof b), pct(W->never_written, h->total_shallow));
 	fprintf(f, "(read %s, %s, %s", cli_fmt_counted(W->strings, "String", "Strings", a, sizeof a),
 		cli_fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
 		cli_fmt_counted(W->collections, "collection", "collections", c, sizeof c));

@@ -210,31 +210,31 @@ fi
 # ---- components (Top Components) -----------------------------------------------
 # per loader, all three above 1% of the 239 B: bootstrap 171 B retained, its
 # top objects byte[100] (under b3: no bootstrap object above it), byte[50],
-# L1 (17 B), L2; waste (the two all-zero byte arrays, 150 B) in its retained
-# set: 150 B; L1 144 B, top objects b1 (124 B) and 5 Utils, waste 100 B (the
-# byte[100] b1 holds); L2 24 B, no waste; Bill listed under L1 and L2 with both;
+# L1 (17 B), L2; no waste (the two all-zero byte arrays, 150 B, are buffers
+# never written, not waste's could-save); L1 144 B, top objects b1 (124 B)
+# and 5 Utils; L2 24 B; Bill listed under L1 and L2 with both;
 # the class objects reach nothing and nothing reaches them (no object is
 # above them): in no retained set; the loaders' 3rd classes (java.lang.Class,
 # their class objects, 0 B) left out by --top 2
 if run_hp "$D/k.json" "$D/k.err" components "$D/g.hprof" --size-model=raw --top 2 --json --quiet; then
   expect_eq "components by loader: retained, shallow, waste, top objects, the 2 largest" \
     "$(jget "$D/k.json" '"\n".join("%s %d %d %d %d %d %s" % (g["name"], g["shallow"], g["retained"], g["waste"], g["top_objects"], g["classes_left_out"], [(x["class"], x["retained"]) for x in g["top_dominators"]]) for g in d["components"])')" \
-"<bootstrap> 171 171 150 4 2 [('byte[]', 100), ('byte[]', 50)]
-app.Loader@0x10e0 44 144 100 6 1 [('com.acme.billing.Bill', 124), ('com.acme.Util', 4)]
+"<bootstrap> 171 171 0 4 2 [('byte[]', 100), ('byte[]', 50)]
+app.Loader@0x10e0 44 144 0 6 1 [('com.acme.billing.Bill', 124), ('com.acme.Util', 4)]
 app.Loader@0x10f0 24 24 0 3 1 [('com.acme.billing.Bill', 8), ('com.acme.billing.Bill', 8)]"
   expect_eq "components by loader: the waste total, top classes of L1, the duplicate under L1 and L2" \
     "$(jget "$D/k.json" 'd["total"]["waste"], [(x["class"], x["instances"], x["shallow"], x["retained"]) for x in d["components"][1]["top_classes"]], [[(x["class"], [y["loader_id"] for y in x["loaders"]]) for x in g["duplicate_classes"]] for g in d["components"]], d["left_out"]["components"]')" \
-    "(150, [('com.acme.billing.Bill', 3, 24, 124), ('com.acme.Util', 5, 20, 20)], [[], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])]], 0)"
+    "(0, [('com.acme.billing.Bill', 3, 24, 124), ('com.acme.Util', 5, 20, 20)], [[], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])], [('com.acme.billing.Bill', [$(printf '%d' 0x10e0), $(printf '%d' 0x10f0)])]], 0)"
 else
   fail "components" "$(head -c 300 "$D/k.err")"
 fi
 # per component of the file above: first match wins (Util in acme), "other",
 # the components matching nothing (nothing, util-too) left out with 0 B;
-# waste: the byte arrays 150 B, billing's b1 holds the byte[100]
+# no waste (the all-zero byte arrays are buffers never written)
 if run_hp "$D/kc.json" "$D/k.err" components "$D/g.hprof" --size-model=raw --components "$D/comp" --json --quiet; then
   expect_eq "components from a file: order, other, the empty ones left out" \
     "$(jget "$D/kc.json" '[(g["name"], g["instances"], g["shallow"], g["retained"], g["waste"]) for g in d["components"]], d["left_out"], d["total"]["groups"]')" \
-    "([('arrays', 3, 158, 158, 150), ('billing', 7, 40, 140, 100), ('other', 9, 21, 29, 0), ('acme', 6, 20, 20, 0)], {'components': 2, 'instances': 0, 'shallow': 0, 'retained': 0, 'waste': 0}, 6)"
+    "([('arrays', 3, 158, 158, 0), ('billing', 7, 40, 140, 0), ('other', 9, 21, 29, 0), ('acme', 6, 20, 20, 0)], {'components': 2, 'instances': 0, 'shallow': 0, 'retained': 0, 'waste': 0}, 6)"
   expect_eq "components from a file: Bill of both loaders under billing" \
     "$(jget "$D/kc.json" '[(g["name"], [x["class"] for x in g["duplicate_classes"]]) for g in d["components"]]')" \
     "[('arrays', []), ('billing', ['com.acme.billing.Bill']), ('other', []), ('acme', [])]"
