@@ -17,6 +17,7 @@
  *   output.c    -o (atomic), JSON helpers and the document's header
  *   browse_model.c  the browser's list model, no curses (browse_model.h)
  *   format.c    numbers, sizes, times
+ *   table.c     tables declared as columns: header, rows, totals, JSON (table.h)
  *   filter.c    class-name filters (PCRE2)
  *   objtext.c   objects, GC roots, references and Java text as words/JSON
  *   cmd_*.c     one command each
@@ -91,6 +92,10 @@ const char *fmt_count(uint64_t v, char *buf, size_t n);
 const char *fmt_counted(uint64_t v, const char *one, const char *many, char *buf, size_t n);
 /* "1.2 MiB" */
 const char *fmt_bytes(uint64_t v, char *buf, size_t n);
+/* "+1.2 MiB", "-512 B", "0 B" */
+const char *fmt_dbytes(int64_t v, char *buf, size_t n);
+/* "+3,000", "-2", "0" */
+const char *fmt_dcount(int64_t v, char *buf, size_t n);
 /* fmt_bytes() rounded up at the precision shown (a need is never printed
  * below what it is) */
 const char *fmt_need(uint64_t v, char *buf, size_t n);

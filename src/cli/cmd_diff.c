@@ -305,22 +305,6 @@ void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
 	cJSON_AddBoolToObject(e, "read_again", own->reread);
 }
 
-const char *fmt_dbytes(int64_t v, char *buf, size_t n)
-{
-	char b[32];
-	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_bytes(m, b, sizeof b));
-	return buf;
-}
-
-const char *fmt_dcount(int64_t v, char *buf, size_t n)
-{
-	char b[32];
-	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_count(m, b, sizeof b));
-	return buf;
-}
-
 const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
 {
 	uint32_t chain[HP_DSUM_DEPTH + 1];

@@ -71,10 +71,6 @@ void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own);
  * error is said and returned */
 int cli_dumpgroup_parse(const char *group, const char *components, int fast, struct cli_dumpgroup *g);
 
-/* "+1.2 MiB", "-512 B", "0 B" */
-const char *fmt_dbytes(int64_t v, char *buf, size_t n);
-/* "+3,000", "-2", "0" */
-const char *fmt_dcount(int64_t v, char *buf, size_t n);
 /* "class gen.Growth .SESSIONS → java.util.HashMap .table → ..." safe for
  * the terminal */
 const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
