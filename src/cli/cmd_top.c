@@ -2,6 +2,7 @@
  * (one more pass) or, with --fast or from a pipe, shallow sizes from one
  * streaming pass. */
 #include "cli/command.h"
+#include "cli/table.h"
 #include "analysis/group.h"
 #include "analysis/buckets.h"
 #include "analysis/threads.h"
@@ -64,6 +65,7 @@ struct trow {
 	const char *heap;
 	uint64_t count, shallow, retained;
 	uint64_t native, native_retained;   /* registered native bytes (native.h) */
+	uint64_t largest;                   /* its largest object */
 };
 
 struct top_result {
@@ -523,6 +525,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		w->retained = t->R ? t->R->row_retained[i] : 0;
 		w->native = t->native_cols ? t->N->row_shallow[i] : 0;
 		w->native_retained = t->native_cols && t->N->row_retained ? t->N->row_retained[i] : 0;
+		w->largest = r->max_shallow;
 		t->tot_native += w->native;
 		t->tot_count += cnt;
 		t->tot_shallow += r->shallow;
@@ -601,63 +604,109 @@ static const char *group_label(const struct top_result *t, const struct hp_group
 	return buf;
 }
 
-static double pct2(uint64_t v, uint64_t base)
+/* the group's name as its row shows it: a package indented by its depth,
+ * a loader with its own name */
+static void group_put(const struct cli_table *tb, const void *row, FILE *f)
 {
-	return base ? (double)(int64_t)(10000.0 * v / base) / 100.0 : 0.0;
+	const struct top_result *t = tb->ctx;
+	const struct hp_group *g = row;
+	char lb[1024], nm[1024];
+	int ind = t->by == HP_GROUP_PACKAGE ? 2 * (int)(g->depth - 1) : 0;
+	fprintf(f, "%*s%s", ind > 200 ? 200 : ind, "", safe_text(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
+	if (t->by == HP_GROUP_LOADER && g->has_loader_name)
+		fprintf(f, " \"%s\"", safe_text(t->G.text + g->name, nm, sizeof nm));
 }
 
-static cJSON *json_group(const struct top_result *t, size_t *i)
+/* a package's whole name, however long: "name" ("(no package)" for the
+ * classes of none) and "package" ("" then) */
+static void package_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	(void)tb;
+	const struct hp_group *g = row;
+	char *pk = hp_malloc((size_t)g->pkg_len + 1);
+	if (pk) {
+		memcpy(pk, g->pkg, g->pkg_len);
+		pk[g->pkg_len] = 0;
+	}
+	if (!strcmp(key, "name"))
+		cJSON_AddStringToObject(e, key, !pk ? "?" : g->pkg_len ? pk : "(no package)");
+	else
+		cJSON_AddStringToObject(e, key, pk ? pk : "?");
+	hp_free(pk);
+}
+
+static void group_name_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	char lb[1024];
+	cJSON_AddStringToObject(e, key, group_label(tb->ctx, row, lb, sizeof lb));
+}
+
+static void loader_class_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	const struct top_result *t = tb->ctx;
+	const struct hp_group *g = row;
+	if (g->loader_class != HP_NONE)
+		cJSON_AddStringToObject(e, key, hp_class_name(t->h, g->loader_class));
+}
+
+static void loader_name_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	const struct top_result *t = tb->ctx;
+	const struct hp_group *g = row;
+	if (g->has_loader_name)
+		cJSON_AddStringToObject(e, key, t->G.text + g->name);
+}
+
+/* when the group columns are shown */
+enum { G_RETAINED = 1, G_PACKAGE = 2, G_LOADER = 4, G_COMPONENT = 8 };
+
+#define G_(f) offsetof(struct hp_group, f)
+static const struct cli_col group_cols[] = {
+	{ .title = "rank", .width = 5, .cell = CELL_RANK, .key = "rank", .at = 1 },
+	{ .title = "classes", .width = 7, .cell = CELL_COUNT, .flags = COL_TOTAL, .off = G_(classes), .key = "classes", .at = 11 },
+	{ .title = "defined", .width = 7, .cell = CELL_COUNT, .when = G_LOADER, .off = G_(defined), .key = "defined", .at = 9 },
+	{ .title = "instances", .width = 9, .cell = CELL_COUNT, .flags = COL_FIT | COL_TOTAL, .off = G_(instances), .key = "instances", .at = 12 },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .flags = COL_TOTAL, .off = G_(shallow), .key = "shallow", .at = 13 },
+	{ .title = "%", .width = 6, .cell = CELL_PCT, .flags = COL_TOTAL, .off = G_(shallow), .key = "percent", .at = 15 },
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .when = G_RETAINED, .off = G_(retained), .key = "retained", .at = 14 },
+	{ .title = "%", .width = 6, .cell = CELL_PCT, .when = G_RETAINED, .off = G_(retained) },
+	{ .title = "package", .cell = CELL_FN, .when = G_PACKAGE, .put = group_put, .key = "name", .at = 2, .json = package_json },
+	{ .title = "loader", .cell = CELL_FN, .when = G_LOADER, .put = group_put, .key = "name", .at = 2, .json = group_name_json },
+	{ .title = "component", .cell = CELL_FN, .when = G_COMPONENT, .put = group_put, .key = "name", .at = 2, .json = group_name_json },
+	{ .cell = CELL_FN, .when = G_PACKAGE, .key = "package", .at = 3, .json = package_json },
+	{ .cell = CELL_INT, .flags = COL_U32, .when = G_PACKAGE, .off = G_(depth), .key = "depth", .at = 4 },
+	{ .cell = CELL_INT, .flags = COL_U32, .when = G_PACKAGE, .off = G_(nchildren), .key = "subpackages", .at = 5 },
+	{ .cell = CELL_INT, .when = G_LOADER, .off = G_(loader_id), .key = "loader_id", .at = 6 },
+	{ .cell = CELL_FN, .when = G_LOADER, .key = "loader_class", .at = 7, .json = loader_class_json },
+	{ .cell = CELL_FN, .when = G_LOADER, .key = "loader_name", .at = 8, .json = loader_name_json },
+	{ .cell = CELL_INT, .when = G_LOADER, .off = G_(duplicates), .key = "duplicates", .at = 10 },
+};
+
+static void group_table(const struct top_result *t, struct cli_table *tb)
+{
+	static const unsigned by[] = { G_PACKAGE, G_LOADER, G_COMPONENT };
+	CLI_TABLE_INIT(tb, group_cols, by[t->by] | (t->G.retained ? G_RETAINED : 0), t->all_shallow, t);
+}
+
+/* group order[*i] and, after it, the subpackages shown (they follow it in order[]) */
+static cJSON *json_group(const struct top_result *t, const struct cli_table *tb, size_t *i)
 {
 	const struct hp_groups *G = &t->G;
-	const struct hp_group *g = &G->g[t->order[*i]];
-	char lb[1024];
-	cJSON *e = cJSON_CreateObject();
-	json_u64(e, "rank", t->rank[*i]);
-	if (t->by == HP_GROUP_PACKAGE) {
-		/* the whole name, however long */
-		char *pk = hp_malloc((size_t)g->pkg_len + 1);
-		if (pk) {
-			memcpy(pk, g->pkg, g->pkg_len);
-			pk[g->pkg_len] = 0;
-		}
-		cJSON_AddStringToObject(e, "name", !pk ? "?" : g->pkg_len ? pk : "(no package)");
-		cJSON_AddStringToObject(e, "package", pk ? pk : "?");
-		hp_free(pk);
-	} else {
-		cJSON_AddStringToObject(e, "name", group_label(t, g, lb, sizeof lb));
-	}
-	if (t->by == HP_GROUP_PACKAGE) {
-		json_u64(e, "depth", g->depth);
-		json_u64(e, "subpackages", g->nchildren);
-	}
-	if (t->by == HP_GROUP_LOADER) {
-		json_u64(e, "loader_id", g->loader_id);
-		if (g->loader_class != HP_NONE)
-			cJSON_AddStringToObject(e, "loader_class", hp_class_name(t->h, g->loader_class));
-		if (g->has_loader_name)
-			cJSON_AddStringToObject(e, "loader_name", G->text + g->name);
-		json_u64(e, "defined", g->defined);
-		json_u64(e, "duplicates", g->duplicates);
-	}
-	json_u64(e, "classes", g->classes);
-	json_u64(e, "instances", g->instances);
-	json_u64(e, "shallow", g->shallow);
-	if (G->retained)
-		json_u64(e, "retained", g->retained);
-	cJSON_AddNumberToObject(e, "percent", pct2(g->shallow, t->all_shallow));
-	/* the subpackages shown follow it in order[] */
+	cJSON *e = cli_table_json(tb, &G->g[t->order[*i]], t->rank[*i], NULL);
 	uint32_t me = t->order[*i];
 	(*i)++;
 	if (t->by == HP_GROUP_PACKAGE && *i < t->norder && G->g[t->order[*i]].parent == me) {
 		cJSON *sub = cJSON_AddArrayToObject(e, "packages");
 		while (*i < t->norder && G->g[t->order[*i]].parent == me)
-			cJSON_AddItemToArray(sub, json_group(t, i));
+			cJSON_AddItemToArray(sub, json_group(t, tb, i));
 	}
 	return e;
 }
 
 static void json_groups(const struct top_result *t, cJSON *j)
 {
+	struct cli_table tb;
+	group_table(t, &tb);
 	cJSON_AddStringToObject(j, "group", group_kinds[t->by]);
 	if (t->by == HP_GROUP_PACKAGE)
 		json_u64(j, "depth", t->depth);
@@ -665,7 +714,7 @@ static void json_groups(const struct top_result *t, cJSON *j)
 	cJSON *arr = cJSON_AddArrayToObject(j, "groups");
 	size_t i = 0;
 	while (i < t->norder)
-		cJSON_AddItemToArray(arr, json_group(t, &i));
+		cJSON_AddItemToArray(arr, json_group(t, &tb, &i));
 	if (t->by != HP_GROUP_LOADER)
 		return;
 	const struct hp_groups *G = &t->G;
@@ -683,54 +732,28 @@ static void json_groups(const struct top_result *t, cJSON *j)
 static void text_groups(const struct top_result *t, FILE *f)
 {
 	const struct hp_groups *G = &t->G;
-	char a[32], b[32], c[32], lb[1024], nm[1024];
-	int cw = 9;
-	for (size_t i = 0; i < t->norder; i++) {
-		int l = (int)strlen(fmt_count(G->g[t->order[i]].instances, a, sizeof a));
-		if (l > cw)
-			cw = l;
-	}
+	char lb[1024], nm[1024];
+	struct cli_table tb;
+	group_table(t, &tb);
+	for (size_t i = 0; i < t->norder; i++)
+		cli_table_fit(&tb, &G->g[t->order[i]], t->rank[i]);
 	int loaders = t->by == HP_GROUP_LOADER;
-	fprintf(f, "%5s  %7s", "rank", "classes");
-	if (loaders)
-		fprintf(f, "  %7s", "defined");
-	fprintf(f, "  %*s  %10s  %6s", cw, "instances", "shallow", "%");
-	if (G->retained)
-		fprintf(f, "  %10s  %6s", "retained", "%");
-	fprintf(f, "  %s\n", group_kinds[t->by]);
-	for (size_t i = 0; i < t->norder; i++) {
-		const struct hp_group *g = &G->g[t->order[i]];
-		fprintf(f, "%5u  %7s", t->rank[i], fmt_count(g->classes, c, sizeof c));
-		if (loaders)
-			fprintf(f, "  %7s", fmt_count(g->defined, c, sizeof c));
-		fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(g->instances, a, sizeof a),
-			fmt_bytes(g->shallow, b, sizeof b), t->all_shallow ? 100.0 * g->shallow / t->all_shallow : 0.0);
-		if (G->retained)
-			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(g->retained, b, sizeof b),
-				t->all_shallow ? 100.0 * g->retained / t->all_shallow : 0.0);
-		int ind = t->by == HP_GROUP_PACKAGE ? 2 * (int)(g->depth - 1) : 0;
-		fprintf(f, "  %*s%s", ind > 200 ? 200 : ind, "", safe_text(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
-		if (loaders && g->has_loader_name)
-			fprintf(f, " \"%s\"", safe_text(G->text + g->name, nm, sizeof nm));
-		fprintf(f, "\n");
-	}
-	char c1[48], c2[48];
-	fprintf(f, "%5s  %7s", "total", fmt_count(t->n, c, sizeof c));
-	if (loaders)
-		fprintf(f, "  %7s", "");
-	fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(t->tot_count, a, sizeof a), fmt_bytes(t->tot_shallow, b, sizeof b),
-		t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
-	if (G->retained)
-		fprintf(f, "  %10s  %6s", "", "");
+	cli_table_header(&tb, f);
+	for (size_t i = 0; i < t->norder; i++)
+		cli_table_row(&tb, f, &G->g[t->order[i]], t->rank[i]);
 	static const char *const one[] = { "package", "class loader", "component" };
 	static const char *const many[] = { "packages", "class loaders", "components" };
-	fprintf(f, "  %s", fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
+	char c1[48], c2[48], tail[256];
+	size_t o = (size_t)snprintf(tail, sizeof tail, "%s", fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
 	if (t->by == HP_GROUP_PACKAGE)
-		fprintf(f, " at the top (%s in all, %u level%s shown)", fmt_counted(G->n, "package", "packages", c2, sizeof c2),
-			t->depth, t->depth == 1 ? "" : "s");
+		o += (size_t)snprintf(tail + o, sizeof tail - o, " at the top (%s in all, %u level%s shown)",
+				      fmt_counted(G->n, "package", "packages", c2, sizeof c2), t->depth, t->depth == 1 ? "" : "s");
 	if (t->by == HP_GROUP_COMPONENT)
-		fprintf(f, " (with \"other\")");
-	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+		o += (size_t)snprintf(tail + o, sizeof tail - o, " (with \"other\")");
+	snprintf(tail + o, sizeof tail - o, "%s; %s", t->cut ? ", top rows shown" : "",
+		 fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+	struct hp_group tot = { .classes = t->n, .instances = t->tot_count, .shallow = t->tot_shallow };
+	cli_table_line(&tb, f, &tot, COL_TOTAL, "total", tail);
 	if (loaders && !t->h->nobj)
 		fprintf(f, "the loaders' classes and names are not read with --fast or from a pipe (no object table)\n");
 	if (loaders && G->ndups) {
@@ -756,38 +779,80 @@ static void text_groups(const struct top_result *t, FILE *f)
 
 /* ---- --by-thread -------------------------------------------------------- */
 
+/* a thread's row: its name, serial and Thread object */
+static void thread_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct top_result *t = tb->ctx;
+	const hp_heap *h = t->h;
+	const struct hp_thread_mem *m = row;
+	size_t i = (size_t)(m - t->M.t);
+	char nm[1024];
+	if (t->names[i].utf8) {
+		char *q = cli_quote_text(&t->names[i]);
+		fprintf(f, "%s", q ? q : "?");
+		hp_free(q);
+	} else {
+		fprintf(f, "(no name)");
+	}
+	fprintf(f, " serial %u", h->threads[m->rec].serial);
+	if (m->obj != SIZE_MAX)
+		fprintf(f, "  %s @0x%llx", safe_text(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
+			(unsigned long long)h->ids[m->obj]);
+	else
+		fprintf(f, "  (no Thread object in the dump)");
+}
+
+static void thread_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	const struct top_result *t = tb->ctx;
+	const hp_heap *h = t->h;
+	const struct hp_thread_mem *m = row;
+	size_t i = (size_t)(m - t->M.t);
+	if (!strcmp(key, "serial")) {
+		json_u64(e, key, h->threads[m->rec].serial);
+	} else if (!strcmp(key, "name")) {
+		if (t->names[i].utf8)
+			cJSON_AddItemToObject(e, key, cli_text_json(&t->names[i]));
+	} else if (m->obj != SIZE_MAX) {
+		char id[32];
+		snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[m->obj]);
+		cJSON_AddStringToObject(e, key, id);
+	}
+}
+
+#define TM_(f) offsetof(struct hp_thread_mem, f)
+static const struct cli_col thread_cols[] = {
+	{ .title = "rank", .width = 5, .cell = CELL_RANK, .key = "rank", .at = 1 },
+	{ .title = "objects", .width = 10, .cell = CELL_COUNT, .flags = COL_TOTAL | COL_MORE, .off = TM_(objects), .key = "objects", .at = 5 },
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .flags = COL_TOTAL | COL_MORE, .off = TM_(bytes), .key = "bytes", .at = 6 },
+	{ .title = "%", .width = 6, .cell = CELL_PCT, .flags = COL_TOTAL | COL_MORE, .off = TM_(bytes), .key = "percent", .at = 7 },
+	{ .title = "thread", .cell = CELL_FN, .put = thread_put },
+	{ .cell = CELL_FN, .key = "serial", .at = 2, .json = thread_json },
+	{ .cell = CELL_FN, .key = "name", .at = 3, .json = thread_json },
+	{ .cell = CELL_FN, .key = "object", .at = 4, .json = thread_json },
+};
+
+/* the table of threads and, in *rest, the sums of the threads not shown */
+static void thread_table(const struct top_result *t, struct cli_table *tb, struct hp_thread_mem *rest)
+{
+	CLI_TABLE_INIT(tb, thread_cols, 0, t->M.bytes, t);
+	memset(rest, 0, sizeof *rest);
+	cli_table_sum(tb, COL_MORE, t->M.t, t->shown, t->M.n, sizeof *t->M.t, rest);
+}
+
 static void json_threads(const struct top_result *t, cJSON *j)
 {
-	const hp_heap *h = t->h;
 	const struct hp_threads_mem *M = &t->M;
+	struct cli_table tb;
+	struct hp_thread_mem rest;
+	thread_table(t, &tb, &rest);
 	cJSON *arr = cJSON_AddArrayToObject(j, "threads");
-	uint64_t mo = 0, mb = 0;
-	for (size_t i = 0; i < M->n; i++) {
-		const struct hp_thread_mem *m = &M->t[i];
-		if (i >= t->shown) {
-			mo += m->objects;
-			mb += m->bytes;
-			continue;
-		}
-		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
-		json_u64(e, "serial", h->threads[m->rec].serial);
-		if (t->names[i].utf8)
-			cJSON_AddItemToObject(e, "name", cli_text_json(&t->names[i]));
-		if (m->obj != SIZE_MAX) {
-			char id[32];
-			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[m->obj]);
-			cJSON_AddStringToObject(e, "object", id);
-		}
-		json_u64(e, "objects", m->objects);
-		json_u64(e, "bytes", m->bytes);
-		cJSON_AddNumberToObject(e, "percent", pct2(m->bytes, M->bytes));
-		cJSON_AddItemToArray(arr, e);
-	}
+	for (size_t i = 0; i < t->shown; i++)
+		cJSON_AddItemToArray(arr, cli_table_json(&tb, &M->t[i], i + 1, NULL));
 	cJSON *r = cJSON_AddObjectToObject(j, "thread_rest");
 	json_u64(r, "threads_not_shown", M->n - t->shown);
-	json_u64(r, "not_shown_objects", mo);
-	json_u64(r, "not_shown_bytes", mb);
+	json_u64(r, "not_shown_objects", rest.objects);
+	json_u64(r, "not_shown_bytes", rest.bytes);
 	json_u64(r, "shared_objects", M->shared_objects);
 	json_u64(r, "shared_bytes", M->shared_bytes);
 	json_u64(r, "unreachable_objects", M->unreachable_objects);
@@ -798,47 +863,24 @@ static void json_threads(const struct top_result *t, cJSON *j)
 
 static void text_threads(const struct top_result *t, FILE *f)
 {
-	const hp_heap *h = t->h;
 	const struct hp_threads_mem *M = &t->M;
-	char a[32], b[32], c[32], nm[1024];
-	fprintf(f, "%5s  %10s  %10s  %6s  %s\n", "rank", "objects", "retained", "%", "thread");
-	uint64_t mo = 0, mb = 0;
-	for (size_t i = 0; i < M->n; i++) {
-		const struct hp_thread_mem *m = &M->t[i];
-		if (i >= t->shown) {
-			mo += m->objects;
-			mb += m->bytes;
-			continue;
-		}
-		fprintf(f, "%5zu  %10s  %10s  %5.1f%%  ", i + 1, fmt_count(m->objects, a, sizeof a), fmt_bytes(m->bytes, b, sizeof b),
-			M->bytes ? 100.0 * m->bytes / M->bytes : 0.0);
-		if (t->names[i].utf8) {
-			char *q = cli_quote_text(&t->names[i]);
-			fprintf(f, "%s", q ? q : "?");
-			hp_free(q);
-		} else {
-			fprintf(f, "(no name)");
-		}
-		fprintf(f, " serial %u", h->threads[m->rec].serial);
-		if (m->obj != SIZE_MAX)
-			fprintf(f, "  %s @0x%llx", safe_text(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
-				(unsigned long long)h->ids[m->obj]);
-		else
-			fprintf(f, "  (no Thread object in the dump)");
-		fprintf(f, "\n");
-	}
+	char c[48], line[160];
+	struct cli_table tb;
+	struct hp_thread_mem rest;
+	thread_table(t, &tb, &rest);
+	cli_table_header(&tb, f);
+	for (size_t i = 0; i < t->shown; i++)
+		cli_table_row(&tb, f, &M->t[i], i + 1);
 	if (t->shown < M->n)
-		fprintf(f, "%5s  %10s  %10s  %5.1f%%  \xe2\x80\xa6 %s more %s\n", "", fmt_count(mo, a, sizeof a), fmt_bytes(mb, b, sizeof b),
-			M->bytes ? 100.0 * mb / M->bytes : 0.0, fmt_count(M->n - t->shown, c, sizeof c),
-			M->n - t->shown == 1 ? "thread" : "threads");
-	fprintf(f, "%5s  %10s  %10s  %5.1f%%  shared/no thread (reachable, dominated by no thread)\n", "",
-		fmt_count(M->shared_objects, a, sizeof a), fmt_bytes(M->shared_bytes, b, sizeof b),
-		M->bytes ? 100.0 * M->shared_bytes / M->bytes : 0.0);
-	fprintf(f, "%5s  %10s  %10s  %5.1f%%  unreachable\n", "", fmt_count(M->unreachable_objects, a, sizeof a),
-		fmt_bytes(M->unreachable_bytes, b, sizeof b), M->bytes ? 100.0 * M->unreachable_bytes / M->bytes : 0.0);
-	fprintf(f, "%5s  %10s  %10s  %5.1f%%  %s (weak %s, roots %s)\n", "total", fmt_count(M->objects, a, sizeof a),
-		fmt_bytes(M->bytes, b, sizeof b), 100.0, fmt_counted(M->n, "thread", "threads", c, sizeof c),
-		hp_weak_policy_name(t->R->weak), roots_policy_name(t->R->roots_policy));
+		cli_table_line(&tb, f, &rest, COL_MORE, "", cli_more_text(M->n - t->shown, "thread", "threads", c, sizeof c));
+	struct hp_thread_mem shared = { .objects = M->shared_objects, .bytes = M->shared_bytes };
+	struct hp_thread_mem unreachable = { .objects = M->unreachable_objects, .bytes = M->unreachable_bytes };
+	struct hp_thread_mem all = { .objects = M->objects, .bytes = M->bytes };
+	cli_table_line(&tb, f, &shared, COL_MORE, "", "shared/no thread (reachable, dominated by no thread)");
+	cli_table_line(&tb, f, &unreachable, COL_MORE, "", "unreachable");
+	snprintf(line, sizeof line, "%s (weak %s, roots %s)", fmt_counted(M->n, "thread", "threads", c, sizeof c),
+		 hp_weak_policy_name(t->R->weak), roots_policy_name(t->R->roots_policy));
+	cli_table_line(&tb, f, &all, COL_TOTAL | CLI_WHOLE, "total", line);
 }
 
 /* ---- --buckets ---------------------------------------------------------- */
@@ -890,6 +932,32 @@ static void text_buckets(const char *what, const struct hp_bucket_row *b, FILE *
 	fprintf(f, "%s\n", first ? " none" : "");
 }
 
+/* ---- the class table ---------------------------------------------------- */
+
+/* when the class columns are shown */
+enum { C_RETAINED = 1, C_NATIVE = 2, C_ANDROID = 4 };
+
+#define TR_(f) offsetof(struct trow, f)
+static const struct cli_col class_cols[] = {
+	{ .title = "rank", .width = 5, .cell = CELL_RANK, .key = "rank", .at = 1 },
+	{ .title = "instances", .width = 9, .cell = CELL_COUNT, .flags = COL_FIT | COL_TOTAL, .off = TR_(count), .key = "instances", .at = 4 },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .flags = COL_TOTAL, .off = TR_(shallow), .key = "shallow", .at = 5 },
+	{ .title = "%", .width = 6, .cell = CELL_PCT, .flags = COL_TOTAL, .off = TR_(shallow), .key = "percent", .at = 10 },
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .when = C_RETAINED, .off = TR_(retained), .key = "retained", .at = 6 },
+	{ .title = "%", .width = 6, .cell = CELL_PCT, .when = C_RETAINED, .off = TR_(retained) },
+	{ .title = "native", .width = 10, .cell = CELL_BYTES, .flags = COL_TOTAL, .when = C_NATIVE, .off = TR_(native), .key = "native", .at = 7 },
+	{ .title = "native ret", .width = 10, .cell = CELL_BYTES, .when = C_NATIVE, .off = TR_(native_retained), .key = "retained_native", .at = 8 },
+	{ .title = "heap", .width = 4, .cell = CELL_TEXT, .flags = COL_LEFT, .when = C_ANDROID, .off = TR_(heap), .key = "heap", .at = 3, .cap = 256 },
+	{ .title = "class", .cell = CELL_TEXT, .off = TR_(name), .key = "class", .at = 2 },
+	{ .cell = CELL_BYTES, .off = TR_(largest), .key = "largest", .at = 9 },
+};
+
+static void class_table(const struct top_result *t, struct cli_table *tb)
+{
+	CLI_TABLE_INIT(tb, class_cols, (t->R ? C_RETAINED : 0) | (t->native_cols ? C_NATIVE : 0) | (t->android ? C_ANDROID : 0),
+		       t->all_shallow, t);
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct top_opts *o = x->own;
@@ -935,29 +1003,16 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		json_groups(t, j);
 	if (t->by_thread)
 		json_threads(t, j);
-	int classes = t->by < 0 && !t->by_thread;
-	cJSON *arr = !classes ? NULL : cJSON_AddArrayToObject(j, "classes");
-	for (size_t i = 0; classes && i < t->shown; i++) {
-		const struct trow *r = &t->rows[i];
-		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
-		cJSON_AddStringToObject(e, "class", r->name);
-		if (t->android)
-			cJSON_AddStringToObject(e, "heap", r->heap);
-		json_u64(e, "instances", r->count);
-		json_u64(e, "shallow", r->shallow);
-		if (t->R)
-			json_u64(e, "retained", r->retained);
-		if (t->native_cols) {
-			json_u64(e, "native", r->native);
-			json_u64(e, "retained_native", r->native_retained);
+	if (t->by < 0 && !t->by_thread) {
+		struct cli_table tb;
+		class_table(t, &tb);
+		cJSON *arr = cJSON_AddArrayToObject(j, "classes");
+		for (size_t i = 0; i < t->shown; i++) {
+			cJSON *e = cli_table_json(&tb, &t->rows[i], i + 1, NULL);
+			if (t->buckets)
+				cJSON_AddItemToObject(e, "buckets", json_buckets(&t->buckets[t->rows[i].r - h->rows]));
+			cJSON_AddItemToArray(arr, e);
 		}
-		json_u64(e, "largest", r->r->max_shallow);
-		cJSON_AddNumberToObject(e, "percent",
-			t->all_shallow ? (double)(int64_t)(10000.0 * r->shallow / t->all_shallow) / 100.0 : 0.0);
-		if (t->buckets)
-			cJSON_AddItemToObject(e, "buckets", json_buckets(&t->buckets[r->r - h->rows]));
-		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *w = cJSON_AddArrayToObject(j, "warnings");
 	for (size_t i = 0; i < h->nwarnings; i++)
@@ -972,21 +1027,6 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const struct top_result *t = res;
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
-	char a[32], b[32], nm[1024];
-	int cw = 9;     /* width of the instances column */
-	for (size_t i = 0; i < t->shown; i++) {
-		int l = (int)strlen(fmt_count(t->rows[i].count, a, sizeof a));
-		if (l > cw)
-			cw = l;
-	}
-	int hw = 0;
-	char hn[256];
-	if (t->android) {
-		hw = 4;
-		for (unsigned i = 0; i < h->nheaps; i++)
-			if ((int)strlen(safe_text(hp_heap_name(h, i), hn, sizeof hn)) > hw)
-				hw = (int)strlen(hn);
-	}
 	if (hp_session_load_info(S)->partial)
 		fprintf(f, "warning: partial result: the dump could not be read to its end (--salvage)\n");
 	if (t->by >= 0) {
@@ -997,43 +1037,29 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		text_threads(t, f);
 		return EXIT_OK;
 	}
-	fprintf(f, "%5s  %*s  %10s  %6s", "rank", cw, "instances", "shallow", "%");
-	if (R)
-		fprintf(f, "  %10s  %6s", "retained", "%");
-	if (t->native_cols)
-		fprintf(f, "  %10s  %10s", "native", "native ret");
-	if (t->android)
-		fprintf(f, "  %-*s", hw, "heap");
-	fprintf(f, "  %s\n", "class");
-	for (size_t i = 0; i < t->shown; i++) {
-		const struct trow *r = &t->rows[i];
-		double pct = t->all_shallow ? 100.0 * r->shallow / t->all_shallow : 0;
-		safe_text(r->name, nm, sizeof nm);
-		fprintf(f, "%5zu  %*s  %10s  %5.1f%%", i + 1, cw, fmt_count(r->count, a, sizeof a),
-			fmt_bytes(r->shallow, b, sizeof b), pct);
-		if (R)
-			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(r->retained, b, sizeof b),
-				t->all_shallow ? 100.0 * r->retained / t->all_shallow : 0.0);
-		if (t->native_cols)
-			fprintf(f, "  %10s  %10s", fmt_bytes(r->native, a, sizeof a), fmt_bytes(r->native_retained, b, sizeof b));
-		if (t->android)
-			fprintf(f, "  %-*s", hw, safe_text(r->heap, hn, sizeof hn));
-		fprintf(f, "  %s\n", nm);
-		if (t->buckets)
-			text_buckets("sizes", &t->buckets[r->r - h->rows], f);
+	struct cli_table tb;
+	class_table(t, &tb);
+	cli_table_fit_rows(&tb, t->rows, t->shown, sizeof *t->rows);
+	if (t->android) {
+		int hw = 4;
+		char hn[256];
+		for (unsigned i = 0; i < h->nheaps; i++)
+			if ((int)strlen(safe_text(hp_heap_name(h, i), hn, sizeof hn)) > hw)
+				hw = (int)strlen(hn);
+		cli_table_set_width(&tb, "heap", hw);
 	}
-	char c1[32];
-	fprintf(f, "%5s  %*s  %10s  %5.1f%%", "total", cw, fmt_count(t->tot_count, a, sizeof a),
-		fmt_bytes(t->tot_shallow, b, sizeof b), t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
-	if (R)
-		fprintf(f, "  %10s  %6s", "", "");
-	if (t->native_cols)
-		fprintf(f, "  %10s  %10s", fmt_bytes(t->tot_native, a, sizeof a), "");
-	if (t->android)
-		fprintf(f, "  %-*s", hw, "");
-	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", fmt_counted(t->n, "class", "classes", c1, sizeof c1),
-		t->shown < t->n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
-		h->size.ref_size, h->size.header, h->size.align);
+	cli_table_header(&tb, f);
+	for (size_t i = 0; i < t->shown; i++) {
+		cli_table_row(&tb, f, &t->rows[i], i + 1);
+		if (t->buckets)
+			text_buckets("sizes", &t->buckets[t->rows[i].r - h->rows], f);
+	}
+	char c1[32], tail[200];
+	snprintf(tail, sizeof tail, "%s%s (size model %s: ref %u, header %u, align %u)",
+		 fmt_counted(t->n, "class", "classes", c1, sizeof c1), t->shown < t->n ? ", top rows shown" : "",
+		 hp_size_kind_name(h->size.kind), h->size.ref_size, h->size.header, h->size.align);
+	struct trow tot = { .count = t->tot_count, .shallow = t->tot_shallow, .native = t->tot_native };
+	cli_table_line(&tb, f, &tot, COL_TOTAL, "total", tail);
 	if (t->buckets)
 		text_buckets(t->shown < t->n ? "sizes of all the rows" : "sizes", &t->bucket_total, f);
 	if (o->retained_set) {
