@@ -21,6 +21,7 @@
  *   filter.c    class-name filters (PCRE2)
  *   objtext.c   objects, GC roots, references and Java text as words/JSON
  *   cmd_*.c     one command each
+ *   top_*.c     top's modes: its class, group and thread tables (top.h)
  *
  * Exit codes (the man page lists the same):
  *   0 success, 1 bad or corrupt input / I/O error, 2 usage error,
