@@ -145,12 +145,18 @@ void cli_table_set_width(struct cli_table *t, const char *title, int w)
 			t->width[k] = w;
 }
 
-/* the columns written as text, in order: k, or ncols past the last */
-static size_t next_text(const struct cli_table *t, size_t k)
+/* the columns written as text, in order: k, or ncols past the last
+ * (notes: only when `notes`) */
+static size_t next_col(const struct cli_table *t, size_t k, int notes)
 {
-	while (k < t->ncols && (!t->cols[k].title || !cli_table_shown(t, k)))
+	while (k < t->ncols && (!t->cols[k].title || !cli_table_shown(t, k) || (!notes && (t->cols[k].flags & COL_NOTE))))
 		k++;
 	return k;
+}
+
+static size_t next_text(const struct cli_table *t, size_t k)
+{
+	return next_col(t, k, 0);
 }
 
 static void put(const struct cli_table *t, FILE *f, size_t k, int first, const char *s)
@@ -163,7 +169,7 @@ static void put(const struct cli_table *t, FILE *f, size_t k, int first, const c
 void cli_table_header(const struct cli_table *t, FILE *f)
 {
 	int first = 1;
-	for (size_t k = next_text(t, 0); k < t->ncols; k = next_text(t, k + 1), first = 0)
+	for (size_t k = next_col(t, 0, 1); k < t->ncols; k = next_col(t, k + 1, 1), first = 0)
 		put(t, f, k, first, t->cols[k].title);
 	fputc('\n', f);
 }

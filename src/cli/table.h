@@ -44,6 +44,7 @@ enum cli_cell {
 #define COL_FIT     0x02u       /* widened to its widest cell (cli_table_fit()) */
 #define COL_PCT100  0x04u       /* CELL_PCT's JSON: (100·v/base)·100 cut, /100 */
 #define COL_U32     0x08u       /* the value is a uint32_t */
+#define COL_NOTE    0x10u       /* a note after the header's titles: no cell in the lines */
 /* the summary lines that show a column's value (a line is written with
  * one of these; a column without it is blank there) */
 #define COL_TOTAL   0x100u
