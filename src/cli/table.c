@@ -16,6 +16,7 @@ void cli_table_init(struct cli_table *t, const struct cli_col *cols, size_t n, u
 	t->ctx = ctx;
 	for (size_t k = 0; k < t->ncols; k++) {
 		t->width[k] = cols[k].width;
+		t->title[k] = cols[k].title;
 		if (!cols[k].key || !cli_table_shown(t, k))
 			continue;
 		/* insertion by `at`, stable */
@@ -145,6 +146,13 @@ void cli_table_set_width(struct cli_table *t, const char *title, int w)
 			t->width[k] = w;
 }
 
+void cli_table_set_title(struct cli_table *t, const char *title, const char *to)
+{
+	for (size_t k = 0; k < t->ncols; k++)
+		if (t->cols[k].title && !strcmp(t->cols[k].title, title))
+			t->title[k] = to;
+}
+
 /* the columns written as text, in order: k, or ncols past the last
  * (notes: only when `notes`) */
 static size_t next_col(const struct cli_table *t, size_t k, int notes)
@@ -170,7 +178,7 @@ void cli_table_header(const struct cli_table *t, FILE *f)
 {
 	int first = 1;
 	for (size_t k = next_col(t, 0, 1); k < t->ncols; k = next_col(t, k + 1, 1), first = 0)
-		put(t, f, k, first, t->cols[k].title);
+		put(t, f, k, first, t->title[k] ? t->title[k] : "");
 	fputc('\n', f);
 }
 

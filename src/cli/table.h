@@ -89,6 +89,7 @@ struct cli_table {
 	uint64_t base;          /* what CELL_PCT is a percent of */
 	const void *ctx;        /* for the columns' functions: the command's result */
 	int width[CLI_TABLE_COLS];
+	const char *title[CLI_TABLE_COLS];
 	unsigned char jorder[CLI_TABLE_COLS];   /* JSON members by `at` */
 	size_t njson;
 };
@@ -104,6 +105,9 @@ void cli_table_fit_rows(struct cli_table *t, const void *rows, size_t n, size_t 
 /* the width of the column titled `title` set to w (the widest of values
  * the rows do not show); no such column: nothing */
 void cli_table_set_width(struct cli_table *t, const char *title, int w);
+/* the title of the column titled `title` (as declared) set to t (a kind the
+ * command was asked for) */
+void cli_table_set_title(struct cli_table *t, const char *title, const char *to);
 /* is the column shown (its `when` holds) */
 int cli_table_shown(const struct cli_table *t, size_t k);
 
