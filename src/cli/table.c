@@ -170,8 +170,15 @@ static size_t next_text(const struct cli_table *t, size_t k)
 static void put(const struct cli_table *t, FILE *f, size_t k, int first, const char *s)
 {
 	const struct cli_col *c = &t->cols[k];
+	int w = t->width[k];
 	fputs(c->gap ? c->gap : first ? "" : "  ", f);
-	fprintf(f, c->flags & COL_LEFT ? "%-*s" : "%*s", t->width[k], s);
+	if (c->flags & COL_CHARS) {
+		/* printf pads bytes: widened by the bytes that continue a character */
+		for (const char *p = s; *p; p++)
+			if ((*p & 0xc0) == 0x80)
+				w++;
+	}
+	fprintf(f, c->flags & COL_LEFT ? "%-*s" : "%*s", w, s);
 }
 
 void cli_table_header(const struct cli_table *t, FILE *f)

@@ -45,6 +45,7 @@ enum cli_cell {
 #define COL_PCT100  0x04u       /* CELL_PCT's JSON: (100·v/base)·100 cut, /100 */
 #define COL_U32     0x08u       /* the value is a uint32_t */
 #define COL_NOTE    0x10u       /* a note after the header's titles: no cell in the lines */
+#define COL_CHARS   0x20u       /* padded to `width` characters of UTF-8, not bytes */
 /* the summary lines that show a column's value (a line is written with
  * one of these; a column without it is blank there) */
 #define COL_TOTAL   0x100u
