@@ -67,8 +67,8 @@ struct cli_col {
 	unsigned flags;         /* COL_* */
 	unsigned when;          /* shown when the table's `on` has all these bits */
 	size_t off;             /* the value: at this offset of the row */
-	size_t per;             /* 0, or 1 + the offset of a uint64_t the value is
-				 * divided by (an average; 0 when that is 0) */
+	size_t per;             /* 0, or COL_PER(): a uint64_t of the row the value
+				 * is divided by (an average; 0 when that is 0) */
 	const char *key;        /* JSON member; NULL: text only */
 	int at;                 /* its place among the row's members, 1 first */
 	const char *gap;        /* written before it; NULL: two spaces, none
@@ -78,6 +78,8 @@ struct cli_col {
 	cli_cell_put put;       /*   written as it is */
 	cli_cell_json json;     /* CELL_FN: the JSON member(s) */
 };
+
+#define COL_PER(type, field) (1 + offsetof(type, field))
 
 #define CLI_TEXT_MAX 1024
 #define CLI_CELL_MAX 8192
