@@ -3,6 +3,7 @@
 #include "cli/table.h"
 #include "cli/cli.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 void cli_table_init(struct cli_table *t, const struct cli_col *cols, size_t n, unsigned on, uint64_t base,
@@ -242,9 +243,13 @@ cJSON *cli_table_json(const struct cli_table *t, const void *row, size_t rank, c
 			json_u64(obj, c->key, value(c, row));
 			break;
 		case CELL_DCOUNT:
-		case CELL_DBYTES:
-			cJSON_AddNumberToObject(obj, c->key, (double)svalue(c, row));
+		case CELL_DBYTES: {
+			/* exact, as json_u64() writes the unsigned ones */
+			char b[32];
+			snprintf(b, sizeof b, "%" PRId64, svalue(c, row));
+			cJSON_AddItemToObject(obj, c->key, cJSON_CreateRaw(b));
 			break;
+		}
 		case CELL_PCT: {
 			uint64_t v = value(c, row);
 			double p = !t->base ? 0.0
@@ -271,7 +276,7 @@ cJSON *cli_table_json(const struct cli_table *t, const void *row, size_t rank, c
 void cli_table_sum(const struct cli_table *t, unsigned line, const void *rows, size_t from, size_t to, size_t size,
 		   void *out)
 {
-	size_t done[CLI_TABLE_COLS], nd = 0;
+	size_t done[CLI_TABLE_COLS], nd = 0;   /* offsets summed (a size and its percent share one) */
 	for (size_t k = 0; k < t->ncols; k++) {
 		const struct cli_col *c = &t->cols[k];
 		if (!(c->flags & line) || c->per || (c->flags & COL_U32) || c->cell == CELL_RANK || c->cell == CELL_TEXT ||

@@ -129,9 +129,10 @@ void cli_table_line(const struct cli_table *t, FILE *f, const void *row, unsigne
  * when obj is NULL; returns obj */
 cJSON *cli_table_json(const struct cli_table *t, const void *row, size_t rank, cJSON *obj);
 
-/* The values of the columns whose flags have `line` (counts, sizes,
- * signed ones) summed over rows [from, to) of `size` bytes each at rows,
- * added to those of *out (a row struct the caller zeroed) */
+/* The values of the columns whose flags have `line` (uint64_t and int64_t
+ * ones: counts, sizes, percents' values; not COL_U32, COL_PER or text)
+ * summed over rows [from, to) of `size` bytes each at rows, added to
+ * those of *out (a row struct the caller zeroed) */
 void cli_table_sum(const struct cli_table *t, unsigned line, const void *rows, size_t from, size_t to, size_t size,
 		   void *out);
 

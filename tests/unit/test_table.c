@@ -155,6 +155,21 @@ int main(void)
 	cli_table_header(&t, f);
 	cli_table_row(&t, f, &sr[0], 1);
 	cli_table_row(&t, f, &sr[1], 2);
+	j = cli_table_json(&t, &sr[0], 1, NULL);
+	js = cJSON_PrintUnformatted(j);
+	CHECK(!js || !strcmp(js, "{}"), "no keys, no members: %s", js ? js : "(null)");
+	free(js);
+	cJSON_Delete(j);
+	static const struct cli_col dcols[] = {
+		{ .cell = CELL_DCOUNT, .off = offsetof(struct srow, d), .key = "d", .at = 1 },
+	};
+	struct srow big = { .d = -9007199254740993LL };
+	CLI_TABLE_INIT(&t, dcols, 0, 0, NULL);
+	j = cli_table_json(&t, &big, 0, NULL);
+	js = cJSON_PrintUnformatted(j);
+	CHECK(!strcmp(js, "{\"d\":-9007199254740993}"), "signed JSON exact past 2^53: %s", js);
+	free(js);
+	cJSON_Delete(j);
 	check_text("signed cells, a title set, sparklines padded by characters", f, &buf, &len,
 		   "  delta     n  sp     package\n"
 		   "-2.00 KiB  -2,048  \xe2\x96\x81\xe2\x96\x88     x\n"
