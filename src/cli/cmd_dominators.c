@@ -107,6 +107,8 @@ struct dctx {
 	const struct hp_groups *G;   /* --group=package|loader|component */
 	struct cli_table tb;   /* the objects' rows */
 	struct cli_table gt;   /* the groups' rows */
+	char line[4096];       /* a chain's or a cut's line, written at once (not
+				* in show_level()'s frame: it recurses --depth deep) */
 };
 
 static int by_ret(const struct drow *x, const struct drow *y)
@@ -443,12 +445,12 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		if (links) {
 			/* "× 12,000,000 links of Node": one level for the whole chain */
 			uint32_t first = only_child(c->R, r->v);
-			char cnt[32], line[4096];
+			char cnt[32];
 			struct dline cl = { .retained = c->R->retained[first], .native_retained = hp_native_retained_of(c->N, first) };
-			snprintf(line, sizeof line, "%*s\xc3\x97 %s links of %s, down to @0x%llx", 2 * d, "",
+			snprintf(c->line, sizeof c->line, "%*s\xc3\x97 %s links of %s, down to @0x%llx", 2 * d, "",
 				 fmt_count(links, cnt, sizeof cnt), safe_text(hp_class_name(h, r->cls), nm, sizeof nm),
 				 (unsigned long long)h->ids[end]);
-			cli_table_line(&c->tb, c->f, &cl, COL_LINE3, NULL, line);
+			cli_table_line(&c->tb, c->f, &cl, COL_LINE3, NULL, c->line);
 			d++;
 		}
 		if (d < c->o->depth) {
@@ -473,12 +475,13 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 				json_u64(mo, "retained_native", cut_natret);
 			}
 		} else {
-			char line[2200], ob[48];
+			char ob[48];
 			struct dline cl = { .retained = cut_ret, .shallow = cut_sh, .native = cut_nat, .native_retained = cut_natret };
-			int o = snprintf(line, sizeof line, "%*s%s", 2 * depth, "", cli_more_text(cut_n, NULL, NULL, cc, sizeof cc));
+			int o = snprintf(c->line, sizeof c->line, "%*s%s", 2 * depth, "", cli_more_text(cut_n, NULL, NULL, cc, sizeof cc));
 			if (cut_obj != cut_n)
-				snprintf(line + o, sizeof line - (size_t)o, " (%s)", fmt_counted(cut_obj, "object", "objects", ob, sizeof ob));
-			cli_table_line(&c->tb, c->f, &cl, COL_MORE, NULL, line);
+				snprintf(c->line + o, sizeof c->line - (size_t)o, " (%s)",
+					 fmt_counted(cut_obj, "object", "objects", ob, sizeof ob));
+			cli_table_line(&c->tb, c->f, &cl, COL_MORE, NULL, c->line);
 		}
 	}
 	hp_free(rows);
