@@ -10,8 +10,9 @@
  * From that one list the header, each row, the summary lines and each
  * row's JSON object are written, so a new column is one more line.
  *
- * A row is any struct the command has; a value is a uint64_t (int64_t for
- * the signed cells, const char * for text) at `off` in it.  Rows are
+ * A row is any struct the command has; a value is a uint64_t (a uint32_t
+ * with COL_U32, an int64_t for the signed cells, a const char * for text)
+ * at `off` in it.  Rows are
  * written one at a time (cli_table_row()), so a command can put its own
  * lines between them (a tree's children, a row's detail).  Nothing is
  * allocated: a struct cli_table lives on the caller's stack; JSON objects
@@ -100,7 +101,10 @@ struct cli_table {
 /* a table of the n columns cols (at most CLI_TABLE_COLS) */
 void cli_table_init(struct cli_table *t, const struct cli_col *cols, size_t n, unsigned on, uint64_t base,
 		    const void *ctx);
-#define CLI_TABLE_INIT(t, cols, on, base, ctx) cli_table_init(t, cols, sizeof(cols) / sizeof *(cols), on, base, ctx)
+/* the same for an array cols, its length checked when compiled */
+#define CLI_TABLE_INIT(t, cols, on, base, ctx) \
+	((void)sizeof(char[sizeof(cols) / sizeof *(cols) <= CLI_TABLE_COLS ? 1 : -1]), \
+	 cli_table_init(t, cols, sizeof(cols) / sizeof *(cols), on, base, ctx))
 /* COL_FIT columns widened to their cell in row (ranked rank); _rows: the
  * widest among n rows of `size` bytes each at rows (ranks 1..n) */
 void cli_table_fit(struct cli_table *t, const void *row, size_t rank);
