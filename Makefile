@@ -139,7 +139,8 @@ $(BUILD)/san/unit/%: $(BUILD)/san/obj/tests/unit/%.o $(SAN_HELPER_OBJ) $(BUILD)/
 $(BUILD)/san/unit/test_browse_model: $(BUILD)/san/obj/cli/browse_model.o
 # the table module too, with the formatters and the JSON helpers it uses
 $(BUILD)/san/unit/test_table: $(BUILD)/san/obj/cli/table.o $(BUILD)/san/obj/cli/format.o $(BUILD)/san/obj/cli/output.o \
-	$(BUILD)/san/obj/cli/msg.o $(BUILD)/san/obj/cli/load.o
+	$(BUILD)/san/obj/cli/msg.o $(BUILD)/san/obj/cli/load.o $(BUILD)/san/obj/cli/load_place.o \
+	$(BUILD)/san/obj/cli/load_progress.o $(BUILD)/san/obj/cli/load_memory.o
 
 unit: deps $(UNIT_BIN)
 
@@ -152,8 +153,12 @@ $(BUILD)/dom_bench: bench/dom_bench.c $(BUILD)/libhprofan.a
 dom-bench: deps $(BUILD)/dom_bench
 	$(BUILD)/dom_bench
 
+# make check builds and tests in parallel: JOBS at a time as make -jN says,
+# else one per processor (tests/run-all.sh counts them the same way).
+NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 check: deps
-	@$(MAKE) --no-print-directory $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/dom_bench unit
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) \
+	  $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/dom_bench unit
 	@tests/run-all.sh $(BUILD)
 
 # The layer wall alone: only src/cli/ prints, exits or touches curses; each
@@ -169,6 +174,16 @@ readme: all
 
 bench: all
 	@bench/run.sh $(BUILD)/hprofan
+
+# The shell completions are written by the binary from its option tables
+# (hprofan completion bash|zsh); tests/cli/completion.sh fails when the
+# copies in completions/ differ from what the binary writes.
+.PHONY: completions
+completions: $(BUILD)/hprofan
+	$(Q)$(BUILD)/hprofan completion bash >completions/hprofan.bash.tmp
+	$(Q)mv completions/hprofan.bash.tmp completions/hprofan.bash
+	$(Q)$(BUILD)/hprofan completion zsh >completions/_hprofan.tmp
+	$(Q)mv completions/_hprofan.tmp completions/_hprofan
 
 # Completion directories: where bash-completion and zsh look under PREFIX.
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions

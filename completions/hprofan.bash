@@ -1,80 +1,70 @@
 # bash completion for hprofan(1)                              -*- shell-script -*-
 #
-# `make install` puts this file in $(PREFIX)/share/bash-completion/completions/hprofan,
+# Written by `hprofan completion bash` from the commands' option tables
+# (`make completions` writes this file; do not edit it by hand).
+# `make install` puts it in $(PREFIX)/share/bash-completion/completions/hprofan,
 # where bash-completion loads it the first time hprofan is completed; without
-# bash-completion, `source` it from ~/.bashrc.  It uses no bash-completion helper.
+# bash-completion, `source` it from ~/.bashrc (or: source <(hprofan completion bash)).
+# It uses no bash-completion helper.
 #
 # Completes the commands, the options of the command on the line (top when
-# none is named), the values of the options that have a fixed set (--sort,
-# --size-model, --heap, --weak, --roots, --group, --ref-size, --align,
-# --mode), and dump files: *.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz
-# and directories (any file after -o, --mapping-out, --zombie-rules and --mapping, and
-# for redact's OUT).
-#
-# The lists are the ones `hprofan help COMMAND` prints (each command's option
-# table).  tests/cli/completion.sh fails when they differ, so a new command
-# or option goes into these lists, into completions/_hprofan (zsh) and into
-# the man page.
+# none is named), the values of the options that have a fixed set, dump
+# files (*.hprof, *.hprof.gz, *.bin, *.android-hprof, *.gz and directories),
+# any file after an option that takes one, and redact's OUT.
 
-# commands, as `hprofan --help` lists them
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report help'
+# the commands: the table's, then help and completion
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report help completion'
+_hprofan_table_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
-_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index --buckets --by-thread'
-_hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_dominators='--top --depth --group --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --components --no-index'
-_hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_object='--top --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_path='--top --all-weak --full-path --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_browse='--all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping -q --quiet -h --help --components --no-index'
+_hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --buckets --by-thread --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_dominators='--top --depth --group --components --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_object='--top --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_path='--top --all-weak --full-path --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_browse='--components --all-weak --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
 _hprofan_options_redact='--mode --names-all --mapping-out --gzip --stats -q --quiet -h --help'
-# ---- diff and trend (issue 14): they take several dump files ----
-_hprofan_options_diff='--top --fast --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --group --components --no-index'
-_hprofan_options_trend='--top --fast --sort-by-time --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --group --components --no-index'
-_hprofan_many_files='diff trend'
-# ---- end of diff and trend ----
-# issue 13: leaks
-_hprofan_options_waste='--top --min-count --all-weak --full-path --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-# issue 16: threads
-_hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index'
-_hprofan_options_sites='--top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --json -o --stats -q --quiet -h --help --no-index --depth --bottom-up --flat --collapsed --filter --exclude'
-# issue 17: Android bitmaps
+_hprofan_options_diff='--top --fast --group --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_trend='--top --fast --sort-by-time --group --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_leaks='--threshold --big-drop --zombie --zombie-rules --fail-on-leak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_waste='--top --min-count --all-weak --full-path --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_threads='--locals --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_sites='--top --depth --bottom-up --flat --collapsed --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_bitmaps='--out --dump --salvage --max-memory --no-index --json -o --stats -q --quiet -h --help'
-# issue 21: top components
 _hprofan_options_components='--components --top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
-_hprofan_options_index='--size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --no-index -q --quiet -h --help'   # issue 15
-# issue 19: report
+_hprofan_options_index='--size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --no-index -q --quiet -h --help'
 _hprofan_options_report='--title --depth -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
-_hprofan_many_files+=' report'
+# the commands that take more than one dump file, and those that need two
+_hprofan_many_files='diff trend index report'
+_hprofan_two_files='diff trend'
+# the commands whose second word is a file to write (redact IN OUT)
+_hprofan_out_file='redact'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory -o --depth --group --mode --mapping-out --components'
-_hprofan_takes_value+=' --threshold --big-drop --zombie --zombie-rules'   # issue 13: leaks
-_hprofan_takes_value+=' --min-count'   # issue 17: waste
-_hprofan_takes_value+=' --mapping'   # issue 17: deobfuscation
-_hprofan_takes_value+=' --out'   # issue 17: bitmaps
-_hprofan_takes_value+=' --title'   # issue 19: report
+_hprofan_takes_value='--sort --heap --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory --mapping -o --mode --mapping-out --threshold --big-drop --zombie --zombie-rules --min-count --out --title'
 # the options help writes as --opt=VALUE: offered with the '=' attached
-_hprofan_with_equals='--sort --size-model --weak --roots --group --mode'
+_hprofan_with_equals='--sort --group --size-model --weak --roots --mode'
+# the options whose value, a number, is optional: the next word only when it is one
+_hprofan_optional_number='--top'
+# the options whose value is any file, or a directory
+_hprofan_file_options='--components --mapping -o --mapping-out --zombie-rules'
+_hprofan_dir_options='--out'
 
-# Planned, not offered until `hprofan help` lists them: then move each name
-# from here into the lists above (and give its values in _hprofan_values).
-_hprofan_planned_commands=''
-_hprofan_planned_options=''
-_hprofan_planned_values=''
-
-# _hprofan_values OPTION: prints the values OPTION takes (nothing: free text)
+# _hprofan_values COMMAND OPTION: prints the values OPTION takes there (nothing: free text)
 _hprofan_values() {
-  case $1 in
-    --sort)       echo retained shallow count name ;;
-    --size-model) echo vm mat ahat raw visualvm netbeans ;;
-    --heap)       echo app zygote image default ;;
-    --weak)       echo follow skip skip-weak ;;
-    --roots)      echo threads all unreachable-as-roots ;;
-    --group)      echo class package loader component ;;
-    --ref-size)   echo 4 8 ;;
-    --align)      echo 1 2 4 8 16 32 64 128 256 ;;
-    --mode)       echo values strings names ;;
+  case $1:$2 in
+    top:--sort | dominators:--sort) echo retained shallow count name ;;
+    *:--heap) echo app zygote image default ;;
+    top:--group | diff:--group | trend:--group) echo package loader component ;;
+    *:--size-model) echo vm mat ahat raw visualvm netbeans ;;
+    *:--ref-size) echo 4 8 ;;
+    *:--align) echo 1 2 4 8 16 32 64 128 256 ;;
+    *:--weak) echo follow skip skip-weak ;;
+    *:--roots) echo threads all unreachable-as-roots ;;
+    dominators:--group) echo class package loader component ;;
+    instances:--sort) echo retained shallow ;;
+    *:--mode) echo values strings names ;;
+    *:--gzip) echo 1 2 3 4 5 6 7 8 9 ;;
   esac
 }
 
@@ -85,24 +75,24 @@ _hprofan_in() {
 }
 
 # _hprofan_add_words PREFIX CUR WORDS...: adds to COMPREPLY each word that
-# starts with CUR (PREFIX in front of it) and is not planned
+# starts with CUR (PREFIX in front of it)
 _hprofan_add_words() {
   local prefix=$1 cur=$2 w
   shift 2
   for w in "$@"; do
-    _hprofan_in "$w" "$_hprofan_planned_values" && continue
     [[ $w == "$cur"* ]] && COMPREPLY+=("$prefix$w")
   done
 }
 
 # _hprofan_add_files CUR KIND: adds the files starting with CUR; KIND dumps
-# keeps directories and the names a heap dump has, KIND any keeps all
+# keeps directories and the names a heap dump has, KIND any keeps all,
+# KIND dirs directories only
 _hprofan_add_files() {
   local f
   while IFS= read -r f; do
     if [[ $2 == any || -d $f ]]; then
       COMPREPLY+=("$f")
-    else
+    elif [[ $2 == dumps ]]; then
       case $f in
         *.hprof | *.hprof.gz | *.bin | *.android-hprof | *.gz) COMPREPLY+=("$f") ;;
       esac
@@ -161,13 +151,19 @@ _hprofan() {
       pos+=("$w")
     elif [[ $w == -- ]]; then
       dashdash=1
-    elif [[ $w == --top ]]; then
+    elif _hprofan_in "$w" "$_hprofan_optional_number"; then
       w=${words[i + 1]-}
       [[ -n $w && $w != *[!0-9]* ]] && ((i + 1 < cword)) && ((i++))
     elif [[ $w != *=* ]] && _hprofan_in "$w" "$_hprofan_takes_value"; then
       want=$w
     fi
   done
+
+  # the command: the first positional word, when it is one (else top)
+  local cmd=top
+  if ((${#pos[@]})) && _hprofan_in "${pos[0]}" "$_hprofan_table_commands"; then
+    cmd=${pos[0]}
+  fi
 
   # the value of an option: "--heap a", "--heap=a"
   local opt='' val=$cur prefix=''
@@ -180,28 +176,24 @@ _hprofan() {
     [[ ${COMP_WORDBREAKS-} == *=* ]] || prefix=$opt=
   fi
   if [[ -n $opt ]]; then
-    if [[ $opt == -o || $opt == --mapping-out || $opt == --zombie-rules || $opt == --mapping ]]; then
+    if _hprofan_in "$opt" "$_hprofan_file_options"; then
       _hprofan_add_files "$val" any
+    elif _hprofan_in "$opt" "$_hprofan_dir_options"; then
+      _hprofan_add_files "$val" dirs
     else
       # shellcheck disable=SC2046 # the values are single words
-      _hprofan_add_words "$prefix" "$val" $(_hprofan_values "$opt")
+      _hprofan_add_words "$prefix" "$val" $(_hprofan_values "$cmd" "$opt")
     fi
     return 0
   fi
 
-  # the command: the first positional word, when it is one (else top)
-  local cmd=top
-  if ((${#pos[@]})) && [[ ${pos[0]} != help ]] && _hprofan_in "${pos[0]}" "$_hprofan_commands"; then
-    cmd=${pos[0]}
-  fi
-
   # an option
-  if ((!dashdash)) && [[ $cur == -* ]]; then
+  if ((!dashdash)) && [[ $cur == -* ]] && [[ ${pos[0]-} != help && ${pos[0]-} != completion ]]; then
     _hprofan_add_options "$cur" "$cmd"
     return 0
   fi
 
-  # a positional argument: [COMMAND] FILE, or help COMMAND
+  # a positional argument: [COMMAND] FILE, help COMMAND or completion SHELL
   local c
   if ((${#pos[@]} == 0)); then
     # shellcheck disable=SC2086 # a list of words
@@ -211,15 +203,22 @@ _hprofan() {
     for c in $_hprofan_commands; do
       [[ $c != help && $c == "$cur"* ]] && COMPREPLY+=("$c")
     done
-  elif ((${#pos[@]} == 1)) && _hprofan_in "${pos[0]}" "$_hprofan_commands"; then
+  elif ((${#pos[@]} == 1)) && [[ ${pos[0]} == completion ]]; then
+    _hprofan_add_words '' "$cur" bash zsh
+  elif [[ ${pos[0]} == help || ${pos[0]} == completion ]]; then
+    :
+  elif ((${#pos[@]} == 1)) && _hprofan_in "${pos[0]}" "$_hprofan_table_commands"; then
     _hprofan_add_files "$cur" dumps
-  elif ((${#pos[@]} == 2)) && [[ ${pos[0]} == redact ]] && ((!dashdash)) && [[ $cur != -* ]]; then
+  elif ((${#pos[@]} == 2)) && _hprofan_in "${pos[0]}" "$_hprofan_out_file" && ((!dashdash)) &&
+       [[ $cur != -* ]]; then
     # redact IN OUT: OUT is any file
     _hprofan_add_files "$cur" any
   elif _hprofan_in "$cmd" "$_hprofan_many_files"; then
-    # diff and trend (issue 14): more dump files; options once BASE NEW are there
+    # diff, trend, ...: more dump files; options once the files they need are there
     _hprofan_add_files "$cur" dumps
-    [[ -z $cur ]] && ((${#pos[@]} >= 3)) && ((!dashdash)) && _hprofan_add_options '' "$cmd"
+    local need=2
+    _hprofan_in "$cmd" "$_hprofan_two_files" && need=3
+    [[ -z $cur ]] && ((${#pos[@]} >= need)) && ((!dashdash)) && _hprofan_add_options '' "$cmd"
   elif [[ -z $cur ]] && ((!dashdash)); then
     # the file is there: what is left are options
     _hprofan_add_options '' "$cmd"

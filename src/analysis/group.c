@@ -1,3 +1,10 @@
+/*
+ * group.c — hp_groups_compute() (group.h): the histogram rows grouped by
+ * package (a tree of prefixes, hashed), loader or component, with the
+ * groups' retained sizes counted once in one walk of the dominator tree;
+ * for a component report each group's top objects and waste; the class
+ * names several loaders define; the loaders' own names.
+ */
 #include "analysis/group.h"
 #include "analysis/fold.h"
 #include "model/idmap.h"

@@ -5,9 +5,16 @@
  * names other loaders define too, and the waste (analysis/waste.h) in what
  * it retains. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "cli/table.h"
 #include "analysis/group.h"
 #include "analysis/waste.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -28,12 +35,9 @@ static void defaults(void *own)
 }
 
 static const struct cli_option own[] = {
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "per component of FILE (lines NAME REGEX, a class in\nthe first whose REGEX matches its name, the others\nin \"other\") instead of per class loader",
-	  0, offsetof(struct comp_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest classes and top objects of each\n(default 5; 0 shows all)",
-	  0, offsetof(struct comp_opts, top), cli_set_count, NULL, NULL },
-	{ NULL }
+	OPT_COMPONENTS("per component of FILE (lines NAME REGEX, a class in\nthe first whose REGEX matches its name, the others\nin \"other\") instead of per class loader", OPT_OWN(struct comp_opts, components)),
+	OPT_TOP("the N largest classes and top objects of each\n(default 5; 0 shows all)", OPT_OWN(struct comp_opts, top)),
+	OPT_END
 };
 
 struct crow { uint32_t r; uint64_t retained; };
@@ -281,9 +285,9 @@ static void class_put(const struct cli_table *tb, const void *row, FILE *f)
 {
 	const struct ccrow *r = row;
 	char nm[1024], lb[1024];
-	fputs(safe_text(r->cls, nm, sizeof nm), f);
+	fputs(hp_text_safe(r->cls, nm, sizeof nm), f);
 	if (r->heap)
-		fprintf(f, " (heap %s)", safe_text(r->heap, lb, sizeof lb));
+		fprintf(f, " (heap %s)", hp_text_safe(r->heap, lb, sizeof lb));
 }
 
 #define CC_(f) offsetof(struct ccrow, f)
@@ -313,7 +317,7 @@ static void object_put(const struct cli_table *tb, const void *row, FILE *f)
 {
 	const struct comp_result *t = tb->ctx;
 	char lb[1024];
-	fputs(object_label(t->h, ((const struct cdrow *)row)->v, lb, sizeof lb), f);
+	fputs(cli_object_label(t->h, ((const struct cdrow *)row)->v, lb, sizeof lb), f);
 }
 
 #define CD_(f) offsetof(struct cdrow, f)
@@ -337,19 +341,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = t->h;
 	const struct hp_groups *G = &t->G;
 	char lb[1024];
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, t->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, t->R);
 	cJSON_AddStringToObject(j, "group", t->by == HP_GROUP_LOADER ? "loader" : "component");
 	if (o->components)
 		cJSON_AddStringToObject(j, "components_file", o->components);
-	json_u64(j, "threshold_percent", THRESHOLD_PERCENT);
+	cli_json_u64(j, "threshold_percent", THRESHOLD_PERCENT);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "objects", h->nobj);
-	json_u64(tot, "shallow", t->heap);
-	json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
-	json_u64(tot, "waste", t->W.total);
-	json_u64(tot, "groups", G->n);
+	cli_json_u64(tot, "objects", h->nobj);
+	cli_json_u64(tot, "shallow", t->heap);
+	cli_json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
+	cli_json_u64(tot, "waste", t->W.total);
+	cli_json_u64(tot, "groups", G->n);
 	struct cli_table ct, dt;
 	CLI_TABLE_INIT(&ct, class_cols, 0, 0, t);
 	CLI_TABLE_INIT(&dt, dom_cols, 0, t->heap, t);
@@ -358,30 +362,30 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		uint32_t gi = t->order[i];
 		const struct hp_group *g = &G->g[gi];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
+		cli_json_u64(e, "rank", i + 1);
 		cJSON_AddStringToObject(e, "name", group_name(t, g, lb, sizeof lb));
 		if (t->by == HP_GROUP_LOADER) {
-			json_u64(e, "loader_id", g->loader_id);
+			cli_json_u64(e, "loader_id", g->loader_id);
 			if (g->loader_class != HP_NONE)
 				cJSON_AddStringToObject(e, "loader_class", hp_class_name(h, g->loader_class));
 			if (g->has_loader_name)
 				cJSON_AddStringToObject(e, "loader_name", hp_group_name(G, gi));
-			json_u64(e, "defined", g->defined);
+			cli_json_u64(e, "defined", g->defined);
 		}
-		json_u64(e, "classes", g->classes);
-		json_u64(e, "instances", g->instances);
-		json_u64(e, "shallow", g->shallow);
-		json_u64(e, "retained", g->retained);
+		cli_json_u64(e, "classes", g->classes);
+		cli_json_u64(e, "instances", g->instances);
+		cli_json_u64(e, "shallow", g->shallow);
+		cli_json_u64(e, "retained", g->retained);
 		cJSON_AddNumberToObject(e, "percent", pct2(g->retained, t->heap));
-		json_u64(e, "waste", g->waste);
+		cli_json_u64(e, "waste", g->waste);
 		cJSON_AddNumberToObject(e, "waste_percent", pct2(g->waste, t->W.total));
 		cJSON *tc = cJSON_AddArrayToObject(e, "top_classes");
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
 			struct ccrow w = ccrow_of(t, k);
 			cJSON_AddItemToArray(tc, cli_table_json(&ct, &w, 0, NULL));
 		}
-		json_u64(e, "classes_left_out", t->nclasses[i] - (t->row_at[i + 1] - t->row_at[i]));
-		json_u64(e, "top_objects", g->ntops);
+		cli_json_u64(e, "classes_left_out", t->nclasses[i] - (t->row_at[i + 1] - t->row_at[i]));
+		cli_json_u64(e, "top_objects", g->ntops);
 		cJSON *td = cJSON_AddArrayToObject(e, "top_dominators");
 		for (uint32_t k = 0; k < g->top_n; k++) {
 			struct cdrow w = cdrow_of(t, g, k);
@@ -400,7 +404,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
 				uint64_t id = h->classes[G->dup_class[k]].loader_id;
 				cJSON *le = cJSON_CreateObject();
-				json_u64(le, "loader_id", id);
+				cli_json_u64(le, "loader_id", id);
 				cJSON_AddStringToObject(le, "loader", cli_loader_label(h, id, lb, sizeof lb));
 				const char *nm = loader_name(t, id);
 				if (nm)
@@ -412,11 +416,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *lo = cJSON_AddObjectToObject(j, "left_out");
-	json_u64(lo, "components", t->out_n);
-	json_u64(lo, "instances", t->out_instances);
-	json_u64(lo, "shallow", t->out_shallow);
-	json_u64(lo, "retained", t->out_retained);
-	json_u64(lo, "waste", t->out_waste);
+	cli_json_u64(lo, "components", t->out_n);
+	cli_json_u64(lo, "instances", t->out_instances);
+	cli_json_u64(lo, "shallow", t->out_shallow);
+	cli_json_u64(lo, "retained", t->out_retained);
+	cli_json_u64(lo, "waste", t->out_waste);
 	cJSON *w = cJSON_AddArrayToObject(j, "warnings");
 	for (size_t i = 0; i < h->nwarnings; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(hp_heap_warning(h, i)));
@@ -437,31 +441,31 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	CLI_TABLE_INIT(&ct, class_cols, 0, 0, t);
 	CLI_TABLE_INIT(&dt, dom_cols, 0, t->heap, t);
 	cli_partial_note(f, S);
-	fprintf(f, "%s of %s retain more than %d%% of the heap (%s)\n", fmt_count(t->nshown, a, sizeof a),
-		fmt_counted(G->n, one, many, b, sizeof b), THRESHOLD_PERCENT, fmt_bytes(t->heap, c, sizeof c));
+	fprintf(f, "%s of %s retain more than %d%% of the heap (%s)\n", cli_fmt_count(t->nshown, a, sizeof a),
+		cli_fmt_counted(G->n, one, many, b, sizeof b), THRESHOLD_PERCENT, cli_fmt_bytes(t->heap, c, sizeof c));
 	for (size_t i = 0; i < t->nshown; i++) {
 		uint32_t gi = t->order[i];
 		const struct hp_group *g = &G->g[gi];
-		fprintf(f, "\n#%zu %s", i + 1, safe_text(group_name(t, g, lb, sizeof lb), nm, sizeof nm));
+		fprintf(f, "\n#%zu %s", i + 1, hp_text_safe(group_name(t, g, lb, sizeof lb), nm, sizeof nm));
 		if (loaders && g->has_loader_name)
-			fprintf(f, " \"%s\"", safe_text(hp_group_name(G, gi), nm, sizeof nm));
-		fprintf(f, "\n   retained %s (%.1f%%), shallow %s, %s of %s", fmt_bytes(g->retained, a, sizeof a),
-			pct(g->retained, t->heap), fmt_bytes(g->shallow, b, sizeof b),
-			fmt_counted(g->instances, "object", "objects", c, sizeof c),
-			fmt_counted(g->classes, "class", "classes", d, sizeof d));
+			fprintf(f, " \"%s\"", hp_text_safe(hp_group_name(G, gi), nm, sizeof nm));
+		fprintf(f, "\n   retained %s (%.1f%%), shallow %s, %s of %s", cli_fmt_bytes(g->retained, a, sizeof a),
+			pct(g->retained, t->heap), cli_fmt_bytes(g->shallow, b, sizeof b),
+			cli_fmt_counted(g->instances, "object", "objects", c, sizeof c),
+			cli_fmt_counted(g->classes, "class", "classes", d, sizeof d));
 		if (loaders)
-			fprintf(f, " (%s defined)", fmt_count(g->defined, a, sizeof a));
+			fprintf(f, " (%s defined)", cli_fmt_count(g->defined, a, sizeof a));
 		fprintf(f, "\n   waste: %s of what it retains could be saved (%.1f%% of the %s hprofan waste finds)\n",
-			fmt_bytes(g->waste, a, sizeof a), pct(g->waste, t->W.total), fmt_bytes(t->W.total, b, sizeof b));
+			cli_fmt_bytes(g->waste, a, sizeof a), pct(g->waste, t->W.total), cli_fmt_bytes(t->W.total, b, sizeof b));
 		size_t nrow = t->row_at[i + 1] - t->row_at[i];
-		fprintf(f, "   top classes (%s of %s):\n", fmt_count(nrow, a, sizeof a), fmt_count(t->nclasses[i], b, sizeof b));
+		fprintf(f, "   top classes (%s of %s):\n", cli_fmt_count(nrow, a, sizeof a), cli_fmt_count(t->nclasses[i], b, sizeof b));
 		cli_table_header(&ct, f);
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
 			struct ccrow w = ccrow_of(t, k);
 			cli_table_row(&ct, f, &w, 0);
 		}
 		fprintf(f, "   top dominators (%s of the %s of it at the top of the dominator tree):\n",
-			fmt_count(g->top_n, a, sizeof a), fmt_counted(g->ntops, "object", "objects", b, sizeof b));
+			cli_fmt_count(g->top_n, a, sizeof a), cli_fmt_counted(g->ntops, "object", "objects", b, sizeof b));
 		cli_table_header(&dt, f);
 		for (uint32_t k = 0; k < g->top_n; k++) {
 			struct cdrow w = cdrow_of(t, g, k);
@@ -473,14 +477,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				if (class_in(t, G->dup_class[k], gi)) {
 					if (!ndup++)
 						fprintf(f, "   classes several loaders define:\n");
-					fprintf(f, "     %s:", safe_text(hp_class_name(h, G->dup_class[G->dup_off[dd]]), nm, sizeof nm));
+					fprintf(f, "     %s:", hp_text_safe(hp_class_name(h, G->dup_class[G->dup_off[dd]]), nm, sizeof nm));
 					for (uint32_t m = G->dup_off[dd]; m < G->dup_off[dd + 1]; m++) {
 						uint64_t id = h->classes[G->dup_class[m]].loader_id;
 						const char *ln = loader_name(t, id);
 						fprintf(f, "%s %s", m > G->dup_off[dd] ? "," : "",
-							safe_text(cli_loader_label(h, id, lb, sizeof lb), nm, sizeof nm));
+							hp_text_safe(cli_loader_label(h, id, lb, sizeof lb), nm, sizeof nm));
 						if (ln)
-							fprintf(f, " \"%s\"", safe_text(ln, nm, sizeof nm));
+							fprintf(f, " \"%s\"", hp_text_safe(ln, nm, sizeof nm));
 					}
 					fputc('\n', f);
 					break;
@@ -488,9 +492,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	}
 	if (t->out_n)
 		fprintf(f, "\nleft out: %s at or below %d%% (%s, %s shallow, %s retained and %s of waste in sum)\n",
-			fmt_counted(t->out_n, one, many, a, sizeof a), THRESHOLD_PERCENT,
-			fmt_counted(t->out_instances, "object", "objects", b, sizeof b), fmt_bytes(t->out_shallow, c, sizeof c),
-			fmt_bytes(t->out_retained, d, sizeof d), fmt_bytes(t->out_waste, lb, sizeof lb));
+			cli_fmt_counted(t->out_n, one, many, a, sizeof a), THRESHOLD_PERCENT,
+			cli_fmt_counted(t->out_instances, "object", "objects", b, sizeof b), cli_fmt_bytes(t->out_shallow, c, sizeof c),
+			cli_fmt_bytes(t->out_retained, d, sizeof d), cli_fmt_bytes(t->out_waste, lb, sizeof lb));
 	fprintf(f, "retained sets overlap (a String a loader's object holds is in the bootstrap loader's too): they do not add up to the heap\n");
 	return EXIT_OK;
 }
@@ -511,7 +515,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_components = {
 	.name = "components",
-	.usage = "hprofan components FILE [--components FILE] [--top N]",
+	.usage = "hprofan components FILE",
 	.summary = "top components: per class loader, what it retains",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -2,8 +2,15 @@
  * --group=package|loader|component its top level by group (analysis/group.h
  * says which group an object is in). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "cli/table.h"
 #include "analysis/group.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -12,13 +19,28 @@
 /* --group: GROUP_CLASS merges same-class siblings everywhere; the others
  * group the top level (enum hp_group_by + 1) */
 enum { GROUP_NONE = 0, GROUP_CLASS, GROUP_PACKAGE, GROUP_LOADER, GROUP_COMPONENT };
-static const char *const group_names[] = { "", "class", "package", "loader", "component" };
+static const struct cli_choice groups[] = {
+	{ "class", GROUP_CLASS, NULL },
+	{ "package", GROUP_PACKAGE, NULL },
+	{ "loader", GROUP_LOADER, NULL },
+	{ "component", GROUP_COMPONENT, NULL },
+	{ NULL, 0, NULL }
+};
+
+enum { SORT_RETAINED, SORT_SHALLOW, SORT_COUNT, SORT_NAME };
+static const struct cli_choice sorts[] = {
+	{ "retained", SORT_RETAINED, "default" },
+	{ "shallow", SORT_SHALLOW, NULL },
+	{ "count", SORT_COUNT, "objects in a group" },
+	{ "name", SORT_NAME, "class name" },
+	{ NULL, 0, NULL }
+};
 
 struct dom_opts {
 	struct cli_count top;
 	int depth;
 	int group;
-	const char *sort;
+	int sort;
 	const char *heap;
 	const char *components;
 };
@@ -40,48 +62,18 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 	return EXIT_OK;
 }
 
-static int set_group(const struct cli_option *o, const char *as, const char *val, void *dst)
-{
-	(void)o;
-	for (int i = GROUP_CLASS; i <= GROUP_COMPONENT; i++)
-		if (!strcmp(val, group_names[i])) {
-			*(int *)dst = i;
-			return EXIT_OK;
-		}
-	return cli_usage_error(NULL, "%s=%s: expected class, package, loader or component", as, val);
-}
-
-enum { SORT_RETAINED, SORT_SHALLOW, SORT_COUNT, SORT_NAME };
-static const char *const sort_names[] = { "retained", "shallow", "count", "name" };
-
-static int set_sort(const struct cli_option *o, const char *as, const char *val, void *dst)
-{
-	for (size_t i = 0; i < sizeof sort_names / sizeof *sort_names; i++)
-		if (!strcmp(val, sort_names[i])) {
-			*(const char **)dst = sort_names[i];
-			return EXIT_OK;
-		}
-	return cli_usage_error(NULL, "%s=%s: expected retained, shallow, count or name", as, val);
-}
-
+#define OWN(field) OPT_OWN(struct dom_opts, field)
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest children of each node (default 20; 0 shows all)",
-	  0, offsetof(struct dom_opts, top), cli_set_count, NULL, NULL },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the tree to show (default 1); a chain of\nsame-class single children is one level",
-	  0, offsetof(struct dom_opts, depth), set_depth, "needs a number of levels (1..1000)", NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=KIND", "class: merge same-class siblings; package, loader,\ncomponent: the top level by group (--depth opens\nthe groups)",
-	  0, offsetof(struct dom_opts, group), set_group, "needs a value: class, package, loader or component",
-	  "class package loader component" },
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
-	  0, offsetof(struct dom_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default), shallow, count (objects in a\ngroup) or name (class name)",
-	  0, offsetof(struct dom_opts, sort), set_sort, "needs a value: retained, shallow, count or name",
-	  "retained shallow count name" },
-	{ "--heap", NULL, OPT_VALUE, "--heap NAME", "Android: only top-level objects of heap NAME (app,\nzygote, image)",
-	  0, offsetof(struct dom_opts, heap), NULL, "needs a heap name", "app zygote image default" },
-	{ NULL }
+	OPT_TOP("the N largest children of each node (default 20; 0 shows all)", OWN(top)),
+	OPT_DEPTH(set_depth, "levels of the tree to show (default 1); a chain of\nsame-class single children is one level",
+		  "needs a number of levels (1..1000)", OWN(depth)),
+	OPT_GROUP(groups, "class: merge same-class siblings; package, loader,\ncomponent: the top level by group (--depth opens\nthe groups)", OWN(group)),
+	OPT_COMPONENTS("components for --group=component (the default with\nit): lines NAME REGEX, as top's", OWN(components)),
+	OPT_SORT(sorts, NULL, OWN(sort)),
+	OPT_HEAP("Android: only top-level objects of heap NAME (app,\nzygote, image)", OWN(heap)),
+	OPT_END
 };
+#undef OWN
 
 /* one row: an object, or a group of same-class siblings (members
  * mem[first .. first + count) of its level) */
@@ -410,10 +402,10 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		int group = r->count > 1;
 		if (group) {
 			char cnt[32];
-			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", fmt_count(r->count, cnt, sizeof cnt),
-				 safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
+			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", cli_fmt_count(r->count, cnt, sizeof cnt),
+				 hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 		} else {
-			object_label(h, r->v, lab, sizeof lab);
+			cli_object_label(h, r->v, lab, sizeof lab);
 		}
 		/* below: the node's children, or a chain's */
 		int open = depth + 1 < c->o->depth;
@@ -431,7 +423,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			if (group) {
 				e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "group", hp_class_name(h, r->cls));
-				json_u64(e, "count", r->count);
+				cli_json_u64(e, "count", r->count);
 			} else {
 				e = cli_object_json(h, r->v);
 				add_roots_json(c, e, r->v);
@@ -448,7 +440,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			char cnt[32];
 			struct dline cl = { .retained = c->R->retained[first], .native_retained = hp_native_retained_of(c->N, first) };
 			snprintf(c->line, sizeof c->line, "%*s\xc3\x97 %s links of %s, down to @0x%llx", 2 * d, "",
-				 fmt_count(links, cnt, sizeof cnt), safe_text(hp_class_name(h, r->cls), nm, sizeof nm),
+				 cli_fmt_count(links, cnt, sizeof cnt), hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm),
 				 (unsigned long long)h->ids[end]);
 			cli_table_line(&c->tb, c->f, &cl, COL_LINE3, NULL, c->line);
 			d++;
@@ -466,13 +458,13 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		char cc[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
-			json_u64(mo, "rows", cut_n);
-			json_u64(mo, "objects", cut_obj);
-			json_u64(mo, "shallow", cut_sh);
-			json_u64(mo, "retained", cut_ret);
+			cli_json_u64(mo, "rows", cut_n);
+			cli_json_u64(mo, "objects", cut_obj);
+			cli_json_u64(mo, "shallow", cut_sh);
+			cli_json_u64(mo, "retained", cut_ret);
 			if (c->N) {
-				json_u64(mo, "native", cut_nat);
-				json_u64(mo, "retained_native", cut_natret);
+				cli_json_u64(mo, "native", cut_nat);
+				cli_json_u64(mo, "retained_native", cut_natret);
 			}
 		} else {
 			char ob[48];
@@ -480,7 +472,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			int o = snprintf(c->line, sizeof c->line, "%*s%s", 2 * depth, "", cli_more_text(cut_n, NULL, NULL, cc, sizeof cc));
 			if (cut_obj != cut_n)
 				snprintf(c->line + o, sizeof c->line - (size_t)o, " (%s)",
-					 fmt_counted(cut_obj, "object", "objects", ob, sizeof ob));
+					 cli_fmt_counted(cut_obj, "object", "objects", ob, sizeof ob));
 			cli_table_line(&c->tb, c->f, &cl, COL_MORE, NULL, c->line);
 		}
 	}
@@ -562,10 +554,10 @@ static void group_put(const struct cli_table *tb, const void *row, FILE *f)
 	const struct hp_groups *G = c->G;
 	const struct grow *w = row;
 	char nm[1024], cc[48];
-	fprintf(f, "%s %s", group_names[c->o->group], safe_text(w->name, nm, sizeof nm));
+	fprintf(f, "%s %s", cli_choice_name(groups, c->o->group), hp_text_safe(w->name, nm, sizeof nm));
 	if (G->by == HP_GROUP_LOADER && w->g < G->n && G->g[w->g].has_loader_name)
-		fprintf(f, " \"%s\"", safe_text(hp_group_name(G, w->g), nm, sizeof nm));
-	fprintf(f, " (%s)", fmt_counted(w->count, "object", "objects", cc, sizeof cc));
+		fprintf(f, " \"%s\"", hp_text_safe(hp_group_name(G, w->g), nm, sizeof nm));
+	fprintf(f, " (%s)", cli_fmt_counted(w->count, "object", "objects", cc, sizeof cc));
 }
 
 /* its name under the kind's key ("package": "com.acme"), a loader's id and own name */
@@ -575,9 +567,9 @@ static void group_json(const struct cli_table *tb, const void *row, cJSON *e, co
 	const struct dctx *c = tb->ctx;
 	const struct hp_groups *G = c->G;
 	const struct grow *w = row;
-	cJSON_AddStringToObject(e, group_names[c->o->group], w->name);
+	cJSON_AddStringToObject(e, cli_choice_name(groups, c->o->group), w->name);
 	if (G->by == HP_GROUP_LOADER && w->g < G->n) {
-		json_u64(e, "loader_id", G->g[w->g].loader_id);
+		cli_json_u64(e, "loader_id", G->g[w->g].loader_id);
 		if (G->g[w->g].has_loader_name)
 			cJSON_AddStringToObject(e, "loader_name", hp_group_name(G, w->g));
 	}
@@ -663,15 +655,15 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 		char cc[48], dd[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
-			json_u64(mo, "rows", ng - limit);
-			json_u64(mo, "objects", cut_obj);
-			json_u64(mo, "shallow", cut_sh);
-			json_u64(mo, "retained", cut_ret);
+			cli_json_u64(mo, "rows", ng - limit);
+			cli_json_u64(mo, "objects", cut_obj);
+			cli_json_u64(mo, "shallow", cut_sh);
+			cli_json_u64(mo, "retained", cut_ret);
 		} else {
 			char line[160];
 			struct grow cut = { .shallow = cut_sh, .retained = cut_ret };
 			snprintf(line, sizeof line, "%s (%s)", cli_more_text(ng - limit, NULL, NULL, cc, sizeof cc),
-				 fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
+				 cli_fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
 			cli_table_line(&c->gt, c->f, &cut, COL_MORE, NULL, line);
 		}
 	}
@@ -710,16 +702,9 @@ static void release(void *p)
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	struct dom_opts *oo = x->own;
+	/* cli_rules_components holds: --components alone is --group=component */
 	if (oo->components && !oo->group)
 		oo->group = GROUP_COMPONENT;
-	if (oo->group == GROUP_COMPONENT && !oo->components) {
-		cli_error("--group=component needs --components FILE (lines NAME REGEX)");
-		return EXIT_USAGE;
-	}
-	if (oo->components && oo->group != GROUP_COMPONENT) {
-		cli_error("--components goes with --group=component, not --group=%s", group_names[oo->group]);
-		return EXIT_USAGE;
-	}
 	struct dom_result *d = hp_calloc(1, sizeof *d);
 	if (!d) {
 		cli_error("out of memory");
@@ -761,14 +746,6 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	return EXIT_OK;
 }
 
-static int sort_key(const struct dom_opts *o)
-{
-	for (int i = 0; i < (int)(sizeof sort_names / sizeof *sort_names); i++)
-		if (o->sort && !strcmp(o->sort, sort_names[i]))
-			return i;
-	return SORT_RETAINED;
-}
-
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	struct dom_result *d = res;
@@ -777,29 +754,29 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct dom_opts *o = x->own;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
-			  .sort = sort_key(o), .N = cli_native_shown(h, d->N) ? d->N : NULL };
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
-	json_u64(j, "depth", (uint64_t)o->depth);
+			  .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
+	cli_json_u64(j, "depth", (uint64_t)o->depth);
 	cJSON_AddBoolToObject(j, "grouped", o->group == GROUP_CLASS);
 	if (o->group > GROUP_CLASS)
-		cJSON_AddStringToObject(j, "group", group_names[o->group]);
-	cJSON_AddStringToObject(j, "sort", sort_names[c.sort]);
+		cJSON_AddStringToObject(j, "group", cli_choice_name(groups, o->group));
+	cJSON_AddStringToObject(j, "sort", cli_choice_name(sorts, c.sort));
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "objects", h->nobj);
-	json_u64(tot, "shallow", all);
-	json_u64(tot, "reachable_objects", R->reachable);
-	json_u64(tot, "reachable_shallow", R->reachable_bytes);
-	json_u64(tot, "unreachable_objects", R->unreachable);
-	json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
+	cli_json_u64(tot, "objects", h->nobj);
+	cli_json_u64(tot, "shallow", all);
+	cli_json_u64(tot, "reachable_objects", R->reachable);
+	cli_json_u64(tot, "reachable_shallow", R->reachable_bytes);
+	cli_json_u64(tot, "unreachable_objects", R->unreachable);
+	cli_json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
 	if (c.N) {
-		json_u64(tot, "native", d->N->total);
-		json_u64(tot, "reachable_native", d->N->held_native);
+		cli_json_u64(tot, "native", d->N->total);
+		cli_json_u64(tot, "reachable_native", d->N->held_native);
 	}
-	json_native(j, h, d->N);
+	cli_json_native(j, h, d->N);
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
 	tables_init(&c);
@@ -817,8 +794,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const hp_heap *h = d->h;
 	const struct hp_retained *R = d->R;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
-	struct dctx c = { .x = x, .o = x->own, .h = h, .R = R, .flt = d->flt, .total = all, .f = f,
-			  .heap = d->heap, .sort = sort_key(x->own), .N = cli_native_shown(h, d->N) ? d->N : NULL };
+	const struct dom_opts *o = x->own;
+	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .f = f,
+			  .heap = d->heap, .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
 	char a[48], b[32], dd[48], e[32];
 	cli_partial_note(f, S);
 	tables_init(&c);
@@ -827,12 +805,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	c.G = d->grouped ? &d->G : NULL;
 	int rc = c.G ? show_groups(&c, NULL, NULL) : show(&c, &super, 1, 0, NULL, NULL);
 	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
-		fmt_counted(h->nobj, "object", "objects", a, sizeof a), fmt_bytes(all, b, sizeof b),
-		fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
-		hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+		cli_fmt_counted(h->nobj, "object", "objects", a, sizeof a), cli_fmt_bytes(all, b, sizeof b),
+		cli_fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), cli_fmt_bytes(R->unreachable_bytes, e, sizeof e),
+		hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	if (c.N)
-		fprintf(f, "native: %s registered, %s of it held by GC roots\n", fmt_bytes(d->N->total, a, sizeof a),
-			fmt_bytes(d->N->held_native, b, sizeof b));
+		fprintf(f, "native: %s registered, %s of it held by GC roots\n", cli_fmt_bytes(d->N->total, a, sizeof a),
+			cli_fmt_bytes(d->N->held_native, b, sizeof b));
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	return rc;
@@ -849,13 +827,15 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 static const struct cli_option *const tables[] = {
 	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
+static const struct cli_rule *const rule_tables[] = { cli_rules_components, NULL };
 
 const struct cli_command cmd_dominators = {
 	.name = "dominators",
-	.usage = "hprofan dominators FILE [--depth D] [--group=class|package|loader|component] [--components FILE] [--top N] [--sort=KEY] [--heap NAME]",
+	.usage = "hprofan dominators FILE",
 	.summary = "the top of the dominator tree",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
+	.rules = rule_tables,
 	.own_size = sizeof(struct dom_opts),
 	.defaults = defaults,
 	.run = cli_run_one,

@@ -2,15 +2,29 @@
  * each with what it is (a String's value, an array's length, a
  * collection's size) and an id that pastes back into object and path. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
+#include "base/text.h"
 #include "cli/table.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+enum { SORT_RETAINED, SORT_SHALLOW };
+static const struct cli_choice sorts[] = {
+	{ "retained", SORT_RETAINED, "default" },
+	{ "shallow", SORT_SHALLOW, NULL },
+	{ NULL, 0, NULL }
+};
+
 struct inst_opts {
 	struct cli_count top;
-	const char *sort;
+	int sort;
 };
 
 static void defaults(void *own)
@@ -18,21 +32,11 @@ static void defaults(void *own)
 	((struct inst_opts *)own)->top.n = 20;
 }
 
-static int set_sort(const struct cli_option *o, const char *as, const char *val, void *dst)
-{
-	(void)o;
-	if (strcmp(val, "retained") && strcmp(val, "shallow"))
-		return cli_usage_error(NULL, "%s=%s: expected retained or shallow", as, val);
-	*(const char **)dst = val;
-	return EXIT_OK;
-}
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest instances (default 20; 0 shows all)",
-	  0, offsetof(struct inst_opts, top), cli_set_count, NULL, NULL },
-	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default) or shallow",
-	  0, offsetof(struct inst_opts, sort), set_sort, "needs a value: retained or shallow", "retained shallow" },
-	{ NULL }
+	OPT_TOP("the N largest instances (default 20; 0 shows all)", OPT_OWN(struct inst_opts, top)),
+	OPT_SORT(sorts, NULL, OPT_OWN(struct inst_opts, sort)),
+	OPT_END
 };
 
 /* what a row says about its object, beyond class and sizes */
@@ -143,7 +147,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	}
 	*res = r;
 	r->name = name;
-	r->by_shallow = o->sort && !strcmp(o->sort, "shallow");
+	r->by_shallow = o->sort == SORT_SHALLOW;
 	if ((rc = cli_retained(S, &r->h, &r->R)))
 		return rc;
 	const hp_heap *h = r->h;
@@ -220,13 +224,13 @@ static void object_put(const struct cli_table *tb, const void *row, FILE *f)
 	const struct irow *w = row;
 	const struct idesc *d = &r->desc[w->i];
 	char lab[800], c[32];
-	fputs(object_label(r->h, w->v, lab, sizeof lab), f);
+	fputs(cli_object_label(r->h, w->v, lab, sizeof lab), f);
 	if (d->what == 1)
 		fprintf(f, "  %s", d->text);
 	else if (d->what == 2)
-		fprintf(f, "  length %s", fmt_count(d->n, c, sizeof c));
+		fprintf(f, "  length %s", cli_fmt_count(d->n, c, sizeof c));
 	else if (d->what == 3)
-		fprintf(f, "  size %s%s", d->size < 0 ? "-" : "", fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
+		fprintf(f, "  size %s%s", d->size < 0 ? "-" : "", cli_fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
 }
 
 /* "value" and "length" of a String, "length" of an array, "size" of a collection */
@@ -237,9 +241,9 @@ static void desc_json(const struct cli_table *tb, const void *row, cJSON *e, con
 	const struct idesc *d = &r->desc[((const struct irow *)row)->i];
 	if (d->what == 1) {
 		cJSON_AddItemToObject(e, "value", cli_text_json(&d->raw));
-		json_u64(e, "length", d->raw.chars);
+		cli_json_u64(e, "length", d->raw.chars);
 	} else if (d->what == 2) {
-		json_u64(e, "length", d->n);
+		cli_json_u64(e, "length", d->n);
 	} else if (d->what == 3) {
 		cJSON_AddNumberToObject(e, "size", d->size);
 	}
@@ -263,9 +267,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct inst_result *r = res;
 	const hp_heap *h = r->h;
 	const struct hp_retained *R = r->R;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
 	cJSON_AddStringToObject(j, "class", hp_class_name(h, r->classes[0]));
 	cJSON *cl = cJSON_AddArrayToObject(j, "class_objects");
 	for (size_t i = 0; i < r->nclasses; i++) {
@@ -275,10 +279,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	cJSON_AddStringToObject(j, "sort", r->by_shallow ? "shallow" : "retained");
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "instances", r->n);
-	json_u64(tot, "shallow", r->shallow);
-	json_u64(tot, "retained", r->retained);
-	json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	cli_json_u64(tot, "instances", r->n);
+	cli_json_u64(tot, "shallow", r->shallow);
+	cli_json_u64(tot, "retained", r->retained);
+	cli_json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
 	struct cli_table tb;
 	CLI_TABLE_INIT(&tb, inst_cols, 0, 0, r);
 	cJSON *arr = cJSON_AddArrayToObject(j, "instances");
@@ -288,8 +292,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	if (r->shown < r->n) {
 		cJSON *mo = cJSON_AddObjectToObject(j, "more");
-		json_u64(mo, "instances", r->n - r->shown);
-		json_u64(mo, "shallow", r->cut_shallow);
+		cli_json_u64(mo, "instances", r->n - r->shown);
+		cli_json_u64(mo, "shallow", r->cut_shallow);
 	}
 	*doc = j;
 	return EXIT_OK;
@@ -305,9 +309,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[48], b[32], c[32], nm[512];
 	cli_partial_note(f, S);
 	fprintf(f, "%s of %s: shallow %s, retained %s as a set (%.1f%% of the heap)",
-		fmt_counted(r->n, "instance", "instances", a, sizeof a),
-		safe_text(hp_class_name(h, r->classes[0]), nm, sizeof nm), fmt_bytes(r->shallow, b, sizeof b),
-		fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
+		cli_fmt_counted(r->n, "instance", "instances", a, sizeof a),
+		hp_text_safe(hp_class_name(h, r->classes[0]), nm, sizeof nm), cli_fmt_bytes(r->shallow, b, sizeof b),
+		cli_fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
 	if (r->nclasses > 1)
 		fprintf(f, "; %zu classes of that name (one per class loader)", r->nclasses);
 	fputc('\n', f);
@@ -332,7 +336,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_instances = {
 	.name = "instances",
-	.usage = "hprofan instances FILE CLASS [--top N] [--sort=retained|shallow]",
+	.usage = "hprofan instances FILE CLASS",
 	.summary = "the instances of a class, largest first",
 	.min_files = 1, .max_files = 1,
 	.args = "CLASS",

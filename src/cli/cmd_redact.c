@@ -1,6 +1,10 @@
 /* hprofan redact IN OUT: a copy of the dump without its data (tools/redact.h). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/output.h"
 #include "tools/redact.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -23,19 +27,12 @@ static void defaults(void *own)
 	((struct redact_opts *)own)->mode = -1;
 }
 
-static int set_mode(const struct cli_option *o, const char *as, const char *val, void *dst)
-{
-	int *m = dst;
-	if (!strcmp(val, "values"))
-		*m = HP_REDACT_VALUES;
-	else if (!strcmp(val, "strings"))
-		*m = HP_REDACT_STRINGS;
-	else if (!strcmp(val, "names"))
-		*m = HP_REDACT_NAMES;
-	else
-		return cli_usage_error(NULL, "--mode=%s: expected values, strings or names", val);
-	return EXIT_OK;
-}
+static const struct cli_choice modes[] = {
+	{ "values", HP_REDACT_VALUES, "default: every primitive value zero, String text '*'" },
+	{ "strings", HP_REDACT_STRINGS, "only text: Strings, char[]/byte[] and hashes of text" },
+	{ "names", HP_REDACT_NAMES, "values, and the application's class, field, method and source file names hashed" },
+	{ NULL, 0, NULL }
+};
 
 static int set_gzip(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
@@ -50,26 +47,24 @@ static int set_gzip(const struct cli_option *o, const char *as, const char *val,
 	return EXIT_OK;
 }
 
+#define OWN(field) OPT_OWN(struct redact_opts, field)
 static const struct cli_option own[] = {
-	{ "--mode", NULL, OPT_VALUE, "--mode=MODE",
-	  "values (default: every primitive value zero, String\n"
-	  "text '*'), strings (only text: Strings, char[]/byte[]\n"
-	  "and hashes of text) or names (values, and the\n"
-	  "application's class, field, method and source file\n"
-	  "names hashed); in every mode the STRING records no\n"
-	  "record uses (literals) go",
-	  0, offsetof(struct redact_opts, mode), set_mode, "needs a value: values, strings or names",
-	  "values strings names" },
-	{ "--names-all", NULL, OPT_FLAG, "--names-all", "names: the JDK's and Android's names hashed too",
-	  0, offsetof(struct redact_opts, names_all), NULL, NULL, NULL },
-	{ "--mapping-out", NULL, OPT_VALUE, "--mapping-out FILE",
-	  "names: write each hashed name and the real one to FILE",
-	  0, offsetof(struct redact_opts, mapping_out), NULL, "needs a file name", NULL },
-	{ "--gzip", NULL, OPT_OPTVALUE, "--gzip[=N]", "write OUT gzip-compressed at level N (default 1)",
-	  0, offsetof(struct redact_opts, gzip), set_gzip, NULL, NULL },
-	{ "--stats", NULL, OPT_FLAG, "--stats", "print time, throughput and peak memory on stderr",
-	  1, offsetof(struct cli_common, stats), NULL, NULL, NULL },
-	{ NULL }
+	OPT_CHOICE("--mode", "MODE", modes, "%v; in every mode the STRING records no record uses (literals) go", OWN(mode)),
+	OPT_BOOL("--names-all", "names: the JDK's and Android's names hashed too", OWN(names_all)),
+	OPT_FILENAME("--mapping-out", "FILE", "names: write each hashed name and the real one to FILE",
+		     "needs a file name", OWN(mapping_out)),
+	{ .name = "--gzip", .kind = OPT_OPTVALUE, .arg = "N", .set = set_gzip, .complete = "1 2 3 4 5 6 7 8 9",
+	  .help = "write OUT gzip-compressed at level N (default 1)", OWN(gzip) },
+	OPT_STATS,
+	OPT_END
+};
+#undef OWN
+
+/* --names-all and --mapping-out choose --mode=names when no mode is given */
+static const struct cli_rule rules[] = {
+	RULE_ONLY_WITH("--names-all", "--mode=names", "--names-all renames names (--mode=names, the default with it)"),
+	RULE_ONLY_WITH("--mapping-out", "--mode=names", "--mapping-out renames names (--mode=names, the default with it)"),
+	RULE_END
 };
 
 /* ---- progress on stderr ------------------------------------------------ */
@@ -99,10 +94,10 @@ static void progress_cb(void *ud, uint64_t done, uint64_t total)
 	p->shown = 1;
 	char a[32], b[32];
 	if (total && done <= total)
-		fprintf(stderr, "\rhprofan: redacting %s: %s of %s (%.0f%%)   ", p->name, fmt_bytes(done, a, sizeof a),
-			fmt_bytes(total, b, sizeof b), 100.0 * done / total);
+		fprintf(stderr, "\rhprofan: redacting %s: %s of %s (%.0f%%)   ", p->name, cli_fmt_bytes(done, a, sizeof a),
+			cli_fmt_bytes(total, b, sizeof b), 100.0 * done / total);
 	else
-		fprintf(stderr, "\rhprofan: redacting %s: %s   ", p->name, fmt_bytes(done, a, sizeof a));
+		fprintf(stderr, "\rhprofan: redacting %s: %s   ", p->name, cli_fmt_bytes(done, a, sizeof a));
 	fflush(stderr);
 }
 
@@ -161,9 +156,6 @@ static int run(struct cli_ctx *x)
 {
 	struct redact_opts *o = x->own;
 	const char *in = x->files[0], *out = x->files[1];
-	if (o->mode >= 0 && o->mode != HP_REDACT_NAMES && (o->names_all || o->mapping_out))
-		return cli_usage_error(NULL, "%s renames names: it goes with --mode=names (the default when it is given)",
-				       o->names_all ? "--names-all" : "--mapping-out");
 	if (o->mode < 0)
 		o->mode = o->names_all || o->mapping_out ? HP_REDACT_NAMES : HP_REDACT_VALUES;
 	if (!strcmp(out, "-") && isatty(1))
@@ -194,7 +186,7 @@ static int run(struct cli_ctx *x)
 	memset(&pr, 0, sizeof pr);
 	pr.enabled = !x->c->quiet && isatty(2);
 	pr.start = now();
-	safe_text(in, pr.name, sizeof pr.name);
+	hp_text_safe(in, pr.name, sizeof pr.name);
 	struct hp_redact_opts ro;
 	hp_redact_opts_init(&ro);
 	ro.mode = o->mode;
@@ -277,14 +269,16 @@ static int run(struct cli_ctx *x)
 }
 
 static const struct cli_option *const tables[] = { own, cli_opts_quiet, NULL };
+static const struct cli_rule *const rule_tables[] = { rules, NULL };
 
 const struct cli_command cmd_redact = {
 	.name = "redact",
-	.usage = "hprofan redact IN OUT [--mode=MODE] [--names-all] [--mapping-out FILE] [--gzip[=N]]",
+	.usage = "hprofan redact IN OUT",
 	.summary = "a copy of the dump without its data, to share it",
 	.min_files = 2, .max_files = 2,
 	.operands = "IN OUT",
 	.options = tables,
+	.rules = rule_tables,
 	.own_size = sizeof(struct redact_opts),
 	.defaults = defaults,
 	.run = run,

@@ -23,8 +23,12 @@
  * multiply the tree's part by 12).
  */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "cli/report_assets.h"
 #include "base/alloc.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +66,14 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 }
 
 static const struct cli_option own[] = {
-	{ "--title", NULL, OPT_VALUE, "--title T", "the page's title (default: hprofan report and the\nlast FILE's name)",
-	  0, offsetof(struct report_opts, title), NULL, "needs a title", NULL },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "levels of the dominator tree the treemap can open\n(default 4; each shows the " TREE_TOP " largest children)",
-	  0, offsetof(struct report_opts, depth), set_depth, "needs a number of levels (1..8)", NULL },
-	{ "-o", "--output", OPT_VALUE, "-o FILE", "write the output to FILE (atomically)",
-	  1, offsetof(struct cli_common, output), NULL, "needs a file name", NULL },
-	{ "--stats", NULL, OPT_FLAG, "--stats", "print time, throughput and peak memory on stderr",
-	  1, offsetof(struct cli_common, stats), NULL, NULL, NULL },
-	{ NULL }
+	OPT_STRING("--title", "T",
+		   "the page's title (default: hprofan report and the\nlast FILE's name)", "needs a title", OPT_OWN(struct report_opts, title)),
+	OPT_DEPTH(set_depth,
+		  "levels of the dominator tree the treemap can open\n(default 4; each shows the " TREE_TOP " largest children)",
+		  "needs a number of levels (1..8)", OPT_OWN(struct report_opts, depth)),
+	OPT_OUTPUT_F(0),
+	OPT_STATS,
+	OPT_END
 };
 
 /* Another command run inside report: its context, with --json and the
@@ -325,8 +328,8 @@ static int run(struct cli_ctx *x)
 	cJSON_AddStringToObject(lib, "name", hp_report_lib_name);
 	cJSON_AddStringToObject(lib, "version", hp_report_lib_version);
 	cJSON_AddStringToObject(lib, "license", hp_report_lib_license);
-	json_u64(data, "tree_depth", (uint64_t)o->depth);
-	json_u64(data, "tree_top", TREE_TOP_N);
+	cli_json_u64(data, "tree_depth", (uint64_t)o->depth);
+	cli_json_u64(data, "tree_top", TREE_TOP_N);
 	cJSON *dumps = cJSON_AddArrayToObject(data, "dumps");
 
 	/* several dumps: trend's summaries come from the same sessions */
@@ -356,8 +359,8 @@ static int run(struct cli_ctx *x)
 			static const struct cli_dumpgroup classes = { .by = -1 };
 			rc = cli_series_summary(&sm, i, &classes, &S, &sum[i], &models[i]);
 			if (!rc) {
-				info[i] = json_dump_info(x->files[i], S, &sum[i]);
-				json_dumpmodel(info[i], &models[i]);
+				info[i] = cli_json_dump_info(x->files[i], S, &sum[i]);
+				cli_json_dumpmodel(info[i], &models[i]);
 				partial[i] = hp_session_load_info(S)->partial;
 			}
 		} else {
@@ -404,7 +407,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_report = {
 	.name = "report",
-	.usage = "hprofan report FILE... [-o FILE] [--title T] [--depth D]",
+	.usage = "hprofan report FILE...",
 	.summary = "one self-contained HTML page: summary, histogram, dominator treemap, leaks, threads, sites, trend",
 	.min_files = 1, .max_files = 100000,
 	.options = tables,

@@ -2,9 +2,16 @@
  * serial of their records), with the site's frames, or as folded stacks
  * for flame graphs. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "cli/table.h"
 #include "analysis/sites.h"
 #include "analysis/threads.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -35,23 +42,27 @@ static int set_depth(const struct cli_option *o, const char *as, const char *val
 	return EXIT_OK;
 }
 
-#define SITES_COMMON(field) 1, offsetof(struct cli_common, field)
+#define OWN(field) OPT_OWN(struct sites_opts, field)
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N largest children of each tree node, the rest\nsummed in one line (default 20; 0 shows all); with\nthe list of --flat the N largest sites",
-	  0, offsetof(struct sites_opts, top), cli_set_count, NULL, NULL },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "tree levels shown, the rest summed per node (default all);\nwith --flat the frames of each site (default 5); 0: all",
-	  0, offsetof(struct sites_opts, depth), set_depth, "needs a number of levels", NULL },
-	{ "--bottom-up", NULL, OPT_FLAG, "--bottom-up", "the tree from the allocating frame down to its callers\n(default: top-down, from the outermost frame)",
-	  0, offsetof(struct sites_opts, bottom_up), NULL, NULL, NULL },
-	{ "--flat", NULL, OPT_FLAG, "--flat", "a list of the sites, largest first, each with its frames,\ninstead of the tree",
-	  0, offsetof(struct sites_opts, flat), NULL, NULL, NULL },
-	{ "--collapsed", "--folded", OPT_FLAG, "--collapsed", "folded stacks for flame graphs (flamegraph.pl, inferno,\nspeedscope): a line per stack, frames ';' between, then its\nshallow bytes (--folded is the same)",
-	  0, offsetof(struct sites_opts, collapsed), NULL, NULL, NULL },
-	{ "--filter", NULL, OPT_VALUE, "--filter RE", "only sites whose stack has a frame matching RE\n(Class.method(File.java:LINE); PCRE2)",
-	  SITES_COMMON(filter), NULL, "needs a regular expression", NULL },
-	{ "--exclude", NULL, OPT_VALUE, "--exclude RE", "leave out sites whose stack has a frame matching RE",
-	  SITES_COMMON(exclude), NULL, "needs a regular expression", NULL },
-	{ NULL }
+	OPT_TOP("the N largest children of each tree node, the rest\nsummed in one line (default 20; 0 shows all); with\nthe list of --flat the N largest sites", OWN(top)),
+	OPT_DEPTH(set_depth, "tree levels shown, the rest summed per node (default all);\nwith --flat the frames of each site (default 5); 0: all",
+		  "needs a number of levels", OWN(depth)),
+	OPT_BOOL("--bottom-up", "the tree from the allocating frame down to its callers\n(default: top-down, from the outermost frame)", OWN(bottom_up)),
+	OPT_BOOL("--flat", "a list of the sites, largest first, each with its frames,\ninstead of the tree", OWN(flat)),
+	{ .name = "--collapsed", .alias = "--folded", .kind = OPT_FLAG, OWN(collapsed),
+	  .help = "folded stacks for flame graphs (flamegraph.pl, inferno,\nspeedscope): a line per stack, frames ';' between, then its\nshallow bytes (--folded is the same)" },
+	OPT_FILTER("only sites whose stack has a frame matching RE\n(Class.method(File.java:LINE); PCRE2)"),
+	OPT_EXCLUDE("leave out sites whose stack has a frame matching RE"),
+	OPT_END
+};
+#undef OWN
+
+static const struct cli_rule rules[] = {
+	RULE_EXCLUDES("--collapsed", "--json", "they write two different formats (give one)"),
+	RULE_EXCLUDES("--collapsed", "--flat", "they write two different formats (give one)"),
+	RULE_EXCLUDES("--collapsed", "--top", "it writes every stack (--depth and --filter apply)"),
+	RULE_EXCLUDES("--bottom-up", "--flat", "it orders the tree"),
+	RULE_END
 };
 
 struct sites_result {
@@ -139,14 +150,6 @@ out:
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct sites_opts *o = x->own;
-	if (o->collapsed && x->c->json)
-		return cli_usage_error("sites", "--collapsed and --json write two different formats: give one");
-	if (o->collapsed && o->flat)
-		return cli_usage_error("sites", "--collapsed and --flat write two different formats: give one");
-	if (o->collapsed && o->top.given)
-		return cli_usage_error("sites", "--collapsed writes every stack: --top does not apply (--depth and --filter do)");
-	if (o->flat && o->bottom_up)
-		return cli_usage_error("sites", "--bottom-up orders the tree: give it without --flat");
 	struct sites_result *r = hp_calloc(1, sizeof *r);
 	if (!r) {
 		cli_error("out of memory");
@@ -172,9 +175,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return cli_exit_code(rc);
 	}
 	if ((x->c->filter || x->c->exclude) && !r->S.n && r->S.filtered_sites) {
-		char p[256];
-		cli_warn("%s: no allocation site's stack passes %s '%s'", hp_session_path(S),
-			 x->c->filter ? "--filter" : "--exclude", safe_text(x->c->filter ? x->c->filter : x->c->exclude, p, sizeof p));
+		char p[300];
+		cli_warn("%s: no allocation site's stack passes %s", hp_session_path(S),
+			 cli_filter_said(x->c->filter, x->c->exclude, p, sizeof p));
 	}
 	return EXIT_OK;
 }
@@ -253,7 +256,7 @@ static void site_class_cell(const struct cli_table *tb, const void *row, char *b
 {
 	const struct hp_alloc_site *st = row;
 	char raw[64], nm[600];
-	safe_text(site_class(tb->ctx, st, raw, sizeof raw), nm, sizeof nm);
+	hp_text_safe(site_class(tb->ctx, st, raw, sizeof raw), nm, sizeof nm);
 	if (nm[0])
 		snprintf(buf, n, "%s", nm);
 	else
@@ -265,7 +268,7 @@ static void site_json(const struct cli_table *tb, const void *row, cJSON *e, con
 	const struct hp_alloc_site *st = row;
 	char buf[600];
 	if (!strcmp(key, "is_array")) {
-		json_u64(e, key, st->is_array);
+		cli_json_u64(e, key, st->is_array);
 		return;
 	}
 	const char *cn = site_class(tb->ctx, st, buf, sizeof buf);
@@ -328,16 +331,16 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 	for (size_t r = 0; r < h->nalloc_recs; r++) {
 		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "flags", rec->hd.flags);
-		json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
+		cli_json_u64(e, "flags", rec->hd.flags);
+		cli_json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
 		double cf = bits_float(rec->hd.cutoff_bits);
 		if (cf == cf && cf - cf == 0)
 			cJSON_AddNumberToObject(e, "cutoff", cf);
-		json_u64(e, "live_bytes", rec->hd.live_bytes);
-		json_u64(e, "live_instances", rec->hd.live_instances);
-		json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
-		json_u64(e, "instances_allocated", rec->hd.instances_allocated);
-		json_u64(e, "sites_declared", rec->hd.nsites);
+		cli_json_u64(e, "live_bytes", rec->hd.live_bytes);
+		cli_json_u64(e, "live_instances", rec->hd.live_instances);
+		cli_json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
+		cli_json_u64(e, "instances_allocated", rec->hd.instances_allocated);
+		cli_json_u64(e, "sites_declared", rec->hd.nsites);
 		cJSON *arr = cJSON_AddArrayToObject(e, "sites");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++)
@@ -347,18 +350,18 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 	cJSON *hs = cJSON_AddArrayToObject(j, "agent_heap_summaries");
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "live_bytes", h->summaries[r].live_bytes);
-		json_u64(e, "live_instances", h->summaries[r].live_instances);
-		json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
-		json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
+		cli_json_u64(e, "live_bytes", h->summaries[r].live_bytes);
+		cli_json_u64(e, "live_instances", h->summaries[r].live_instances);
+		cli_json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
+		cli_json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
 		cJSON_AddItemToArray(hs, e);
 	}
 	cJSON *cs = cJSON_AddArrayToObject(j, "agent_cpu_samples");
 	for (size_t r = 0; r < h->ncpu_recs; r++) {
 		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "total", rec->total);
-		json_u64(e, "traces_declared", rec->n);
+		cli_json_u64(e, "total", rec->total);
+		cli_json_u64(e, "traces_declared", rec->n);
 		cJSON *arr = cJSON_AddArrayToObject(e, "traces");
 		struct cpu_ctx cc = { h, rec };
 		struct cli_table ct;
@@ -399,30 +402,30 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		else
 			fprintf(f, "bits 0x%08x\n", hd->cutoff_bits);
 		fprintf(f, "live %s bytes in %s instances; allocated %s bytes in %s instances; %s\n",
-			fmt_count(hd->live_bytes, a, sizeof a), fmt_count(hd->live_instances, b, sizeof b),
-			fmt_count(hd->bytes_allocated, c, sizeof c), fmt_count(hd->instances_allocated, d, sizeof d),
-			fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
+			cli_fmt_count(hd->live_bytes, a, sizeof a), cli_fmt_count(hd->live_instances, b, sizeof b),
+			cli_fmt_count(hd->bytes_allocated, c, sizeof c), cli_fmt_count(hd->instances_allocated, d, sizeof d),
+			cli_fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
 		cli_table_header(&at, f);
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++)
 			cli_table_row(&at, f, &h->alloc_sites[rec->first + i], i + 1);
 		if (ns < rec->k)
-			fprintf(f, "... %s more sites\n", fmt_count(rec->k - ns, a, sizeof a));
+			fprintf(f, "... %s more sites\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < hd->nsites)
 			fprintf(f, "(the record declares %s sites; only the first %s were read)\n",
-				fmt_count(hd->nsites, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+				cli_fmt_count(hd->nsites, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
 	}
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		const struct hp_heap_summary *hs = &h->summaries[r];
 		fprintf(f, "\nHEAP SUMMARY record %zu of %zu (the hprof agent's): live %s bytes in %s instances; "
 			"allocated %s bytes in %s instances\n", r + 1, h->nsummaries,
-			fmt_count(hs->live_bytes, a, sizeof a), fmt_count(hs->live_instances, b, sizeof b),
-			fmt_count(hs->bytes_allocated, c, sizeof c), fmt_count(hs->instances_allocated, d, sizeof d));
+			cli_fmt_count(hs->live_bytes, a, sizeof a), cli_fmt_count(hs->live_instances, b, sizeof b),
+			cli_fmt_count(hs->bytes_allocated, c, sizeof c), cli_fmt_count(hs->instances_allocated, d, sizeof d));
 	}
 	for (size_t r = 0; r < h->ncpu_recs; r++) {
 		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
 		fprintf(f, "\nCPU SAMPLES record %zu of %zu (the hprof agent's): %s samples over %s\n", r + 1, h->ncpu_recs,
-			fmt_count(rec->total, a, sizeof a), fmt_counted(rec->n, "trace", "traces", b, sizeof b));
+			cli_fmt_count(rec->total, a, sizeof a), cli_fmt_counted(rec->n, "trace", "traces", b, sizeof b));
 		struct cpu_ctx cc = { h, rec };
 		struct cli_table ct;
 		CLI_TABLE_INIT(&ct, cpu_cols, 0, 0, &cc);
@@ -431,10 +434,10 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		for (size_t i = 0; i < ns; i++)
 			cli_table_row(&ct, f, &h->cpu_samples[rec->first + i], i + 1);
 		if (ns < rec->k)
-			fprintf(f, "... %s more traces\n", fmt_count(rec->k - ns, a, sizeof a));
+			fprintf(f, "... %s more traces\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < rec->n)
 			fprintf(f, "(the record declares %s traces; only the first %s were read)\n",
-				fmt_count(rec->n, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+				cli_fmt_count(rec->n, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
 	}
 }
 
@@ -506,7 +509,7 @@ static void node_put(const struct cli_table *tb, const void *row, FILE *f)
 	if (lv > 30)
 		fprintf(f, "[level %u] ", e->level);
 	if (!e->level) {
-		fprintf(f, "all sites (%s)", fmt_count(e->sites, a, sizeof a));
+		fprintf(f, "all sites (%s)", cli_fmt_count(e->sites, a, sizeof a));
 		return;
 	}
 	const struct hp_frame *fr = hp_trace_frame(c->h, e->trace, e->at);
@@ -526,7 +529,7 @@ static void node_json(const struct cli_table *tb, const void *row, cJSON *je, co
 	if (e == c->S->node)
 		return;
 	if (!strcmp(key, "parent"))
-		json_u64(je, key, c->index[e->parent]);
+		cli_json_u64(je, key, c->index[e->parent]);
 	else
 		cJSON_AddItemToObject(je, key, json_frame(c->h, hp_trace_frame(c->h, e->trace, e->at)));
 }
@@ -570,8 +573,8 @@ static void more_line(const struct cli_table *tb, const struct walk *w, uint32_t
 {
 	char a[64], b[64], c[64], line[300];
 	struct cut ct = cut_of(w, u);
-	snprintf(line, sizeof line, "... %s more (%s, %s)%s", fmt_count(ct.n, a, sizeof a),
-		 fmt_counted(ct.objects, "object", "objects", b, sizeof b), fmt_bytes(ct.shallow, c, sizeof c),
+	snprintf(line, sizeof line, "... %s more (%s, %s)%s", cli_fmt_count(ct.n, a, sizeof a),
+		 cli_fmt_counted(ct.objects, "object", "objects", b, sizeof b), cli_fmt_bytes(ct.shallow, c, sizeof c),
 		 ct.by_depth ? ", below --depth" : "");
 	under(tb, &w->S->node[u], line, f);
 }
@@ -596,23 +599,23 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct sites_opts *o = x->own;
 	const struct sites_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, r->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, r->R);
 	cJSON_AddStringToObject(j, "view", o->flat ? "flat" : o->bottom_up ? "bottom-up" : "top-down");
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);
 	if (x->c->exclude)
 		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "sites", r->S.n);
-	json_u64(tot, "traced_objects", r->S.traced);
-	json_u64(tot, "traced_shallow", r->S.traced_shallow);
-	json_u64(tot, "untraced_objects", r->S.untraced);
-	json_u64(tot, "untraced_shallow", r->S.untraced_shallow);
-	json_u64(tot, "filtered_sites", r->S.filtered_sites);
-	json_u64(tot, "filtered_objects", r->S.filtered);
-	json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
+	cli_json_u64(tot, "sites", r->S.n);
+	cli_json_u64(tot, "traced_objects", r->S.traced);
+	cli_json_u64(tot, "traced_shallow", r->S.traced_shallow);
+	cli_json_u64(tot, "untraced_objects", r->S.untraced);
+	cli_json_u64(tot, "untraced_shallow", r->S.untraced_shallow);
+	cli_json_u64(tot, "filtered_sites", r->S.filtered_sites);
+	cli_json_u64(tot, "filtered_objects", r->S.filtered);
+	cli_json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
 	cJSON_AddBoolToObject(j, "heap_dump", !r->no_dump);
 	agent_json(o, h, j);
 	uint32_t depth = depth_of(o);
@@ -625,7 +628,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			const struct hp_site *s = &r->S.s[i];
 			const struct hp_trace_rec *tr = &h->traces[s->trace];
 			cJSON *e = cli_table_json(&stb, s, i + 1, NULL);
-			json_u64(e, "depth", tr->n);
+			cli_json_u64(e, "depth", tr->n);
 			cJSON *fr = cJSON_AddArrayToObject(e, "frames");
 			uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
 			for (uint32_t d = 0; d < nf; d++)
@@ -655,9 +658,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			struct cut c = cut_of(&w, u);
 			if (c.n) {
 				cJSON *m = cJSON_AddObjectToObject(je, "more");
-				json_u64(m, "nodes", c.n);
-				json_u64(m, "objects", c.objects);
-				json_u64(m, "shallow", c.shallow);
+				cli_json_u64(m, "nodes", c.n);
+				cli_json_u64(m, "objects", c.objects);
+				cli_json_u64(m, "shallow", c.shallow);
 				cJSON_AddStringToObject(m, "cut_by", c.by_depth ? "depth" : "top");
 			}
 			cJSON_AddItemToArray(arr, je);
@@ -676,9 +679,9 @@ static void folded_frame(const hp_heap *h, const struct hp_frame *f, FILE *out)
 	uint32_t len;
 	const char *s = f ? hp_heap_string(h, f->method_sid, &len) : NULL;
 	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
-	safe_text(u ? u : "?", m, sizeof m);
+	hp_text_safe(u ? u : "?", m, sizeof m);
 	hp_free(u);
-	safe_text(f && cli_frame_class(h, f)[0] ? cli_frame_class(h, f) : "?", cls, sizeof cls);
+	hp_text_safe(f && cli_frame_class(h, f)[0] ? cli_frame_class(h, f) : "?", cls, sizeof cls);
 	snprintf(buf, sizeof buf, "%s.%s", cls, m);
 	for (char *p = buf; *p; p++)
 		if (*p == ';' || *p == ' ')
@@ -759,20 +762,20 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 	}
 	if (!r->S.n && !r->S.filtered_sites) {
 		fputs(no_sites, f);
-		fprintf(f, "(%s, %s, all without a site)\n", fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),
-			fmt_bytes(r->S.untraced_shallow, b, sizeof b));
+		fprintf(f, "(%s, %s, all without a site)\n", cli_fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),
+			cli_fmt_bytes(r->S.untraced_shallow, b, sizeof b));
 		return EXIT_OK;
 	}
 	fprintf(f, "%s: %s with a site (%s), %s without one (%s)\n",
-		fmt_counted(r->S.n, "allocation site", "allocation sites", a, sizeof a),
-		fmt_count(r->S.traced, b, sizeof b), fmt_bytes(r->S.traced_shallow, c, sizeof c),
-		fmt_count(r->S.untraced, buf, 64), fmt_bytes(r->S.untraced_shallow, buf + 64, 64));
+		cli_fmt_counted(r->S.n, "allocation site", "allocation sites", a, sizeof a),
+		cli_fmt_count(r->S.traced, b, sizeof b), cli_fmt_bytes(r->S.traced_shallow, c, sizeof c),
+		cli_fmt_count(r->S.untraced, buf, 64), cli_fmt_bytes(r->S.untraced_shallow, buf + 64, 64));
 	if (r->S.filtered_sites)
 		fprintf(f, "left out by the filter: %s (%s, %s)\n",
-			fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
-			fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), fmt_bytes(r->S.filtered_shallow, c, sizeof c));
+			cli_fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
+			cli_fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), cli_fmt_bytes(r->S.filtered_shallow, c, sizeof c));
 	fprintf(f, "retained: the bytes the objects dominate, each once (weak %s, roots %s)\n\n",
-		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy));
+		hp_weak_policy_name(r->R->weak), cli_roots_policy_name(r->R->roots_policy));
 	if (!r->S.n)
 		return EXIT_OK;
 	if (!o->flat) {
@@ -801,8 +804,8 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 			if (e->self_objects && e->nchildren && !ct.by_depth) {
 				char line[300];
 				snprintf(line, sizeof line, "%s %s, retained %s: %s",
-					 fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
-					 fmt_bytes(e->self_shallow, b, sizeof b), fmt_bytes(e->self_retained, c, sizeof c),
+					 cli_fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
+					 cli_fmt_bytes(e->self_shallow, b, sizeof b), cli_fmt_bytes(e->self_retained, c, sizeof c),
 					 o->bottom_up ? "the stack ends here" : "allocated in this frame");
 				under(&ntb, e, line, f);
 			}
@@ -839,20 +842,22 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 		}
 	}
 	if (ns < r->S.n)
-		fprintf(f, "... %s more sites\n", fmt_count(r->S.n - ns, a, sizeof a));
+		fprintf(f, "... %s more sites\n", cli_fmt_count(r->S.n - ns, a, sizeof a));
 	return EXIT_OK;
 }
 
 static const struct cli_option *const tables[] = {
 	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
+static const struct cli_rule *const rule_tables[] = { rules, NULL };
 
 const struct cli_command cmd_sites = {
 	.name = "sites",
-	.usage = "hprofan sites FILE [--top N] [--depth D] [--bottom-up] [--flat] [--collapsed] [--filter RE] [--exclude RE]",
+	.usage = "hprofan sites FILE",
 	.summary = "objects by allocation site (dumps written with allocation tracking)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
+	.rules = rule_tables,
 	.own_size = sizeof(struct sites_opts),
 	.defaults = defaults,
 	.run = cli_run_one,

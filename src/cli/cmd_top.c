@@ -6,19 +6,33 @@
  * top_threads.c (top.h). */
 #include "cli/command.h"
 #include "cli/top.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "base/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* --sort (SORT_*: top.h) */
+static const struct cli_choice sorts[] = {
+	{ "retained", SORT_RETAINED, "default" },
+	{ "shallow", SORT_SHALLOW, "default with --fast" },
+	{ "count", SORT_COUNT, NULL },
+	{ "name", SORT_NAME, NULL },
+	{ NULL, 0, NULL }
+};
+
 struct top_opts {
 	struct cli_count top;
-	const char *sort;
+	int sort;
 	const char *heap;
-	const char *group;        /* --group: package, loader or component */
+	int group;                /* --group: enum hp_group_by, -1 not given */
 	const char *components;   /* --components FILE */
-	const char *depth;        /* --depth D (packages) */
+	int depth;                /* --depth D (packages), 0 not given */
 	int fast, retained_set;
 	int buckets;              /* --buckets: objects by size bucket per class */
 	int by_thread;            /* --by-thread: retained memory per thread */
@@ -28,36 +42,55 @@ static void defaults(void *own)
 {
 	struct top_opts *o = own;
 	o->top.n = 20;
+	o->group = -1;
 }
 
+static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	char *e;
+	errno = 0;
+	unsigned long d = strtoul(val, &e, 10);
+	if (*val < '0' || *val > '9' || *e || errno || d < 1 || d > 100000)
+		return cli_usage_error(NULL, "--depth %s: expected a number of levels from 1", val);
+	*(int *)dst = (int)d;
+	return EXIT_OK;
+}
+
+#define OWN(field) OPT_OWN(struct top_opts, field)
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "show the N largest rows (default 20; 0 shows all)",
-	  0, offsetof(struct top_opts, top), cli_set_count, NULL, NULL },
-	{ "--sort", NULL, OPT_VALUE, "--sort=KEY", "retained (default), shallow (default with --fast),\ncount or name",
-	  0, offsetof(struct top_opts, sort), NULL, "needs a value: count, shallow or name",
-	  "retained shallow count name" },
-	{ "--fast", NULL, OPT_FLAG, "--fast", "shallow sizes only, in one streaming pass",
-	  0, offsetof(struct top_opts, fast), NULL, NULL, NULL },
-	{ "--heap", NULL, OPT_VALUE, "--heap NAME", "Android: only the objects of heap NAME (app, zygote, image)",
-	  0, offsetof(struct top_opts, heap), NULL, "needs a heap name", "app zygote image default" },
-	{ "--retained-set", NULL, OPT_FLAG, "--retained-set",
-	  "also the retained set of all objects of the rows\nselected (what would be freed without them)",
-	  0, offsetof(struct top_opts, retained_set), NULL, NULL, NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
-	  "rows by package (a tree, see --depth), by defining\nloader or by component (--components)",
-	  0, offsetof(struct top_opts, group), NULL, "needs a value: package, loader or component",
-	  "package loader component" },
-	{ "--depth", NULL, OPT_VALUE, "--depth D", "--group=package: levels of the package tree to show\n(default 1: com, org, java)",
-	  0, offsetof(struct top_opts, depth), NULL, "needs a number of levels", NULL },
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "components for --group=component (the default with it):\nlines NAME REGEX, a class in the first whose REGEX\nmatches its name, the others in \"other\"",
-	  0, offsetof(struct top_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ "--buckets", NULL, OPT_FLAG, "--buckets", "per class, how its objects and bytes spread over size\nbuckets (<=16 B, <=32 B, ... <=1 MiB, >1 MiB)",
-	  0, offsetof(struct top_opts, buckets), NULL, NULL, NULL },
-	{ "--by-thread", NULL, OPT_FLAG, "--by-thread", "rows per thread instead of classes: the objects each\nthread's Thread object or stack locals dominate, the rest\nshared or unreachable",
-	  0, offsetof(struct top_opts, by_thread), NULL, NULL, NULL },
-	{ NULL }
+	OPT_TOP("show the N largest rows (default 20; 0 shows all)", OWN(top)),
+	OPT_SORT(sorts, NULL, OWN(sort)),
+	OPT_FAST("shallow sizes only, in one streaming pass", OWN(fast)),
+	OPT_HEAP("Android: only the objects of heap NAME (app, zygote, image)", OWN(heap)),
+	OPT_BOOL("--retained-set",
+		 "also the retained set of all objects of the rows\nselected (what would be freed without them)", OWN(retained_set)),
+	OPT_GROUP(top_group_choices, "rows by package (a tree, see --depth), by defining\nloader or by component (--components)", OWN(group)),
+	OPT_DEPTH(set_depth, "--group=package: levels of the package tree to show\n(default 1: com, org, java)",
+		  "needs a number of levels", OWN(depth)),
+	OPT_COMPONENTS("components for --group=component (the default with it):\nlines NAME REGEX, a class in the first whose REGEX\nmatches its name, the others in \"other\"", OWN(components)),
+	OPT_BOOL("--buckets",
+		 "per class, how its objects and bytes spread over size\nbuckets (<=16 B, <=32 B, ... <=1 MiB, >1 MiB)", OWN(buckets)),
+	OPT_BOOL("--by-thread",
+		 "rows per thread instead of classes: the objects each\nthread's Thread object or stack locals dominate, the rest\nshared or unreachable", OWN(by_thread)),
+	OPT_END
 };
+#undef OWN
+
+/* --by-thread counts each object once, by thread; --buckets and
+ * --retained-set are columns of the class table */
+#define BY_THREAD_NOT(b) RULE_EXCLUDES("--by-thread", b, "it counts every object once, by thread")
+static const struct cli_rule rules[] = {
+	RULE_NEEDS("--depth", "--group=package", "it opens the package tree"),
+	BY_THREAD_NOT("--group"), BY_THREAD_NOT("--components"), BY_THREAD_NOT("--buckets"),
+	BY_THREAD_NOT("--retained-set"), BY_THREAD_NOT("--filter"), BY_THREAD_NOT("--exclude"), BY_THREAD_NOT("--heap"),
+	RULE_EXCLUDES("--buckets", "--fast", "it needs the object table"),
+	RULE_EXCLUDES("--buckets", "--group", "it goes with the class table"),
+	RULE_EXCLUDES("--buckets", "--components", "it goes with the class table"),
+	RULE_EXCLUDES("--retained-set", "--group", "it goes with the class table"),
+	RULE_EXCLUDES("--retained-set", "--components", "it goes with the class table"),
+	RULE_END
+};
+#undef BY_THREAD_NOT
 
 static int by_retained(const void *a, const void *b)
 {
@@ -117,8 +150,6 @@ static void release(void *p)
 	hp_free(t);
 }
 
-static const char *const *const group_kinds = top_group_kinds;
-
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct top_opts *o = x->own;
@@ -140,77 +171,19 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		if (!x->c->quiet)
 			cli_warn("reading from a pipe: shallow sizes only (retained sizes need to read the file again; --fast says this is fine)");
 	}
-	const char *sort = o->sort ? o->sort : with_ret ? "retained" : "shallow";
-	int (*cmp)(const void *, const void *);
-	if (strcmp(sort, "retained") == 0) {
-		if (!with_ret) {
-			cli_error("--sort=retained needs retained sizes (not with --fast or a pipe)");
-			return EXIT_USAGE;
-		}
-		cmp = by_retained;
-	} else if (strcmp(sort, "shallow") == 0) {
-		cmp = by_shallow;
-	} else if (strcmp(sort, "count") == 0) {
-		cmp = by_count;
-	} else if (strcmp(sort, "name") == 0) {
-		cmp = by_name;
-	} else {
-		cli_error("--sort=%s: expected retained, shallow, count or name", o->sort);
+	int sort = o->sort ? o->sort : with_ret ? SORT_RETAINED : SORT_SHALLOW;
+	if (sort == SORT_RETAINED && !with_ret) {
+		cli_error("--sort=retained needs retained sizes (not with --fast or a pipe)");
 		return EXIT_USAGE;
 	}
-	int by = -1;
-	unsigned depth = 1;
-	if (o->group) {
-		for (int k = 0; k < 3; k++)
-			if (!strcmp(o->group, group_kinds[k]))
-				by = k;
-		if (by < 0) {
-			cli_error("--group=%s: expected package, loader or component", o->group);
-			return EXIT_USAGE;
-		}
-	} else if (o->components) {
-		by = HP_GROUP_COMPONENT;
-	}
-	if (by == HP_GROUP_COMPONENT && !o->components) {
-		cli_error("--group=component needs --components FILE (lines NAME REGEX)");
-		return EXIT_USAGE;
-	}
-	if (o->components && by != HP_GROUP_COMPONENT) {
-		cli_error("--components goes with --group=component, not --group=%s", o->group);
-		return EXIT_USAGE;
-	}
-	if (o->depth) {
-		char *e;
-		errno = 0;
-		unsigned long d = strtoul(o->depth, &e, 10);
-		if (by != HP_GROUP_PACKAGE) {
-			cli_error("--depth opens the package tree: it goes with --group=package");
-			return EXIT_USAGE;
-		}
-		if (*o->depth < '0' || *o->depth > '9' || *e || errno || d < 1 || d > 100000) {
-			cli_error("--depth %s: expected a number of levels from 1", o->depth);
-			return EXIT_USAGE;
-		}
-		depth = (unsigned)d;
-	}
-	if (o->by_thread && (by >= 0 || o->buckets || o->retained_set || x->c->filter || x->c->exclude || o->heap)) {
-		cli_error("--by-thread counts every object once, by thread: not with --group, --buckets, --retained-set, --filter, --exclude or --heap");
-		return EXIT_USAGE;
-	}
+	int (*cmp)(const void *, const void *) = sort == SORT_RETAINED ? by_retained : sort == SORT_SHALLOW ? by_shallow
+						 : sort == SORT_COUNT ? by_count : by_name;
+	/* the rules (rules[], cli_rules_components) hold: --components alone is
+	 * --group=component, --depth comes with --group=package */
+	int by = o->group >= 0 ? o->group : o->components ? HP_GROUP_COMPONENT : -1;
+	unsigned depth = o->depth ? (unsigned)o->depth : 1;
 	if (o->by_thread && !with_ret) {
 		cli_error("--by-thread needs retained sizes (not with --fast or a pipe)");
-		return EXIT_USAGE;
-	}
-	if (o->buckets && o->fast) {
-		cli_error("--buckets needs the object table: not with --fast");
-		return EXIT_USAGE;
-	}
-	if (o->buckets && by >= 0) {
-		cli_error("--buckets goes with the class table, not with --group");
-		return EXIT_USAGE;
-	}
-	if (by >= 0 && o->retained_set) {
-		cli_error("--retained-set goes with the class table, not with --group");
 		return EXIT_USAGE;
 	}
 	int rc;
@@ -313,12 +286,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct top_opts *o = x->own;
 	const struct top_result *t = res;
 	const hp_heap *h = t->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	cJSON_AddStringToObject(j, "sort", t->sort);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cJSON_AddStringToObject(j, "sort", cli_choice_name(sorts, t->sort));
 	cJSON_AddBoolToObject(j, "retained_sizes", t->R != NULL);
 	if (t->R)
-		json_policies(j, t->R);
+		cli_json_policies(j, t->R);
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);
 	if (x->c->exclude)
@@ -326,28 +299,28 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "classes", t->n);
-	json_u64(tot, "instances", t->tot_count);
-	json_u64(tot, "shallow", t->tot_shallow);
-	json_u64(tot, "heap_shallow", t->all_shallow);
+	cli_json_u64(tot, "classes", t->n);
+	cli_json_u64(tot, "instances", t->tot_count);
+	cli_json_u64(tot, "shallow", t->tot_shallow);
+	cli_json_u64(tot, "heap_shallow", t->all_shallow);
 	if (t->R) {
-		json_u64(tot, "reachable_objects", t->R->reachable);
-		json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
-		json_u64(tot, "unreachable_objects", t->R->unreachable);
-		json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
+		cli_json_u64(tot, "reachable_objects", t->R->reachable);
+		cli_json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
+		cli_json_u64(tot, "unreachable_objects", t->R->unreachable);
+		cli_json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
 	}
 	if (t->buckets)
 		cJSON_AddItemToObject(tot, "buckets", top_buckets_json(&t->bucket_total));
 	if (t->native_cols)
-		json_u64(tot, "native", t->tot_native);
-	json_heap_split(j, h, t->N, t->heap_filter);
-	json_native(j, h, t->N);
-	json_u64(j, "shown", t->shown);
+		cli_json_u64(tot, "native", t->tot_native);
+	cli_json_heap_split(j, h, t->N, t->heap_filter);
+	cli_json_native(j, h, t->N);
+	cli_json_u64(j, "shown", t->shown);
 	if (o->retained_set) {
 		cJSON *rs = cJSON_AddObjectToObject(j, "retained_set");
-		json_u64(rs, "objects_in_set", t->set_in);
-		json_u64(rs, "objects", t->set_objs);
-		json_u64(rs, "shallow", t->set_bytes);
+		cli_json_u64(rs, "objects_in_set", t->set_in);
+		cli_json_u64(rs, "objects", t->set_objs);
+		cli_json_u64(rs, "shallow", t->set_bytes);
 	}
 	if (t->by >= 0)
 		top_groups_json(t, j);
@@ -380,12 +353,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (o->retained_set)
 			top_retained_set_text(t, f);
 	}
-	text_heap_split(f, h, t->N, t->heap_filter);
+	cli_text_heap_split(f, h, t->N, t->heap_filter);
 	if (R) {
 		char u1[48], u2[32];
 		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",
-			fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
-			hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+			cli_fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), cli_fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
+			hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	}
 	return EXIT_OK;
 }
@@ -405,13 +378,15 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 static const struct cli_option *const tables[] = {
 	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
 };
+static const struct cli_rule *const rule_tables[] = { rules, cli_rules_components, NULL };
 
 const struct cli_command cmd_top = {
 	.name = "top",
-	.usage = "hprofan [top] FILE [--top [N]] [--sort=retained|shallow|count|name] [--fast] [--filter RE] [--exclude RE] [--heap NAME] [--group=package|loader|component] [--depth D] [--components FILE] [--buckets] [--by-thread]",
+	.usage = "hprofan [top] FILE",
 	.summary = "class histogram (default 20 rows)",
 	.min_files = 1, .max_files = 1,
 	.options = tables,
+	.rules = rule_tables,
 	.own_size = sizeof(struct top_opts),
 	.defaults = defaults,
 	.run = cli_run_one,

@@ -4,6 +4,12 @@
  * Each dump is read, summarised and let go before the next one, so memory
  * stays that of the largest dump (plus the small summaries). */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "base/text.h"
 #include "cli/table.h"
 #include "base/alloc.h"
 
@@ -14,30 +20,25 @@
 struct trend_opts {
 	struct cli_count top;
 	int fast, by_time;
-	const char *group, *components;
+	int group;                    /* enum hp_group_by, -1 not given */
+	const char *components;
 };
 
 static void defaults(void *own)
 {
 	struct trend_opts *o = own;
 	o->top.n = 20;
+	o->group = -1;
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "the N first rows of each table (default 20; 0 shows all)",
-	  0, offsetof(struct trend_opts, top), cli_set_count, NULL, NULL },
-	{ "--fast", NULL, OPT_FLAG, "--fast", "classes by shallow size only, one streaming pass per file",
-	  0, offsetof(struct trend_opts, fast), NULL, NULL, NULL },
-	{ "--sort-by-time", NULL, OPT_FLAG, "--sort-by-time", "order the dumps by the time in their headers\n(default: as given)",
-	  0, offsetof(struct trend_opts, by_time), NULL, NULL, NULL },
-	{ "--group", NULL, OPT_VALUE, "--group=package|loader|component",
-	  "rows by package, class loader (its class and name)\nor component instead of by class",
-	  0, offsetof(struct trend_opts, group), NULL, "needs a value: package, loader or component",
-	  "package loader component" },
-	{ "--components", NULL, OPT_VALUE, "--components FILE",
-	  "components for --group=component (the default with\nit): lines NAME REGEX, as top's",
-	  0, offsetof(struct trend_opts, components), NULL, "needs a file of NAME REGEX lines", NULL },
-	{ NULL }
+	OPT_TOP("the N first rows of each table (default 20; 0 shows all)", OPT_OWN(struct trend_opts, top)),
+	CLI_OPT_SERIES_FAST(OPT_OWN(struct trend_opts, fast)),
+	OPT_BOOL("--sort-by-time",
+		 "order the dumps by the time in their headers\n(default: as given)", OPT_OWN(struct trend_opts, by_time)),
+	CLI_OPT_SERIES_GROUP(OPT_OWN(struct trend_opts, group)),
+	CLI_OPT_SERIES_COMPONENTS(OPT_OWN(struct trend_opts, components)),
+	OPT_END
 };
 
 /* one class or path of the table */
@@ -129,8 +130,7 @@ static int collect(struct trend_state *t)
 	struct cli_ctx *x = t->x;
 	int rc;
 	t->n = (size_t)x->nfiles;
-	if ((rc = cli_dumpgroup_parse(t->o->group, t->o->components, t->o->fast, &t->grp)))
-		return rc;
+	cli_dumpgroup_parse(t->o->group, t->o->components, &t->grp);
 	if ((x->c->filter || x->c->exclude) && !(t->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
 	t->sum = hp_calloc(t->n, sizeof *t->sum);
@@ -150,8 +150,8 @@ static int collect(struct trend_state *t)
 		hp_session *S = NULL;
 		rc = cli_series_summary(&t->series, i, &t->grp, &S, &t->sum[i], &t->own[i]);
 		if (!rc) {
-			t->info[i] = json_dump_info(x->files[i], S, &t->sum[i]);
-			json_dumpmodel(t->info[i], &t->own[i]);
+			t->info[i] = cli_json_dump_info(x->files[i], S, &t->sum[i]);
+			cli_json_dumpmodel(t->info[i], &t->own[i]);
 			t->partial[i] = hp_session_load_info(S)->partial;
 			cli_print_stats(x, S);
 		}
@@ -259,7 +259,7 @@ static cJSON *json_series(const uint64_t *v, size_t n)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, json_u64_item(v[i]));
+		cJSON_AddItemToArray(a, cli_json_u64_item(v[i]));
 	return a;
 }
 
@@ -281,9 +281,9 @@ static cJSON *trend_doc(struct trend_state *t)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
 		inf[i] = t->info[t->order[i]];
-	cJSON *j = json_multi_begin("trend", inf, t->n);
+	cJSON *j = cli_json_multi_begin("trend", inf, t->n);
 	hp_free(inf);
-	json_series_model(j, t->sm);
+	cli_json_series_model(j, t->sm);
 	cJSON_AddBoolToObject(j, "retained_sizes", !t->o->fast);
 	cJSON_AddStringToObject(j, "order", t->o->by_time ? "time" : "given");
 	if (x->c->filter)
@@ -298,7 +298,7 @@ static cJSON *trend_doc(struct trend_state *t)
 	int grouped = t->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", t->grp.kind);
-	json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
+	cli_json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
 	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(t, t->ncrow); i++) {
 		const struct trow *r = &t->crow[i];
@@ -316,12 +316,12 @@ static cJSON *trend_doc(struct trend_state *t)
 		cJSON_AddItemToArray(arr, e);
 	}
 	if (!t->o->fast) {
-		json_u64(j, "paths_total", t->nprow);
+		cli_json_u64(j, "paths_total", t->nprow);
 		arr = cJSON_AddArrayToObject(j, "paths");
 		for (size_t i = 0; i < shown(t, t->nprow); i++) {
 			const struct trow *r = &t->prow[i];
 			cJSON *e = cJSON_CreateObject();
-			cJSON_AddItemToObject(e, "path", json_path(&t->cmp, r->idx));
+			cJSON_AddItemToObject(e, "path", cli_json_path(&t->cmp, r->idx));
 			cJSON_AddBoolToObject(e, "grows", r->fb.monotonic);
 			cJSON_AddItemToObject(e, "objects", json_series(r->count, t->n));
 			cJSON_AddItemToObject(e, "retained", json_series(r->bytes, t->n));
@@ -371,7 +371,7 @@ static void retained_cell(const struct cli_table *tb, const void *row, char *buf
 	if (l->t->o->fast)
 		buf[0] = '\0';
 	else
-		fmt_dbytes(l->bytes_step, buf, n);
+		cli_fmt_dbytes(l->bytes_step, buf, n);
 }
 
 /* the last 64 steps as a sparkline (3 bytes a step) */
@@ -403,8 +403,8 @@ static void class_put(const struct cli_table *tb, const void *row, FILE *f)
 	const struct tline *l = row;
 	const struct trend_state *t = l->t;
 	char nm[4200], d[32], e[32];
-	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", safe_text(t->tab[l->r->idx].name, nm, sizeof nm),
-		fmt_count(l->r->count[0], d, sizeof d), fmt_count(l->r->count[t->n - 1], e, sizeof e));
+	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", hp_text_safe(t->tab[l->r->idx].name, nm, sizeof nm),
+		cli_fmt_count(l->r->count[0], d, sizeof d), cli_fmt_count(l->r->count[t->n - 1], e, sizeof e));
 }
 
 /* the path, and what it retains in the first dump and the last */
@@ -414,8 +414,8 @@ static void path_put(const struct cli_table *tb, const void *row, FILE *f)
 	const struct tline *l = row;
 	const struct trend_state *t = l->t;
 	char nm[4200], c[32], d[32];
-	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", fmt_path(&t->cmp, l->r->idx, nm, sizeof nm),
-		fmt_bytes(l->r->bytes[0], c, sizeof c), fmt_bytes(l->r->bytes[t->n - 1], d, sizeof d));
+	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", cli_fmt_path(&t->cmp, l->r->idx, nm, sizeof nm),
+		cli_fmt_bytes(l->r->bytes[0], c, sizeof c), cli_fmt_bytes(l->r->bytes[t->n - 1], d, sizeof d));
 }
 
 #define TL_(f) offsetof(struct tline, f)
@@ -479,25 +479,25 @@ static int text_out(struct trend_state *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hp_dsum *s = t->ss[i];
 		const struct cli_dumpmodel *dm = &t->own[t->order[i]];
-		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, fmt_time(s->timestamp_ms, tm, sizeof tm),
-			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
-			t->partial[t->order[i]] ? " (partial)" : "", safe_text(x->files[t->order[i]], nm, sizeof nm));
+		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, cli_fmt_time(s->timestamp_ms, tm, sizeof tm),
+			cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b),
+			t->partial[t->order[i]] ? " (partial)" : "", hp_text_safe(x->files[t->order[i]], nm, sizeof nm));
 		if (dm->differs)
 			fprintf(f, "  (own: %s%s)", cli_dumpmodel_words(dm, mw, sizeof mw),
 				dm->reread ? "; read again" : "");
 		fputc('\n', f);
 	}
 	fprintf(f, "compared under: %s (%s)\n", cli_series_words(t->sm, mw, sizeof mw),
-		cli_series_from(t->sm, safe_text(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
+		cli_series_from(t->sm, hp_text_safe(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
 	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",
-		what, fmt_count(t->ncrow, a, sizeof a), what,
+		what, cli_fmt_count(t->ncrow, a, sizeof a), what,
 		shown(t, t->ncrow) < t->ncrow ? "; top rows shown" : "");
 	text_rows(t, f, t->crow, t->ncrow, 0);
 	if (!t->o->fast) {
 		fprintf(f, "\ndominator paths where the growth from the first dump to the last is, those growing at every\nstep first (%s%s):\n",
-			fmt_count(t->nprow, a, sizeof a), shown(t, t->nprow) < t->nprow ? "; top rows shown" : "");
+			cli_fmt_count(t->nprow, a, sizeof a), shown(t, t->nprow) < t->nprow ? "; top rows shown" : "");
 		text_rows(t, f, t->prow, t->nprow, 1);
 	}
 	return cli_text_end(x, &out, EXIT_OK);
@@ -576,10 +576,11 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_trend = {
 	.name = "trend",
-	.usage = "hprofan trend D1 D2 ... Dn [--top N] [--fast] [--sort-by-time] [--filter RE] [--exclude RE] [--group=package|loader|component] [--components FILE]",
+	.usage = "hprofan trend D1 D2 ... Dn",
 	.summary = "growth across a series of dumps, class by class and path by path",
 	.min_files = 2, .max_files = 100000,
 	.options = tables,
+	.rules = cli_series_rules,
 	.own_size = sizeof(struct trend_opts),
 	.defaults = defaults,
 	.run = run,

@@ -1,8 +1,14 @@
 /* hprofan waste FILE: memory that could be saved (duplicate Strings and
  * arrays, constant and mostly-null arrays, under-filled collections, boxes). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "cli/table.h"
 #include "analysis/waste.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <limits.h>
@@ -39,12 +45,11 @@ static int set_min_count(const struct cli_option *o, const char *as, const char 
 }
 
 static const struct cli_option own[] = {
-	{ "--top", NULL, OPT_OPTNUM, "--top [N]", "rows shown per section (default 10; 0 shows all)",
-	  0, offsetof(struct waste_opts, top), cli_set_count, NULL, NULL },
-	{ "--min-count", NULL, OPT_VALUE, "--min-count N",
-	  "leave out rows of fewer than N objects (default 2;\nduplicates need 2 in any case)",
-	  0, offsetof(struct waste_opts, min_count), set_min_count, "needs a number of objects", NULL },
-	{ NULL }
+	OPT_TOP("rows shown per section (default 10; 0 shows all)", OPT_OWN(struct waste_opts, top)),
+	OPT_CALLBACK("--min-count", "N", set_min_count,
+		     "leave out rows of fewer than N objects (default 2;\nduplicates need 2 in any case)",
+		     "needs a number of objects", OPT_OWN(struct waste_opts, min_count)),
+	OPT_END
 };
 
 /* How the sample of a row is held: the shortest path from a GC root to it
@@ -342,11 +347,11 @@ static void what_cell(const struct cli_table *tb, const void *row, char *buf, si
 		break;
 	}
 	case HP_WASTE_COLLECTIONS:
-		snprintf(what, sizeof what, "%s %s", safe_text(hp_class_name(r->h, w->cls), lab, sizeof lab),
+		snprintf(what, sizeof what, "%s %s", hp_text_safe(hp_class_name(r->h, w->cls), lab, sizeof lab),
 			 hp_waste_fill_key(w->fill));
 		break;
 	default:
-		snprintf(what, sizeof what, "%s", safe_text(hp_class_name(r->h, w->cls), lab, sizeof lab));
+		snprintf(what, sizeof what, "%s", hp_text_safe(hp_class_name(r->h, w->cls), lab, sizeof lab));
 	}
 	snprintf(buf, n, "%s", what);
 }
@@ -364,10 +369,10 @@ static void what_json(const struct cli_table *tb, const void *row, cJSON *q, con
 		cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
 		cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
 		cJSON_AddBoolToObject(q, "value_cut", i < r->ntext && r->text[i].truncated);
-		json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
+		cli_json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
 	}
 	if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT || s == HP_WASTE_NULL_SLOTS)
-		json_u64(q, "length", w->length);
+		cli_json_u64(q, "length", w->length);
 	if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT)
 		cJSON_AddStringToObject(q, "type", hp_type_name(w->type) ? hp_type_name(w->type) : "?");
 	if (s == HP_WASTE_CONSTANT) {
@@ -401,18 +406,18 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_waste *W = &r->W;
 	const struct waste_opts *o = x->own;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_u64(j, "min_count", (uint64_t)o->min_count);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_u64(j, "min_count", (uint64_t)o->min_count);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "heap", h->total_shallow);
-	json_u64(tot, "could_save", W->total);
+	cli_json_u64(tot, "heap", h->total_shallow);
+	cli_json_u64(tot, "could_save", W->total);
 	cJSON *seen = cJSON_AddObjectToObject(j, "seen");
-	json_u64(seen, "strings", W->strings);
-	json_u64(seen, "primitive_arrays", W->prim_arrays);
-	json_u64(seen, "arrays_without_data", W->nodata_arrays);
-	json_u64(seen, "collections", W->collections);
-	json_u64(j, "rows_left_out", W->left_out);
+	cli_json_u64(seen, "strings", W->strings);
+	cli_json_u64(seen, "primitive_arrays", W->prim_arrays);
+	cli_json_u64(seen, "arrays_without_data", W->nodata_arrays);
+	cli_json_u64(seen, "collections", W->collections);
+	cli_json_u64(j, "rows_left_out", W->left_out);
 	struct cli_table tb;
 	CLI_TABLE_INIT(&tb, waste_cols, 0, 0, r);
 	cJSON *secs = cJSON_AddArrayToObject(j, "sections");
@@ -420,9 +425,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		const struct hp_waste_section *sec = &W->s[s];
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "section", hp_waste_section_key(s));
-		json_u64(e, "count", sec->count);
-		json_u64(e, "wasted", sec->wasted);
-		json_u64(e, "rows_total", sec->n);
+		cli_json_u64(e, "count", sec->count);
+		cli_json_u64(e, "wasted", sec->wasted);
+		cli_json_u64(e, "rows_total", sec->n);
 		cJSON *rows = cJSON_AddArrayToObject(e, "rows");
 		for (size_t i = 0; i < r->shown[s]; i++) {
 			struct wrow w = wrow_of(r, s, i);
@@ -445,22 +450,22 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	CLI_TABLE_INIT(&tb, waste_cols, 0, 0, r);
 	cli_partial_note(f, S);
 	fprintf(f, "could save %s of %s (%.1f%%), each byte counted once across the sections\n",
-		fmt_bytes(W->total, a, sizeof a), fmt_bytes(h->total_shallow, b, sizeof b),
+		cli_fmt_bytes(W->total, a, sizeof a), cli_fmt_bytes(h->total_shallow, b, sizeof b),
 		h->total_shallow ? 100.0 * (double)W->total / (double)h->total_shallow : 0.0);
-	fprintf(f, "(read %s, %s, %s", fmt_counted(W->strings, "String", "Strings", a, sizeof a),
-		fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
-		fmt_counted(W->collections, "collection", "collections", c, sizeof c));
+	fprintf(f, "(read %s, %s, %s", cli_fmt_counted(W->strings, "String", "Strings", a, sizeof a),
+		cli_fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
+		cli_fmt_counted(W->collections, "collection", "collections", c, sizeof c));
 	if (W->nodata_arrays)
 		fprintf(f, "; %s without elements in the dump, not compared",
-			fmt_counted(W->nodata_arrays, "array", "arrays", a, sizeof a));
+			cli_fmt_counted(W->nodata_arrays, "array", "arrays", a, sizeof a));
 	if (W->left_out)
-		fprintf(f, "; %s of fewer than %d objects left out", fmt_counted(W->left_out, "row", "rows", a, sizeof a),
+		fprintf(f, "; %s of fewer than %d objects left out", cli_fmt_counted(W->left_out, "row", "rows", a, sizeof a),
 			o->min_count < 2 ? 2 : o->min_count);
 	fprintf(f, ")\n");
 	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
 		const struct hp_waste_section *sec = &W->s[s];
-		fprintf(f, "\n%s: %s in %s\n", titles[s], fmt_bytes(sec->wasted, a, sizeof a),
-			fmt_counted(sec->count, "object", "objects", b, sizeof b));
+		fprintf(f, "\n%s: %s in %s\n", titles[s], cli_fmt_bytes(sec->wasted, a, sizeof a),
+			cli_fmt_counted(sec->count, "object", "objects", b, sizeof b));
 		if (!sec->n)
 			continue;
 		cli_table_header(&tb, f);
@@ -474,8 +479,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			uint64_t rest = 0;
 			for (size_t i = r->shown[s]; i < sec->n; i++)
 				rest += sec->rows[i].wasted;
-			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", fmt_count(sec->n - r->shown[s], a, sizeof a),
-				sec->n - r->shown[s] == 1 ? "row" : "rows", fmt_bytes(rest, b, sizeof b));
+			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", cli_fmt_count(sec->n - r->shown[s], a, sizeof a),
+				sec->n - r->shown[s] == 1 ? "row" : "rows", cli_fmt_bytes(rest, b, sizeof b));
 		}
 	}
 	return EXIT_OK;
@@ -487,7 +492,7 @@ static const struct cli_option *const tables[] = {
 
 const struct cli_command cmd_waste = {
 	.name = "waste",
-	.usage = "hprofan waste FILE [--top N] [--min-count N]",
+	.usage = "hprofan waste FILE",
 	.summary = "memory that could be saved: duplicates, empty collections",
 	.min_files = 1, .max_files = 1,
 	.options = tables,

@@ -64,25 +64,37 @@ const char *cli_dumpmodel_words(const struct cli_dumpmodel *own, char *buf, size
 const char *cli_series_from(const struct cli_series *m, const char *first, char *buf, size_t n);
 /* "compared_under" and "models_differ" into j; a dump's own as
  * "inferred_model" into its dump object */
-void json_series_model(cJSON *j, const struct cli_series *m);
-void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own);
+void cli_json_series_model(cJSON *j, const struct cli_series *m);
+void cli_json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own);
 
-/* --group=KIND and --components FILE of diff and trend into *g: a usage
- * error is said and returned */
-int cli_dumpgroup_parse(const char *group, const char *components, int fast, struct cli_dumpgroup *g);
+/* --fast, --group=KIND and --components FILE: declared once for diff and
+ * trend (WHERE: OPT_OWN(struct x_opts, field)); the group is stored as an
+ * enum hp_group_by, -1 when not given */
+extern const struct cli_choice cli_dumpgroup_choices[];
+#define CLI_OPT_SERIES_FAST(...) OPT_FAST("classes by shallow size only, one streaming pass per file", __VA_ARGS__)
+#define CLI_OPT_SERIES_GROUP(...) \
+	OPT_GROUP(cli_dumpgroup_choices, \
+		  "rows by package, class loader (its class and name)\nor component instead of by class", __VA_ARGS__)
+#define CLI_OPT_SERIES_COMPONENTS(...) \
+	OPT_COMPONENTS("components for --group=component (the default with\nit): lines NAME REGEX, as top's", __VA_ARGS__)
+/* and the rules between them */
+extern const struct cli_rule *const cli_series_rules[];
+
+/* --group and --components of diff and trend (the rules hold) into *g */
+void cli_dumpgroup_parse(int group, const char *components, struct cli_dumpgroup *g);
 
 /* "class gen.Growth .SESSIONS → java.util.HashMap .table → ..." safe for
  * the terminal */
-const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
+const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
 /* [{"via": ..., "class": ...}, ...] from the top */
-cJSON *json_path(const struct hp_cmp *c, uint32_t p);
+cJSON *cli_json_path(const struct hp_cmp *c, uint32_t p);
 /* {"file", "format", "id_size", "partial", "timestamp", "objects", ...,
  * "size_model", "weak_policy", "roots_policy"}: S is the summary's session */
-cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
+cJSON *cli_json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
 /* The members of every document for a command over several dumps: file,
  * format and id_size those of the last dump, partial when any was salvaged
- * (partial_reason the first one's); infos are json_dump_info() results. */
-cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
+ * (partial_reason the first one's); infos are cli_json_dump_info() results. */
+cJSON *cli_json_multi_begin(const char *command, cJSON *const *infos, size_t n);
 /* report: trend's JSON document over n dumps the caller read and
  * summarised (cli_series_summary() under sm, their own models in models), in
  * the order given; x is a context of cmd_trend (its options).  Takes
@@ -91,6 +103,6 @@ cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
 int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n,
 		  const struct cli_series *sm, struct cli_dumpmodel *models, cJSON **doc);
 /* the signed delta b - a as an exact JSON integer */
-cJSON *json_i64_item(int64_t v);
+cJSON *cli_json_i64_item(int64_t v);
 
 #endif

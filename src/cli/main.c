@@ -1,5 +1,7 @@
 /* hprofan: argv, help, exit codes. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/load.h"
 #include "base/alloc.h"
 
 #include <stdarg.h>
@@ -17,18 +19,8 @@ static void usage_of(const struct cli_command *c, char *u, size_t n)
 {
 	if (c == &cmd_top)
 		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
-	else if (c->operands)
-		snprintf(u, n, "hprofan %s %s [options]", c->name, c->operands);
-	else if (c->min_files >= 2)     /* diff BASE NEW, trend D1 D2 ... Dn: the usage's words (issue 14) */
-	{
-		int k = (int)strcspn(c->usage, "[");
-		while (k > 0 && c->usage[k - 1] == ' ')
-			k--;
-		snprintf(u, n, "%.*s [options]", k, c->usage);
-	}
 	else
-		snprintf(u, n, "hprofan %s FILE%s%s%s [options]", c->name, c->max_files > 1 ? "..." : "",
-			 c->args ? " " : "", c->args ? c->args : "");
+		snprintf(u, n, "%s [options]", c->usage);
 }
 
 static void usage_lines(FILE *f)
@@ -47,6 +39,7 @@ static void usage_lines(FILE *f)
 	}
 	fprintf(f, "       %-*s  %s\n", w, "hprofan FILE -i [options]", "the same as hprofan browse FILE");
 	fputs("       hprofan help [COMMAND] | --help | --version\n", f);
+	fprintf(f, "       %-*s  %s\n", w, "hprofan completion bash|zsh", "the shell's completion script");
 }
 
 /* every option once, in the order of the commands' tables */
@@ -81,11 +74,8 @@ static void all_options(FILE *f)
 				wl += (size_t)k;
 			n++;
 		}
-		char spec[64];
-		if (o->alias && o->alias[1] != '-')
-			snprintf(spec, sizeof spec, "%s, %s", o->alias, o->spec);
-		else
-			snprintf(spec, sizeof spec, "%s", o->spec);
+		char spec[256];
+		cli_option_spec_full(o, spec, sizeof spec);
 		fprintf(f, "  %-21s  %s\n", spec, n == all ? "every command" : who);
 	}
 }
@@ -113,7 +103,9 @@ static int help(const struct cli_command *c)
 	snprintf(sum, sizeof sum, "%s", c->summary);
 	if (c != &cmd_top && sum[0] >= 'a' && sum[0] <= 'z')
 		sum[0] = (char)(sum[0] - 'a' + 'A');
-	printf("usage: %s\n\n%s%s.\n\noptions:\n", c->usage, c == &cmd_top ? "The default command: the " : "", sum);
+	fputs("usage: ", stdout);
+	cli_help_usage(stdout, c);
+	printf("\n%s%s.\n\noptions:\n", c == &cmd_top ? "The default command: the " : "", sum);
 	cli_help_options(stdout, c);
 	return EXIT_OK;
 }
@@ -178,9 +170,10 @@ static int mistyped(const char *w, const struct cli_command **near)
 /* ---- argv ----------------------------------------------------------------- */
 
 /* The option argv[*i] of command c (or, when c is NULL, of any command):
- * stores it and its value, advancing *i past a value in the next word. */
+ * stores it and its value, advancing *i past a value in the next word, and
+ * notes it in *g for the rules. */
 static int take_option(const struct cli_command *c, int argc, char **argv, int *i, struct cli_common *com,
-		       void *own)
+		       void *own, struct cli_given *g)
 {
 	const char *a = argv[*i], *val = NULL;
 	const struct cli_option *o = cli_option_find(c, a, &val);
@@ -192,26 +185,29 @@ static int take_option(const struct cli_command *c, int argc, char **argv, int *
 		}
 		return cli_usage_error(cli_named_command ? c->name : NULL, "unknown option: %s", a);
 	}
+	g->o = o;
 	switch (o->kind) {
 	case OPT_FLAG:
 		if (val)
 			return cli_usage_error(NULL, "%s takes no value", o->name);
+		g->val = NULL;
 		return cli_option_set(o, a, NULL, com, own);
 	case OPT_OPTVALUE:
-		return cli_option_set(o, a, val, com, own);
+		break;
 	case OPT_OPTNUM:
 		if (!val && *i + 1 < argc && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9' &&
 		    strspn(argv[*i + 1], "0123456789") == strlen(argv[*i + 1]))
 			val = argv[++*i];
-		return cli_option_set(o, a, val, com, own);
+		break;
 	default:
 		if (!val) {
 			if (*i + 1 >= argc)
-				return cli_usage_error(NULL, "%s %s", a, o->needs);
+				return cli_option_missing(o, a);
 			val = argv[++*i];
 		}
-		return cli_option_set(o, a, val, com, own);
 	}
+	g->val = val;
+	return cli_option_set(o, a, val, com, own);
 }
 
 /* whether argv[i], an option, takes the next word as its value (for the
@@ -222,7 +218,7 @@ static int takes_next(int argc, char **argv, int i)
 	const struct cli_option *o = cli_option_any(argv[i], &val);
 	if (!o || val || i + 1 >= argc)
 		return 0;
-	if (o->kind == OPT_VALUE)
+	if (o->kind == OPT_VALUE || o->kind == OPT_CHOICE)
 		return 1;
 	return o->kind == OPT_OPTNUM && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' &&
 	       strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]);
@@ -261,6 +257,11 @@ int main(int argc, char **argv)
 	}
 	const struct cli_command *cmd = NULL;
 	int explicit = 0;
+	if (first >= 0 && !strcmp(argv[first], "completion")) {
+		if (first + 2 != argc)
+			return cli_usage_error(NULL, "completion needs one word: bash or zsh");
+		return cli_completion(argv[first + 1]);
+	}
 	if (first >= 0 && !strcmp(argv[first], "help")) {
 		for (int i = first + 1; i < argc; i++) {
 			if (argv[i][0] == '-')
@@ -268,6 +269,12 @@ int main(int argc, char **argv)
 			const struct cli_command *c = cli_command_find(argv[i]), *near;
 			if (c)
 				return help(c);
+			if (!strcmp(argv[i], "completion")) {
+				fputs("usage: hprofan completion bash|zsh\n\n"
+				      "The completion script of bash or zsh, made from the commands' option tables:\n"
+				      "  source <(hprofan completion bash)\n", stdout);
+				return EXIT_OK;
+			}
 			if ((near = nearest(argv[i])))
 				return cli_usage_error(NULL, "help: unknown command '%s'; did you mean '%s'?", argv[i], near->name);
 			return cli_usage_error(NULL, "help: no such command: %s", argv[i]);
@@ -295,7 +302,12 @@ int main(int argc, char **argv)
 	com.roots = -1;
 	void *own = cmd->own_size ? calloc(1, cmd->own_size) : NULL;
 	const char **pos = calloc((size_t)argc + 1, sizeof *pos);
-	if ((cmd->own_size && !own) || !pos) {
+	struct cli_given *given = calloc((size_t)argc + 1, sizeof *given);
+	size_t ngiven = 0;
+	if ((cmd->own_size && !own) || !pos || !given) {
+		free(own);
+		free(pos);
+		free(given);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
@@ -317,8 +329,11 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "-i") && cmd == &cmd_browse)
 			continue;
-		rc = take_option(cmd, argc, argv, &i, &com, own);
+		rc = take_option(cmd, argc, argv, &i, &com, own, &given[ngiven++]);
 	}
+	if (!rc)
+		rc = cli_rules_check(cmd, given, ngiven);
+	free(given);
 	if (rc) {
 		free(own);
 		free(pos);
@@ -334,7 +349,7 @@ int main(int argc, char **argv)
 		rc = cli_usage_error(NULL, "missing %s: hprofan %s %s", npos ? "OUT" : "IN and OUT", cmd->name,
 				     cmd->operands);
 	} else if (npos < cmd->min_files) {
-		if (cmd->min_files >= 2)     /* diff, trend (issue 14) */
+		if (cmd->min_files >= 2)     /* diff, trend */
 			rc = cli_usage_error(NULL, "%s needs %s%d dump files", cmd->name,
 					     cmd->max_files > cmd->min_files ? "at least " : "", cmd->min_files);
 		else

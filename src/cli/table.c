@@ -2,6 +2,9 @@
  * the summary lines and the rows' JSON objects written from one list. */
 #include "cli/table.h"
 #include "cli/cli.h"
+#include "cli/format.h"
+#include "cli/output.h"
+#include "base/text.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -94,16 +97,16 @@ static const char *cell(const struct cli_table *t, size_t k, const void *row, si
 		snprintf(buf, n, "%llu", (unsigned long long)value(c, row));
 		break;
 	case CELL_COUNT:
-		fmt_count(value(c, row), buf, n);
+		cli_fmt_count(value(c, row), buf, n);
 		break;
 	case CELL_BYTES:
-		fmt_bytes(value(c, row), buf, n);
+		cli_fmt_bytes(value(c, row), buf, n);
 		break;
 	case CELL_DCOUNT:
-		fmt_dcount(svalue(c, row), buf, n);
+		cli_fmt_dcount(svalue(c, row), buf, n);
 		break;
 	case CELL_DBYTES:
-		fmt_dbytes(svalue(c, row), buf, n);
+		cli_fmt_dbytes(svalue(c, row), buf, n);
 		break;
 	case CELL_PCT:
 		snprintf(buf, n, "%.1f%%", percent(t, value(c, row)));
@@ -111,7 +114,7 @@ static const char *cell(const struct cli_table *t, size_t k, const void *row, si
 	case CELL_TEXT: {
 		const char *s = text_at(c, row);
 		if (s)
-			safe_text(s, buf, cap);
+			hp_text_safe(s, buf, cap);
 		break;
 	}
 	case CELL_FN:
@@ -235,16 +238,16 @@ cJSON *cli_table_json(const struct cli_table *t, const void *row, size_t rank, c
 		const struct cli_col *c = &t->cols[t->jorder[j]];
 		switch (c->cell) {
 		case CELL_RANK:
-			json_u64(obj, c->key, rank);
+			cli_json_u64(obj, c->key, rank);
 			break;
 		case CELL_INT:
 		case CELL_COUNT:
 		case CELL_BYTES:
-			json_u64(obj, c->key, value(c, row));
+			cli_json_u64(obj, c->key, value(c, row));
 			break;
 		case CELL_DCOUNT:
 		case CELL_DBYTES: {
-			/* exact, as json_u64() writes the unsigned ones */
+			/* exact, as cli_json_u64() writes the unsigned ones */
 			char b[32];
 			snprintf(b, sizeof b, "%" PRId64, svalue(c, row));
 			cJSON_AddItemToObject(obj, c->key, cJSON_CreateRaw(b));
@@ -299,8 +302,8 @@ const char *cli_more_text(uint64_t n, const char *one, const char *many, char *b
 {
 	char c[32];
 	if (one)
-		snprintf(buf, cap, "\xe2\x80\xa6 %s more %s", fmt_count(n, c, sizeof c), n == 1 ? one : many);
+		snprintf(buf, cap, "\xe2\x80\xa6 %s more %s", cli_fmt_count(n, c, sizeof c), n == 1 ? one : many);
 	else
-		snprintf(buf, cap, "\xe2\x80\xa6 %s more", fmt_count(n, c, sizeof c));
+		snprintf(buf, cap, "\xe2\x80\xa6 %s more", cli_fmt_count(n, c, sizeof c));
 	return buf;
 }

@@ -15,9 +15,14 @@
 #define HP_CLI_TOP_H
 
 #include "cli/cli.h"
+#include "cli/command.h"
+#include "cli/filter.h"
 #include "analysis/group.h"
 #include "analysis/buckets.h"
 #include "analysis/threads.h"
+
+/* --sort: SORT_DEFAULT when not given (retained, or shallow without them) */
+enum { SORT_DEFAULT = 0, SORT_RETAINED, SORT_SHALLOW, SORT_COUNT, SORT_NAME };
 
 /* one class row (a histogram row: a class in a heap) */
 struct trow {
@@ -40,7 +45,7 @@ struct top_result {
 	int native_cols;              /* some native size was found: the columns are shown */
 	int heap_filter;              /* --heap: its index, else -1 */
 	uint64_t tot_native;
-	const char *sort;
+	int sort;                     /* SORT_* */
 	int android;
 	struct trow *rows;
 	size_t n, shown;
@@ -80,8 +85,8 @@ int top_retained_set(hp_session *S, struct top_result *t);
 void top_retained_set_text(const struct top_result *t, FILE *f);
 
 /* ---- top_groups.c ------------------------------------------------------ */
-/* the kinds of --group, by enum hp_group_by */
-extern const char *const top_group_kinds[];
+/* --group's values: enum hp_group_by */
+extern const struct cli_choice top_group_choices[];
 /* The groups (t->by) of the class rows that pass flt and the heap filter,
  * ordered by t->sort, the first topn of each level (0: all), packages
  * down to t->depth levels; components from the file `components`.  An

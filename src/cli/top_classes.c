@@ -5,6 +5,13 @@
  * objects (--retained-set).  The table from its column list (table.h). */
 #include "cli/top.h"
 #include "cli/table.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <string.h>
@@ -32,11 +39,11 @@ cJSON *top_buckets_json(const struct hp_bucket_row *b)
 		if (!b->count[k])
 			continue;
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "above", k ? 16ull << (k - 1) : 0);
+		cli_json_u64(e, "above", k ? 16ull << (k - 1) : 0);
 		if (k < HP_NBUCKETS - 1)
-			json_u64(e, "upto", 16ull << k);
-		json_u64(e, "instances", b->count[k]);
-		json_u64(e, "bytes", b->bytes[k]);
+			cli_json_u64(e, "upto", 16ull << k);
+		cli_json_u64(e, "instances", b->count[k]);
+		cli_json_u64(e, "bytes", b->bytes[k]);
 		cJSON_AddItemToArray(arr, e);
 	}
 	return arr;
@@ -51,8 +58,8 @@ static void text_buckets(const char *what, const struct hp_bucket_row *b, FILE *
 	for (unsigned k = 0; k < HP_NBUCKETS; k++) {
 		if (!b->count[k])
 			continue;
-		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), fmt_count(b->count[k], a, sizeof a),
-			fmt_bytes(b->bytes[k], c, sizeof c));
+		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), cli_fmt_count(b->count[k], a, sizeof a),
+			cli_fmt_bytes(b->bytes[k], c, sizeof c));
 		first = 0;
 	}
 	fprintf(f, "%s\n", first ? " none" : "");
@@ -126,7 +133,7 @@ void top_classes_text(const struct top_result *t, FILE *f)
 		int hw = 4;
 		char hn[256];
 		for (unsigned i = 0; i < h->nheaps; i++)
-			if ((int)strlen(safe_text(hp_heap_name(h, i), hn, sizeof hn)) > hw)
+			if ((int)strlen(hp_text_safe(hp_heap_name(h, i), hn, sizeof hn)) > hw)
 				hw = (int)strlen(hn);
 		cli_table_set_width(&tb, "heap", hw);
 	}
@@ -138,7 +145,7 @@ void top_classes_text(const struct top_result *t, FILE *f)
 	}
 	char c1[32], tail[200];
 	snprintf(tail, sizeof tail, "%s%s (size model %s: ref %u, header %u, align %u)",
-		 fmt_counted(t->n, "class", "classes", c1, sizeof c1), t->shown < t->n ? ", top rows shown" : "",
+		 cli_fmt_counted(t->n, "class", "classes", c1, sizeof c1), t->shown < t->n ? ", top rows shown" : "",
 		 hp_size_kind_name(h->size.kind), h->size.ref_size, h->size.header, h->size.align);
 	struct trow tot = { .count = t->tot_count, .shallow = t->tot_shallow, .native = t->tot_native };
 	cli_table_line(&tb, f, &tot, COL_TOTAL, "total", tail);
@@ -189,8 +196,8 @@ void top_retained_set_text(const struct top_result *t, FILE *f)
 	if (t->n == 1)
 		snprintf(rows, sizeof rows, "this row");
 	else
-		snprintf(rows, sizeof rows, "these %s rows", fmt_count(t->n, u3, sizeof u3));
+		snprintf(rows, sizeof rows, "these %s rows", cli_fmt_count(t->n, u3, sizeof u3));
 	fprintf(f, "retained set of the %s in %s: %s, %s\n",
-		fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
-		fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
+		cli_fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
+		cli_fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), cli_fmt_bytes(t->set_bytes, c1, sizeof c1));
 }

@@ -5,12 +5,24 @@
  * --top; the table from its column list (table.h). */
 #include "cli/top.h"
 #include "cli/table.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char *const top_group_kinds[] = { "package", "loader", "component" };
+const struct cli_choice top_group_choices[] = {
+	{ "package", HP_GROUP_PACKAGE, NULL },
+	{ "loader", HP_GROUP_LOADER, NULL },
+	{ "component", HP_GROUP_COMPONENT, NULL },
+	{ NULL, 0, NULL }
+};
 
 static const struct hp_groups *sort_G;
 static int (*sort_cmp)(const struct hp_group *, const struct hp_group *);
@@ -136,8 +148,8 @@ int top_groups_collect(hp_session *S, struct top_result *t, struct cli_filter *f
 	const hp_heap *h = t->h;
 	/* --sort: the groups' order, the name last (g_cmp()) */
 	int (*cmp)(const struct hp_group *, const struct hp_group *) =
-		!strcmp(t->sort, "retained") ? g_retained : !strcmp(t->sort, "shallow") ? g_shallow
-		: !strcmp(t->sort, "count") ? g_count : g_name;
+		t->sort == SORT_RETAINED ? g_retained : t->sort == SORT_SHALLOW ? g_shallow
+		: t->sort == SORT_COUNT ? g_count : g_name;
 	int rc = EXIT_OK;
 	uint8_t *row_in = NULL;
 	struct hp_error err;
@@ -215,9 +227,9 @@ static void group_put(const struct cli_table *tb, const void *row, FILE *f)
 	const struct hp_group *g = row;
 	char lb[1024], nm[1024];
 	int ind = t->by == HP_GROUP_PACKAGE ? 2 * (int)(g->depth - 1) : 0;
-	fprintf(f, "%*s%s", ind > 200 ? 200 : ind, "", safe_text(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
+	fprintf(f, "%*s%s", ind > 200 ? 200 : ind, "", hp_text_safe(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
 	if (t->by == HP_GROUP_LOADER && g->has_loader_name)
-		fprintf(f, " \"%s\"", safe_text(t->G.text + g->name, nm, sizeof nm));
+		fprintf(f, " \"%s\"", hp_text_safe(t->G.text + g->name, nm, sizeof nm));
 }
 
 /* a package's whole name, however long: "name" ("(no package)" for the
@@ -310,10 +322,10 @@ void top_groups_json(const struct top_result *t, cJSON *j)
 {
 	struct cli_table tb;
 	group_table(t, &tb);
-	cJSON_AddStringToObject(j, "group", top_group_kinds[t->by]);
+	cJSON_AddStringToObject(j, "group", cli_choice_name(top_group_choices, t->by));
 	if (t->by == HP_GROUP_PACKAGE)
-		json_u64(j, "depth", t->depth);
-	json_u64(j, "groups_total", t->ntop);
+		cli_json_u64(j, "depth", t->depth);
+	cli_json_u64(j, "groups_total", t->ntop);
 	cJSON *arr = cJSON_AddArrayToObject(j, "groups");
 	size_t i = 0;
 	while (i < t->norder)
@@ -327,7 +339,7 @@ void top_groups_json(const struct top_result *t, cJSON *j)
 		cJSON_AddStringToObject(e, "class", hp_class_name(t->h, G->dup_class[G->dup_off[d]]));
 		cJSON *ids = cJSON_AddArrayToObject(e, "loader_ids");
 		for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++)
-			cJSON_AddItemToArray(ids, json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
+			cJSON_AddItemToArray(ids, cli_json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
 		cJSON_AddItemToArray(dup, e);
 	}
 }
@@ -347,22 +359,22 @@ void top_groups_text(const struct top_result *t, FILE *f)
 	static const char *const one[] = { "package", "class loader", "component" };
 	static const char *const many[] = { "packages", "class loaders", "components" };
 	char c1[48], c2[48], tail[256];
-	size_t o = (size_t)snprintf(tail, sizeof tail, "%s", fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
+	size_t o = (size_t)snprintf(tail, sizeof tail, "%s", cli_fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
 	if (t->by == HP_GROUP_PACKAGE)
 		o += (size_t)snprintf(tail + o, sizeof tail - o, " at the top (%s in all, %u level%s shown)",
-				      fmt_counted(G->n, "package", "packages", c2, sizeof c2), t->depth, t->depth == 1 ? "" : "s");
+				      cli_fmt_counted(G->n, "package", "packages", c2, sizeof c2), t->depth, t->depth == 1 ? "" : "s");
 	if (t->by == HP_GROUP_COMPONENT)
 		o += (size_t)snprintf(tail + o, sizeof tail - o, " (with \"other\")");
 	snprintf(tail + o, sizeof tail - o, "%s; %s", t->cut ? ", top rows shown" : "",
-		 fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+		 cli_fmt_counted(t->n, "class", "classes", c2, sizeof c2));
 	struct hp_group tot = { .classes = t->n, .instances = t->tot_count, .shallow = t->tot_shallow };
 	cli_table_line(&tb, f, &tot, COL_TOTAL, "total", tail);
 	if (loaders && !t->h->nobj)
 		fprintf(f, "the loaders' classes and names are not read with --fast or from a pipe (no object table)\n");
 	if (loaders && G->ndups) {
-		fprintf(f, "%s defined by several loaders:\n", fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
+		fprintf(f, "%s defined by several loaders:\n", cli_fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
 		for (size_t d = 0; d < G->ndups; d++) {
-			fprintf(f, "  %s:", safe_text(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
+			fprintf(f, "  %s:", hp_text_safe(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
 			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
 				uint64_t id = t->h->classes[G->dup_class[k]].loader_id;
 				size_t gi = 0;
@@ -373,7 +385,7 @@ void top_groups_text(const struct top_result *t, FILE *f)
 				tmp.loader_id = id;
 				tmp.loader_class = HP_NONE;
 				fprintf(f, "%s %s", k > G->dup_off[d] ? "," : "",
-					safe_text(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
+					hp_text_safe(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
 			}
 			fprintf(f, "\n");
 		}

@@ -4,6 +4,13 @@
  * rest; the table from its column list (table.h). */
 #include "cli/top.h"
 #include "cli/table.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <string.h>
@@ -49,7 +56,7 @@ static void thread_put(const struct cli_table *tb, const void *row, FILE *f)
 	}
 	fprintf(f, " serial %u", h->threads[m->rec].serial);
 	if (m->obj != SIZE_MAX)
-		fprintf(f, "  %s @0x%llx", safe_text(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
+		fprintf(f, "  %s @0x%llx", hp_text_safe(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
 			(unsigned long long)h->ids[m->obj]);
 	else
 		fprintf(f, "  (no Thread object in the dump)");
@@ -62,7 +69,7 @@ static void thread_json(const struct cli_table *tb, const void *row, cJSON *e, c
 	const struct hp_thread_mem *m = row;
 	size_t i = (size_t)(m - t->M.t);
 	if (!strcmp(key, "serial")) {
-		json_u64(e, key, h->threads[m->rec].serial);
+		cli_json_u64(e, key, h->threads[m->rec].serial);
 	} else if (!strcmp(key, "name")) {
 		if (t->names[i].utf8)
 			cJSON_AddItemToObject(e, key, cli_text_json(&t->names[i]));
@@ -103,15 +110,15 @@ void top_threads_json(const struct top_result *t, cJSON *j)
 	for (size_t i = 0; i < t->shown; i++)
 		cJSON_AddItemToArray(arr, cli_table_json(&tb, &M->t[i], i + 1, NULL));
 	cJSON *r = cJSON_AddObjectToObject(j, "thread_rest");
-	json_u64(r, "threads_not_shown", M->n - t->shown);
-	json_u64(r, "not_shown_objects", rest.objects);
-	json_u64(r, "not_shown_bytes", rest.bytes);
-	json_u64(r, "shared_objects", M->shared_objects);
-	json_u64(r, "shared_bytes", M->shared_bytes);
-	json_u64(r, "unreachable_objects", M->unreachable_objects);
-	json_u64(r, "unreachable_bytes", M->unreachable_bytes);
-	json_u64(r, "objects", M->objects);
-	json_u64(r, "bytes", M->bytes);
+	cli_json_u64(r, "threads_not_shown", M->n - t->shown);
+	cli_json_u64(r, "not_shown_objects", rest.objects);
+	cli_json_u64(r, "not_shown_bytes", rest.bytes);
+	cli_json_u64(r, "shared_objects", M->shared_objects);
+	cli_json_u64(r, "shared_bytes", M->shared_bytes);
+	cli_json_u64(r, "unreachable_objects", M->unreachable_objects);
+	cli_json_u64(r, "unreachable_bytes", M->unreachable_bytes);
+	cli_json_u64(r, "objects", M->objects);
+	cli_json_u64(r, "bytes", M->bytes);
 }
 
 void top_threads_text(const struct top_result *t, FILE *f)
@@ -131,7 +138,7 @@ void top_threads_text(const struct top_result *t, FILE *f)
 	struct hp_thread_mem all = { .objects = M->objects, .bytes = M->bytes };
 	cli_table_line(&tb, f, &shared, COL_MORE, "", "shared/no thread (reachable, dominated by no thread)");
 	cli_table_line(&tb, f, &unreachable, COL_MORE, "", "unreachable");
-	snprintf(line, sizeof line, "%s (weak %s, roots %s)", fmt_counted(M->n, "thread", "threads", c, sizeof c),
-		 hp_weak_policy_name(t->R->weak), roots_policy_name(t->R->roots_policy));
+	snprintf(line, sizeof line, "%s (weak %s, roots %s)", cli_fmt_counted(M->n, "thread", "threads", c, sizeof c),
+		 hp_weak_policy_name(t->R->weak), cli_roots_policy_name(t->R->roots_policy));
 	cli_table_line(&tb, f, &all, COL_TOTAL | CLI_WHOLE, "total", line);
 }

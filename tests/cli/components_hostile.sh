@@ -22,8 +22,6 @@
 command -v python3 >/dev/null 2>&1 || { skip components-hostile "python3 is absent"; exit 0; }
 H=$(cd "$(dirname "$0")/../helper" && pwd)
 D=$TMPD
-REL=$HPROFAN
-case $HPROFAN in */san/hprofan) [ -x "${HPROFAN%/san/hprofan}/hprofan" ] && REL=${HPROFAN%/san/hprofan}/hprofan ;; esac
 
 python3 - "$D" "$H" <<'PY' || { fail components-hostile-build "cannot write the test files"; exit 0; }
 import sys

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# top --group=package|loader|component (issue 21), on a dump built byte by
+# top --group=package|loader|component, on a dump built byte by
 # byte (tests/helper/mkhprof.py, 4-byte ids, sizes under --size-model=raw:
 # an instance is its field bytes, an array its elements, a class object its
 # static bytes: 0 here), with hand-computed figures:
@@ -276,10 +276,10 @@ tail -n +2 "$CORPUS/MANIFEST.tsv" | cut -f1 | while read -r f; do
   path=$CORPUS/$f
   [ -f "$path" ] || continue
   case $f in *CORRUPT*) continue ;; esac
-  # a file without a heap dump has no class table either
-  run_hp "$D/o" "$D/e" top "$path" --fast --top 1 --quiet || { skip "corpus --group=package $f" "no class table"; continue; }
   if ! run_hp "$D/cp.json" "$D/e" top "$path" --group=package --top 0 --fast --json --quiet; then
-    fail "corpus --group=package $f" "$(head -c 300 "$D/e")"
+    # a file without a heap dump has no class table either
+    if grep -q 'holds no heap dump' "$D/e"; then skip "corpus --group=package $f" "no class table"
+    else fail "corpus --group=package $f" "$(head -c 300 "$D/e")"; fi
     continue
   fi
   got=$(jget "$D/cp.json" '(sum(g["instances"] for g in d["groups"]), sum(g["shallow"] for g in d["groups"]), sum(g["classes"] for g in d["groups"])) == (d["total"]["instances"], d["total"]["shallow"], d["total"]["classes"]) and d["total"]["instances"] > 0')

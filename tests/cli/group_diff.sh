@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# diff and trend --group=package|loader|component (issue 21), on three dumps
+# diff and trend --group=package|loader|component, on three dumps
 # built byte by byte (tests/helper/mkhprof.py, --size-model=raw: an instance
 # is its field bytes), with hand-computed growth:
 #

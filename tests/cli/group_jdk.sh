@@ -36,12 +36,7 @@ at_exit cleanup
   { fail group-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
 java -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$D/classes" GroupMain "$D/plugin/" >"$D/out" 2>&1 &
 PID=$!
-for ((i = 0; i < 300; i++)); do
-  grep -q READY "$D/out" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.05
-done
-grep -q READY "$D/out" || { fail group-jdk "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
+said_ready "$D/out" "$PID" || { fail group-jdk "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
 jcmd "$PID" GC.heap_dump -all "$D/g.hprof" >"$D/jcmd" 2>&1 && jcmd "$PID" GC.class_histogram -all >"$D/histo" 2>&1 ||
   { fail group-jdk "jcmd: $(head -c 300 "$D/jcmd")"; exit 0; }
 cleanup

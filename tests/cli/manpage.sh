@@ -5,7 +5,13 @@
 #  (b) the page renders without warnings (groff -ww; skipped without groff),
 #      and man -l reads it (skipped without man);
 #  (c) every command line of the usage text is in the SYNOPSIS, its words in
-#      the same order.
+#      the same order, and each command's SYNOPSIS entry is the usage line of
+#      `hprofan help COMMAND` (made from its table) word for word;
+#  (d) each command's "Options:" list in Commands is its table's (read from
+#      `hprofan completion options`);
+#  (e) the OPTIONS entry of an option whose value is a choice names every
+#      value of it (the tables' lists) and writes it --name=VALUE, and an
+#      option that takes another value is written --name VALUE.
 . "$(dirname "$0")/../lib.sh"
 MAN=$(cd "$(dirname "$0")/../.." && pwd)/man/hprofan.1
 
@@ -147,14 +153,23 @@ while read -r u; do
   fi
 done <"$TMPD/usage"
 
+# ---- (c) each command's entry: its usage line ------------------------------------
+
+"$HPROFAN" completion options >"$TMPD/table" 2>"$TMPD/table.err" ||
+  { fail manpage-table "hprofan completion options failed: $(head -c 300 "$TMPD/table.err")"; exit 0; }
+cmds=$(awk -F'\t' '$1 == "command" { print $2 }' "$TMPD/table")
+for c in $cmds; do
+  u=$("$HPROFAN" help "$c" | head -n 1 | sed 's/^usage: //')
+  w=$(awk -v c="$c" '{ n = split($0, S, " "); if (S[1] == "hprofan" && (S[2] == c || (c == "top" && S[2] == "[top]"))) print }' \
+        "$TMPD/synopsis" | head -n 1)
+  expect_eq "man: the SYNOPSIS of $c is its usage line" "$w" "$u"
+done
+
 # ---- (d) each command's options: the man page's list is the command's table --
 
-# opts_of_help COMMAND: the options `hprofan help COMMAND` lists, one a line
-# (the last name of each spec: "-q, --quiet" gives --quiet, "-o FILE" -o)
-opts_of_help() {
-  "$HPROFAN" help "$1" | awk '/^options:/ { on = 1; next } on && /^  -/' |
-    sed -E 's/^ +//; s/  +.*//; s/.*, //' | grep -oE -- '^-{1,2}[A-Za-z][A-Za-z0-9-]*' | LC_ALL=C sort -u
-}
+# opts_of_table COMMAND: the options of COMMAND's table, one a line (the
+# name: "-o", not its alias --output; "--quiet", not -q)
+opts_of_table() { awk -F'\t' -v c="$1" '$1 == "option" && $2 == c { print $3 }' "$TMPD/table" | LC_ALL=C sort -u; }
 # opts_of_man COMMAND: the "Options:" paragraph of COMMAND's entry in Commands
 opts_of_man() {
   awk -v c="$1" '
@@ -168,13 +183,39 @@ opts_of_man() {
     on' "$MAN" | plain | grep -oE -- '(^|[^A-Za-z0-9-])-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[^-]//' |
     LC_ALL=C sort -u
 }
-for c in $(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
-           grep -oE '^(usage:)? +hprofan \[?[a-z][a-z0-9-]*' | sed -E 's/.*hprofan \[?//' | sort -u); do
-  [ "$c" = help ] && continue
-  h=$(opts_of_help "$c"); m=$(opts_of_man "$c")
-  if [ -z "$h" ]; then fail "man: the options of $c" "hprofan help $c lists no options"
+for c in $cmds; do
+  h=$(opts_of_table "$c"); m=$(opts_of_man "$c")
+  if [ -z "$h" ]; then fail "man: the options of $c" "its table has no options"
   elif [ "$h" = "$m" ]; then ok "man: the options of $c are its table's"
   else fail "man: the options of $c are its table's" \
-    "only in help: $(comm -23 <(echo "$h") <(echo "$m") | paste -sd' '); only in the man page: $(comm -13 <(echo "$h") <(echo "$m") | paste -sd' ')"
+    "only in the table: $(comm -23 <(echo "$h") <(echo "$m") | paste -sd' '); only in the man page: $(comm -13 <(echo "$h") <(echo "$m") | paste -sd' ')"
   fi
 done
+
+# ---- (e) the values of the choices ------------------------------------------------
+
+# entry OPTION: the OPTIONS entry whose tag names OPTION (tag, then body), as plain text
+entry() {
+  section OPTIONS | awk -v o="$1" '
+    /^\.TP/ { on = 0; tag = 1; next }
+    tag { tag = 0; t = $0; gsub(/\\-/, "-", t); gsub(/\\f[BIRP]/, "", t); gsub(/"/, "", t)
+          n = split(t, W, /[ ,]+/); for (i = 1; i <= n; i++) { sub(/[=\[].*/, "", W[i]); if (W[i] == o) on = 1 } }
+    on' | plain
+}
+while IFS=$'\t' read -r o kind vals; do
+  e=$(entry "$o")
+  if [ -z "$e" ]; then fail "man: $o has an entry in OPTIONS" "none"; continue; fi
+  tag=$(head -n 1 <<<"$e")
+  if [ "$kind" = choice ]; then
+    missing=''
+    for v in $vals; do grep -qwF -- "$v" <<<"$e" || missing="$missing $v"; done
+    if [ -z "$missing" ]; then ok "man: $o names each of its values"
+    else fail "man: $o names each of its values" "not named:$missing"; fi
+    case $tag in *"$o="*) ok "man: $o is written $o=VALUE" ;; *) fail "man: $o is written $o=VALUE" "tag: $tag" ;; esac
+  elif [ "$kind" = value ]; then
+    case $tag in *"$o="*) fail "man: $o is written $o VALUE" "tag: $tag" ;; *) ok "man: $o is written $o VALUE" ;; esac
+  fi
+done < <(awk -F'\t' '$1 == "option" { v[$3] = v[$3] " " $8; k[$3] = $5 }
+                     END { for (o in k) { n = split(v[o], W, " "); s = ""; delete seen
+                                          for (i = 1; i <= n; i++) if (W[i] != "-" && !seen[W[i]]++) s = s " " W[i]
+                                          print o "\t" k[o] "\t" s } }' "$TMPD/table" | LC_ALL=C sort)

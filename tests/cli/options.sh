@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Each command takes exactly the options of its table (src/cli/command.h):
-#  (a) `hprofan --help` lists every option once with the commands that take
-#      it, and those are the commands whose `hprofan help COMMAND` lists it;
+# Each command takes exactly the options of its table (src/cli/command.h),
+# read once from `hprofan completion options`:
+#  (a) `hprofan help COMMAND` lists the table's options, and `hprofan --help`
+#      lists every option once with the commands that take it;
 #  (b) every option a command lists is accepted by it, and does something
 #      there: the output, the messages, the exit status or the -o file differ
 #      from the same run without it (--quiet, which only hides the progress
@@ -9,7 +10,20 @@
 #      needs a terminal, is checked for accepting each (tests/cli/browse.sh
 #      drives it through tmux);
 #  (c) every option a command does not list is a usage error (exit 2) that
-#      names the command.
+#      names the command;
+#  (d) each rule of the tables holds: breaking it is a usage error in the
+#      one shape ("A needs B: ...", "A does not go with B: ..."), and its
+#      first option alone is not refused by it;
+#  (e) a choice's usage errors name its values in the one wording
+#      ("--sort needs one of: a, b or c", "--sort=x: not one of a, b or c").
+# What is decided from argv before any file is read -- (c), (d), (e), and
+# in (b) browse's and --quiet's being accepted -- runs the release binary
+# (build/hprofan, when its tables are the same as the binary's under test):
+# it is the same parser, and sanitizers add nothing to it that the runs of
+# the binary under test do not check (each accepted option in (b), one
+# refusal of each command and one break of each rule kind here).  The rest
+# of (b) runs the binary under test.
+# shellcheck disable=SC2046  # the words of args and value are split on purpose
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip options "python3 is absent"; exit 0; }
 S=$TMPD/sample.hprof
@@ -78,20 +92,32 @@ PY
 ) || { fail options-long "cannot write the long list"; exit 0; }
 
 "$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
-cmds=$(awk 'NR == 1 || (started && $0 != "") { started = 1; print; next } { exit }' "$TMPD/help" |
-       grep -oE 'hprofan \[?[a-z][a-z0-9-]*' | sed 's/^hprofan \[*//' | grep -vx help | LC_ALL=C sort -u)
-# opts CMD: the option names `hprofan help CMD` lists, one a line ("-q, --quiet": both);
-# read once per command (the checks below ask for them about 2,000 times)
-opts_of() {
-  "$HPROFAN" help "$1" | awk '/^options:/ { on = 1; next } on && /^  -/' | sed -E 's/^ +//; s/  +.*//' |
-    tr ',' '\n' | grep -oE -- '^ *-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed 's/^ *//'
-}
+"$HPROFAN" completion options >"$TMPD/table" 2>"$TMPD/table.err" ||
+  { fail options-table "hprofan completion options failed: $(head -c 300 "$TMPD/table.err")"; exit 0; }
+# the release binary for the argv-only checks, when it has the same tables
+REL=${HPROFAN_RELEASE:-$(dirname "$HPROFAN")/../hprofan}
+if [ -x "$REL" ] && "$REL" completion options 2>/dev/null | cmp -s - "$TMPD/table"; then :; else REL=$HPROFAN; fi
+cmds=$(awk -F'\t' '$1 == "command" { print $2 }' "$TMPD/table" | LC_ALL=C sort)
+# opts CMD: the option names of CMD's table, one a line (a short alias too: -q, --quiet)
 declare -A OPTS
-for c in $cmds; do OPTS[$c]=$(opts_of "$c") || { fail options-help "hprofan help $c failed"; exit 0; }; done
+for c in $cmds; do
+  OPTS[$c]=$(awk -F'\t' -v c="$c" '$1 == "option" && $2 == c { if ($4 ~ /^-[^-]/) print $4; print $3 }' "$TMPD/table")
+done
 opts() { printf '%s\n' "${OPTS[$1]}"; }
 all=$(for c in $cmds; do opts "$c"; done | LC_ALL=C sort -u)
+# words CMD OPTION: the values the table gives (a choice's list, the words completed)
+words() { awk -F'\t' -v c="$1" -v o="$2" '$1 == "option" && $2 == c && ($3 == o || $4 == o) && $8 != "-" { print $8 }' "$TMPD/table"; }
 
-# ---- (a) --help's list ---------------------------------------------------------
+# ---- (a) help COMMAND, and --help's list ------------------------------------------
+
+# help CMD lists the table's options: the names of its option lines
+for c in $cmds; do
+  "$HPROFAN" help "$c" >"$TMPD/help.$c"
+  got=$(awk '/^options:/ { on = 1; next } on && /^  -/' "$TMPD/help.$c" | sed -E 's/^ +//; s/  +.*//' |
+        tr ',' '\n' | grep -oE -- '^ *-{1,2}[A-Za-z][A-Za-z0-9-]*' | sed 's/^ *//')
+  expect_eq "help $c lists its table's options" "$got" "$(opts "$c")"
+done
+
 
 for o in $all; do
   line=$(grep -E -- "^  (-[a-z], )?$o( |=|,|\[)" "$TMPD/help" | head -n 1)
@@ -145,20 +171,20 @@ args() {
   local cls=java.lang.String
   [ "$2" = --roots ] && cls=java.lang.Thread
   [ "$2" = --weak ] && cls=java.lang.ref.SoftReference
-  [ "$2" = --mapping ] && cls='LeakyCache$Session'   # issue 17: a size read from a renamed field
+  [ "$2" = --mapping ] && cls='LeakyCache$Session'   # a size read from a renamed field
   case $1 in
     object|path) echo "$1 $f $id" ;;
     instances) echo "$1 $f $cls" ;;
     redact) echo "$1 $f $TMPD/out.txt" ;;
     diff|trend) echo "$1 $f $S2" ;;
-    # issue 13: --fail-on-leak changes the exit status when a rule finds a zombie
-    sites) if [ "$2" = --salvage ]; then echo "$1 $f"; else echo "$1 $SITES"; fi ;;   # issue 16
+    sites) if [ "$2" = --salvage ]; then echo "$1 $f"; else echo "$1 $SITES"; fi ;;
+    # --fail-on-leak changes the exit status when a rule finds a zombie
     leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
     *) echo "$1 $f" ;;
   esac
 }
 value() {
-  # issue 16: sites' --exclude matches frames, its call tree is 2 deep
+  # sites' --exclude matches frames, its call tree is 2 deep
   case $c:$1 in sites:--exclude) echo "--exclude B.java"; return ;; sites:--depth) echo "--depth 1"; return ;; esac
   case $1 in
     --top) echo "--top 1" ;; --sort) echo "--sort=name" ;; --heap) echo "--heap heap" ;;
@@ -166,14 +192,16 @@ value() {
     --size-model) echo "--size-model=raw" ;; --ref-size) echo "--ref-size 8" ;;
     --header-size) echo "--header-size 32" ;; --align) echo "--align 64" ;;
     --weak) echo "--weak=skip" ;; --roots) echo "--roots=all" ;; --dump) echo "--dump 1" ;;
-    --max-memory) echo "--max-memory 64K" ;; --depth) echo "--depth 3" ;; --group) echo "--group=class" ;;
+    --max-memory) echo "--max-memory 64K" ;; --depth) echo "--depth 3" ;;
+    # dominators merges same-class siblings; top, diff and trend group by package
+    --group) if words "$c" --group | grep -qw class; then echo "--group=class"; else echo "--group=package"; fi ;;
     --mode) echo "--mode=strings" ;; --mapping-out) echo "--mapping-out $TMPD/map.txt" ;;
     -o | --output) echo "$1 $TMPD/out.txt" ;;
-    # issue 13: leaks
+    # leaks
     --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
     --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
-    --out) echo "--out $TMPD/pngs" ;;   # issue 17: bitmaps
-    # issue 17: --mapping renames the sample's classes (roots, waste, the outer
+    --out) echo "--out $TMPD/pngs" ;;   # bitmaps
+    # --mapping renames the sample's classes (roots, waste, the outer
     # class of LeakyCache$X), a field instances reads, the sites dump's frames
     --mapping) printf '%s\n' 'LeakyCache$Session -> LeakyCache$Session:' 'LeakyCache$Entity -> LeakyCache$Entity:' \
                  '    int count -> version' 'org.example.Cache -> LeakyCache:' \
@@ -181,36 +209,35 @@ value() {
                  'java.lang.invoke.Handle -> java.lang.invoke.MethodHandle:' \
                  'java.lang.Object -> java.lang.Object:' '    void alpha() -> a' >"$TMPD/mapping.txt"
                echo "--mapping $TMPD/mapping.txt" ;;
-    --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;   # issue 21
-    --title) echo "--title T" ;;   # issue 19: report
+    --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;
+    --title) echo "--title T" ;;   # report
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
 }
 # run NAME ARGS...: stdout, stderr, exit status and the -o file, in $TMPD/NAME.*
+# (BIN=... another binary)
 run() {
   local n=$1; shift
-  rm -f "$TMPD/out.txt"
+  [ -e "$TMPD/out.txt" ] && rm -f "$TMPD/out.txt"
   # shellcheck disable=SC2068  # the words of args/value on purpose
-  "$HPROFAN" $@ --quiet >"$TMPD/$n.out" 2>"$TMPD/$n.err"
+  "${BIN:-$HPROFAN}" $@ --quiet >"$TMPD/$n.out" 2>"$TMPD/$n.err"
   echo $? >"$TMPD/$n.rc"
   if [ -f "$TMPD/out.txt" ]; then mv "$TMPD/out.txt" "$TMPD/$n.file"; else : >"$TMPD/$n.file"; fi
-  # issue 19: report's page holds its command line; an option must change the rest
+  # report's page holds its command line; an option must change the rest
   if [ "$1" = report ]; then sed -i 's/"command_line":\[[^]]*\]//' "$TMPD/$n.out" "$TMPD/$n.file"; fi
 }
-# run_base ARGS...: run base ARGS, once for each distinct ARGS (many options of a
-# command share the run without them); later calls copy the first run's files.
+# run_base ARGS...: $B names the run of ARGS (the run without the option),
+# made once for each distinct ARGS (many options of a command share it);
 # index is run each time: what it says depends on the index it finds
+declare -A BASES
+nbase=0
 run_base() {
-  local key
-  key=$(printf '%s' "$*" | cksum | tr ' ' _)
-  if [ "$1" != index ] && [ -f "$TMPD/cache.$key.rc" ]; then
-    for x in out err rc file; do cp "$TMPD/cache.$key.$x" "$TMPD/base.$x"; done
-  else
-    run base "$@"
-    printf '%s\n' "$*" >"$TMPD/cache.$key.args"
-    for x in out err rc file; do cp "$TMPD/base.$x" "$TMPD/cache.$key.$x"; done
-  fi
+  local key="$*"
+  if [ "$1" != index ] && [ -n "${BASES[$key]-}" ]; then B=${BASES[$key]}; return; fi
+  nbase=$((nbase + 1)) B=base$nbase
+  run "$B" "$@"
+  BASES[$key]=$B
 }
 differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
             ! cmp -s "$TMPD/$1.rc" "$TMPD/$2.rc" || ! cmp -s "$TMPD/$1.file" "$TMPD/$2.file"; }
@@ -218,21 +245,27 @@ differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$
 for c in $cmds; do
   for o in $(opts "$c"); do
     base=$(args "$c" "$o")
+    # browse refuses to start without a terminal once its options are read,
+    # and --quiet only hides the progress display of a terminal: what they
+    # show is that the option is accepted, decided from argv (the release binary)
     if [ "$c" = browse ]; then
-      TERM=dumb run with $base $(value "$o")
-      if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -q "browse needs a terminal" "$TMPD/with.err"; then
+      TERM=dumb BIN=$REL run with $base $(value "$o")
+      read -r wrc <"$TMPD/with.rc"
+      if [ "$wrc" = 2 ] && grep -q "browse needs a terminal" "$TMPD/with.err"; then
         ok "browse accepts $o"
-      else fail "browse accepts $o" "exit $(cat "$TMPD/with.rc"): $(head -c 300 "$TMPD/with.err")"; fi
+      else fail "browse accepts $o" "exit $wrc: $(head -c 300 "$TMPD/with.err")"; fi
       continue
     fi
     run_base $base
-    run with $base $(value "$o")
-    if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -qE -- "not an option|unknown option" "$TMPD/with.err"; then
+    case $o in --quiet | -q) BIN=$REL run with $base $(value "$o") ;; *) run with $base $(value "$o") ;; esac
+    read -r wrc <"$TMPD/with.rc"
+    if [ "$wrc" = 2 ] && grep -qE -- "not an option|unknown option" "$TMPD/with.err"; then
       fail "$c takes $o" "$(head -c 300 "$TMPD/with.err")"
     elif [ "$o" = --quiet ] || [ "$o" = -q ]; then
-      expect_eq "$c takes $o" "$(cat "$TMPD/with.rc")" "$(cat "$TMPD/base.rc")"
+      read -r brc <"$TMPD/$B.rc"
+      expect_eq "$c takes $o" "$wrc" "$brc"
     elif [ "$o" = --no-index ] && [ "$c" != index ]; then
-      # issue 15: what it changes is the index file: none written with it
+      # what it changes is the index file: none written with it
       rm -rf "$HPROFAN_INDEX_DIR"; run with $base $(value "$o")
       if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then fail "$c $o does something" "an index was written"
       else
@@ -240,7 +273,7 @@ for c in $cmds; do
         if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then ok "$c $o does something (no index written)"
         else fail "$c $o does something" "no index written without it either ($base)"; fi
       fi
-    elif differs base with; then
+    elif differs "$B" with; then
       ok "$c $o does something"
     elif [ "$c" = path ] && case $o in --size-model|--ref-size|--header-size|--align) true ;; *) false ;; esac; then
       # path's table gives no sizes; its JSON gives each step's shallow size
@@ -256,15 +289,95 @@ done
 
 # ---- (c) the others are usage errors ------------------------------------------------
 
+# refused BIN CMD OPTION: the run with OPTION is a usage error naming CMD
+refused() {
+  local err rc
+  # shellcheck disable=SC2046  # the words of args/value on purpose
+  err=$("$1" $(args "$2" "$3") $(value "$3") --quiet 2>&1 >/dev/null); rc=$?
+  if [ $rc = 2 ] && [[ $err == *"$3 is not an option of '$2'"* ]]; then ok "$2 refuses $3${4-}"
+  else fail "$2 refuses $3${4-}" "exit $rc: ${err:0:300}"; fi
+}
 for c in $cmds; do
-  mine=$(opts "$c")
+  mine=$(opts "$c") first=1
   for o in $all; do
     printf '%s\n' "$mine" | grep -qxF -- "$o" && continue
-    run with $(args "$c" "$o") $(value "$o")
-    if [ "$(cat "$TMPD/with.rc")" = 2 ] && grep -qF -- "$o is not an option of '$c'" "$TMPD/with.err"; then
-      ok "$c refuses $o"
-    else
-      fail "$c refuses $o" "exit $(cat "$TMPD/with.rc"): $(head -c 300 "$TMPD/with.err")"
-    fi
+    refused "$REL" "$c" "$o"
+    # the binary under test refuses one of each command's too
+    if ((first)) && [ "$REL" != "$HPROFAN" ]; then refused "$HPROFAN" "$c" "$o" " (the binary under test)"; first=0; fi
   done
 done
+
+# ---- (d) the rules --------------------------------------------------------------------
+
+# side CMD SPEC: SPEC as given ("--group=package" as is, "--depth" with a value)
+side() { c=$1; case $2 in *=*) echo "$2" ;; *) value "$2" ;; esac; }
+# other CMD OPTION VALUE: a value of OPTION's choice that is not VALUE
+other() { words "$1" "$2" | tr ' ' '\n' | grep -vxF -- "$3" | head -n 1; }
+# try BIN NAME CMD SIDES...: runs CMD on its files with the sides; the
+# messages into $TMPD/rule.err, the exit status into rrc
+try() {
+  local bin=$1 c=$3 a=${4%%=*}; shift 3
+  local sw=() s
+  # shellcheck disable=SC2207  # a side is one or two words
+  for s in "$@"; do sw+=($(side "$c" "$s")); done
+  # shellcheck disable=SC2046  # the words of args on purpose
+  "$bin" $(args "$c" "$a") "${sw[@]}" --quiet >/dev/null 2>"$TMPD/rule.err"; rrc=$?
+}
+# broken NAME MESSAGE: the run was a usage error saying MESSAGE, then where help is
+broken() {
+  if [ $rrc = 2 ] && awk -v p="hprofan: $2" 'index($0, p) == 1 { f = 1 } END { exit !f }' "$TMPD/rule.err" &&
+     grep -qxF -- "hprofan: try 'hprofan help $c'" "$TMPD/rule.err"; then ok "$1"
+  else fail "$1" "exit $rrc: $(head -c 300 "$TMPD/rule.err")"; fi
+}
+# holds NAME MESSAGE: the run did not say MESSAGE
+holds() {
+  if grep -qF -- "hprofan: $2" "$TMPD/rule.err"; then fail "$1" "$(head -c 300 "$TMPD/rule.err")"; else ok "$1"; fi
+}
+declare -A sane
+nrules=0
+while IFS=$'\t' read -r _ c kind a b; do
+  nrules=$((nrules + 1))
+  bin=$REL
+  [ -z "${sane[$kind]-}" ] && { bin=$HPROFAN; sane[$kind]=1; }   # one of each kind under test
+  case $kind in
+    needs)
+      try "$bin" x "$c" "$a"; broken "$c: $a alone is refused (needs $b)" "$a needs $b: "
+      try "$REL" x "$c" "$a" "$b"; holds "$c: $a with $b is not refused by the rule" "$a needs $b" ;;
+    excludes)
+      try "$bin" x "$c" "$a" "$b"; broken "$c: $a with $b is refused" "$a does not go with $b: "
+      try "$REL" x "$c" "$a"; holds "$c: $a alone is not refused (the rule: not with $b)" "$a does not go with $b" ;;
+    only-with)
+      w=$(other "$c" "${b%%=*}" "${b#*=}")
+      try "$bin" x "$c" "$a" "${b%%=*}=$w"; broken "$c: $a with ${b%%=*}=$w is refused" "$a does not go with ${b%%=*}=$w: "
+      try "$REL" x "$c" "$a" "$b"; holds "$c: $a with $b is not refused by the rule" "$a does not go with"
+      try "$REL" x "$c" "$a"; holds "$c: $a alone is not refused (the rule: only with $b)" "$a does not go with" ;;
+    *) fail "options: rule of $c" "unknown kind $kind" ;;
+  esac
+done < <(awk -F'\t' '$1 == "rule"' "$TMPD/table")
+[ "$nrules" -gt 0 ] || fail "options: the rules" "the table has none"
+
+# ---- (e) the choices: one wording, their values in help ------------------------------
+
+# the list as the messages write it: "a, b or c"
+listed() { awk '{ s = $1; for (i = 2; i <= NF; i++) s = s (i == NF ? " or " : ", ") $i; print s }' <<<"$1"; }
+declare -A seen_choice
+while IFS=$'\t' read -r c o vals; do
+  # help names each value in the option's lines (its spec or its text)
+  block=$(awk -v o="$o" '/^  -/ { on = ($1 ~ "^" o "[= ]" || $1 == o) } on' "$TMPD/help.$c")
+  missing=''
+  for v in $vals; do grep -qwF -- "$v" <<<"$block" || missing="$missing $v"; done
+  if [ -z "$missing" ]; then ok "help $c: $o names its values"; else fail "help $c: $o names its values" "not named:$missing"; fi
+  # the messages, once for each list
+  [ -n "${seen_choice[$o $vals]-}" ] && continue
+  seen_choice[$o $vals]=1
+  [ "$c" = browse ] && continue
+  l=$(listed "$vals")
+  # shellcheck disable=SC2046  # the words of args on purpose
+  err=$("$REL" $(args "$c" "$o") --quiet "$o" 2>&1 >/dev/null); rc=$?
+  expect_eq "$c $o (no value): the one wording" "$rc: ${err%%$'\n'*}" "2: hprofan: $o needs one of: $l"
+  for form in "$o=bogus" "$o bogus"; do
+    # shellcheck disable=SC2046,SC2086  # the words on purpose
+    err=$("$REL" $(args "$c" "$o") --quiet $form 2>&1 >/dev/null); rc=$?
+    expect_eq "$c $form: the one wording" "$rc: ${err%%$'\n'*}" "2: hprofan: $o=bogus: not one of $l"
+  done
+done < <(awk -F'\t' '$1 == "option" && $5 == "choice" { print $2 "\t" $3 "\t" $8 }' "$TMPD/table")
