@@ -93,6 +93,7 @@ static const struct cli_col class_cols[] = {
 	{ .title = "instances", .width = 9, .cell = CELL_COUNT, .flags = COL_FIT | COL_TOTAL, .off = TR_(count), .key = "instances", .at = 4 },
 	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .flags = COL_TOTAL, .off = TR_(shallow), .key = "shallow", .at = 5 },
 	{ .title = "%", .width = 6, .cell = CELL_PCT, .flags = COL_TOTAL, .off = TR_(shallow), .key = "percent", .at = 10 },
+	{ .title = "avg", .width = 8, .cell = CELL_BYTES, .off = TR_(shallow), .per = COL_PER(struct trow, count), .key = "average", .at = 11 },
 	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .when = C_RETAINED, .off = TR_(retained), .key = "retained", .at = 6 },
 	{ .title = "%", .width = 6, .cell = CELL_PCT, .when = C_RETAINED, .off = TR_(retained) },
 	{ .title = "native", .width = 10, .cell = CELL_BYTES, .flags = COL_TOTAL, .when = C_NATIVE, .off = TR_(native), .key = "native", .at = 7 },
