@@ -137,6 +137,10 @@ $(BUILD)/san/unit/%: $(BUILD)/san/obj/tests/unit/%.o $(SAN_HELPER_OBJ) $(BUILD)/
 
 # the browser's list model is a cli file (beside its view), not in the library
 $(BUILD)/san/unit/test_browse_model: $(BUILD)/san/obj/cli/browse_model.o
+# the table module too, with the formatters and the JSON helpers it uses
+$(BUILD)/san/unit/test_table: $(BUILD)/san/obj/cli/table.o $(BUILD)/san/obj/cli/format.o $(BUILD)/san/obj/cli/output.o \
+	$(BUILD)/san/obj/cli/msg.o $(BUILD)/san/obj/cli/load.o $(BUILD)/san/obj/cli/load_place.o \
+	$(BUILD)/san/obj/cli/load_progress.o $(BUILD)/san/obj/cli/load_memory.o
 
 unit: deps $(UNIT_BIN)
 

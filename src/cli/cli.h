@@ -26,10 +26,12 @@
  *   browse_draw.c   the browser's screen and key reader; browse_popup.c its
  *               pop-ups (browse_view.h: what they and cmd_browse.c share)
  *   format.c    numbers, sizes, times (format.h)
+ *   table.c     tables declared as columns: header, rows, totals, JSON (table.h)
  *   filter.c    class-name filters (PCRE2), heaps, components (filter.h)
  *   objtext.c   objects, GC roots, references and Java text as words/JSON,
  *               paths from GC roots (objtext.h)
  *   cmd_*.c     one command each
+ *   top_*.c     top's modes: its class, group and thread tables (top.h)
  *
  * Exit codes (the man page lists the same):
  *   0 success, 1 bad or corrupt input / I/O error, 2 usage error,

@@ -11,6 +11,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "cli/table.h"
 #include "analysis/group.h"
 #include "analysis/waste.h"
 #include "base/text.h"
@@ -294,6 +295,67 @@ static const char *loader_name(const struct comp_result *t, uint64_t id)
 	return NULL;
 }
 
+/* ---- the tables of each group: its largest classes, its top objects ---- */
+
+struct ccrow {
+	const char *cls, *heap;
+	uint64_t retained, shallow, instances;
+};
+
+/* the class, and on Android its heap */
+static void class_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct ccrow *r = row;
+	char nm[1024], lb[1024];
+	fputs(hp_text_safe(r->cls, nm, sizeof nm), f);
+	if (r->heap)
+		fprintf(f, " (heap %s)", hp_text_safe(r->heap, lb, sizeof lb));
+}
+
+#define CC_(f) offsetof(struct ccrow, f)
+static const struct cli_col class_cols[] = {
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .off = CC_(retained), .key = "retained", .at = 5, .gap = "   " },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .off = CC_(shallow), .key = "shallow", .at = 4 },
+	{ .title = "instances", .width = 10, .cell = CELL_COUNT, .off = CC_(instances), .key = "instances", .at = 3 },
+	{ .title = "class", .cell = CELL_FN, .put = class_put },
+	{ .cell = CELL_TEXT, .off = CC_(cls), .key = "class", .at = 1 },
+	{ .cell = CELL_TEXT, .off = CC_(heap), .key = "heap", .at = 2 },
+};
+
+static struct ccrow ccrow_of(const struct comp_result *t, size_t k)
+{
+	const hp_heap *h = t->h;
+	const struct hp_hrow *r = &h->rows[t->rows[k].r];
+	return (struct ccrow){ .cls = hp_class_name(h, r->cls), .heap = h->header.version == 3 ? hp_heap_name(h, r->heap) : NULL,
+			       .retained = t->rows[k].retained, .shallow = t->rows[k].shallow, .instances = t->rows[k].instances };
+}
+
+struct cdrow {
+	uint32_t v;
+	uint64_t retained, shallow;
+};
+
+static void object_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct comp_result *t = tb->ctx;
+	char lb[1024];
+	fputs(cli_object_label(t->h, ((const struct cdrow *)row)->v, lb, sizeof lb), f);
+}
+
+#define CD_(f) offsetof(struct cdrow, f)
+static const struct cli_col dom_cols[] = {
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .off = CD_(retained), .key = "retained", .at = 2, .gap = "   " },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .off = CD_(shallow), .key = "shallow", .at = 1 },
+	{ .title = "object", .cell = CELL_FN, .put = object_put },
+	{ .cell = CELL_PCT, .off = CD_(retained), .key = "percent", .at = 3 },
+};
+
+static struct cdrow cdrow_of(const struct comp_result *t, const struct hp_group *g, uint32_t k)
+{
+	uint32_t v = t->G.top[g->top_at + k];
+	return (struct cdrow){ .v = v, .retained = t->R->retained[v], .shallow = t->R->shallow[v] };
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct comp_opts *o = x->own;
@@ -314,6 +376,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cli_json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
 	cli_json_u64(tot, "waste", t->W.total);
 	cli_json_u64(tot, "groups", G->n);
+	struct cli_table ct, dt;
+	CLI_TABLE_INIT(&ct, class_cols, 0, 0, t);
+	CLI_TABLE_INIT(&dt, dom_cols, 0, t->heap, t);
 	cJSON *arr = cJSON_AddArrayToObject(j, "components");
 	for (size_t i = 0; i < t->nshown; i++) {
 		uint32_t gi = t->order[i];
@@ -338,26 +403,15 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddNumberToObject(e, "waste_percent", pct2(g->waste, t->W.total));
 		cJSON *tc = cJSON_AddArrayToObject(e, "top_classes");
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
-			const struct hp_hrow *r = &h->rows[t->rows[k].r];
-			cJSON *c = cJSON_CreateObject();
-			cJSON_AddStringToObject(c, "class", hp_class_name(h, r->cls));
-			if (h->header.version == 3)
-				cJSON_AddStringToObject(c, "heap", hp_heap_name(h, r->heap));
-			cli_json_u64(c, "instances", t->rows[k].instances);
-			cli_json_u64(c, "shallow", t->rows[k].shallow);
-			cli_json_u64(c, "retained", t->rows[k].retained);
-			cJSON_AddItemToArray(tc, c);
+			struct ccrow w = ccrow_of(t, k);
+			cJSON_AddItemToArray(tc, cli_table_json(&ct, &w, 0, NULL));
 		}
 		cli_json_u64(e, "classes_left_out", t->nclasses[i] - (t->row_at[i + 1] - t->row_at[i]));
 		cli_json_u64(e, "top_objects", g->ntops);
 		cJSON *td = cJSON_AddArrayToObject(e, "top_dominators");
 		for (uint32_t k = 0; k < g->top_n; k++) {
-			uint32_t v = G->top[g->top_at + k];
-			cJSON *d = cli_object_json(h, v);
-			cli_json_u64(d, "shallow", t->R->shallow[v]);
-			cli_json_u64(d, "retained", t->R->retained[v]);
-			cJSON_AddNumberToObject(d, "percent", pct2(t->R->retained[v], t->heap));
-			cJSON_AddItemToArray(td, d);
+			struct cdrow w = cdrow_of(t, g, k);
+			cJSON_AddItemToArray(td, cli_table_json(&dt, &w, 0, cli_object_json(h, w.v)));
 		}
 		cJSON *dup = cJSON_AddArrayToObject(e, "duplicate_classes");
 		for (size_t d = 0; d < G->ndups; d++) {
@@ -405,6 +459,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[48], b[48], c[48], d[48], lb[1024], nm[1024];
 	int loaders = t->by == HP_GROUP_LOADER;
 	const char *one = loaders ? "class loader" : "component", *many = loaders ? "class loaders" : "components";
+	struct cli_table ct, dt;
+	CLI_TABLE_INIT(&ct, class_cols, 0, 0, t);
+	CLI_TABLE_INIT(&dt, dom_cols, 0, t->heap, t);
 	cli_partial_note(f, S);
 	fprintf(f, "%s of %s retain more than %d%% of the heap (%s)\n", cli_fmt_count(t->nshown, a, sizeof a),
 		cli_fmt_counted(G->n, one, many, b, sizeof b), THRESHOLD_PERCENT, cli_fmt_bytes(t->heap, c, sizeof c));
@@ -424,23 +481,17 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			cli_fmt_bytes(g->waste, a, sizeof a), pct(g->waste, t->W.total), cli_fmt_bytes(t->W.total, b, sizeof b));
 		size_t nrow = t->row_at[i + 1] - t->row_at[i];
 		fprintf(f, "   top classes (%s of %s):\n", cli_fmt_count(nrow, a, sizeof a), cli_fmt_count(t->nclasses[i], b, sizeof b));
-		fprintf(f, "   %10s  %10s  %10s  %s\n", "retained", "shallow", "instances", "class");
+		cli_table_header(&ct, f);
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
-			const struct hp_hrow *r = &h->rows[t->rows[k].r];
-			fprintf(f, "   %10s  %10s  %10s  %s", cli_fmt_bytes(t->rows[k].retained, a, sizeof a),
-				cli_fmt_bytes(t->rows[k].shallow, b, sizeof b), cli_fmt_count(t->rows[k].instances, c, sizeof c),
-				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
-			if (h->header.version == 3)
-				fprintf(f, " (heap %s)", hp_text_safe(hp_heap_name(h, r->heap), lb, sizeof lb));
-			fputc('\n', f);
+			struct ccrow w = ccrow_of(t, k);
+			cli_table_row(&ct, f, &w, 0);
 		}
 		fprintf(f, "   top dominators (%s of the %s of it at the top of the dominator tree):\n",
 			cli_fmt_count(g->top_n, a, sizeof a), cli_fmt_counted(g->ntops, "object", "objects", b, sizeof b));
-		fprintf(f, "   %10s  %10s  %s\n", "retained", "shallow", "object");
+		cli_table_header(&dt, f);
 		for (uint32_t k = 0; k < g->top_n; k++) {
-			uint32_t v = G->top[g->top_at + k];
-			fprintf(f, "   %10s  %10s  %s\n", cli_fmt_bytes(t->R->retained[v], a, sizeof a),
-				cli_fmt_bytes(t->R->shallow[v], b, sizeof b), cli_object_label(h, v, lb, sizeof lb));
+			struct cdrow w = cdrow_of(t, g, k);
+			cli_table_row(&dt, f, &w, 0);
 		}
 		size_t ndup = 0;
 		for (size_t dd = 0; dd < G->ndups; dd++)

@@ -10,6 +10,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "base/text.h"
+#include "cli/table.h"
 #include "base/alloc.h"
 
 #include <inttypes.h>
@@ -298,22 +299,6 @@ void cli_json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
 	cJSON *e = json_model_words(cJSON_AddObjectToObject(info, "inferred_model"), own->size_kind, own->weak, own->roots);
 	cJSON_AddBoolToObject(e, "differs", own->differs);
 	cJSON_AddBoolToObject(e, "read_again", own->reread);
-}
-
-const char *cli_fmt_dbytes(int64_t v, char *buf, size_t n)
-{
-	char b[32];
-	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_bytes(m, b, sizeof b));
-	return buf;
-}
-
-const char *cli_fmt_dcount(int64_t v, char *buf, size_t n)
-{
-	char b[32];
-	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_count(m, b, sizeof b));
-	return buf;
 }
 
 /* a ThreadLocal's path (its values, whatever the thread; analysis/diff.h):
@@ -852,6 +837,123 @@ static int json_out(struct diff_state *d)
 	return cli_json_end(x, j, EXIT_OK);
 }
 
+/* ---- the text's tables ----------------------------------------------------- */
+
+/* "1,204 → 1,310": a count in base, then in new, from a row's pair */
+struct pair { uint64_t a, b; };
+
+static void pair_text(const struct pair *p, char *buf, size_t n)
+{
+	char c[32], e[32];
+	snprintf(buf, n, "%s \xe2\x86\x92 %s", cli_fmt_count(p->a, c, sizeof c), cli_fmt_count(p->b, e, sizeof e));
+}
+
+static void instances_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	const struct drow *r = row;
+	struct pair p = { r->c->instances[0], r->c->instances[1] };
+	pair_text(&p, buf, n);
+}
+
+/* the class (or group), marked when only one dump has it */
+static void class_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	(void)tb;
+	const struct drow *r = row;
+	char nm[4200];
+	fprintf(f, "%s%s", hp_text_safe(r->c->name, nm, sizeof nm),
+		!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
+}
+
+/* when the columns are shown: with retained sizes (not --fast) */
+enum { DF_RETAINED = 1 };
+
+#define DR_(f) offsetof(struct drow, f)
+static const struct cli_col class_cols[] = {
+	{ .title = "retained", .width = 11, .cell = CELL_DBYTES, .when = DF_RETAINED, .off = DR_(d_ret) },
+	{ .title = "shallow", .width = 11, .cell = CELL_DBYTES, .off = DR_(d_shallow) },
+	{ .title = "instances", .width = 11, .cell = CELL_DCOUNT, .off = DR_(d_inst) },
+	{ .title = "instances base \xe2\x86\x92 new", .width = 27, .cell = CELL_FN, .fn = instances_cell },
+	{ .title = "class", .cell = CELL_FN, .put = class_put },
+};
+
+/* a kind of GC root in both dumps */
+struct rootrow {
+	int64_t d_records, d_retained;
+	struct pair records;
+	const char *kind;
+};
+
+static void records_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	pair_text(&((const struct rootrow *)row)->records, buf, n);
+}
+
+#define RR_(f) offsetof(struct rootrow, f)
+static const struct cli_col root_cols[] = {
+	{ .title = "roots", .width = 11, .cell = CELL_DCOUNT, .off = RR_(d_records) },
+	{ .title = "base \xe2\x86\x92 new", .width = 19, .cell = CELL_FN, .fn = records_cell },
+	{ .title = "retained", .width = 11, .cell = CELL_DBYTES, .when = DF_RETAINED, .off = RR_(d_retained) },
+	{ .title = "kind", .cell = CELL_TEXT, .off = RR_(kind) },
+};
+
+/* an Android heap in either dump */
+struct heaprow {
+	int64_t d_objects, d_shallow;
+	const char *name;
+};
+
+#define HR_(f) offsetof(struct heaprow, f)
+static const struct cli_col heap_cols[] = {
+	{ .title = "objects", .width = 11, .cell = CELL_DCOUNT, .off = HR_(d_objects) },
+	{ .title = "shallow", .width = 11, .cell = CELL_DBYTES, .off = HR_(d_shallow) },
+	{ .title = "heap", .cell = CELL_TEXT, .off = HR_(name), .cap = 4200 },
+};
+
+/* a growth point: its retained delta, its objects (not for the part its
+ * children do not explain), its path */
+static void nodes_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	const struct hp_growth *g = row;
+	if (g->own)
+		buf[0] = '\0';
+	else
+		cli_fmt_dcount(g->nodes, buf, n);
+}
+
+static void path_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct diff_state *d = tb->ctx;
+	const struct hp_growth *g = row;
+	char nm[4200];
+	fprintf(f, "%s%s", cli_fmt_path(&d->cmp, g->path, nm, sizeof nm), g->own ? "  (its own size)" : "");
+}
+
+#define GW_(f) offsetof(struct hp_growth, f)
+static const struct cli_col growth_cols[] = {
+	{ .title = "retained", .width = 11, .cell = CELL_DBYTES, .off = GW_(bytes) },
+	{ .title = "objects", .width = 11, .cell = CELL_FN, .fn = nodes_cell },
+	{ .title = "path", .cell = CELL_FN, .put = path_put },
+};
+
+/* a class whose objects new holds by id that base did not */
+static void id_class_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct diff_state *d = tb->ctx;
+	char nm[4200];
+	fputs(hp_text_safe(hp_class_name(d->hb, ((const struct idrow *)row)->cls), nm, sizeof nm), f);
+}
+
+#define ID_(f) offsetof(struct idrow, f)
+static const struct cli_col id_cols[] = {
+	{ .title = "new", .width = 11, .cell = CELL_COUNT, .off = ID_(count) },
+	{ .title = "shallow", .width = 11, .cell = CELL_BYTES, .off = ID_(bytes) },
+	{ .title = "class (objects new by id)", .cell = CELL_FN, .put = id_class_put },
+};
+
 static int text_out(struct diff_state *d)
 {
 	struct cli_ctx *x = d->x;
@@ -892,43 +994,35 @@ static int text_out(struct diff_state *d)
 	fprintf(f, "\n%s by %s change (%s changed, %s new, %s gone%s):\n", what, R ? "retained" : "shallow",
 		cli_fmt_count(d->nchanged, a, sizeof a), cli_fmt_count(d->nnew, b, sizeof b), cli_fmt_count(d->ngone, c, sizeof c),
 		shown(d, d->nrows) < d->nrows ? "; top rows shown" : "");
-	if (R)
-		fprintf(f, "%11s  ", "retained");
-	fprintf(f, "%11s  %11s  %27s  %s\n", "shallow", "instances", "instances base \xe2\x86\x92 new",
-		d->grp.by >= 0 ? d->grp.kind : "class");
-	for (size_t i = 0; i < shown(d, d->nrows); i++) {
-		const struct drow *r = &d->rows[i];
-		if (R)
-			fprintf(f, "%11s  ", cli_fmt_dbytes(r->d_ret, a, sizeof a));
-		char both[80];
-		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", cli_fmt_count(r->c->instances[0], c, sizeof c),
-			 cli_fmt_count(r->c->instances[1], e, sizeof e));
-		fprintf(f, "%11s  %11s  %27s  %s%s\n", cli_fmt_dbytes(r->d_shallow, b, sizeof b),
-			cli_fmt_dcount(r->d_inst, g, sizeof g), both, hp_text_safe(r->c->name, nm, sizeof nm),
-			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
-	}
+	struct cli_table tb;
+	CLI_TABLE_INIT(&tb, class_cols, R ? DF_RETAINED : 0, 0, d);
+	if (d->grp.by >= 0)
+		cli_table_set_title(&tb, "class", d->grp.kind);
+	cli_table_header(&tb, f);
+	for (size_t i = 0; i < shown(d, d->nrows); i++)
+		cli_table_row(&tb, f, &d->rows[i], i + 1);
 	if (!d->nrows)
 		fprintf(f, "  (no %s changed)\n", d->grp.by >= 0 ? d->grp.kind : "class");
 
 	/* GC roots, heaps */
-	fprintf(f, "\nGC roots by kind:\n%11s  %19s", "roots", "base \xe2\x86\x92 new");
-	if (R)
-		fprintf(f, "  %11s", "retained");
-	fprintf(f, "  %s\n", "kind");
+	fprintf(f, "\nGC roots by kind:\n");
+	struct cli_table rt;
+	CLI_TABLE_INIT(&rt, root_cols, R ? DF_RETAINED : 0, 0, d);
+	cli_table_header(&rt, f);
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		const struct hp_dsum_root *ra = &s0->roots[k], *rb = &s1->roots[k];
 		if (!ra->records && !rb->records && !ra->objects && !rb->objects)
 			continue;
-		char both[80];
-		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", cli_fmt_count(ra->records, c, sizeof c),
-			 cli_fmt_count(rb->records, e, sizeof e));
-		fprintf(f, "%11s  %19s", cli_fmt_dcount((int64_t)(rb->records - ra->records), a, sizeof a), both);
-		if (R)
-			fprintf(f, "  %11s", cli_fmt_dbytes((int64_t)(rb->retained - ra->retained), b, sizeof b));
-		fprintf(f, "  %s\n", hp_root_kind_name(k));
+		struct rootrow w = { .d_records = (int64_t)(rb->records - ra->records),
+				     .d_retained = (int64_t)(rb->retained - ra->retained),
+				     .records = { ra->records, rb->records }, .kind = hp_root_kind_name(k) };
+		cli_table_row(&rt, f, &w, 0);
 	}
 	if (s0->android || s1->android) {
-		fprintf(f, "\nAndroid heaps:\n%11s  %11s  %s\n", "objects", "shallow", "heap");
+		struct cli_table ht;
+		CLI_TABLE_INIT(&ht, heap_cols, 0, 0, d);
+		fprintf(f, "\nAndroid heaps:\n");
+		cli_table_header(&ht, f);
 		for (int side = 0; side < 2; side++)
 			for (unsigned i = 0; i < d->sum[side].nheaps; i++) {
 				const struct hp_dsum_heap *H = &d->sum[side].heaps[i], *o = NULL;
@@ -943,8 +1037,8 @@ static int text_out(struct diff_state *d)
 					dob = -dob;
 					dsh = -dsh;
 				}
-				fprintf(f, "%11s  %11s  %s\n", cli_fmt_dcount(dob, a, sizeof a), cli_fmt_dbytes(dsh, b, sizeof b),
-					hp_text_safe(H->name[0] ? H->name : "(default)", nm, sizeof nm));
+				struct heaprow w = { dob, dsh, H->name[0] ? H->name : "(default)" };
+				cli_table_row(&ht, f, &w, 0);
 			}
 	}
 
@@ -960,17 +1054,17 @@ static int text_out(struct diff_state *d)
 			for (size_t i = 0; i < d->ng; i++)
 				total += list_of(d, &d->g[i]) == list;
 			fprintf(f, "\n%s:%s\n", titles[list], total > shown(d, total) ? " (top rows shown)" : "");
+			struct cli_table gt;
+			CLI_TABLE_INIT(&gt, growth_cols, 0, 0, d);
 			if (total)
-				fprintf(f, "%11s  %11s  %s\n", "retained", "objects", "path");
+				cli_table_header(&gt, f);
 			for (size_t ii = 0; ii < d->ng; ii++) {
 				size_t i = list == 2 ? d->ng - 1 - ii : ii;
 				const struct hp_growth *gp = &d->g[i];
 				if (list_of(d, gp) != list || cnt >= shown(d, total))
 					continue;
 				cnt++;
-				fprintf(f, "%11s  %11s  %s%s\n", cli_fmt_dbytes(gp->bytes, a, sizeof a),
-					gp->own ? "" : cli_fmt_dcount(gp->nodes, b, sizeof b),
-					cli_fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "");
+				cli_table_row(&gt, f, gp, cnt);
 			}
 			if (!total)
 				fprintf(f, "  (none)\n");
@@ -990,11 +1084,12 @@ static int text_out(struct diff_state *d)
 				cli_error("out of memory");
 				return EXIT_NOMEM;
 			}
+			struct cli_table it;
+			CLI_TABLE_INIT(&it, id_cols, 0, 0, d);
 			if (n)
-				fprintf(f, "%11s  %11s  %s\n", "new", "shallow", "class (objects new by id)");
+				cli_table_header(&it, f);
 			for (size_t i = 0; i < shown(d, n); i++)
-				fprintf(f, "%11s  %11s  %s\n", cli_fmt_count(r[i].count, a, sizeof a), cli_fmt_bytes(r[i].bytes, b, sizeof b),
-					hp_text_safe(hp_class_name(d->hb, r[i].cls), nm, sizeof nm));
+				cli_table_row(&it, f, &r[i], i + 1);
 			hp_free(r);
 		} else {
 			fprintf(f, "\nobject ids: %s of base's objects kept their id and class in new: not matched by id "

@@ -8,6 +8,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "cli/table.h"
 #include "analysis/group.h"
 #include "base/text.h"
 #include "base/alloc.h"
@@ -96,6 +97,10 @@ struct dctx {
 	uint64_t total;
 	FILE *f;               /* table output */
 	const struct hp_groups *G;   /* --group=package|loader|component */
+	struct cli_table tb;   /* the objects' rows */
+	struct cli_table gt;   /* the groups' rows */
+	char line[4096];       /* a chain's or a cut's line, written at once (not
+				* in show_level()'s frame: it recurses --depth deep) */
 };
 
 static int by_ret(const struct drow *x, const struct drow *y)
@@ -292,9 +297,63 @@ static void add_roots_json(const struct dctx *c, cJSON *e, uint32_t v)
 			cJSON_AddItemToArray(rk, cJSON_CreateString(hp_root_kind_key(kk)));
 }
 
-static double pct_of(const struct dctx *c, uint64_t v)
+/* ---- the tables ------------------------------------------------------------ */
+
+/* a row of --group=package|loader|component: a group's top-level objects */
+struct grow {
+	uint32_t g;            /* group, G->n for objects of no class row */
+	size_t first;          /* its members: mem[first .. first + count) */
+	uint64_t count, shallow, retained;
+	char *name;
+};
+
+/* a line of the tree: an object, a group of same-class siblings, a chain,
+ * what --top left out */
+struct dline {
+	uint64_t retained, shallow, native, native_retained;
+	int depth;             /* its indent */
+	int mark;              /* a GC root */
+	const char *lab;
+};
+
+static void object_put(const struct cli_table *tb, const void *row, FILE *f)
 {
-	return c->total ? 100.0 * v / c->total : 0;
+	(void)tb;
+	const struct dline *l = row;
+	fprintf(f, "%*s%s%s", 2 * l->depth, "", l->mark ? "\xe2\x97\x8f " : "", l->lab);
+}
+
+/* when the columns are shown */
+enum { D_NATIVE = 1 };
+
+/* COL_LINE3: a chain's line */
+#define DL_(f) offsetof(struct dline, f)
+static const struct cli_col object_cols[] = {
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .flags = COL_MORE | COL_LINE3, .off = DL_(retained), .key = "retained", .at = 2 },
+	{ .title = "%heap", .width = 6, .cell = CELL_PCT, .flags = COL_MORE | COL_LINE3 | COL_PCT100, .off = DL_(retained), .key = "percent", .at = 5 },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .flags = COL_MORE, .off = DL_(shallow), .key = "shallow", .at = 1 },
+	{ .title = "native", .width = 10, .cell = CELL_BYTES, .flags = COL_MORE, .when = D_NATIVE, .off = DL_(native), .key = "native", .at = 3 },
+	{ .title = "native ret", .width = 10, .cell = CELL_BYTES, .flags = COL_MORE | COL_LINE3, .when = D_NATIVE, .off = DL_(native_retained), .key = "retained_native", .at = 4 },
+	{ .title = "object (\xe2\x97\x8f GC root)", .cell = CELL_FN, .put = object_put },
+};
+
+/* "package com.acme \"name\" (12 objects)" */
+static void group_put(const struct cli_table *tb, const void *row, FILE *f);
+static void group_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key);
+
+#define GR_(f) offsetof(struct grow, f)
+static const struct cli_col group_cols[] = {
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .flags = COL_MORE, .off = GR_(retained), .key = "retained", .at = 5 },
+	{ .title = "%heap", .width = 6, .cell = CELL_PCT, .flags = COL_MORE | COL_PCT100, .off = GR_(retained), .key = "percent", .at = 6 },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .flags = COL_MORE, .off = GR_(shallow), .key = "shallow", .at = 4 },
+	{ .title = "group", .cell = CELL_FN, .put = group_put, .key = "group", .at = 1, .json = group_json },
+	{ .cell = CELL_COUNT, .off = GR_(count), .key = "objects", .at = 3 },
+};
+
+static void tables_init(struct dctx *c)
+{
+	CLI_TABLE_INIT(&c->tb, object_cols, c->N ? D_NATIVE : 0, c->total, c);
+	CLI_TABLE_INIT(&c->gt, group_cols, 0, c->total, c);
 }
 
 static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJSON *arr, cJSON *holder);
@@ -339,7 +398,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			continue;
 		}
 		shown++;
-		char lab[700], nm[512], a[32], b[32];
+		char lab[700], nm[512];
 		int group = r->count > 1;
 		if (group) {
 			char cnt[32];
@@ -356,6 +415,9 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		uint64_t links = !group && open && !arr ? chain_below(c, r->v, &end) : 0;
 		if (links < CHAIN_MIN)
 			links = 0, end = r->v;
+		struct dline l = { .retained = r->retained, .shallow = r->shallow, .native = r->native,
+				   .native_retained = r->native_retained, .depth = depth,
+				   .mark = !group && c->R->root_kinds[r->v], .lab = lab };
 		cJSON *e = NULL, *kids = NULL, *inner = NULL;
 		if (arr) {
 			if (group) {
@@ -366,37 +428,21 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 				e = cli_object_json(h, r->v);
 				add_roots_json(c, e, r->v);
 			}
-			cli_json_u64(e, "shallow", r->shallow);
-			cli_json_u64(e, "retained", r->retained);
-			if (c->N) {
-				cli_json_u64(e, "native", r->native);
-				cli_json_u64(e, "retained_native", r->native_retained);
-			}
-			cJSON_AddNumberToObject(e, "percent", (double)(int64_t)(pct_of(c, r->retained) * 100) / 100.0);
-			cJSON_AddItemToArray(arr, e);
+			cJSON_AddItemToArray(arr, cli_table_json(&c->tb, &l, 0, e));
 			inner = e;
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(r->retained, a, sizeof a),
-				pct_of(c, r->retained), cli_fmt_bytes(r->shallow, b, sizeof b));
-			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", cli_fmt_bytes(r->native, a, sizeof a),
-					cli_fmt_bytes(r->native_retained, b, sizeof b));
-			fprintf(c->f, "%*s%s%s\n", 2 * depth, "",
-				!group && c->R->root_kinds[r->v] ? "\xe2\x97\x8f " : "", lab);
+			cli_table_row(&c->tb, c->f, &l, 0);
 		}
 		int d = depth + 1;
 		if (links) {
 			/* "× 12,000,000 links of Node": one level for the whole chain */
 			uint32_t first = only_child(c->R, r->v);
-			char cnt[32], id[40];
-			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[end]);
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(c->R->retained[first], a, sizeof a),
-				pct_of(c, c->R->retained[first]), "");
-			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", "", cli_fmt_bytes(hp_native_retained_of(c->N, first), b, sizeof b));
-			fprintf(c->f, "%*s\xc3\x97 %s links of %s, down to @%s\n",
-				2 * d, "", cli_fmt_count(links, cnt, sizeof cnt),
-				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm), id);
+			char cnt[32];
+			struct dline cl = { .retained = c->R->retained[first], .native_retained = hp_native_retained_of(c->N, first) };
+			snprintf(c->line, sizeof c->line, "%*s\xc3\x97 %s links of %s, down to @0x%llx", 2 * d, "",
+				 cli_fmt_count(links, cnt, sizeof cnt), hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm),
+				 (unsigned long long)h->ids[end]);
+			cli_table_line(&c->tb, c->f, &cl, COL_LINE3, NULL, c->line);
 			d++;
 		}
 		if (d < c->o->depth) {
@@ -409,7 +455,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		}
 	}
 	if (cut_n && rc == EXIT_OK) {
-		char a[32], b[32], cc[48];
+		char cc[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
 			cli_json_u64(mo, "rows", cut_n);
@@ -421,14 +467,13 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 				cli_json_u64(mo, "retained_native", cut_natret);
 			}
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(cut_ret, a, sizeof a), pct_of(c, cut_ret),
-				cli_fmt_bytes(cut_sh, b, sizeof b));
-			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", cli_fmt_bytes(cut_nat, a, sizeof a), cli_fmt_bytes(cut_natret, b, sizeof b));
-			fprintf(c->f, "%*s\xe2\x80\xa6 %s more", 2 * depth, "", cli_fmt_count(cut_n, cc, sizeof cc));
+			char ob[48];
+			struct dline cl = { .retained = cut_ret, .shallow = cut_sh, .native = cut_nat, .native_retained = cut_natret };
+			int o = snprintf(c->line, sizeof c->line, "%*s%s", 2 * depth, "", cli_more_text(cut_n, NULL, NULL, cc, sizeof cc));
 			if (cut_obj != cut_n)
-				fprintf(c->f, " (%s)", cli_fmt_counted(cut_obj, "object", "objects", cc, sizeof cc));
-			fputc('\n', c->f);
+				snprintf(c->line + o, sizeof c->line - (size_t)o, " (%s)",
+					 cli_fmt_counted(cut_obj, "object", "objects", ob, sizeof ob));
+			cli_table_line(&c->tb, c->f, &cl, COL_MORE, NULL, c->line);
 		}
 	}
 	hp_free(rows);
@@ -443,12 +488,6 @@ static int show(struct dctx *c, const uint32_t *par, size_t npar, int depth, cJS
 
 /* ---- --group=package|loader|component: the top level by group ---------- */
 
-struct grow {
-	uint32_t g;            /* group, G->n for objects of no class row */
-	size_t first;          /* its members: mem[first .. first + count) */
-	uint64_t count, shallow, retained;
-	char *name;
-};
 
 static const uint64_t *gsort_ret;
 
@@ -509,6 +548,33 @@ static char *group_label(const struct dctx *c, uint32_t gi)
 	return s;
 }
 
+static void group_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct dctx *c = tb->ctx;
+	const struct hp_groups *G = c->G;
+	const struct grow *w = row;
+	char nm[1024], cc[48];
+	fprintf(f, "%s %s", cli_choice_name(groups, c->o->group), hp_text_safe(w->name, nm, sizeof nm));
+	if (G->by == HP_GROUP_LOADER && w->g < G->n && G->g[w->g].has_loader_name)
+		fprintf(f, " \"%s\"", hp_text_safe(hp_group_name(G, w->g), nm, sizeof nm));
+	fprintf(f, " (%s)", cli_fmt_counted(w->count, "object", "objects", cc, sizeof cc));
+}
+
+/* its name under the kind's key ("package": "com.acme"), a loader's id and own name */
+static void group_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	(void)key;
+	const struct dctx *c = tb->ctx;
+	const struct hp_groups *G = c->G;
+	const struct grow *w = row;
+	cJSON_AddStringToObject(e, cli_choice_name(groups, c->o->group), w->name);
+	if (G->by == HP_GROUP_LOADER && w->g < G->n) {
+		cli_json_u64(e, "loader_id", G->g[w->g].loader_id);
+		if (G->g[w->g].has_loader_name)
+			cJSON_AddStringToObject(e, "loader_name", hp_group_name(G, w->g));
+	}
+}
+
 /* The super-root's children that pass the filters, as rows of their groups
  * (the innermost package: a package's row holds its own classes' objects),
  * each opened below --depth into its objects.  The groups' sums are those
@@ -567,31 +633,13 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 	if (ng > 1)
 		qsort(rows, ng, sizeof *rows, by_grow);
 	size_t limit = c->o->top.n > 0 && (size_t)c->o->top.n < ng ? (size_t)c->o->top.n : ng;
-	const char *kind = cli_choice_name(groups, c->o->group);
 	for (size_t i = 0; i < limit && rc == EXIT_OK; i++) {
 		const struct grow *w = &rows[i];
-		char a[32], b[32], cc[48], nmb[1024];
 		cJSON *inner = NULL, *kids = NULL;
-		if (arr) {
-			inner = cJSON_CreateObject();
-			cJSON_AddStringToObject(inner, kind, w->name);
-			if (G->by == HP_GROUP_LOADER && w->g < G->n) {
-				cli_json_u64(inner, "loader_id", G->g[w->g].loader_id);
-				if (G->g[w->g].has_loader_name)
-					cJSON_AddStringToObject(inner, "loader_name", hp_group_name(G, w->g));
-			}
-			cli_json_u64(inner, "objects", w->count);
-			cli_json_u64(inner, "shallow", w->shallow);
-			cli_json_u64(inner, "retained", w->retained);
-			cJSON_AddNumberToObject(inner, "percent", (double)(int64_t)(pct_of(c, w->retained) * 100) / 100.0);
-			cJSON_AddItemToArray(arr, inner);
-		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  %s %s", cli_fmt_bytes(w->retained, a, sizeof a), pct_of(c, w->retained),
-				cli_fmt_bytes(w->shallow, b, sizeof b), kind, hp_text_safe(w->name, nmb, sizeof nmb));
-			if (G->by == HP_GROUP_LOADER && w->g < G->n && G->g[w->g].has_loader_name)
-				fprintf(c->f, " \"%s\"", hp_text_safe(hp_group_name(G, w->g), nmb, sizeof nmb));
-			fprintf(c->f, " (%s)\n", cli_fmt_counted(w->count, "object", "objects", cc, sizeof cc));
-		}
+		if (arr)
+			cJSON_AddItemToArray(arr, inner = cli_table_json(&c->gt, w, 0, NULL));
+		else
+			cli_table_row(&c->gt, c->f, w, 0);
 		if (1 < c->o->depth) {
 			if (arr)
 				kids = cJSON_AddArrayToObject(inner, "children");
@@ -605,7 +653,7 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 			cut_sh += rows[i].shallow;
 			cut_ret += rows[i].retained;
 		}
-		char a[32], b[32], cc[48], dd[48];
+		char cc[48], dd[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
 			cli_json_u64(mo, "rows", ng - limit);
@@ -613,9 +661,11 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 			cli_json_u64(mo, "shallow", cut_sh);
 			cli_json_u64(mo, "retained", cut_ret);
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  \xe2\x80\xa6 %s more (%s)\n", cli_fmt_bytes(cut_ret, a, sizeof a),
-				pct_of(c, cut_ret), cli_fmt_bytes(cut_sh, b, sizeof b), cli_fmt_count(ng - limit, cc, sizeof cc),
-				cli_fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
+			char line[160];
+			struct grow cut = { .shallow = cut_sh, .retained = cut_ret };
+			snprintf(line, sizeof line, "%s (%s)", cli_more_text(ng - limit, NULL, NULL, cc, sizeof cc),
+				 cli_fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
+			cli_table_line(&c->gt, c->f, &cut, COL_MORE, NULL, line);
 		}
 	}
 out:
@@ -730,6 +780,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cli_json_native(j, h, d->N);
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
+	tables_init(&c);
 	uint32_t super = (uint32_t)h->nobj;
 	c.G = d->grouped ? &d->G : NULL;
 	int rc = c.G ? show_groups(&c, arr, j) : show(&c, &super, 1, 0, arr, j);
@@ -749,10 +800,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			  .heap = d->heap, .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
 	char a[48], b[32], dd[48], e[32];
 	cli_partial_note(f, S);
-	fprintf(f, "%10s  %6s  %10s  ", "retained", "%heap", "shallow");
-	if (c.N)
-		fprintf(f, "%10s  %10s  ", "native", "native ret");
-	fprintf(f, "%s\n", "object (\xe2\x97\x8f GC root)");
+	tables_init(&c);
+	cli_table_header(&c.tb, f);
 	uint32_t super = (uint32_t)h->nobj;
 	c.G = d->grouped ? &d->G : NULL;
 	int rc = c.G ? show_groups(&c, NULL, NULL) : show(&c, &super, 1, 0, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "base/text.h"
+#include "cli/table.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -207,6 +208,60 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	return EXIT_OK;
 }
 
+/* ---- the table ---------------------------------------------------------- */
+
+/* a row: instance v, the i-th shown */
+struct irow {
+	uint32_t v;
+	size_t i;
+	uint64_t retained, shallow;
+};
+
+/* "java.lang.String @0x7f3a10  \"GET /index.html\"", "... length 1,024", "... size 12" */
+static void object_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct inst_result *r = tb->ctx;
+	const struct irow *w = row;
+	const struct idesc *d = &r->desc[w->i];
+	char lab[800], c[32];
+	fputs(cli_object_label(r->h, w->v, lab, sizeof lab), f);
+	if (d->what == 1)
+		fprintf(f, "  %s", d->text);
+	else if (d->what == 2)
+		fprintf(f, "  length %s", cli_fmt_count(d->n, c, sizeof c));
+	else if (d->what == 3)
+		fprintf(f, "  size %s%s", d->size < 0 ? "-" : "", cli_fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
+}
+
+/* "value" and "length" of a String, "length" of an array, "size" of a collection */
+static void desc_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	(void)key;
+	const struct inst_result *r = tb->ctx;
+	const struct idesc *d = &r->desc[((const struct irow *)row)->i];
+	if (d->what == 1) {
+		cJSON_AddItemToObject(e, "value", cli_text_json(&d->raw));
+		cli_json_u64(e, "length", d->raw.chars);
+	} else if (d->what == 2) {
+		cli_json_u64(e, "length", d->n);
+	} else if (d->what == 3) {
+		cJSON_AddNumberToObject(e, "size", d->size);
+	}
+}
+
+#define IR_(f) offsetof(struct irow, f)
+static const struct cli_col inst_cols[] = {
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .off = IR_(retained), .key = "retained", .at = 2 },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .flags = COL_MORE, .off = IR_(shallow), .key = "shallow", .at = 1 },
+	{ .title = "object", .cell = CELL_FN, .put = object_put, .key = "value", .at = 3, .json = desc_json },
+};
+
+static struct irow irow_of(const struct inst_result *r, size_t i)
+{
+	uint32_t v = r->objs[i];
+	return (struct irow){ .v = v, .i = i, .retained = r->R->retained[v], .shallow = r->R->shallow[v] };
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct inst_result *r = res;
@@ -228,22 +283,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cli_json_u64(tot, "shallow", r->shallow);
 	cli_json_u64(tot, "retained", r->retained);
 	cli_json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	struct cli_table tb;
+	CLI_TABLE_INIT(&tb, inst_cols, 0, 0, r);
 	cJSON *arr = cJSON_AddArrayToObject(j, "instances");
 	for (size_t i = 0; i < r->shown; i++) {
-		uint32_t v = r->objs[i];
-		cJSON *e = cli_object_json(h, v);
-		cli_json_u64(e, "shallow", R->shallow[v]);
-		cli_json_u64(e, "retained", R->retained[v]);
-		const struct idesc *d = &r->desc[i];
-		if (d->what == 1) {
-			cJSON_AddItemToObject(e, "value", cli_text_json(&d->raw));
-			cli_json_u64(e, "length", d->raw.chars);
-		} else if (d->what == 2) {
-			cli_json_u64(e, "length", d->n);
-		} else if (d->what == 3) {
-			cJSON_AddNumberToObject(e, "size", d->size);
-		}
-		cJSON_AddItemToArray(arr, e);
+		struct irow w = irow_of(r, i);
+		cJSON_AddItemToArray(arr, cli_table_json(&tb, &w, i + 1, cli_object_json(h, w.v)));
 	}
 	if (r->shown < r->n) {
 		cJSON *mo = cJSON_AddObjectToObject(j, "more");
@@ -261,7 +306,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const hp_heap *h = r->h;
 	const struct hp_retained *R = r->R;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
-	char a[48], b[32], c[32], nm[512], lab[800];
+	char a[48], b[32], c[32], nm[512];
 	cli_partial_note(f, S);
 	fprintf(f, "%s of %s: shallow %s, retained %s as a set (%.1f%% of the heap)",
 		cli_fmt_counted(r->n, "instance", "instances", a, sizeof a),
@@ -270,24 +315,18 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	if (r->nclasses > 1)
 		fprintf(f, "; %zu classes of that name (one per class loader)", r->nclasses);
 	fputc('\n', f);
-	fprintf(f, "%10s  %10s  %s\n", "retained", "shallow", "object");
+	struct cli_table tb;
+	CLI_TABLE_INIT(&tb, inst_cols, 0, 0, r);
+	cli_table_header(&tb, f);
 	for (size_t i = 0; i < r->shown; i++) {
-		uint32_t v = r->objs[i];
-		const struct idesc *d = &r->desc[i];
-		fprintf(f, "%10s  %10s  %s", cli_fmt_bytes(R->retained[v], a, sizeof a), cli_fmt_bytes(R->shallow[v], b, sizeof b),
-			cli_object_label(h, v, lab, sizeof lab));
-		if (d->what == 1)
-			fprintf(f, "  %s", d->text);
-		else if (d->what == 2)
-			fprintf(f, "  length %s", cli_fmt_count(d->n, c, sizeof c));
-		else if (d->what == 3)
-			fprintf(f, "  size %s%s", d->size < 0 ? "-" : "",
-				cli_fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
-		fputc('\n', f);
+		struct irow w = irow_of(r, i);
+		cli_table_row(&tb, f, &w, i + 1);
 	}
-	if (r->shown < r->n)
-		fprintf(f, "%10s  %10s  \xe2\x80\xa6 %s more\n", "", cli_fmt_bytes(r->cut_shallow, b, sizeof b),
-			cli_fmt_count(r->n - r->shown, c, sizeof c));
+	if (r->shown < r->n) {
+		/* their retained sizes may overlap: only the shallow ones add up */
+		struct irow more = { .shallow = r->cut_shallow };
+		cli_table_line(&tb, f, &more, COL_MORE, NULL, cli_more_text(r->n - r->shown, NULL, NULL, c, sizeof c));
+	}
 	return EXIT_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "cli/table.h"
 #include "analysis/rootshare.h"
 #include "base/text.h"
 #include "base/alloc.h"
@@ -261,6 +262,123 @@ static const char *kinds_text(unsigned kinds, char *buf, size_t n)
 	return buf;
 }
 
+/* ---- the tables --------------------------------------------------------- */
+
+/* a kind of GC root: its records, the objects they name, what they alone retain */
+struct krow {
+	const char *name, *key;
+	uint64_t roots, objects, retained;
+};
+
+#define KR_(f) offsetof(struct krow, f)
+static const struct cli_col kind_cols[] = {
+	{ .title = "kind", .width = 20, .cell = CELL_TEXT, .flags = COL_LEFT, .off = KR_(name) },
+	{ .title = "roots", .width = 10, .cell = CELL_COUNT, .off = KR_(roots), .key = "roots", .at = 2, .gap = " " },
+	{ .title = "objects", .width = 10, .cell = CELL_COUNT, .off = KR_(objects), .key = "objects", .at = 3, .gap = " " },
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .off = KR_(retained), .key = "retained", .at = 4, .gap = " " },
+	{ .title = "(what these roots alone retain)", .flags = COL_NOTE },
+	{ .cell = CELL_TEXT, .off = KR_(key), .key = "kind", .at = 1 },
+};
+
+static struct krow krow_of(const struct roots_result *t, int k)
+{
+	const struct hp_retained *R = t->R;
+	return (struct krow){ .name = hp_root_kind_name(k), .key = hp_root_kind_key(k), .roots = R->kinds[k].roots,
+			      .objects = R->kinds[k].objects, .retained = alone(t, k) };
+}
+
+/* a root object of the list */
+struct lrow {
+	uint32_t v;
+	const char *cls;
+	uint64_t retained, shallow;
+	const struct hp_root_rec *thread;
+};
+
+struct lctx {
+	const struct roots_result *t;
+	hp_session *S;
+};
+
+/* "Java frame,thread object", or "made root" */
+static void kinds_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	const struct lctx *c = tb->ctx;
+	uint32_t v = ((const struct lrow *)row)->v;
+	char kinds[128] = "";
+	size_t kl = 0;
+	for (int k = 0; k < HP_ROOT_NKINDS; k++)
+		if (c->t->R->root_kinds[v] & (1u << k)) {
+			int w = snprintf(kinds + kl, sizeof kinds - kl, "%s%s", kl ? "," : "", hp_root_kind_name(k));
+			if (w > 0 && (size_t)w < sizeof kinds - kl)
+				kl += (size_t)w;
+		}
+	snprintf(buf, n, "%s", kl ? kinds : "made root");
+}
+
+static void kinds_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	const struct lctx *c = tb->ctx;
+	uint32_t v = ((const struct lrow *)row)->v;
+	cJSON *ks = cJSON_AddArrayToObject(e, key);
+	for (int k = 0; k < HP_ROOT_NKINDS; k++)
+		if (c->t->R->root_kinds[v] & (1u << k))
+			cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
+}
+
+static void root_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct lctx *c = tb->ctx;
+	char lab[800];
+	fputs(cli_object_label(c->t->h, ((const struct lrow *)row)->v, lab, sizeof lab), f);
+}
+
+static void id_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	const struct lctx *c = tb->ctx;
+	char id[32];
+	snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->t->h->ids[((const struct lrow *)row)->v]);
+	cJSON_AddStringToObject(e, key, id);
+}
+
+/* "thread_serial", "thread" and "frame" of the thread whose stack or
+ * Thread object the root is */
+static void thread_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	(void)key;
+	const struct lctx *c = tb->ctx;
+	const hp_heap *h = c->t->h;
+	const struct hp_root_rec *rr = ((const struct lrow *)row)->thread;
+	char buf[1024];
+	if (!rr)
+		return;
+	cli_json_u64(e, "thread_serial", rr->thread_serial);
+	if (thread_name(h, c->S, rr->thread_serial, buf, sizeof buf))
+		cJSON_AddStringToObject(e, "thread", buf);
+	if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
+	    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
+		cJSON_AddStringToObject(e, "frame", buf);
+}
+
+#define LR_(f) offsetof(struct lrow, f)
+static const struct cli_col root_cols[] = {
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .off = LR_(retained), .key = "retained", .at = 4 },
+	{ .title = "%heap", .width = 6, .cell = CELL_PCT, .off = LR_(retained) },
+	{ .title = "kind", .width = 24, .cell = CELL_FN, .flags = COL_LEFT, .fn = kinds_cell, .key = "kinds", .at = 5, .json = kinds_json },
+	{ .title = "root", .cell = CELL_FN, .put = root_put },
+	{ .cell = CELL_FN, .key = "id", .at = 1, .json = id_json },
+	{ .cell = CELL_TEXT, .off = LR_(cls), .key = "class", .at = 2 },
+	{ .cell = CELL_BYTES, .off = LR_(shallow), .key = "shallow", .at = 3 },
+	{ .cell = CELL_FN, .key = "thread", .at = 6, .json = thread_json },
+};
+
+static struct lrow lrow_of(const struct roots_result *t, size_t i)
+{
+	uint32_t v = t->rows[i].v;
+	return (struct lrow){ .v = v, .cls = hp_class_name(t->h, t->h->cls[v]), .retained = t->R->retained[v],
+			      .shallow = t->R->shallow[v], .thread = t->rows[i].thread };
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct roots_result *t = res;
@@ -277,16 +395,14 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cli_json_u64(tot, "reachable_shallow", R->reachable_bytes);
 	cli_json_u64(tot, "joint", R->joint);
 	cli_json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	struct cli_table kt;
+	CLI_TABLE_INIT(&kt, kind_cols, 0, 0, t);
 	cJSON *kinds = cJSON_AddArrayToObject(j, "kinds");
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		if (!R->kinds[k].roots)
 			continue;
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
-		cli_json_u64(e, "roots", R->kinds[k].roots);
-		cli_json_u64(e, "objects", R->kinds[k].objects);
-		cli_json_u64(e, "retained", alone(t, k));
-		cJSON_AddItemToArray(kinds, e);
+		struct krow w = krow_of(t, k);
+		cJSON_AddItemToArray(kinds, cli_table_json(&kt, &w, 0, NULL));
 	}
 	cJSON *shares = cJSON_AddArrayToObject(j, "shares");
 	for (size_t i = 0; i < t->sh.n; i++) {
@@ -301,30 +417,13 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cli_json_u64(e, "retained", r->retained);
 		cJSON_AddItemToArray(shares, e);
 	}
+	struct lctx c = { t, S };
+	struct cli_table tb;
+	CLI_TABLE_INIT(&tb, root_cols, 0, R->reachable_bytes + R->unreachable_bytes, &c);
 	cJSON *arr = cJSON_AddArrayToObject(j, "roots");
 	for (size_t i = 0; i < t->shown; i++) {
-		uint32_t v = t->rows[i].v;
-		cJSON *e = cJSON_CreateObject();
-		char id[32], buf[1024];
-		snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[v]);
-		cJSON_AddStringToObject(e, "id", id);
-		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[v]));
-		cli_json_u64(e, "shallow", R->shallow[v]);
-		cli_json_u64(e, "retained", R->retained[v]);
-		cJSON *ks = cJSON_AddArrayToObject(e, "kinds");
-		for (int k = 0; k < HP_ROOT_NKINDS; k++)
-			if (R->root_kinds[v] & (1u << k))
-				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
-		const struct hp_root_rec *rr = t->rows[i].thread;
-		if (rr) {
-			cli_json_u64(e, "thread_serial", rr->thread_serial);
-			if (thread_name(h, S, rr->thread_serial, buf, sizeof buf))
-				cJSON_AddStringToObject(e, "thread", buf);
-			if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
-			    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
-				cJSON_AddStringToObject(e, "frame", buf);
-		}
-		cJSON_AddItemToArray(arr, e);
+		struct lrow w = lrow_of(t, i);
+		cJSON_AddItemToArray(arr, cli_table_json(&tb, &w, 0, NULL));
 	}
 	*doc = j;
 	return EXIT_OK;
@@ -336,14 +435,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;
-	char a[64], b[48], c2[32], lab[800], buf[1024];
+	char a[64], b[48], c2[32], buf[1024];
 	cli_partial_note(f, S);
-	fprintf(f, "%-20s %10s %10s %10s  %s\n", "kind", "roots", "objects", "retained", "(what these roots alone retain)");
+	struct cli_table kt;
+	CLI_TABLE_INIT(&kt, kind_cols, 0, 0, t);
+	cli_table_header(&kt, f);
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		if (!R->kinds[k].roots)
 			continue;
-		fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), cli_fmt_count(R->kinds[k].roots, a, sizeof a),
-			cli_fmt_count(R->kinds[k].objects, b, sizeof b), cli_fmt_bytes(alone(t, k), c2, sizeof c2));
+		struct krow w = krow_of(t, k);
+		cli_table_row(&kt, f, &w, 0);
 	}
 	/* the rest of the reachable heap: objects named by roots of several
 	 * kinds, and objects several roots reach by separate paths */
@@ -383,34 +484,27 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		char hn[256];
 		fprintf(f, "roots in heap %s:\n", hp_text_safe(heap, hn, sizeof hn));
 	}
-	fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%heap", "kind", "root");
+	struct lctx c = { t, S };
+	struct cli_table tb;
+	CLI_TABLE_INIT(&tb, root_cols, 0, all, &c);
+	cli_table_header(&tb, f);
 	for (size_t i = 0; i < t->shown; i++) {
-		uint32_t v = t->rows[i].v;
-		char kinds[128] = "";
-		size_t kl = 0;
-		for (int k = 0; k < HP_ROOT_NKINDS; k++)
-			if (R->root_kinds[v] & (1u << k)) {
-				int w = snprintf(kinds + kl, sizeof kinds - kl, "%s%s", kl ? "," : "", hp_root_kind_name(k));
-				if (w > 0 && (size_t)w < sizeof kinds - kl)
-					kl += (size_t)w;
-			}
-		if (!kl)
-			snprintf(kinds, sizeof kinds, "made root");
-		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", cli_fmt_bytes(R->retained[v], a, sizeof a),
-			all ? 100.0 * R->retained[v] / all : 0.0, kinds, cli_object_label(h, v, lab, sizeof lab));
-		const struct hp_root_rec *rr = t->rows[i].thread;
+		struct lrow w = lrow_of(t, i);
+		cli_table_row(&tb, f, &w, i + 1);
+		const struct hp_root_rec *rr = w.thread;
 		if (!rr)
 			continue;
-		char nm[512];
+		/* under it, the thread (and the frame) that holds it */
+		char nm[512], line[2200];
+		size_t o;
 		if (thread_name(h, S, rr->thread_serial, nm, sizeof nm))
-			snprintf(buf, sizeof buf, "\"%s\"", nm);
+			o = (size_t)snprintf(line, sizeof line, "  \"%s\"", nm);
 		else
-			snprintf(buf, sizeof buf, "thread %u", rr->thread_serial);
-		fprintf(f, "%10s  %6s  %-24s    %s", "", "", "", buf);
+			o = (size_t)snprintf(line, sizeof line, "  thread %u", rr->thread_serial);
 		if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
 		    frame_label(h, rr->thread_serial, rr->frame, buf, sizeof buf))
-			fprintf(f, " %s", buf);
-		fputc('\n', f);
+			snprintf(line + o, sizeof line - o, " %s", buf);
+		cli_table_line(&tb, f, NULL, 0, NULL, line);
 	}
 	if (t->shown < t->n)
 		fprintf(f, "... %s more roots\n", cli_fmt_count(t->n - t->shown, a, sizeof a));

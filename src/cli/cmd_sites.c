@@ -8,6 +8,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "cli/table.h"
 #include "analysis/sites.h"
 #include "analysis/threads.h"
 #include "base/text.h"
@@ -248,9 +249,84 @@ static double bits_float(uint32_t b)
 	return f;
 }
 
+/* ---- the hprof agent's tables ------------------------------------------- */
+
+/* a site of an ALLOC SITES record: its class, or "class serial N" */
+static void site_class_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	const struct hp_alloc_site *st = row;
+	char raw[64], nm[600];
+	hp_text_safe(site_class(tb->ctx, st, raw, sizeof raw), nm, sizeof nm);
+	if (nm[0])
+		snprintf(buf, n, "%s", nm);
+	else
+		snprintf(buf, n, "class serial %u", st->class_serial);
+}
+
+static void site_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
+{
+	const struct hp_alloc_site *st = row;
+	char buf[600];
+	if (!strcmp(key, "is_array")) {
+		cli_json_u64(e, key, st->is_array);
+		return;
+	}
+	const char *cn = site_class(tb->ctx, st, buf, sizeof buf);
+	if (cn[0])
+		cJSON_AddStringToObject(e, key, cn);
+}
+
+#define AS_(f) offsetof(struct hp_alloc_site, f)
+static const struct cli_col alloc_cols[] = {
+	{ .title = "rank", .width = 6, .cell = CELL_RANK },
+	{ .title = "live bytes", .width = 12, .cell = CELL_COUNT, .flags = COL_U32, .off = AS_(live_bytes), .key = "live_bytes", .at = 5, .gap = " " },
+	{ .title = "live objs", .width = 10, .cell = CELL_COUNT, .flags = COL_U32, .off = AS_(live_instances), .key = "live_instances", .at = 6, .gap = " " },
+	{ .title = "alloc bytes", .width = 12, .cell = CELL_COUNT, .flags = COL_U32, .off = AS_(bytes_allocated), .key = "bytes_allocated", .at = 7, .gap = " " },
+	{ .title = "alloc objs", .width = 10, .cell = CELL_COUNT, .flags = COL_U32, .off = AS_(instances_allocated), .key = "instances_allocated", .at = 8, .gap = " " },
+	{ .title = "trace", .width = 10, .cell = CELL_INT, .flags = COL_U32, .off = AS_(trace_serial), .key = "trace_serial", .at = 4, .gap = " " },
+	{ .title = "class", .cell = CELL_FN, .fn = site_class_cell, .key = "class", .at = 3, .json = site_json },
+	{ .cell = CELL_FN, .key = "is_array", .at = 1, .json = site_json },
+	{ .cell = CELL_INT, .flags = COL_U32, .off = AS_(class_serial), .key = "class_serial", .at = 2 },
+};
+
+/* a CPU SAMPLES record's table: the heap, the record */
+struct cpu_ctx {
+	const hp_heap *h;
+	const struct hp_cpu_samples_rec *rec;
+};
+
+static void share_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	const struct cpu_ctx *c = tb->ctx;
+	const struct hp_cpu_sample *cs = row;
+	if (c->rec->total)
+		snprintf(buf, n, "%.2f%%", 100.0 * cs->samples / c->rec->total);
+	else
+		snprintf(buf, n, "-");
+}
+
+static const char *top_frame(const hp_heap *h, uint32_t serial, char *buf, size_t n);
+
+static void top_frame_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	const struct cpu_ctx *c = tb->ctx;
+	char nm[600];
+	snprintf(buf, n, "%s", top_frame(c->h, ((const struct hp_cpu_sample *)row)->trace_serial, nm, sizeof nm));
+}
+
+#define CS_(f) offsetof(struct hp_cpu_sample, f)
+static const struct cli_col cpu_cols[] = {
+	{ .title = "rank", .width = 6, .cell = CELL_RANK },
+	{ .title = "samples", .width = 10, .cell = CELL_COUNT, .flags = COL_U32, .off = CS_(samples), .key = "samples", .at = 1, .gap = " " },
+	{ .title = "share", .width = 7, .cell = CELL_FN, .fn = share_cell, .gap = " " },
+	{ .title = "trace", .width = 10, .cell = CELL_INT, .flags = COL_U32, .off = CS_(trace_serial), .key = "trace_serial", .at = 2, .gap = " " },
+	{ .title = "top frame", .cell = CELL_FN, .fn = top_frame_cell },
+};
+
 static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 {
-	char buf[600];
+	struct cli_table at;
+	CLI_TABLE_INIT(&at, alloc_cols, 0, 0, h);
 	cJSON *as = cJSON_AddArrayToObject(j, "agent_alloc_sites");
 	for (size_t r = 0; r < h->nalloc_recs; r++) {
 		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
@@ -267,21 +343,8 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 		cli_json_u64(e, "sites_declared", rec->hd.nsites);
 		cJSON *arr = cJSON_AddArrayToObject(e, "sites");
 		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++) {
-			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
-			cJSON *x = cJSON_CreateObject();
-			cli_json_u64(x, "is_array", st->is_array);
-			cli_json_u64(x, "class_serial", st->class_serial);
-			const char *cn = site_class(h, st, buf, sizeof buf);
-			if (cn[0])
-				cJSON_AddStringToObject(x, "class", cn);
-			cli_json_u64(x, "trace_serial", st->trace_serial);
-			cli_json_u64(x, "live_bytes", st->live_bytes);
-			cli_json_u64(x, "live_instances", st->live_instances);
-			cli_json_u64(x, "bytes_allocated", st->bytes_allocated);
-			cli_json_u64(x, "instances_allocated", st->instances_allocated);
-			cJSON_AddItemToArray(arr, x);
-		}
+		for (size_t i = 0; i < ns; i++)
+			cJSON_AddItemToArray(arr, cli_table_json(&at, &h->alloc_sites[rec->first + i], i + 1, NULL));
 		cJSON_AddItemToArray(as, e);
 	}
 	cJSON *hs = cJSON_AddArrayToObject(j, "agent_heap_summaries");
@@ -300,13 +363,12 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 		cli_json_u64(e, "total", rec->total);
 		cli_json_u64(e, "traces_declared", rec->n);
 		cJSON *arr = cJSON_AddArrayToObject(e, "traces");
+		struct cpu_ctx cc = { h, rec };
+		struct cli_table ct;
+		CLI_TABLE_INIT(&ct, cpu_cols, 0, 0, &cc);
 		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++) {
-			cJSON *x = cJSON_CreateObject();
-			cli_json_u64(x, "samples", h->cpu_samples[rec->first + i].samples);
-			cli_json_u64(x, "trace_serial", h->cpu_samples[rec->first + i].trace_serial);
-			cJSON_AddItemToArray(arr, x);
-		}
+		for (size_t i = 0; i < ns; i++)
+			cJSON_AddItemToArray(arr, cli_table_json(&ct, &h->cpu_samples[rec->first + i], i + 1, NULL));
 		cJSON_AddItemToArray(cs, e);
 	}
 }
@@ -326,6 +388,8 @@ static const char *top_frame(const hp_heap *h, uint32_t serial, char *buf, size_
 static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 {
 	char a[64], b[64], c[64], d[64], nm[600];
+	struct cli_table at;
+	CLI_TABLE_INIT(&at, alloc_cols, 0, 0, h);
 	for (size_t r = 0; r < h->nalloc_recs; r++) {
 		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
 		const struct hp_alloc_sites_hdr *hd = &rec->hd;
@@ -341,21 +405,10 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 			cli_fmt_count(hd->live_bytes, a, sizeof a), cli_fmt_count(hd->live_instances, b, sizeof b),
 			cli_fmt_count(hd->bytes_allocated, c, sizeof c), cli_fmt_count(hd->instances_allocated, d, sizeof d),
 			cli_fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
-		fprintf(f, "%6s %12s %10s %12s %10s %10s  %s\n", "rank", "live bytes", "live objs", "alloc bytes",
-			"alloc objs", "trace", "class");
+		cli_table_header(&at, f);
 		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++) {
-			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
-			char raw[64];
-			hp_text_safe(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
-			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, cli_fmt_count(st->live_bytes, a, sizeof a),
-				cli_fmt_count(st->live_instances, b, sizeof b), cli_fmt_count(st->bytes_allocated, c, sizeof c),
-				cli_fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
-			if (nm[0])
-				fprintf(f, "%s\n", nm);
-			else
-				fprintf(f, "class serial %u\n", st->class_serial);
-		}
+		for (size_t i = 0; i < ns; i++)
+			cli_table_row(&at, f, &h->alloc_sites[rec->first + i], i + 1);
 		if (ns < rec->k)
 			fprintf(f, "... %s more sites\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < hd->nsites)
@@ -373,18 +426,13 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
 		fprintf(f, "\nCPU SAMPLES record %zu of %zu (the hprof agent's): %s samples over %s\n", r + 1, h->ncpu_recs,
 			cli_fmt_count(rec->total, a, sizeof a), cli_fmt_counted(rec->n, "trace", "traces", b, sizeof b));
-		fprintf(f, "%6s %10s %7s %10s  %s\n", "rank", "samples", "share", "trace", "top frame");
+		struct cpu_ctx cc = { h, rec };
+		struct cli_table ct;
+		CLI_TABLE_INIT(&ct, cpu_cols, 0, 0, &cc);
+		cli_table_header(&ct, f);
 		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++) {
-			const struct hp_cpu_sample *cs = &h->cpu_samples[rec->first + i];
-			char pct[32];
-			if (rec->total)
-				snprintf(pct, sizeof pct, "%.2f%%", 100.0 * cs->samples / rec->total);
-			else
-				snprintf(pct, sizeof pct, "-");
-			fprintf(f, "%6zu %10s %7s %10u  %s\n", i + 1, cli_fmt_count(cs->samples, a, sizeof a), pct, cs->trace_serial,
-				top_frame(h, cs->trace_serial, nm, sizeof nm));
-		}
+		for (size_t i = 0; i < ns; i++)
+			cli_table_row(&ct, f, &h->cpu_samples[rec->first + i], i + 1);
 		if (ns < rec->k)
 			fprintf(f, "... %s more traces\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < rec->n)
@@ -441,6 +489,111 @@ static uint32_t next_shown(const struct walk *w, uint32_t u, size_t *rank)
 	return HP_NONE;
 }
 
+/* ---- the tree's and the list's tables ------------------------------------ */
+
+/* for the tree's rows: the heap, the sites, node numbers as JSON lists them */
+struct tree_ctx {
+	const hp_heap *h;
+	const struct hp_sites *S;
+	const uint32_t *index;
+};
+
+/* the node's frame, indented by its level */
+static void node_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	const struct tree_ctx *c = tb->ctx;
+	const struct hp_site_node *e = row;
+	char a[64], t[2048];
+	uint32_t lv = e->level;
+	fprintf(f, "%*s", (int)(2 * (lv > 30 ? 30 : lv)), "");
+	if (lv > 30)
+		fprintf(f, "[level %u] ", e->level);
+	if (!e->level) {
+		fprintf(f, "all sites (%s)", cli_fmt_count(e->sites, a, sizeof a));
+		return;
+	}
+	const struct hp_frame *fr = hp_trace_frame(c->h, e->trace, e->at);
+	if (fr) {
+		cli_frame_text(c->h, fr, t, sizeof t);
+		fputs(t + 3, f);
+	} else {
+		fprintf(f, "? (frame 0x%llx: no STACK FRAME record)", (unsigned long long)e->frame_id);
+	}
+}
+
+/* "parent": its parent's place in the list; "frame" (not the root's) */
+static void node_json(const struct cli_table *tb, const void *row, cJSON *je, const char *key)
+{
+	const struct tree_ctx *c = tb->ctx;
+	const struct hp_site_node *e = row;
+	if (e == c->S->node)
+		return;
+	if (!strcmp(key, "parent"))
+		cli_json_u64(je, key, c->index[e->parent]);
+	else
+		cJSON_AddItemToObject(je, key, json_frame(c->h, hp_trace_frame(c->h, e->trace, e->at)));
+}
+
+/* when the columns are shown */
+enum { S_TOP_DOWN = 1, S_BOTTOM_UP = 2 };
+
+#define SN_(f) offsetof(struct hp_site_node, f)
+static const struct cli_col node_cols[] = {
+	{ .title = "objects", .width = 10, .cell = CELL_COUNT, .off = SN_(objects), .key = "objects", .at = 5 },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .off = SN_(shallow), .key = "shallow", .at = 6, .gap = " " },
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .off = SN_(retained), .key = "retained", .at = 7, .gap = " " },
+	{ .title = "call tree top-down: outermost frame, then what it calls", .cell = CELL_FN, .when = S_TOP_DOWN, .put = node_put },
+	{ .title = "call tree bottom-up: allocating frame, then its callers", .cell = CELL_FN, .when = S_BOTTOM_UP, .put = node_put },
+	{ .cell = CELL_INT, .flags = COL_U32, .off = SN_(level), .key = "level", .at = 1 },
+	{ .cell = CELL_FN, .key = "parent", .at = 2, .json = node_json },
+	{ .cell = CELL_FN, .key = "frame", .at = 3, .json = node_json },
+	{ .cell = CELL_INT, .flags = COL_U32, .off = SN_(sites), .key = "sites", .at = 4 },
+	{ .cell = CELL_COUNT, .off = SN_(self_objects), .key = "self_objects", .at = 8 },
+	{ .cell = CELL_BYTES, .off = SN_(self_shallow), .key = "self_shallow", .at = 9 },
+	{ .cell = CELL_BYTES, .off = SN_(self_retained), .key = "self_retained", .at = 10 },
+	{ .cell = CELL_INT, .flags = COL_U32, .off = SN_(nchildren), .key = "children", .at = 11 },
+};
+
+static void node_table(const struct sites_opts *o, const struct tree_ctx *c, struct cli_table *tb)
+{
+	CLI_TABLE_INIT(tb, node_cols, o->bottom_up ? S_BOTTOM_UP : S_TOP_DOWN, 0, c);
+}
+
+/* a line under node e's row: indented past its level */
+static void under(const struct cli_table *tb, const struct hp_site_node *e, const char *text, FILE *f)
+{
+	char line[512];
+	uint32_t lv = e->level + 1;
+	snprintf(line, sizeof line, "%*s%s", (int)(2 * (lv > 31 ? 31 : lv)), "", text);
+	cli_table_line(tb, f, NULL, 0, NULL, line);
+}
+
+/* "... N more (objects, bytes)": the children of u not shown */
+static void more_line(const struct cli_table *tb, const struct walk *w, uint32_t u, FILE *f)
+{
+	char a[64], b[64], c[64], line[300];
+	struct cut ct = cut_of(w, u);
+	snprintf(line, sizeof line, "... %s more (%s, %s)%s", cli_fmt_count(ct.n, a, sizeof a),
+		 cli_fmt_counted(ct.objects, "object", "objects", b, sizeof b), cli_fmt_bytes(ct.shallow, c, sizeof c),
+		 ct.by_depth ? ", below --depth" : "");
+	under(tb, &w->S->node[u], line, f);
+}
+
+static void site_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	snprintf(buf, n, "trace %u", ((const struct hp_site *)row)->serial);
+}
+
+#define ST_(f) offsetof(struct hp_site, f)
+static const struct cli_col site_cols[] = {
+	{ .title = "objects", .width = 10, .cell = CELL_COUNT, .off = ST_(objects), .key = "objects", .at = 2 },
+	{ .title = "shallow", .width = 10, .cell = CELL_BYTES, .off = ST_(shallow), .key = "shallow", .at = 3, .gap = " " },
+	{ .title = "retained", .width = 10, .cell = CELL_BYTES, .off = ST_(retained), .key = "retained", .at = 4, .gap = " " },
+	{ .title = "site (trace serial, frames top first)", .cell = CELL_FN, .fn = site_cell },
+	{ .cell = CELL_INT, .flags = COL_U32, .off = ST_(serial), .key = "trace_serial", .at = 1 },
+};
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct sites_opts *o = x->own;
@@ -467,16 +620,14 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	agent_json(o, h, j);
 	uint32_t depth = depth_of(o);
 	if (o->flat) {
+		struct cli_table stb;
+		CLI_TABLE_INIT(&stb, site_cols, 0, 0, h);
 		cJSON *arr = cJSON_AddArrayToObject(j, "sites");
 		size_t ns = shown(o, r->S.n);
 		for (size_t i = 0; i < ns; i++) {
 			const struct hp_site *s = &r->S.s[i];
 			const struct hp_trace_rec *tr = &h->traces[s->trace];
-			cJSON *e = cJSON_CreateObject();
-			cli_json_u64(e, "trace_serial", s->serial);
-			cli_json_u64(e, "objects", s->objects);
-			cli_json_u64(e, "shallow", s->shallow);
-			cli_json_u64(e, "retained", s->retained);
+			cJSON *e = cli_table_json(&stb, s, i + 1, NULL);
 			cli_json_u64(e, "depth", tr->n);
 			cJSON *fr = cJSON_AddArrayToObject(e, "frames");
 			uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
@@ -496,24 +647,14 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cli_error("out of memory");
 			return EXIT_NOMEM;
 		}
+		struct tree_ctx tc = { h, &r->S, index };
+		struct cli_table ntb;
+		node_table(o, &tc, &ntb);
 		uint32_t k = 0;
 		for (uint32_t u = r->S.nnodes ? 0 : HP_NONE; u != HP_NONE; u = next_shown(&w, u, rank)) {
 			const struct hp_site_node *e = &r->S.node[u];
 			index[u] = k++;
-			cJSON *je = cJSON_CreateObject();
-			cli_json_u64(je, "level", e->level);
-			if (u)
-				cli_json_u64(je, "parent", index[e->parent]);
-			if (u)
-				cJSON_AddItemToObject(je, "frame", json_frame(h, hp_trace_frame(h, e->trace, e->at)));
-			cli_json_u64(je, "sites", e->sites);
-			cli_json_u64(je, "objects", e->objects);
-			cli_json_u64(je, "shallow", e->shallow);
-			cli_json_u64(je, "retained", e->retained);
-			cli_json_u64(je, "self_objects", e->self_objects);
-			cli_json_u64(je, "self_shallow", e->self_shallow);
-			cli_json_u64(je, "self_retained", e->self_retained);
-			cli_json_u64(je, "children", e->nchildren);
+			cJSON *je = cli_table_json(&ntb, e, 0, NULL);
 			struct cut c = cut_of(&w, u);
 			if (c.n) {
 				cJSON *m = cJSON_AddObjectToObject(je, "more");
@@ -581,44 +722,6 @@ static int collapsed(const hp_heap *h, const struct hp_sites *S, uint32_t depth,
 	return 0;
 }
 
-static void node_line(const hp_heap *h, const struct hp_site_node *e, FILE *f)
-{
-	char a[64], b[64], c[64], t[2048];
-	fprintf(f, "%10s %10s %10s  ", cli_fmt_count(e->objects, a, sizeof a), cli_fmt_bytes(e->shallow, b, sizeof b),
-		cli_fmt_bytes(e->retained, c, sizeof c));
-	uint32_t lv = e->level;
-	fprintf(f, "%*s", (int)(2 * (lv > 30 ? 30 : lv)), "");
-	if (lv > 30)
-		fprintf(f, "[level %u] ", e->level);
-	if (!e->level) {
-		fprintf(f, "all sites (%s)\n", cli_fmt_count(e->sites, a, sizeof a));
-		return;
-	}
-	const struct hp_frame *fr = hp_trace_frame(h, e->trace, e->at);
-	if (fr) {
-		cli_frame_text(h, fr, t, sizeof t);
-		fprintf(f, "%s\n", t + 3);
-	} else {
-		fprintf(f, "? (frame 0x%llx: no STACK FRAME record)\n", (unsigned long long)e->frame_id);
-	}
-}
-
-static void indent(const struct hp_site_node *e, FILE *f)
-{
-	uint32_t lv = e->level + 1;
-	fprintf(f, "%32s  %*s", "", (int)(2 * (lv > 31 ? 31 : lv)), "");
-}
-
-/* "... N more (objects, bytes)": the children of u not shown */
-static void more_line(const struct walk *w, uint32_t u, FILE *f)
-{
-	char a[64], b[64], c[64];
-	struct cut ct = cut_of(w, u);
-	indent(&w->S->node[u], f);
-	fprintf(f, "... %s more (%s, %s)%s\n", cli_fmt_count(ct.n, a, sizeof a), cli_fmt_counted(ct.objects, "object", "objects", b, sizeof b),
-		cli_fmt_bytes(ct.shallow, c, sizeof c), ct.by_depth ? ", below --depth" : "");
-}
-
 static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_result *r, FILE *f);
 
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
@@ -676,9 +779,10 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 	if (!r->S.n)
 		return EXIT_OK;
 	if (!o->flat) {
-		fprintf(f, "%10s %10s %10s  %s\n", "objects", "shallow", "retained",
-			o->bottom_up ? "call tree bottom-up: allocating frame, then its callers" :
-			"call tree top-down: outermost frame, then what it calls");
+		struct tree_ctx tc = { h, &r->S, NULL };
+		struct cli_table ntb;
+		node_table(o, &tc, &ntb);
+		cli_table_header(&ntb, f);
 		struct walk w = { &r->S, depth, (size_t)(o->top.n > 0 ? o->top.n : 0) };
 		size_t *rank = hp_calloc((size_t)r->S.nnodes + 2, sizeof *rank);
 		uint32_t *pend = hp_reallocarray(NULL, (size_t)r->S.nnodes + 1, sizeof *pend);
@@ -691,20 +795,22 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 		}
 		for (uint32_t u = 0;; u = next_shown(&w, u, rank)) {
 			while (np && (u == HP_NONE || r->S.node[pend[np - 1]].level >= r->S.node[u].level))
-				more_line(&w, pend[--np], f);
+				more_line(&ntb, &w, pend[--np], f);
 			if (u == HP_NONE)
 				break;
 			const struct hp_site_node *e = &r->S.node[u];
-			node_line(h, e, f);
+			cli_table_row(&ntb, f, e, 0);
 			struct cut ct = cut_of(&w, u);
 			if (e->self_objects && e->nchildren && !ct.by_depth) {
-				indent(e, f);
-				fprintf(f, "%s %s, retained %s: %s\n", cli_fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
-					cli_fmt_bytes(e->self_shallow, b, sizeof b), cli_fmt_bytes(e->self_retained, c, sizeof c),
-					o->bottom_up ? "the stack ends here" : "allocated in this frame");
+				char line[300];
+				snprintf(line, sizeof line, "%s %s, retained %s: %s",
+					 cli_fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
+					 cli_fmt_bytes(e->self_shallow, b, sizeof b), cli_fmt_bytes(e->self_retained, c, sizeof c),
+					 o->bottom_up ? "the stack ends here" : "allocated in this frame");
+				under(&ntb, e, line, f);
 			}
 			if (ct.n && ct.by_depth)
-				more_line(&w, u, f);
+				more_line(&ntb, &w, u, f);
 			else if (ct.n)
 				pend[np++] = u;
 		}
@@ -712,23 +818,28 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 		hp_free(rank);
 		return EXIT_OK;
 	}
-	fprintf(f, "%10s %10s %10s  %s\n", "objects", "shallow", "retained", "site (trace serial, frames top first)");
+	struct cli_table stb;
+	CLI_TABLE_INIT(&stb, site_cols, 0, 0, h);
+	cli_table_header(&stb, f);
 	size_t ns = shown(o, r->S.n);
 	for (size_t i = 0; i < ns; i++) {
 		const struct hp_site *s = &r->S.s[i];
 		const struct hp_trace_rec *tr = &h->traces[s->trace];
-		fprintf(f, "%10s %10s %10s  trace %u\n", cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b),
-			cli_fmt_bytes(s->retained, c, sizeof c), s->serial);
+		cli_table_row(&stb, f, s, i + 1);
 		uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
+		char line[2200];
 		for (uint32_t d = 0; d < nf; d++) {
 			const struct hp_frame *fr = hp_trace_frame(h, s->trace, d);
 			if (fr)
-				fprintf(f, "%32s    %s\n", "", cli_frame_text(h, fr, buf, sizeof buf));
+				snprintf(line, sizeof line, "  %s", cli_frame_text(h, fr, buf, sizeof buf));
 			else
-				fprintf(f, "%32s    at ? (frame %u: no STACK FRAME record)\n", "", d);
+				snprintf(line, sizeof line, "  at ? (frame %u: no STACK FRAME record)", d);
+			cli_table_line(&stb, f, NULL, 0, NULL, line);
 		}
-		if (nf < tr->n)
-			fprintf(f, "%32s    ... %u more frames\n", "", tr->n - nf);
+		if (nf < tr->n) {
+			snprintf(line, sizeof line, "  ... %u more frames", tr->n - nf);
+			cli_table_line(&stb, f, NULL, 0, NULL, line);
+		}
 	}
 	if (ns < r->S.n)
 		fprintf(f, "... %s more sites\n", cli_fmt_count(r->S.n - ns, a, sizeof a));

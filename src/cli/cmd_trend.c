@@ -10,6 +10,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "base/text.h"
+#include "cli/table.h"
 #include "base/alloc.h"
 
 #include <math.h>
@@ -337,52 +338,131 @@ static int json_out(struct trend_state *t)
 	return cli_json_end(t->x, trend_doc(t), EXIT_OK);
 }
 
-/* "+1.2 MiB" per step, from a double */
-static const char *fmt_slope_bytes(double v, char *buf, size_t n)
+/* ---- the text's tables ----------------------------------------------------- */
+
+/* a row as the tables show it: the slopes rounded to whole steps */
+struct tline {
+	const struct trend_state *t;
+	const struct trow *r;
+	int64_t count_step, shallow_step, bytes_step;
+	double r2;
+	const char *grows;
+};
+
+static struct tline tline_of(const struct trend_state *t, const struct trow *r, int paths)
 {
-	return cli_fmt_dbytes((int64_t)llround(v), buf, n);
+	const struct hp_fit *f = paths ? &r->fb : &r->fc;
+	return (struct tline){ .t = t, .r = r, .count_step = (int64_t)llround(r->fc.slope),
+			       .shallow_step = (int64_t)llround(r->fs.slope), .bytes_step = (int64_t)llround(r->fb.slope),
+			       .r2 = f->r2, .grows = f->monotonic ? "yes" : "" };
 }
 
-/* sparklines are 3 bytes a column: printed then padded to the column */
-static void spark_col(FILE *f, const uint64_t *y, size_t n)
+static void r2_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	snprintf(buf, n, "%.2f", ((const struct tline *)row)->r2);
+}
+
+/* blank with --fast: no retained sizes */
+static void retained_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	const struct tline *l = row;
+	if (l->t->o->fast)
+		buf[0] = '\0';
+	else
+		cli_fmt_dbytes(l->bytes_step, buf, n);
+}
+
+/* the last 64 steps as a sparkline (3 bytes a step) */
+static void spark_cell(const uint64_t *y, size_t n, char *buf, size_t cap)
 {
 	char sp[3 * 64 + 8];
 	size_t k = n > 64 ? 64 : n;
-	fprintf(f, "%s%*s  ", spark(y + (n - k), k, sp, sizeof sp), k < 5 ? (int)(5 - k) : 0, "");
+	snprintf(buf, cap, "%s", spark(y + (n - k), k, sp, sizeof sp));
 }
+
+static void count_spark(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	const struct tline *l = row;
+	spark_cell(l->r->count, l->t->n, buf, n);
+}
+
+static void bytes_spark(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	(void)tb;
+	const struct tline *l = row;
+	spark_cell(l->r->bytes, l->t->n, buf, n);
+}
+
+/* the class or group, and its instances in the first dump and the last */
+static void class_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	(void)tb;
+	const struct tline *l = row;
+	const struct trend_state *t = l->t;
+	char nm[4200], d[32], e[32];
+	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", hp_text_safe(t->tab[l->r->idx].name, nm, sizeof nm),
+		cli_fmt_count(l->r->count[0], d, sizeof d), cli_fmt_count(l->r->count[t->n - 1], e, sizeof e));
+}
+
+/* the path, and what it retains in the first dump and the last */
+static void path_put(const struct cli_table *tb, const void *row, FILE *f)
+{
+	(void)tb;
+	const struct tline *l = row;
+	const struct trend_state *t = l->t;
+	char nm[4200], c[32], d[32];
+	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", cli_fmt_path(&t->cmp, l->r->idx, nm, sizeof nm),
+		cli_fmt_bytes(l->r->bytes[0], c, sizeof c), cli_fmt_bytes(l->r->bytes[t->n - 1], d, sizeof d));
+}
+
+#define TL_(f) offsetof(struct tline, f)
+static const struct cli_col class_cols[] = {
+	{ .title = "count/step", .width = 11, .cell = CELL_DCOUNT, .off = TL_(count_step) },
+	{ .title = "R\xc2\xb2", .width = 5, .cell = CELL_FN, .fn = r2_cell },
+	{ .title = "grow", .width = 4, .cell = CELL_TEXT, .flags = COL_LEFT, .off = TL_(grows) },
+	{ .title = "shallow/step", .width = 12, .cell = CELL_DBYTES, .off = TL_(shallow_step) },
+	{ .title = "retained/step", .width = 13, .cell = CELL_FN, .fn = retained_cell },
+	{ .title = "count", .width = 5, .cell = CELL_FN, .flags = COL_LEFT | COL_CHARS, .fn = count_spark },
+	{ .title = "bytes", .width = 5, .cell = CELL_FN, .flags = COL_LEFT | COL_CHARS, .fn = bytes_spark },
+	{ .title = "class (instances first \xe2\x86\x92 last)", .cell = CELL_FN, .put = class_put },
+};
+
+static const struct cli_col path_cols[] = {
+	{ .title = "retained/step", .width = 13, .cell = CELL_DBYTES, .off = TL_(bytes_step) },
+	{ .title = "objects/step", .width = 11, .cell = CELL_DCOUNT, .off = TL_(count_step) },
+	{ .title = "R\xc2\xb2", .width = 5, .cell = CELL_FN, .fn = r2_cell },
+	{ .title = "grow", .width = 4, .cell = CELL_TEXT, .flags = COL_LEFT, .off = TL_(grows) },
+	{ .title = "bytes", .width = 5, .cell = CELL_FN, .flags = COL_LEFT | COL_CHARS, .fn = bytes_spark },
+	{ .title = "count", .width = 5, .cell = CELL_FN, .flags = COL_LEFT | COL_CHARS, .fn = count_spark },
+	{ .title = "path (retained first \xe2\x86\x92 last)", .cell = CELL_FN, .put = path_put },
+};
 
 static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, size_t nrows, int paths)
 {
-	char a[32], b[32], c[32], d[32], nm[4200];
-	size_t w = t->n > 64 ? 64 : t->n < 5 ? 5 : t->n;
-	if (paths)
-		fprintf(f, "%13s  %11s  %5s  %-4s  %-*s  %-*s  %s\n", "retained/step", "objects/step", "R\xc2\xb2",
-			"grow", (int)w, "bytes", (int)w, "count", "path (retained first \xe2\x86\x92 last)");
-	else
-		fprintf(f, "%11s  %5s  %-4s  %12s  %13s  %-*s  %-*s  %s\n", "count/step", "R\xc2\xb2", "grow",
-			"shallow/step", t->o->fast ? "" : "retained/step", (int)w, "count", (int)w,
-			"bytes", t->grp.by >= 0 ? (t->grp.by == HP_GROUP_LOADER ? "class loader (instances first \xe2\x86\x92 last)"
-				 : t->grp.by == HP_GROUP_COMPONENT ? "component (instances first \xe2\x86\x92 last)"
-				 : "package (instances first \xe2\x86\x92 last)") : "class (instances first \xe2\x86\x92 last)");
+	/* the sparklines' columns: a character a step, at least 5 */
+	int w = t->n > 64 ? 64 : t->n < 5 ? 5 : (int)t->n;
+	struct cli_table tb;
+	if (paths) {
+		CLI_TABLE_INIT(&tb, path_cols, 0, 0, t);
+	} else {
+		CLI_TABLE_INIT(&tb, class_cols, 0, 0, t);
+		if (t->o->fast)
+			cli_table_set_title(&tb, "retained/step", "");
+		if (t->grp.by >= 0)
+			cli_table_set_title(&tb, "class (instances first \xe2\x86\x92 last)",
+					    t->grp.by == HP_GROUP_LOADER ? "class loader (instances first \xe2\x86\x92 last)"
+					    : t->grp.by == HP_GROUP_COMPONENT ? "component (instances first \xe2\x86\x92 last)"
+					    : "package (instances first \xe2\x86\x92 last)");
+	}
+	cli_table_set_width(&tb, "bytes", w);
+	cli_table_set_width(&tb, "count", w);
+	cli_table_header(&tb, f);
 	for (size_t i = 0; i < shown(t, nrows); i++) {
-		const struct trow *r = &rows[i];
-		if (paths) {
-			fprintf(f, "%13s  %11s  %5.2f  %-4s  ", fmt_slope_bytes(r->fb.slope, a, sizeof a),
-				cli_fmt_dcount((int64_t)llround(r->fc.slope), b, sizeof b), r->fb.r2, r->fb.monotonic ? "yes" : "");
-			spark_col(f, r->bytes, t->n);
-			spark_col(f, r->count, t->n);
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", cli_fmt_path(&t->cmp, r->idx, nm, sizeof nm),
-				cli_fmt_bytes(r->bytes[0], c, sizeof c), cli_fmt_bytes(r->bytes[t->n - 1], d, sizeof d));
-		} else {
-			fprintf(f, "%11s  %5.2f  %-4s  %12s  %13s  ", cli_fmt_dcount((int64_t)llround(r->fc.slope), a, sizeof a),
-				r->fc.r2, r->fc.monotonic ? "yes" : "", fmt_slope_bytes(r->fs.slope, b, sizeof b),
-				t->o->fast ? "" : fmt_slope_bytes(r->fb.slope, c, sizeof c));
-			spark_col(f, r->count, t->n);
-			spark_col(f, r->bytes, t->n);
-			char e[32];
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", hp_text_safe(t->tab[r->idx].name, nm, sizeof nm),
-				cli_fmt_count(r->count[0], d, sizeof d), cli_fmt_count(r->count[t->n - 1], e, sizeof e));
-		}
+		struct tline l = tline_of(t, &rows[i], paths);
+		cli_table_row(&tb, f, &l, i + 1);
 	}
 	if (!nrows)
 		fprintf(f, "  (none)\n");

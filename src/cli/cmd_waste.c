@@ -7,6 +7,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "cli/table.h"
 #include "analysis/waste.h"
 #include "base/text.h"
 #include "base/alloc.h"
@@ -284,6 +285,122 @@ static void holder_text(const struct waste_result *r, const struct holder *o, FI
 	fputc('\n', f);
 }
 
+/* ---- a section's table ---------------------------------------------------- */
+
+/* row i of section s */
+struct wrow {
+	const struct hp_waste_row *w;
+	int s;
+	size_t i;
+	uint64_t wasted, count, bytes;
+	const char *cls;
+};
+
+static const char *sample_text(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	const struct waste_result *r = tb->ctx;
+	return id_text(r->h, ((const struct wrow *)row)->w->sample, buf, n);
+}
+
+static void sample_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	sample_text(tb, row, buf, n);
+}
+
+/* the sample's id, null without one; "held_by": the path from a GC root */
+static void sample_json(const struct cli_table *tb, const void *row, cJSON *q, const char *key)
+{
+	const struct waste_result *r = tb->ctx;
+	const struct wrow *x = row;
+	char id[32];
+	if (x->w->sample == HP_NONE) {
+		cJSON_AddNullToObject(q, key);
+		return;
+	}
+	cJSON_AddStringToObject(q, key, sample_text(tb, row, id, sizeof id));
+	if (r->hold[x->s])
+		cJSON_AddItemToObject(q, "held_by", holder_json(r, &r->hold[x->s][x->i], q));
+}
+
+/* what the row is: the String's value, the array's type and length, the
+ * collection's class and fill, the class */
+static void what_cell(const struct cli_table *tb, const void *row, char *buf, size_t n)
+{
+	const struct waste_result *r = tb->ctx;
+	const struct wrow *x = row;
+	const struct hp_waste_row *w = x->w;
+	const char *tn = hp_type_name(w->type) ? hp_type_name(w->type) : "?";
+	char what[800], lab[600];
+	switch (x->s) {
+	case HP_WASTE_STRINGS: {
+		char *q = x->i < r->ntext ? cli_quote_text(&r->text[x->i]) : NULL;
+		snprintf(what, sizeof what, "%s", q ? q : "?");
+		hp_free(q);
+		break;
+	}
+	case HP_WASTE_ARRAYS:
+		snprintf(what, sizeof what, "%s[%u]", tn, w->length);
+		break;
+	case HP_WASTE_CONSTANT: {
+		char v[64];
+		snprintf(what, sizeof what, "%s[] all %s (sample of %u)", tn, cli_prim_text(v, sizeof v, w->type, w->value),
+			 w->length);
+		break;
+	}
+	case HP_WASTE_COLLECTIONS:
+		snprintf(what, sizeof what, "%s %s", hp_text_safe(hp_class_name(r->h, w->cls), lab, sizeof lab),
+			 hp_waste_fill_key(w->fill));
+		break;
+	default:
+		snprintf(what, sizeof what, "%s", hp_text_safe(hp_class_name(r->h, w->cls), lab, sizeof lab));
+	}
+	snprintf(buf, n, "%s", what);
+}
+
+/* the section's members: a String's value, an array's length, type and element, a collection's fill */
+static void what_json(const struct cli_table *tb, const void *row, cJSON *q, const char *key)
+{
+	(void)key;
+	const struct waste_result *r = tb->ctx;
+	const struct wrow *x = row;
+	const struct hp_waste_row *w = x->w;
+	int s = x->s;
+	size_t i = x->i;
+	if (s == HP_WASTE_STRINGS) {
+		cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
+		cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
+		cJSON_AddBoolToObject(q, "value_cut", i < r->ntext && r->text[i].truncated);
+		cli_json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
+	}
+	if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT || s == HP_WASTE_NULL_SLOTS)
+		cli_json_u64(q, "length", w->length);
+	if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT)
+		cJSON_AddStringToObject(q, "type", hp_type_name(w->type) ? hp_type_name(w->type) : "?");
+	if (s == HP_WASTE_CONSTANT) {
+		char v[64];
+		cJSON_AddStringToObject(q, "element", cli_prim_text(v, sizeof v, w->type, w->value));
+	}
+	if (s == HP_WASTE_COLLECTIONS)
+		cJSON_AddStringToObject(q, "fill", hp_waste_fill_key(w->fill));
+}
+
+#define WR_(f) offsetof(struct wrow, f)
+static const struct cli_col waste_cols[] = {
+	{ .title = "wasted", .width = 10, .cell = CELL_BYTES, .off = WR_(wasted), .key = "wasted", .at = 1 },
+	{ .title = "count", .width = 8, .cell = CELL_COUNT, .off = WR_(count), .key = "count", .at = 2, .gap = " " },
+	{ .title = "sample", .width = 18, .cell = CELL_FN, .flags = COL_LEFT, .fn = sample_cell, .key = "sample", .at = 5, .json = sample_json },
+	{ .title = "what", .cell = CELL_FN, .fn = what_cell, .key = "what", .at = 6, .json = what_json },
+	{ .cell = CELL_BYTES, .off = WR_(bytes), .key = "bytes", .at = 3 },
+	{ .cell = CELL_TEXT, .off = WR_(cls), .key = "class", .at = 4 },
+};
+
+static struct wrow wrow_of(const struct waste_result *r, int s, size_t i)
+{
+	const struct hp_waste_row *w = &r->W.s[s].rows[i];
+	return (struct wrow){ .w = w, .s = s, .i = i, .wasted = w->wasted, .count = w->count, .bytes = w->bytes,
+			      .cls = hp_class_name(r->h, w->cls) };
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct waste_result *r = res;
@@ -306,8 +423,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cli_json_u64(seen, "arrays_without_data", W->nodata_arrays);
 	cli_json_u64(seen, "collections", W->collections);
 	cli_json_u64(j, "rows_left_out", W->left_out);
+	struct cli_table tb;
+	CLI_TABLE_INIT(&tb, waste_cols, 0, 0, r);
 	cJSON *secs = cJSON_AddArrayToObject(j, "sections");
-	char id[32];
 	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
 		const struct hp_waste_section *sec = &W->s[s];
 		cJSON *e = cJSON_CreateObject();
@@ -317,35 +435,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cli_json_u64(e, "rows_total", sec->n);
 		cJSON *rows = cJSON_AddArrayToObject(e, "rows");
 		for (size_t i = 0; i < r->shown[s]; i++) {
-			const struct hp_waste_row *w = &sec->rows[i];
-			cJSON *q = cJSON_CreateObject();
-			cli_json_u64(q, "wasted", w->wasted);
-			cli_json_u64(q, "count", w->count);
-			cli_json_u64(q, "bytes", w->bytes);
-			cJSON_AddStringToObject(q, "class", hp_class_name(h, w->cls));
-			if (w->sample != HP_NONE)
-				cJSON_AddStringToObject(q, "sample", id_text(h, w->sample, id, sizeof id));
-			else
-				cJSON_AddNullToObject(q, "sample");
-			if (w->sample != HP_NONE && r->hold[s])
-				cJSON_AddItemToObject(q, "held_by", holder_json(r, &r->hold[s][i], q));
-			if (s == HP_WASTE_STRINGS) {
-				cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
-				cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
-				cJSON_AddBoolToObject(q, "value_cut", i < r->ntext && r->text[i].truncated);
-				cli_json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
-			}
-			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT || s == HP_WASTE_NULL_SLOTS)
-				cli_json_u64(q, "length", w->length);
-			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT)
-				cJSON_AddStringToObject(q, "type", hp_type_name(w->type) ? hp_type_name(w->type) : "?");
-			if (s == HP_WASTE_CONSTANT) {
-				char v[64];
-				cJSON_AddStringToObject(q, "element", cli_prim_text(v, sizeof v, w->type, w->value));
-			}
-			if (s == HP_WASTE_COLLECTIONS)
-				cJSON_AddStringToObject(q, "fill", hp_waste_fill_key(w->fill));
-			cJSON_AddItemToArray(rows, q);
+			struct wrow w = wrow_of(r, s, i);
+			cJSON_AddItemToArray(rows, cli_table_json(&tb, &w, 0, NULL));
 		}
 		cJSON_AddItemToArray(secs, e);
 	}
@@ -364,7 +455,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	const hp_heap *h = r->h;
 	const struct hp_waste *W = &r->W;
 	const struct waste_opts *o = x->own;
-	char a[48], b[48], c[48], id[32], lab[600];
+	char a[48], b[48], c[48];
+	struct cli_table tb;
+	CLI_TABLE_INIT(&tb, waste_cols, 0, 0, r);
 	cli_partial_note(f, S);
 	fprintf(f, "could save %s of %s (%.1f%%), each byte counted once across the sections:\n",
 		cli_fmt_bytes(W->total, a, sizeof a), cli_fmt_bytes(h->total_shallow, b, sizeof b),
@@ -393,37 +486,11 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			cli_fmt_counted(sec->count, "object", "objects", b, sizeof b));
 		if (!sec->n)
 			continue;
-		fprintf(f, "%10s %8s  %-18s  %s\n", "wasted", "count", "sample", "what");
+		cli_table_header(&tb, f);
 		for (size_t i = 0; i < r->shown[s]; i++) {
-			const struct hp_waste_row *w = &sec->rows[i];
-			char what[800];
-			const char *tn = hp_type_name(w->type) ? hp_type_name(w->type) : "?";
-			switch (s) {
-			case HP_WASTE_STRINGS: {
-				char *q = i < r->ntext ? cli_quote_text(&r->text[i]) : NULL;
-				snprintf(what, sizeof what, "%s", q ? q : "?");
-				hp_free(q);
-				break;
-			}
-			case HP_WASTE_ARRAYS:
-				snprintf(what, sizeof what, "%s[%u]", tn, w->length);
-				break;
-			case HP_WASTE_CONSTANT: {
-				char v[64];
-				snprintf(what, sizeof what, "%s[] all %s (sample of %u)", tn,
-					 cli_prim_text(v, sizeof v, w->type, w->value), w->length);
-				break;
-			}
-			case HP_WASTE_COLLECTIONS:
-				snprintf(what, sizeof what, "%s %s", hp_text_safe(hp_class_name(h, w->cls), lab, sizeof lab),
-					 hp_waste_fill_key(w->fill));
-				break;
-			default:
-				snprintf(what, sizeof what, "%s", hp_text_safe(hp_class_name(h, w->cls), lab, sizeof lab));
-			}
-			fprintf(f, "%10s %8s  %-18s  %s\n", cli_fmt_bytes(w->wasted, a, sizeof a), cli_fmt_count(w->count, b, sizeof b),
-				id_text(h, w->sample, id, sizeof id), what);
-			if (w->sample != HP_NONE && r->hold[s])
+			struct wrow w = wrow_of(r, s, i);
+			cli_table_row(&tb, f, &w, i + 1);
+			if (w.w->sample != HP_NONE && r->hold[s])
 				holder_text(r, &r->hold[s][i], f);
 		}
 		if (r->shown[s] < sec->n) {

@@ -83,10 +83,6 @@ extern const struct cli_rule *const cli_series_rules[];
 /* --group and --components of diff and trend (the rules hold) into *g */
 void cli_dumpgroup_parse(int group, const char *components, struct cli_dumpgroup *g);
 
-/* "+1.2 MiB", "-512 B", "0 B" */
-const char *cli_fmt_dbytes(int64_t v, char *buf, size_t n);
-/* "+3,000", "-2", "0" */
-const char *cli_fmt_dcount(int64_t v, char *buf, size_t n);
 /* "class gen.Growth .SESSIONS → java.util.HashMap .table → ..." safe for
  * the terminal */
 const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);

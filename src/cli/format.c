@@ -54,6 +54,22 @@ const char *cli_fmt_bytes(uint64_t v, char *buf, size_t n)
 	return buf;
 }
 
+const char *cli_fmt_dbytes(int64_t v, char *buf, size_t n)
+{
+	char b[32];
+	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_bytes(m, b, sizeof b));
+	return buf;
+}
+
+const char *cli_fmt_dcount(int64_t v, char *buf, size_t n)
+{
+	char b[32];
+	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_count(m, b, sizeof b));
+	return buf;
+}
+
 const char *cli_fmt_need(uint64_t v, char *buf, size_t n)
 {
 	if (v < 1024)

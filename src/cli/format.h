@@ -15,6 +15,10 @@ const char *cli_fmt_count(uint64_t v, char *buf, size_t n);
 const char *cli_fmt_counted(uint64_t v, const char *one, const char *many, char *buf, size_t n);
 /* "1.2 MiB" */
 const char *cli_fmt_bytes(uint64_t v, char *buf, size_t n);
+/* "+1.2 MiB", "-512 B", "0 B" */
+const char *cli_fmt_dbytes(int64_t v, char *buf, size_t n);
+/* "+3,000", "-2", "0" */
+const char *cli_fmt_dcount(int64_t v, char *buf, size_t n);
 /* cli_fmt_bytes() rounded up at the precision shown (a need is never printed
  * below what it is) */
 const char *cli_fmt_need(uint64_t v, char *buf, size_t n);

@@ -9,7 +9,11 @@
 #  - every row's buckets add up to its instances and shallow bytes, the
 #    total's to the table's; the text lists each non-empty bucket;
 #  - the same from a pipe (one pass: the object table, no retained sizes);
-#    --buckets with --fast or --group is a usage error.
+#    --buckets with --fast or --group is a usage error;
+#  - the class table's avg column (one line of its column list): shallow
+#    bytes per instance, rounded down (byte[]: 2,097,186 / 5 = 419,437 B,
+#    "410 KiB"; int[]: 36 / 2; Foo: 36 / 3), in the text and as "average" in
+#    the JSON, with or without --buckets and with --fast; blank on the total.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip buckets "python3 is absent"; exit 0; }
 H=$(cd "$(dirname "$0")/../helper" && pwd)
@@ -48,6 +52,19 @@ run_hp "$D/out" "$D/err" top "$D/b.hprof" --size-model=raw --buckets --top 0 --s
 expect_eq "top --buckets: the text lists each non-empty bucket under its row" \
   "$(grep -A1 -E '  (byte|int)\[\]$' "$D/out" | grep 'sizes:' | sed -E 's/^ +//' | paste -sd'|')" \
   "sizes: ≤16 B 2 (16 B), ≤32 B 1 (17 B), ≤1 MiB 1 (1.00 MiB), >1 MiB 1 (1.00 MiB)|sizes: ≤16 B 1 (16 B), ≤32 B 1 (20 B)"
+
+# the avg column: text (under the title, right-aligned as its width 8), JSON
+A='sorted((r["class"], r["average"]) for r in d["classes"] if r["class"] != "java.lang.Class")'
+expect_eq "top: average in the JSON rows (shallow / instances, rounded down)" "$(jget "$D/j" "$A")" \
+  "[('byte[]', 419437), ('com.acme.Foo', 12), ('int[]', 18)]"
+avg_cells() { awk 'NR == 1 { i = index($0, "     avg"); next } i && ($1 ~ /^[0-9]+$/ || $1 == "total") { c = substr($0, i, 8); gsub(/^ +/, "", c); if ($1 == "total") print "total:" c; else print $NF ":" c }' "$1" | grep -v '^java.lang.Class:' | paste -sd'|'; }
+run_hp "$D/out" "$D/err" top "$D/b.hprof" --size-model=raw --top 0 --sort=name --quiet
+expect_eq "top: the avg column in the text, blank on the total line" "$(avg_cells "$D/out")" \
+  "byte[]:410 KiB|com.acme.Foo:12 B|int[]:18 B|total:"
+run_hp "$D/out" "$D/err" top "$D/b.hprof" --size-model=raw --top 0 --sort=name --fast --quiet
+expect_eq "top --fast: the avg column" "$(avg_cells "$D/out")" "byte[]:410 KiB|com.acme.Foo:12 B|int[]:18 B|total:"
+run_hp "$D/j" "$D/err" top "$D/b.hprof" --size-model=raw --top 0 --fast --json --quiet
+expect_eq "top --fast: average in the JSON rows" "$(jget "$D/j" "$A")" "[('byte[]', 419437), ('com.acme.Foo', 12), ('int[]', 18)]"
 
 # a pipe: the object table in one pass
 cat "$D/b.hprof" | "$HPROFAN" top - --size-model=raw --buckets --json --top 0 --quiet >"$D/p.json" 2>"$D/err"
