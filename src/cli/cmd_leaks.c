@@ -550,9 +550,12 @@ static void text_content(FILE *f, const hp_heap *h, const struct hp_leak_suspect
 	size_t nc = s->ncaptures < CAPTURES_IN_TEXT ? s->ncaptures : CAPTURES_IN_TEXT;
 	for (size_t i = 0; i < nc; i++) {
 		const struct hp_leak_capture *k = &s->captures[i];
-		fprintf(f, "  captured: %s \xc3\x97 %s held through %s.%s\n", cli_fmt_count(k->count, c, sizeof c),
+		fprintf(f, "  captured: %s \xc3\x97 %s held through %s.%s", cli_fmt_count(k->count, c, sizeof c),
 			hp_text_safe(hp_class_name(h, k->target), nm, sizeof nm),
 			hp_text_safe(hp_class_name(h, k->holder), nm2, sizeof nm2), hp_text_safe(k->field, b, sizeof b));
+		if (k->refs != k->count)
+			fprintf(f, " (%s references)", cli_fmt_count(k->refs, c, sizeof c));
+		fputc('\n', f);
 	}
 }
 
