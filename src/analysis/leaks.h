@@ -27,8 +27,10 @@
  * point's retained set by class, counted over the whole set (MAT's
  * "accumulated objects by class": one walk of its dominator subtree; a class
  * suspect's objects' subtrees); and, behind the lambdas and inner classes
- * of the set (a field arg$N, this$N or val$NAME), the objects they capture,
- * by class and field, each counted once.
+ * of the set (a field arg$N, this$N or val$NAME of a class not the JDK's),
+ * the objects they capture, by class and field, each counted once; a
+ * capture that fewer references than 1% of the set's objects make is left
+ * out (an Activity's one anonymous Handler says nothing of the set).
  *
  * Zombie objects: instances that rules say the program is done with, which
  * a strong path from a GC root still reaches.  Built-in rules (after

@@ -20,10 +20,20 @@ static int captured_name(const char *n)
 	return !strncmp(n, "arg$", 4) || !strncmp(n, "this$", 5) || !strncmp(n, "val$", 4);
 }
 
+/* the JDK's classes, as for the holder (leaks_suspects.c): their inner
+ * classes (HashMap$KeySet.this$0) say nothing about the program */
+static int is_jdk(const char *n)
+{
+	return !strncmp(n, "java.", 5) || !strncmp(n, "javax.", 6) || !strncmp(n, "jdk.", 4) ||
+	       !strncmp(n, "sun.", 4) || !strncmp(n, "com.sun.", 8);
+}
+
+/* a lambda or inner class of the program's: a field of its own names what it captured */
 static int capturing_class(const hp_heap *h, hp_objread *rd, uint32_t cls)
 {
 	const struct hp_class *k = &h->classes[cls];
-	if (k->kind != HP_CK_INSTANCE || !strchr(hp_class_name(h, cls), '$'))
+	const char *name = hp_class_name(h, cls);
+	if (k->kind != HP_CK_INSTANCE || !strchr(name, '$') || is_jdk(name))
 		return 0;
 	for (uint32_t i = 0; i < k->n_fields && (uint64_t)k->first_field + i < h->nfields; i++) {
 		const struct hp_field *f = &h->fields[k->first_field + i];
@@ -239,9 +249,14 @@ static int captures(struct lk *L, struct hp_leak_suspect *s, struct walk *w)
 				}
 				i = j;
 			}
-			qsort(g, ng, sizeof *g, by_capture_count);
+			/* only the captures that make 1% of the set's objects' references */
+			size_t kept = 0;
+			for (size_t i = 0; i < ng; i++)
+				if (g[i].refs * 100 >= s->set_objects)
+					g[kept++] = g[i];
+			qsort(g, kept, sizeof *g, by_capture_count);
 			s->captures = g;
-			s->ncaptures = ng < HP_LEAK_CAPTURES ? ng : HP_LEAK_CAPTURES;
+			s->ncaptures = kept < HP_LEAK_CAPTURES ? kept : HP_LEAK_CAPTURES;
 		}
 	}
 	hp_free(cs);

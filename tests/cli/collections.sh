@@ -9,12 +9,15 @@
 # SparseArray with deleted entries but no DELETED to tell them by; a class
 # that is its own super class.  Each either has the size it holds or none
 # (with the reason), never a crash: run under the sanitized binary.
+# Then, on the corpus, MAT's own collection test dump (CreateCollectionDump
+# of eclipse-mat's tests, JDK 11): every JDK collection of its test data
+# has the 341 entries (its COUNT) the program put in, 0 in the empty sets.
 . "$(dirname "$0")/../lib.sh"
-command -v python3 >/dev/null 2>&1 || { skip collections-hostile "python3 is absent"; exit 0; }
+command -v python3 >/dev/null 2>&1 || { skip collections "python3 is absent"; exit 0; }
 H=$(cd "$(dirname "$0")/../helper" && pwd)
 D=$TMPD
 
-python3 - "$D" "$H" <<'EOF2' || { fail collections-hostile-build "cannot write the test dump"; exit 0; }
+python3 - "$D" "$H" <<'EOF2' || { fail collections-build "cannot write the test dump"; exit 0; }
 import json, sys
 sys.path.insert(0, sys.argv[2])
 from mkhprof import *
@@ -99,13 +102,13 @@ for c in java.util.ArrayList java.util.HashMap java.util.concurrent.ConcurrentHa
          java.util.concurrent.CopyOnWriteArrayList java.util.HashSet android.util.SparseArray android.util.ArrayMap \
          com.x.MyMap com.x.Self; do
   "$HPROFAN" instances "$D/lies.hprof" "$c" --top 0 --json --quiet >"$D/inst-$c.json" 2>"$D/inst-$c.err" ||
-    fail "collections-hostile: instances $c" "exit $?: $(head -c 300 "$D/inst-$c.err")"
+    fail "collections: instances $c" "exit $?: $(head -c 300 "$D/inst-$c.err")"
 done
 python3 - "$D" <<'EOF2'
 import glob, json, sys
 D = sys.argv[1]
 def check(name, got, want):
-    print(("ok collections-hostile/%s" % name) if got == want else ("FAIL collections-hostile/%s: got %r, want %r" % (name, got, want)))
+    print(("ok collections/%s" % name) if got == want else ("FAIL collections/%s: got %r, want %r" % (name, got, want)))
 t = json.load(open(D + "/lies.json"))
 inst = {}
 for f in glob.glob(D + "/inst-*.json"):
@@ -138,5 +141,54 @@ check("its retained set by class: 100 byte[] and the Object[]",
       [(r["class"], r["count"]) for r in s.get("accumulated_by_class", {}).get("rows", [])], [("byte[]", 100), ("java.lang.Object[]", 1)])
 EOF2
 grep -qE '^  collection: java\.util\.ArrayList @0x[0-9a-f]+, size unknown \(its size field is negative\)$' "$D/leaks.txt" &&
-  ok "collections-hostile: leaks' table says the size is unknown and why" ||
-  fail "collections-hostile: leaks' table says the size is unknown and why" "$(head -c 1200 "$D/leaks.txt")"
+  ok "collections: leaks' table says the size is unknown and why" ||
+  fail "collections: leaks' table says the size is unknown and why" "$(head -c 1200 "$D/leaks.txt")"
+
+# MAT's CreateCollectionDump: its *TestData objects hold arrays (collections,
+# maps) of filled and empty collections of every JDK class
+if have_corpus collections-mat; then
+  F=$CORPUS/eclipse-mat__mat/openjdk_jdk11_04_x64.hprof.gz
+  M=$D/mat
+  mkdir -p "$M"
+  "$REL" instances "$F" org.eclipse.mat.tests.CreateCollectionDump --json --quiet >"$M/cd.json" 2>&1
+  CD=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instances"][0]["id"])' "$M/cd.json" 2>/dev/null)
+  "$REL" object "$F" "$CD" --json --quiet >"$M/cd-object.json" 2>&1
+  python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["object"]["fields"]:
+    if f.get("object", {}).get("class", "").endswith("TestData"):
+        print(f["name"], f["value"])' "$M/cd-object.json" >"$M/data.list"
+  while read -r name id; do
+    "$REL" object "$F" "$id" --json --quiet >"$M/data-$name.json" 2>&1
+    arr=$(python3 -c 'import json,sys; print([x["value"] for x in json.load(open(sys.argv[1]))["object"]["fields"] if x["name"] in ("collections", "maps")][0])' "$M/data-$name.json")
+    "$REL" object "$F" "$arr" --top 0 --json --quiet >"$M/arr-$name.json" 2>&1
+  done <"$M/data.list"
+  # the classes sized (collections.h) and the subclasses the program fills
+  for c in java.util.ArrayList java.util.LinkedList java.util.Vector java.util.Stack \
+           java.util.concurrent.CopyOnWriteArrayList javax.management.AttributeList javax.management.relation.RoleList \
+           javax.management.relation.RoleUnresolvedList java.util.HashMap java.util.Hashtable java.util.IdentityHashMap \
+           java.util.LinkedHashMap java.util.Properties java.util.TreeMap java.util.WeakHashMap \
+           java.util.concurrent.ConcurrentHashMap javax.print.attribute.standard.PrinterStateReasons javax.swing.UIDefaults \
+           java.util.ArrayDeque java.util.HashSet java.util.LinkedHashSet java.util.PriorityQueue java.util.TreeSet \
+           java.util.concurrent.CopyOnWriteArraySet; do
+    echo "$c"
+  done | xargs -P 2 -I{} sh -c '"$1" instances "$2" "$3" --top 0 --json --quiet >"$4/inst-$3.json" 2>&1' sh "$REL" "$F" {} "$M"
+  python3 - "$M" <<'EOF2'
+import collections, glob, json, os, sys
+M = sys.argv[1]
+members = {}
+for f in glob.glob(M + "/arr-*.json"):
+    name = os.path.basename(f)[4:-5]
+    for e in json.load(open(f))["object"].get("elements", []):
+        if e.get("value"):
+            members[e["value"]] = name
+got = collections.Counter()
+for f in glob.glob(M + "/inst-*.json"):
+    for e in json.load(open(f))["instances"]:
+        if e["id"] in members:
+            got[(members[e["id"]].startswith("empty"), e.get("collection") is not None, e.get("size"))] += 1
+print(("ok collections-mat: %d JDK collections of the test data: 341 entries each, 0 in the empty ones" % sum(got.values()))
+      if set(got) == {(False, True, 341), (True, True, 0)} and sum(got.values()) >= 250 else
+      "FAIL collections-mat: the sizes of the test data's collections: %r" % dict(got))
+EOF2
+fi
