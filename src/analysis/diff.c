@@ -1,5 +1,6 @@
 /* diff.c — dump summaries, lined up across dumps; growth points (diff.h). */
 #include "analysis/diff.h"
+#include "analysis/threadlocals.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 
@@ -97,6 +98,8 @@ static int sum_classes(const hp_heap *h, const struct hp_retained *R, struct hp_
 #define TAG_TOP      (2ull << 62)
 #define TAG_SPECIAL  (1ull << 62)
 #define TAG_SID_MASK ((1ull << 62) - 1)
+#define TAG_TLOCAL   (TAG_TOP | TAG_SPECIAL)   /* a ThreadLocal's values: the hash of its name */
+#define CLS_TLOCAL   (UINT32_MAX - 1)
 enum { VIA_NONE = 0, VIA_ELEM, VIA_SUPER, VIA_LOADER, VIA_LOCAL = 16 };
 #define CLS_OBJECT_OF 0x80000000u   /* cls holds the class a class object is */
 
@@ -199,15 +202,19 @@ static uint32_t path_of(struct pbuild *b, const struct pkey *k, uint32_t v, cons
 	P->depth = k->parent == HP_NONE ? 1 : s->paths[k->parent].depth + 1;
 	/* the label */
 	char buf[1200];
-	const char *cname = (k->cls & CLS_OBJECT_OF) ? hp_class_name(h, k->cls & ~CLS_OBJECT_OF)
+	const char *cname = k->cls == CLS_TLOCAL ? "" : (k->cls & CLS_OBJECT_OF) ? hp_class_name(h, k->cls & ~CLS_OBJECT_OF)
 						     : hp_class_name(h, k->cls);
-	if (thread)
+	if ((k->tag & TAG_TLOCAL) == TAG_TLOCAL)
+		snprintf(buf, sizeof buf, "%s", thread);
+	else if (thread)
 		snprintf(buf, sizeof buf, "thread \"%s\"", thread);
 	else
 		snprintf(buf, sizeof buf, "%s%s", (k->cls & CLS_OBJECT_OF) ? "class " : "", cname);
 	P->label = pool_add(s->pool, buf, strlen(buf));
 	/* how it is held */
-	if (k->tag & TAG_TOP) {
+	if ((k->tag & TAG_TLOCAL) == TAG_TLOCAL) {
+		P->via = pool_add(s->pool, "thread_local", 12);
+	} else if (k->tag & TAG_TOP) {
 		uint16_t ks = b->R->root_kinds[v];
 		size_t l = 0;
 		buf[0] = '\0';
@@ -393,6 +400,50 @@ static void count_node(struct hp_dsum *s, uint32_t path, const struct hp_retaine
 	P->objects += cnt[v];
 }
 
+/* The values threads keep in one ThreadLocal are one path, whatever the
+ * thread: value -> its ThreadLocal's name (threadlocals.h), for the values
+ * only their entry holds.  Empty without an object reader. */
+struct tlvals { struct hp_idmap of; struct hp_tlocals T; };
+
+static int tl_values(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, struct tlvals *tv,
+		     struct hp_error *err)
+{
+	hp_idmap_init(&tv->of);
+	memset(&tv->T, 0, sizeof tv->T);
+	if (!rd)
+		return HP_OK;
+	int rc = hp_tlocals_collect(h, R, rd, &tv->T, err);
+	for (size_t i = 0; !rc && i < tv->T.n; i++)
+		if (tv->T.e[i].value != HP_NONE && tv->T.e[i].owned && hp_idmap_put(&tv->of, tv->T.e[i].value, tv->T.e[i].key) < 0)
+			rc = hp_error_set(err, HP_ENOMEM, "out of memory");
+	return rc;
+}
+
+/* value v, child of p, moved to the path of its ThreadLocal ("thread_local"
+ * ShopServer.AUDIT, then its class): what it retains leaves the paths of
+ * its dominators, so that growth there is the ThreadLocal's, not its
+ * threads' */
+static uint32_t tl_path(struct pbuild *b, const struct tlvals *tv, uint32_t key, uint32_t p, uint32_t v,
+			const uint32_t *path, const uint32_t *cnt, int *rc)
+{
+	struct hp_dsum *s = b->s;
+	const char *name = tv->T.keys[key].name;
+	struct pkey tk = { HP_NONE, CLS_TLOCAL, TAG_TLOCAL | (str_hash(name, 0) & TAG_SID_MASK) };
+	uint32_t tp = path_of(b, &tk, v, name, rc);
+	if (tp == HP_NONE)
+		return HP_NONE;
+	struct pkey vk = { tp, b->h->cls[v], TAG_SPECIAL | VIA_NONE };
+	uint32_t q = path_of(b, &vk, v, NULL, rc);
+	if (q == HP_NONE)
+		return HP_NONE;
+	for (uint32_t a = path[p]; a != HP_NONE; a = s->paths[a].parent) {
+		s->paths[a].retained -= b->R->retained[v];
+		s->paths[a].objects -= cnt[v];
+	}
+	count_node(s, tp, b->R, v, cnt);
+	return q;
+}
+
 static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, struct hp_dsum *s,
 		     struct hp_error *err)
 {
@@ -403,10 +454,13 @@ static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *
 	uint32_t *ftag = hp_reallocarray(NULL, D->nreach ? D->nreach : 1, sizeof *ftag);
 	uint8_t *depth = hp_calloc(n ? n : 1, 1);
 	uint32_t *threads = NULL;
+	struct tlvals tv;
 	struct fnames fn = { .sids = NULL };
 	hp_idmap_init(&fn.map);
 	struct pbuild b = { .h = h, .R = R, .rd = rd, .s = s };
-	int rc = HP_OK;
+	int rc = tl_values(h, R, rd, &tv, err);
+	if (rc)
+		goto out;
 	if (!path || !cnt || !ftag || !depth) {
 		rc = HP_ENOMEM;
 		goto out;
@@ -465,6 +519,15 @@ static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *
 		}
 		for (uint32_t k = lo; k < hi; k++) {
 			uint32_t v = R->children[k];
+			uint32_t tk = tv.of.n ? hp_idmap_get(&tv.of, v) : HP_IDMAP_NONE;
+			if (tk != HP_IDMAP_NONE) {
+				uint32_t q = tl_path(&b, &tv, tk, p, v, path, cnt, &rc);
+				if (q == HP_NONE)
+					goto out;
+				path[v] = q;
+				count_node(s, q, R, v, cnt);
+				continue;
+			}
 			struct pkey key = { pp, h->cls[v], child_tag(&b, p, v, ftag[k], &fn) };
 			if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
 				uint32_t c = class_of(h, v);
@@ -484,6 +547,8 @@ out:
 	hp_free(ftag);
 	hp_free(depth);
 	hp_free(threads);
+	hp_idmap_release(&tv.of);
+	hp_tlocals_release(&tv.T);
 	hp_free(fn.sids);
 	hp_idmap_release(&fn.map);
 	hp_free(b.keys);

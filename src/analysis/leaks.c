@@ -81,17 +81,20 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = lk_find_candidates(&L, out, &c, &nc)) != HP_OK || (rc = lk_select_suspects(&L, out)) != HP_OK)
+	if ((rc = lk_find_candidates(&L, out, &c, &nc)) != HP_OK || (rc = lk_select_suspects(&L, out)) != HP_OK ||
+	    (rc = lk_select_tls(&L, out)) != HP_OK)
 		goto out;
 	/* one search serves every trace (12 bytes per object while it lasts),
 	 * and stops when it has reached all it must */
-	size_t ns = lk_suspect_targets(&L, out, NULL);
-	targets = hp_reallocarray(NULL, ns + nc + 1, sizeof *targets);
+	size_t ns = lk_suspect_targets(&L, out, NULL), nt = lk_tl_targets(out, NULL);
+	targets = hp_reallocarray(NULL, ns + nt + nc + 1, sizeof *targets);
 	if (!targets) {
 		rc = hp_error_set(err, HP_ENOMEM, "out of memory");
 		goto out;
 	}
 	lk_suspect_targets(&L, out, targets);
+	lk_tl_targets(out, targets + ns);
+	ns += nt;
 	for (size_t i = 0; i < nc; i++)
 		targets[ns + i] = c[i].obj;
 	double t = seconds();
@@ -99,7 +102,7 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 		goto out;
 	out->t_search = seconds() - t;
 	out->searched = L.have_paths ? L.P.reached : 0;
-	if ((rc = lk_finish_suspects(&L, out)) != HP_OK)
+	if ((rc = lk_finish_suspects(&L, out)) != HP_OK || (rc = lk_finish_tls(&L, out)) != HP_OK)
 		goto out;
 	rc = lk_find_zombies(&L, out, c, nc);
 	out->t_total = seconds() - t0;
@@ -111,6 +114,7 @@ out:
 	hp_free(L.isa);
 	hp_free(L.rule_isa);
 	hp_free(L.is_zombie);
+	lk_zombie_release(&L);
 	if (L.have_paths)
 		hp_paths_release(&L.P);
 	if (rc)
@@ -128,6 +132,11 @@ void hp_leaks_release(struct hp_leaks *l)
 		lk_trace_release(&l->zombies[i].trace);
 		hp_free(l->zombies[i].signature_text);
 	}
+	for (size_t i = 0; i < l->ntls; i++)
+		lk_trace_release(&l->tls[i].trace);
+	hp_free(l->tls);
+	hp_free(l->suspect_tl);
+	hp_tlocals_release(&l->tl);
 	hp_free(l->suspects);
 	hp_free(l->zombies);
 	hp_free(l->leaks);

@@ -19,6 +19,9 @@
  * holder named is the nearest object on the path to the accumulation point,
  * the point included, whose class is not the JDK's (java.*, javax.*, jdk.*, sun.*,
  * com.sun.*), as MAT skips JDK holders.
+ * A ThreadLocal whose values over all threads retain the threshold
+ * together is one suspect (struct hp_leak_tl, leaks_threadlocal.c), and the
+ * Thread suspects it explains are folded into it.
  *
  * What a suspect holds, in the user's terms (leaks_content.c): the
  * collection that owns the accumulation point (the point, or an object one
@@ -40,10 +43,22 @@
  * android.view.View with mAttachInfo null whose mContext, unwrapped through
  * ContextWrapper.mBase, is a destroyed Activity; android.app.Dialog with
  * mDecor null and mCreated true (shown, then dismissed); android.os.
- * MessageQueue with mQuitting true.  User rules CLASS:FIELD=VALUE match the
+ * MessageQueue with mQuitting true; android.app.Service not among the
+ * values of ActivityThread.sCurrentActivityThread.mServices (an ArrayMap:
+ * Shark's SERVICE inspector, what LeakCanary's ServiceWatcher sees on
+ * onDestroy()); androidx.lifecycle.ViewModel with mCleared true (or, from
+ * lifecycle 2.8, impl.isCleared: ViewModelClearedWatcher's onCleared());
+ * android.view.ViewRootImpl not in WindowManagerGlobal.sDefaultWindowManager.
+ * mRoots (without it, with mView null: Shark's VIEW_ROOT_IMPL), and a
+ * root View (mParent null, or not a View: a ViewRootImpl) detached after
+ * it was attached (mAttachInfo null, mWindowAttachCount > 0) whose mParent
+ * is not null or that is a com.android.internal.policy.DecorView (Shark's
+ * VIEW filter: what RootViewWatcher sees on onDetachedFromWindow()); a
+ * registry the dump lacks decides nothing.  User rules CLASS:FIELD=VALUE match the
  * class and its subclasses.  A rule's class whose field has another value
  * makes the object NOT LEAKING (an Activity not destroyed, a Fragment
- * attached).  A zombie whose shortest path goes through another zombie is
+ * attached, a Service in mServices, a ViewRootImpl in mRoots, a root View
+ * in mViews).  A zombie whose shortest path goes through another zombie is
  * not listed apart (fixing the other frees it; counted in `nested`); one no
  * strong path reaches (only through the referent of a soft, weak, final or
  * phantom reference, or not at all) will be collected and is not a leak
@@ -89,10 +104,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/nearest.h"
 #include "model/heap.h"
 #include "model/objread.h"
 #include "analysis/retained.h"
 #include "analysis/paths.h"
+#include "analysis/threadlocals.h"
 
 #define HP_LEAK_REASON 320   /* bytes for a node's reasons */
 #define HP_LEAK_SEP '\x1f'   /* between two reasons in one string ("A\x1fB": A and B) */
@@ -110,6 +127,30 @@ struct hp_leak_rule {
  * the reason in err when it is not a rule. */
 int hp_leak_rule_parse(const char *s, struct hp_leak_rule *r, struct hp_error *err) HP_MUST_USE;
 void hp_leak_rule_release(struct hp_leak_rule *r);
+
+/* Why a rule can match no object of a heap, so that a typo is an error
+ * rather than "0 zombies" (hp_leak_rule_check()). */
+enum hp_leak_rule_fault_kind {
+	HP_LRF_OK = 0,
+	HP_LRF_NO_CLASS,          /* no class has that name */
+	HP_LRF_NO_FIELD,          /* neither the class, its supers nor its subclasses declare
+	                             an instance field of that name */
+	HP_LRF_TYPE               /* every such field has a type the value cannot be
+	                             (true for an int, 42 for a boolean) */
+};
+struct hp_leak_rule_fault {
+	int kind;                 /* enum hp_leak_rule_fault_kind */
+	uint8_t type;             /* HP_LRF_TYPE: the field's type (HP_T_*) */
+	/* a class named CLASS$...: for NO_CLASS any (the first by name), for
+	 * NO_FIELD one that declares the field (it or a super): the shell may
+	 * have expanded an unquoted $Inner to nothing; HP_NONE when none */
+	uint32_t inner;
+	struct hp_near fields;    /* NO_FIELD: the nearest field names (borrowed from the heap) */
+};
+/* Checks rule r against heap h into f (f->kind HP_LRF_OK: it can match);
+ * O(classes + fields) however deep the super chains.  HP_OK, or
+ * HP_ENOMEM. */
+int hp_leak_rule_check(const hp_heap *h, const struct hp_leak_rule *r, struct hp_leak_rule_fault *f) HP_MUST_USE;
 
 enum hp_leak_status { HP_LEAK_UNKNOWN = 0, HP_LEAK_NO, HP_LEAK_YES };
 const char *hp_leak_status_name(int status);   /* "UNKNOWN", "NOT LEAKING", "LEAKING" */
@@ -176,6 +217,20 @@ struct hp_leak_suspect {
 	size_t ncaptures;
 };
 
+/* A ThreadLocal whose values over all threads retain at least the
+ * threshold (the sum of its distinct values' retained sizes; stale entries
+ * are one such key): one suspect for the pool, not one a thread.  An object
+ * suspect that is a Thread of it whose accumulation point is one of its
+ * values or below one is folded into it (hp_leaks.suspect_tl). */
+struct hp_leak_tl {
+	uint32_t key;             /* index in hp_leaks.tl.keys */
+	uint32_t largest;         /* its largest value */
+	uint32_t acc_cls;         /* what the folded suspects accumulate, when one class; HP_NONE */
+	uint64_t acc_count, acc_bytes;    /* summed over them */
+	uint64_t folded;          /* object suspects folded into it */
+	struct hp_leak_trace trace;   /* to the largest value */
+};
+
 struct hp_leak_zombie {
 	uint32_t obj;
 	char reasons[HP_LEAK_REASON];
@@ -219,6 +274,9 @@ struct hp_leaks {
 	uint64_t heap;            /* the reachable heap the threshold is of */
 	uint64_t threshold_bytes;
 	struct hp_leak_suspect *suspects; size_t nsuspects;
+	uint32_t *suspect_tl;     /* per suspect: the ThreadLocal suspect it is folded into, HP_NONE */
+	struct hp_tlocals tl;     /* every thread's ThreadLocal values (threadlocals.h) */
+	struct hp_leak_tl *tls; size_t ntls;   /* ThreadLocal suspects, by retained */
 	struct hp_leak_zombie *zombies; size_t nzombies;   /* by leak, then retained */
 	struct hp_leak_group *leaks; size_t nleaks;        /* by retained set, largest first */
 	struct hp_leak_inspected *inspected; size_t ninspected;   /* in object order */

@@ -22,7 +22,7 @@ struct lk {
 	hp_objread *rd;
 	const struct hp_leaks_opts *o;
 	struct hp_error *err;
-	uint16_t *isa;            /* per class: K_* bits of the class and its supers */
+	uint32_t *isa;            /* per class: K_* bits of the class and its supers */
 	uint8_t *rule_isa;        /* nrules x nclasses: the class is the rule's or a subclass */
 	uint8_t *is_zombie;       /* per object, 1 bit */
 	struct hp_paths P;
@@ -30,6 +30,10 @@ struct lk {
 	struct top *top;          /* the top of the dominator tree, suspects' order */
 	size_t ntop;
 	size_t *sfirst;           /* per suspect: a class suspect's first object in top */
+	/* the Android registries the zombie rules read (lk_find_candidates()):
+	 * the objects they hold, sorted; known 0 when the dump has no such
+	 * registry (then it decides nothing) */
+	struct lk_set { uint32_t *v; size_t n; int known; } services, roots, root_views;
 };
 
 /* what the zombie rules say of one object (leaks_zombie.c) */
@@ -67,6 +71,15 @@ int lk_finish_suspects(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
 int lk_suspect_content(struct lk *L, struct hp_leak_suspect *s, const struct top *objs, size_t nobjs) HP_MUST_USE;
 void lk_suspect_content_release(struct hp_leak_suspect *s);
 
+/* ---- leaks_threadlocal.c: ThreadLocals whose values retain over the threshold */
+/* the ThreadLocal values, and the suspects among their keys */
+int lk_select_tls(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
+/* what the path search must reach for them into to (NULL: only counted) */
+size_t lk_tl_targets(const struct hp_leaks *out, uint32_t *to);
+/* after the path search and lk_finish_suspects(): traces, and the object
+ * suspects each one explains folded into it */
+int lk_finish_tls(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
+
 /* ---- leaks_zombie.c: the zombie rules (LeakCanary's) */
 /* per class, the K_* bits of the classes the rules know it is or extends */
 int lk_build_isa(struct lk *L) HP_MUST_USE;
@@ -75,5 +88,7 @@ int lk_find_candidates(struct lk *L, struct hp_leaks *out, struct cand **cands, 
 /* after the path search: the zombies among the candidates, their traces,
  * statuses, signatures and leaks */
 int lk_find_zombies(struct lk *L, struct hp_leaks *out, struct cand *c, size_t nc) HP_MUST_USE;
+/* frees what the rules read (the registries) */
+void lk_zombie_release(struct lk *L);
 
 #endif

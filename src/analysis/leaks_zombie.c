@@ -1,7 +1,8 @@
 /* leaks_zombie.c — the zombie rules (leaks.h): the built-in ones after
- * Shark's object inspectors and the user's --rule ones, what they say of
- * each object, LeakCanary's statuses along a zombie's trace, and the
- * zombies grouped into leaks by signature. */
+ * Shark's object inspectors and LeakCanary's watchers, the user's --zombie
+ * ones and the check that each can match, what they say of each object,
+ * LeakCanary's statuses along a zombie's trace, and the zombies grouped
+ * into leaks by signature. */
 #include "analysis/leaks_state.h"
 #include "base/alloc.h"
 #include "base/hash.h"
@@ -81,6 +82,157 @@ void hp_leak_rule_release(struct hp_leak_rule *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* ---- checking a rule against the heap ----------------------------------- */
+
+/* the type of instance field `name` that class c declares itself, 0 when it
+ * declares none of that name */
+static int own_field(const hp_heap *h, uint32_t c, const char *name)
+{
+	const struct hp_class *k = &h->classes[c];
+	for (uint32_t i = 0; i < k->n_fields && (size_t)k->first_field + i < h->nfields; i++) {
+		const char *fn = hp_heap_string(h, h->fields[k->first_field + i].name_sid, NULL);
+		if (fn && !strcmp(fn, name))
+			return h->fields[k->first_field + i].type;
+	}
+	return 0;
+}
+
+/* the value of rule op can be a field of that type */
+static int value_fits(int op, int type)
+{
+	switch (op) {
+	case HP_LR_TRUE:
+	case HP_LR_FALSE:
+		return type == HP_T_BOOLEAN;
+	case HP_LR_NUMBER:
+		return type != HP_T_BOOLEAN && type != HP_T_OBJECT;
+	default:    /* null, !null, a string */
+		return type == HP_T_OBJECT;
+	}
+}
+
+/* The classes in an order where each comes after its super class, into
+ * order (nclasses entries), with up[c] the super class c's answers build
+ * on: HP_NONE at the top and where a loop of super classes (which the
+ * model may leave) is cut.  O(classes) however deep the chains: a class's
+ * answer is its own and its super class's, never a walk up the chain. */
+static int chain_order(const hp_heap *h, uint32_t **order, uint32_t **up)
+{
+	size_t nc = h->nclasses;
+	uint8_t *state = hp_calloc(nc ? nc : 1, 1);
+	uint32_t *stack = hp_calloc(nc ? nc : 1, sizeof *stack);
+	*order = hp_calloc(nc ? nc : 1, sizeof **order);
+	*up = hp_calloc(nc ? nc : 1, sizeof **up);
+	if (!state || !stack || !*order || !*up) {
+		hp_free(state);
+		hp_free(stack);
+		hp_free(*order);
+		hp_free(*up);
+		*order = *up = NULL;
+		return HP_ENOMEM;
+	}
+	size_t no = 0;
+	for (size_t i = 0; i < nc; i++) {
+		size_t sp = 0;
+		uint32_t c = (uint32_t)i;
+		while (c != HP_NONE && c < nc && state[c] == 0) {
+			state[c] = 1;
+			stack[sp++] = c;
+			c = h->classes[c].super;
+		}
+		while (sp > 0) {
+			uint32_t k = stack[--sp], sup = h->classes[k].super;
+			(*up)[k] = sup != HP_NONE && sup < nc && state[sup] == 2 ? sup : HP_NONE;
+			state[k] = 2;
+			(*order)[no++] = k;
+		}
+	}
+	hp_free(state);
+	hp_free(stack);
+	return HP_OK;
+}
+
+/* the own instance fields of class c offered to near */
+static void offer_fields(const hp_heap *h, uint32_t c, struct hp_near *near)
+{
+	const struct hp_class *k = &h->classes[c];
+	for (uint32_t i = 0; i < k->n_fields && (size_t)k->first_field + i < h->nfields; i++) {
+		const char *fn = hp_heap_string(h, h->fields[k->first_field + i].name_sid, NULL);
+		if (fn)
+			hp_near_offer(near, fn);
+	}
+}
+
+/* per class (mark): bit 1 the class is, or extends, one named r->cls; bit
+ * 2 it is a super class of one so named; bit 4 it or a super class
+ * declares r->field */
+enum { M_SUB = 1, M_ABOVE = 2, M_HAS = 4 };
+
+int hp_leak_rule_check(const hp_heap *h, const struct hp_leak_rule *r, struct hp_leak_rule_fault *f)
+{
+	memset(f, 0, sizeof *f);
+	f->inner = HP_NONE;
+	size_t flen = strlen(r->field);
+	hp_near_init(&f->fields, r->field, flen <= 4 ? 1 : flen <= 8 ? 2 : 3, 1);
+	size_t nc = h->nclasses, cl = strlen(r->cls);
+	uint32_t *order, *up;
+	uint8_t *mark = hp_calloc(nc ? nc : 1, 1);
+	if (!mark || chain_order(h, &order, &up) != HP_OK) {
+		hp_free(mark);
+		return HP_ENOMEM;
+	}
+	int named = 0, declared = 0, fits = 0;
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t c = order[i], s = up[c];
+		int t = own_field(h, c, r->field);
+		if (!strcmp(hp_class_name(h, c), r->cls)) {
+			named = 1;
+			mark[c] |= M_SUB;
+			/* its super classes: each marked once */
+			for (uint32_t a = up[c]; a != HP_NONE && !(mark[a] & M_ABOVE); a = up[a])
+				mark[a] |= M_ABOVE;
+		}
+		if (s != HP_NONE)
+			mark[c] |= mark[s] & (M_SUB | M_HAS);
+		if (t)
+			mark[c] |= M_HAS;
+	}
+	/* the field in the class, a super or a subclass */
+	for (size_t c = 0; c < nc && !fits; c++) {
+		int t = mark[c] & (M_SUB | M_ABOVE) ? own_field(h, (uint32_t)c, r->field) : 0;
+		if (!t)
+			continue;
+		if (!declared)
+			f->type = (uint8_t)t;
+		declared = 1;
+		fits = value_fits(r->op, t);
+	}
+	f->kind = fits ? HP_LRF_OK : !named ? HP_LRF_NO_CLASS : !declared ? HP_LRF_NO_FIELD : HP_LRF_TYPE;
+	if (f->kind == HP_LRF_NO_CLASS || f->kind == HP_LRF_NO_FIELD) {
+		/* CLASS$...: an inner class the shell may have cut to CLASS */
+		for (size_t c = 0; c < nc; c++) {
+			const char *n = hp_class_name(h, c);
+			if (strncmp(n, r->cls, cl) || n[cl] != '$' || !n[cl + 1])
+				continue;
+			if (f->kind == HP_LRF_NO_FIELD && !(mark[c] & M_HAS))
+				continue;
+			if (f->inner == HP_NONE || strcmp(n, hp_class_name(h, f->inner)) < 0)
+				f->inner = (uint32_t)c;
+		}
+	}
+	if (f->kind == HP_LRF_NO_FIELD) {
+		/* the nearest names: the fields of the rule's classes, their
+		 * super classes and their subclasses */
+		for (size_t c = 0; c < nc; c++)
+			if (mark[c] & (M_SUB | M_ABOVE))
+				offer_fields(h, (uint32_t)c, &f->fields);
+	}
+	hp_free(mark);
+	hp_free(order);
+	hp_free(up);
+	return HP_OK;
+}
+
 const char *hp_leak_status_name(int status)
 {
 	switch (status) {
@@ -105,11 +257,13 @@ enum {
 	K_ACTIVITY = 1 << 0, K_FRAGMENT = 1 << 1, K_SUPPORT_FRAGMENT = 1 << 2, K_ANDROIDX_FRAGMENT = 1 << 3,
 	K_VIEW = 1 << 4, K_DIALOG = 1 << 5, K_MQ = 1 << 6, K_APPLICATION = 1 << 7,
 	K_ACTIVITY_THREAD = 1 << 8, K_CONTEXT_WRAPPER = 1 << 9, K_CLASSLOADER = 1 << 10,
-	K_THREAD = 1 << 11, K_SERVICE = 1 << 12
+	K_THREAD = 1 << 11, K_SERVICE = 1 << 12, K_VIEWMODEL = 1 << 13, K_VIEW_ROOT = 1 << 14
 };
 #define K_FRAGMENTS (K_FRAGMENT | K_SUPPORT_FRAGMENT | K_ANDROIDX_FRAGMENT)
 /* the classes whose instances are looked at for zombies */
-#define K_WATCHED (K_ACTIVITY | K_FRAGMENTS | K_VIEW | K_DIALOG | K_MQ)
+#define K_WATCHED (K_ACTIVITY | K_FRAGMENTS | K_VIEW | K_DIALOG | K_MQ | K_SERVICE | K_VIEWMODEL | K_VIEW_ROOT)
+/* the classes whose fields a rule reads */
+#define K_DECODED (K_ACTIVITY | K_FRAGMENTS | K_VIEW | K_DIALOG | K_MQ | K_CONTEXT_WRAPPER | K_VIEWMODEL | K_VIEW_ROOT)
 
 static const struct { const char *name; unsigned bit; } known[] = {
 	{ "android.app.Activity", K_ACTIVITY },
@@ -125,6 +279,8 @@ static const struct { const char *name; unsigned bit; } known[] = {
 	{ "java.lang.ClassLoader", K_CLASSLOADER },
 	{ "java.lang.Thread", K_THREAD },
 	{ "android.app.Service", K_SERVICE },
+	{ "androidx.lifecycle.ViewModel", K_VIEWMODEL },
+	{ "android.view.ViewRootImpl", K_VIEW_ROOT },
 };
 
 static const char *simple_name(const char *n)
@@ -148,28 +304,33 @@ int lk_build_isa(struct lk *L)
 			return HP_ENOMEM;
 	}
 	/* the known names, per class (no pass up the chain yet) */
-	uint16_t *own = hp_calloc(nc ? nc : 1, sizeof *own);
+	uint32_t *own = hp_calloc(nc ? nc : 1, sizeof *own);
 	if (!own)
 		return HP_ENOMEM;
 	for (size_t c = 0; c < nc; c++) {
 		const char *n = hp_class_name(h, c);
 		for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
 			if (!strcmp(n, known[k].name))
-				own[c] |= (uint16_t)known[k].bit;
+				own[c] |= known[k].bit;
 	}
-	for (size_t c = 0; c < nc; c++) {
-		uint32_t a = (uint32_t)c;
-		for (size_t depth = 0; a != HP_NONE && a < nc && depth < nc; depth++) {
-			L->isa[c] |= own[a];
-			if (L->o->nrules) {
-				const char *n = hp_class_name(h, a);
-				for (size_t r = 0; r < L->o->nrules; r++)
-					if (!strcmp(n, L->o->rules[r].cls))
-						L->rule_isa[r * nc + c] = 1;
-			}
-			a = h->classes[a].super;
+	/* then down the chains: a class has what its super class has */
+	uint32_t *order, *up;
+	if (chain_order(h, &order, &up) != HP_OK) {
+		hp_free(own);
+		return HP_ENOMEM;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t c = order[i], s = up[c];
+		L->isa[c] = own[c] | (s != HP_NONE ? L->isa[s] : 0);
+		if (L->o->nrules) {
+			const char *n = hp_class_name(h, c);
+			for (size_t r = 0; r < L->o->nrules; r++)
+				L->rule_isa[r * nc + c] = !strcmp(n, L->o->rules[r].cls) ||
+							  (s != HP_NONE && L->rule_isa[r * nc + s]);
 		}
 	}
+	hp_free(order);
+	hp_free(up);
 	hp_free(own);
 	return HP_OK;
 }
@@ -271,6 +432,173 @@ static size_t unwrap_activity(struct lk *L, uint64_t id, int *rc)
 	return SIZE_MAX;
 }
 
+/* an int field: 1 with *v set, -1 no such field */
+static int int_field(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl, int32_t *v)
+{
+	const struct hp_objval *f = field(L, od, name, decl);
+	if (!f || f->type != HP_T_INT)
+		return -1;
+	*v = (int32_t)(uint32_t)f->bits;
+	return 1;
+}
+
+/* ---- the Android registries ------------------------------------------- */
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int in_set(const struct lk_set *s, uint32_t v)
+{
+	return s->n && bsearch(&v, s->v, s->n, sizeof *s->v, by_u32) != NULL;
+}
+
+/* the instance the static `name` of the class named cname holds (the
+ * first such class whose static is an instance), SIZE_MAX when none */
+static size_t static_instance(struct lk *L, const char *cname, const char *name, int *rc)
+{
+	const hp_heap *h = L->h;
+	*rc = HP_OK;
+	for (size_t c = 0; c < h->nclasses; c++) {
+		if (strcmp(hp_class_name(h, c), cname))
+			continue;
+		size_t v = hp_heap_find(h, h->classes[c].id);
+		if (v == SIZE_MAX || hp_heap_kind(h, v) != HP_OBJ_CLASS)
+			continue;
+		struct hp_objdata od;
+		if ((*rc = decode(L, (uint32_t)v, &od)) != HP_OK)
+			return SIZE_MAX;
+		uint64_t id = 0;
+		if (ref_field(L, &od, name, NULL, &id) != 1)
+			id = 0;
+		hp_objread_release(&od);
+		size_t t = id ? hp_heap_find(h, id) : SIZE_MAX;
+		if (t != SIZE_MAX && hp_heap_kind(h, t) == HP_OBJ_INSTANCE)
+			return t;
+	}
+	return SIZE_MAX;
+}
+
+/* the object array that field `name` of instance v names, decoded into
+ * arr (every element); 1 when there is one, 0 when not */
+static int array_field(struct lk *L, size_t v, const char *name, const char *decl, struct hp_objdata *arr,
+		       int32_t *size, int *rc)
+{
+	const hp_heap *h = L->h;
+	struct hp_objdata od;
+	*size = -1;
+	if ((*rc = decode(L, (uint32_t)v, &od)) != HP_OK)
+		return 0;
+	uint64_t id = 0;
+	if (ref_field(L, &od, name, decl, &id) != 1)
+		id = 0;
+	int32_t sz;
+	if (int_field(L, &od, "size", NULL, &sz) == 1)
+		*size = sz;
+	hp_objread_release(&od);
+	size_t a = id ? hp_heap_find(h, id) : SIZE_MAX;
+	if (a == SIZE_MAX || hp_heap_kind(h, a) != HP_OBJ_OBJARRAY)
+		return 0;
+	if ((*rc = hp_objread_decode(L->rd, a, UINT32_MAX, arr, L->err)) != HP_OK)
+		return 0;
+	return 1;
+}
+
+/* the objects of elements first, first + step, ... of arr (up to end) into s */
+static int set_of(struct lk *L, const struct hp_objdata *arr, size_t first, size_t step, size_t end,
+		  struct lk_set *s)
+{
+	if (end > arr->nelems)
+		end = arr->nelems;
+	s->v = hp_reallocarray(NULL, end / step + 1, sizeof *s->v);
+	if (!s->v)
+		return hp_error_set(L->err, HP_ENOMEM, "out of memory");
+	for (size_t i = first; i < end; i += step) {
+		size_t o = arr->elems[i] ? hp_heap_find(L->h, arr->elems[i]) : SIZE_MAX;
+		if (o != SIZE_MAX)
+			s->v[s->n++] = (uint32_t)o;
+	}
+	qsort(s->v, s->n, sizeof *s->v, by_u32);
+	s->known = 1;
+	return HP_OK;
+}
+
+/* the elements of java.util.ArrayList field `name` of instance v
+ * (elementData and size; the libcore ArrayList of Android before 7 calls
+ * its array `array`) into s; s->known 0 when v has no such list */
+static int list_field(struct lk *L, size_t v, const char *name, const char *decl, struct lk_set *s)
+{
+	const hp_heap *h = L->h;
+	struct hp_objdata od;
+	int rc = decode(L, (uint32_t)v, &od);
+	if (rc)
+		return rc;
+	uint64_t id = 0;
+	if (ref_field(L, &od, name, decl, &id) != 1)
+		id = 0;
+	hp_objread_release(&od);
+	size_t list = id ? hp_heap_find(h, id) : SIZE_MAX;
+	if (list == SIZE_MAX || hp_heap_kind(h, list) != HP_OBJ_INSTANCE)
+		return HP_OK;
+	struct hp_objdata arr;
+	int32_t size;
+	int have = array_field(L, list, "elementData", NULL, &arr, &size, &rc);
+	if (!have && !rc)
+		have = array_field(L, list, "array", NULL, &arr, &size, &rc);
+	if (!have)
+		return rc;
+	rc = set_of(L, &arr, 0, 1, size >= 0 ? (size_t)size : arr.nelems, s);
+	hp_objread_release(&arr);
+	return rc;
+}
+
+/* What the registries hold: the services ActivityThread runs (the values
+ * of the ArrayMap sCurrentActivityThread.mServices: its mArray holds key,
+ * value, key, value, ...; as Shark's AndroidServices), and the windows
+ * WindowManagerGlobal.sDefaultWindowManager has (mRoots, mViews). */
+static int read_registries(struct lk *L)
+{
+	int rc;
+	size_t at = static_instance(L, "android.app.ActivityThread", "sCurrentActivityThread", &rc);
+	if (rc)
+		return rc;
+	if (at != SIZE_MAX) {
+		struct hp_objdata od;
+		HP_TRY(decode(L, (uint32_t)at, &od));
+		uint64_t id = 0;
+		if (ref_field(L, &od, "mServices", "android.app.ActivityThread", &id) != 1)
+			id = 0;
+		hp_objread_release(&od);
+		size_t map = id ? hp_heap_find(L->h, id) : SIZE_MAX;
+		struct hp_objdata arr;
+		int32_t size;
+		if (map != SIZE_MAX && hp_heap_kind(L->h, map) == HP_OBJ_INSTANCE &&
+		    array_field(L, map, "mArray", "android.util.ArrayMap", &arr, &size, &rc)) {
+			rc = set_of(L, &arr, 1, 2, arr.nelems, &L->services);
+			hp_objread_release(&arr);
+		}
+		if (rc)
+			return rc;
+	}
+	size_t wm = static_instance(L, "android.view.WindowManagerGlobal", "sDefaultWindowManager", &rc);
+	if (rc)
+		return rc;
+	if (wm != SIZE_MAX) {
+		HP_TRY(list_field(L, wm, "mRoots", "android.view.WindowManagerGlobal", &L->roots));
+		HP_TRY(list_field(L, wm, "mViews", "android.view.WindowManagerGlobal", &L->root_views));
+	}
+	return HP_OK;
+}
+
+void lk_zombie_release(struct lk *L)
+{
+	hp_free(L->services.v);
+	hp_free(L->roots.v);
+	hp_free(L->root_views.v);
+}
+
 static double value_number(const struct hp_objval *f, int *ok)
 {
 	*ok = 1;
@@ -333,6 +661,49 @@ static int rule_holds(struct lk *L, const struct hp_leak_rule *r, const struct h
 	return m;
 }
 
+/* A View at the root of its hierarchy (mParent null, or not a View: a
+ * ViewRootImpl) whose context is no destroyed Activity: not leaking while
+ * WindowManagerGlobal.mViews holds it; a zombie when it was attached once
+ * and is detached (mWindowAttachCount > 0, mAttachInfo null) and its
+ * mParent is not null or it is a DecorView, as Shark's VIEW filter (a
+ * parentless view of another class may be kept for reuse). */
+static void root_view(struct lk *L, uint32_t v, const struct hp_objdata *od, int attached, struct verdict *vd)
+{
+	const hp_heap *h = L->h;
+	uint64_t pid = 0;
+	int has_parent = ref_field(L, od, "mParent", "android.view.View", &pid);
+	if (has_parent < 0)
+		return;
+	const char *parent = "not a View";
+	if (has_parent == 1) {
+		size_t p = hp_heap_find(h, pid);
+		if (p != SIZE_MAX && hp_heap_kind(h, p) == HP_OBJ_INSTANCE && (L->isa[h->cls[p]] & K_VIEW))
+			return;      /* not a root */
+		if (p != SIZE_MAX && hp_heap_kind(h, p) == HP_OBJ_INSTANCE)
+			parent = simple_name(hp_class_name(h, h->cls[p]));
+	}
+	if (L->root_views.known && in_set(&L->root_views, v)) {
+		add(vd->no, "View is in WindowManagerGlobal.mViews (a window's root view)");
+		vd->ruled = 1;
+		return;
+	}
+	int32_t count = 0;
+	if (attached != 0 || int_field(L, od, "mWindowAttachCount", "android.view.View", &count) != 1 || count <= 0)
+		return;
+	const char *cn = hp_class_name(h, h->cls[v]);
+	if (has_parent == 1)
+		add(vd->yes, "View.mParent is %s%s, View.mAttachInfo is null and View.mWindowAttachCount is %d"
+		    " (a root view detached from its window)", strcmp(parent, "not a View") ? "a " : "", parent,
+		    (int)count);
+	else if (!strcmp(cn, "com.android.internal.policy.DecorView"))
+		add(vd->yes, "DecorView.mParent is null, View.mAttachInfo is null and View.mWindowAttachCount is %d"
+		    " (a window's root view, detached)", (int)count);
+	else
+		return;
+	vd->zombie = 1;
+	vd->ruled = 1;
+}
+
 static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 {
 	const hp_heap *h = L->h;
@@ -359,13 +730,23 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		add(vd->no, "Application is a singleton");
 	if (k & K_ACTIVITY_THREAD)
 		add(vd->no, "ActivityThread is a singleton");
-	if (!(k & (K_ACTIVITY | K_FRAGMENTS | K_VIEW | K_DIALOG | K_MQ | K_CONTEXT_WRAPPER)) && !ruled)
+	/* a Service ActivityThread no longer runs has been destroyed */
+	if ((k & K_SERVICE) && L->services.known) {
+		vd->ruled = 1;
+		if (in_set(&L->services, v)) {
+			add(vd->no, "Service is in ActivityThread.mServices");
+		} else {
+			add(vd->yes, "Service is not in ActivityThread.mServices (destroyed)");
+			vd->zombie = 1;
+		}
+	}
+	if (!(k & K_DECODED) && !ruled)
 		return HP_OK;
 	struct hp_objdata od;
 	int rc = decode(L, v, &od);
 	if (rc)
 		return rc;
-	vd->ruled = ruled || (k & (K_ACTIVITY | K_FRAGMENTS | K_DIALOG | K_MQ));
+	vd->ruled |= ruled || (k & (K_ACTIVITY | K_FRAGMENTS | K_DIALOG | K_MQ | K_VIEWMODEL));
 	if (k & K_ACTIVITY) {
 		int d = bool_field(L, &od, "mDestroyed", "android.app.Activity");
 		if (d == 1) {
@@ -408,9 +789,60 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 				vd->zombie = 1;
 				vd->ruled = 1;
 			}
-		} else if (attached == 1) {
-			add(vd->no, "View.mAttachInfo is not null (view attached)");
+		} else {
+			root_view(L, v, &od, attached, vd);
+			if (attached == 1)
+				add(vd->no, "View.mAttachInfo is not null (view attached)");
 		}
+	}
+	if (k & K_VIEWMODEL) {
+		int c = bool_field(L, &od, "mCleared", "androidx.lifecycle.ViewModel");
+		const char *what = "ViewModel#mCleared";
+		uint64_t impl = 0;
+		if (c < 0 && ref_field(L, &od, "impl", "androidx.lifecycle.ViewModel", &impl) == 1) {
+			/* lifecycle 2.8 and later: the state is in a ViewModelImpl */
+			size_t iv = hp_heap_find(h, impl);
+			struct hp_objdata io;
+			if (iv != SIZE_MAX && hp_heap_kind(h, iv) == HP_OBJ_INSTANCE) {
+				if ((rc = decode(L, (uint32_t)iv, &io)) != HP_OK)
+					goto out;
+				c = bool_field(L, &io, "isCleared", "androidx.lifecycle.viewmodel.internal.ViewModelImpl");
+				hp_objread_release(&io);
+				what = "ViewModel#impl.isCleared";
+			}
+		}
+		if (c == 1) {
+			add(vd->yes, "%s is true", what);
+			vd->zombie = 1;
+		} else if (c == 0) {
+			add(vd->no, "%s is false", what);
+		}
+	}
+	if (k & K_VIEW_ROOT) {
+		uint64_t ctx = 0;
+		int has_view = ref_field(L, &od, "mView", "android.view.ViewRootImpl", NULL);
+		size_t act = SIZE_MAX;
+		if (ref_field(L, &od, "mContext", "android.view.ViewRootImpl", &ctx) == 1)
+			act = unwrap_activity(L, ctx, &rc);
+		int destroyed = act != SIZE_MAX && rc == HP_OK ? activity_destroyed(L, act, &rc) : -1;
+		if (rc)
+			goto out;
+		if (destroyed == 1) {
+			add(vd->yes, "ViewRootImpl.mContext references a destroyed activity");
+			vd->zombie = 1;
+		}
+		if (L->roots.known && !in_set(&L->roots, v)) {
+			add(vd->yes, "ViewRootImpl is not in WindowManagerGlobal.mRoots (its window was removed)");
+			vd->zombie = 1;
+		} else if (L->roots.known && destroyed != 1) {
+			add(vd->no, "ViewRootImpl is in WindowManagerGlobal.mRoots");
+		}
+		if (has_view == 0 && (vd->zombie || !L->roots.known)) {
+			add(vd->yes, "ViewRootImpl#mView is null");
+			vd->zombie = 1;
+		}
+		/* listed when a rule decided (not without mRoots and with a view) */
+		vd->ruled |= vd->zombie || L->roots.known;
 	}
 	if (k & K_DIALOG) {
 		int decor = ref_field(L, &od, "mDecor", "android.app.Dialog", NULL);
@@ -636,6 +1068,7 @@ int lk_find_candidates(struct lk *L, struct hp_leaks *out, struct cand **cands, 
 	size_t cap = 0;
 	*cands = NULL;
 	*ncand = 0;
+	HP_TRY(read_registries(L));
 	for (size_t v = 0; v < h->nobj; v++) {
 		if (hp_heap_kind(h, v) != HP_OBJ_INSTANCE)
 			continue;

@@ -19,7 +19,7 @@
  * allocator; the next request is then refused.
  *
  * Bigger than memory: once a spill directory is set
- * (hp_alloc_set_spill_dir()), a big block (256 KiB or more) that would take
+ * (hp_alloc_set_spill_dir()), a big block (64 KiB or more) that would take
  * the anonymous memory in use past the limit, or past the budget
  * (hp_alloc_set_budget(), the share of the machine's memory hprofan gives
  * itself), is not refused: it becomes a shared mapping of an unlinked file

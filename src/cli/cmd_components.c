@@ -39,7 +39,9 @@ static const struct cli_option own[] = {
 	OPT_END
 };
 
-struct crow { uint32_t r; uint64_t retained; };
+/* a row of the class table in a group: java.lang.Class's holds the group's
+ * part of it (the class objects of its classes: analysis/group.h) */
+struct crow { uint32_t r; uint64_t instances, shallow, retained; };
 
 struct comp_result {
 	const hp_heap *h;
@@ -84,15 +86,13 @@ static int by_retained(const void *a, const void *b)
 	return *(const uint32_t *)a > *(const uint32_t *)b ? 1 : -1;
 }
 
-static const hp_heap *sort_h;
-
 static int by_row(const void *a, const void *b)
 {
 	const struct crow *x = a, *y = b;
 	if (x->retained != y->retained)
 		return x->retained < y->retained ? 1 : -1;
-	if (sort_h->rows[x->r].shallow != sort_h->rows[y->r].shallow)
-		return sort_h->rows[x->r].shallow < sort_h->rows[y->r].shallow ? 1 : -1;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
 	return x->r > y->r ? 1 : -1;
 }
 
@@ -100,6 +100,35 @@ static int oom(void)
 {
 	cli_error("out of memory");
 	return EXIT_NOMEM;
+}
+
+/* row r in the shown groups (pos: group -> shown index): counted into cnt,
+ * or with `all` its figures there at fill[] */
+static void row_parts(const struct comp_result *t, const uint32_t *pos, uint32_t r, size_t *cnt, struct crow *all,
+		      size_t *fill)
+{
+	const hp_heap *h = t->h;
+	const struct hp_groups *G = &t->G;
+	const struct hp_hrow *w = &h->rows[r];
+	if (w->cls != h->jlc) {
+		uint32_t g = G->row_group[r];
+		if (g == HP_NONE || pos[g] == HP_NONE || !(w->count + w->class_objs))
+			return;
+		if (all)
+			all[fill[pos[g]]++] = (struct crow){ r, w->count + w->class_objs, w->shallow, t->R->row_retained[r] };
+		else
+			cnt[pos[g]]++;
+		return;
+	}
+	for (size_t i = 0; i < t->nshown && w->heap < G->nheaps; i++) {
+		const struct hp_group_jlc *p = &G->jlc[(size_t)t->order[i] * G->nheaps + w->heap];
+		if (!p->instances)
+			continue;
+		if (all)
+			all[fill[i]++] = (struct crow){ r, p->instances, p->shallow, p->retained };
+		else
+			cnt[i]++;
+	}
 }
 
 /* each shown group's rows, its largest first, the first N kept */
@@ -121,13 +150,10 @@ static int top_classes(struct comp_result *t, size_t topn)
 	for (size_t i = 0; i < t->nshown; i++)
 		pos[t->order[i]] = (uint32_t)i;
 	size_t total = 0;
-	for (size_t r = 0; r < h->nrows; r++) {
-		uint32_t g = G->row_group[r];
-		if (g != HP_NONE && pos[g] != HP_NONE && h->rows[r].count + h->rows[r].class_objs) {
-			cnt[pos[g]]++;
-			total++;
-		}
-	}
+	for (size_t r = 0; r < h->nrows; r++)
+		row_parts(t, pos, (uint32_t)r, cnt, NULL, NULL);
+	for (size_t i = 0; i < t->nshown; i++)
+		total += cnt[i];
 	struct crow *all = hp_reallocarray(NULL, total ? total : 1, sizeof *all);
 	t->rows = hp_reallocarray(NULL, total ? total : 1, sizeof *t->rows);
 	if (!all || !t->rows) {
@@ -145,12 +171,8 @@ static int top_classes(struct comp_result *t, size_t topn)
 	}
 	for (size_t i = 0; i < t->nshown; i++)
 		fill[i + 1] = fill[i] + cnt[i];
-	for (size_t r = 0; r < h->nrows; r++) {
-		uint32_t g = G->row_group[r];
-		if (g != HP_NONE && pos[g] != HP_NONE && h->rows[r].count + h->rows[r].class_objs)
-			all[fill[pos[g]]++] = (struct crow){ (uint32_t)r, t->R->row_retained[r] };
-	}
-	sort_h = h;
+	for (size_t r = 0; r < h->nrows; r++)
+		row_parts(t, pos, (uint32_t)r, NULL, all, fill);
 	size_t at = 0, from = 0;
 	for (size_t i = 0; i < t->nshown; i++) {
 		if (cnt[i] > 1)
@@ -321,8 +343,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON_AddStringToObject(c, "class", hp_class_name(h, r->cls));
 			if (h->header.version == 3)
 				cJSON_AddStringToObject(c, "heap", hp_heap_name(h, r->heap));
-			cli_json_u64(c, "instances", r->count + r->class_objs);
-			cli_json_u64(c, "shallow", r->shallow);
+			cli_json_u64(c, "instances", t->rows[k].instances);
+			cli_json_u64(c, "shallow", t->rows[k].shallow);
 			cli_json_u64(c, "retained", t->rows[k].retained);
 			cJSON_AddItemToArray(tc, c);
 		}
@@ -406,7 +428,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
 			const struct hp_hrow *r = &h->rows[t->rows[k].r];
 			fprintf(f, "   %10s  %10s  %10s  %s", cli_fmt_bytes(t->rows[k].retained, a, sizeof a),
-				cli_fmt_bytes(r->shallow, b, sizeof b), cli_fmt_count(r->count + r->class_objs, c, sizeof c),
+				cli_fmt_bytes(t->rows[k].shallow, b, sizeof b), cli_fmt_count(t->rows[k].instances, c, sizeof c),
 				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 			if (h->header.version == 3)
 				fprintf(f, " (heap %s)", hp_text_safe(hp_heap_name(h, r->heap), lb, sizeof lb));

@@ -316,6 +316,19 @@ const char *cli_fmt_dcount(int64_t v, char *buf, size_t n)
 	return buf;
 }
 
+/* a ThreadLocal's path (its values, whatever the thread; analysis/diff.h):
+ * the threads holding a value, the most in any of the dumps; 0 for another */
+static uint64_t tl_threads(const struct hp_cmp *c, const struct hp_cmp_path *P)
+{
+	uint64_t m = 0;
+	if (P->parent != HP_NONE || strcmp(P->via, "thread_local"))
+		return 0;
+	for (size_t d = 0; d < c->n; d++)
+		if (P->nodes[d] > m)
+			m = P->nodes[d];
+	return m;
+}
+
 const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
 {
 	uint32_t chain[HP_DSUM_DEPTH + 1];
@@ -328,7 +341,11 @@ const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n
 	while (k-- > 0) {
 		const struct hp_cmp_path *P = &c->paths[chain[k]];
 		int w;
-		if (P->parent == HP_NONE)
+		uint64_t nt = tl_threads(c, P);
+		if (nt)
+			w = snprintf(raw + l, sizeof raw - l, "%s in %llu thread%s", P->label, (unsigned long long)nt,
+				     nt == 1 ? "" : "s");
+		else if (P->parent == HP_NONE)
 			w = snprintf(raw + l, sizeof raw - l, "%s", P->label);
 		else if (!strcmp(P->via, "[]") || P->via[0] == '<')
 			w = snprintf(raw + l, sizeof raw - l, " %s \xe2\x86\x92 %s", P->via, P->label);
@@ -357,6 +374,8 @@ cJSON *cli_json_path(const struct hp_cmp *c, uint32_t p)
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, P->parent == HP_NONE ? "root" : "via", P->via);
 		cJSON_AddStringToObject(e, "object", P->label);
+		if (tl_threads(c, P))
+			cli_json_u64(e, "threads", tl_threads(c, P));
 		cJSON_AddItemToArray(a, e);
 	}
 	return a;

@@ -539,8 +539,9 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 		}
 		if (!m)
 			continue;
-		uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
-		uint32_t g = r == HP_NONE || G->row_group[r] == HP_NONE ? (uint32_t)G->n : G->row_group[r];
+		uint32_t g = hp_groups_object_group(G, h, v);
+		if (g == HP_NONE)
+			g = (uint32_t)G->n;
 		gm[nm++] = (struct gmem){ v, g };
 	}
 	gsort_ret = R->retained;

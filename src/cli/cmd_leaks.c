@@ -6,9 +6,11 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "cli/filter.h"
 #include "analysis/leaks.h"
 #include "base/text.h"
 #include "base/alloc.h"
+#include "base/nearest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -97,6 +99,7 @@ struct leaks_result {
 	hp_objread *rd;
 	struct hp_leak_rule *rules;
 	size_t nrules;
+	unsigned *line;            /* per rule: its line in --zombie-rules, 0 for a --zombie */
 	char *file_text;           /* --zombie-rules: the file (rules point into copies) */
 	int have;
 	struct hp_leaks L;
@@ -112,6 +115,7 @@ static void release(void *p)
 	for (size_t i = 0; i < r->nrules; i++)
 		hp_leak_rule_release(&r->rules[i]);
 	hp_free(r->rules);
+	hp_free(r->line);
 	hp_free(r->file_text);
 	hp_free(r);
 }
@@ -155,7 +159,7 @@ static int read_rules_file(const char *path, struct leaks_result *r)
 		} else if (prc) {
 			rc = cli_usage_error(NULL, "%s:%u: %s", path, lineno, err.msg);
 		} else {
-			r->nrules++;
+			r->line[r->nrules++] = lineno;
 		}
 	}
 	if (rc == EXIT_OK && ferror(f)) {
@@ -166,11 +170,74 @@ static int read_rules_file(const char *path, struct leaks_result *r)
 	return rc;
 }
 
+static const char *type_values(int type)
+{
+	switch (type) {
+	case HP_T_BOOLEAN: return "true or false";
+	case HP_T_OBJECT: return "null, !null or a string";
+	default: return "a number";
+	}
+}
+
+/* A rule that can match no object of the dump is a usage error, with the
+ * names nearest to what it says: a typo must not pass a CI gate as "0
+ * zombies".  A --zombie argument whose CLASS$Inner lost its $Inner (the
+ * shell's expansion of an unquoted variable) says so. */
+static int check_rule(const char *file, const hp_heap *h, const struct hp_leak_rule *r, const char *rules_file,
+		      unsigned line)
+{
+	struct hp_leak_rule_fault f;
+	if (hp_leak_rule_check(h, r, &f) != HP_OK) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	if (f.kind == HP_LRF_OK)
+		return EXIT_OK;
+	char where[1100], cls[300], fld[200], val[200], near[1024], in[300], lack[800];
+	hp_text_safe(r->cls, cls, sizeof cls);
+	hp_text_safe(r->field, fld, sizeof fld);
+	hp_text_safe(r->value, val, sizeof val);
+	if (line)
+		snprintf(where, sizeof where, "%.300s:%u: %s:%s=%s", rules_file, line, cls, fld, val);
+	else
+		snprintf(where, sizeof where, "--zombie %s:%s=%s", cls, fld, val);
+	if (f.kind == HP_LRF_TYPE)
+		return cli_usage_error(NULL, "%s: %s: %s#%s is %s %s: the value must be %s", file, where, cls, fld,
+				       f.type == HP_T_OBJECT || f.type == HP_T_INT ? "an" : "a",
+				       f.type == HP_T_OBJECT ? "reference" : hp_type_name(f.type), type_values(f.type));
+	if (f.kind == HP_LRF_NO_FIELD)
+		snprintf(lack, sizeof lack, "%s has no field %s (nor do its super classes or subclasses)", cls, fld);
+	else
+		snprintf(lack, sizeof lack, "no class %s in the dump", cls);
+	if (f.inner != HP_NONE) {
+		hp_text_safe(hp_class_name(h, f.inner), in, sizeof in);
+		if (!line)
+			return cli_usage_error(NULL, "%s: %s: %s, but %s %s: did the shell expand an unquoted $%s to "
+					       "nothing? Quote the rule: --zombie '%s:%s=%s'", file, where, lack, in,
+					       f.kind == HP_LRF_NO_FIELD ? "has it" : "is", in + strlen(cls) + 1, in, fld, val);
+		return cli_usage_error(NULL, "%s: %s: %s; did you mean %s?", file, where, lack, in);
+	}
+	size_t k = 0;
+	if (f.kind == HP_LRF_NO_FIELD) {
+		char raw[1024];
+		if ((k = hp_near_join(&f.fields, '\'', 1, raw, sizeof raw)))
+			hp_text_safe(raw, near, sizeof near);
+	} else {
+		k = cli_nearest_classes(h, r->cls, near, sizeof near);
+	}
+	if (k)
+		return cli_usage_error(NULL, "%s: %s: %s; did you mean %s?", file, where, lack, near);
+	return cli_usage_error(NULL, "%s: %s: %s", file, where, lack);
+}
+
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	struct leaks_opts *o = x->own;
 	struct leaks_result *r = hp_calloc(1, sizeof *r);
-	if (!r || !(r->rules = hp_calloc(MAX_RULES, sizeof *r->rules))) {
+	if (!r || !(r->rules = hp_calloc(MAX_RULES, sizeof *r->rules)) ||
+	    !(r->line = hp_calloc(MAX_RULES, sizeof *r->line))) {
+		if (r)
+			hp_free(r->rules);
 		hp_free(r);
 		cli_error("out of memory");
 		return EXIT_NOMEM;
@@ -190,6 +257,14 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		return rc;
 	if ((rc = cli_refuse_pipe(S, "leaks reads", "save it to a file")))
 		return rc;
+	if (r->nrules) {
+		const hp_heap *h;
+		if ((rc = cli_model(S, &h)))
+			return rc;
+		for (size_t i = 0; i < r->nrules; i++)
+			if ((rc = check_rule(hp_session_path(S), h, &r->rules[i], o->rules_file, r->line[i])))
+				return rc;
+	}
 	if ((rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_objread(S, &r->rd)))
 		return rc;
 	struct hp_leaks_opts lo;
@@ -355,6 +430,137 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/* ---- ThreadLocal suspects -------------------------------------------------------- */
+
+#define TL_THREADS_IN_TEXT 8   /* the threads a ThreadLocal suspect's text names */
+
+static const struct hp_tl_key *tl_key(const struct leaks_result *r, const struct hp_leak_tl *T)
+{
+	return &r->L.tl.keys[T->key];
+}
+
+static int folded(const struct hp_leaks *L, size_t i)
+{
+	return L->suspect_tl && L->suspect_tl[i] != HP_NONE;
+}
+
+/* the threads of a ThreadLocal suspect: each entry of its key with a value */
+static cJSON *tl_threads_json(const struct leaks_result *r, const struct hp_leak_tl *T)
+{
+	const hp_heap *h = r->h;
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < r->L.tl.n; i++) {
+		const struct hp_tl_entry *E = &r->L.tl.e[i];
+		if (E->key != T->key || E->value == HP_NONE)
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		cli_json_u64(e, "serial", h->threads[E->thread].serial);
+		struct hp_text nm;
+		if (cli_thread_text(h, r->rd, h->threads[E->thread].serial, &nm) && nm.utf8)
+			cJSON_AddItemToObject(e, "name", cli_text_json(&nm));
+		hp_objread_text_release(&nm);
+		cJSON *v = cli_object_json(h, E->value);
+		cli_json_u64(v, "retained", E->retained);
+		cJSON_AddBoolToObject(v, "owned", E->owned);
+		cJSON_AddItemToObject(e, "value", v);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+static cJSON *tl_suspects_json(const struct leaks_result *r)
+{
+	const hp_heap *h = r->h;
+	const struct hp_leaks *L = &r->L;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t t = 0; t < L->ntls; t++) {
+		const struct hp_leak_tl *T = &L->tls[t];
+		const struct hp_tl_key *K = tl_key(r, T);
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", K->name);
+		if (K->holder != HP_NONE)
+			cJSON_AddStringToObject(e, "static_field", K->name);
+		else
+			cJSON_AddNullToObject(e, "static_field");
+		if (K->tl != HP_NONE)
+			cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
+		else
+			cJSON_AddNullToObject(e, "thread_local");
+		cJSON_AddBoolToObject(e, "stale", K->tl == HP_NONE);
+		cli_json_u64(e, "thread_count", K->threads);
+		cli_json_u64(e, "values", K->values);
+		cli_json_u64(e, "retained", K->retained);
+		cli_json_u64(e, "owned_retained", K->owned);
+		cJSON_AddNumberToObject(e, "percent", floor(pct(K->retained, L->heap) * 100) / 100);
+		cJSON_AddItemToObject(e, "threads", tl_threads_json(r, T));
+		cli_json_u64(e, "folded_suspects", T->folded);
+		if (T->folded && T->acc_cls != HP_NONE) {
+			cJSON *ac = cJSON_AddObjectToObject(e, "accumulated");
+			cJSON_AddStringToObject(ac, "class", hp_class_name(h, T->acc_cls));
+			cli_json_u64(ac, "count", T->acc_count);
+			cli_json_u64(ac, "retained", T->acc_bytes);
+		} else {
+			cJSON_AddNullToObject(e, "accumulated");
+		}
+		cJSON_AddItemToObject(e, "trace", json_trace(r, &T->trace, 0, e, "trace_"));
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+static void tl_suspect_text(FILE *f, const struct leaks_result *r, const struct hp_leak_tl *T, size_t num)
+{
+	const hp_heap *h = r->h;
+	const struct hp_leaks *L = &r->L;
+	const struct hp_tl_key *K = tl_key(r, T);
+	char a[32], c[32], lab[800], nm[600];
+	fprintf(f, "\nsuspect %zu: ", num);
+	if (K->tl == HP_NONE)
+		fprintf(f, "stale ThreadLocal entries (their ThreadLocals were collected)");
+	else if (K->holder != HP_NONE)
+		fprintf(f, "ThreadLocal %s (%s)", hp_text_safe(K->name, nm, sizeof nm), cli_object_label(h, K->tl, lab, sizeof lab));
+	else
+		fprintf(f, "ThreadLocal %s", cli_object_label(h, K->tl, lab, sizeof lab));
+	fprintf(f, ": its values in %s retain %s (%.1f%%)\n", cli_fmt_counted(K->threads, "thread", "threads", c, sizeof c),
+		cli_fmt_bytes(K->retained, a, sizeof a), pct(K->retained, L->heap));
+	fprintf(f, "  threads:");
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < L->tl.n; i++) {
+		const struct hp_tl_entry *E = &L->tl.e[i];
+		if (E->key != T->key || E->value == HP_NONE)
+			continue;
+		if (shown == TL_THREADS_IN_TEXT) {
+			more++;
+			continue;
+		}
+		struct hp_text tn;
+		char *q = NULL;
+		if (cli_thread_text(h, r->rd, h->threads[E->thread].serial, &tn) && tn.utf8)
+			q = cli_quote_text(&tn);
+		hp_objread_text_release(&tn);
+		if (q)
+			fprintf(f, "%s %s %s", shown ? "," : "", q, cli_fmt_bytes(E->retained, a, sizeof a));
+		else
+			fprintf(f, "%s serial %u %s", shown ? "," : "", h->threads[E->thread].serial, cli_fmt_bytes(E->retained, a, sizeof a));
+		hp_free(q);
+		shown++;
+	}
+	if (more)
+		fprintf(f, " and %zu more (--json lists all)", more);
+	fputc('\n', f);
+	if (T->largest != HP_NONE)
+		fprintf(f, "  largest value: %s (%s)\n", cli_object_label(h, T->largest, lab, sizeof lab),
+			cli_fmt_bytes(r->R->retained[T->largest], a, sizeof a));
+	if (T->folded && T->acc_cls != HP_NONE)
+		fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", cli_fmt_count(T->acc_count, c, sizeof c),
+			hp_text_safe(hp_class_name(h, T->acc_cls), nm, sizeof nm), cli_fmt_bytes(T->acc_bytes, a, sizeof a));
+	if (T->folded)
+		fprintf(f, "  (%s of its threads, one suspect each otherwise, folded into this one)\n",
+			cli_fmt_counted(T->folded, "suspect", "suspects", c, sizeof c));
+	fprintf(f, "  shortest path from a GC root to the largest value:\n");
+	text_trace(f, r, &T->trace, 0);
+}
+
 /* ---- JSON ----------------------------------------------------------------------- */
 
 /* what a suspect holds: its collection, its retained set by class, what
@@ -423,9 +629,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		snprintf(t, sizeof t, "%s:%s=%s", r->rules[i].cls, r->rules[i].field, r->rules[i].value);
 		cJSON_AddItemToArray(ru, cJSON_CreateString(t));
 	}
+	cJSON_AddItemToObject(j, "thread_local_suspects", tl_suspects_json(r));
 	cJSON *sa = cJSON_AddArrayToObject(j, "suspects");
 	for (size_t i = 0; i < L->nsuspects; i++) {
 		const struct hp_leak_suspect *s = &L->suspects[i];
+		if (folded(L, i))
+			continue;   /* in its ThreadLocal suspect */
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "kind", s->is_class ? "class" : "object");
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, s->cls));
@@ -583,11 +792,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		" big drop %g; weak %s, roots %s)\n", o->threshold, cli_fmt_bytes(L->threshold_bytes, a, sizeof a),
 		cli_fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
 		cli_roots_policy_name(r->R->roots_policy));
-	if (!L->nsuspects)
+	if (!L->nsuspects && !L->ntls)
 		fprintf(f, "  none\n");
+	size_t num = 0;
+	for (size_t t = 0; t < L->ntls; t++)
+		tl_suspect_text(f, r, &L->tls[t], ++num);
 	for (size_t i = 0; i < L->nsuspects; i++) {
 		const struct hp_leak_suspect *s = &L->suspects[i];
-		fprintf(f, "\nsuspect %zu: ", i + 1);
+		if (folded(L, i))
+			continue;
+		fprintf(f, "\nsuspect %zu: ", ++num);
 		if (s->is_class)
 			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", cli_fmt_count(s->count, c, sizeof c),
 				hp_text_safe(hp_class_name(h, s->cls), nm, sizeof nm), cli_fmt_bytes(s->retained, a, sizeof a),
@@ -614,8 +828,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			s->acc != HP_NONE ? "accumulation point" : "largest of them");
 		text_trace(f, r, &s->trace, 0);
 	}
-	fprintf(f, "\nzombie objects: %s, %zu leak%s (rules: destroyed Activities, detached Fragments and"
-		" Views, dismissed Dialogs, quit MessageQueues%s)\n",
+	fprintf(f, "\nzombie objects: %s, %zu leak%s (rules: destroyed Activities and Services, detached Fragments"
+		" and Views, cleared ViewModels, removed windows, dismissed Dialogs, quit MessageQueues%s)\n",
 		L->nzombies == 1 ? "1 zombie" : (snprintf(c, sizeof c, "%zu zombies", L->nzombies), c),
 		L->nleaks, L->nleaks == 1 ? "" : "s", r->nrules ? " and the --zombie rules" : "");
 	if (!L->nzombies)

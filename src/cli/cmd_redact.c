@@ -1,8 +1,10 @@
 /* hprofan redact IN OUT: a copy of the dump without its data (tools/redact.h). */
 #include "cli/command.h"
+#include "base/clock.h"
 #include "cli/msg.h"
 #include "cli/format.h"
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "tools/redact.h"
 #include "base/text.h"
 #include "base/alloc.h"
@@ -69,45 +71,9 @@ static const struct cli_rule rules[] = {
 
 /* ---- progress on stderr ------------------------------------------------ */
 
-struct progress {
-	int enabled, shown;
-	double start, last;
-	char name[512];
-};
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void progress_cb(void *ud, uint64_t done, uint64_t total)
 {
-	struct progress *p = ud;
-	if (!p->enabled)
-		return;
-	double t = now();
-	if (t - p->start < 1.0 || t - p->last < 0.25)
-		return;
-	p->last = t;
-	p->shown = 1;
-	char a[32], b[32];
-	if (total && done <= total)
-		fprintf(stderr, "\rhprofan: redacting %s: %s of %s (%.0f%%)   ", p->name, cli_fmt_bytes(done, a, sizeof a),
-			cli_fmt_bytes(total, b, sizeof b), 100.0 * done / total);
-	else
-		fprintf(stderr, "\rhprofan: redacting %s: %s   ", p->name, cli_fmt_bytes(done, a, sizeof a));
-	fflush(stderr);
-}
-
-static void progress_end(struct progress *p)
-{
-	if (p->shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-		p->shown = 0;
-	}
+	cli_progress_show(ud, 0, "redacting", done, total);
 }
 
 /* ---- the mapping file -------------------------------------------------- */
@@ -182,11 +148,12 @@ static int run(struct cli_ctx *x)
 		}
 	}
 
-	struct progress pr;
+	char name[512];
+	struct cli_progress pr;
 	memset(&pr, 0, sizeof pr);
 	pr.enabled = !x->c->quiet && isatty(2);
-	pr.start = now();
-	hp_text_safe(in, pr.name, sizeof pr.name);
+	pr.name = hp_text_safe(in, name, sizeof name);
+	pr.start = hp_now();    /* the first second counts from here */
 	struct hp_redact_opts ro;
 	hp_redact_opts_init(&ro);
 	ro.mode = o->mode;
@@ -206,12 +173,12 @@ static int run(struct cli_ctx *x)
 	hp_writer *w = NULL;
 	struct hp_redact_stats st;
 	memset(&st, 0, sizeof st);
-	double t0 = now();
+	double t0 = hp_now();
 	int hrc = hp_writer_new(&w, of.fd, o->gzip, &err);
 	if (hrc == HP_OK)
 		hrc = hp_redact(in, w, &ro, &st, &err);
-	double secs = now() - t0;
-	progress_end(&pr);
+	double secs = hp_now() - t0;
+	cli_progress_end(&pr);
 	int out_failed = w && hp_writer_failed(w);
 	hp_writer_free(w);
 	if (hrc != HP_OK) {

@@ -1,5 +1,6 @@
-/* hprofan threads FILE: every thread, its stack, what its frames hold and
- * what it retains (Eclipse MAT's thread overview, jstack's format). */
+/* hprofan threads FILE: every thread, its stack, what its frames hold, its
+ * ThreadLocal values and what it retains (Eclipse MAT's thread overview,
+ * jstack's format). */
 #include "cli/command.h"
 #include "cli/msg.h"
 #include "cli/format.h"
@@ -7,7 +8,9 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "analysis/threads.h"
+#include "analysis/threadlocals.h"
 #include "base/alloc.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +29,11 @@ struct threads_result {
 	const hp_heap *h;
 	const struct hp_retained *R;
 	struct hp_threads T;
+	struct hp_tlocals TL;
 	struct hp_text *names;    /* per row of T.t */
 };
+
+#define TL_IN_TEXT 20          /* a thread's ThreadLocal values the text lists */
 
 static void release(void *p)
 {
@@ -39,6 +45,7 @@ static void release(void *p)
 			hp_objread_text_release(&r->names[i]);
 	hp_free(r->names);
 	hp_threads_release(&r->T);
+	hp_tlocals_release(&r->TL);
 	hp_free(r);
 }
 
@@ -84,6 +91,11 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		cli_error("%s: %s", hp_session_path(S), err.msg);
 		return EXIT_NOMEM;
 	}
+	hp_error_clear(&err);
+	if (hp_tlocals_collect(h, r->R, rd, &r->TL, &err) != HP_OK) {
+		cli_error("%s: %s", hp_session_path(S), err.msg);
+		return EXIT_NOMEM;
+	}
 	r->names = hp_calloc(r->T.n ? r->T.n : 1, sizeof *r->names);
 	if (!r->names) {
 		cli_error("out of memory");
@@ -113,6 +125,36 @@ static cJSON *local_json(const struct threads_result *r, const struct hp_thread_
 	return o;
 }
 
+/* one ThreadLocal value of a thread */
+static cJSON *tl_entry_json(const struct threads_result *r, const struct hp_tl_entry *E)
+{
+	const hp_heap *h = r->h;
+	const struct hp_tl_key *K = &r->TL.keys[E->key];
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "name", K->name);
+	if (K->holder != HP_NONE)
+		cJSON_AddStringToObject(e, "static_field", K->name);
+	else
+		cJSON_AddNullToObject(e, "static_field");
+	if (K->tl != HP_NONE)
+		cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
+	else
+		cJSON_AddNullToObject(e, "thread_local");
+	cJSON_AddBoolToObject(e, "stale", K->tl == HP_NONE);
+	cJSON_AddStringToObject(e, "map", hp_tl_map_field(E->map));
+	cJSON_AddItemToObject(e, "entry", cli_object_json(h, E->entry));
+	if (E->value != HP_NONE) {
+		cJSON *v = cli_object_json(h, E->value);
+		cli_json_u64(v, "shallow", r->R->shallow[E->value]);
+		cli_json_u64(v, "retained", E->retained);
+		cJSON_AddBoolToObject(v, "owned", E->owned);
+		cJSON_AddItemToObject(e, "value", v);
+	} else {
+		cJSON_AddNullToObject(e, "value");
+	}
+	return e;
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct threads_opts *o = x->own;
@@ -127,6 +169,28 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cli_json_u64(tot, "stack_roots", r->T.nlocals);
 	cli_json_u64(tot, "orphan_roots", r->T.orphan_roots);
 	cli_json_u64(tot, "missing_objects", r->T.missing_locals);
+	cli_json_u64(tot, "thread_local_maps", r->TL.maps);
+	cli_json_u64(tot, "thread_local_entries", r->TL.n);
+	cli_json_u64(tot, "thread_local_skipped", r->TL.skipped);
+	cJSON *ka = cJSON_AddArrayToObject(j, "thread_locals");
+	for (size_t k = 0; k < r->TL.nkeys; k++) {
+		const struct hp_tl_key *K = &r->TL.keys[k];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", K->name);
+		if (K->holder != HP_NONE)
+			cJSON_AddStringToObject(e, "static_field", K->name);
+		else
+			cJSON_AddNullToObject(e, "static_field");
+		if (K->tl != HP_NONE)
+			cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
+		else
+			cJSON_AddNullToObject(e, "thread_local");
+		cli_json_u64(e, "threads", K->threads);
+		cli_json_u64(e, "values", K->values);
+		cli_json_u64(e, "retained", K->retained);
+		cli_json_u64(e, "owned_retained", K->owned);
+		cJSON_AddItemToArray(ka, e);
+	}
 	cJSON *arr = cJSON_AddArrayToObject(j, "threads");
 	for (size_t i = 0; i < r->T.n; i++) {
 		const struct hp_thread_info *t = &r->T.t[i];
@@ -181,6 +245,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 				if (r->T.locals[l].frame == HP_FRAME_NONE)
 					cJSON_AddItemToArray(la, local_json(r, &r->T.locals[l]));
 		}
+		size_t ntl, tl = hp_tlocals_of_thread(&r->TL, t->rec, &ntl);
+		cJSON *ta = cJSON_AddArrayToObject(e, "thread_locals");
+		for (size_t k = tl; k < tl + ntl; k++)
+			cJSON_AddItemToArray(ta, tl_entry_json(r, &r->TL.e[k]));
 		cJSON_AddItemToArray(arr, e);
 	}
 	*doc = j;
@@ -192,6 +260,50 @@ static void local_line(FILE *f, const struct threads_result *r, const struct hp_
 	char lab[800], a[32];
 	fprintf(f, "%s- %s %s, retained %s\n", indent, l->kind == HP_ROOT_JAVA_FRAME ? "local" : hp_root_kind_name(l->kind),
 		cli_object_label(r->h, l->obj, lab, sizeof lab), cli_fmt_bytes(r->R->retained[l->obj], a, sizeof a));
+}
+
+/* a thread's ThreadLocal values, the largest first */
+static void tl_lines(FILE *f, const struct threads_result *r, uint32_t rec)
+{
+	const hp_heap *h = r->h;
+	char lab[800], vl[800], nm[600], a[32];
+	size_t n, first = hp_tlocals_of_thread(&r->TL, rec, &n);
+	if (!n)
+		return;
+	/* the largest values first across the maps: entries are by map, then retained */
+	size_t *ord = hp_reallocarray(NULL, n, sizeof *ord);
+	if (ord) {
+		for (size_t i = 0; i < n; i++)
+			ord[i] = first + i;
+		for (size_t i = 1; i < n; i++)      /* insertion sort, stable; few entries */
+			for (size_t k = i; k > 0 && r->TL.e[ord[k]].retained > r->TL.e[ord[k - 1]].retained; k--) {
+				size_t t = ord[k];
+				ord[k] = ord[k - 1];
+				ord[k - 1] = t;
+			}
+	}
+	fprintf(f, "    ThreadLocal values: %zu\n", n);
+	size_t shown = n < TL_IN_TEXT ? n : TL_IN_TEXT;
+	for (size_t i = 0; i < shown; i++) {
+		const struct hp_tl_entry *E = &r->TL.e[ord ? ord[i] : first + i];
+		const struct hp_tl_key *K = &r->TL.keys[E->key];
+		if (E->value != HP_NONE)
+			snprintf(vl, sizeof vl, "%s, retained %s", cli_object_label(h, E->value, lab, sizeof lab),
+				 cli_fmt_bytes(E->retained, a, sizeof a));
+		else
+			snprintf(vl, sizeof vl, "null");
+		const char *inh = E->map == HP_TL_INHERITABLE || E->map == HP_TL_INHERITABLE_VALUES ? " (inheritable)" : "";
+		if (K->tl == HP_NONE)
+			fprintf(f, "    - stale entry (its ThreadLocal was collected)%s: %s\n", inh, vl);
+		else if (K->holder != HP_NONE)
+			fprintf(f, "    - %s (%s)%s: %s\n", hp_text_safe(K->name, nm, sizeof nm),
+				cli_object_label(h, K->tl, lab, sizeof lab), inh, vl);
+		else
+			fprintf(f, "    - %s%s: %s\n", cli_object_label(h, K->tl, lab, sizeof lab), inh, vl);
+	}
+	if (n > shown)
+		fprintf(f, "    (and %zu more ThreadLocal values; --json lists all)\n", n - shown);
+	hp_free(ord);
 }
 
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
@@ -263,6 +375,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				fprintf(f, ", %zu not in a frame", others);
 			fprintf(f, ")\n");
 		}
+		tl_lines(f, r, t->rec);
 	}
 	return EXIT_OK;
 }

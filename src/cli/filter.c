@@ -5,6 +5,7 @@
 #include "cli/load.h"
 #include "base/text.h"
 #include "base/alloc.h"
+#include "base/nearest.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -229,42 +230,6 @@ void cli_filter_free(struct cli_filter *f)
 	hp_free(f);
 }
 
-/* edit distance of a and b (case folded), at most cap + 1; O(|a| |b|) with
- * both cut to 127 bytes */
-static unsigned distance(const char *a, const char *b, unsigned cap)
-{
-	unsigned row[128];
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 127)
-		la = 127;
-	if (lb > 127)
-		lb = 127;
-	if ((la > lb ? la - lb : lb - la) > cap)
-		return cap + 1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0], best;
-		row[0] = (unsigned)i;
-		best = row[0];
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j];
-			int ca = a[i - 1], cb = b[j - 1];
-			if (ca >= 'A' && ca <= 'Z') ca += 32;
-			if (cb >= 'A' && cb <= 'Z') cb += 32;
-			unsigned v = diag + (ca != cb);
-			if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-			if (up + 1 < v) v = up + 1;
-			row[j] = v;
-			diag = up;
-			if (v < best) best = v;
-		}
-		if (best > cap)
-			return cap + 1;
-	}
-	return row[lb];
-}
-
 /* case-insensitive substring */
 static int has_folded(const char *s, const char *w)
 {
@@ -285,58 +250,48 @@ static int has_folded(const char *s, const char *w)
 	return 0;
 }
 
+/* The distance a class name may be from the pattern: a third of it, at
+ * most NEAR_CLASS_CAP edits (farther is no typo, and the cap bounds the
+ * work on a dump of many long names: see base/nearest.h). */
+#define NEAR_CLASS_CAP 6
+
 size_t cli_nearest_classes(const hp_heap *h, const char *pat, char *line, size_t n)
 {
-	enum { NBEST = 3 };
-	size_t best[NBEST];
-	unsigned bd[NBEST];
-	int nb = 0;
-	unsigned cap = (unsigned)strlen(pat) / 3 + 1;
+	size_t pl = strlen(pat);
+	unsigned cap = pl / 3 + 1 < NEAR_CLASS_CAP ? (unsigned)(pl / 3 + 1) : NEAR_CLASS_CAP;
+	struct hp_near near;
+	hp_near_init(&near, pat, cap + 1, 1);
 	for (size_t k = 0; k < h->nclasses; k++) {
 		const char *nm = hp_class_name(h, k);
 		if (!nm[0])
 			continue;
-		unsigned d;
-		if (has_folded(nm, pat)) {
-			d = 0;
+		unsigned d, reach = hp_near_reach(&near);
+		if (pl >= 3 && has_folded(nm, pat)) {
+			d = 0;              /* a part of the name, 3 letters or more */
+		} else if (reach == 0) {
+			continue;           /* three names hold the pattern */
 		} else {
-			/* the whole name, the simple name, the innermost class */
+			/* the whole name, the simple name, the innermost class,
+			 * counted within the distance of the farthest kept */
 			const char *dot = strrchr(nm, '.'), *dollar = strrchr(nm, '$');
-			d = distance(pat, nm, cap);
-			unsigned d2 = distance(pat, dot ? dot + 1 : nm, cap);
-			unsigned d3 = distance(pat, dollar ? dollar + 1 : nm, cap);
+			unsigned c = reach - 1;
+			d = hp_near_distance(pat, nm, c, 1);
+			unsigned d2 = hp_near_distance(pat, dot ? dot + 1 : nm, c, 1);
+			unsigned d3 = hp_near_distance(pat, dollar ? dollar + 1 : nm, c, 1);
 			if (d2 < d)
 				d = d2;
 			if (d3 < d)
 				d = d3;
-			if (d > cap)
+			if (d > c)
 				continue;
 			d++;
 		}
-		int at = nb;
-		while (at > 0 && (bd[at - 1] > d || (bd[at - 1] == d && strcmp(hp_class_name(h, best[at - 1]), nm) > 0)))
-			at--;
-		if (at >= NBEST)
-			continue;
-		for (int i = (nb < NBEST ? nb : NBEST - 1); i > at; i--) {
-			best[i] = best[i - 1];
-			bd[i] = bd[i - 1];
-		}
-		best[at] = k;
-		bd[at] = d;
-		if (nb < NBEST)
-			nb++;
+		hp_near_offer_at(&near, nm, d);
 	}
-	size_t l = 0;
-	line[0] = 0;
-	for (int i = 0; i < nb; i++) {
-		char nm[300];
-		int w = snprintf(line + l, n - l, "%s'%s'", i ? ", " : "", hp_text_safe(hp_class_name(h, best[i]), nm, sizeof nm));
-		if (w < 0 || (size_t)w >= n - l)
-			break;
-		l += (size_t)w;
-	}
-	return (size_t)nb;
+	char raw[1024];
+	hp_near_join(&near, '\'', 1, raw, sizeof raw);
+	hp_text_safe(raw, line, n);
+	return near.n;
 }
 
 int cli_filter_check(const struct cli_filter *f, const hp_heap *h, const char *file)
@@ -561,7 +516,8 @@ int cli_components_read(const char *file, const hp_heap *h, struct cli_component
 		goto nomem;
 	for (size_t c = 0; c < h->nclasses; c++) {
 		comp[c] = HP_NONE;
-		if (h->classes[c].row == HP_NONE)
+		/* a class with objects: instances, or its class object */
+		if (h->classes[c].row == HP_NONE && !h->classes[c].dumped)
 			continue;
 		const char *cn = hp_class_name(h, c);
 		for (size_t i = 0; i < t->n; i++) {

@@ -1,22 +1,14 @@
-/* load_progress.c — the progress line on the terminal while a session
- * reads a dump, references or paths: what, how far, how fast, how long
- * still; redrawn at most 4 times a second, erased when the phase ends. */
+/* load_progress.c — the progress line on the terminal (progress.h) while
+ * a session reads a dump, references or paths, or redact its passes. */
+#include "cli/progress.h"
+#include "base/clock.h"
 #include "cli/load_state.h"
 #include "cli/format.h"
 
 #include <stdio.h>
 #include <time.h>
 
-/* ---- progress --------------------------------------------------------- */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void cli_progress_end(struct progress *p)
+void cli_progress_end(struct cli_progress *p)
 {
 	if (p->shown) {
 		fputs("\r\033[K", stderr);
@@ -25,12 +17,11 @@ void cli_progress_end(struct progress *p)
 	}
 }
 
-void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
+void cli_progress_show(struct cli_progress *p, int phase, const char *what, uint64_t done, uint64_t total)
 {
-	struct progress *p = ud;
 	if (!p->enabled)
 		return;
-	double t = now();
+	double t = hp_now();
 	if (phase != p->phase || p->start == 0) {
 		cli_progress_end(p);
 		p->phase = phase;
@@ -41,8 +32,6 @@ void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
 		return;
 	p->last = t;
 	p->shown = 1;
-	const char *what = phase == HP_PHASE_READ ? "reading" : phase == HP_PHASE_REFS ? "references in"
-			   : "paths in";
 	double rate = done / (t - p->start);
 	char a[32], b[32], r[32];
 	if (total && done <= total) {
@@ -55,4 +44,11 @@ void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
 			cli_fmt_bytes(done, a, sizeof a), cli_fmt_bytes((uint64_t)rate, r, sizeof r));
 	}
 	fflush(stderr);
+}
+
+void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
+{
+	const char *what = phase == HP_PHASE_READ ? "reading" : phase == HP_PHASE_REFS ? "references in"
+			   : "paths in";
+	cli_progress_show(ud, phase, what, done, total);
 }

@@ -10,18 +10,7 @@
 
 #include <limits.h>
 #include "cli/load.h"
-
-/* ---- load_progress.c -------------------------------------------------- */
-/* one per session: a line on stderr, redrawn at most 4 times a second
- * after the first second of a phase, erased when the phase ends */
-struct progress {
-	int enabled, shown, phase;
-	double start, last;
-	const char *name;
-};
-void cli_progress_end(struct progress *p);
-/* the session's progress callback (session.h), ud a struct progress */
-void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total);
+#include "cli/progress.h"
 
 /* ---- load.c ----------------------------------------------------------- */
 /* what the CLI keeps per session: its progress display, the options it
@@ -29,7 +18,7 @@ void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total);
 #define MAX_SESSIONS 256
 struct cli_sess {
 	hp_session *s;
-	struct progress p;
+	struct cli_progress p;
 	const struct cli_common *c;
 	int warned;
 	int map_warned;               /* the note that the mapping renamed nothing */

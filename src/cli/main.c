@@ -3,6 +3,7 @@
 #include "cli/msg.h"
 #include "cli/load.h"
 #include "base/alloc.h"
+#include "base/nearest.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -96,7 +97,7 @@ static int help(const struct cli_command *c)
 		      "  --version              the version\n"
 		      "\n"
 		      "exit status: 0 success, 1 bad or corrupt input, 2 usage error, 3 truncated dump,\n"
-		      "4 out of memory.\n", stdout);
+		      "4 out of memory or over --max-memory, 5 leaks --fail-on-leak found a zombie.\n", stdout);
 		return EXIT_OK;
 	}
 	char sum[200];
@@ -112,49 +113,47 @@ static int help(const struct cli_command *c)
 
 /* ---- "did you mean" ------------------------------------------------------- */
 
-/* Damerau-Levenshtein distance of two short words (optimal string
- * alignment), capped: words longer than 31 bytes are "far" */
-static int distance(const char *a, const char *b)
-{
-	size_t n = strlen(a), m = strlen(b);
-	if (n > 31 || m > 31)
-		return 99;
-	int d[32][32];
-	for (size_t i = 0; i <= n; i++)
-		d[i][0] = (int)i;
-	for (size_t j = 0; j <= m; j++)
-		d[0][j] = (int)j;
-	for (size_t i = 1; i <= n; i++)
-		for (size_t j = 1; j <= m; j++) {
-			int cost = a[i - 1] != b[j - 1];
-			int v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < v)
-				v = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	return d[n][m];
-}
-
 /* the command nearest to word, or NULL when none is close */
 static const struct cli_command *nearest(const char *word)
 {
-	const struct cli_command *best = NULL;
-	int bd = 3;
+	struct hp_near n;
+	hp_near_init(&n, word, 2, 0);
 	for (const struct cli_command *const *c = cli_commands; *c; c++) {
-		int d = distance(word, (*c)->name);
+		unsigned d = hp_near_distance(word, (*c)->name, 2, 0);
 		size_t wl = strlen(word), cl = strlen((*c)->name);
 		if (wl >= 3 && !strncmp(word, (*c)->name, wl < cl ? wl : cl))
 			d = d < 1 ? d : 1;     /* a prefix: "dom", "dominator" */
-		if (d < bd) {
-			bd = d;
-			best = *c;
-		}
+		hp_near_offer_at(&n, (*c)->name, d);
 	}
-	return best;
+	return n.n ? cli_command_find(n.name[0]) : NULL;
+}
+
+/* The options of c nearest the unknown option arg (its name, before any
+ * '='), into buf as "--top" or "--top, --stats"; how many (0: none is
+ * close).  Near: one edit for a word of up to 4 letters, two for a longer
+ * one, or the start of the name (3 letters or more). */
+static size_t nearest_options(const struct cli_command *c, const char *arg, char *buf, size_t n)
+{
+	char word[64];
+	snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
+	size_t wl = strlen(word), letters = wl - strspn(word, "-");
+	if (letters < 2)
+		return 0;
+	struct hp_near near;
+	hp_near_init(&near, word, letters <= 4 ? 1 : 2, 0);
+	for (const struct cli_option *const *t = c->options; *t; t++)
+		for (const struct cli_option *o = *t; o->name; o++) {
+			const char *names[2] = { o->name, o->alias };
+			for (int i = 0; i < 2; i++) {
+				if (!names[i] || names[i][1] != '-')
+					continue;      /* short options: too short to guess */
+				unsigned d = hp_near_distance(word, names[i], near.cap, 0);
+				if (letters >= 3 && wl < strlen(names[i]) && !strncmp(word, names[i], wl))
+					d = d < 1 ? d : 1;
+				hp_near_offer_at(&near, names[i], d);
+			}
+		}
+	return hp_near_join(&near, 0, 0, buf, n);
 }
 
 /* a word that is no file and looks like a command mistyped */
@@ -183,6 +182,10 @@ static int take_option(const struct cli_command *c, int argc, char **argv, int *
 			snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
 			return cli_usage_error(c->name, "%s: %s is not an option of '%s'", c->name, name, c->name);
 		}
+		char near[200];
+		if (nearest_options(c, a, near, sizeof near))
+			return cli_usage_error(cli_named_command ? c->name : NULL, "unknown option: %.*s; did you mean %s?",
+					       (int)strcspn(a, "="), a, near);
 		return cli_usage_error(cli_named_command ? c->name : NULL, "unknown option: %s", a);
 	}
 	g->o = o;

@@ -1,6 +1,7 @@
 /* output.c — where results go: tables built in memory and written at once
  * (to -o FILE atomically, else to standard output), and JSON documents. */
 #include "cli/output.h"
+#include "base/dir.h"
 #include "cli/command.h"
 #include "cli/msg.h"
 #include "cli/format.h"
@@ -58,41 +59,7 @@ static int write_all(int fd, const char *text, size_t len)
  * (cli_ofile_create()) follow no link at all.
  */
 
-#ifdef O_PATH
-#define DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
-#else
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-#endif
 #define MAX_LINKS 40              /* as the kernel's ELOOP */
-
-/* the directory part of name (relative to at) opened, and *base its last
- * part (a pointer into name); -1 and errno when it cannot be, EISDIR when
- * name ends in "/", "." or ".." */
-static int open_parent(int at, const char *name, const char **base)
-{
-	const char *slash = strrchr(name, '/');
-	const char *b = slash ? slash + 1 : name;
-	if (!*b || !strcmp(b, ".") || !strcmp(b, "..")) {
-		errno = EISDIR;
-		return -1;
-	}
-	*base = b;
-	if (!slash)
-		return openat(at, ".", DIR_FLAGS);
-	size_t n = (size_t)(slash - name) + 1;   /* with the slash: "/" stays the root */
-	char *d = hp_malloc(n + 1);
-	if (!d) {
-		errno = ENOMEM;
-		return -1;
-	}
-	memcpy(d, name, n);
-	d[n] = '\0';
-	int fd = openat(at, d, DIR_FLAGS);
-	int e = errno;
-	hp_free(d);
-	errno = e;
-	return fd;
-}
 
 /* 1 when another user can plant, swap or own a name in the directory */
 static int shared_dir(int dir)
@@ -207,7 +174,7 @@ int cli_ofile_open(struct cli_ofile *o, const char *path)
 	}
 	char *name = NULL;            /* the link text base points into, after the first link */
 	const char *base;
-	int dir = open_parent(AT_FDCWD, path, &base);
+	int dir = hp_open_parent(AT_FDCWD, path, &base);
 	struct stat st;
 	int exists = 0, follow = 0;
 	for (int hops = 0; dir >= 0; hops++) {
@@ -246,7 +213,7 @@ int cli_ofile_open(struct cli_ofile *o, const char *path)
 		char *text = read_link(dir, base);
 		if (!text)
 			goto fail;
-		int next = open_parent(dir, text, &base);
+		int next = hp_open_parent(dir, text, &base);
 		int e = errno;
 		close(dir);
 		hp_free(name);

@@ -6,6 +6,7 @@
  * Writing is index_write.c, mapping index_read.c, the checks of what a
  * mapped index holds index_check.c. */
 #include "session/index_format.h"
+#include "base/dir.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 
@@ -267,39 +268,6 @@ static int file_trusted(const struct stat *st, char *why, size_t why_len)
 	return -1;
 }
 
-/* The directory of path opened (a name looked up or made relative to it
- * later is in that directory, whatever is renamed above it meanwhile),
- * *base the name in it; -1 with errno. */
-int ix_dir_open(const char *path, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	*base = slash ? slash + 1 : path;
-	if (!**base) {
-		errno = EISDIR;
-		return -1;
-	}
-#ifdef O_PATH
-	int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-#else
-	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-#endif
-	if (!slash)
-		return open(".", flags);
-	size_t n = slash == path ? 1 : (size_t)(slash - path);
-	char *d = hp_malloc(n + 1);
-	if (!d) {
-		errno = ENOMEM;
-		return -1;
-	}
-	memcpy(d, path, n);
-	d[n] = '\0';
-	int fd = open(d, flags);
-	int e = errno;
-	hp_free(d);
-	errno = e;
-	return fd;
-}
-
 /* The index at path opened for reading: HP_INDEX_OK and the fd in *fd,
  * HP_INDEX_MISSING, HP_INDEX_UNTRUSTED or HP_INDEX_IOERR (why in why);
  * *exists 1 when something is at path (also in a directory refused). */
@@ -308,7 +276,7 @@ int ix_open_trusted(const char *path, int *fd, int *exists, char *why, size_t wh
 	*fd = -1;
 	*exists = 0;
 	const char *base;
-	int dfd = ix_dir_open(path, &base);
+	int dfd = hp_open_parent(AT_FDCWD, path, &base);
 	if (dfd < 0) {
 		ix_set_why(why, why_len, "its directory: %s", strerror(errno));
 		return errno == ENOENT ? HP_INDEX_MISSING : HP_INDEX_IOERR;

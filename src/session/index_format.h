@@ -127,8 +127,6 @@ void ix_set_why(char *why, size_t n, const char *fmt, ...) __attribute__((format
 /* ---- trust (index.c) */
 /* 0 when the directory st may hold an index, else -1 and why */
 int ix_dir_trusted(const struct stat *st, char *why, size_t why_len);
-/* The directory of path opened, *base the name in it; -1 with errno. */
-int ix_dir_open(const char *path, const char **base);
 /* The index at path opened for reading: HP_INDEX_OK and the fd in *fd,
  * HP_INDEX_MISSING, HP_INDEX_UNTRUSTED or HP_INDEX_IOERR (why in why);
  * *exists 1 when something is at path (also in a directory refused). */

@@ -3,6 +3,7 @@
  * index when complete; the object columns on a thread of their own while
  * the caller computes retained sizes (index.h). */
 #include "session/index_format.h"
+#include "base/dir.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -97,7 +98,7 @@ static int tmp_open(const char *path, struct tmpf *t, struct hp_error *err)
 	t->fd = t->dfd = -1;
 	t->name = NULL;
 	const char *base;
-	if ((t->dfd = ix_dir_open(path, &base)) < 0)
+	if ((t->dfd = hp_open_parent(AT_FDCWD, path, &base)) < 0)
 		return hp_error_set(err, HP_EIO, "cannot open the directory of %s: %s", path, strerror(errno));
 	struct stat st;
 	char why[160];

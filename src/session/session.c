@@ -1,7 +1,8 @@
 /* session.c — the dump's model and analyses, each made on first use (session.h). */
 #include "session/session.h"
+#include "base/clock.h"
 #include "session/index.h"
-#include "session/spool.h"
+#include "parser/spool.h"
 #include "base/alloc.h"
 #include "parser/reader.h"
 
@@ -62,13 +63,6 @@ struct hp_session {
 	int ret_default;              /* s->R is under the dump's default policies */
 	int paths_mapped[2];          /* s->paths[k] came from the index */
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void hp_session_opts_init(struct hp_session_opts *o)
 {
@@ -275,7 +269,7 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	memset(L, 0, sizeof *L);
 	L->stats.parsed_dump = -1;
 	memset(&s->need, 0, sizeof s->need);
-	double t0 = now();
+	double t0 = hp_now();
 	hp_reader *r = NULL;
 	uint64_t refusals0 = hp_alloc_refusals(), before_reader = hp_alloc_in_use();
 	int rc = hp_reader_open(&r, s->path, err);
@@ -381,7 +375,7 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 		hp_heap_free(h);
 		return rc;
 	}
-	L->seconds = now() - t0;
+	L->seconds = hp_now() - t0;
 	L->t_parse = L->seconds;
 	s->heap = h;
 	s->heap_objects = build_objects;
@@ -412,7 +406,7 @@ static void try_index(hp_session *s)
 	if (hp_index_identity(s->path, &s->ident, &e) != HP_OK)
 		return;   /* the parse says what is wrong with the dump */
 	s->ident_ok = 1;
-	double t0 = now();
+	double t0 = hp_now();
 	struct hp_index_key key = index_key(s);
 	s->ix_status = hp_index_open(&s->ix, s->index_path, &s->ident, &key, s->ix_why, sizeof s->ix_why);
 	if (s->ix_status != HP_INDEX_OK)
@@ -422,7 +416,7 @@ static void try_index(hp_session *s)
 	s->heap = hp_index_heap(s->ix);
 	s->heap_objects = 1;
 	s->heap_mapped = 1;
-	s->info.seconds = s->info.t_parse = now() - t0;
+	s->info.seconds = s->info.t_parse = hp_now() - t0;
 }
 
 static int get_heap(hp_session *s, int objects, const hp_heap **out, struct hp_error *err)
@@ -578,7 +572,7 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 	progress_cb(&pf, 0);
 	ro.progress = progress_cb;
 	ro.progress_ud = &pf;
-	double t0 = now();
+	double t0 = hp_now();
 	uint64_t refusals0 = hp_alloc_refusals(), model = hp_alloc_in_use();
 	rc = hp_retained_compute(h, path, &ro, &s->R, err);
 	if (rc == HP_ENOMEM && limit_refused(refusals0)) {
@@ -596,7 +590,7 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 		s->ret_err = *err;
 		return rc;
 	}
-	s->info.seconds += now() - t0;
+	s->info.seconds += hp_now() - t0;
 	*out = &s->R;
 	return HP_OK;
 }

@@ -1,5 +1,6 @@
 /* redact.c — a heap dump copied without its data; see redact.h. */
 #include "tools/redact.h"
+#include "parser/spool.h"
 #include "model/heap.h"
 #include "model/idmap.h"
 #include "base/alloc.h"
@@ -883,21 +884,21 @@ static void on_progress(void *ud, uint64_t done)
 }
 
 /* One pass over the input at path: the first (layouts and names) or the
- * copy.  With spool_fd >= 0 (the first pass of standard input or a FIFO)
- * every byte read is also written to that file, which must then hold the
- * whole input; *spooled says whether it does (standard input that is a
- * plain file is mapped, and read again as it is). */
-static int one_pass(struct red *R, const char *path, int copy, int spool_fd, const char *spool_dir,
-		    int *spooled, struct hp_stats *stats)
+ * copy.  With sp (the first pass of standard input or a FIFO) every byte
+ * read is also written to the spool, which must then hold the whole input;
+ * sp->ok says whether it does (standard input that is a plain file is
+ * mapped, and read again as it is: no spool). */
+static int one_pass(struct red *R, const char *path, int copy, struct hp_spool *sp, const char *spool_dir,
+		    struct hp_stats *stats)
 {
 	hp_reader *r = NULL;
 	HP_TRY(hp_reader_open(&r, path, R->err));
-	if (spool_fd >= 0 && r->kind == HP_RD_MMAP)
-		spool_fd = -1;
-	if (spool_fd >= 0)
-		hp_reader_spool(r, spool_fd);
-	if (spooled)
-		*spooled = spool_fd >= 0;
+	if (sp && r->kind == HP_RD_MMAP) {
+		hp_spool_close(sp);
+		sp = NULL;
+	}
+	if (sp)
+		hp_reader_spool(r, sp->fd);
 	struct hp_sink s;
 	memset(&s, 0, sizeof s);
 	s.ud = R;
@@ -923,15 +924,10 @@ static int one_pass(struct red *R, const char *path, int copy, int spool_fd, con
 	po.progress_ud = &pg;
 	int rc = hp_parse(r, &s, &po, stats, R->err);
 	hp_stats_release(stats);
-	if (spool_fd >= 0) {
-		int e = 0;
-		int64_t n = hp_reader_spooled(r, &e);
-		struct stat sb;
-		if (rc == HP_OK && n < 0)
-			rc = hp_error_set(R->err, HP_EIO, "cannot copy the input to %s: %s", spool_dir, strerror(e));
-		else if (rc == HP_OK && ((uint64_t)n < stats->bytes || fstat(spool_fd, &sb) != 0 ||
-					 (uint64_t)sb.st_size != (uint64_t)n))
-			rc = hp_error_set(R->err, HP_EIO, "its copy in %s is not the whole input", spool_dir);
+	if (sp && rc == HP_OK) {
+		hp_spool_done(sp, r, spool_dir);
+		if (!sp->ok)
+			rc = hp_error_set(R->err, HP_EIO, "redact reads a pipe twice, through a copy: %s", sp->note);
 	}
 	hp_reader_free(r);
 	return rc;
@@ -943,24 +939,6 @@ static int rereadable(const char *path)
 {
 	struct stat st;
 	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* an unlinked file in dir, open for reading and writing: only the
- * descriptor keeps it, so it goes however the process ends */
-static int spool_open(const char *dir, struct hp_error *err)
-{
-	if (!dir || !*dir)
-		return hp_error_set(err, HP_EUSAGE,
-			"redact reads the dump twice (its names come before what uses them), which a pipe cannot do without a temporary copy, and there is no directory for one; save it to a file first");
-	char tmpl[PATH_MAX];
-	if (snprintf(tmpl, sizeof tmpl, "%s/hprofan-redact.XXXXXX", dir) >= (int)sizeof tmpl)
-		return hp_error_set(err, HP_EUSAGE, "cannot create a file in %s: name too long", dir);
-	int fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0)
-		return hp_error_set(err, HP_EIO,
-			"redact reads a pipe twice, through a copy, and cannot create one in %s: %s", dir, strerror(errno));
-	unlink(tmpl);
-	return fd;
 }
 
 static void red_release(struct red *R)
@@ -1007,36 +985,41 @@ int hp_redact(const char *in_path, hp_writer *w, const struct hp_redact_opts *o,
 	hp_idmap_init(&R.sid_map);
 	hp_idmap_init(&R.mapped);
 	struct hp_stats stats;
-	int rc = HP_OK, spool_fd = -1;
-	char spool_path[32];
+	int rc = HP_OK;
+	struct hp_spool sp;
+	hp_spool_init(&sp);
 	/* The first pass reads every name's uses and every layout: a STRING
 	 * record comes before what uses it, and an instance may come before
 	 * its class.  A pipe is read once, copied into the spool, which the
 	 * copy then reads. */
-	if (!rereadable(in_path)) {
-		if ((spool_fd = spool_open(o->spool_dir, err)) < 0) {
-			rc = spool_fd;
+	int piped = !rereadable(in_path);
+	if (piped) {
+		if (!o->spool_dir || !*o->spool_dir) {
+			rc = hp_error_set(err, HP_EUSAGE,
+				"redact reads the dump twice (its names come before what uses them), which a pipe cannot do without a temporary copy, and there is no directory for one; save it to a file first");
 			goto out;
 		}
-		snprintf(spool_path, sizeof spool_path, "/dev/fd/%d", spool_fd);
+		hp_spool_create(&sp, o->spool_dir);
+		if (sp.fd < 0) {
+			rc = hp_error_set(err, HP_EIO, "redact reads a pipe twice, through a copy, and %s", sp.note);
+			goto out;
+		}
 	}
 	st->passes++;
-	int spooled = 0;
-	if ((rc = one_pass(&R, in_path, 0, spool_fd, o->spool_dir, &spooled, &stats)) != HP_OK)
+	if ((rc = one_pass(&R, in_path, 0, piped ? &sp : NULL, o->spool_dir, &stats)) != HP_OK)
 		goto out;
 	forget_plans(&R);
 	if (R.names && (rc = assign_keep(&R)) != HP_OK)
 		goto out;
 	st->passes++;
-	rc = one_pass(&R, spooled ? spool_path : in_path, 1, -1, NULL, NULL, &stats);
+	rc = one_pass(&R, sp.ok ? sp.path : in_path, 1, NULL, NULL, &stats);
 	if (rc == HP_OK)
 		rc = hp_writer_finish(w, err);
 	st->bytes_in = stats.bytes;
 	st->bytes_out = hp_writer_offset(w);
 	st->file_bytes_out = hp_writer_file_bytes(w);
 out:
-	if (spool_fd >= 0)
-		close(spool_fd);
+	hp_spool_close(&sp);
 	red_release(&R);
 	return rc;
 }

@@ -377,10 +377,15 @@ acts = [i for i in ins if "Activity" in i["class"] and i["class"] != "android.ap
 check("dialer: no Activity instance (none in the histogram either)",
       (len(acts), sum(r["instances"] for r in t["classes"] if r["class"].endswith("Activity"))), (0, 0))
 z = j["zombies"]
-check("dialer: the quit MessageQueue of CallLogNotificationsService is the zombie",
-      [(x["class"], x["reasons"], [s["class"] for s in x["trace"]][-3:]) for x in z],
-      [("android.os.MessageQueue", ["MessageQueue#mQuitting is true"],
-        ["com.android.dialer.calllog.CallLogNotificationsService", "android.os.Looper", "android.os.MessageQueue"])])
+# the IntentService was stopped (ActivityThread.mServices is empty) and a
+# static singleton still holds it: the zombie, and its quit MessageQueue
+# nested under it
+check("dialer: the destroyed CallLogNotificationsService is the zombie, its quit MessageQueue nested",
+      ([(x["class"], x["reasons"], [s["class"] for s in x["trace"]][-2:]) for x in z], j["nested_zombies"]),
+      ([("com.android.dialer.calllog.CallLogNotificationsService",
+         ["Service is not in ActivityThread.mServices (destroyed)"],
+         ["com.android.dialer.calllog.DefaultVoicemailNotifier",
+          "com.android.dialer.calllog.CallLogNotificationsService"])], 1))
 EOF
 fails=0
 for f in $(awk -F'\t' 'NR > 1 && $1 !~ /CORRUPT|minimal/ { print $1 }' "$CORPUS/MANIFEST.tsv"); do

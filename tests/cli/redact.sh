@@ -137,7 +137,7 @@ for m in values names; do
 done
 rm -f "$TMPD/pipe.hprof"
 cat "$TMPD/hand-in.hprof" | TMPDIR=$TMPD/nowhere "$HPROFAN" redact - "$TMPD/pipe.hprof" 2>"$TMPD/err"; rc=$?
-if [ $rc != 0 ] && grep -q "redact reads a pipe twice, through a copy, and cannot create one in $TMPD/nowhere: No such file" "$TMPD/err" &&
+if [ $rc != 0 ] && grep -q "redact reads a pipe twice, through a copy, and cannot create a file in $TMPD/nowhere: No such file" "$TMPD/err" &&
    [ ! -e "$TMPD/pipe.hprof" ]; then ok "redact: a pipe with no place for its copy is refused, nothing written"
 else fail "redact: a pipe with no place for its copy is refused, nothing written" "exit $rc: $(head -c 300 "$TMPD/err")"; fi
 

@@ -1,10 +1,12 @@
 /*
  * test_base.c — src/base's hashes against their published test vectors
  * (XXH64's from xxHash, FNV-1a's from its authors' page), the index's
- * section sum built on XXH64 (docs/index-format.md), and the escaping of
- * text for the terminal and for JSON.
+ * section sum built on XXH64 (docs/index-format.md), the escaping of
+ * text for the terminal and for JSON, and the nearest names ("did you
+ * mean"), whose distances are counted by hand.
  */
 #include "base/hash.h"
+#include "base/nearest.h"
 #include "base/text.h"
 
 #include <stdio.h>
@@ -59,6 +61,61 @@ int main(void)
 	char j[64];
 	size_t got = hp_text_json_clean(in, strlen(in), j);
 	CHECK(need == got && !strcmp(j, "\"x\\u007f\xef\xbf\xbd\""), "json clean: %s (%zu, %zu)", j, need, got);
+
+	/* edit distance: a swap costs 1 (Levenshtein would say 2), case folded on request */
+	CHECK(hp_near_distance("--tpo", "--top", 3, 0) == 1, "swap: %u", hp_near_distance("--tpo", "--top", 3, 0));
+	CHECK(hp_near_distance("kitten", "sitting", 5, 0) == 3, "kitten/sitting: %u",
+	      hp_near_distance("kitten", "sitting", 5, 0));
+	CHECK(hp_near_distance("ca", "abc", 5, 0) == 3, "OSA, not unrestricted: %u", hp_near_distance("ca", "abc", 5, 0));
+	CHECK(hp_near_distance("mDestroyed", "mdestroyed", 3, 0) == 1 &&
+	      hp_near_distance("mDestroyed", "mdestroyed", 3, 1) == 0, "case folded");
+	CHECK(hp_near_distance("", "abc", 5, 0) == 3 && hp_near_distance("abc", "", 5, 0) == 3, "empty words");
+	/* the cap: past it the answer is cap + 1, however far */
+	CHECK(hp_near_distance("aaaaaaaaaa", "bbbbbbbbbb", 2, 0) == 3, "capped: %u",
+	      hp_near_distance("aaaaaaaaaa", "bbbbbbbbbb", 2, 0));
+	CHECK(hp_near_distance("abcdefgh", "abcdefghijk", 2, 0) == 3, "length apart past the cap");
+	CHECK(hp_near_distance("abcdefgh", "badcfehg", 4, 0) == 4, "four swaps: %u",
+	      hp_near_distance("abcdefgh", "badcfehg", 4, 0));
+	CHECK(hp_near_distance("abcdefgh", "badcfehg", 3, 0) == 4, "four swaps past a cap of 3");
+	char longw[300];
+	memset(longw, 'x', sizeof longw - 1);
+	longw[sizeof longw - 1] = '\0';
+	CHECK(hp_near_distance(longw, longw, 1, 0) == 0, "words past HP_NEAR_LEN are cut, not overrun");
+	/* a shared start and end, and the band: the same distances */
+	CHECK(hp_near_distance("com.example.CheckoutSession", "com.example.CheckoutSesion", 1, 0) == 1,
+	      "shared start and end: %u", hp_near_distance("com.example.CheckoutSession", "com.example.CheckoutSesion", 1, 0));
+	CHECK(hp_near_distance("xxxxab", "xxxxba", 1, 0) == 1 && hp_near_distance("abyyyy", "bayyyy", 1, 0) == 1,
+	      "a swap next to the shared part");
+	CHECK(hp_near_distance("abcdefghij", "bcdefghijk", 2, 0) == 2 && hp_near_distance("abcdefghij", "bcdefghijk", 1, 0) == 2,
+	      "one off the diagonal all along: in the band of 2, past the cap of 1");
+	CHECK(hp_near_distance("abc", "xyz", 1000, 0) == 3, "a cap past HP_NEAR_LEN: %u", hp_near_distance("abc", "xyz", 1000, 0));
+	CHECK(hp_near_distance("Session", "session", 0, 1) == 0 && hp_near_distance("Session", "session", 0, 0) == 1,
+	      "a cap of 0");
+	/* the nearest names: ties by name, each name once, the cap */
+	struct hp_near nn;
+	hp_near_init(&nn, "--tpo", 2, 0);
+	const char *offers[] = { "--stats", "--top", "--tops", "--json", "--top", "--tp", "--sort" };
+	for (size_t i = 0; i < sizeof offers / sizeof offers[0]; i++)
+		hp_near_offer(&nn, offers[i]);
+	char line[200];
+	size_t k = hp_near_join(&nn, 0, 0, line, sizeof line);
+	CHECK(k == 2 && !strcmp(line, "--top, --tp"), "the nearest: %zu '%s'", k, line);
+	k = hp_near_join(&nn, '\'', 1, line, sizeof line);
+	CHECK(nn.n == 3 && k == 3 && !strcmp(line, "'--top', '--tp', '--tops'"), "all kept: %zu '%s'", k, line);
+	k = hp_near_join(&nn, 0, 1, line, 9);
+	CHECK(k == 1 && !strcmp(line, "--top"), "a name that does not fit is left out: '%s'", line);
+	/* the reach: the cap until HP_NEAR_MAX names are kept, then the farthest kept */
+	hp_near_init(&nn, "--tpo", 2, 0);
+	CHECK(hp_near_reach(&nn) == 2, "reach: the cap");
+	hp_near_offer(&nn, "--top");
+	hp_near_offer(&nn, "--tp");
+	CHECK(hp_near_reach(&nn) == 2, "reach: two kept, the cap");
+	hp_near_offer(&nn, "--tpoo");
+	CHECK(hp_near_reach(&nn) == 1, "reach: three kept at 1: %u", hp_near_reach(&nn));
+	hp_near_offer(&nn, "--ab");
+	hp_near_offer(&nn, "--to");
+	k = hp_near_join(&nn, 0, 1, line, sizeof line);
+	CHECK(k == 3 && !strcmp(line, "--to, --top, --tp"), "a tie that sorts first still comes in: '%s'", line);
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;

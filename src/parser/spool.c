@@ -1,5 +1,5 @@
 /* spool.c — a streamed input's copy, made, checked and closed (spool.h). */
-#include "session/spool.h"
+#include "parser/spool.h"
 
 #include <errno.h>
 #include <fcntl.h>

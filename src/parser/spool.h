@@ -1,6 +1,6 @@
 /*
  * spool.h — the copy of a streamed input (gzip, a pipe) that lets a
- * session read it more than once (session.h).
+ * session (session/session.h) or redact read it more than once.
  *
  * The pass that builds the object table copies every byte the reader
  * takes in into the spool (hp_reader_spool(), parser/reader.h): an
@@ -16,8 +16,8 @@
  * Disk: the input's uncompressed bytes, for the session's life.  Memory:
  * this struct.
  */
-#ifndef HP_SESSION_SPOOL_H
-#define HP_SESSION_SPOOL_H
+#ifndef HP_PARSER_SPOOL_H
+#define HP_PARSER_SPOOL_H
 
 #include <limits.h>
 #include "parser/reader.h"

@@ -1,0 +1,5 @@
+package android.content;
+
+/** Stand-in for Android's Context on HotSpot. */
+public abstract class Context {
+}

@@ -1,0 +1,5 @@
+package android.view;
+
+/** Stand-in for Android's ViewParent. */
+public interface ViewParent {
+}
