@@ -1,6 +1,7 @@
 /* leaks.c — leak suspects, zombie objects and leak traces (leaks.h): the
  * run that puts them together, with the one path search that serves every
- * trace.  MAT's suspects are leaks_suspects.c, the zombie rules
+ * trace.  MAT's suspects are leaks_suspects.c (what they hold
+ * leaks_content.c), the zombie rules
  * leaks_zombie.c, the traces and their signature text leaks_trace.c. */
 #include "analysis/leaks_state.h"
 #include "base/alloc.h"
@@ -123,8 +124,10 @@ out:
 
 void hp_leaks_release(struct hp_leaks *l)
 {
-	for (size_t i = 0; i < l->nsuspects; i++)
+	for (size_t i = 0; i < l->nsuspects; i++) {
 		lk_trace_release(&l->suspects[i].trace);
+		lk_suspect_content_release(&l->suspects[i]);
+	}
 	for (size_t i = 0; i < l->nzombies; i++) {
 		lk_trace_release(&l->zombies[i].trace);
 		hp_free(l->zombies[i].signature_text);

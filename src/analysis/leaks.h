@@ -23,6 +23,18 @@
  * together is one suspect (struct hp_leak_tl, leaks_threadlocal.c), and the
  * Thread suspects it explains are folded into it.
  *
+ * What a suspect holds, in the user's terms (leaks_content.c): the
+ * collection that owns the accumulation point (the point, or an object one
+ * or two steps above it in the dominator tree, the outer of a set and its
+ * map) with the size the collection itself gives (collections.h); the
+ * point's retained set by class, counted over the whole set (MAT's
+ * "accumulated objects by class": one walk of its dominator subtree; a class
+ * suspect's objects' subtrees); and, behind the lambdas and inner classes
+ * of the set (a field arg$N, this$N or val$NAME of a class not the JDK's),
+ * the objects they capture, by class and field, each counted once; a
+ * capture that fewer references than 1% of the set's objects make is left
+ * out (an Activity's one anonymous Handler says nothing of the set).
+ *
  * Zombie objects: instances that rules say the program is done with, which
  * a strong path from a GC root still reaches.  Built-in rules (after
  * Shark's AndroidObjectInspectors): android.app.Activity with mDestroyed
@@ -158,6 +170,23 @@ struct hp_leak_trace {
 	uint64_t cut_left_out;        /* of the references to those steps, the ones to cut */
 };
 
+/* One class in an accumulation point's retained set (MAT's "accumulated
+ * objects by class"): its objects in the set, their shallow sizes, and what
+ * they retain counted once (those with no ancestor of the class in the set). */
+struct hp_leak_class_count { uint32_t cls; uint64_t count, shallow, retained; };
+
+/* Objects that lambdas or inner classes of the set hold through a captured
+ * field (arg$1, this$0, val$x): `count` distinct objects of class target
+ * held through field `field` of class holder, `refs` references. */
+struct hp_leak_capture {
+	uint32_t holder, target;
+	const char *field;        /* borrowed from the object reader */
+	uint64_t count, refs;
+};
+
+#define HP_LEAK_CLASSES 50    /* classes of a retained set kept, most shallow bytes first */
+#define HP_LEAK_CAPTURES 8    /* captures kept, most objects first */
+
 struct hp_leak_suspect {
 	int is_class;             /* a class's objects rather than one object */
 	uint32_t obj;             /* the object (is_class: the largest instance) */
@@ -171,6 +200,21 @@ struct hp_leak_suspect {
 	uint64_t acc_count, acc_bytes;
 	uint32_t holder;          /* the nearest non-JDK object at or above acc, HP_NONE none */
 	struct hp_leak_trace trace;   /* to acc (or obj when acc is HP_NONE), without statuses */
+	/* the collection that owns what accumulates: acc or an object at most
+	 * two steps above it in the dominator tree (the outer of a set and its
+	 * map), HP_NONE when none is a known collection (collections.h) */
+	uint32_t coll;
+	const char *coll_family; /* its known class (static text) */
+	int coll_map, coll_known;
+	const char *coll_why;     /* !coll_known: why (static text) */
+	uint64_t coll_size;
+	/* what accumulates, counted over the whole set: acc's dominator subtree
+	 * (a class suspect: its objects' subtrees) by class */
+	struct hp_leak_class_count *by_class;   /* owned; at most HP_LEAK_CLASSES */
+	size_t nby_class, set_classes;          /* kept; classes in the set */
+	uint64_t set_objects, set_bytes;
+	struct hp_leak_capture *captures;       /* owned; at most HP_LEAK_CAPTURES */
+	size_t ncaptures;
 };
 
 /* A ThreadLocal whose values over all threads retain at least the

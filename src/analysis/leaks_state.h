@@ -1,7 +1,7 @@
 /*
  * leaks_state.h — what one run of hp_leaks_find() keeps, and the steps
- * its files share (private to leaks.c, leaks_suspects.c, leaks_zombie.c
- * and leaks_trace.c; the interface is leaks.h).
+ * its files share (private to leaks.c, leaks_suspects.c, leaks_content.c,
+ * leaks_zombie.c and leaks_trace.c; the interface is leaks.h).
  *
  * leaks.c runs the whole: the zombie candidates (leaks_zombie.c), the
  * suspects (leaks_suspects.c), one path search from the GC roots that
@@ -64,6 +64,12 @@ int lk_select_suspects(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
 size_t lk_suspect_targets(const struct lk *L, const struct hp_leaks *out, uint32_t *to);
 /* after the path search: accumulation points, traces, holders */
 int lk_finish_suspects(struct lk *L, struct hp_leaks *out) HP_MUST_USE;
+
+/* ---- leaks_content.c: what a suspect holds, in the user's terms */
+/* the owning collection and its size, the retained set by class (of acc,
+ * or for a class suspect of its objects objs), what lambdas capture */
+int lk_suspect_content(struct lk *L, struct hp_leak_suspect *s, const struct top *objs, size_t nobjs) HP_MUST_USE;
+void lk_suspect_content_release(struct hp_leak_suspect *s);
 
 /* ---- leaks_threadlocal.c: ThreadLocals whose values retain over the threshold */
 /* the ThreadLocal values, and the suspects among their keys */

@@ -231,7 +231,7 @@ int lk_select_suspects(struct lk *L, struct hp_leaks *out)
 		s->cls = h->cls[s->obj];
 		s->count = 1;
 		s->retained = R->retained[s->obj];
-		s->acc = s->holder = HP_NONE;
+		s->acc = s->holder = s->coll = HP_NONE;
 		accumulation(L, s);
 		rc = accumulated(L, s);
 	}
@@ -248,7 +248,7 @@ int lk_select_suspects(struct lk *L, struct hp_leaks *out)
 			s->cls = h->cls[s->obj];
 			s->count = j - i;
 			s->retained = sum;
-			s->acc = s->holder = HP_NONE;
+			s->acc = s->holder = s->coll = HP_NONE;
 			s->acc_cls = s->cls;
 			s->acc_count = s->count;
 			s->acc_bytes = sum;
@@ -297,6 +297,9 @@ int lk_finish_suspects(struct lk *L, struct hp_leaks *out)
 		if ((rc = lk_trace_of(L, s->acc != HP_NONE ? s->acc : s->obj, L->o->path_head, L->o->path_tail, &s->trace)))
 			break;
 		holder_of(L, s);
+		if ((rc = lk_suspect_content(L, s, s->is_class ? L->top + L->sfirst[i] : NULL,
+					     s->is_class ? (size_t)s->count : 0)))
+			break;
 	}
 	hp_free(cnt);
 	if (rc)

@@ -8,6 +8,7 @@
 #include "cli/load.h"
 #include "cli/output.h"
 #include "cli/objtext.h"
+#include "analysis/collections.h"
 #include "base/text.h"
 #include "cli/table.h"
 #include "base/alloc.h"
@@ -41,9 +42,10 @@ static const struct cli_option own[] = {
 
 /* what a row says about its object, beyond class and sizes */
 struct idesc {
-	int what;              /* 0 nothing, 1 text, 2 length, 3 size */
+	int what;              /* 0 nothing, 1 text, 2 length, 3 size, 4 a collection of unknown size */
 	uint64_t n;            /* length */
-	int32_t size;          /* a collection's size field (Java int) */
+	int64_t size;          /* a collection's size (collections.h), else a size field (Java int) */
+	struct hp_collection coll;   /* family NULL: no known collection */
 	char *text;            /* a String's value, quoted and cut (owned) */
 	struct hp_text raw;    /* the same for JSON */
 };
@@ -118,8 +120,15 @@ static int describe(hp_objread *rd, const hp_heap *h, uint32_t v, struct idesc *
 	if (kind != HP_OBJ_INSTANCE) {
 		d->what = 2;
 		d->n = o.length;
+	} else if ((rc = hp_collection_of(h, rd, v, &d->coll, err)) != HP_OK) {
+		hp_objread_release(&o);
+		return rc;
+	} else if (d->coll.family) {
+		/* a JDK or Android collection: as object and leaks say */
+		d->what = d->coll.known ? 3 : 4;
+		d->size = (int64_t)d->coll.size;
 	} else {
-		/* java.util collections, Vector, StringBuilder's count */
+		/* other classes with a size field, StringBuilder's count */
 		static const char *const names[] = { "size", "elementCount", "count" };
 		for (size_t i = 0; i < sizeof names / sizeof *names && !d->what; i++) {
 			const struct hp_objval *f = hp_objread_field(rd, &o, names[i], NULL);
@@ -230,10 +239,14 @@ static void object_put(const struct cli_table *tb, const void *row, FILE *f)
 	else if (d->what == 2)
 		fprintf(f, "  length %s", cli_fmt_count(d->n, c, sizeof c));
 	else if (d->what == 3)
-		fprintf(f, "  size %s%s", d->size < 0 ? "-" : "", cli_fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
+		fprintf(f, "  size %s%s", d->size < 0 ? "-" : "",
+			cli_fmt_count(d->size < 0 ? (uint64_t)-d->size : (uint64_t)d->size, c, sizeof c));
+	else if (d->what == 4)
+		fputs("  size unknown", f);
 }
 
-/* "value" and "length" of a String, "length" of an array, "size" of a collection */
+/* "value" and "length" of a String, "length" of an array, "size" of a collection
+ * (its family, and why its size is unknown when it is) */
 static void desc_json(const struct cli_table *tb, const void *row, cJSON *e, const char *key)
 {
 	(void)key;
@@ -245,7 +258,14 @@ static void desc_json(const struct cli_table *tb, const void *row, cJSON *e, con
 	} else if (d->what == 2) {
 		cli_json_u64(e, "length", d->n);
 	} else if (d->what == 3) {
-		cJSON_AddNumberToObject(e, "size", d->size);
+		cJSON_AddNumberToObject(e, "size", (double)d->size);
+	}
+	if (d->coll.family) {
+		cJSON_AddStringToObject(e, "collection", d->coll.family);
+		if (!d->coll.known) {
+			cJSON_AddNullToObject(e, "size");
+			cJSON_AddStringToObject(e, "size_unknown", d->coll.why ? d->coll.why : "");
+		}
 	}
 }
 

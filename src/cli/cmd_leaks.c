@@ -567,6 +567,51 @@ static void tl_suspect_text(FILE *f, const struct leaks_result *r, const struct 
 
 /* ---- JSON ----------------------------------------------------------------------- */
 
+/* what a suspect holds: its collection, its retained set by class, what
+ * its lambdas and inner classes capture */
+static void json_content(const hp_heap *h, const struct hp_leak_suspect *s, cJSON *e)
+{
+	if (s->coll != HP_NONE) {
+		cJSON *c = cli_object_json(h, s->coll);
+		cJSON_AddStringToObject(c, "collection", s->coll_family);
+		cJSON_AddBoolToObject(c, "map", s->coll_map);
+		if (s->coll_known) {
+			cli_json_u64(c, "size", s->coll_size);
+		} else {
+			cJSON_AddNullToObject(c, "size");
+			cJSON_AddStringToObject(c, "size_unknown", s->coll_why ? s->coll_why : "");
+		}
+		cJSON_AddItemToObject(e, "collection", c);
+	} else {
+		cJSON_AddNullToObject(e, "collection");
+	}
+	cJSON *bc = cJSON_AddObjectToObject(e, "accumulated_by_class");
+	cli_json_u64(bc, "objects", s->set_objects);
+	cli_json_u64(bc, "shallow", s->set_bytes);
+	cli_json_u64(bc, "classes", s->set_classes);
+	cJSON *rows = cJSON_AddArrayToObject(bc, "rows");
+	for (size_t i = 0; i < s->nby_class; i++) {
+		const struct hp_leak_class_count *k = &s->by_class[i];
+		cJSON *row = cJSON_CreateObject();
+		cJSON_AddStringToObject(row, "class", hp_class_name(h, k->cls));
+		cli_json_u64(row, "count", k->count);
+		cli_json_u64(row, "shallow", k->shallow);
+		cli_json_u64(row, "retained", k->retained);
+		cJSON_AddItemToArray(rows, row);
+	}
+	cJSON *ca = cJSON_AddArrayToObject(e, "captured");
+	for (size_t i = 0; i < s->ncaptures; i++) {
+		const struct hp_leak_capture *k = &s->captures[i];
+		cJSON *row = cJSON_CreateObject();
+		cJSON_AddStringToObject(row, "class", hp_class_name(h, k->target));
+		cli_json_u64(row, "count", k->count);
+		cJSON_AddStringToObject(row, "holder", hp_class_name(h, k->holder));
+		cJSON_AddStringToObject(row, "field", k->field);
+		cli_json_u64(row, "references", k->refs);
+		cJSON_AddItemToArray(ca, row);
+	}
+}
+
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct leaks_opts *o = x->own;
@@ -616,6 +661,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(ac, "class", s->acc_cls != HP_NONE ? hp_class_name(h, s->acc_cls) : "");
 		cli_json_u64(ac, "count", s->acc_count);
 		cli_json_u64(ac, "retained", s->acc_bytes);
+		json_content(h, s, e);
 		if (s->holder != HP_NONE)
 			cJSON_AddItemToObject(e, "held_by", cli_object_json(h, s->holder));
 		else
@@ -677,6 +723,56 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 
 /* ---- text ----------------------------------------------------------------------- */
 
+#define CLASSES_IN_TEXT 10     /* rows of a retained set by class */
+#define CAPTURES_IN_TEXT 3
+
+/* "collection: java.util.HashMap @0x... with 10,000 entries" */
+static void text_collection(FILE *f, const hp_heap *h, const struct hp_leak_suspect *s)
+{
+	char lab[800], c[32], nm[600];
+	if (s->coll == HP_NONE)
+		return;
+	fprintf(f, "  collection: %s", cli_object_label(h, s->coll, lab, sizeof lab));
+	if (strcmp(hp_class_name(h, h->cls[s->coll]), s->coll_family))
+		fprintf(f, " (a %s)", hp_text_safe(s->coll_family, nm, sizeof nm));
+	if (s->coll_known)
+		fprintf(f, " %s %s %s%s\n", s->coll_map ? "with" : "of", cli_fmt_count(s->coll_size, c, sizeof c),
+			s->coll_map ? "entr" : "element", s->coll_map ? (s->coll_size == 1 ? "y" : "ies") : (s->coll_size == 1 ? "" : "s"));
+	else
+		fprintf(f, ", size unknown (%s)\n", s->coll_why ? s->coll_why : "?");
+}
+
+/* the retained set by class, and what lambdas and inner classes capture */
+static void text_content(FILE *f, const hp_heap *h, const struct hp_leak_suspect *s)
+{
+	char a[32], b[32], c[32], nm[600], nm2[600];
+	if (!s->nby_class)
+		return;
+	fprintf(f, "  accumulated objects by class (%s retained set%s: %s objects, %s):\n",
+		s->is_class ? "their" : "the point's", s->is_class ? "s" : "", cli_fmt_count(s->set_objects, c, sizeof c),
+		cli_fmt_bytes(s->set_bytes, a, sizeof a));
+	size_t shown = s->nby_class < CLASSES_IN_TEXT ? s->nby_class : CLASSES_IN_TEXT;
+	for (size_t i = 0; i < shown; i++) {
+		const struct hp_leak_class_count *k = &s->by_class[i];
+		fprintf(f, "    %10s \xc3\x97 %s: %s shallow, %s retained\n", cli_fmt_count(k->count, c, sizeof c),
+			hp_text_safe(hp_class_name(h, k->cls), nm, sizeof nm), cli_fmt_bytes(k->shallow, a, sizeof a),
+			cli_fmt_bytes(k->retained, b, sizeof b));
+	}
+	if (s->set_classes > shown)
+		fprintf(f, "    and %s more class%s (--json lists %zu)\n", cli_fmt_count(s->set_classes - shown, c, sizeof c),
+			s->set_classes - shown == 1 ? "" : "es", s->nby_class);
+	size_t nc = s->ncaptures < CAPTURES_IN_TEXT ? s->ncaptures : CAPTURES_IN_TEXT;
+	for (size_t i = 0; i < nc; i++) {
+		const struct hp_leak_capture *k = &s->captures[i];
+		fprintf(f, "  captured: %s \xc3\x97 %s held through %s.%s", cli_fmt_count(k->count, c, sizeof c),
+			hp_text_safe(hp_class_name(h, k->target), nm, sizeof nm),
+			hp_text_safe(hp_class_name(h, k->holder), nm2, sizeof nm2), hp_text_safe(k->field, b, sizeof b));
+		if (k->refs != k->count)
+			fprintf(f, " (%s references)", cli_fmt_count(k->refs, c, sizeof c));
+		fputc('\n', f);
+	}
+}
+
 struct irow { uint32_t cls; int status; const char *reason; uint64_t count; };
 
 static int by_irow(const void *a, const void *b)
@@ -719,6 +815,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		else
 			fprintf(f, "%s retains %s (%.1f%%)\n", cli_object_label(h, s->obj, lab, sizeof lab),
 				cli_fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
+		text_collection(f, h, s);
 		if (s->acc != HP_NONE && s->is_class)
 			fprintf(f, "  accumulation point: %s (%s), on the paths of 80%% of them\n",
 				cli_object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a));
@@ -728,9 +825,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				(unsigned long long)s->acc_depth, s->acc_depth == 1 ? "" : "s");
 		else
 			fprintf(f, "  accumulation point: none (no object is on the paths of 80%% of them)\n");
-		if (s->acc_cls != HP_NONE)
-			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", cli_fmt_count(s->acc_count, c, sizeof c),
-				hp_text_safe(hp_class_name(h, s->acc_cls), nm, sizeof nm), cli_fmt_bytes(s->acc_bytes, a, sizeof a));
+		text_content(f, h, s);
 		if (s->holder != HP_NONE)
 			fprintf(f, "  held by %s\n", cli_object_label(h, s->holder, lab, sizeof lab));
 		else

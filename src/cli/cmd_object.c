@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/objtext.h"
 #include "analysis/paths.h"
+#include "analysis/collections.h"
 #include "base/text.h"
 #include "base/alloc.h"
 
@@ -246,6 +247,13 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 			cli_fmt_bytes(hp_native_retained_of(c->N, v), b, sizeof b));
 	cli_root_text(h, c->rd, v, rt, sizeof rt);
 	fprintf(f, "  GC root   %s\n", rt[0] ? rt : "no");
+	struct hp_collection col;
+	HP_TRY(hp_collection_of(h, c->rd, v, &col, &c->err));
+	if (col.family && col.known)
+		fprintf(f, "  size      %s %s (%s)\n", cli_fmt_count(col.size, a, sizeof a),
+			col.map ? (col.size == 1 ? "entry" : "entries") : (col.size == 1 ? "element" : "elements"), col.family);
+	else if (col.family)
+		fprintf(f, "  size      unknown: %s (%s)\n", col.why ? col.why : "?", col.family);
 	if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes)
 		fprintf(f, "  warning   the record holds %u field bytes, its class's layout %u\n", d->field_bytes,
 			d->layout_bytes);
@@ -385,6 +393,18 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	}
 	cJSON_AddBoolToObject(ob, "reachable", R->dom.idom[v] != HP_DOM_UNREACHABLE);
 	cli_root_json(ob, h, c->rd, v);
+	struct hp_collection col;
+	HP_TRY(hp_collection_of(h, c->rd, v, &col, &c->err));
+	if (col.family) {
+		cJSON_AddStringToObject(ob, "collection", col.family);
+		cJSON_AddBoolToObject(ob, "map", col.map);
+		if (col.known) {
+			cli_json_u64(ob, "size", col.size);
+		} else {
+			cJSON_AddNullToObject(ob, "size");
+			cJSON_AddStringToObject(ob, "size_unknown", col.why ? col.why : "");
+		}
+	}
 	if (is_text(h, v)) {
 		struct hp_text t;
 		HP_TRY(hp_objread_text(c->rd, v, JSON_TEXT_CHARS, &t, &c->err));

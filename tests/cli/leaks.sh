@@ -5,7 +5,9 @@
 #  - the leak suspect: a static EventBus whose listener list only grows; the
 #    walk down the dominator tree stops at the list's Object[] (3 steps), 50
 #    Listeners accumulate there, held by com.acme.EventBus (JDK holders
-#    skipped); a lower --big-drop walks on, a --threshold above it finds none;
+#    skipped), in an ArrayList of 50 elements, the Object[]'s retained set
+#    by class counted whole; a lower --big-drop walks on, a --threshold
+#    above it finds none;
 #  - zombies: two destroyed MainActivities held by inner classes' this$0
 #    through one static array (one leak, count 2, shared byte[] counted once
 #    in the leak's retained set), a detached Fragment under a live Activity,
@@ -213,6 +215,15 @@ check("accumulation point: the Object[]", (s["accumulation_point"]["id"], s["acc
       (I["arr"], "java.lang.Object[]"))
 check("accumulation point: 3 steps down, 5,400 bytes", (s["accumulation_point"]["depth"], s["accumulation_point"]["retained"]), (3, 5400))
 check("accumulated: 50 x Listener, 5,200 bytes", s["accumulated"], {"class": "com.acme.Listener", "count": 50, "retained": 5200})
+check("its collection: the ArrayList one step above, of the 50 its size field says",
+      (s["collection"]["id"], s["collection"]["collection"], s["collection"]["size"], s["collection"]["map"]),
+      (I["list"], "java.util.ArrayList", 50, False))
+# the Object[]'s whole retained set: itself 200, 50 x Listener 4 (retaining 104), 50 x byte[100]
+check("accumulated by class over the whole set",
+      (s["accumulated_by_class"]["objects"], s["accumulated_by_class"]["shallow"], s["accumulated_by_class"]["classes"],
+       [(r["class"], r["count"], r["shallow"], r["retained"]) for r in s["accumulated_by_class"]["rows"]]),
+      (101, 5400, 3, [("byte[]", 50, 5000, 5000), ("com.acme.Listener", 50, 200, 5200), ("java.lang.Object[]", 1, 200, 5400)]))
+check("no lambda or inner class captures anything there", s["captured"], [])
 check("held by com.acme.EventBus", (s["held_by"]["id"], s["held_by"]["class"]), (I["bus"], "com.acme.EventBus"))
 check("suspect trace", [(t["id"], t.get("via", {}).get("name")) for t in s["trace"]],
       [(I["app"], None), (I["bus"], "BUS"), (I["list"], "listeners"), (I["arr"], "elementData")])
@@ -261,7 +272,8 @@ EOF
 # the table: LeakCanary's drawing, the ~~~ under the references to cut
 if grep -qF '│    ↓ MainActivity$1.this$0' "$D/leak.txt" && grep -qE '^  │ +~{6}$' "$D/leak.txt" &&
    grep -qF '╰→ com.acme.MainActivity @' "$D/leak.txt" && grep -qF 'LEAKING (Box↑ is leaking and Activity#mDestroyed is true)' "$D/leak.txt" &&
-   grep -qF 'accumulated: 50 × com.acme.Listener, 5.08 KiB' "$D/leak.txt" && grep -qF 'held by com.acme.EventBus @' "$D/leak.txt"; then
+   grep -qF '  collection: java.util.ArrayList @' "$D/leak.txt" && grep -qF ' of 50 elements' "$D/leak.txt" &&
+   grep -qF '            50 × com.acme.Listener: 200 B shallow, 5.08 KiB retained' "$D/leak.txt" && grep -qF 'held by com.acme.EventBus @' "$D/leak.txt"; then
   ok "leaks: the table draws the traces"
 else fail "leaks: the table draws the traces" "$(head -c 2000 "$D/leak.txt")"; fi
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Leak suspects in the user's terms and collection sizes, on a dump a JDK 17
+# writes of testdata/java/collections/ (Shop), against what the program's
+# own size() calls printed and the JVM's histogram (jcmd GC.class_histogram):
+#  - the static HashMap of 10,000 String -> byte[] entries: a suspect whose
+#    collection is that HashMap "with 10,000 entries", and whose retained
+#    set by class is 10,000 HashMap$Node, 10,000 String, 20,000 byte[] (the
+#    whole set, not the table's direct children);
+#  - the CopyOnWriteArrayList of 15,000 lambda listeners: "of 15,000
+#    elements", the 15,000 CheckoutSession (the histogram's count) named as
+#    captured through CheckoutSession$$Lambda...arg$1;
+#  - every JDK and Android collection of Shop$Zoo: object and instances show
+#    the size its size() gave (a ConcurrentHashMap filled by four threads at
+#    once, an ArrayDeque wrapped around, a SparseArray with deleted entries).
+# Skipped without a JDK (javac, java, jcmd).
+. "$(dirname "$0")/../lib.sh"
+for t in javac java jcmd python3; do
+  command -v "$t" >/dev/null 2>&1 || { skip collections-jdk "$t is absent"; exit 0; }
+done
+SRC=$(cd "$(dirname "$0")/../.." && pwd)/testdata/java/collections
+D=$TMPD
+PID=""
+cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
+at_exit cleanup
+
+javac -d "$D/classes" $(find "$SRC" -name '*.java') 2>"$D/javac.err" ||
+  { fail collections-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
+java -Xmx256m -XX:+UseSerialGC -cp "$D/classes" Shop >"$D/shop.out" 2>&1 &
+PID=$!
+said_ready "$D/shop.out" "$PID" || { fail collections-jdk "the JVM never said READY: $(head -c 300 "$D/shop.out")"; exit 0; }
+jcmd "$PID" GC.heap_dump "$D/shop.hprof" >"$D/jcmd.out" 2>&1 &&
+  jcmd "$PID" GC.class_histogram >"$D/shop.histo" 2>&1 ||
+  { fail collections-jdk "jcmd: $(head -c 300 "$D/jcmd.out")"; exit 0; }
+cleanup
+PID=""
+
+"$HPROFAN" leaks "$D/shop.hprof" --json --quiet >"$D/leaks.json" 2>"$D/leaks.err"
+expect_eq "leaks on the JDK dump exits 0" "$?" 0
+"$HPROFAN" leaks "$D/shop.hprof" --quiet >"$D/leaks.txt" 2>&1
+
+# the Zoo's collections: their ids from the class's statics, then object
+# and instances of each (the release binary: many runs, no hostile input)
+"$REL" instances "$D/shop.hprof" 'Shop$Zoo' --json --quiet >"$D/zoo.json" 2>&1
+ZOO=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["class_objects"][0])' "$D/zoo.json")
+"$REL" object "$D/shop.hprof" "$ZOO" --json --quiet >"$D/zoo-object.json" 2>&1
+python3 - "$D" >"$D/zoo.list" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1] + "/zoo-object.json"))
+for s in d["object"]["statics"]:
+    if s.get("object"):
+        print(s["name"], s["value"], s["object"]["class"])
+EOF2
+while read -r name id cls; do
+  "$REL" object "$D/shop.hprof" "$id" --json --quiet >"$D/obj-$name.json" 2>&1
+  "$REL" object "$D/shop.hprof" "$id" --quiet >"$D/obj-$name.txt" 2>&1
+done <"$D/zoo.list"
+for cls in $(awk '{print $3}' "$D/zoo.list" | sort -u); do
+  "$REL" instances "$D/shop.hprof" "$cls" --top 0 --json --quiet >"$D/inst-$cls.json" 2>&1
+done
+
+python3 - "$D" <<'EOF2'
+import json, re, sys
+D = sys.argv[1]
+def check(name, got, want):
+    print(("ok collections-jdk/%s" % name) if got == want else ("FAIL collections-jdk/%s: got %r, want %r" % (name, got, want)))
+def histo(cls):
+    for line in open(D + "/shop.histo"):
+        m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", line)
+        if m and m.group(3) == cls:
+            return int(m.group(1))
+    return 0
+sizes = {}
+for line in open(D + "/shop.out"):
+    if line.startswith("SIZE "):
+        _, f, n = line.split()
+        sizes[f] = int(n)
+j = json.load(open(D + "/leaks.json"))
+S = {(s.get("collection") or {}).get("collection"): s for s in j["suspects"]}
+check("two suspects: the HashMap's and the CopyOnWriteArrayList's", sorted(k for k in S if k),
+      ["java.util.HashMap", "java.util.concurrent.CopyOnWriteArrayList"])
+m = S.get("java.util.HashMap", {})
+c = m.get("collection") or {}
+check("the HashMap suspect: Shop's static CACHE, the size its size() gave",
+      (m.get("object", {}).get("class_object_of"), c.get("size"), c.get("map"), [t.get("via", {}).get("name") for t in m.get("trace", [])][-2:]),
+      ("Shop", sizes["CACHE"], True, ["CACHE", "table"]))
+rows = {r["class"]: r["count"] for r in m.get("accumulated_by_class", {}).get("rows", [])}
+check("its retained set by class: 10,000 Node, 10,000 String, 20,000 byte[] and the table",
+      rows, {"java.util.HashMap$Node": 10000, "java.lang.String": 10000, "byte[]": 20000, "java.util.HashMap$Node[]": 1})
+check("the set's objects and bytes: the accumulation point's",
+      (m.get("accumulated_by_class", {}).get("objects"), m.get("accumulated_by_class", {}).get("shallow")),
+      (40001, m.get("accumulation_point", {}).get("retained")))
+b = S.get("java.util.concurrent.CopyOnWriteArrayList", {})
+c = b.get("collection") or {}
+check("the listener suspect: the bus's list, of the 15,000 listeners size() counts",
+      (b.get("object", {}).get("class"), c.get("size"), c.get("map")), ("Shop$Bus", sizes["listeners"], False))
+cap = b.get("captured", [])
+lam = [k for k in (b.get("accumulated_by_class", {}).get("rows") or []) if k["class"].startswith("CheckoutSession$$Lambda")]
+check("captured: 15,000 CheckoutSession (the JVM's count) through the lambda's arg$1",
+      [(k["class"], k["count"], k["holder"].startswith("CheckoutSession$$Lambda"), k["field"]) for k in cap][:1],
+      [("CheckoutSession", histo("CheckoutSession"), True, "arg$1")])
+check("the JVM counted 15,000 sessions and 15,000 lambdas",
+      (histo("CheckoutSession"), sum(int(re.match(r"\s*\d+:\s+(\d+)", l).group(1)) for l in open(D + "/shop.histo") if "CheckoutSession$$Lambda" in l)),
+      (15000, 15000))
+check("the lambdas in the set: as many as the JVM's", [k["count"] for k in lam], [15000])
+
+zoo = [l.split() for l in open(D + "/zoo.list")]
+got_obj, got_inst, want = {}, {}, {}
+for name, oid, cls in zoo:
+    if name not in sizes:
+        continue
+    want[name] = sizes[name]
+    o = json.load(open("%s/obj-%s.json" % (D, name)))["object"]
+    got_obj[name] = o.get("size")
+    inst = json.load(open("%s/inst-%s.json" % (D, cls)))
+    got_inst[name] = [e.get("size") for e in inst["instances"] if e["id"] == oid]
+    got_inst[name] = got_inst[name][0] if got_inst[name] else "absent"
+check("object shows every collection's size as its size() did", got_obj, want)
+check("instances shows the same sizes", got_inst, want)
+check("every collection the issue names is among them", len(want), 23)
+EOF2
+grep -qF "collection: java.util.HashMap @" "$D/leaks.txt" && grep -qF " with 10,000 entries" "$D/leaks.txt" &&
+  grep -qE '^ +10,000 × java\.util\.HashMap\$Node: ' "$D/leaks.txt" && grep -qE '^ +20,000 × byte\[\]: ' "$D/leaks.txt" &&
+  grep -qF "of 15,000 elements" "$D/leaks.txt" &&
+  grep -qE '^  captured: 15,000 × CheckoutSession held through CheckoutSession\$\$Lambda\S*\.arg\$1$' "$D/leaks.txt" &&
+  ok "collections-jdk: the table says what the suspects hold" ||
+  fail "collections-jdk: the table says what the suspects hold" "$(head -c 2500 "$D/leaks.txt")"
+grep -qE '^  size      3,108 entries \(java\.util\.concurrent\.ConcurrentHashMap\)$' "$D/obj-concurrentHashMap.txt" &&
+  ok "collections-jdk: object's table gives a ConcurrentHashMap's size" ||
+  fail "collections-jdk: object's table gives a ConcurrentHashMap's size" "$(head -c 600 "$D/obj-concurrentHashMap.txt")"
