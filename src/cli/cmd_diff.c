@@ -5,6 +5,7 @@
  * (cli/dumpsum.h). */
 #include "cli/dumpsum.h"
 #include "base/alloc.h"
+#include "analysis/gennames.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -351,9 +352,90 @@ cJSON *json_path(const struct hp_cmp *c, uint32_t p)
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, P->parent == HP_NONE ? "root" : "via", P->via);
 		cJSON_AddStringToObject(e, "object", P->label);
+		if (P->normalised)
+			cJSON_AddBoolToObject(e, "normalised", 1);
 		cJSON_AddItemToArray(a, e);
 	}
 	return a;
+}
+
+/* ---- names lined up by their normalised form (analysis/gennames.h) -------- */
+
+unsigned cmp_path_normalised(const struct hp_cmp *c, uint32_t p)
+{
+	unsigned k = 0;
+	for (size_t d = 0; p != HP_NONE && d <= HP_DSUM_DEPTH; p = c->paths[p].parent, d++)
+		k |= c->paths[p].normalised;
+	return k;
+}
+
+static cJSON *json_kinds(unsigned kinds)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (unsigned k = 0; k < HP_GEN_NKINDS; k++)
+		if (kinds & (1u << k))
+			cJSON_AddItemToArray(a, cJSON_CreateString(hp_gen_kind_name(k, 1)));
+	return a;
+}
+
+cJSON *json_norm_row(unsigned kinds, const uint32_t *names, size_t n)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddItemToObject(e, "kinds", json_kinds(kinds));
+	cJSON *a = cJSON_AddArrayToObject(e, "names");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, json_u64_item(names[i]));
+	return e;
+}
+
+void json_normalised(cJSON *j, const struct hp_cmp *c)
+{
+	const struct hp_cmp_norm *m = &c->norm;
+	cJSON *e = cJSON_AddObjectToObject(j, "normalised");
+	cJSON_AddBoolToObject(e, "runs_differ", m->runs_differ);
+	json_u64(e, "classes", m->classes);
+	json_u64(e, "threads", m->threads);
+	json_u64(e, "paths", m->paths);
+	cJSON_AddItemToObject(e, "kinds", json_kinds(m->kinds));
+	cJSON *cn = cJSON_AddArrayToObject(e, "class_names"), *tn = cJSON_AddArrayToObject(e, "thread_names");
+	for (size_t i = 0; i < c->n; i++) {
+		cJSON_AddItemToArray(cn, json_u64_item(m->class_names[i]));
+		cJSON_AddItemToArray(tn, json_u64_item(m->thread_names[i]));
+	}
+}
+
+void text_normalised(FILE *f, const struct hp_cmp *c, size_t a, size_t b, const char *an, const char *bn)
+{
+	const struct hp_cmp_norm *m = &c->norm;
+	if (!m->classes && !m->threads && !m->paths)
+		return;
+	char x[32], y[32], z[32], kinds[200] = "";
+	size_t l = 0;
+	for (unsigned k = 0; k < HP_GEN_NKINDS; k++)
+		if ((m->kinds & (1u << k)) && (1u << k) != HP_GEN_THREAD && l < sizeof kinds) {
+			int w = snprintf(kinds + l, sizeof kinds - l, "%s%s", l ? ", " : "", hp_gen_kind_name(k, 0));
+			if (w > 0)
+				l += (size_t)w;
+		}
+	fprintf(f, "matched by normalised name (names made up at run time):");
+	const char *sep = " ";
+	if (m->classes) {
+		fprintf(f, "%s%s class row%s (%s classes in %s, %s in %s; %s)", sep, fmt_count(m->classes, x, sizeof x),
+			m->classes == 1 ? "" : "s", fmt_count(m->class_names[a], y, sizeof y), an,
+			fmt_count(m->class_names[b], z, sizeof z), bn, kinds);
+		sep = ", ";
+	}
+	if (m->threads) {
+		fprintf(f, "%s%s thread path%s (%s threads in %s, %s in %s)", sep, fmt_count(m->threads, x, sizeof x),
+			m->threads == 1 ? "" : "s", fmt_count(m->thread_names[a], y, sizeof y), an,
+			fmt_count(m->thread_names[b], z, sizeof z), bn);
+		sep = ", ";
+	}
+	if (m->paths)
+		fprintf(f, "%s%s other path node%s", sep, fmt_count(m->paths, x, sizeof x), m->paths == 1 ? "" : "s");
+	fputc('\n', f);
+	if (m->runs_differ)
+		fprintf(f, "  (the lambdas of a class differ both ways: two runs, so every made-up name is normalised)\n");
 }
 
 cJSON *json_i64_item(int64_t v)
@@ -691,6 +773,7 @@ static int json_out(struct diff_state *d)
 		cJSON_AddItemToObject(tot, "unreachable_shallow",
 				      json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
 	}
+	json_normalised(j, &d->cmp);
 	int grouped = d->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", d->grp.kind);
@@ -712,6 +795,8 @@ static int json_out(struct diff_state *d)
 		cJSON_AddItemToObject(dd, "shallow", json_i64_item(r->d_shallow));
 		if (R)
 			cJSON_AddItemToObject(dd, "retained", json_i64_item(r->d_ret));
+		if (r->c->normalised)
+			cJSON_AddItemToObject(e, "normalised", json_norm_row(r->c->normalised, r->c->names, 2));
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(j, "root_kinds");
@@ -789,6 +874,9 @@ static int json_out(struct diff_state *d)
 				json_u64(ea, "retained", P->retained[0]);
 				json_u64(eb, "objects", P->nodes[1]);
 				json_u64(eb, "retained", P->retained[1]);
+				unsigned nk = cmp_path_normalised(&d->cmp, g->path);
+				if (nk)
+					cJSON_AddItemToObject(e, "normalised", json_norm_row(nk, P->names, 2));
 				cJSON_AddItemToArray(ga, e);
 			}
 		}
@@ -860,6 +948,7 @@ static int text_out(struct diff_state *d)
 			fmt_dbytes((int64_t)(s1->reachable_bytes - s0->reachable_bytes), c, sizeof c),
 			fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
 	fputc('\n', f);
+	text_normalised(f, &d->cmp, 0, 1, "base", "new");
 
 	/* classes, or groups */
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
@@ -878,9 +967,12 @@ static int text_out(struct diff_state *d)
 		char both[80];
 		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(r->c->instances[0], c, sizeof c),
 			 fmt_count(r->c->instances[1], e, sizeof e));
-		fprintf(f, "%11s  %11s  %27s  %s%s\n", fmt_dbytes(r->d_shallow, b, sizeof b),
+		char nz[80] = "";
+		if (r->c->normalised)
+			snprintf(nz, sizeof nz, "  [normalised: %u \xe2\x86\x92 %u classes]", r->c->names[0], r->c->names[1]);
+		fprintf(f, "%11s  %11s  %27s  %s%s%s\n", fmt_dbytes(r->d_shallow, b, sizeof b),
 			fmt_dcount(r->d_inst, g, sizeof g), both, safe_text(r->c->name, nm, sizeof nm),
-			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
+			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "", nz);
 	}
 	if (!d->nrows)
 		fprintf(f, "  (no %s changed)\n", d->grp.by >= 0 ? d->grp.kind : "class");
@@ -943,9 +1035,10 @@ static int text_out(struct diff_state *d)
 				if (list_of(d, gp) != list || cnt >= shown(d, total))
 					continue;
 				cnt++;
-				fprintf(f, "%11s  %11s  %s%s\n", fmt_dbytes(gp->bytes, a, sizeof a),
+				fprintf(f, "%11s  %11s  %s%s%s\n", fmt_dbytes(gp->bytes, a, sizeof a),
 					gp->own ? "" : fmt_dcount(gp->nodes, b, sizeof b),
-					fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "");
+					fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "",
+					cmp_path_normalised(&d->cmp, gp->path) ? "  [normalised]" : "");
 			}
 			if (!total)
 				fprintf(f, "  (none)\n");

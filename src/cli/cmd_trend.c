@@ -291,6 +291,7 @@ static cJSON *trend_doc(struct trend_state *t)
 	int grouped = t->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", t->grp.kind);
+	json_normalised(j, &t->cmp);
 	json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
 	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(t, t->ncrow); i++) {
@@ -306,6 +307,8 @@ static cJSON *trend_doc(struct trend_state *t)
 		cJSON_AddItemToObject(e, "shallow_fit", json_fit(&r->fs));
 		if (!t->o->fast)
 			cJSON_AddItemToObject(e, "retained_fit", json_fit(&r->fb));
+		if (t->tab[r->idx].normalised)
+			cJSON_AddItemToObject(e, "normalised", json_norm_row(t->tab[r->idx].normalised, t->tab[r->idx].names, t->n));
 		cJSON_AddItemToArray(arr, e);
 	}
 	if (!t->o->fast) {
@@ -320,6 +323,9 @@ static cJSON *trend_doc(struct trend_state *t)
 			cJSON_AddItemToObject(e, "retained", json_series(r->bytes, t->n));
 			cJSON_AddItemToObject(e, "objects_fit", json_fit(&r->fc));
 			cJSON_AddItemToObject(e, "retained_fit", json_fit(&r->fb));
+			unsigned nk = cmp_path_normalised(&t->cmp, r->idx);
+			if (nk)
+				cJSON_AddItemToObject(e, "normalised", json_norm_row(nk, t->cmp.paths[r->idx].names, t->n));
 			cJSON_AddItemToArray(arr, e);
 		}
 	}
@@ -365,17 +371,22 @@ static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, s
 				fmt_dcount((int64_t)llround(r->fc.slope), b, sizeof b), r->fb.r2, r->fb.monotonic ? "yes" : "");
 			spark_col(f, r->bytes, t->n);
 			spark_col(f, r->count, t->n);
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", fmt_path(&t->cmp, r->idx, nm, sizeof nm),
-				fmt_bytes(r->bytes[0], c, sizeof c), fmt_bytes(r->bytes[t->n - 1], d, sizeof d));
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)%s\n", fmt_path(&t->cmp, r->idx, nm, sizeof nm),
+				fmt_bytes(r->bytes[0], c, sizeof c), fmt_bytes(r->bytes[t->n - 1], d, sizeof d),
+				cmp_path_normalised(&t->cmp, r->idx) ? "  [normalised]" : "");
 		} else {
 			fprintf(f, "%11s  %5.2f  %-4s  %12s  %13s  ", fmt_dcount((int64_t)llround(r->fc.slope), a, sizeof a),
 				r->fc.r2, r->fc.monotonic ? "yes" : "", fmt_slope_bytes(r->fs.slope, b, sizeof b),
 				t->o->fast ? "" : fmt_slope_bytes(r->fb.slope, c, sizeof c));
 			spark_col(f, r->count, t->n);
 			spark_col(f, r->bytes, t->n);
-			char e[32];
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", safe_text(t->tab[r->idx].name, nm, sizeof nm),
-				fmt_count(r->count[0], d, sizeof d), fmt_count(r->count[t->n - 1], e, sizeof e));
+			char e[32], nz[80] = "";
+			const struct hp_cmp_class *C = &t->tab[r->idx];
+			if (C->normalised)
+				snprintf(nz, sizeof nz, "  [normalised: %u \xe2\x86\x92 %u classes]", C->names[0],
+					 C->names[t->n - 1]);
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)%s\n", safe_text(C->name, nm, sizeof nm),
+				fmt_count(r->count[0], d, sizeof d), fmt_count(r->count[t->n - 1], e, sizeof e), nz);
 		}
 	}
 	if (!nrows)
@@ -403,6 +414,7 @@ static int text_out(struct trend_state *t)
 	}
 	fprintf(f, "compared under: %s (%s)\n", cli_series_words(t->sm, mw, sizeof mw),
 		cli_series_from(t->sm, safe_text(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
+	text_normalised(f, &t->cmp, 0, t->n - 1, "the first dump", "the last");
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
 	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",
