@@ -43,19 +43,14 @@ javac -d "$D/classes" "$SRC/testdata/java/runs/ListenerService.java" 2>"$D/javac
 # (the three run at once: most of their time is the JVMs' start and
 # jcmd's attach; each ends its own JVM, which also ends itself in a minute)
 run() {
-  local name=$1 i pid; shift
+  local name=$1 pid; shift
   java -Xms64m -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dsun.reflect.noInflation=true \
     -cp "$D/classes" shop.ListenerService "$@" >"$D/$name.out" 2>&1 &
   pid=$!
-  for ((i = 0; i < 300; i++)); do
-    grep -q READY "$D/$name.out" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  grep -q READY "$D/$name.out" || { fail "diff-runs-jdk: $name" "the JVM never said READY: $(head -c 300 "$D/$name.out")"; return 1; }
+  said_ready "$D/$name.out" "$pid" || { fail "diff-runs-jdk: $name" "the JVM never said READY: $(head -c 300 "$D/$name.out")"; kill "$pid" 2>/dev/null; return 1; }
   jcmd "$pid" GC.class_histogram >"$D/$name.histo" 2>&1 &&
     jcmd "$pid" GC.heap_dump "$D/$name.hprof" >"$D/$name.jcmd" 2>&1 ||
-    { fail "diff-runs-jdk: $name" "jcmd: $(head -c 300 "$D/$name.jcmd")"; return 1; }
+    { fail "diff-runs-jdk: $name" "jcmd: $(head -c 300 "$D/$name.jcmd")"; kill "$pid" 2>/dev/null; return 1; }
   kill "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   return 0
