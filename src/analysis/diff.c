@@ -612,7 +612,8 @@ void hp_dsum_release(struct hp_dsum *s)
  * are one row holding both in each dump (their counts and sizes summed)
  * and not an arbitrary pairing of one with another.  Classes and paths
  * whose names are in every summary, or are not made up, are lined up by
- * their own names as before. */
+ * their own names as before; so are those whose normalised name only one
+ * summary has (it would line nothing up). */
 
 struct cref { const char *name, *key; uint32_t dump, idx; unsigned norm; };
 
@@ -710,13 +711,17 @@ static int normalise_refs(struct cref *refs, size_t total, size_t n, struct pool
 			*runs_differ = 1;
 	}
 	for (size_t a = 0, b; a < ng; a = b) {
-		int all = 1;
+		int all = 1, spread = 0;
 		unsigned kinds = 0;
+		uint32_t d0 = refs[runs[a].lo].dump;
 		for (b = a; b < ng && !strcmp(runs[b].key, runs[a].key); b++) {
 			all &= runs[b].everywhere;
 			kinds |= runs[b].kinds;
+			for (size_t i = runs[b].lo; i < runs[b].hi && !spread; i++)
+				spread = refs[i].dump != d0;
 		}
-		if (all && !*runs_differ)
+		/* a normalised name of one summary only lines nothing up */
+		if ((all && !*runs_differ) || !spread)
 			continue;
 		for (size_t r = a; r < b; r++)
 			for (size_t i = runs[r].lo; i < runs[r].hi; i++) {
@@ -885,8 +890,8 @@ static size_t level_of(const struct hp_dsum_path *p, size_t max)
 /* The union of the summaries' path trees, by (parent, via, label), a level
  * of depth at a time: at each level, the paths whose exact key is not in
  * every summary and whose label normalises mark their normalised key, and
- * every path of the level whose normalised key is marked is lined up under
- * it (gennames.h; as the classes).  The union's paths are numbered in the
+ * every path of the level whose normalised key is marked, and found in two
+ * summaries or more, is lined up under it (gennames.h; as the classes).  The union's paths are numbered in the
  * order the summaries first have them, parents before children. */
 static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c)
 {
@@ -902,6 +907,9 @@ static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c
 	uint32_t *plast = hp_reallocarray(NULL, tcap, sizeof *plast);     /* exact key -> last dump met */
 	const char **nlab = hp_calloc(tcap, sizeof *nlab);                /* summary path -> normalised label */
 	uint8_t *nkind = hp_calloc(tcap, 1);
+	uint32_t *mid = hp_reallocarray(NULL, tcap, sizeof *mid);         /* summary path -> marked key */
+	uint32_t *mdumps = hp_calloc(tcap, sizeof *mdumps);               /* marked key -> dumps with it */
+	uint32_t *mlast = hp_reallocarray(NULL, tcap, sizeof *mlast);     /* marked key -> last dump met */
 	uint32_t *renum = NULL;
 	size_t ndepth = HP_DSUM_DEPTH + 2, maxlen = 0;
 	size_t *dcount = hp_calloc(ndepth + 1, sizeof *dcount);
@@ -912,7 +920,8 @@ static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c
 	uint8_t *fl = NULL;
 	uint32_t *names = NULL;
 	int rc = HP_OK;
-	if (!map || !dump || !order || !prov || !pdumps || !plast || !nlab || !nkind || !dcount || !first ||
+	if (!map || !dump || !order || !prov || !pdumps || !plast || !nlab || !nkind || !mid || !mdumps || !mlast ||
+	    !dcount || !first ||
 	    ktab_init(&U, total) || ktab_init(&P, total) || ktab_init(&M, total)) {
 		rc = HP_ENOMEM;
 		goto out;
@@ -988,12 +997,12 @@ static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c
 			ktab_get(&M, UP_OF(Pp, g), Pp->via, nlab[g], 1);
 			marked++;
 		}
-		/* every path of the level: under its normalised key when marked */
+		/* the paths of the level under marked normalised keys, and the
+		 * dumps that have each such key */
 		for (size_t k = lo; k < hi && !rc; k++) {
 			uint32_t g = order[k];
 			const struct hp_dsum_path *Pp = PATH_OF(g);
 			uint32_t up = UP_OF(Pp, g);
-			const char *label = Pp->label;
 			if (marked && !nlab[g]) {
 				unsigned kinds = hp_gen_label(Pp->label, buf, maxlen + 1);
 				if (kinds && ktab_get(&M, up, Pp->via, buf, 0) != HP_NONE) {
@@ -1004,11 +1013,23 @@ static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c
 					nkind[g] = (uint8_t)kinds;
 				}
 			}
-			if (nlab[g] && ktab_get(&M, up, Pp->via, nlab[g], 0) != HP_NONE)
+			mid[g] = nlab[g] ? ktab_get(&M, up, Pp->via, nlab[g], 0) : HP_NONE;
+			if (mid[g] != HP_NONE && (!mdumps[mid[g]] || mlast[mid[g]] != dump[g])) {
+				mdumps[mid[g]]++;
+				mlast[mid[g]] = dump[g];
+			}
+		}
+		/* every path of the level: under its normalised key when that key
+		 * is in two dumps or more (in one only, it lines nothing up) */
+		for (size_t k = lo; k < hi && !rc; k++) {
+			uint32_t g = order[k];
+			const struct hp_dsum_path *Pp = PATH_OF(g);
+			const char *label = Pp->label;
+			if (mid[g] != HP_NONE && mdumps[mid[g]] >= 2)
 				label = nlab[g];
 			else
 				nkind[g] = 0;
-			map[g] = ktab_get(&U, up, Pp->via, label, 1);
+			map[g] = ktab_get(&U, UP_OF(Pp, g), Pp->via, label, 1);
 		}
 		if (rc)
 			goto out;
@@ -1113,6 +1134,9 @@ out:
 	hp_free(plast);
 	hp_free(nlab);
 	hp_free(nkind);
+	hp_free(mid);
+	hp_free(mdumps);
+	hp_free(mlast);
 	hp_free(renum);
 	hp_free(dcount);
 	hp_free(first);

@@ -60,7 +60,8 @@
  * place in the tree, for a path): one row holds all the lambdas of a class
  * in each dump, counts and sizes summed, rather than pairing one lambda of
  * one dump with an arbitrary lambda of the other.  Names in every summary,
- * and names not made up, are lined up as they are.  The rows so lined up
+ * names not made up, and names whose normalised name only one summary has
+ * (nothing to line up with) are lined up as they are.  The rows so lined up
  * say so (normalised) and are counted (hp_cmp.norm).  Groups are lined up
  * by their own names.
  *

@@ -360,6 +360,36 @@ static void test_normalised(void)
 	      "same: nothing normalised (%zu classes, %zu paths)", c.nclasses, c.npaths);
 	hp_cmp_release(&c);
 
+	/* made-up names of one dump only (an unrelated dump against another):
+	 * nothing to line up with, so each by its own name, nothing normalised */
+	static const struct hp_dsum_class cu[] = {
+		{ "Item", 2, 32, 32 },
+	};
+	static const struct hp_dsum_class cv[] = {
+		{ "Item", 2, 32, 32 },
+		{ "Other$$Lambda$5+0x00007f0000005000", 1, 16, 16 },
+		{ "Other$$Lambda$6+0x00007f0000005400", 2, 32, 32 },
+	};
+	static const struct spath pu[] = {
+		{ HP_NONE, "thread_object", "thread \"main\"", 1, 24, 1 },
+	};
+	static const struct spath pv[] = {
+		{ HP_NONE, "thread_object", "thread \"main\"", 1, 24, 1 },
+		{ HP_NONE, "thread_object", "thread \"worker-1\"", 1, 40, 1 },
+		{ HP_NONE, "thread_object", "thread \"worker-2\"", 1, 40, 1 },
+	};
+	struct hp_dsum_path qu[1], qv[3];
+	struct hp_dsum u, v;
+	make(&u, cu, 1, qu, pu, 1);
+	make(&v, cv, 3, qv, pv, 3);
+	const struct hp_dsum *s5[2] = { &u, &v };
+	CHECK(hp_cmp_build(s5, 2, &c, &err) == HP_OK, "one side only: %s", err.msg);
+	CHECK(!c.norm.classes && !c.norm.threads && !c.norm.paths && !c.norm.kinds && c.nclasses == 3 &&
+	      c.npaths == 3 && row(&c, "Other$$Lambda$5+0x00007f0000005000") &&
+	      find(&c, "thread_object", "thread \"worker-2\""),
+	      "one side only: every name as it is (%zu classes, %zu paths)", c.nclasses, c.npaths);
+	hp_cmp_release(&c);
+
 	/* three dumps: names only added (a, a + L3, a + L3) is one JVM; a third
 	 * dump of other lambdas is another run */
 	const struct hp_dsum *s3[3] = { &one, &grown, &grown };
