@@ -1,6 +1,7 @@
 /* diff.c — dump summaries, lined up across dumps; growth points (diff.h). */
 #include "analysis/diff.h"
 #include "analysis/threadlocals.h"
+#include "analysis/gennames.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 
@@ -669,15 +670,135 @@ void hp_dsum_release(struct hp_dsum *s)
 
 /* ---- lining up ----------------------------------------------------------------- */
 
-struct cref { const char *name; uint32_t dump, idx; };
+/* Names made up at run time (analysis/gennames.h) differ between two runs
+ * of one program.  Where a name is not in every summary, the entries whose
+ * names normalise alike are lined up under the normalised name: all of
+ * them, those found in every summary too, so that two lambdas of one class
+ * are one row holding both in each dump (their counts and sizes summed)
+ * and not an arbitrary pairing of one with another.  Classes and paths
+ * whose names are in every summary, or are not made up, are lined up by
+ * their own names as before; so are those whose normalised name only one
+ * summary has (it would line nothing up). */
+
+struct cref { const char *name, *key; uint32_t dump, idx; unsigned norm; };
 
 static int by_cref(const void *a, const void *b)
 {
 	const struct cref *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	int c = strcmp(x->key, y->key);
 	if (c)
 		return c;
 	return x->dump < y->dump ? -1 : x->dump > y->dump;
+}
+
+/* a run of refs of one name: its normalised key, whether every dump has it */
+struct nrun { size_t lo, hi; const char *key; unsigned kinds; int everywhere; };
+
+static int by_nrun(const void *a, const void *b)
+{
+	const struct nrun *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* between two dumps next to each other, does some key have a name (a run)
+ * in the first only and one in the second only?  a transition is 2 * i for
+ * a name in dump i and not in i + 1, 2 * i + 1 for one in i + 1 and not in i */
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int both_ways(const struct cref *refs, const struct nrun *runs, size_t a, size_t b, size_t n, uint64_t *tr)
+{
+	size_t nt = 0;
+	for (size_t r = a; r < b; r++)
+		for (size_t i = runs[r].lo; i < runs[r].hi; i++) {
+			uint64_t d = refs[i].dump;
+			if (d + 1 < n && (i + 1 == runs[r].hi || refs[i + 1].dump != d + 1))
+				tr[nt++] = 2 * d;
+			if (d > 0 && (i == runs[r].lo || refs[i - 1].dump != d - 1))
+				tr[nt++] = 2 * (d - 1) + 1;
+		}
+	qsort(tr, nt, sizeof *tr, by_u64);
+	for (size_t t = 1; t < nt; t++)
+		if ((tr[t] & 1) && tr[t - 1] == tr[t] - 1)
+			return 1;
+	return 0;
+}
+
+/* Refs (sorted by name, each key its name) get their normalised keys: those
+ * of every normalised name whose key has a name not in every dump; of every
+ * normalised name when the dumps are of two runs (*runs_differ: the
+ * lambdas of one class differ both ways between two dumps next to each
+ * other — in one JVM, lambda classes are made, never renamed, and go only
+ * with their class loader).  0, or HP_ENOMEM. */
+static int normalise_refs(struct cref *refs, size_t total, size_t n, struct pool *pool, int *runs_differ)
+{
+	size_t nr = 0, maxlen = 0;
+	*runs_differ = 0;
+	for (size_t i = 0; i < total; i++) {
+		if (!i || strcmp(refs[i].name, refs[i - 1].name))
+			nr++;
+		size_t l = strlen(refs[i].name);
+		if (l > maxlen)
+			maxlen = l;
+	}
+	struct nrun *runs = hp_reallocarray(NULL, nr ? nr : 1, sizeof *runs);
+	uint64_t *tr = hp_reallocarray(NULL, 2 * total + 1, sizeof *tr);
+	char *buf = hp_malloc(maxlen + 1);
+	int rc = HP_OK;
+	if (!runs || !tr || !buf) {
+		rc = HP_ENOMEM;
+		goto out;
+	}
+	size_t ng = 0;
+	for (size_t lo = 0, hi; lo < total; lo = hi) {
+		size_t dumps = 0;
+		for (hi = lo; hi < total && !strcmp(refs[hi].name, refs[lo].name); hi++)
+			dumps += hi == lo || refs[hi].dump != refs[hi - 1].dump;
+		unsigned k = hp_gen_class_name(refs[lo].name, buf, maxlen + 1);
+		if (!k)
+			continue;
+		const char *key = pool_add(pool, buf, strlen(buf));
+		if (!key) {
+			rc = HP_ENOMEM;
+			goto out;
+		}
+		runs[ng++] = (struct nrun){ lo, hi, key, k, dumps == n };
+	}
+	qsort(runs, ng, sizeof *runs, by_nrun);
+	for (size_t a = 0, b; a < ng && !*runs_differ; a = b) {
+		for (b = a; b < ng && !strcmp(runs[b].key, runs[a].key); b++)
+			;
+		if ((runs[a].kinds & HP_GEN_LAMBDA) && both_ways(refs, runs, a, b, n, tr))
+			*runs_differ = 1;
+	}
+	for (size_t a = 0, b; a < ng; a = b) {
+		int all = 1, spread = 0;
+		unsigned kinds = 0;
+		uint32_t d0 = refs[runs[a].lo].dump;
+		for (b = a; b < ng && !strcmp(runs[b].key, runs[a].key); b++) {
+			all &= runs[b].everywhere;
+			kinds |= runs[b].kinds;
+			for (size_t i = runs[b].lo; i < runs[b].hi && !spread; i++)
+				spread = refs[i].dump != d0;
+		}
+		/* a normalised name of one summary only lines nothing up */
+		if ((all && !*runs_differ) || !spread)
+			continue;
+		for (size_t r = a; r < b; r++)
+			for (size_t i = runs[r].lo; i < runs[r].hi; i++) {
+				refs[i].key = runs[r].key;
+				refs[i].norm = kinds;
+			}
+	}
+out:
+	hp_free(runs);
+	hp_free(tr);
+	hp_free(buf);
+	return rc;
 }
 
 /* the summaries' classes (groups: their groups) lined up by name */
@@ -694,41 +815,53 @@ static int line_classes(const struct hp_dsum *const *s, size_t n, struct hp_cmp 
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < NTAB(i); j++)
-			refs[k++] = (struct cref){ TAB(i)[j].name, (uint32_t)i, (uint32_t)j };
+			refs[k++] = (struct cref){ TAB(i)[j].name, TAB(i)[j].name, (uint32_t)i, (uint32_t)j, 0 };
 	qsort(refs, total, sizeof *refs, by_cref);
+	if (!groups_of) {
+		if (normalise_refs(refs, total, n, c->pool, &c->norm.runs_differ)) {
+			hp_free(refs);
+			return HP_ENOMEM;
+		}
+		qsort(refs, total, sizeof *refs, by_cref);
+	}
 	size_t groups = 0;
 	for (size_t i = 0; i < total; i++)
-		if (!i || strcmp(refs[i].name, refs[i - 1].name))
+		if (!i || strcmp(refs[i].key, refs[i - 1].key))
 			groups++;
 	struct hp_cmp_class *tab = hp_calloc(groups ? groups : 1, sizeof *tab);
 	uint64_t *vals = hp_calloc(groups * 3 * n + 1, sizeof *vals);
 	uint8_t *fl = hp_calloc(groups * n + 1, 1);
-	if (!tab || !vals || !fl) {
+	uint32_t *names = hp_calloc(groups * n + 1, sizeof *names);
+	if (!tab || !vals || !fl || !names) {
 		hp_free(tab);
 		hp_free(refs);
 		hp_free(vals);
 		hp_free(fl);
+		hp_free(names);
 		return HP_ENOMEM;
 	}
 	if (groups_of) {
 		c->groups = tab;
 		c->gvals = vals;
 		c->gflags = fl;
+		c->gnames = names;
 	} else {
 		c->classes = tab;
 		c->vals = vals;       /* the paths' values go in a block of their own */
 		c->flags = fl;
+		c->cnames = names;
 	}
 	size_t g = SIZE_MAX;
 	for (size_t i = 0; i < total; i++) {
-		if (!i || strcmp(refs[i].name, refs[i - 1].name)) {
+		if (!i || strcmp(refs[i].key, refs[i - 1].key)) {
 			g = g == SIZE_MAX ? 0 : g + 1;
 			struct hp_cmp_class *C = &tab[g];
-			C->name = refs[i].name;
+			C->name = refs[i].key;
 			C->instances = vals + g * 3 * n;
 			C->shallow = C->instances + n;
 			C->retained = C->shallow + n;
 			C->present = fl + g * n;
+			C->names = names + g * n;
 		}
 		const struct hp_dsum_class *sc = &TAB(refs[i].dump)[refs[i].idx];
 		struct hp_cmp_class *C = &tab[g];
@@ -736,100 +869,306 @@ static int line_classes(const struct hp_dsum *const *s, size_t n, struct hp_cmp 
 		C->shallow[refs[i].dump] += sc->shallow;
 		C->retained[refs[i].dump] += sc->retained;
 		C->present[refs[i].dump] = 1;
+		C->names[refs[i].dump]++;
+		C->normalised |= refs[i].norm;
 	}
 	if (groups_of)
 		c->ngroups = groups;
 	else
 		c->nclasses = groups;
+	for (size_t r = 0; !groups_of && r < groups; r++) {
+		if (!tab[r].normalised)
+			continue;
+		c->norm.classes++;
+		c->norm.kinds |= tab[r].normalised;
+		for (size_t i = 0; i < n; i++)
+			c->norm.class_names[i] += tab[r].names[i];
+	}
 	hp_free(refs);
 	return HP_OK;
 #undef TAB
 #undef NTAB
 }
 
-/* the union of the summaries' path trees: (parent, via, label) */
+/* (parent, via, label) keys: a table of them, each found once */
 struct ukey { uint32_t parent; const char *via, *label; };
+
+struct ktab {
+	struct ukey *keys;
+	size_t n;
+	uint32_t *slots;
+	size_t mask;
+};
 
 static uint64_t ukey_hash(uint32_t parent, const char *via, const char *label)
 {
 	return str_hash(label, str_hash(via, parent));
 }
 
+static int ktab_init(struct ktab *t, size_t cap)
+{
+	size_t ns = 1024;
+	while (ns < 2 * cap + 2)
+		ns *= 2;
+	t->n = 0;
+	t->mask = ns - 1;
+	t->keys = hp_reallocarray(NULL, cap ? cap : 1, sizeof *t->keys);
+	t->slots = hp_reallocarray(NULL, ns, sizeof *t->slots);
+	if (!t->keys || !t->slots)
+		return HP_ENOMEM;
+	memset(t->slots, 0xff, ns * sizeof *t->slots);
+	return HP_OK;
+}
+
+static void ktab_release(struct ktab *t)
+{
+	hp_free(t->keys);
+	hp_free(t->slots);
+}
+
+/* the key's index; added when add (the table holds at most cap keys),
+ * else HP_NONE when absent */
+static uint32_t ktab_get(struct ktab *t, uint32_t parent, const char *via, const char *label, int add)
+{
+	size_t q = (size_t)ukey_hash(parent, via, label) & t->mask;
+	uint32_t u;
+	while ((u = t->slots[q]) != HP_NONE) {
+		const struct ukey *k = &t->keys[u];
+		if (k->parent == parent && !strcmp(k->label, label) && !strcmp(k->via, via))
+			return u;
+		q = (q + 1) & t->mask;
+	}
+	if (!add)
+		return HP_NONE;
+	u = (uint32_t)t->n++;
+	t->keys[u] = (struct ukey){ parent, via, label };
+	t->slots[q] = u;
+	return u;
+}
+
+/* a path's depth, 1..max (a summary's paths are at most HP_DSUM_DEPTH deep) */
+static size_t level_of(const struct hp_dsum_path *p, size_t max)
+{
+	return p->depth < 1 ? 1 : p->depth < max ? p->depth : max;
+}
+
+/* The union of the summaries' path trees, by (parent, via, label), a level
+ * of depth at a time: at each level, the paths whose exact key is not in
+ * every summary and whose label normalises mark their normalised key, and
+ * every path of the level whose normalised key is marked, and found in two
+ * summaries or more, is lined up under it (gennames.h; as the classes).  The union's paths are numbered in the
+ * order the summaries first have them, parents before children. */
 static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += s[i]->npaths;
-	uint32_t *map = hp_reallocarray(NULL, total ? total : 1, sizeof *map);   /* summary path -> union */
-	struct ukey *uk = hp_reallocarray(NULL, total ? total : 1, sizeof *uk);
-	size_t ns = 1024;
-	while (ns < 2 * total + 2)
-		ns *= 2;
-	uint32_t *slots = hp_reallocarray(NULL, ns, sizeof *slots);
+	size_t tcap = total ? total : 1;
+	uint32_t *map = hp_reallocarray(NULL, tcap, sizeof *map);        /* summary path -> union */
+	uint32_t *dump = hp_reallocarray(NULL, tcap, sizeof *dump);       /* summary path -> its dump */
+	uint32_t *order = hp_reallocarray(NULL, tcap, sizeof *order);     /* summary paths by depth */
+	uint32_t *prov = hp_reallocarray(NULL, tcap, sizeof *prov);       /* summary path -> exact key */
+	uint32_t *pdumps = hp_calloc(tcap, sizeof *pdumps);               /* exact key -> dumps with it */
+	uint32_t *plast = hp_reallocarray(NULL, tcap, sizeof *plast);     /* exact key -> last dump met */
+	const char **nlab = hp_calloc(tcap, sizeof *nlab);                /* summary path -> normalised label */
+	uint8_t *nkind = hp_calloc(tcap, 1);
+	uint32_t *mid = hp_reallocarray(NULL, tcap, sizeof *mid);         /* summary path -> marked key */
+	uint32_t *mdumps = hp_calloc(tcap, sizeof *mdumps);               /* marked key -> dumps with it */
+	uint32_t *mlast = hp_reallocarray(NULL, tcap, sizeof *mlast);     /* marked key -> last dump met */
+	uint32_t *renum = NULL;
+	size_t ndepth = HP_DSUM_DEPTH + 2, maxlen = 0;
+	size_t *dcount = hp_calloc(ndepth + 1, sizeof *dcount);
+	size_t *first = hp_calloc(n + 1, sizeof *first);    /* each summary's first path */
+	struct ktab U = { NULL }, P = { NULL }, M = { NULL };
+	char *buf = NULL;
+	uint64_t *vals = NULL;
+	uint8_t *fl = NULL;
+	uint32_t *names = NULL;
 	int rc = HP_OK;
-	if (!map || !uk || !slots) {
+	if (!map || !dump || !order || !prov || !pdumps || !plast || !nlab || !nkind || !mid || !mdumps || !mlast ||
+	    !dcount || !first ||
+	    ktab_init(&U, total) || ktab_init(&P, total) || ktab_init(&M, total)) {
 		rc = HP_ENOMEM;
 		goto out;
 	}
-	memset(slots, 0xff, ns * sizeof *slots);
-	size_t nu = 0, base = 0;
+	/* the paths by depth (a parent's depth is less), in summary order */
+	size_t base = 0;
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < s[i]->npaths; j++) {
-			const struct hp_dsum_path *P = &s[i]->paths[j];
-			uint32_t up = P->parent == HP_NONE ? HP_NONE : map[base + P->parent];
-			size_t q = (size_t)ukey_hash(up, P->via, P->label) & (ns - 1);
-			uint32_t u;
-			while ((u = slots[q]) != HP_NONE) {
-				if (uk[u].parent == up && !strcmp(uk[u].via, P->via) && !strcmp(uk[u].label, P->label))
-					break;
-				q = (q + 1) & (ns - 1);
-			}
-			if (u == HP_NONE) {
-				u = (uint32_t)nu++;
-				uk[u] = (struct ukey){ up, P->via, P->label };
-				slots[q] = u;
-			}
-			map[base + j] = u;
+			const struct hp_dsum_path *Pp = &s[i]->paths[j];
+			size_t d = level_of(Pp, ndepth);
+			dcount[d]++;
+			dump[base + j] = (uint32_t)i;
+			size_t l = strlen(Pp->label);
+			if (l > maxlen)
+				maxlen = l;
 		}
 		base += s[i]->npaths;
 	}
+	for (size_t d = 1; d <= ndepth; d++)
+		dcount[d] += dcount[d - 1];
+	{
+		size_t *at = hp_calloc(ndepth + 1, sizeof *at);
+		if (!at) {
+			rc = HP_ENOMEM;
+			goto out;
+		}
+		memcpy(at, dcount, (ndepth + 1) * sizeof *at);
+		base = 0;
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = 0; j < s[i]->npaths; j++) {
+				size_t d = level_of(&s[i]->paths[j], ndepth);
+				order[at[d - 1]++] = (uint32_t)(base + j);
+			}
+			base += s[i]->npaths;
+		}
+		hp_free(at);
+	}
+	if (!(buf = hp_malloc(maxlen + 1))) {
+		rc = HP_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] = first[i] + s[i]->npaths;
+#define PATH_OF(g) (&s[dump[g]]->paths[(g) - first[dump[g]]])
+#define UP_OF(Pp, g) ((Pp)->parent == HP_NONE ? HP_NONE : map[first[dump[g]] + (Pp)->parent])
+	for (size_t d = 1; d <= ndepth; d++) {
+		size_t lo = dcount[d - 1], hi = dcount[d], marked = 0;
+		/* the exact keys of the level, and the dumps that have each */
+		for (size_t k = lo; k < hi; k++) {
+			uint32_t g = order[k];
+			const struct hp_dsum_path *Pp = PATH_OF(g);
+			uint32_t e = ktab_get(&P, UP_OF(Pp, g), Pp->via, Pp->label, 1);
+			prov[g] = e;
+			if (!pdumps[e] || plast[e] != dump[g]) {
+				pdumps[e]++;
+				plast[e] = dump[g];
+			}
+		}
+		/* those not in every dump mark their normalised keys */
+		for (size_t k = lo; k < hi; k++) {
+			uint32_t g = order[k];
+			const struct hp_dsum_path *Pp = PATH_OF(g);
+			if (pdumps[prov[g]] == n && !c->norm.runs_differ)
+				continue;
+			unsigned kinds = hp_gen_label(Pp->label, buf, maxlen + 1);
+			if (!kinds)
+				continue;
+			if (!(nlab[g] = pool_add(c->pool, buf, strlen(buf)))) {
+				rc = HP_ENOMEM;
+				break;
+			}
+			nkind[g] = (uint8_t)kinds;
+			ktab_get(&M, UP_OF(Pp, g), Pp->via, nlab[g], 1);
+			marked++;
+		}
+		/* the paths of the level under marked normalised keys, and the
+		 * dumps that have each such key */
+		for (size_t k = lo; k < hi && !rc; k++) {
+			uint32_t g = order[k];
+			const struct hp_dsum_path *Pp = PATH_OF(g);
+			uint32_t up = UP_OF(Pp, g);
+			if (marked && !nlab[g]) {
+				unsigned kinds = hp_gen_label(Pp->label, buf, maxlen + 1);
+				if (kinds && ktab_get(&M, up, Pp->via, buf, 0) != HP_NONE) {
+					if (!(nlab[g] = pool_add(c->pool, buf, strlen(buf)))) {
+						rc = HP_ENOMEM;
+						break;
+					}
+					nkind[g] = (uint8_t)kinds;
+				}
+			}
+			mid[g] = nlab[g] ? ktab_get(&M, up, Pp->via, nlab[g], 0) : HP_NONE;
+			if (mid[g] != HP_NONE && (!mdumps[mid[g]] || mlast[mid[g]] != dump[g])) {
+				mdumps[mid[g]]++;
+				mlast[mid[g]] = dump[g];
+			}
+		}
+		/* every path of the level: under its normalised key when that key
+		 * is in two dumps or more (in one only, it lines nothing up) */
+		for (size_t k = lo; k < hi && !rc; k++) {
+			uint32_t g = order[k];
+			const struct hp_dsum_path *Pp = PATH_OF(g);
+			const char *label = Pp->label;
+			if (mid[g] != HP_NONE && mdumps[mid[g]] >= 2)
+				label = nlab[g];
+			else
+				nkind[g] = 0;
+			map[g] = ktab_get(&U, UP_OF(Pp, g), Pp->via, label, 1);
+		}
+		if (rc)
+			goto out;
+	}
+	/* numbered in the order the summaries first have them */
+	size_t nu = U.n;
+	if (!(renum = hp_reallocarray(NULL, nu ? nu : 1, sizeof *renum))) {
+		rc = HP_ENOMEM;
+		goto out;
+	}
+	memset(renum, 0xff, (nu ? nu : 1) * sizeof *renum);
 	c->paths = hp_calloc(nu ? nu : 1, sizeof *c->paths);
-	uint64_t *vals = hp_calloc(nu * 3 * n + 1, sizeof *vals);
-	uint8_t *fl = hp_calloc(nu * n + 1, 1);
+	vals = hp_calloc(nu * 3 * n + 1, sizeof *vals);
+	fl = hp_calloc(nu * n + 1, 1);
+	names = hp_calloc(nu * n + 1, sizeof *names);
 	c->child_off = hp_calloc(nu + 2, sizeof *c->child_off);
 	c->children = hp_reallocarray(NULL, nu ? nu : 1, sizeof *c->children);
-	if (!c->paths || !vals || !fl || !c->child_off || !c->children) {
-		hp_free(vals);
-		hp_free(fl);
+	if (!c->paths || !vals || !fl || !names || !c->child_off || !c->children) {
 		rc = HP_ENOMEM;
 		goto out;
 	}
 	c->npaths = nu;
+	uint32_t next = 0;
+	for (size_t g = 0; g < total; g++)
+		if (renum[map[g]] == HP_NONE)
+			renum[map[g]] = next++;
+	for (size_t u = 0; u < nu; u++) {
+		struct hp_cmp_path *Q = &c->paths[renum[u]];
+		const struct ukey *K = &U.keys[u];
+		Q->parent = K->parent == HP_NONE ? HP_NONE : renum[K->parent];
+		Q->via = K->via;
+		Q->label = K->label;
+	}
 	/* the classes' blocks stay in c->vals/c->flags; these hang off the first path */
 	for (size_t u = 0; u < nu; u++) {
-		struct hp_cmp_path *P = &c->paths[u];
-		P->parent = uk[u].parent;
-		P->depth = P->parent == HP_NONE ? 1 : c->paths[P->parent].depth + 1;
-		P->via = uk[u].via;
-		P->label = uk[u].label;
-		P->nodes = vals + u * 3 * n;
-		P->retained = P->nodes + n;
-		P->objects = P->retained + n;
-		P->present = fl + u * n;
+		struct hp_cmp_path *Q = &c->paths[u];
+		Q->depth = Q->parent == HP_NONE ? 1 : c->paths[Q->parent].depth + 1;
+		Q->nodes = vals + u * 3 * n;
+		Q->retained = Q->nodes + n;
+		Q->objects = Q->retained + n;
+		Q->present = fl + u * n;
+		Q->names = names + u * n;
 	}
 	c->paths_vals = vals;
 	c->paths_flags = fl;
-	base = 0;
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < s[i]->npaths; j++) {
-			const struct hp_dsum_path *P = &s[i]->paths[j];
-			struct hp_cmp_path *U = &c->paths[map[base + j]];
-			U->nodes[i] += P->nodes;
-			U->retained[i] += P->retained;
-			U->objects[i] += P->objects;
-			U->present[i] = 1;
+	c->pnames = names;
+	vals = NULL;
+	fl = NULL;
+	names = NULL;
+	for (size_t g = 0; g < total; g++) {
+		const struct hp_dsum_path *Pp = PATH_OF(g);
+		struct hp_cmp_path *Q = &c->paths[renum[map[g]]];
+		size_t i = dump[g];
+		Q->nodes[i] += Pp->nodes;
+		Q->retained[i] += Pp->retained;
+		Q->objects[i] += Pp->objects;
+		Q->present[i] = 1;
+		Q->names[i]++;
+		Q->normalised |= nkind[g];
+	}
+#undef PATH_OF
+#undef UP_OF
+	for (size_t u = 0; u < nu; u++) {
+		const struct hp_cmp_path *Q = &c->paths[u];
+		if (!Q->normalised)
+			continue;
+		c->norm.kinds |= Q->normalised;
+		if (Q->parent == HP_NONE && !strncmp(Q->label, "thread \"", 8)) {
+			c->norm.threads++;
+			for (size_t i = 0; i < n; i++)
+				c->norm.thread_names[i] += Q->names[i];
+		} else {
+			c->norm.paths++;
 		}
-		base += s[i]->npaths;
 	}
 	/* children by parent, the tops under index nu */
 	for (size_t u = 0; u < nu; u++) {
@@ -853,8 +1192,26 @@ static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c
 	}
 out:
 	hp_free(map);
-	hp_free(uk);
-	hp_free(slots);
+	hp_free(dump);
+	hp_free(order);
+	hp_free(prov);
+	hp_free(pdumps);
+	hp_free(plast);
+	hp_free(nlab);
+	hp_free(nkind);
+	hp_free(mid);
+	hp_free(mdumps);
+	hp_free(mlast);
+	hp_free(renum);
+	hp_free(dcount);
+	hp_free(first);
+	hp_free(buf);
+	hp_free(vals);
+	hp_free(fl);
+	hp_free(names);
+	ktab_release(&U);
+	ktab_release(&P);
+	ktab_release(&M);
 	return rc;
 }
 
@@ -871,7 +1228,12 @@ int hp_cmp_build(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c, str
 		if (s[i]->size_kind != s[0]->size_kind ||
 		    (c->has_retained && (s[i]->weak_policy != s[0]->weak_policy || s[i]->roots_policy != s[0]->roots_policy)))
 			c->same_model = 0;
-	if (line_classes(s, n, c, 0) || line_classes(s, n, c, 1) || line_paths(s, n, c)) {
+	c->pool = hp_calloc(1, sizeof(struct pool));
+	c->norm.class_names = hp_calloc(2 * n + 1, sizeof *c->norm.class_names);
+	if (c->norm.class_names)
+		c->norm.thread_names = c->norm.class_names + n;
+	if (!c->pool || !c->norm.class_names || line_classes(s, n, c, 0) || line_classes(s, n, c, 1) ||
+	    line_paths(s, n, c)) {
 		hp_cmp_release(c);
 		return hp_error_set(err, HP_ENOMEM, "out of memory comparing the dumps");
 	}
@@ -884,13 +1246,18 @@ void hp_cmp_release(struct hp_cmp *c)
 	hp_free(c->groups);
 	hp_free(c->gvals);
 	hp_free(c->gflags);
+	hp_free(c->gnames);
 	hp_free(c->paths);
 	hp_free(c->child_off);
 	hp_free(c->children);
 	hp_free(c->vals);
 	hp_free(c->flags);
+	hp_free(c->cnames);
 	hp_free(c->paths_vals);
 	hp_free(c->paths_flags);
+	hp_free(c->pnames);
+	hp_free(c->norm.class_names);
+	pool_free(c->pool);
 	memset(c, 0, sizeof *c);
 }
 

@@ -52,8 +52,22 @@
  * objects under two models shows changes that are not there.  Choosing one
  * model for all (reading a dump again under it) is the caller's.
  *
+ * Names made up at run time (lambdas, proxies, reflection accessors, CGLIB
+ * and ByteBuddy classes, numbered threads: analysis/gennames.h) differ
+ * between two runs of one program.  When lining up, a class or path whose
+ * name is not in every summary and normalises is lined up by its normalised
+ * name, together with every other one of that normalised name (at the same
+ * place in the tree, for a path): one row holds all the lambdas of a class
+ * in each dump, counts and sizes summed, rather than pairing one lambda of
+ * one dump with an arbitrary lambda of the other.  Names in every summary,
+ * names not made up, and names whose normalised name only one summary has
+ * (nothing to line up with) are lined up as they are.  The rows so lined up
+ * say so (normalised) and are counted (hp_cmp.norm).  Groups are lined up
+ * by their own names.
+ *
  * Ownership: a summary owns its strings (hp_dsum_release()); a comparison
- * borrows the summaries' strings and must be released before them.
+ * borrows the summaries' strings (its normalised names are its own) and
+ * must be released before them.
  */
 #ifndef HP_DIFF_H
 #define HP_DIFF_H
@@ -128,16 +142,32 @@ int hp_dsum_groups(struct hp_dsum *s, const hp_heap *h, const struct hp_groups *
 /* ---- n summaries lined up ------------------------------------------------ */
 
 struct hp_cmp_class {
-	const char *name;
+	const char *name;             /* normalised ("shop.Cart$$Lambda$*") when normalised */
 	uint64_t *instances, *shallow, *retained;   /* n values each */
 	uint8_t *present;                           /* n flags */
+	uint32_t *names;              /* n values: the summary's classes (names) in the row */
+	unsigned normalised;          /* HP_GEN_* (analysis/gennames.h) of the names lined up by
+	                                 their normalised name; 0: by the name itself */
 };
 
 struct hp_cmp_path {
 	uint32_t parent, depth;
-	const char *via, *label;
+	const char *via, *label;      /* label normalised when normalised */
 	uint64_t *nodes, *retained, *objects;       /* n values each */
 	uint8_t *present;
+	uint32_t *names;              /* n values: the summary's paths lined up here */
+	unsigned normalised;          /* HP_GEN_* of the labels lined up by their normalised label */
+};
+
+/* what was lined up by normalised name */
+struct hp_cmp_norm {
+	int runs_differ;              /* the dumps are of two runs: every made-up name normalised */
+	size_t classes;               /* class rows */
+	size_t threads;               /* top paths of threads ("thread \"pool-*-thread-*\"") */
+	size_t paths;                 /* other path nodes */
+	unsigned kinds;               /* HP_GEN_* met */
+	uint64_t *class_names;        /* n values: each summary's classes in those rows */
+	uint64_t *thread_names;       /* n values: each summary's threads in those paths */
 };
 
 struct hp_cmp {
@@ -150,7 +180,10 @@ struct hp_cmp {
 	uint64_t *gvals; uint8_t *gflags;
 	struct hp_cmp_path *paths; size_t npaths;        /* a parent before its children */
 	uint32_t *child_off, *children;                  /* children of path p; the tops at npaths */
+	struct hp_cmp_norm norm;
 	uint64_t *vals, *paths_vals; uint8_t *flags, *paths_flags;   /* storage */
+	uint32_t *cnames, *gnames, *pnames;
+	void *pool;                   /* the normalised names */
 };
 
 int hp_cmp_build(const struct hp_dsum *const *s, size_t n, struct hp_cmp *out, struct hp_error *err) HP_MUST_USE;

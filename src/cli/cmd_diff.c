@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "cli/table.h"
 #include "base/alloc.h"
+#include "analysis/gennames.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -361,9 +362,90 @@ cJSON *cli_json_path(const struct hp_cmp *c, uint32_t p)
 		cJSON_AddStringToObject(e, "object", P->label);
 		if (tl_threads(c, P))
 			cli_json_u64(e, "threads", tl_threads(c, P));
+		if (P->normalised)
+			cJSON_AddBoolToObject(e, "normalised", 1);
 		cJSON_AddItemToArray(a, e);
 	}
 	return a;
+}
+
+/* ---- names lined up by their normalised form (analysis/gennames.h) -------- */
+
+unsigned cli_cmp_path_normalised(const struct hp_cmp *c, uint32_t p)
+{
+	unsigned k = 0;
+	for (size_t d = 0; p != HP_NONE && d <= HP_DSUM_DEPTH; p = c->paths[p].parent, d++)
+		k |= c->paths[p].normalised;
+	return k;
+}
+
+static cJSON *json_kinds(unsigned kinds)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (unsigned k = 0; k < HP_GEN_NKINDS; k++)
+		if (kinds & (1u << k))
+			cJSON_AddItemToArray(a, cJSON_CreateString(hp_gen_kind_name(k, 1)));
+	return a;
+}
+
+cJSON *cli_json_norm_row(unsigned kinds, const uint32_t *names, size_t n)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddItemToObject(e, "kinds", json_kinds(kinds));
+	cJSON *a = cJSON_AddArrayToObject(e, "names");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cli_json_u64_item(names[i]));
+	return e;
+}
+
+void cli_json_normalised(cJSON *j, const struct hp_cmp *c)
+{
+	const struct hp_cmp_norm *m = &c->norm;
+	cJSON *e = cJSON_AddObjectToObject(j, "normalised");
+	cJSON_AddBoolToObject(e, "runs_differ", m->runs_differ);
+	cli_json_u64(e, "classes", m->classes);
+	cli_json_u64(e, "threads", m->threads);
+	cli_json_u64(e, "paths", m->paths);
+	cJSON_AddItemToObject(e, "kinds", json_kinds(m->kinds));
+	cJSON *cn = cJSON_AddArrayToObject(e, "class_names"), *tn = cJSON_AddArrayToObject(e, "thread_names");
+	for (size_t i = 0; i < c->n; i++) {
+		cJSON_AddItemToArray(cn, cli_json_u64_item(m->class_names[i]));
+		cJSON_AddItemToArray(tn, cli_json_u64_item(m->thread_names[i]));
+	}
+}
+
+void cli_text_normalised(FILE *f, const struct hp_cmp *c, size_t a, size_t b, const char *an, const char *bn)
+{
+	const struct hp_cmp_norm *m = &c->norm;
+	if (!m->classes && !m->threads && !m->paths)
+		return;
+	char x[32], y[32], z[32], kinds[200] = "";
+	size_t l = 0;
+	for (unsigned k = 0; k < HP_GEN_NKINDS; k++)
+		if ((m->kinds & (1u << k)) && (1u << k) != HP_GEN_THREAD && l < sizeof kinds) {
+			int w = snprintf(kinds + l, sizeof kinds - l, "%s%s", l ? ", " : "", hp_gen_kind_name(k, 0));
+			if (w > 0)
+				l += (size_t)w;
+		}
+	fprintf(f, "matched by normalised name (names made up at run time):");
+	const char *sep = " ";
+	if (m->classes) {
+		fprintf(f, "%s%s class row%s (%s classes in %s, %s in %s; %s)", sep, cli_fmt_count(m->classes, x, sizeof x),
+			m->classes == 1 ? "" : "s", cli_fmt_count(m->class_names[a], y, sizeof y), an,
+			cli_fmt_count(m->class_names[b], z, sizeof z), bn, kinds);
+		sep = ", ";
+	}
+	if (m->threads) {
+		fprintf(f, "%s%s thread path%s (%s threads in %s, %s in %s)", sep, cli_fmt_count(m->threads, x, sizeof x),
+			m->threads == 1 ? "" : "s", cli_fmt_count(m->thread_names[a], y, sizeof y), an,
+			cli_fmt_count(m->thread_names[b], z, sizeof z), bn);
+		sep = ", ";
+	}
+	if (m->paths)
+		fprintf(f, "%s%s other path node%s", sep, cli_fmt_count(m->paths, x, sizeof x), m->paths == 1 ? "" : "s");
+	fputc('\n', f);
+	if (m->runs_differ)
+		fprintf(f, "  (the lambdas of a class differ both ways: two runs, so every made-up name is normalised)\n");
 }
 
 cJSON *cli_json_i64_item(int64_t v)
@@ -701,6 +783,7 @@ static int json_out(struct diff_state *d)
 		cJSON_AddItemToObject(tot, "unreachable_shallow",
 				      cli_json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
 	}
+	cli_json_normalised(j, &d->cmp);
 	int grouped = d->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", d->grp.kind);
@@ -722,6 +805,8 @@ static int json_out(struct diff_state *d)
 		cJSON_AddItemToObject(dd, "shallow", cli_json_i64_item(r->d_shallow));
 		if (R)
 			cJSON_AddItemToObject(dd, "retained", cli_json_i64_item(r->d_ret));
+		if (r->c->normalised)
+			cJSON_AddItemToObject(e, "normalised", cli_json_norm_row(r->c->normalised, r->c->names, 2));
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(j, "root_kinds");
@@ -799,6 +884,9 @@ static int json_out(struct diff_state *d)
 				cli_json_u64(ea, "retained", P->retained[0]);
 				cli_json_u64(eb, "objects", P->nodes[1]);
 				cli_json_u64(eb, "retained", P->retained[1]);
+				unsigned nk = cli_cmp_path_normalised(&d->cmp, g->path);
+				if (nk)
+					cJSON_AddItemToObject(e, "normalised", cli_json_norm_row(nk, P->names, 2));
 				cJSON_AddItemToArray(ga, e);
 			}
 		}
@@ -856,14 +944,17 @@ static void instances_cell(const struct cli_table *tb, const void *row, char *bu
 	pair_text(&p, buf, n);
 }
 
-/* the class (or group), marked when only one dump has it */
+/* the class (or group), marked when only one dump has it or when its
+ * names were lined up by their normalised form */
 static void class_put(const struct cli_table *tb, const void *row, FILE *f)
 {
 	(void)tb;
 	const struct drow *r = row;
-	char nm[4200];
-	fprintf(f, "%s%s", hp_text_safe(r->c->name, nm, sizeof nm),
-		!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
+	char nm[4200], nz[80] = "";
+	if (r->c->normalised)
+		snprintf(nz, sizeof nz, "  [normalised: %u \xe2\x86\x92 %u classes]", r->c->names[0], r->c->names[1]);
+	fprintf(f, "%s%s%s", hp_text_safe(r->c->name, nm, sizeof nm),
+		!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "", nz);
 }
 
 /* when the columns are shown: with retained sizes (not --fast) */
@@ -929,7 +1020,8 @@ static void path_put(const struct cli_table *tb, const void *row, FILE *f)
 	const struct diff_state *d = tb->ctx;
 	const struct hp_growth *g = row;
 	char nm[4200];
-	fprintf(f, "%s%s", cli_fmt_path(&d->cmp, g->path, nm, sizeof nm), g->own ? "  (its own size)" : "");
+	fprintf(f, "%s%s%s", cli_fmt_path(&d->cmp, g->path, nm, sizeof nm), g->own ? "  (its own size)" : "",
+		cli_cmp_path_normalised(&d->cmp, g->path) ? "  [normalised]" : "");
 }
 
 #define GW_(f) offsetof(struct hp_growth, f)
@@ -987,6 +1079,7 @@ static int text_out(struct diff_state *d)
 			cli_fmt_dbytes((int64_t)(s1->reachable_bytes - s0->reachable_bytes), c, sizeof c),
 			cli_fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
 	fputc('\n', f);
+	cli_text_normalised(f, &d->cmp, 0, 1, "base", "new");
 
 	/* classes, or groups */
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };

@@ -298,6 +298,7 @@ static cJSON *trend_doc(struct trend_state *t)
 	int grouped = t->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", t->grp.kind);
+	cli_json_normalised(j, &t->cmp);
 	cli_json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
 	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(t, t->ncrow); i++) {
@@ -313,6 +314,8 @@ static cJSON *trend_doc(struct trend_state *t)
 		cJSON_AddItemToObject(e, "shallow_fit", json_fit(&r->fs));
 		if (!t->o->fast)
 			cJSON_AddItemToObject(e, "retained_fit", json_fit(&r->fb));
+		if (t->tab[r->idx].normalised)
+			cJSON_AddItemToObject(e, "normalised", cli_json_norm_row(t->tab[r->idx].normalised, t->tab[r->idx].names, t->n));
 		cJSON_AddItemToArray(arr, e);
 	}
 	if (!t->o->fast) {
@@ -327,6 +330,9 @@ static cJSON *trend_doc(struct trend_state *t)
 			cJSON_AddItemToObject(e, "retained", json_series(r->bytes, t->n));
 			cJSON_AddItemToObject(e, "objects_fit", json_fit(&r->fc));
 			cJSON_AddItemToObject(e, "retained_fit", json_fit(&r->fb));
+			unsigned nk = cli_cmp_path_normalised(&t->cmp, r->idx);
+			if (nk)
+				cJSON_AddItemToObject(e, "normalised", cli_json_norm_row(nk, t->cmp.paths[r->idx].names, t->n));
 			cJSON_AddItemToArray(arr, e);
 		}
 	}
@@ -402,9 +408,12 @@ static void class_put(const struct cli_table *tb, const void *row, FILE *f)
 	(void)tb;
 	const struct tline *l = row;
 	const struct trend_state *t = l->t;
-	char nm[4200], d[32], e[32];
-	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", hp_text_safe(t->tab[l->r->idx].name, nm, sizeof nm),
-		cli_fmt_count(l->r->count[0], d, sizeof d), cli_fmt_count(l->r->count[t->n - 1], e, sizeof e));
+	const struct hp_cmp_class *C = &t->tab[l->r->idx];
+	char nm[4200], d[32], e[32], nz[80] = "";
+	if (C->normalised)
+		snprintf(nz, sizeof nz, "  [normalised: %u \xe2\x86\x92 %u classes]", C->names[0], C->names[t->n - 1]);
+	fprintf(f, "%s  (%s \xe2\x86\x92 %s)%s", hp_text_safe(C->name, nm, sizeof nm),
+		cli_fmt_count(l->r->count[0], d, sizeof d), cli_fmt_count(l->r->count[t->n - 1], e, sizeof e), nz);
 }
 
 /* the path, and what it retains in the first dump and the last */
@@ -414,8 +423,9 @@ static void path_put(const struct cli_table *tb, const void *row, FILE *f)
 	const struct tline *l = row;
 	const struct trend_state *t = l->t;
 	char nm[4200], c[32], d[32];
-	fprintf(f, "%s  (%s \xe2\x86\x92 %s)", cli_fmt_path(&t->cmp, l->r->idx, nm, sizeof nm),
-		cli_fmt_bytes(l->r->bytes[0], c, sizeof c), cli_fmt_bytes(l->r->bytes[t->n - 1], d, sizeof d));
+	fprintf(f, "%s  (%s \xe2\x86\x92 %s)%s", cli_fmt_path(&t->cmp, l->r->idx, nm, sizeof nm),
+		cli_fmt_bytes(l->r->bytes[0], c, sizeof c), cli_fmt_bytes(l->r->bytes[t->n - 1], d, sizeof d),
+		cli_cmp_path_normalised(&t->cmp, l->r->idx) ? "  [normalised]" : "");
 }
 
 #define TL_(f) offsetof(struct tline, f)
@@ -489,6 +499,7 @@ static int text_out(struct trend_state *t)
 	}
 	fprintf(f, "compared under: %s (%s)\n", cli_series_words(t->sm, mw, sizeof mw),
 		cli_series_from(t->sm, hp_text_safe(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
+	cli_text_normalised(f, &t->cmp, 0, t->n - 1, "the first dump", "the last");
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
 	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",

@@ -102,6 +102,16 @@ cJSON *cli_json_multi_begin(const char *command, cJSON *const *infos, size_t n);
  * the caller's.  Returns an exit code. */
 int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n,
 		  const struct cli_series *sm, struct cli_dumpmodel *models, cJSON **doc);
+/* Names lined up by their normalised form (analysis/diff.h, gennames.h):
+ * the HP_GEN_* kinds on path p and its ancestors; a row's "normalised"
+ * member ({"kinds": [...], "names": [the names lined up, per dump]});
+ * the document's "normalised" member; the text line that says what was
+ * normalised (nothing when nothing was), with the counts of dumps a and b
+ * named an and bn. */
+unsigned cli_cmp_path_normalised(const struct hp_cmp *c, uint32_t p);
+cJSON *cli_json_norm_row(unsigned kinds, const uint32_t *names, size_t n);
+void cli_json_normalised(cJSON *j, const struct hp_cmp *c);
+void cli_text_normalised(FILE *f, const struct hp_cmp *c, size_t a, size_t b, const char *an, const char *bn);
 /* the signed delta b - a as an exact JSON integer */
 cJSON *cli_json_i64_item(int64_t v);
 
