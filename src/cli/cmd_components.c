@@ -312,7 +312,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			const struct hp_hrow *r = &h->rows[t->rows[k].r];
 			cJSON *c = cJSON_CreateObject();
 			cJSON_AddStringToObject(c, "class", hp_class_name(h, r->cls));
-			if (h->header.version == 3)
+			if (hp_heap_android(h))
 				cJSON_AddStringToObject(c, "heap", hp_heap_name(h, r->heap));
 			json_u64(c, "instances", r->count + r->class_objs);
 			json_u64(c, "shallow", r->shallow);
@@ -401,7 +401,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fprintf(f, "   %10s  %10s  %10s  %s", fmt_bytes(t->rows[k].retained, a, sizeof a),
 				fmt_bytes(r->shallow, b, sizeof b), fmt_count(r->count + r->class_objs, c, sizeof c),
 				safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
-			if (h->header.version == 3)
+			if (hp_heap_android(h))
 				fprintf(f, " (heap %s)", safe_text(hp_heap_name(h, r->heap), lb, sizeof lb));
 			fputc('\n', f);
 		}

@@ -80,6 +80,81 @@ static inline void tally_row(hp_heap *h, uint64_t key)
 	h->build->tally.arrays++;
 }
 
+/* ---- --dump all: the heap dumps merged (see build.h) ------------------- */
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A later heap dump begins: the ids of the objects so far, sorted and
+ * distinct, are the ones its records may repeat. */
+static int on_dump_begin(void *ud, unsigned index, uint64_t offset)
+{
+	hp_heap *h = ud;
+	struct hp_heap_build *b = h->build;
+	(void)index;
+	(void)offset;
+	if (h->opts.dump_index >= 0)
+		return HP_OK;
+	h->merged_dumps = ++b->dumps;
+	if (b->dumps == 1 || b->over_limit)
+		return HP_OK;
+	const uint64_t *src = h->opts.build_objects ? h->ids : b->seen;
+	size_t n = h->opts.build_objects ? h->nobj : b->nseen;
+	uint64_t *p = hp_reallocarray(b->prev_ids, n ? n : 1, sizeof *p);
+	if (!p)
+		return stored(h, oom(h));
+	if (n)
+		memcpy(p, src, n * sizeof *p);
+	qsort(p, n, sizeof *p, by_u64);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || p[i] != p[k - 1])
+			p[k++] = p[i];
+	b->prev_ids = p;
+	b->nprev = k;
+	return HP_OK;
+}
+
+static int merge_check_slow(hp_heap *h, uint64_t id)
+{
+	struct hp_heap_build *b = h->build;
+	size_t lo = 0, hi = b->nprev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->prev_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->nprev && b->prev_ids[lo] == id) {
+		h->repeated_records++;
+		return 1;
+	}
+	if (h->opts.build_objects || b->over_limit)
+		return 0;
+	if (b->nseen == b->seen_cap) {
+		size_t nc = b->seen_cap ? 2 * b->seen_cap : 1 << 14;
+		uint64_t *q = hp_reallocarray(b->seen, nc, sizeof *q);
+		if (!q)
+			return stored(h, oom(h)) ? -1 : 0;
+		b->seen = q;
+		b->seen_cap = nc;
+	}
+	b->seen[b->nseen++] = id;
+	return 0;
+}
+
+/* Under --dump all: 1 when an earlier heap dump had an object with this id
+ * (the record is skipped: the first one is kept), -1 out of memory, else 0
+ * (without the object table the id is noted).  Otherwise always 0. */
+static inline int merge_check(hp_heap *h, uint64_t id)
+{
+	return h->opts.dump_index < 0 ? merge_check_slow(h, id) : 0;
+}
+
 static int prim_type_of_name(const char *n)
 {
 	static const struct { const char *name; int type; } t[] = {
@@ -436,6 +511,9 @@ static int store_class_dump(hp_heap *h, const struct hp_class_dump *d)
 static int on_class_dump(void *ud, const struct hp_class_dump *d)
 {
 	hp_heap *h = ud;
+	int m = merge_check(h, d->id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	h->build->tally.class_dumps++;
 	h->build->tally.fields += d->n_fields;
 	h->build->tally.statics += d->n_statics;
@@ -522,6 +600,9 @@ static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id
 {
 	hp_heap *h = ud;
 	struct hp_heap_build *b = h->build;
+	int m = merge_check(h, id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	note_serial(h, serial);
 	unsigned slot = (unsigned)((class_id * 0x9E3779B97F4A7C15ull) >> 58);
 	uint32_t cidx = b->ccache_idx[slot];
@@ -581,6 +662,9 @@ static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_i
 			uint64_t off)
 {
 	hp_heap *h = ud;
+	int m = merge_check(h, id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	note_serial(h, serial);
 	h->n_objarrays++;
 	tally_row(h, class_id);
@@ -636,6 +720,9 @@ static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, 
 			 uint64_t off, int nodata)
 {
 	hp_heap *h = ud;
+	int m = merge_check(h, id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	note_serial(h, serial);
 	h->n_primarrays++;
 	tally_row(h, 0xFFFFFFFFFFFFFF00ull | type);    /* no class id: one row per type */
@@ -960,6 +1047,7 @@ void hp_heap_sink(hp_heap *h, struct hp_sink *s)
 	s->frame = on_frame;
 	s->trace = on_trace;
 	s->start_thread = on_start_thread;
+	s->dump_begin = on_dump_begin;
 	s->root = on_root;
 	s->class_dump = on_class_dump;
 	s->instance = on_instance;

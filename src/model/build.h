@@ -115,6 +115,16 @@ struct hp_heap_build {
 	struct hp_gaps gaps;          /* the vm size model's evidence (gaps.c) */
 	uint64_t *vm_inst, *vm_mirror;   /* the vm model's sizes per class (sizemodel.c) */
 
+	/* --dump all (opts.dump_index < 0): the heap dumps merged, an object
+	 * met again in a later dump taken once, from its first record (as ahat
+	 * keeps it).  prev_ids: the ids of the dumps before the current one,
+	 * sorted and distinct (8 bytes an object, made as each later dump
+	 * begins); seen: without the object table, the ids met so far (8 bytes
+	 * a record), which the object table holds otherwise */
+	unsigned dumps;               /* heap dumps begun */
+	uint64_t *prev_ids; size_t nprev;
+	uint64_t *seen; size_t nseen, seen_cap;
+
 	/* the memory limit: what the records need, counted whether stored or not
 	 * (objects: n_instances, n_objarrays, n_primarrays and class_dumps) */
 	int over_limit;               /* the limit refused an allocation: only counting */
