@@ -149,8 +149,12 @@ $(BUILD)/dom_bench: bench/dom_bench.c $(BUILD)/libhprofan.a
 dom-bench: deps $(BUILD)/dom_bench
 	$(BUILD)/dom_bench
 
+# make check builds and tests in parallel: JOBS at a time as make -jN says,
+# else one per processor (tests/run-all.sh counts them the same way).
+NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 check: deps
-	@$(MAKE) --no-print-directory $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/dom_bench unit
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) \
+	  $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/dom_bench unit
 	@tests/run-all.sh $(BUILD)
 
 # The layer wall alone: only src/cli/ prints, exits or touches curses; each

@@ -10,6 +10,15 @@ TESTDATA=${TESTDATA:-$(cd "$(dirname "$0")/../.." && pwd)/testdata}
 # dump or into testdata/ (nor into ~/.cache)
 export HPROFAN_INDEX_DIR="$TMPD/.hprofan-index"
 unset HPROFAN_NO_INDEX
+# and what other programs keep per user (Chromium's crash reports and
+# dconf, hprofan's fallback index cache) under TMPD too, so that scripts run
+# side by side never share a file
+export XDG_CACHE_HOME="$TMPD/.cache" XDG_CONFIG_HOME="$TMPD/.config"
+# REL: the release binary beside the sanitized one under test
+# (build/hprofan for build/san/hprofan), else HPROFAN: for choosing inputs
+# and for size or time checks, where the sanitizers add nothing
+REL=$HPROFAN
+case $HPROFAN in */san/hprofan) [ -x "${HPROFAN%/san/hprofan}/hprofan" ] && REL=${HPROFAN%/san/hprofan}/hprofan ;; esac
 
 ok()   { printf 'ok %s\n' "$1"; }
 fail() { printf 'FAIL %s: %s\n' "$1" "$2"; }
@@ -44,6 +53,17 @@ _lib_end() {
   wait "$_LIB_COUNTER" 2>/dev/null
 }
 trap _lib_end EXIT
+
+# said_ready FILE PID [WORD]: waits until FILE (a JVM's output) holds WORD
+# (READY), while process PID runs, for up to 60 s (a JVM on a machine busy
+# with the rest of the suite starts slowly); true once it does
+said_ready() {
+  local file=$1 pid=$2 word=${3:-READY} end=$((SECONDS + 60))
+  until grep -q "$word" "$file" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ] || return 1
+    sleep 0.05
+  done
+}
 
 # have_corpus NAME: true when the corpus is present, else reports a skip
 have_corpus() {

@@ -9,6 +9,10 @@
 #
 # JOBS: $TEST_JOBS, else make's -jN (make -j2 check), else the number of
 # processors.  The slowest of the last run (build/test-times) start first.
+# python3 is /usr/bin/python3 when there is one (scripts/install-deps
+# provides it with python3-jsonschema), whatever PATH finds first: a
+# version manager's shim (pyenv's) costs 0.1 s a start, and the scripts
+# start python3 about a thousand times; TEST_PYTHON=PATH names another.
 set -u
 BUILD=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,12 +38,28 @@ jobs_wanted() {
 JOBS=$(jobs_wanted)
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || JOBS=2
 
+py=${TEST_PYTHON:-}
+[ -z "$py" ] && [ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if [ -n "$py" ] && [ "$(command -v python3)" != "$py" ]; then
+  mkdir -p "$TMPD/bin" && ln -sf "$py" "$TMPD/bin/python3" && export PATH=$TMPD/bin:$PATH
+fi
+
 # ---- the tasks: NAME, then how to run it --------------------------------------
 names=() cmds=()
 names+=(wall); cmds+=("tests/wall.sh >/dev/null && echo '1 passed, 0 failed' || echo '0 passed, 1 failed'")
+# a unit program that answers --shards with N > 1 runs as N tasks
+# (--shard K/N); the others refuse the argument
 for t in "$BUILD"/san/unit/*; do
   [ -x "$t" ] || continue
-  names+=("unit/$(basename "$t")"); cmds+=("$(printf '%q' "$t")")
+  n=$("$t" --shards 2>/dev/null) || n=1
+  [[ $n =~ ^[1-9][0-9]*$ ]] || n=1
+  if [ "$n" -eq 1 ]; then
+    names+=("unit/$(basename "$t")"); cmds+=("$(printf '%q' "$t")")
+  else
+    for ((k = 1; k <= n; k++)); do
+      names+=("unit/$(basename "$t")[$k/$n]"); cmds+=("$(printf '%q' "$t") --shard $k/$n")
+    done
+  fi
 done
 for s in tests/cli/*.sh; do
   [ -f "$s" ] || continue

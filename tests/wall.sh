@@ -6,7 +6,7 @@
 #
 #  1. Only src/cli/ prints, exits or touches curses: the library layers
 #     (base, parser, model, analysis, tools, session) and the browser's list
-#     model (cli/browse_model.*, drawn by cmd_browse.c) return a status.
+#     model (cli/browse_model.*, drawn by browse_draw.c) return a status.
 #  2. Data flows one way: a folder includes the headers, and names the
 #     functions, only of the folders below it in the table LAYERS.
 #  3. No circles, at file level and at folder level:

@@ -1,3 +1,10 @@
+/*
+ * group.c — hp_groups_compute() (group.h): the histogram rows grouped by
+ * package (a tree of prefixes, hashed), loader or component, with the
+ * groups' retained sizes counted once in one walk of the dominator tree;
+ * for a component report each group's top objects and waste; the class
+ * names several loaders define; the loaders' own names.
+ */
 #include "analysis/group.h"
 #include "analysis/fold.h"
 #include "model/idmap.h"
@@ -144,25 +151,21 @@ static size_t package_len(const char *name)
 
 /* ---- the grouping ----------------------------------------------------- */
 
-static int class_groups(const hp_heap *h, int by, const uint8_t *row_in, const uint32_t *comp,
+/* The group of each class with objects asked (want[c]: its rows' or its
+ * class object's), into cg[c] (HP_NONE for the others); with `filtered`
+ * (a filter chose the rows) the loaders only of those classes, else of
+ * every class. */
+static int class_groups(const hp_heap *h, int by, int filtered, const uint8_t *want, const uint32_t *comp,
 			const char *const *comp_names, size_t ncomp, struct hp_groups *G, size_t *gcap,
 			uint32_t *cg)
 {
 	int rc = HP_OK;
-	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
-	if (!want)
-		return HP_ENOMEM;
-	for (size_t r = 0; r < h->nrows; r++) {
-		const struct hp_hrow *w = &h->rows[r];
-		if (row_in ? row_in[r] != 0 : w->count + w->class_objs != 0)
-			want[w->cls] = 1;
-	}
 	if (by == HP_GROUP_COMPONENT) {
 		uint32_t gi;
 		for (size_t i = 0; i <= ncomp; i++) {
 			const char *nm = i < ncomp ? comp_names[i] : "other";
 			if ((rc = group_add(G, gcap, nm, strlen(nm), &gi)))
-				goto out;
+				return rc;
 		}
 		for (size_t c = 0; c < h->nclasses; c++)
 			cg[c] = comp[c] < ncomp ? comp[c] : (uint32_t)ncomp;
@@ -179,11 +182,11 @@ static int class_groups(const hp_heap *h, int by, const uint8_t *row_in, const u
 	} else {
 		struct hp_idmap L;
 		hp_idmap_init(&L);
-		/* every loader that defines a class, or (with row_in) that
-		 * defines a class of the rows asked */
+		/* every loader that defines a class, or (filtered) that
+		 * defines a class asked */
 		for (size_t c = 0; c < h->nclasses; c++) {
 			cg[c] = HP_NONE;
-			if (row_in && !want[c])
+			if (filtered && !want[c])
 				continue;
 			uint32_t gi = (uint32_t)G->n;
 			int ins = hp_idmap_insert(&L, h->classes[c].loader_id, &gi);
@@ -206,15 +209,13 @@ static int class_groups(const hp_heap *h, int by, const uint8_t *row_in, const u
 			cg[c] = gi;
 		}
 		for (size_t c = 0; c < h->nclasses && !rc; c++)
-			if (h->classes[c].dumped && (!row_in || want[c])) {
+			if (h->classes[c].dumped && (!filtered || want[c])) {
 				uint32_t gi = hp_idmap_get(&L, h->classes[c].loader_id);
 				if (gi != HP_IDMAP_NONE)
 					G->g[gi].defined++;
 			}
 		hp_idmap_release(&L);
 	}
-out:
-	hp_free(want);
 	return rc;
 }
 
@@ -396,10 +397,43 @@ static uint64_t waste_of(const struct hp_groups_more *M, uint32_t v)
 	return lo < M->nwaste && M->waste[lo].obj == v ? M->waste[lo].bytes : 0;
 }
 
+/* The group object v counts in (the innermost package), and whether it is
+ * of java.lang.Class's rows (*heap: which, as the rows count it): a class
+ * object is its class's, from its CLASS DUMP */
+static inline uint32_t object_group(const struct hp_groups *G, const hp_heap *h, uint32_t v, int *part,
+				    unsigned *heap)
+{
+	uint32_t c = h->cls[v], r;
+	unsigned hh = hp_heap_heap(h, v);
+	*part = 0;
+	if (c == h->jlc) {
+		*part = 1;
+		if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+			uint32_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+			if (k != HP_IDMAP_NONE && h->classes[k].dumped) {
+				*heap = h->classes[k].heap;
+				return G->class_group[k];
+			}
+		}
+	}
+	*heap = hh;
+	r = hp_heap_row_of(h, c, hh);
+	return r == HP_NONE ? HP_NONE : G->row_group[r];
+}
+
+uint32_t hp_groups_object_group(const struct hp_groups *G, const hp_heap *h, uint32_t v)
+{
+	int part;
+	unsigned heap;
+	return object_group(G, h, v, &part, &heap);
+}
+
 /* The fold of fold.h with the group as the key, its enclosing packages
- * after it.  The waste in a top object's subtree: a running sum of the
- * objects' wastes in the walk's order, read when the object is entered and
- * again when its subtree is done (the objects between are its subtree). */
+ * after it; an object of java.lang.Class's rows has first the key of its
+ * group's part of the row (G->n + g * nheaps + heap), then its group's.  The
+ * waste in a top object's subtree: a running sum of the objects' wastes in
+ * the walk's order, read when the object is entered and again when its
+ * subtree is done (the objects between are its subtree). */
 struct group_fold {
 	const hp_heap *h;
 	const struct hp_retained *R;
@@ -421,14 +455,18 @@ static int group_counts(const struct group_fold *F, uint32_t v)
 static uint32_t group_key(void *ud, uint32_t v)
 {
 	const struct group_fold *F = ud;
-	uint32_t r = hp_heap_row_of(F->h, F->h->cls[v], hp_heap_heap(F->h, v));
-	return r == HP_NONE ? HP_NONE : F->G->row_group[r];
+	int part;
+	unsigned heap;
+	uint32_t g = object_group(F->G, F->h, v, &part, &heap);
+	return part && g != HP_NONE ? (uint32_t)(F->G->n + (size_t)g * F->G->nheaps + heap) : g;
 }
 
-static uint32_t group_next(void *ud, uint32_t g)
+static uint32_t group_next(void *ud, uint32_t k)
 {
 	const struct group_fold *F = ud;
-	return F->G->g[g].parent;
+	if (k >= F->G->n)
+		return (uint32_t)((k - F->G->n) / F->G->nheaps);
+	return F->G->g[k].parent;
 }
 
 static int group_enter(void *ud, uint32_t v)
@@ -444,6 +482,11 @@ static int group_enter(void *ud, uint32_t v)
 static int group_top(void *ud, uint32_t v, uint32_t g)
 {
 	struct group_fold *F = ud;
+	if (g >= F->G->n) {
+		if (group_counts(F, v))
+			F->G->jlc[g - F->G->n].retained += F->R->retained[v];
+		return HP_OK;
+	}
 	if (F->waste)
 		F->start[g] = F->before;
 	if (!group_counts(F, v))
@@ -456,7 +499,7 @@ static int group_top(void *ud, uint32_t v, uint32_t g)
 static void group_top_done(void *ud, uint32_t v, uint32_t g)
 {
 	struct group_fold *F = ud;
-	if (F->waste && group_counts(F, v))
+	if (g < F->G->n && F->waste && group_counts(F, v))
 		F->G->g[g].waste += F->run - F->start[g];
 }
 
@@ -486,7 +529,7 @@ static int retained_sums(const hp_heap *h, const struct hp_retained *R, const st
 	F.tops = T.all || T.k;
 	if (F.waste && !(F.start = hp_reallocarray(NULL, G->n ? G->n : 1, sizeof *F.start)))
 		goto out;
-	if ((rc = hp_fold(R->child_off, R->children, h->nobj, G->n, &group_ops, &F)) != HP_OK)
+	if ((rc = hp_fold(R->child_off, R->children, h->nobj, G->n + G->n * G->nheaps, &group_ops, &F)) != HP_OK)
 		goto out;
 	if (F.tops)
 		rc = tops_finish(&T, G);
@@ -506,6 +549,93 @@ int hp_groups_compute(const hp_heap *h, const struct hp_retained *R, int by, con
 	return hp_groups_compute_more(h, R, by, row_in, comp, comp_names, ncomp, NULL, G, err);
 }
 
+/* The rows asked (in[r]) and the classes with objects among them (want[c]:
+ * a row of c, or c's class object with java.lang.Class's row of its heap) */
+static void rows_asked(const hp_heap *h, const uint8_t *row_in, uint8_t *in, uint8_t *want)
+{
+	for (size_t r = 0; r < h->nrows; r++) {
+		const struct hp_hrow *w = &h->rows[r];
+		in[r] = row_in ? row_in[r] != 0 : w->count + w->class_objs != 0;
+		if (in[r])
+			want[w->cls] = 1;
+	}
+	for (size_t c = 0; c < h->nclasses && h->jlc != HP_NONE; c++)
+		if (h->classes[c].dumped) {
+			uint32_t r = hp_heap_row_of(h, h->jlc, h->classes[c].heap);
+			if (r != HP_NONE && in[r])
+				want[c] = 1;
+		}
+}
+
+static void add_up(struct hp_groups *G, uint32_t gi, uint64_t n, uint64_t shallow)
+{
+	for (uint32_t g = gi; g != HP_NONE; g = G->g[g].parent) {
+		G->g[g].instances += n;
+		G->g[g].shallow += shallow;
+	}
+}
+
+/* The groups' instances, shallow bytes and classes from the rows asked, but
+ * for java.lang.Class's: its class objects go to their classes' groups
+ * (G->class_group), the rest of it to its own group.  A class counts in the
+ * groups of its row's objects; java.lang.Class's rows once in each group
+ * (a heap mask per group, of the rows it has a part of, the group's
+ * subpackages' included). */
+static int row_sums(const hp_heap *h, const uint8_t *in, const uint32_t *cg, struct hp_groups *G)
+{
+	size_t nh = G->nheaps;
+	uint16_t *mask = hp_calloc(G->n ? G->n : 1, sizeof *mask);
+	if (!mask)
+		return HP_ENOMEM;
+	uint64_t selfsum[HP_MAX_HEAPS] = { 0 };   /* the class objects in java.lang.Class's rows */
+	for (size_t c = 0; c < h->nclasses; c++) {
+		const struct hp_class *k = &h->classes[c];
+		G->class_group[c] = HP_NONE;
+		if (!k->dumped || h->jlc == HP_NONE || k->heap >= nh)
+			continue;
+		selfsum[k->heap] += k->self_size;
+		uint32_t r = hp_heap_row_of(h, h->jlc, k->heap);
+		if (r == HP_NONE || !in[r] || cg[c] == HP_NONE)
+			continue;
+		uint32_t gi = G->class_group[c] = cg[c];
+		struct hp_group_jlc *p = &G->jlc[gi * nh + k->heap];
+		p->instances++;
+		p->shallow += k->self_size;
+		add_up(G, gi, 1, k->self_size);
+		for (uint32_t g = gi; g != HP_NONE; g = G->g[g].parent)
+			mask[g] |= (uint16_t)(1u << k->heap);
+	}
+	for (size_t r = 0; r < h->nrows; r++) {
+		const struct hp_hrow *w = &h->rows[r];
+		uint32_t gi = in[r] ? cg[w->cls] : HP_NONE;
+		G->row_group[r] = gi;
+		if (gi == HP_NONE)
+			continue;
+		if (w->cls != h->jlc) {
+			add_up(G, gi, w->count + w->class_objs, w->shallow);
+			if (w->count + w->class_objs)
+				for (uint32_t g = gi; g != HP_NONE; g = G->g[g].parent)
+					G->g[g].classes++;
+			continue;
+		}
+		/* java.lang.Class's objects that are no class object */
+		uint64_t cs = w->heap < nh ? selfsum[w->heap] : 0;
+		uint64_t own = w->shallow > cs ? w->shallow - cs : 0;
+		if (!w->count || w->heap >= nh)
+			continue;
+		G->jlc[gi * nh + w->heap].instances += w->count;
+		G->jlc[gi * nh + w->heap].shallow += own;
+		add_up(G, gi, w->count, own);
+		for (uint32_t g = gi; g != HP_NONE; g = G->g[g].parent)
+			mask[g] |= (uint16_t)(1u << w->heap);
+	}
+	for (size_t g = 0; g < G->n; g++)
+		for (unsigned m = mask[g]; m; m &= m - 1)
+			G->g[g].classes++;
+	hp_free(mask);
+	return HP_OK;
+}
+
 int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by, const uint8_t *row_in,
 			   const uint32_t *comp, const char *const *comp_names, size_t ncomp,
 			   const struct hp_groups_more *more, struct hp_groups *G, struct hp_error *err)
@@ -513,13 +643,22 @@ int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by
 	memset(G, 0, sizeof *G);
 	G->by = by;
 	size_t gcap = 0;
+	unsigned nh = 1;
+	for (size_t r = 0; r < h->nrows; r++)
+		if (h->rows[r].heap < HP_MAX_HEAPS && h->rows[r].heap >= nh)
+			nh = h->rows[r].heap + 1u;
+	G->nheaps = nh;
 	uint32_t *cg = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *cg);
+	uint8_t *in = hp_calloc(h->nrows ? h->nrows : 1, 1);
+	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
 	G->row_group = hp_reallocarray(NULL, h->nrows ? h->nrows : 1, sizeof *G->row_group);
+	G->class_group = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *G->class_group);
 	int rc = HP_ENOMEM;
-	if (!cg || !G->row_group)
+	if (!cg || !in || !want || !G->row_group || !G->class_group)
 		goto out;
-	if ((rc = class_groups(h, by == HP_GROUP_PACKAGE_FLAT ? HP_GROUP_PACKAGE : by, row_in, comp, comp_names, ncomp,
-			       G, &gcap, cg)))
+	rows_asked(h, row_in, in, want);
+	if ((rc = class_groups(h, by == HP_GROUP_PACKAGE_FLAT ? HP_GROUP_PACKAGE : by, row_in != NULL, want, comp,
+			       comp_names, ncomp, G, &gcap, cg)))
 		goto out;
 	if (by == HP_GROUP_PACKAGE_FLAT)
 		for (size_t i = 0; i < G->n; i++) {
@@ -529,19 +668,11 @@ int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by
 		}
 	if ((by == HP_GROUP_LOADER || (more && by == HP_GROUP_COMPONENT)) && (rc = duplicates(h, G, cg)))
 		goto out;
-	for (size_t r = 0; r < h->nrows; r++) {
-		const struct hp_hrow *w = &h->rows[r];
-		uint64_t cnt = w->count + w->class_objs;
-		int in = row_in ? row_in[r] != 0 : cnt != 0;
-		uint32_t gi = in ? cg[w->cls] : HP_NONE;
-		G->row_group[r] = gi;
-		for (uint32_t g = gi; g != HP_NONE; g = G->g[g].parent) {
-			if (cnt)
-				G->g[g].classes++;
-			G->g[g].instances += cnt;
-			G->g[g].shallow += w->shallow;
-		}
-	}
+	rc = HP_ENOMEM;
+	if (!(G->jlc = hp_calloc(G->n ? G->n * nh : 1, sizeof *G->jlc)))
+		goto out;
+	if ((rc = row_sums(h, in, cg, G)))
+		goto out;
 	if (R && h->nobj) {
 		if ((rc = retained_sums(h, R, more, G)))
 			goto out;
@@ -550,6 +681,8 @@ int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by
 	rc = HP_OK;
 out:
 	hp_free(cg);
+	hp_free(in);
+	hp_free(want);
 	if (rc) {
 		hp_groups_release(G);
 		return hp_error_set(err, rc, "out of memory grouping the classes");
@@ -601,6 +734,8 @@ void hp_groups_release(struct hp_groups *G)
 {
 	hp_free(G->g);
 	hp_free(G->row_group);
+	hp_free(G->class_group);
+	hp_free(G->jlc);
 	hp_free(G->dup_class);
 	hp_free(G->dup_off);
 	hp_free(G->top);

@@ -4,10 +4,17 @@
  * group counted once.
  *
  * The unit is the histogram row (a class, on Android a class in one heap):
- * every object counts in the group of its row's class, so a class object
- * counts where java.lang.Class does (package java.lang, the bootstrap
- * loader), as in the class table, and the groups' instances and shallow
- * bytes add up to the table's.
+ * every object counts in the group of its row's class, but for a class
+ * object, the java.lang.Class instance that stands for class C, which counts
+ * in C's group: C's package, the loader that defined C (its CLASS DUMP's),
+ * C's component.  So a class whose static field holds a cache of 70 MB
+ * retains it for its own loader and package, not for java.lang and the
+ * bootstrap loader, as Eclipse MAT's dominator tree groups it.  The class
+ * objects are still java.lang.Class's row of the class table, which the
+ * groups share (hp_groups.jlc: each group's part of it): the groups'
+ * instances and shallow bytes add up to the table's, and a filter (row_in)
+ * picks the class objects with java.lang.Class's row, since that row is
+ * where the table shows them.
  *
  *   package    the class name's package: the name up to its last '.', after
  *              dropping array suffixes ("com.acme.Bill[]" is in com.acme);
@@ -21,7 +28,7 @@
  *              costs no more per object than a real one).
  *   loader     the class's loader id from its CLASS DUMP (0: the bootstrap
  *              loader); the group also counts the classes the loader
- *              defined, whether they have objects or not.
+ *              defined, whether they have instances or not.
  *   component  comp[c] for class c (0 .. ncomp-1), or ncomp: "other".
  *
  * Retained (with R): the retained bytes of the group's objects counted once,
@@ -74,7 +81,8 @@ struct hp_group {
 	uint64_t defined;             /* classes whose CLASS DUMP names this loader */
 	uint64_t duplicates;          /* of those, classes whose name another loader defines too */
 	/* every kind */
-	uint64_t classes;             /* rows with objects in the group (its subpackages' included) */
+	uint64_t classes;             /* rows with objects in the group (its subpackages' included);
+	                                 java.lang.Class's counts in each group that has a part of it */
 	uint64_t instances, shallow;  /* objects, as the rows count them */
 	uint64_t retained;            /* with R only */
 	/* hp_groups_compute_more() */
@@ -88,7 +96,17 @@ struct hp_groups {
 	int retained;                 /* retained sizes were summed */
 	struct hp_group *g;
 	size_t n;
-	uint32_t *row_group;          /* per histogram row: its group (the innermost package), HP_NONE: left out */
+	uint32_t *row_group;          /* per histogram row: its group (the innermost package), HP_NONE: left out;
+	                                 for java.lang.Class's rows the group of its instances that are no class object */
+	uint32_t *class_group;        /* per class index: the group its class object counts in (the innermost
+	                                 package), HP_NONE: no class object, or left out */
+	/* java.lang.Class's rows shared out: jlc[g * nheaps + heap] is group g's
+	 * part of that heap's row: the class objects of its classes (a
+	 * package's own classes, not its subpackages'), and in java.lang.Class's
+	 * own group any other object of java.lang.Class.  retained: counted
+	 * once, as the group's (with R). */
+	struct hp_group_jlc { uint64_t instances, shallow, retained; } *jlc;
+	unsigned nheaps;
 	/* loaders: the class names several loaders define (a class-loader
 	 * leak after redeploys): runs dup_class[dup_off[i] .. dup_off[i+1]) of
 	 * class indexes of one name, one per loader, by name */
@@ -130,6 +148,11 @@ int hp_groups_compute_more(const hp_heap *h, const struct hp_retained *R, int by
  * Loaders without one keep the name "". */
 int hp_groups_loader_names(struct hp_groups *G, const hp_heap *h, hp_objread *rd,
 			   struct hp_error *err) HP_MUST_USE;
+
+/* The group object v counts in (the innermost package): a class object
+ * its class's, another object its row's; HP_NONE when it is left out.  Needs
+ * h's object table. */
+uint32_t hp_groups_object_group(const struct hp_groups *G, const hp_heap *h, uint32_t v);
 
 static inline const char *hp_group_name(const struct hp_groups *G, size_t i) { return G->text + G->g[i].name; }
 

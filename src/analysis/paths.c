@@ -1,3 +1,9 @@
+/*
+ * paths.c — paths.h: the breadth-first search from the roots (class edges
+ * taken last), the k shortest paths through distinct last referrers,
+ * referrers and holders, the dominator chain, and long paths cut to their
+ * ends.
+ */
 #include "analysis/paths.h"
 #include "base/alloc.h"
 

@@ -1,3 +1,9 @@
+/*
+ * retained.c — hp_retained_compute() (retained.h): the roots by policy,
+ * the reference graph, the dominator tree and the retained size of every
+ * object, root and class; VisualVM's retained sizes (the comment above
+ * struct vv says how they are reproduced).
+ */
 #include "analysis/retained.h"
 #include "analysis/fold.h"
 #include "analysis/prefetch.h"

@@ -1,3 +1,6 @@
+/* rootshare.c — hp_root_shares_compute() (rootshare.h): the super-root's
+ * children keyed by the root kinds that name or reach them, their retained
+ * sizes summed per key. */
 #include "analysis/rootshare.h"
 #include "base/alloc.h"
 

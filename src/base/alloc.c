@@ -1,5 +1,11 @@
-/* alloc.c — the allocation functions, the memory limit and budget, the
- * spill of big blocks to files, fault injection (alloc.h). */
+/*
+ * alloc.c — hp_malloc and its kin (alloc.h): fault injection
+ * (HPROFAN_FAIL_ALLOC), the --max-memory limit and the budget with their
+ * counters, big blocks spilled to unlinked files past them, huge-page
+ * advice for big arrays, a few freed big blocks kept for the next phase;
+ * and the machine's figures (available memory, cgroup limit, page traffic).
+ * All state is process-wide; the counted paths take a spin lock.
+ */
 #include "base/alloc.h"
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* error.c — filling the positioned error (error.h). */
+/* error.c — filling struct hp_error (error.h), and the names of HPROF's
+ * record and sub-record tags. */
 #include "base/error.h"
 #include <stdio.h>
 #include <string.h>

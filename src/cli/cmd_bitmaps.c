@@ -2,8 +2,14 @@
  * pixel bytes and duplicates; --out DIR writes the pixels the dump holds as
  * PNG files. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "cli/png.h"
 #include "analysis/bitmaps.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -192,19 +198,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_bitmaps *B = &r->B;
 	const struct bitmaps_opts *o = x->own;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	json_native(j, h, r->N);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cli_json_native(j, h, r->N);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "bitmaps", B->n);
-	json_u64(tot, "with_pixels", B->with_pixels);
-	json_u64(tot, "pixel_bytes", B->pixel_bytes);
-	json_u64(tot, "duplicate_groups", B->dup_groups);
-	json_u64(tot, "duplicate_bitmaps", B->dup_bitmaps);
-	json_u64(tot, "duplicate_bytes", B->dup_bytes);
-	json_u64(tot, "hashed_bytes", B->hashed_bytes);
+	cli_json_u64(tot, "bitmaps", B->n);
+	cli_json_u64(tot, "with_pixels", B->with_pixels);
+	cli_json_u64(tot, "pixel_bytes", B->pixel_bytes);
+	cli_json_u64(tot, "duplicate_groups", B->dup_groups);
+	cli_json_u64(tot, "duplicate_bitmaps", B->dup_bitmaps);
+	cli_json_u64(tot, "duplicate_bytes", B->dup_bytes);
+	cli_json_u64(tot, "hashed_bytes", B->hashed_bytes);
 	if (o->out) {
 		cJSON_AddStringToObject(j, "out", o->out);
-		json_u64(tot, "png_written", r->written);
+		cli_json_u64(tot, "png_written", r->written);
 	}
 	cJSON *arr = cJSON_AddArrayToObject(j, "bitmaps");
 	for (size_t k = 0; k < B->n; k++) {
@@ -213,7 +219,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddNumberToObject(e, "width", b->width);
 		cJSON_AddNumberToObject(e, "height", b->height);
 		cJSON_AddStringToObject(e, "config", hp_bitmap_config_name(b->config));
-		json_u64(e, "pixel_bytes", b->pixel_bytes);
+		cli_json_u64(e, "pixel_bytes", b->pixel_bytes);
 		cJSON_AddStringToObject(e, "source", hp_bitmap_source_name(b->source));
 		char hx[24];
 		if (b->buffer != HP_NONE) {
@@ -221,13 +227,13 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON_AddStringToObject(e, "buffer", hx);
 		}
 		if (r->N && r->N->shallow)
-			json_u64(e, "native", hp_native_of(r->N, b->obj));
+			cli_json_u64(e, "native", hp_native_of(r->N, b->obj));
 		cJSON_AddBoolToObject(e, "pixels_in_dump", b->has_pixels);
 		cJSON_AddBoolToObject(e, "premultiplied", b->premultiplied);
 		if (b->has_pixels) {
 			snprintf(hx, sizeof hx, "%016llx", (unsigned long long)b->hash);
 			cJSON_AddStringToObject(e, "content_hash", hx);
-			json_u64(e, "copies", b->copies);
+			cli_json_u64(e, "copies", b->copies);
 			if (b->first != r->order[k]) {
 				snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)h->ids[B->b[b->first].obj]);
 				cJSON_AddStringToObject(e, "duplicate_of", hx);
@@ -262,21 +268,21 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			snprintf(cp, sizeof cp, "-");
 		else
 			snprintf(cp, sizeof cp, "%u", b->copies);
-		fprintf(f, "%10s  %11s  %-9s  %-6s  %6s  %s", fmt_bytes(b->pixel_bytes, a, sizeof a), dim,
+		fprintf(f, "%10s  %11s  %-9s  %-6s  %6s  %s", cli_fmt_bytes(b->pixel_bytes, a, sizeof a), dim,
 			hp_bitmap_config_name(b->config), hp_bitmap_source_name(b->source), cp,
-			object_label(h, b->obj, lab, sizeof lab));
+			cli_object_label(h, b->obj, lab, sizeof lab));
 		if (b->has_pixels && b->first != r->order[k])
 			fprintf(f, " (copy of @0x%llx)", (unsigned long long)h->ids[B->b[b->first].obj]);
 		fputc('\n', f);
 	}
-	fprintf(f, "%s, %s of pixels; %s with the pixels in the dump", fmt_counted(B->n, "bitmap", "bitmaps", c1, sizeof c1),
-		fmt_bytes(B->pixel_bytes, a, sizeof a), fmt_count(B->with_pixels, b1, sizeof b1));
-	fprintf(f, "; duplicates: %s, %s, %s\n", fmt_counted(B->dup_groups, "image held twice or more", "images held twice or more", c1, sizeof c1),
-		fmt_counted(B->dup_bitmaps, "extra copy", "extra copies", lab, sizeof lab), fmt_bytes(B->dup_bytes, a, sizeof a));
+	fprintf(f, "%s, %s of pixels; %s with the pixels in the dump", cli_fmt_counted(B->n, "bitmap", "bitmaps", c1, sizeof c1),
+		cli_fmt_bytes(B->pixel_bytes, a, sizeof a), cli_fmt_count(B->with_pixels, b1, sizeof b1));
+	fprintf(f, "; duplicates: %s, %s, %s\n", cli_fmt_counted(B->dup_groups, "image held twice or more", "images held twice or more", c1, sizeof c1),
+		cli_fmt_counted(B->dup_bitmaps, "extra copy", "extra copies", lab, sizeof lab), cli_fmt_bytes(B->dup_bytes, a, sizeof a));
 out:
 	if (o->out)
-		fprintf(f, "%s written to %s\n", fmt_counted(r->written, "PNG file", "PNG files", c1, sizeof c1),
-			safe_text(o->out, lab, sizeof lab));
+		fprintf(f, "%s written to %s\n", cli_fmt_counted(r->written, "PNG file", "PNG files", c1, sizeof c1),
+			hp_text_safe(o->out, lab, sizeof lab));
 	return EXIT_OK;
 }
 

@@ -5,8 +5,15 @@
  * names other loaders define too, and the waste (analysis/waste.h) in what
  * it retains. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/group.h"
 #include "analysis/waste.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -32,7 +39,9 @@ static const struct cli_option own[] = {
 	OPT_END
 };
 
-struct crow { uint32_t r; uint64_t retained; };
+/* a row of the class table in a group: java.lang.Class's holds the group's
+ * part of it (the class objects of its classes: analysis/group.h) */
+struct crow { uint32_t r; uint64_t instances, shallow, retained; };
 
 struct comp_result {
 	const hp_heap *h;
@@ -77,15 +86,13 @@ static int by_retained(const void *a, const void *b)
 	return *(const uint32_t *)a > *(const uint32_t *)b ? 1 : -1;
 }
 
-static const hp_heap *sort_h;
-
 static int by_row(const void *a, const void *b)
 {
 	const struct crow *x = a, *y = b;
 	if (x->retained != y->retained)
 		return x->retained < y->retained ? 1 : -1;
-	if (sort_h->rows[x->r].shallow != sort_h->rows[y->r].shallow)
-		return sort_h->rows[x->r].shallow < sort_h->rows[y->r].shallow ? 1 : -1;
+	if (x->shallow != y->shallow)
+		return x->shallow < y->shallow ? 1 : -1;
 	return x->r > y->r ? 1 : -1;
 }
 
@@ -93,6 +100,35 @@ static int oom(void)
 {
 	cli_error("out of memory");
 	return EXIT_NOMEM;
+}
+
+/* row r in the shown groups (pos: group -> shown index): counted into cnt,
+ * or with `all` its figures there at fill[] */
+static void row_parts(const struct comp_result *t, const uint32_t *pos, uint32_t r, size_t *cnt, struct crow *all,
+		      size_t *fill)
+{
+	const hp_heap *h = t->h;
+	const struct hp_groups *G = &t->G;
+	const struct hp_hrow *w = &h->rows[r];
+	if (w->cls != h->jlc) {
+		uint32_t g = G->row_group[r];
+		if (g == HP_NONE || pos[g] == HP_NONE || !(w->count + w->class_objs))
+			return;
+		if (all)
+			all[fill[pos[g]]++] = (struct crow){ r, w->count + w->class_objs, w->shallow, t->R->row_retained[r] };
+		else
+			cnt[pos[g]]++;
+		return;
+	}
+	for (size_t i = 0; i < t->nshown && w->heap < G->nheaps; i++) {
+		const struct hp_group_jlc *p = &G->jlc[(size_t)t->order[i] * G->nheaps + w->heap];
+		if (!p->instances)
+			continue;
+		if (all)
+			all[fill[i]++] = (struct crow){ r, p->instances, p->shallow, p->retained };
+		else
+			cnt[i]++;
+	}
 }
 
 /* each shown group's rows, its largest first, the first N kept */
@@ -114,13 +150,10 @@ static int top_classes(struct comp_result *t, size_t topn)
 	for (size_t i = 0; i < t->nshown; i++)
 		pos[t->order[i]] = (uint32_t)i;
 	size_t total = 0;
-	for (size_t r = 0; r < h->nrows; r++) {
-		uint32_t g = G->row_group[r];
-		if (g != HP_NONE && pos[g] != HP_NONE && h->rows[r].count + h->rows[r].class_objs) {
-			cnt[pos[g]]++;
-			total++;
-		}
-	}
+	for (size_t r = 0; r < h->nrows; r++)
+		row_parts(t, pos, (uint32_t)r, cnt, NULL, NULL);
+	for (size_t i = 0; i < t->nshown; i++)
+		total += cnt[i];
 	struct crow *all = hp_reallocarray(NULL, total ? total : 1, sizeof *all);
 	t->rows = hp_reallocarray(NULL, total ? total : 1, sizeof *t->rows);
 	if (!all || !t->rows) {
@@ -138,12 +171,8 @@ static int top_classes(struct comp_result *t, size_t topn)
 	}
 	for (size_t i = 0; i < t->nshown; i++)
 		fill[i + 1] = fill[i] + cnt[i];
-	for (size_t r = 0; r < h->nrows; r++) {
-		uint32_t g = G->row_group[r];
-		if (g != HP_NONE && pos[g] != HP_NONE && h->rows[r].count + h->rows[r].class_objs)
-			all[fill[pos[g]]++] = (struct crow){ (uint32_t)r, t->R->row_retained[r] };
-	}
-	sort_h = h;
+	for (size_t r = 0; r < h->nrows; r++)
+		row_parts(t, pos, (uint32_t)r, NULL, all, fill);
 	size_t at = 0, from = 0;
 	for (size_t i = 0; i < t->nshown; i++) {
 		if (cnt[i] > 1)
@@ -272,40 +301,40 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = t->h;
 	const struct hp_groups *G = &t->G;
 	char lb[1024];
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, t->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, t->R);
 	cJSON_AddStringToObject(j, "group", t->by == HP_GROUP_LOADER ? "loader" : "component");
 	if (o->components)
 		cJSON_AddStringToObject(j, "components_file", o->components);
-	json_u64(j, "threshold_percent", THRESHOLD_PERCENT);
+	cli_json_u64(j, "threshold_percent", THRESHOLD_PERCENT);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "objects", h->nobj);
-	json_u64(tot, "shallow", t->heap);
-	json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
-	json_u64(tot, "waste", t->W.total);
-	json_u64(tot, "groups", G->n);
+	cli_json_u64(tot, "objects", h->nobj);
+	cli_json_u64(tot, "shallow", t->heap);
+	cli_json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
+	cli_json_u64(tot, "waste", t->W.total);
+	cli_json_u64(tot, "groups", G->n);
 	cJSON *arr = cJSON_AddArrayToObject(j, "components");
 	for (size_t i = 0; i < t->nshown; i++) {
 		uint32_t gi = t->order[i];
 		const struct hp_group *g = &G->g[gi];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
+		cli_json_u64(e, "rank", i + 1);
 		cJSON_AddStringToObject(e, "name", group_name(t, g, lb, sizeof lb));
 		if (t->by == HP_GROUP_LOADER) {
-			json_u64(e, "loader_id", g->loader_id);
+			cli_json_u64(e, "loader_id", g->loader_id);
 			if (g->loader_class != HP_NONE)
 				cJSON_AddStringToObject(e, "loader_class", hp_class_name(h, g->loader_class));
 			if (g->has_loader_name)
 				cJSON_AddStringToObject(e, "loader_name", hp_group_name(G, gi));
-			json_u64(e, "defined", g->defined);
+			cli_json_u64(e, "defined", g->defined);
 		}
-		json_u64(e, "classes", g->classes);
-		json_u64(e, "instances", g->instances);
-		json_u64(e, "shallow", g->shallow);
-		json_u64(e, "retained", g->retained);
+		cli_json_u64(e, "classes", g->classes);
+		cli_json_u64(e, "instances", g->instances);
+		cli_json_u64(e, "shallow", g->shallow);
+		cli_json_u64(e, "retained", g->retained);
 		cJSON_AddNumberToObject(e, "percent", pct2(g->retained, t->heap));
-		json_u64(e, "waste", g->waste);
+		cli_json_u64(e, "waste", g->waste);
 		cJSON_AddNumberToObject(e, "waste_percent", pct2(g->waste, t->W.total));
 		cJSON *tc = cJSON_AddArrayToObject(e, "top_classes");
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
@@ -314,19 +343,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON_AddStringToObject(c, "class", hp_class_name(h, r->cls));
 			if (hp_heap_android(h))
 				cJSON_AddStringToObject(c, "heap", hp_heap_name(h, r->heap));
-			json_u64(c, "instances", r->count + r->class_objs);
-			json_u64(c, "shallow", r->shallow);
-			json_u64(c, "retained", t->rows[k].retained);
+			cli_json_u64(c, "instances", t->rows[k].instances);
+			cli_json_u64(c, "shallow", t->rows[k].shallow);
+			cli_json_u64(c, "retained", t->rows[k].retained);
 			cJSON_AddItemToArray(tc, c);
 		}
-		json_u64(e, "classes_left_out", t->nclasses[i] - (t->row_at[i + 1] - t->row_at[i]));
-		json_u64(e, "top_objects", g->ntops);
+		cli_json_u64(e, "classes_left_out", t->nclasses[i] - (t->row_at[i + 1] - t->row_at[i]));
+		cli_json_u64(e, "top_objects", g->ntops);
 		cJSON *td = cJSON_AddArrayToObject(e, "top_dominators");
 		for (uint32_t k = 0; k < g->top_n; k++) {
 			uint32_t v = G->top[g->top_at + k];
 			cJSON *d = cli_object_json(h, v);
-			json_u64(d, "shallow", t->R->shallow[v]);
-			json_u64(d, "retained", t->R->retained[v]);
+			cli_json_u64(d, "shallow", t->R->shallow[v]);
+			cli_json_u64(d, "retained", t->R->retained[v]);
 			cJSON_AddNumberToObject(d, "percent", pct2(t->R->retained[v], t->heap));
 			cJSON_AddItemToArray(td, d);
 		}
@@ -343,7 +372,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
 				uint64_t id = h->classes[G->dup_class[k]].loader_id;
 				cJSON *le = cJSON_CreateObject();
-				json_u64(le, "loader_id", id);
+				cli_json_u64(le, "loader_id", id);
 				cJSON_AddStringToObject(le, "loader", cli_loader_label(h, id, lb, sizeof lb));
 				const char *nm = loader_name(t, id);
 				if (nm)
@@ -355,11 +384,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *lo = cJSON_AddObjectToObject(j, "left_out");
-	json_u64(lo, "components", t->out_n);
-	json_u64(lo, "instances", t->out_instances);
-	json_u64(lo, "shallow", t->out_shallow);
-	json_u64(lo, "retained", t->out_retained);
-	json_u64(lo, "waste", t->out_waste);
+	cli_json_u64(lo, "components", t->out_n);
+	cli_json_u64(lo, "instances", t->out_instances);
+	cli_json_u64(lo, "shallow", t->out_shallow);
+	cli_json_u64(lo, "retained", t->out_retained);
+	cli_json_u64(lo, "waste", t->out_waste);
 	cJSON *w = cJSON_AddArrayToObject(j, "warnings");
 	for (size_t i = 0; i < h->nwarnings; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(hp_heap_warning(h, i)));
@@ -377,41 +406,41 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	int loaders = t->by == HP_GROUP_LOADER;
 	const char *one = loaders ? "class loader" : "component", *many = loaders ? "class loaders" : "components";
 	cli_partial_note(f, S);
-	fprintf(f, "%s of %s retain more than %d%% of the heap (%s)\n", fmt_count(t->nshown, a, sizeof a),
-		fmt_counted(G->n, one, many, b, sizeof b), THRESHOLD_PERCENT, fmt_bytes(t->heap, c, sizeof c));
+	fprintf(f, "%s of %s retain more than %d%% of the heap (%s)\n", cli_fmt_count(t->nshown, a, sizeof a),
+		cli_fmt_counted(G->n, one, many, b, sizeof b), THRESHOLD_PERCENT, cli_fmt_bytes(t->heap, c, sizeof c));
 	for (size_t i = 0; i < t->nshown; i++) {
 		uint32_t gi = t->order[i];
 		const struct hp_group *g = &G->g[gi];
-		fprintf(f, "\n#%zu %s", i + 1, safe_text(group_name(t, g, lb, sizeof lb), nm, sizeof nm));
+		fprintf(f, "\n#%zu %s", i + 1, hp_text_safe(group_name(t, g, lb, sizeof lb), nm, sizeof nm));
 		if (loaders && g->has_loader_name)
-			fprintf(f, " \"%s\"", safe_text(hp_group_name(G, gi), nm, sizeof nm));
-		fprintf(f, "\n   retained %s (%.1f%%), shallow %s, %s of %s", fmt_bytes(g->retained, a, sizeof a),
-			pct(g->retained, t->heap), fmt_bytes(g->shallow, b, sizeof b),
-			fmt_counted(g->instances, "object", "objects", c, sizeof c),
-			fmt_counted(g->classes, "class", "classes", d, sizeof d));
+			fprintf(f, " \"%s\"", hp_text_safe(hp_group_name(G, gi), nm, sizeof nm));
+		fprintf(f, "\n   retained %s (%.1f%%), shallow %s, %s of %s", cli_fmt_bytes(g->retained, a, sizeof a),
+			pct(g->retained, t->heap), cli_fmt_bytes(g->shallow, b, sizeof b),
+			cli_fmt_counted(g->instances, "object", "objects", c, sizeof c),
+			cli_fmt_counted(g->classes, "class", "classes", d, sizeof d));
 		if (loaders)
-			fprintf(f, " (%s defined)", fmt_count(g->defined, a, sizeof a));
+			fprintf(f, " (%s defined)", cli_fmt_count(g->defined, a, sizeof a));
 		fprintf(f, "\n   waste: %s of what it retains could be saved (%.1f%% of the %s hprofan waste finds)\n",
-			fmt_bytes(g->waste, a, sizeof a), pct(g->waste, t->W.total), fmt_bytes(t->W.total, b, sizeof b));
+			cli_fmt_bytes(g->waste, a, sizeof a), pct(g->waste, t->W.total), cli_fmt_bytes(t->W.total, b, sizeof b));
 		size_t nrow = t->row_at[i + 1] - t->row_at[i];
-		fprintf(f, "   top classes (%s of %s):\n", fmt_count(nrow, a, sizeof a), fmt_count(t->nclasses[i], b, sizeof b));
+		fprintf(f, "   top classes (%s of %s):\n", cli_fmt_count(nrow, a, sizeof a), cli_fmt_count(t->nclasses[i], b, sizeof b));
 		fprintf(f, "   %10s  %10s  %10s  %s\n", "retained", "shallow", "instances", "class");
 		for (size_t k = t->row_at[i]; k < t->row_at[i + 1]; k++) {
 			const struct hp_hrow *r = &h->rows[t->rows[k].r];
-			fprintf(f, "   %10s  %10s  %10s  %s", fmt_bytes(t->rows[k].retained, a, sizeof a),
-				fmt_bytes(r->shallow, b, sizeof b), fmt_count(r->count + r->class_objs, c, sizeof c),
-				safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
+			fprintf(f, "   %10s  %10s  %10s  %s", cli_fmt_bytes(t->rows[k].retained, a, sizeof a),
+				cli_fmt_bytes(t->rows[k].shallow, b, sizeof b), cli_fmt_count(t->rows[k].instances, c, sizeof c),
+				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 			if (hp_heap_android(h))
-				fprintf(f, " (heap %s)", safe_text(hp_heap_name(h, r->heap), lb, sizeof lb));
+				fprintf(f, " (heap %s)", hp_text_safe(hp_heap_name(h, r->heap), lb, sizeof lb));
 			fputc('\n', f);
 		}
 		fprintf(f, "   top dominators (%s of the %s of it at the top of the dominator tree):\n",
-			fmt_count(g->top_n, a, sizeof a), fmt_counted(g->ntops, "object", "objects", b, sizeof b));
+			cli_fmt_count(g->top_n, a, sizeof a), cli_fmt_counted(g->ntops, "object", "objects", b, sizeof b));
 		fprintf(f, "   %10s  %10s  %s\n", "retained", "shallow", "object");
 		for (uint32_t k = 0; k < g->top_n; k++) {
 			uint32_t v = G->top[g->top_at + k];
-			fprintf(f, "   %10s  %10s  %s\n", fmt_bytes(t->R->retained[v], a, sizeof a),
-				fmt_bytes(t->R->shallow[v], b, sizeof b), object_label(h, v, lb, sizeof lb));
+			fprintf(f, "   %10s  %10s  %s\n", cli_fmt_bytes(t->R->retained[v], a, sizeof a),
+				cli_fmt_bytes(t->R->shallow[v], b, sizeof b), cli_object_label(h, v, lb, sizeof lb));
 		}
 		size_t ndup = 0;
 		for (size_t dd = 0; dd < G->ndups; dd++)
@@ -419,14 +448,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				if (class_in(t, G->dup_class[k], gi)) {
 					if (!ndup++)
 						fprintf(f, "   classes several loaders define:\n");
-					fprintf(f, "     %s:", safe_text(hp_class_name(h, G->dup_class[G->dup_off[dd]]), nm, sizeof nm));
+					fprintf(f, "     %s:", hp_text_safe(hp_class_name(h, G->dup_class[G->dup_off[dd]]), nm, sizeof nm));
 					for (uint32_t m = G->dup_off[dd]; m < G->dup_off[dd + 1]; m++) {
 						uint64_t id = h->classes[G->dup_class[m]].loader_id;
 						const char *ln = loader_name(t, id);
 						fprintf(f, "%s %s", m > G->dup_off[dd] ? "," : "",
-							safe_text(cli_loader_label(h, id, lb, sizeof lb), nm, sizeof nm));
+							hp_text_safe(cli_loader_label(h, id, lb, sizeof lb), nm, sizeof nm));
 						if (ln)
-							fprintf(f, " \"%s\"", safe_text(ln, nm, sizeof nm));
+							fprintf(f, " \"%s\"", hp_text_safe(ln, nm, sizeof nm));
 					}
 					fputc('\n', f);
 					break;
@@ -434,9 +463,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	}
 	if (t->out_n)
 		fprintf(f, "\nleft out: %s at or below %d%% (%s, %s shallow, %s retained and %s of waste in sum)\n",
-			fmt_counted(t->out_n, one, many, a, sizeof a), THRESHOLD_PERCENT,
-			fmt_counted(t->out_instances, "object", "objects", b, sizeof b), fmt_bytes(t->out_shallow, c, sizeof c),
-			fmt_bytes(t->out_retained, d, sizeof d), fmt_bytes(t->out_waste, lb, sizeof lb));
+			cli_fmt_counted(t->out_n, one, many, a, sizeof a), THRESHOLD_PERCENT,
+			cli_fmt_counted(t->out_instances, "object", "objects", b, sizeof b), cli_fmt_bytes(t->out_shallow, c, sizeof c),
+			cli_fmt_bytes(t->out_retained, d, sizeof d), cli_fmt_bytes(t->out_waste, lb, sizeof lb));
 	fprintf(f, "retained sets overlap (a String a loader's object holds is in the bootstrap loader's too): they do not add up to the heap\n");
 	return EXIT_OK;
 }

@@ -4,6 +4,12 @@
  * streaming pass over each file.  Also the commands diff and trend share
  * (cli/dumpsum.h). */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <inttypes.h>
@@ -218,7 +224,7 @@ static const char *model_words(int kind, int weak, int roots, char *buf, size_t 
 	if (weak >= 0 && l < n)
 		l += (size_t)snprintf(buf + l, n - l, "%sweak %s", l ? ", " : "", hp_weak_policy_name(weak));
 	if (roots >= 0 && l < n)
-		snprintf(buf + l, n - l, "%sroots %s", l ? ", " : "", roots_policy_name(roots));
+		snprintf(buf + l, n - l, "%sroots %s", l ? ", " : "", cli_roots_policy_name(roots));
 	return buf;
 }
 
@@ -258,8 +264,8 @@ void cli_series_warn(const struct cli_series *m, const struct cli_dumpmodel *own
 		snprintf(more, sizeof more, " (%zu more dump%s too)", m->ndiffer - 1,
 			 m->ndiffer > 2 ? "s differ" : " differs");
 	cli_warn("models differ: %s's own is %s%s; %s's is %s; %s compared under %s's (%s)",
-		 safe_text(x->files[m->first_differ], fa, sizeof fa), cli_dumpmodel_words(&own[m->first_differ], a, sizeof a),
-		 more, safe_text(x->files[m->first], fb, sizeof fb), cli_series_words(m, b, sizeof b),
+		 hp_text_safe(x->files[m->first_differ], fa, sizeof fa), cli_dumpmodel_words(&own[m->first_differ], a, sizeof a),
+		 more, hp_text_safe(x->files[m->first], fb, sizeof fb), cli_series_words(m, b, sizeof b),
 		 n > 2 ? "all are" : "both are", fb,
 		 m->fast ? "--size-model chooses another" : "--size-model, --weak and --roots choose another");
 }
@@ -271,11 +277,11 @@ static cJSON *json_model_words(cJSON *e, int kind, int weak, int roots)
 	if (weak >= 0)
 		cJSON_AddStringToObject(e, "weak_policy", hp_weak_policy_name(weak));
 	if (roots >= 0)
-		cJSON_AddStringToObject(e, "roots_policy", roots_policy_name(roots));
+		cJSON_AddStringToObject(e, "roots_policy", cli_roots_policy_name(roots));
 	return e;
 }
 
-void json_series_model(cJSON *j, const struct cli_series *m)
+void cli_json_series_model(cJSON *j, const struct cli_series *m)
 {
 	const struct cli_common *c = m->x->c;
 	cJSON *e = json_model_words(cJSON_AddObjectToObject(j, "compared_under"), m->size_kind, m->weak, m->roots);
@@ -287,30 +293,30 @@ void json_series_model(cJSON *j, const struct cli_series *m)
 	cJSON_AddBoolToObject(j, "models_differ", m->ndiffer > 0);
 }
 
-void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
+void cli_json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own)
 {
 	cJSON *e = json_model_words(cJSON_AddObjectToObject(info, "inferred_model"), own->size_kind, own->weak, own->roots);
 	cJSON_AddBoolToObject(e, "differs", own->differs);
 	cJSON_AddBoolToObject(e, "read_again", own->reread);
 }
 
-const char *fmt_dbytes(int64_t v, char *buf, size_t n)
+const char *cli_fmt_dbytes(int64_t v, char *buf, size_t n)
 {
 	char b[32];
 	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_bytes(m, b, sizeof b));
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_bytes(m, b, sizeof b));
 	return buf;
 }
 
-const char *fmt_dcount(int64_t v, char *buf, size_t n)
+const char *cli_fmt_dcount(int64_t v, char *buf, size_t n)
 {
 	char b[32];
 	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", fmt_count(m, b, sizeof b));
+	snprintf(buf, n, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", cli_fmt_count(m, b, sizeof b));
 	return buf;
 }
 
-const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
+const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
 {
 	uint32_t chain[HP_DSUM_DEPTH + 1];
 	size_t k = 0;
@@ -336,10 +342,10 @@ const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n)
 	}
 	if (c->paths[p].depth >= HP_DSUM_DEPTH && l + 8 < sizeof raw)
 		snprintf(raw + l, sizeof raw - l, " \xe2\x86\x92 \xe2\x80\xa6");
-	return safe_text(raw, buf, n);
+	return hp_text_safe(raw, buf, n);
 }
 
-cJSON *json_path(const struct hp_cmp *c, uint32_t p)
+cJSON *cli_json_path(const struct hp_cmp *c, uint32_t p)
 {
 	uint32_t chain[HP_DSUM_DEPTH + 1];
 	size_t k = 0;
@@ -356,39 +362,39 @@ cJSON *json_path(const struct hp_cmp *c, uint32_t p)
 	return a;
 }
 
-cJSON *json_i64_item(int64_t v)
+cJSON *cli_json_i64_item(int64_t v)
 {
 	char b[32];
 	snprintf(b, sizeof b, "%" PRId64, v);
 	return cJSON_CreateRaw(b);
 }
 
-cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
+cJSON *cli_json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s)
 {
 	cJSON *j = cJSON_CreateObject();
-	json_dump_members(j, file, S);
+	cli_json_dump_members(j, file, S);
 	char t[64];
-	cJSON_AddStringToObject(j, "timestamp", fmt_time(s->timestamp_ms, t, sizeof t));
-	json_u64(j, "objects", s->objects);
-	json_u64(j, "shallow", s->shallow);
+	cJSON_AddStringToObject(j, "timestamp", cli_fmt_time(s->timestamp_ms, t, sizeof t));
+	cli_json_u64(j, "objects", s->objects);
+	cli_json_u64(j, "shallow", s->shallow);
 	/* the model its sizes follow: the heap the summary was made of */
 	const hp_heap *h;
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (hp_session_histogram(S, &h, &err) == HP_OK)
-		cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+		cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
 	if (s->has_retained) {
 		cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(s->weak_policy));
-		cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(s->roots_policy));
-		json_u64(j, "reachable_objects", s->reachable);
-		json_u64(j, "reachable_shallow", s->reachable_bytes);
-		json_u64(j, "unreachable_objects", s->unreachable);
-		json_u64(j, "unreachable_shallow", s->unreachable_bytes);
+		cJSON_AddStringToObject(j, "roots_policy", cli_roots_policy_name(s->roots_policy));
+		cli_json_u64(j, "reachable_objects", s->reachable);
+		cli_json_u64(j, "reachable_shallow", s->reachable_bytes);
+		cli_json_u64(j, "unreachable_objects", s->unreachable);
+		cli_json_u64(j, "unreachable_shallow", s->unreachable_bytes);
 	}
 	return j;
 }
 
-cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n)
+cJSON *cli_json_multi_begin(const char *command, cJSON *const *infos, size_t n)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
@@ -460,7 +466,7 @@ struct diff_state {
 	struct cli_ctx *x;
 	const struct diff_opts *o;
 	hp_session *S[2];             /* BASE's is closed once summarised */
-	cJSON *info[2];               /* json_dump_info() of each */
+	cJSON *info[2];               /* cli_json_dump_info() of each */
 	char partial[2][1024];        /* "FILE: offset ...: why" of a salvaged dump, else "" */
 	struct hp_idcols ida;         /* BASE's ids, for the objects that kept theirs */
 	double t_sum[2], t_cmp;       /* --stats */
@@ -511,8 +517,8 @@ static int collect(struct diff_state *d)
 		double t0 = diff_now();
 		if ((rc = cli_series_summary(&d->sm, (size_t)i, &d->grp, &d->S[i], &d->sum[i], &d->own[i])))
 			return rc;
-		d->info[i] = json_dump_info(x->files[i], d->S[i], &d->sum[i]);
-		json_dumpmodel(d->info[i], &d->own[i]);
+		d->info[i] = cli_json_dump_info(x->files[i], d->S[i], &d->sum[i]);
+		cli_json_dumpmodel(d->info[i], &d->own[i]);
 		const struct hp_load_info *L = hp_session_load_info(d->S[i]);
 		if (L->partial)
 			cli_format_error(x->files[i], &L->partial_err, d->partial[i], sizeof d->partial[i]);
@@ -660,10 +666,10 @@ static struct idrow *id_rows(const struct diff_state *d, size_t *n)
 static cJSON *json_trio(uint64_t inst, uint64_t sh, uint64_t ret, int with_ret)
 {
 	cJSON *e = cJSON_CreateObject();
-	json_u64(e, "instances", inst);
-	json_u64(e, "shallow", sh);
+	cli_json_u64(e, "instances", inst);
+	cli_json_u64(e, "shallow", sh);
 	if (with_ret)
-		json_u64(e, "retained", ret);
+		cli_json_u64(e, "retained", ret);
 	return e;
 }
 
@@ -671,11 +677,11 @@ static int json_out(struct diff_state *d)
 {
 	struct cli_ctx *x = d->x;
 	int R = !d->o->fast;
-	cJSON *j = json_multi_begin("diff", d->info, 2);
+	cJSON *j = cli_json_multi_begin("diff", d->info, 2);
 	cJSON_AddItemToObject(j, "base", d->info[0]);
 	cJSON_AddItemToObject(j, "new", d->info[1]);
 	d->info[0] = d->info[1] = NULL;
-	json_series_model(j, &d->sm);
+	cli_json_series_model(j, &d->sm);
 	cJSON_AddBoolToObject(j, "retained_sizes", R);
 	cJSON_AddStringToObject(j, "sort", R ? "retained" : "shallow");
 	if (x->c->filter)
@@ -683,22 +689,22 @@ static int json_out(struct diff_state *d)
 	if (x->c->exclude)
 		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
 	cJSON *tot = cJSON_AddObjectToObject(j, "delta");
-	cJSON_AddItemToObject(tot, "objects", json_i64_item((int64_t)(d->sum[1].objects - d->sum[0].objects)));
-	cJSON_AddItemToObject(tot, "shallow", json_i64_item((int64_t)(d->sum[1].shallow - d->sum[0].shallow)));
+	cJSON_AddItemToObject(tot, "objects", cli_json_i64_item((int64_t)(d->sum[1].objects - d->sum[0].objects)));
+	cJSON_AddItemToObject(tot, "shallow", cli_json_i64_item((int64_t)(d->sum[1].shallow - d->sum[0].shallow)));
 	if (R) {
 		cJSON_AddItemToObject(tot, "reachable_shallow",
-				      json_i64_item((int64_t)(d->sum[1].reachable_bytes - d->sum[0].reachable_bytes)));
+				      cli_json_i64_item((int64_t)(d->sum[1].reachable_bytes - d->sum[0].reachable_bytes)));
 		cJSON_AddItemToObject(tot, "unreachable_shallow",
-				      json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
+				      cli_json_i64_item((int64_t)(d->sum[1].unreachable_bytes - d->sum[0].unreachable_bytes)));
 	}
 	int grouped = d->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", d->grp.kind);
 	cJSON *cs = cJSON_AddObjectToObject(j, grouped ? "group_counts" : "class_counts");
-	json_u64(cs, "changed", d->nchanged);
-	json_u64(cs, "new", d->nnew);
-	json_u64(cs, "gone", d->ngone);
-	json_u64(cs, "shown", shown(d, d->nrows));
+	cli_json_u64(cs, "changed", d->nchanged);
+	cli_json_u64(cs, "new", d->nnew);
+	cli_json_u64(cs, "gone", d->ngone);
+	cli_json_u64(cs, "shown", shown(d, d->nrows));
 	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(d, d->nrows); i++) {
 		const struct drow *r = &d->rows[i];
@@ -708,10 +714,10 @@ static int json_out(struct diff_state *d)
 		cJSON_AddItemToObject(e, "base", json_trio(r->c->instances[0], r->c->shallow[0], r->c->retained[0], R));
 		cJSON_AddItemToObject(e, "new", json_trio(r->c->instances[1], r->c->shallow[1], r->c->retained[1], R));
 		cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-		cJSON_AddItemToObject(dd, "instances", json_i64_item(r->d_inst));
-		cJSON_AddItemToObject(dd, "shallow", json_i64_item(r->d_shallow));
+		cJSON_AddItemToObject(dd, "instances", cli_json_i64_item(r->d_inst));
+		cJSON_AddItemToObject(dd, "shallow", cli_json_i64_item(r->d_shallow));
 		if (R)
-			cJSON_AddItemToObject(dd, "retained", json_i64_item(r->d_ret));
+			cJSON_AddItemToObject(dd, "retained", cli_json_i64_item(r->d_ret));
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(j, "root_kinds");
@@ -722,19 +728,19 @@ static int json_out(struct diff_state *d)
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
 		cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
-		json_u64(ea, "roots", a->records);
-		json_u64(eb, "roots", b->records);
+		cli_json_u64(ea, "roots", a->records);
+		cli_json_u64(eb, "roots", b->records);
 		if (R) {
-			json_u64(ea, "objects", a->objects);
-			json_u64(ea, "retained", a->retained);
-			json_u64(eb, "objects", b->objects);
-			json_u64(eb, "retained", b->retained);
+			cli_json_u64(ea, "objects", a->objects);
+			cli_json_u64(ea, "retained", a->retained);
+			cli_json_u64(eb, "objects", b->objects);
+			cli_json_u64(eb, "retained", b->retained);
 		}
 		cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-		cJSON_AddItemToObject(dd, "roots", json_i64_item((int64_t)(b->records - a->records)));
+		cJSON_AddItemToObject(dd, "roots", cli_json_i64_item((int64_t)(b->records - a->records)));
 		if (R) {
-			cJSON_AddItemToObject(dd, "objects", json_i64_item((int64_t)(b->objects - a->objects)));
-			cJSON_AddItemToObject(dd, "retained", json_i64_item((int64_t)(b->retained - a->retained)));
+			cJSON_AddItemToObject(dd, "objects", cli_json_i64_item((int64_t)(b->objects - a->objects)));
+			cJSON_AddItemToObject(dd, "retained", cli_json_i64_item((int64_t)(b->retained - a->retained)));
 		}
 		cJSON_AddItemToArray(arr, e);
 	}
@@ -753,13 +759,13 @@ static int json_out(struct diff_state *d)
 				cJSON *e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "heap", H->name);
 				cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
-				json_u64(ea, "objects", a ? a->objects : 0);
-				json_u64(ea, "shallow", a ? a->shallow : 0);
-				json_u64(eb, "objects", b ? b->objects : 0);
-				json_u64(eb, "shallow", b ? b->shallow : 0);
+				cli_json_u64(ea, "objects", a ? a->objects : 0);
+				cli_json_u64(ea, "shallow", a ? a->shallow : 0);
+				cli_json_u64(eb, "objects", b ? b->objects : 0);
+				cli_json_u64(eb, "shallow", b ? b->shallow : 0);
 				cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-				cJSON_AddItemToObject(dd, "objects", json_i64_item((int64_t)((b ? b->objects : 0) - (a ? a->objects : 0))));
-				cJSON_AddItemToObject(dd, "shallow", json_i64_item((int64_t)((b ? b->shallow : 0) - (a ? a->shallow : 0))));
+				cJSON_AddItemToObject(dd, "objects", cli_json_i64_item((int64_t)((b ? b->objects : 0) - (a ? a->objects : 0))));
+				cJSON_AddItemToObject(dd, "shallow", cli_json_i64_item((int64_t)((b ? b->shallow : 0) - (a ? a->shallow : 0))));
 				cJSON_AddItemToArray(arr, e);
 			}
 	}
@@ -777,33 +783,33 @@ static int json_out(struct diff_state *d)
 				cnt++;
 				const struct hp_cmp_path *P = &d->cmp.paths[g->path];
 				cJSON *e = cJSON_CreateObject();
-				cJSON_AddItemToObject(e, "path", json_path(&d->cmp, g->path));
+				cJSON_AddItemToObject(e, "path", cli_json_path(&d->cmp, g->path));
 				cJSON_AddStringToObject(e, "status", !P->present[0] ? "new" : !P->present[1] ? "gone" : "matched");
 				cJSON_AddBoolToObject(e, "own", g->own);
 				cJSON *dd = cJSON_AddObjectToObject(e, "delta");
-				cJSON_AddItemToObject(dd, "retained", json_i64_item(g->bytes));
-				cJSON_AddItemToObject(dd, "objects", json_i64_item(g->nodes));
-				cJSON_AddItemToObject(dd, "retained_objects", json_i64_item(g->objects));
+				cJSON_AddItemToObject(dd, "retained", cli_json_i64_item(g->bytes));
+				cJSON_AddItemToObject(dd, "objects", cli_json_i64_item(g->nodes));
+				cJSON_AddItemToObject(dd, "retained_objects", cli_json_i64_item(g->objects));
 				cJSON *ea = cJSON_AddObjectToObject(e, "base"), *eb = cJSON_AddObjectToObject(e, "new");
-				json_u64(ea, "objects", P->nodes[0]);
-				json_u64(ea, "retained", P->retained[0]);
-				json_u64(eb, "objects", P->nodes[1]);
-				json_u64(eb, "retained", P->retained[1]);
+				cli_json_u64(ea, "objects", P->nodes[0]);
+				cli_json_u64(ea, "retained", P->retained[0]);
+				cli_json_u64(eb, "objects", P->nodes[1]);
+				cli_json_u64(eb, "retained", P->retained[1]);
 				cJSON_AddItemToArray(ga, e);
 			}
 		}
-		json_u64(gs, "points", d->ng);
-		json_u64(gs, "depth_limit", HP_DSUM_DEPTH);
+		cli_json_u64(gs, "points", d->ng);
+		cli_json_u64(gs, "depth_limit", HP_DSUM_DEPTH);
 	}
 	if (d->ids_done) {
 		cJSON *ie = cJSON_AddObjectToObject(j, "object_ids");
 		cJSON_AddBoolToObject(ie, "matched", d->ids_used);
-		json_u64(ie, "kept", d->ids.kept);
-		json_u64(ie, "reused", d->ids.reused);
-		json_u64(ie, "new_objects", d->ids.new_objects);
-		json_u64(ie, "new_shallow", d->ids.new_bytes);
-		json_u64(ie, "gone_objects", d->ids.gone_objects);
-		json_u64(ie, "gone_shallow", d->ids.gone_bytes);
+		cli_json_u64(ie, "kept", d->ids.kept);
+		cli_json_u64(ie, "reused", d->ids.reused);
+		cli_json_u64(ie, "new_objects", d->ids.new_objects);
+		cli_json_u64(ie, "new_shallow", d->ids.new_bytes);
+		cli_json_u64(ie, "gone_objects", d->ids.gone_objects);
+		cli_json_u64(ie, "gone_shallow", d->ids.gone_bytes);
 		if (d->ids_used) {
 			size_t n;
 			struct idrow *r = id_rows(d, &n);
@@ -816,8 +822,8 @@ static int json_out(struct diff_state *d)
 			for (size_t i = 0; i < shown(d, n); i++) {
 				cJSON *e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "class", hp_class_name(d->hb, r[i].cls));
-				json_u64(e, "objects", r[i].count);
-				json_u64(e, "shallow", r[i].bytes);
+				cli_json_u64(e, "objects", r[i].count);
+				cli_json_u64(e, "shallow", r[i].bytes);
 				cJSON_AddItemToArray(na, e);
 			}
 			hp_free(r);
@@ -840,10 +846,10 @@ static int text_out(struct diff_state *d)
 		const struct hp_dsum *s = &d->sum[i];
 		if (d->partial[i][0])
 			fprintf(f, "warning: partial result: %s\n", d->partial[i]);
-		fprintf(f, "%-5s %s: %s objects, %s", i ? "new" : "base", safe_text(x->files[i], nm, sizeof nm),
-			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b));
+		fprintf(f, "%-5s %s: %s objects, %s", i ? "new" : "base", hp_text_safe(x->files[i], nm, sizeof nm),
+			cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b));
 		if (R)
-			fprintf(f, " (reachable %s)", fmt_bytes(s->reachable_bytes, c, sizeof c));
+			fprintf(f, " (reachable %s)", cli_fmt_bytes(s->reachable_bytes, c, sizeof c));
 		fputc('\n', f);
 	}
 	char mw[200], mf[200];
@@ -853,19 +859,19 @@ static int text_out(struct diff_state *d)
 		fprintf(f, "  new's own: %s%s\n", cli_dumpmodel_words(&d->own[1], mw, sizeof mw),
 			d->own[1].reread ? " (read again under base's)" : "");
 	const struct hp_dsum *s0 = &d->sum[0], *s1 = &d->sum[1];
-	fprintf(f, "change: %s objects, %s shallow", fmt_dcount((int64_t)(s1->objects - s0->objects), a, sizeof a),
-		fmt_dbytes((int64_t)(s1->shallow - s0->shallow), b, sizeof b));
+	fprintf(f, "change: %s objects, %s shallow", cli_fmt_dcount((int64_t)(s1->objects - s0->objects), a, sizeof a),
+		cli_fmt_dbytes((int64_t)(s1->shallow - s0->shallow), b, sizeof b));
 	if (R)
 		fprintf(f, ", %s reachable, %s unreachable",
-			fmt_dbytes((int64_t)(s1->reachable_bytes - s0->reachable_bytes), c, sizeof c),
-			fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
+			cli_fmt_dbytes((int64_t)(s1->reachable_bytes - s0->reachable_bytes), c, sizeof c),
+			cli_fmt_dbytes((int64_t)(s1->unreachable_bytes - s0->unreachable_bytes), e, sizeof e));
 	fputc('\n', f);
 
 	/* classes, or groups */
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = d->grp.by >= 0 ? plural[d->grp.by] : "classes";
 	fprintf(f, "\n%s by %s change (%s changed, %s new, %s gone%s):\n", what, R ? "retained" : "shallow",
-		fmt_count(d->nchanged, a, sizeof a), fmt_count(d->nnew, b, sizeof b), fmt_count(d->ngone, c, sizeof c),
+		cli_fmt_count(d->nchanged, a, sizeof a), cli_fmt_count(d->nnew, b, sizeof b), cli_fmt_count(d->ngone, c, sizeof c),
 		shown(d, d->nrows) < d->nrows ? "; top rows shown" : "");
 	if (R)
 		fprintf(f, "%11s  ", "retained");
@@ -874,12 +880,12 @@ static int text_out(struct diff_state *d)
 	for (size_t i = 0; i < shown(d, d->nrows); i++) {
 		const struct drow *r = &d->rows[i];
 		if (R)
-			fprintf(f, "%11s  ", fmt_dbytes(r->d_ret, a, sizeof a));
+			fprintf(f, "%11s  ", cli_fmt_dbytes(r->d_ret, a, sizeof a));
 		char both[80];
-		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(r->c->instances[0], c, sizeof c),
-			 fmt_count(r->c->instances[1], e, sizeof e));
-		fprintf(f, "%11s  %11s  %27s  %s%s\n", fmt_dbytes(r->d_shallow, b, sizeof b),
-			fmt_dcount(r->d_inst, g, sizeof g), both, safe_text(r->c->name, nm, sizeof nm),
+		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", cli_fmt_count(r->c->instances[0], c, sizeof c),
+			 cli_fmt_count(r->c->instances[1], e, sizeof e));
+		fprintf(f, "%11s  %11s  %27s  %s%s\n", cli_fmt_dbytes(r->d_shallow, b, sizeof b),
+			cli_fmt_dcount(r->d_inst, g, sizeof g), both, hp_text_safe(r->c->name, nm, sizeof nm),
 			!r->c->present[0] ? "  [new]" : !r->c->present[1] ? "  [gone]" : "");
 	}
 	if (!d->nrows)
@@ -895,11 +901,11 @@ static int text_out(struct diff_state *d)
 		if (!ra->records && !rb->records && !ra->objects && !rb->objects)
 			continue;
 		char both[80];
-		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", fmt_count(ra->records, c, sizeof c),
-			 fmt_count(rb->records, e, sizeof e));
-		fprintf(f, "%11s  %19s", fmt_dcount((int64_t)(rb->records - ra->records), a, sizeof a), both);
+		snprintf(both, sizeof both, "%s \xe2\x86\x92 %s", cli_fmt_count(ra->records, c, sizeof c),
+			 cli_fmt_count(rb->records, e, sizeof e));
+		fprintf(f, "%11s  %19s", cli_fmt_dcount((int64_t)(rb->records - ra->records), a, sizeof a), both);
 		if (R)
-			fprintf(f, "  %11s", fmt_dbytes((int64_t)(rb->retained - ra->retained), b, sizeof b));
+			fprintf(f, "  %11s", cli_fmt_dbytes((int64_t)(rb->retained - ra->retained), b, sizeof b));
 		fprintf(f, "  %s\n", hp_root_kind_name(k));
 	}
 	if (s0->android || s1->android) {
@@ -918,8 +924,8 @@ static int text_out(struct diff_state *d)
 					dob = -dob;
 					dsh = -dsh;
 				}
-				fprintf(f, "%11s  %11s  %s\n", fmt_dcount(dob, a, sizeof a), fmt_dbytes(dsh, b, sizeof b),
-					safe_text(H->name[0] ? H->name : "(default)", nm, sizeof nm));
+				fprintf(f, "%11s  %11s  %s\n", cli_fmt_dcount(dob, a, sizeof a), cli_fmt_dbytes(dsh, b, sizeof b),
+					hp_text_safe(H->name[0] ? H->name : "(default)", nm, sizeof nm));
 			}
 	}
 
@@ -943,9 +949,9 @@ static int text_out(struct diff_state *d)
 				if (list_of(d, gp) != list || cnt >= shown(d, total))
 					continue;
 				cnt++;
-				fprintf(f, "%11s  %11s  %s%s\n", fmt_dbytes(gp->bytes, a, sizeof a),
-					gp->own ? "" : fmt_dcount(gp->nodes, b, sizeof b),
-					fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "");
+				fprintf(f, "%11s  %11s  %s%s\n", cli_fmt_dbytes(gp->bytes, a, sizeof a),
+					gp->own ? "" : cli_fmt_dcount(gp->nodes, b, sizeof b),
+					cli_fmt_path(&d->cmp, gp->path, nm, sizeof nm), gp->own ? "  (its own size)" : "");
 			}
 			if (!total)
 				fprintf(f, "  (none)\n");
@@ -955,9 +961,9 @@ static int text_out(struct diff_state *d)
 		if (d->ids_used) {
 			fprintf(f, "\nobject ids: %s of base's %s objects kept their id and class in new (one process, "
 				"and they did not move): matched by id as well: %s new objects (%s), %s gone (%s)\n",
-				fmt_count(d->ids.kept, a, sizeof a), fmt_count(d->ids.kept + d->ids.gone_objects, b, sizeof b),
-				fmt_count(d->ids.new_objects, c, sizeof c), fmt_bytes(d->ids.new_bytes, e, sizeof e),
-				fmt_count(d->ids.gone_objects, g, sizeof g), fmt_bytes(d->ids.gone_bytes, nm, sizeof nm));
+				cli_fmt_count(d->ids.kept, a, sizeof a), cli_fmt_count(d->ids.kept + d->ids.gone_objects, b, sizeof b),
+				cli_fmt_count(d->ids.new_objects, c, sizeof c), cli_fmt_bytes(d->ids.new_bytes, e, sizeof e),
+				cli_fmt_count(d->ids.gone_objects, g, sizeof g), cli_fmt_bytes(d->ids.gone_bytes, nm, sizeof nm));
 			size_t n;
 			struct idrow *r = id_rows(d, &n);
 			if (!r) {
@@ -968,12 +974,12 @@ static int text_out(struct diff_state *d)
 			if (n)
 				fprintf(f, "%11s  %11s  %s\n", "new", "shallow", "class (objects new by id)");
 			for (size_t i = 0; i < shown(d, n); i++)
-				fprintf(f, "%11s  %11s  %s\n", fmt_count(r[i].count, a, sizeof a), fmt_bytes(r[i].bytes, b, sizeof b),
-					safe_text(hp_class_name(d->hb, r[i].cls), nm, sizeof nm));
+				fprintf(f, "%11s  %11s  %s\n", cli_fmt_count(r[i].count, a, sizeof a), cli_fmt_bytes(r[i].bytes, b, sizeof b),
+					hp_text_safe(hp_class_name(d->hb, r[i].cls), nm, sizeof nm));
 			hp_free(r);
 		} else {
 			fprintf(f, "\nobject ids: %s of base's objects kept their id and class in new: not matched by id "
-				"(the objects moved: another process, or a GC between)\n", fmt_count(d->ids.kept, a, sizeof a));
+				"(the objects moved: another process, or a GC between)\n", cli_fmt_count(d->ids.kept, a, sizeof a));
 		}
 	}
 	return cli_text_end(x, &out, EXIT_OK);

@@ -2,7 +2,14 @@
  * --group=package|loader|component its top level by group (analysis/group.h
  * says which group an object is in). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/group.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -336,10 +343,10 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		int group = r->count > 1;
 		if (group) {
 			char cnt[32];
-			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", fmt_count(r->count, cnt, sizeof cnt),
-				 safe_text(hp_class_name(h, r->cls), nm, sizeof nm));
+			snprintf(lab, sizeof lab, "[%s \xc3\x97 %s]", cli_fmt_count(r->count, cnt, sizeof cnt),
+				 hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm));
 		} else {
-			object_label(h, r->v, lab, sizeof lab);
+			cli_object_label(h, r->v, lab, sizeof lab);
 		}
 		/* below: the node's children, or a chain's */
 		int open = depth + 1 < c->o->depth;
@@ -354,26 +361,26 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			if (group) {
 				e = cJSON_CreateObject();
 				cJSON_AddStringToObject(e, "group", hp_class_name(h, r->cls));
-				json_u64(e, "count", r->count);
+				cli_json_u64(e, "count", r->count);
 			} else {
 				e = cli_object_json(h, r->v);
 				add_roots_json(c, e, r->v);
 			}
-			json_u64(e, "shallow", r->shallow);
-			json_u64(e, "retained", r->retained);
+			cli_json_u64(e, "shallow", r->shallow);
+			cli_json_u64(e, "retained", r->retained);
 			if (c->N) {
-				json_u64(e, "native", r->native);
-				json_u64(e, "retained_native", r->native_retained);
+				cli_json_u64(e, "native", r->native);
+				cli_json_u64(e, "retained_native", r->native_retained);
 			}
 			cJSON_AddNumberToObject(e, "percent", (double)(int64_t)(pct_of(c, r->retained) * 100) / 100.0);
 			cJSON_AddItemToArray(arr, e);
 			inner = e;
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(r->retained, a, sizeof a),
-				pct_of(c, r->retained), fmt_bytes(r->shallow, b, sizeof b));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(r->retained, a, sizeof a),
+				pct_of(c, r->retained), cli_fmt_bytes(r->shallow, b, sizeof b));
 			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", fmt_bytes(r->native, a, sizeof a),
-					fmt_bytes(r->native_retained, b, sizeof b));
+				fprintf(c->f, "%10s  %10s  ", cli_fmt_bytes(r->native, a, sizeof a),
+					cli_fmt_bytes(r->native_retained, b, sizeof b));
 			fprintf(c->f, "%*s%s%s\n", 2 * depth, "",
 				!group && c->R->root_kinds[r->v] ? "\xe2\x97\x8f " : "", lab);
 		}
@@ -383,13 +390,13 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			uint32_t first = only_child(c->R, r->v);
 			char cnt[32], id[40];
 			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[end]);
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(c->R->retained[first], a, sizeof a),
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(c->R->retained[first], a, sizeof a),
 				pct_of(c, c->R->retained[first]), "");
 			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", "", fmt_bytes(hp_native_retained_of(c->N, first), b, sizeof b));
+				fprintf(c->f, "%10s  %10s  ", "", cli_fmt_bytes(hp_native_retained_of(c->N, first), b, sizeof b));
 			fprintf(c->f, "%*s\xc3\x97 %s links of %s, down to @%s\n",
-				2 * d, "", fmt_count(links, cnt, sizeof cnt),
-				safe_text(hp_class_name(h, r->cls), nm, sizeof nm), id);
+				2 * d, "", cli_fmt_count(links, cnt, sizeof cnt),
+				hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm), id);
 			d++;
 		}
 		if (d < c->o->depth) {
@@ -405,22 +412,22 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 		char a[32], b[32], cc[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
-			json_u64(mo, "rows", cut_n);
-			json_u64(mo, "objects", cut_obj);
-			json_u64(mo, "shallow", cut_sh);
-			json_u64(mo, "retained", cut_ret);
+			cli_json_u64(mo, "rows", cut_n);
+			cli_json_u64(mo, "objects", cut_obj);
+			cli_json_u64(mo, "shallow", cut_sh);
+			cli_json_u64(mo, "retained", cut_ret);
 			if (c->N) {
-				json_u64(mo, "native", cut_nat);
-				json_u64(mo, "retained_native", cut_natret);
+				cli_json_u64(mo, "native", cut_nat);
+				cli_json_u64(mo, "retained_native", cut_natret);
 			}
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  ", fmt_bytes(cut_ret, a, sizeof a), pct_of(c, cut_ret),
-				fmt_bytes(cut_sh, b, sizeof b));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  ", cli_fmt_bytes(cut_ret, a, sizeof a), pct_of(c, cut_ret),
+				cli_fmt_bytes(cut_sh, b, sizeof b));
 			if (c->N)
-				fprintf(c->f, "%10s  %10s  ", fmt_bytes(cut_nat, a, sizeof a), fmt_bytes(cut_natret, b, sizeof b));
-			fprintf(c->f, "%*s\xe2\x80\xa6 %s more", 2 * depth, "", fmt_count(cut_n, cc, sizeof cc));
+				fprintf(c->f, "%10s  %10s  ", cli_fmt_bytes(cut_nat, a, sizeof a), cli_fmt_bytes(cut_natret, b, sizeof b));
+			fprintf(c->f, "%*s\xe2\x80\xa6 %s more", 2 * depth, "", cli_fmt_count(cut_n, cc, sizeof cc));
 			if (cut_obj != cut_n)
-				fprintf(c->f, " (%s)", fmt_counted(cut_obj, "object", "objects", cc, sizeof cc));
+				fprintf(c->f, " (%s)", cli_fmt_counted(cut_obj, "object", "objects", cc, sizeof cc));
 			fputc('\n', c->f);
 		}
 	}
@@ -532,8 +539,9 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 		}
 		if (!m)
 			continue;
-		uint32_t r = hp_heap_row_of(h, h->cls[v], hp_heap_heap(h, v));
-		uint32_t g = r == HP_NONE || G->row_group[r] == HP_NONE ? (uint32_t)G->n : G->row_group[r];
+		uint32_t g = hp_groups_object_group(G, h, v);
+		if (g == HP_NONE)
+			g = (uint32_t)G->n;
 		gm[nm++] = (struct gmem){ v, g };
 	}
 	gsort_ret = R->retained;
@@ -568,21 +576,21 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 			inner = cJSON_CreateObject();
 			cJSON_AddStringToObject(inner, kind, w->name);
 			if (G->by == HP_GROUP_LOADER && w->g < G->n) {
-				json_u64(inner, "loader_id", G->g[w->g].loader_id);
+				cli_json_u64(inner, "loader_id", G->g[w->g].loader_id);
 				if (G->g[w->g].has_loader_name)
 					cJSON_AddStringToObject(inner, "loader_name", hp_group_name(G, w->g));
 			}
-			json_u64(inner, "objects", w->count);
-			json_u64(inner, "shallow", w->shallow);
-			json_u64(inner, "retained", w->retained);
+			cli_json_u64(inner, "objects", w->count);
+			cli_json_u64(inner, "shallow", w->shallow);
+			cli_json_u64(inner, "retained", w->retained);
 			cJSON_AddNumberToObject(inner, "percent", (double)(int64_t)(pct_of(c, w->retained) * 100) / 100.0);
 			cJSON_AddItemToArray(arr, inner);
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  %s %s", fmt_bytes(w->retained, a, sizeof a), pct_of(c, w->retained),
-				fmt_bytes(w->shallow, b, sizeof b), kind, safe_text(w->name, nmb, sizeof nmb));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  %s %s", cli_fmt_bytes(w->retained, a, sizeof a), pct_of(c, w->retained),
+				cli_fmt_bytes(w->shallow, b, sizeof b), kind, hp_text_safe(w->name, nmb, sizeof nmb));
 			if (G->by == HP_GROUP_LOADER && w->g < G->n && G->g[w->g].has_loader_name)
-				fprintf(c->f, " \"%s\"", safe_text(hp_group_name(G, w->g), nmb, sizeof nmb));
-			fprintf(c->f, " (%s)\n", fmt_counted(w->count, "object", "objects", cc, sizeof cc));
+				fprintf(c->f, " \"%s\"", hp_text_safe(hp_group_name(G, w->g), nmb, sizeof nmb));
+			fprintf(c->f, " (%s)\n", cli_fmt_counted(w->count, "object", "objects", cc, sizeof cc));
 		}
 		if (1 < c->o->depth) {
 			if (arr)
@@ -600,14 +608,14 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 		char a[32], b[32], cc[48], dd[48];
 		if (arr) {
 			cJSON *mo = cJSON_AddObjectToObject(holder, "more");
-			json_u64(mo, "rows", ng - limit);
-			json_u64(mo, "objects", cut_obj);
-			json_u64(mo, "shallow", cut_sh);
-			json_u64(mo, "retained", cut_ret);
+			cli_json_u64(mo, "rows", ng - limit);
+			cli_json_u64(mo, "objects", cut_obj);
+			cli_json_u64(mo, "shallow", cut_sh);
+			cli_json_u64(mo, "retained", cut_ret);
 		} else {
-			fprintf(c->f, "%10s  %5.1f%%  %10s  \xe2\x80\xa6 %s more (%s)\n", fmt_bytes(cut_ret, a, sizeof a),
-				pct_of(c, cut_ret), fmt_bytes(cut_sh, b, sizeof b), fmt_count(ng - limit, cc, sizeof cc),
-				fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
+			fprintf(c->f, "%10s  %5.1f%%  %10s  \xe2\x80\xa6 %s more (%s)\n", cli_fmt_bytes(cut_ret, a, sizeof a),
+				pct_of(c, cut_ret), cli_fmt_bytes(cut_sh, b, sizeof b), cli_fmt_count(ng - limit, cc, sizeof cc),
+				cli_fmt_counted(cut_obj, "object", "objects", dd, sizeof dd));
 		}
 	}
 out:
@@ -698,10 +706,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
 			  .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
-	json_u64(j, "depth", (uint64_t)o->depth);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
+	cli_json_u64(j, "depth", (uint64_t)o->depth);
 	cJSON_AddBoolToObject(j, "grouped", o->group == GROUP_CLASS);
 	if (o->group > GROUP_CLASS)
 		cJSON_AddStringToObject(j, "group", cli_choice_name(groups, o->group));
@@ -709,17 +717,17 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "objects", h->nobj);
-	json_u64(tot, "shallow", all);
-	json_u64(tot, "reachable_objects", R->reachable);
-	json_u64(tot, "reachable_shallow", R->reachable_bytes);
-	json_u64(tot, "unreachable_objects", R->unreachable);
-	json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
+	cli_json_u64(tot, "objects", h->nobj);
+	cli_json_u64(tot, "shallow", all);
+	cli_json_u64(tot, "reachable_objects", R->reachable);
+	cli_json_u64(tot, "reachable_shallow", R->reachable_bytes);
+	cli_json_u64(tot, "unreachable_objects", R->unreachable);
+	cli_json_u64(tot, "unreachable_shallow", R->unreachable_bytes);
 	if (c.N) {
-		json_u64(tot, "native", d->N->total);
-		json_u64(tot, "reachable_native", d->N->held_native);
+		cli_json_u64(tot, "native", d->N->total);
+		cli_json_u64(tot, "reachable_native", d->N->held_native);
 	}
-	json_native(j, h, d->N);
+	cli_json_native(j, h, d->N);
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
 	uint32_t super = (uint32_t)h->nobj;
@@ -749,12 +757,12 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	c.G = d->grouped ? &d->G : NULL;
 	int rc = c.G ? show_groups(&c, NULL, NULL) : show(&c, &super, 1, 0, NULL, NULL);
 	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
-		fmt_counted(h->nobj, "object", "objects", a, sizeof a), fmt_bytes(all, b, sizeof b),
-		fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), fmt_bytes(R->unreachable_bytes, e, sizeof e),
-		hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+		cli_fmt_counted(h->nobj, "object", "objects", a, sizeof a), cli_fmt_bytes(all, b, sizeof b),
+		cli_fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), cli_fmt_bytes(R->unreachable_bytes, e, sizeof e),
+		hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	if (c.N)
-		fprintf(f, "native: %s registered, %s of it held by GC roots\n", fmt_bytes(d->N->total, a, sizeof a),
-			fmt_bytes(d->N->held_native, b, sizeof b));
+		fprintf(f, "native: %s registered, %s of it held by GC roots\n", cli_fmt_bytes(d->N->total, a, sizeof a),
+			cli_fmt_bytes(d->N->held_native, b, sizeof b));
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	return rc;

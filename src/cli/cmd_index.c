@@ -2,6 +2,10 @@
  * and retained sizes under the options given), so that the commands after
  * it map it instead of parsing (session/index.h, docs/index-format.md). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "session/index.h"
 
 #include <limits.h>
@@ -45,13 +49,13 @@ static int index_one(struct cli_ctx *x, const char *file)
 				bytes = (uint64_t)st.st_size;
 			char no[32], ne[32];
 			printf("%s: index %s %s (%s, %.1f bytes per object)\n", file, where,
-			       pending ? "written" : "up to date", fmt_bytes(bytes, sz, sizeof sz),
+			       pending ? "written" : "up to date", cli_fmt_bytes(bytes, sz, sizeof sz),
 			       h->nobj ? (double)bytes / (double)h->nobj : 0.0);
 			printf("  %s objects, %s references; size model %s: ref %u, header %u, align %u; "
 			       "retained sizes under weak %s, roots %s\n",
-			       fmt_count(h->nobj, no, sizeof no), fmt_count(R->refs.nedges, ne, sizeof ne),
+			       cli_fmt_count(h->nobj, no, sizeof no), cli_fmt_count(R->refs.nedges, ne, sizeof ne),
 			       hp_size_kind_name(h->size.kind), h->size.ref_size, h->size.header, h->size.align,
-			       hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+			       hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 			cli_print_stats(x, S);
 		}
 	}

@@ -2,6 +2,13 @@
  * each with what it is (a String's value, an array's length, a
  * collection's size) and an id that pastes back into object and path. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -205,9 +212,9 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct inst_result *r = res;
 	const hp_heap *h = r->h;
 	const struct hp_retained *R = r->R;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
 	cJSON_AddStringToObject(j, "class", hp_class_name(h, r->classes[0]));
 	cJSON *cl = cJSON_AddArrayToObject(j, "class_objects");
 	for (size_t i = 0; i < r->nclasses; i++) {
@@ -217,22 +224,22 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	cJSON_AddStringToObject(j, "sort", r->by_shallow ? "shallow" : "retained");
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "instances", r->n);
-	json_u64(tot, "shallow", r->shallow);
-	json_u64(tot, "retained", r->retained);
-	json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	cli_json_u64(tot, "instances", r->n);
+	cli_json_u64(tot, "shallow", r->shallow);
+	cli_json_u64(tot, "retained", r->retained);
+	cli_json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
 	cJSON *arr = cJSON_AddArrayToObject(j, "instances");
 	for (size_t i = 0; i < r->shown; i++) {
 		uint32_t v = r->objs[i];
 		cJSON *e = cli_object_json(h, v);
-		json_u64(e, "shallow", R->shallow[v]);
-		json_u64(e, "retained", R->retained[v]);
+		cli_json_u64(e, "shallow", R->shallow[v]);
+		cli_json_u64(e, "retained", R->retained[v]);
 		const struct idesc *d = &r->desc[i];
 		if (d->what == 1) {
 			cJSON_AddItemToObject(e, "value", cli_text_json(&d->raw));
-			json_u64(e, "length", d->raw.chars);
+			cli_json_u64(e, "length", d->raw.chars);
 		} else if (d->what == 2) {
-			json_u64(e, "length", d->n);
+			cli_json_u64(e, "length", d->n);
 		} else if (d->what == 3) {
 			cJSON_AddNumberToObject(e, "size", d->size);
 		}
@@ -240,8 +247,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	if (r->shown < r->n) {
 		cJSON *mo = cJSON_AddObjectToObject(j, "more");
-		json_u64(mo, "instances", r->n - r->shown);
-		json_u64(mo, "shallow", r->cut_shallow);
+		cli_json_u64(mo, "instances", r->n - r->shown);
+		cli_json_u64(mo, "shallow", r->cut_shallow);
 	}
 	*doc = j;
 	return EXIT_OK;
@@ -257,9 +264,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[48], b[32], c[32], nm[512], lab[800];
 	cli_partial_note(f, S);
 	fprintf(f, "%s of %s: shallow %s, retained %s as a set (%.1f%% of the heap)",
-		fmt_counted(r->n, "instance", "instances", a, sizeof a),
-		safe_text(hp_class_name(h, r->classes[0]), nm, sizeof nm), fmt_bytes(r->shallow, b, sizeof b),
-		fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
+		cli_fmt_counted(r->n, "instance", "instances", a, sizeof a),
+		hp_text_safe(hp_class_name(h, r->classes[0]), nm, sizeof nm), cli_fmt_bytes(r->shallow, b, sizeof b),
+		cli_fmt_bytes(r->retained, c, sizeof c), all ? 100.0 * r->retained / all : 0.0);
 	if (r->nclasses > 1)
 		fprintf(f, "; %zu classes of that name (one per class loader)", r->nclasses);
 	fputc('\n', f);
@@ -267,20 +274,20 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (size_t i = 0; i < r->shown; i++) {
 		uint32_t v = r->objs[i];
 		const struct idesc *d = &r->desc[i];
-		fprintf(f, "%10s  %10s  %s", fmt_bytes(R->retained[v], a, sizeof a), fmt_bytes(R->shallow[v], b, sizeof b),
-			object_label(h, v, lab, sizeof lab));
+		fprintf(f, "%10s  %10s  %s", cli_fmt_bytes(R->retained[v], a, sizeof a), cli_fmt_bytes(R->shallow[v], b, sizeof b),
+			cli_object_label(h, v, lab, sizeof lab));
 		if (d->what == 1)
 			fprintf(f, "  %s", d->text);
 		else if (d->what == 2)
-			fprintf(f, "  length %s", fmt_count(d->n, c, sizeof c));
+			fprintf(f, "  length %s", cli_fmt_count(d->n, c, sizeof c));
 		else if (d->what == 3)
 			fprintf(f, "  size %s%s", d->size < 0 ? "-" : "",
-				fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
+				cli_fmt_count(d->size < 0 ? -(int64_t)d->size : d->size, c, sizeof c));
 		fputc('\n', f);
 	}
 	if (r->shown < r->n)
-		fprintf(f, "%10s  %10s  \xe2\x80\xa6 %s more\n", "", fmt_bytes(r->cut_shallow, b, sizeof b),
-			fmt_count(r->n - r->shown, c, sizeof c));
+		fprintf(f, "%10s  %10s  \xe2\x80\xa6 %s more\n", "", cli_fmt_bytes(r->cut_shallow, b, sizeof b),
+			cli_fmt_count(r->n - r->shown, c, sizeof c));
 	return EXIT_OK;
 }
 

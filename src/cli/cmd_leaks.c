@@ -1,7 +1,13 @@
 /* hprofan leaks FILE: leak suspects (MAT), zombie objects and their leak
  * traces (LeakCanary), and what fixing them frees (analysis/leaks.h). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/leaks.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -234,7 +240,7 @@ static void reasons_text(const char *r, char *buf, size_t n)
 		}
 	}
 	tmp[o] = '\0';
-	safe_text(tmp, buf, n);
+	hp_text_safe(tmp, buf, n);
 }
 
 static cJSON *reasons_json(const char *r)
@@ -283,7 +289,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 			if (g->n && i == g->at) {
 				fprintf(f, "  \xe2\x94\x82    %s", cli_gap_text(g, 1, ref, sizeof ref));
 				if (statuses && t->cut_left_out)
-					fprintf(f, "; %s of their references to cut", fmt_count(t->cut_left_out, a, sizeof a));
+					fprintf(f, "; %s of their references to cut", cli_fmt_count(t->cut_left_out, a, sizeof a));
 				fputc('\n', f);
 			}
 			cli_ref_text(h, g->n && i == g->at ? g->last : t->steps[i - 1].obj, &s->ref, ref, sizeof ref, &at);
@@ -296,7 +302,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 				fputc('\n', f);
 			}
 		}
-		object_label(h, s->obj, lab, sizeof lab);
+		cli_object_label(h, s->obj, lab, sizeof lab);
 		fprintf(f, "  %s %s\n", last ? "\xe2\x95\xb0\xe2\x86\x92" : "\xe2\x94\x9c\xe2\x94\x80", lab);
 		if (statuses) {
 			if (s->reason[0]) {
@@ -307,7 +313,7 @@ static void text_trace(FILE *f, const struct leaks_result *r, const struct hp_le
 			}
 		}
 		if (last)
-			fprintf(f, "       retained %s\n", fmt_bytes(r->R->retained[s->obj], a, sizeof a));
+			fprintf(f, "       retained %s\n", cli_fmt_bytes(r->R->retained[s->obj], a, sizeof a));
 	}
 }
 
@@ -321,8 +327,8 @@ static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trac
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hp_leak_step *s = &t->steps[i];
 		cJSON *e = cli_object_json(h, s->obj);
-		json_u64(e, "shallow", r->R->shallow[s->obj]);
-		json_u64(e, "retained", r->R->retained[s->obj]);
+		cli_json_u64(e, "shallow", r->R->shallow[s->obj]);
+		cli_json_u64(e, "retained", r->R->retained[s->obj]);
 		if (i == 0)
 			cli_root_json(e, h, r->rd, s->obj);
 		else
@@ -339,7 +345,7 @@ static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trac
 	if (statuses && t->gap.n) {
 		char key[64];
 		snprintf(key, sizeof key, "%selided_cut", prefix);
-		json_u64(o, key, t->cut_left_out);
+		cli_json_u64(o, key, t->cut_left_out);
 	}
 	return arr;
 }
@@ -358,14 +364,14 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_leaks *L = &r->L;
 	char hex[32];
-	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
 	*doc = j;
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, r->R);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, r->R);
 	cJSON_AddNumberToObject(j, "threshold_percent", o->threshold);
 	cJSON_AddNumberToObject(j, "big_drop", o->big_drop);
-	json_u64(j, "reachable", L->heap);
-	json_u64(j, "threshold_bytes", L->threshold_bytes);
+	cli_json_u64(j, "reachable", L->heap);
+	cli_json_u64(j, "threshold_bytes", L->threshold_bytes);
 	cJSON *ru = cJSON_AddArrayToObject(j, "zombie_rules");
 	for (size_t i = 0; i < r->nrules; i++) {
 		char t[2048];
@@ -380,22 +386,22 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, s->cls));
 		if (!s->is_class)
 			cJSON_AddItemToObject(e, "object", cli_object_json(h, s->obj));
-		json_u64(e, "count", s->count);
-		json_u64(e, "retained", s->retained);
+		cli_json_u64(e, "count", s->count);
+		cli_json_u64(e, "retained", s->retained);
 		cJSON_AddNumberToObject(e, "percent", floor(pct(s->retained, L->heap) * 100) / 100);
 		if (s->acc != HP_NONE) {
 			cJSON *a = cli_object_json(h, s->acc);
-			json_u64(a, "retained", s->acc_retained);
+			cli_json_u64(a, "retained", s->acc_retained);
 			if (!s->is_class)
-				json_u64(a, "depth", s->acc_depth);
+				cli_json_u64(a, "depth", s->acc_depth);
 			cJSON_AddItemToObject(e, "accumulation_point", a);
 		} else {
 			cJSON_AddNullToObject(e, "accumulation_point");
 		}
 		cJSON *ac = cJSON_AddObjectToObject(e, "accumulated");
 		cJSON_AddStringToObject(ac, "class", s->acc_cls != HP_NONE ? hp_class_name(h, s->acc_cls) : "");
-		json_u64(ac, "count", s->acc_count);
-		json_u64(ac, "retained", s->acc_bytes);
+		cli_json_u64(ac, "count", s->acc_count);
+		cli_json_u64(ac, "retained", s->acc_bytes);
 		if (s->holder != HP_NONE)
 			cJSON_AddItemToObject(e, "held_by", cli_object_json(h, s->holder));
 		else
@@ -408,8 +414,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		const struct hp_leak_zombie *z = &L->zombies[i];
 		cJSON *e = cli_object_json(h, z->obj);
 		cJSON_AddItemToObject(e, "reasons", reasons_json(z->reasons));
-		json_u64(e, "retained", z->retained);
-		json_u64(e, "leak", z->leak);
+		cli_json_u64(e, "retained", z->retained);
+		cli_json_u64(e, "leak", z->leak);
 		snprintf(hex, sizeof hex, "%016llx", (unsigned long long)z->signature);
 		cJSON_AddStringToObject(e, "signature", hex);
 		cJSON_AddItemToObject(e, "trace", json_trace(r, &z->trace, 1, e, "trace_"));
@@ -424,12 +430,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(e, "signature", hex);
 		cJSON_AddStringToObject(e, "signature_text", z->signature_text ? z->signature_text : "");
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[z->obj]));
-		json_u64(e, "count", G->count);
-		json_u64(e, "retained", G->retained);
+		cli_json_u64(e, "count", G->count);
+		cli_json_u64(e, "retained", G->retained);
 		cJSON_AddBoolToObject(e, "retained_exact", G->exact);
 		if (G->exact)
-			json_u64(e, "retained_objects", G->retained_objects);
-		json_u64(e, "retained_sum", G->retained_sum);
+			cli_json_u64(e, "retained_objects", G->retained_objects);
+		cli_json_u64(e, "retained_sum", G->retained_sum);
 		cJSON *ids = cJSON_AddArrayToObject(e, "zombies");
 		for (size_t k = G->first; k < G->first + G->count; k++) {
 			char id[32];
@@ -438,11 +444,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		}
 		cJSON_AddItemToArray(la, e);
 	}
-	json_u64(j, "nested_zombies", L->nested);
-	json_u64(j, "not_strongly_reachable_zombies", L->not_strong);
+	cli_json_u64(j, "nested_zombies", L->nested);
+	cli_json_u64(j, "not_strongly_reachable_zombies", L->not_strong);
 	cJSON *fr = cJSON_AddObjectToObject(j, "freed_by_fixing_all");
-	json_u64(fr, "bytes", L->freed);
-	json_u64(fr, "objects", L->freed_objects);
+	cli_json_u64(fr, "bytes", L->freed);
+	cli_json_u64(fr, "objects", L->freed_objects);
 	cJSON *ia = cJSON_AddArrayToObject(j, "inspected");
 	for (size_t i = 0; i < L->ninspected; i++) {
 		const struct hp_leak_inspected *in = &L->inspected[i];
@@ -478,35 +484,35 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[32], b[32], c[32], lab[800], nm[600], rs[HP_LEAK_REASON * 3];
 	cli_partial_note(f, S);
 	fprintf(f, "leak suspects: objects and classes retaining at least %g%% of the reachable heap (%s of %s;"
-		" big drop %g; weak %s, roots %s)\n", o->threshold, fmt_bytes(L->threshold_bytes, a, sizeof a),
-		fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
-		roots_policy_name(r->R->roots_policy));
+		" big drop %g; weak %s, roots %s)\n", o->threshold, cli_fmt_bytes(L->threshold_bytes, a, sizeof a),
+		cli_fmt_bytes(L->heap, b, sizeof b), o->big_drop, hp_weak_policy_name(r->R->weak),
+		cli_roots_policy_name(r->R->roots_policy));
 	if (!L->nsuspects)
 		fprintf(f, "  none\n");
 	for (size_t i = 0; i < L->nsuspects; i++) {
 		const struct hp_leak_suspect *s = &L->suspects[i];
 		fprintf(f, "\nsuspect %zu: ", i + 1);
 		if (s->is_class)
-			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", fmt_count(s->count, c, sizeof c),
-				safe_text(hp_class_name(h, s->cls), nm, sizeof nm), fmt_bytes(s->retained, a, sizeof a),
+			fprintf(f, "%s \xc3\x97 %s retain %s (%.1f%%)\n", cli_fmt_count(s->count, c, sizeof c),
+				hp_text_safe(hp_class_name(h, s->cls), nm, sizeof nm), cli_fmt_bytes(s->retained, a, sizeof a),
 				pct(s->retained, L->heap));
 		else
-			fprintf(f, "%s retains %s (%.1f%%)\n", object_label(h, s->obj, lab, sizeof lab),
-				fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
+			fprintf(f, "%s retains %s (%.1f%%)\n", cli_object_label(h, s->obj, lab, sizeof lab),
+				cli_fmt_bytes(s->retained, a, sizeof a), pct(s->retained, L->heap));
 		if (s->acc != HP_NONE && s->is_class)
 			fprintf(f, "  accumulation point: %s (%s), on the paths of 80%% of them\n",
-				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a));
+				cli_object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a));
 		else if (s->acc != HP_NONE)
 			fprintf(f, "  accumulation point: %s (%s, %llu step%s down the dominator tree)\n",
-				object_label(h, s->acc, lab, sizeof lab), fmt_bytes(s->acc_retained, a, sizeof a),
+				cli_object_label(h, s->acc, lab, sizeof lab), cli_fmt_bytes(s->acc_retained, a, sizeof a),
 				(unsigned long long)s->acc_depth, s->acc_depth == 1 ? "" : "s");
 		else
 			fprintf(f, "  accumulation point: none (no object is on the paths of 80%% of them)\n");
 		if (s->acc_cls != HP_NONE)
-			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", fmt_count(s->acc_count, c, sizeof c),
-				safe_text(hp_class_name(h, s->acc_cls), nm, sizeof nm), fmt_bytes(s->acc_bytes, a, sizeof a));
+			fprintf(f, "  accumulated: %s \xc3\x97 %s, %s\n", cli_fmt_count(s->acc_count, c, sizeof c),
+				hp_text_safe(hp_class_name(h, s->acc_cls), nm, sizeof nm), cli_fmt_bytes(s->acc_bytes, a, sizeof a));
 		if (s->holder != HP_NONE)
-			fprintf(f, "  held by %s\n", object_label(h, s->holder, lab, sizeof lab));
+			fprintf(f, "  held by %s\n", cli_object_label(h, s->holder, lab, sizeof lab));
 		else
 			fprintf(f, "  held by JDK objects and GC roots only\n");
 		fprintf(f, "  shortest path from a GC root to the %s:\n",
@@ -524,14 +530,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		const struct hp_leak_zombie *z = &L->zombies[G->first];
 		if (G->exact)
 			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees %s (%s objects); retained by the"
-				" zombies themselves: %s\n", g + 1, L->nleaks, fmt_count(G->count, c, sizeof c),
-				safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), fmt_bytes(G->retained, a, sizeof a),
-				fmt_count(G->retained_objects, lab, sizeof lab), fmt_bytes(G->retained_sum, b, sizeof b));
+				" zombies themselves: %s\n", g + 1, L->nleaks, cli_fmt_count(G->count, c, sizeof c),
+				hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm), cli_fmt_bytes(G->retained, a, sizeof a),
+				cli_fmt_count(G->retained_objects, lab, sizeof lab), cli_fmt_bytes(G->retained_sum, b, sizeof b));
 		else
 			fprintf(f, "\nleak %zu of %zu: %s \xc3\x97 %s; fixing it frees at least %s (retained by the zombies"
 				" themselves; the retained set is computed for the 100 largest leaks)\n", g + 1, L->nleaks,
-				fmt_count(G->count, c, sizeof c), safe_text(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
-				fmt_bytes(G->retained_sum, a, sizeof a));
+				cli_fmt_count(G->count, c, sizeof c), hp_text_safe(hp_class_name(h, h->cls[z->obj]), nm, sizeof nm),
+				cli_fmt_bytes(G->retained_sum, a, sizeof a));
 		reasons_text(z->reasons, rs, sizeof rs);
 		fprintf(f, "  signature %016llx; %s\n", (unsigned long long)G->signature, rs);
 		text_trace(f, r, &z->trace, 1);
@@ -540,23 +546,23 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			size_t shown = 0;
 			for (size_t k = G->first + 1; k < G->first + G->count && shown < LIST_IN_TEXT; k++, shown++)
 				fprintf(f, " 0x%llx (%s)", (unsigned long long)h->ids[L->zombies[k].obj],
-					fmt_bytes(L->zombies[k].retained, a, sizeof a));
+					cli_fmt_bytes(L->zombies[k].retained, a, sizeof a));
 			if (G->count - 1 > shown)
-				fprintf(f, " and %s more (--json lists all)", fmt_count(G->count - 1 - shown, c, sizeof c));
+				fprintf(f, " and %s more (--json lists all)", cli_fmt_count(G->count - 1 - shown, c, sizeof c));
 			fputc('\n', f);
 		}
 	}
 	if (L->nested)
 		fprintf(f, "\n%s more zombie%s reached only through the zombies above (not listed apart; fixing those"
-			" frees them)\n", fmt_count(L->nested, c, sizeof c), L->nested == 1 ? " is" : "s are");
+			" frees them)\n", cli_fmt_count(L->nested, c, sizeof c), L->nested == 1 ? " is" : "s are");
 	if (L->not_strong)
 		fprintf(f, "%s zombie%s no strong path reaches (only soft, weak, final or phantom references: they"
-			" will be collected; not leaks)\n", fmt_count(L->not_strong, c, sizeof c),
+			" will be collected; not leaks)\n", cli_fmt_count(L->not_strong, c, sizeof c),
 			L->not_strong == 1 ? "" : "s");
 	if (L->nzombies)
 		fprintf(f, "\nfixing every leak frees %s in %s objects (the retained set of all %s zombies, shared"
-			" objects counted once)\n", fmt_bytes(L->freed, a, sizeof a),
-			fmt_count(L->freed_objects, b, sizeof b), fmt_count(L->nzombies + L->nested, c, sizeof c));
+			" objects counted once)\n", cli_fmt_bytes(L->freed, a, sizeof a),
+			cli_fmt_count(L->freed_objects, b, sizeof b), cli_fmt_count(L->nzombies + L->nested, c, sizeof c));
 	/* what the rules looked at, by class, status and reason */
 	if (L->ninspected) {
 		struct irow *rows = hp_reallocarray(NULL, L->ninspected, sizeof *rows);
@@ -571,14 +577,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			rows[i].count = 1;
 		}
 		qsort(rows, L->ninspected, sizeof *rows, by_irow);
-		fprintf(f, "\nobjects the zombie rules looked at: %s\n", fmt_count(L->ninspected, c, sizeof c));
+		fprintf(f, "\nobjects the zombie rules looked at: %s\n", cli_fmt_count(L->ninspected, c, sizeof c));
 		for (size_t i = 0; i < L->ninspected;) {
 			size_t k = i;
 			while (k < L->ninspected && !by_irow(&rows[i], &rows[k]))
 				k++;
 			reasons_text(rows[i].reason, rs, sizeof rs);
-			fprintf(f, "  %8s \xc3\x97 %s: %s (%s)\n", fmt_count(k - i, c, sizeof c),
-				safe_text(hp_class_name(h, rows[i].cls), nm, sizeof nm), hp_leak_status_name(rows[i].status), rs);
+			fprintf(f, "  %8s \xc3\x97 %s: %s (%s)\n", cli_fmt_count(k - i, c, sizeof c),
+				hp_text_safe(hp_class_name(h, rows[i].cls), nm, sizeof nm), hp_leak_status_name(rows[i].status), rs);
 			i = k;
 		}
 		hp_free(rows);

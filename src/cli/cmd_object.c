@@ -1,7 +1,13 @@
 /* hprofan object FILE ID: one object: what it holds, who holds it, what
  * dominates it and the shortest path to it from a GC root. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/paths.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -71,7 +77,7 @@ static int fmt_ref(struct octx *c, uint64_t id, char *buf, size_t n)
 		return HP_OK;
 	}
 	char lab[800];
-	object_label(c->h, v, lab, sizeof lab);
+	cli_object_label(c->h, v, lab, sizeof lab);
 	struct hp_text t;
 	HP_TRY(text_of(c, v, STRING_CHARS, &t));
 	if (t.utf8) {
@@ -207,37 +213,37 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	const hp_heap *h = c->h;
 	const struct hp_retained *R = c->R;
 	char lab[800], a[64], b[64], rt[800], val[4096], nm[512];
-	fprintf(f, "%s\n", object_label(h, v, lab, sizeof lab));
+	fprintf(f, "%s\n", cli_object_label(h, v, lab, sizeof lab));
 	const char *cname = hp_class_name(h, h->cls[v]);
 	switch (d->kind) {
 	case HP_OBJ_INSTANCE: {
-		fprintf(f, "  kind      instance of %s", safe_text(cname, nm, sizeof nm));
+		fprintf(f, "  kind      instance of %s", hp_text_safe(cname, nm, sizeof nm));
 		uint32_t s = h->classes[h->cls[v]].super;
 		if (s != HP_NONE && hp_class_name(h, s) && strcmp(hp_class_name(h, s), "java.lang.Object"))
-			fprintf(f, " (extends %s)", safe_text(hp_class_name(h, s), nm, sizeof nm));
+			fprintf(f, " (extends %s)", hp_text_safe(hp_class_name(h, s), nm, sizeof nm));
 		fputc('\n', f);
 		break;
 	}
 	case HP_OBJ_OBJARRAY:
 	case HP_OBJ_PRIMARRAY:
-		fprintf(f, "  kind      %s, %s element%s\n", safe_text(cname, nm, sizeof nm),
-			fmt_count(d->length, a, sizeof a), d->length == 1 ? "" : "s");
+		fprintf(f, "  kind      %s, %s element%s\n", hp_text_safe(cname, nm, sizeof nm),
+			cli_fmt_count(d->length, a, sizeof a), d->length == 1 ? "" : "s");
 		break;
 	default:
 		fprintf(f, "  kind      class object (java.lang.Class)\n");
 		break;
 	}
 	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
-		fprintf(f, "  heap      %s\n", safe_text(hp_heap_name(h, hp_heap_heap(h, v)), nm, sizeof nm));
-	fprintf(f, "  shallow   %s\n", fmt_bytes(R->shallow[v], a, sizeof a));
+		fprintf(f, "  heap      %s\n", hp_text_safe(hp_heap_name(h, hp_heap_heap(h, v)), nm, sizeof nm));
+	fprintf(f, "  shallow   %s\n", cli_fmt_bytes(R->shallow[v], a, sizeof a));
 	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
-		fprintf(f, "  retained  %s (no GC root reaches it)\n", fmt_bytes(R->retained[v], a, sizeof a));
+		fprintf(f, "  retained  %s (no GC root reaches it)\n", cli_fmt_bytes(R->retained[v], a, sizeof a));
 	else
-		fprintf(f, "  retained  %s (%.1f%% of the heap)\n", fmt_bytes(R->retained[v], a, sizeof a),
+		fprintf(f, "  retained  %s (%.1f%% of the heap)\n", cli_fmt_bytes(R->retained[v], a, sizeof a),
 			c->total ? 100.0 * R->retained[v] / c->total : 0.0);
 	if (cli_native_shown(h, c->N))
-		fprintf(f, "  native    %s registered, %s retained\n", fmt_bytes(hp_native_of(c->N, v), a, sizeof a),
-			fmt_bytes(hp_native_retained_of(c->N, v), b, sizeof b));
+		fprintf(f, "  native    %s registered, %s retained\n", cli_fmt_bytes(hp_native_of(c->N, v), a, sizeof a),
+			cli_fmt_bytes(hp_native_retained_of(c->N, v), b, sizeof b));
 	cli_root_text(h, c->rd, v, rt, sizeof rt);
 	fprintf(f, "  GC root   %s\n", rt[0] ? rt : "no");
 	if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes)
@@ -251,7 +257,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		char *q = cli_quote_text(&t);
 		fprintf(f, "  text      %s", q ? q : "?");
 		if (t.utf8 && t.truncated)
-			fprintf(f, " (%s characters)", fmt_count(t.chars, a, sizeof a));
+			fprintf(f, " (%s characters)", cli_fmt_count(t.chars, a, sizeof a));
 		fputc('\n', f);
 		hp_free(q);
 		hp_objread_text_release(&t);
@@ -261,10 +267,10 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		const struct hp_class *k = &h->classes[d->class_of];
 		size_t s = k->super_id ? hp_heap_find(h, k->super_id) : SIZE_MAX;
 		size_t l = k->loader_id ? hp_heap_find(h, k->loader_id) : SIZE_MAX;
-		fprintf(f, "  class     %s\n", safe_text(hp_class_name(h, d->class_of), nm, sizeof nm));
+		fprintf(f, "  class     %s\n", hp_text_safe(hp_class_name(h, d->class_of), nm, sizeof nm));
 		if (s != SIZE_MAX)
-			fprintf(f, "  super     %s\n", object_label(h, s, lab, sizeof lab));
-		fprintf(f, "  loader    %s\n", l != SIZE_MAX ? object_label(h, l, lab, sizeof lab) : "(bootstrap)");
+			fprintf(f, "  super     %s\n", cli_object_label(h, s, lab, sizeof lab));
+		fprintf(f, "  loader    %s\n", l != SIZE_MAX ? cli_object_label(h, l, lab, sizeof lab) : "(bootstrap)");
 		fprintf(f, "  instance  %u field bytes\n", k->instance_size);
 	}
 
@@ -276,7 +282,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 			const struct hp_objval *fv = &d->fields[i];
 			if (d->kind == HP_OBJ_INSTANCE && fv->decl != decl) {
 				decl = fv->decl;
-				fprintf(f, "  %s\n", safe_text(hp_class_name(h, decl), nm, sizeof nm));
+				fprintf(f, "  %s\n", hp_text_safe(hp_class_name(h, decl), nm, sizeof nm));
 			}
 			if (fv->type == HP_T_OBJECT) {
 				HP_TRY(fmt_ref(c, fv->bits, val, sizeof val));
@@ -285,7 +291,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 				snprintf(val, sizeof val, "%s (%s)", cli_prim_text(pv, sizeof pv, fv->type, fv->bits), type_name(fv->type));
 			}
 			fprintf(f, "%s%s = %s\n", d->kind == HP_OBJ_INSTANCE ? "    " : "  ",
-				safe_text(fv->name, nm, sizeof nm), val);
+				hp_text_safe(fv->name, nm, sizeof nm), val);
 		}
 	}
 
@@ -294,7 +300,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		if (d->nodata) {
 			fprintf(f, "elements: not in the dump (PRIMITIVE ARRAY NODATA)\n");
 		} else {
-			fprintf(f, "elements (%s of %s):\n", fmt_count(d->nelems, a, sizeof a), fmt_count(d->length, b, sizeof b));
+			fprintf(f, "elements (%s of %s):\n", cli_fmt_count(d->nelems, a, sizeof a), cli_fmt_count(d->length, b, sizeof b));
 			for (uint32_t i = 0; i < d->nelems; i++) {
 				if (d->elem_type == HP_T_OBJECT)
 					HP_TRY(fmt_ref(c, d->elems[i], val, sizeof val));
@@ -303,7 +309,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 				fprintf(f, "  [%u] = %s\n", i, val);
 			}
 			if (d->nelems < d->length)
-				fprintf(f, "  ... %s more\n", fmt_count(d->length - d->nelems, a, sizeof a));
+				fprintf(f, "  ... %s more\n", cli_fmt_count(d->length - d->nelems, a, sizeof a));
 		}
 	}
 
@@ -311,21 +317,21 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	size_t lim = rows_limit(c->o) > 0 ? (size_t)rows_limit(c->o) : nref;
 	size_t shown = nref < lim ? nref : lim;
 	fprintf(f, "referrers (%s%s, most retained first):%s\n", shown < nref ? "top " : "",
-		fmt_count(shown, a, sizeof a), nref ? "" : " none");
+		cli_fmt_count(shown, a, sizeof a), nref ? "" : " none");
 	if (c->class_listed)
 		fprintf(f, "  (only objects of its class refer to it, through <class>: Eclipse MAT's reference from an object to its class)\n");
 	for (size_t i = 0; i < shown; i++) {
 		struct hp_objref ref;
 		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
 		char via[600];
-		fprintf(f, "  %10s  %s %s\n", fmt_bytes(R->retained[refs[i].v], a, sizeof a),
-			object_label(h, refs[i].v, lab, sizeof lab), cli_via_text(h, &ref, via, sizeof via));
+		fprintf(f, "  %10s  %s %s\n", cli_fmt_bytes(R->retained[refs[i].v], a, sizeof a),
+			cli_object_label(h, refs[i].v, lab, sizeof lab), cli_via_text(h, &ref, via, sizeof via));
 	}
 	if (shown < nref)
-		fprintf(f, "  ... %s more\n", fmt_count(nref - shown, a, sizeof a));
+		fprintf(f, "  ... %s more\n", cli_fmt_count(nref - shown, a, sizeof a));
 	if (c->class_refs && !c->class_listed)
 		fprintf(f, "  and %s object%s of its class through <class> (Eclipse MAT's reference from an object to its class), not listed\n",
-			fmt_count(c->class_refs, a, sizeof a), c->class_refs == 1 ? "" : "s");
+			cli_fmt_count(c->class_refs, a, sizeof a), c->class_refs == 1 ? "" : "s");
 
 	/* dominators */
 	fprintf(f, "dominators (nearest first):");
@@ -338,7 +344,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 		uint32_t u = chain[i];
 		if (cgap->n && i == cgap->at)
 			fprintf(f, "  %10s  %s\n", "", cli_gap_text(cgap, 1, val, sizeof val));
-		fprintf(f, "  %10s  %s", fmt_bytes(R->retained[u], a, sizeof a), object_label(h, u, lab, sizeof lab));
+		fprintf(f, "  %10s  %s", cli_fmt_bytes(R->retained[u], a, sizeof a), cli_object_label(h, u, lab, sizeof lab));
 		if (R->root_kinds[u])
 			fprintf(f, "  [GC root: %s]", cli_root_text(h, c->rd, u, rt, sizeof rt));
 		fputc('\n', f);
@@ -371,11 +377,11 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	}
 	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
 		cJSON_AddStringToObject(ob, "heap", hp_heap_name(h, hp_heap_heap(h, v)));
-	json_u64(ob, "shallow", R->shallow[v]);
-	json_u64(ob, "retained", R->retained[v]);
+	cli_json_u64(ob, "shallow", R->shallow[v]);
+	cli_json_u64(ob, "retained", R->retained[v]);
 	if (cli_native_shown(h, c->N)) {
-		json_u64(ob, "native", hp_native_of(c->N, v));
-		json_u64(ob, "retained_native", hp_native_retained_of(c->N, v));
+		cli_json_u64(ob, "native", hp_native_of(c->N, v));
+		cli_json_u64(ob, "retained_native", hp_native_retained_of(c->N, v));
 	}
 	cJSON_AddBoolToObject(ob, "reachable", R->dom.idom[v] != HP_DOM_UNREACHABLE);
 	cli_root_json(ob, h, c->rd, v);
@@ -385,7 +391,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		cJSON_AddItemToObject(ob, "string", cli_text_json(&t));
 		if (t.truncated) {
 			cJSON_AddBoolToObject(ob, "string_truncated", 1);
-			json_u64(ob, "string_chars", t.chars);
+			cli_json_u64(ob, "string_chars", t.chars);
 		}
 		hp_objread_text_release(&t);
 	}
@@ -397,7 +403,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			cJSON_AddItemToObject(ob, "super", cli_object_json(h, s));
 		if (l != SIZE_MAX)
 			cJSON_AddItemToObject(ob, "loader", cli_object_json(h, l));
-		json_u64(ob, "instance_size", k->instance_size);
+		cli_json_u64(ob, "instance_size", k->instance_size);
 	}
 	if (d->kind == HP_OBJ_INSTANCE || d->kind == HP_OBJ_CLASS) {
 		cJSON *fs = cJSON_AddArrayToObject(ob, d->kind == HP_OBJ_CLASS ? "statics" : "fields");
@@ -414,12 +420,12 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 			cJSON_AddItemToArray(fs, e);
 		}
 		if (d->kind == HP_OBJ_INSTANCE && d->field_bytes < d->layout_bytes) {
-			json_u64(ob, "field_bytes", d->field_bytes);
-			json_u64(ob, "layout_bytes", d->layout_bytes);
+			cli_json_u64(ob, "field_bytes", d->field_bytes);
+			cli_json_u64(ob, "layout_bytes", d->layout_bytes);
 		}
 	}
 	if (d->kind == HP_OBJ_OBJARRAY || d->kind == HP_OBJ_PRIMARRAY) {
-		json_u64(ob, "length", d->length);
+		cli_json_u64(ob, "length", d->length);
 		cJSON_AddStringToObject(ob, "element_type", type_name(d->elem_type));
 		if (d->nodata) {
 			cJSON_AddBoolToObject(ob, "nodata", 1);
@@ -438,9 +444,9 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	}
 	size_t lim = rows_limit(c->o) > 0 ? (size_t)rows_limit(c->o) : nref;
 	size_t shown = nref < lim ? nref : lim;
-	json_u64(j, "referrers_total", nref);
+	cli_json_u64(j, "referrers_total", nref);
 	if (c->class_refs) {
-		json_u64(j, "class_referrers", c->class_refs);
+		cli_json_u64(j, "class_referrers", c->class_refs);
 		cJSON_AddBoolToObject(j, "class_referrers_listed", c->class_listed);
 	}
 	cJSON *ra = cJSON_AddArrayToObject(j, "referrers");
@@ -448,16 +454,16 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		struct hp_objref ref;
 		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
 		cJSON *e = cli_object_json(h, refs[i].v);
-		json_u64(e, "shallow", R->shallow[refs[i].v]);
-		json_u64(e, "retained", R->retained[refs[i].v]);
+		cli_json_u64(e, "shallow", R->shallow[refs[i].v]);
+		cli_json_u64(e, "retained", R->retained[refs[i].v]);
 		cJSON_AddItemToObject(e, "via", cli_via_json(h, &ref));
 		cJSON_AddItemToArray(ra, e);
 	}
 	cJSON *da = cJSON_AddArrayToObject(j, "dominators");
 	for (size_t i = 0; i < nchain; i++) {
 		cJSON *e = cli_object_json(h, chain[i]);
-		json_u64(e, "shallow", R->shallow[chain[i]]);
-		json_u64(e, "retained", R->retained[chain[i]]);
+		cli_json_u64(e, "shallow", R->shallow[chain[i]]);
+		cli_json_u64(e, "retained", R->retained[chain[i]]);
 		if (R->root_kinds[chain[i]])
 			cli_root_json(e, h, c->rd, chain[i]);
 		cJSON_AddItemToArray(da, e);
@@ -565,10 +571,10 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	struct object_result *r = res;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(r->c.h));
-	json_policies(j, r->c.R);
-	json_native(j, r->c.h, r->c.N);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(r->c.h));
+	cli_json_policies(j, r->c.R);
+	cli_json_native(j, r->c.h, r->c.N);
 	*doc = j;
 	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain, &r->chain_gap);
 	return hr == HP_OK ? EXIT_OK : failed(&r->c, hr);

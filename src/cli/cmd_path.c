@@ -1,5 +1,9 @@
 /* hprofan path FILE ID: the shortest paths from GC roots to one object. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -61,7 +65,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct path_opts *o = x->own;
 	const struct path_result *r = res;
 	size_t npaths = 0;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
 	*doc = j;
 	cJSON_AddItemToObject(j, "target", cli_object_json(r->h, r->v));
 	cJSON_AddStringToObject(j, "weak_referents", x->c->all_weak ? "followed" : "excluded");
@@ -79,7 +83,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char lab[800];
 	cli_partial_note(f, S);
 	fprintf(f, "shortest paths from GC roots to %s (weak referents %s)\n",
-		object_label(r->h, r->v, lab, sizeof lab), x->c->all_weak ? "followed" : "excluded");
+		cli_object_label(r->h, r->v, lab, sizeof lab), x->c->all_weak ? "followed" : "excluded");
 	int rc = cli_list_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, x->c->full_path, f, NULL, &npaths);
 	if (rc == EXIT_OK && !npaths)
 		fprintf(f, "no GC root reaches it%s\n", x->c->all_weak ? "" :

@@ -1,6 +1,10 @@
 /* hprofan redact IN OUT: a copy of the dump without its data (tools/redact.h). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/output.h"
 #include "tools/redact.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -90,10 +94,10 @@ static void progress_cb(void *ud, uint64_t done, uint64_t total)
 	p->shown = 1;
 	char a[32], b[32];
 	if (total && done <= total)
-		fprintf(stderr, "\rhprofan: redacting %s: %s of %s (%.0f%%)   ", p->name, fmt_bytes(done, a, sizeof a),
-			fmt_bytes(total, b, sizeof b), 100.0 * done / total);
+		fprintf(stderr, "\rhprofan: redacting %s: %s of %s (%.0f%%)   ", p->name, cli_fmt_bytes(done, a, sizeof a),
+			cli_fmt_bytes(total, b, sizeof b), 100.0 * done / total);
 	else
-		fprintf(stderr, "\rhprofan: redacting %s: %s   ", p->name, fmt_bytes(done, a, sizeof a));
+		fprintf(stderr, "\rhprofan: redacting %s: %s   ", p->name, cli_fmt_bytes(done, a, sizeof a));
 	fflush(stderr);
 }
 
@@ -182,7 +186,7 @@ static int run(struct cli_ctx *x)
 	memset(&pr, 0, sizeof pr);
 	pr.enabled = !x->c->quiet && isatty(2);
 	pr.start = now();
-	safe_text(in, pr.name, sizeof pr.name);
+	hp_text_safe(in, pr.name, sizeof pr.name);
 	struct hp_redact_opts ro;
 	hp_redact_opts_init(&ro);
 	ro.mode = o->mode;

@@ -23,8 +23,12 @@
  * multiply the tree's part by 12).
  */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/load.h"
+#include "cli/output.h"
 #include "cli/report_assets.h"
 #include "base/alloc.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -324,8 +328,8 @@ static int run(struct cli_ctx *x)
 	cJSON_AddStringToObject(lib, "name", hp_report_lib_name);
 	cJSON_AddStringToObject(lib, "version", hp_report_lib_version);
 	cJSON_AddStringToObject(lib, "license", hp_report_lib_license);
-	json_u64(data, "tree_depth", (uint64_t)o->depth);
-	json_u64(data, "tree_top", TREE_TOP_N);
+	cli_json_u64(data, "tree_depth", (uint64_t)o->depth);
+	cli_json_u64(data, "tree_top", TREE_TOP_N);
 	cJSON *dumps = cJSON_AddArrayToObject(data, "dumps");
 
 	/* several dumps: trend's summaries come from the same sessions */
@@ -355,8 +359,8 @@ static int run(struct cli_ctx *x)
 			static const struct cli_dumpgroup classes = { .by = -1 };
 			rc = cli_series_summary(&sm, i, &classes, &S, &sum[i], &models[i]);
 			if (!rc) {
-				info[i] = json_dump_info(x->files[i], S, &sum[i]);
-				json_dumpmodel(info[i], &models[i]);
+				info[i] = cli_json_dump_info(x->files[i], S, &sum[i]);
+				cli_json_dumpmodel(info[i], &models[i]);
 				partial[i] = hp_session_load_info(S)->partial;
 			}
 		} else {

@@ -1,6 +1,13 @@
 /* hprofan roots FILE: GC roots by kind and the roots that retain most. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/rootshare.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -42,16 +49,16 @@ static const char *frame_label(const hp_heap *h, uint32_t serial, uint32_t depth
 	const char *s;
 	char *u;
 	if ((s = hp_heap_string(h, f->method_sid, &len)) && (u = hp_mutf8_to_utf8(s, len, NULL))) {
-		safe_text(u, m, sizeof m);
+		hp_text_safe(u, m, sizeof m);
 		hp_free(u);
 	}
 	if ((s = hp_heap_string(h, f->source_sid, &len)) && (u = hp_mutf8_to_utf8(s, len, NULL))) {
-		safe_text(u, src, sizeof src);
+		hp_text_safe(u, src, sizeof src);
 		hp_free(u);
 	}
 	uint32_t ci = hp_idmap_get(&h->serial_map, f->class_serial);
 	if (ci != HP_IDMAP_NONE)
-		safe_text(hp_class_name(h, ci), cls, sizeof cls);
+		hp_text_safe(hp_class_name(h, ci), cls, sizeof cls);
 	char line[64];
 	if (f->line > 0)
 		snprintf(line, sizeof line, ":%d", f->line);
@@ -75,7 +82,7 @@ static const char *thread_name(const hp_heap *h, hp_session *S, uint32_t serial,
 		rd = NULL;
 	const char *res = NULL;
 	if (cli_thread_text(h, rd, serial, &t) && t.utf8) {
-		safe_text(t.utf8, buf, n);
+		hp_text_safe(t.utf8, buf, n);
 		res = buf;
 	}
 	hp_objread_text_release(&t);
@@ -259,26 +266,26 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct roots_result *t = res;
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, R);
 	if (((const struct roots_opts *)x->own)->heap)
 		cJSON_AddStringToObject(j, "heap", ((const struct roots_opts *)x->own)->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "roots", h->nroots);
-	json_u64(tot, "missing_objects", t->missing);
-	json_u64(tot, "reachable_shallow", R->reachable_bytes);
-	json_u64(tot, "joint", R->joint);
-	json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
+	cli_json_u64(tot, "roots", h->nroots);
+	cli_json_u64(tot, "missing_objects", t->missing);
+	cli_json_u64(tot, "reachable_shallow", R->reachable_bytes);
+	cli_json_u64(tot, "joint", R->joint);
+	cli_json_u64(tot, "heap_shallow", R->reachable_bytes + R->unreachable_bytes);
 	cJSON *kinds = cJSON_AddArrayToObject(j, "kinds");
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		if (!R->kinds[k].roots)
 			continue;
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "kind", hp_root_kind_key(k));
-		json_u64(e, "roots", R->kinds[k].roots);
-		json_u64(e, "objects", R->kinds[k].objects);
-		json_u64(e, "retained", alone(t, k));
+		cli_json_u64(e, "roots", R->kinds[k].roots);
+		cli_json_u64(e, "objects", R->kinds[k].objects);
+		cli_json_u64(e, "retained", alone(t, k));
 		cJSON_AddItemToArray(kinds, e);
 	}
 	cJSON *shares = cJSON_AddArrayToObject(j, "shares");
@@ -290,8 +297,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			if (r->kinds & (1u << k))
 				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
 		cJSON_AddBoolToObject(e, "joint", r->joint);
-		json_u64(e, "objects", r->objects);
-		json_u64(e, "retained", r->retained);
+		cli_json_u64(e, "objects", r->objects);
+		cli_json_u64(e, "retained", r->retained);
 		cJSON_AddItemToArray(shares, e);
 	}
 	cJSON *arr = cJSON_AddArrayToObject(j, "roots");
@@ -302,15 +309,15 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[v]);
 		cJSON_AddStringToObject(e, "id", id);
 		cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[v]));
-		json_u64(e, "shallow", R->shallow[v]);
-		json_u64(e, "retained", R->retained[v]);
+		cli_json_u64(e, "shallow", R->shallow[v]);
+		cli_json_u64(e, "retained", R->retained[v]);
 		cJSON *ks = cJSON_AddArrayToObject(e, "kinds");
 		for (int k = 0; k < HP_ROOT_NKINDS; k++)
 			if (R->root_kinds[v] & (1u << k))
 				cJSON_AddItemToArray(ks, cJSON_CreateString(hp_root_kind_key(k)));
 		const struct hp_root_rec *rr = t->rows[i].thread;
 		if (rr) {
-			json_u64(e, "thread_serial", rr->thread_serial);
+			cli_json_u64(e, "thread_serial", rr->thread_serial);
 			if (thread_name(h, S, rr->thread_serial, buf, sizeof buf))
 				cJSON_AddStringToObject(e, "thread", buf);
 			if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) &&
@@ -335,8 +342,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (int k = 0; k < HP_ROOT_NKINDS; k++) {
 		if (!R->kinds[k].roots)
 			continue;
-		fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), fmt_count(R->kinds[k].roots, a, sizeof a),
-			fmt_count(R->kinds[k].objects, b, sizeof b), fmt_bytes(alone(t, k), c2, sizeof c2));
+		fprintf(f, "%-20s %10s %10s %10s\n", hp_root_kind_name(k), cli_fmt_count(R->kinds[k].roots, a, sizeof a),
+			cli_fmt_count(R->kinds[k].objects, b, sizeof b), cli_fmt_bytes(alone(t, k), c2, sizeof c2));
 	}
 	/* the rest of the reachable heap: objects named by roots of several
 	 * kinds, and objects several roots reach by separate paths */
@@ -345,14 +352,14 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		const struct hp_root_share *r = &t->sh.rows[i];
 		if (!r->joint && !r->kinds)
 			fprintf(f, "made roots (--roots=unreachable-as-roots): %s, %s\n",
-				fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+				cli_fmt_counted(r->objects, "object", "objects", a, sizeof a), cli_fmt_bytes(r->retained, c2, sizeof c2));
 	}
 	for (size_t i = 0; i < t->sh.n; i++) {
 		const struct hp_root_share *r = &t->sh.rows[i];
 		if (r->joint || (r->kinds & (r->kinds - 1)) == 0)
 			continue;
 		fprintf(f, "named by %s: %s, %s\n", kinds_text(r->kinds, ks, sizeof ks),
-			fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+			cli_fmt_counted(r->objects, "object", "objects", a, sizeof a), cli_fmt_bytes(r->retained, c2, sizeof c2));
 	}
 	for (size_t i = 0; i < t->sh.n; i++) {
 		const struct hp_root_share *r = &t->sh.rows[i];
@@ -360,21 +367,21 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			continue;
 		fprintf(f, "held jointly by %s%s roots: %s, %s\n", (r->kinds & (r->kinds - 1)) ? "" : "several ",
 			kinds_text(r->kinds, ks, sizeof ks),
-			fmt_counted(r->objects, "object", "objects", a, sizeof a), fmt_bytes(r->retained, c2, sizeof c2));
+			cli_fmt_counted(r->objects, "object", "objects", a, sizeof a), cli_fmt_bytes(r->retained, c2, sizeof c2));
 	}
 	if (R->roots_policy != HP_ROOTS_ALL)
 		fprintf(f, "(--roots=%s: the stack roots of a known thread count in its thread object's row)\n",
-			roots_policy_name(R->roots_policy));
+			cli_roots_policy_name(R->roots_policy));
 	fprintf(f, "reachable: %s in all (the rows above add up to it); unreachable: %s, %s",
-		fmt_bytes(t->sh.total, b, sizeof b), fmt_counted(R->unreachable, "object", "objects", a, sizeof a),
-		fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
+		cli_fmt_bytes(t->sh.total, b, sizeof b), cli_fmt_counted(R->unreachable, "object", "objects", a, sizeof a),
+		cli_fmt_bytes(R->unreachable_bytes, c2, sizeof c2));
 	if (t->missing)
-		fprintf(f, "; %s the dump does not hold", fmt_counted(t->missing, "root names an object", "roots name objects", a, sizeof a));
-	fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+		fprintf(f, "; %s the dump does not hold", cli_fmt_counted(t->missing, "root names an object", "roots name objects", a, sizeof a));
+	fprintf(f, " (weak %s, roots %s)\n\n", hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	const char *heap = ((const struct roots_opts *)x->own)->heap;
 	if (heap) {
 		char hn[256];
-		fprintf(f, "roots in heap %s:\n", safe_text(heap, hn, sizeof hn));
+		fprintf(f, "roots in heap %s:\n", hp_text_safe(heap, hn, sizeof hn));
 	}
 	fprintf(f, "%10s  %6s  %-24s  %s\n", "retained", "%heap", "kind", "root");
 	for (size_t i = 0; i < t->shown; i++) {
@@ -389,8 +396,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			}
 		if (!kl)
 			snprintf(kinds, sizeof kinds, "made root");
-		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", fmt_bytes(R->retained[v], a, sizeof a),
-			all ? 100.0 * R->retained[v] / all : 0.0, kinds, object_label(h, v, lab, sizeof lab));
+		fprintf(f, "%10s  %5.1f%%  %-24s  %s\n", cli_fmt_bytes(R->retained[v], a, sizeof a),
+			all ? 100.0 * R->retained[v] / all : 0.0, kinds, cli_object_label(h, v, lab, sizeof lab));
 		const struct hp_root_rec *rr = t->rows[i].thread;
 		if (!rr)
 			continue;
@@ -406,7 +413,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		fputc('\n', f);
 	}
 	if (t->shown < t->n)
-		fprintf(f, "... %s more roots\n", fmt_count(t->n - t->shown, a, sizeof a));
+		fprintf(f, "... %s more roots\n", cli_fmt_count(t->n - t->shown, a, sizeof a));
 	return EXIT_OK;
 }
 

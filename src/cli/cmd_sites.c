@@ -2,8 +2,15 @@
  * serial of their records), with the site's frames, or as folded stacks
  * for flame graphs. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/sites.h"
 #include "analysis/threads.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -248,31 +255,31 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 	for (size_t r = 0; r < h->nalloc_recs; r++) {
 		const struct hp_alloc_sites_rec *rec = &h->alloc_recs[r];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "flags", rec->hd.flags);
-		json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
+		cli_json_u64(e, "flags", rec->hd.flags);
+		cli_json_u64(e, "cutoff_bits", rec->hd.cutoff_bits);
 		double cf = bits_float(rec->hd.cutoff_bits);
 		if (cf == cf && cf - cf == 0)
 			cJSON_AddNumberToObject(e, "cutoff", cf);
-		json_u64(e, "live_bytes", rec->hd.live_bytes);
-		json_u64(e, "live_instances", rec->hd.live_instances);
-		json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
-		json_u64(e, "instances_allocated", rec->hd.instances_allocated);
-		json_u64(e, "sites_declared", rec->hd.nsites);
+		cli_json_u64(e, "live_bytes", rec->hd.live_bytes);
+		cli_json_u64(e, "live_instances", rec->hd.live_instances);
+		cli_json_u64(e, "bytes_allocated", rec->hd.bytes_allocated);
+		cli_json_u64(e, "instances_allocated", rec->hd.instances_allocated);
+		cli_json_u64(e, "sites_declared", rec->hd.nsites);
 		cJSON *arr = cJSON_AddArrayToObject(e, "sites");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++) {
 			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
 			cJSON *x = cJSON_CreateObject();
-			json_u64(x, "is_array", st->is_array);
-			json_u64(x, "class_serial", st->class_serial);
+			cli_json_u64(x, "is_array", st->is_array);
+			cli_json_u64(x, "class_serial", st->class_serial);
 			const char *cn = site_class(h, st, buf, sizeof buf);
 			if (cn[0])
 				cJSON_AddStringToObject(x, "class", cn);
-			json_u64(x, "trace_serial", st->trace_serial);
-			json_u64(x, "live_bytes", st->live_bytes);
-			json_u64(x, "live_instances", st->live_instances);
-			json_u64(x, "bytes_allocated", st->bytes_allocated);
-			json_u64(x, "instances_allocated", st->instances_allocated);
+			cli_json_u64(x, "trace_serial", st->trace_serial);
+			cli_json_u64(x, "live_bytes", st->live_bytes);
+			cli_json_u64(x, "live_instances", st->live_instances);
+			cli_json_u64(x, "bytes_allocated", st->bytes_allocated);
+			cli_json_u64(x, "instances_allocated", st->instances_allocated);
 			cJSON_AddItemToArray(arr, x);
 		}
 		cJSON_AddItemToArray(as, e);
@@ -280,24 +287,24 @@ static void agent_json(const struct sites_opts *o, const hp_heap *h, cJSON *j)
 	cJSON *hs = cJSON_AddArrayToObject(j, "agent_heap_summaries");
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "live_bytes", h->summaries[r].live_bytes);
-		json_u64(e, "live_instances", h->summaries[r].live_instances);
-		json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
-		json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
+		cli_json_u64(e, "live_bytes", h->summaries[r].live_bytes);
+		cli_json_u64(e, "live_instances", h->summaries[r].live_instances);
+		cli_json_u64(e, "bytes_allocated", h->summaries[r].bytes_allocated);
+		cli_json_u64(e, "instances_allocated", h->summaries[r].instances_allocated);
 		cJSON_AddItemToArray(hs, e);
 	}
 	cJSON *cs = cJSON_AddArrayToObject(j, "agent_cpu_samples");
 	for (size_t r = 0; r < h->ncpu_recs; r++) {
 		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "total", rec->total);
-		json_u64(e, "traces_declared", rec->n);
+		cli_json_u64(e, "total", rec->total);
+		cli_json_u64(e, "traces_declared", rec->n);
 		cJSON *arr = cJSON_AddArrayToObject(e, "traces");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++) {
 			cJSON *x = cJSON_CreateObject();
-			json_u64(x, "samples", h->cpu_samples[rec->first + i].samples);
-			json_u64(x, "trace_serial", h->cpu_samples[rec->first + i].trace_serial);
+			cli_json_u64(x, "samples", h->cpu_samples[rec->first + i].samples);
+			cli_json_u64(x, "trace_serial", h->cpu_samples[rec->first + i].trace_serial);
 			cJSON_AddItemToArray(arr, x);
 		}
 		cJSON_AddItemToArray(cs, e);
@@ -331,41 +338,41 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		else
 			fprintf(f, "bits 0x%08x\n", hd->cutoff_bits);
 		fprintf(f, "live %s bytes in %s instances; allocated %s bytes in %s instances; %s\n",
-			fmt_count(hd->live_bytes, a, sizeof a), fmt_count(hd->live_instances, b, sizeof b),
-			fmt_count(hd->bytes_allocated, c, sizeof c), fmt_count(hd->instances_allocated, d, sizeof d),
-			fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
+			cli_fmt_count(hd->live_bytes, a, sizeof a), cli_fmt_count(hd->live_instances, b, sizeof b),
+			cli_fmt_count(hd->bytes_allocated, c, sizeof c), cli_fmt_count(hd->instances_allocated, d, sizeof d),
+			cli_fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
 		fprintf(f, "%6s %12s %10s %12s %10s %10s  %s\n", "rank", "live bytes", "live objs", "alloc bytes",
 			"alloc objs", "trace", "class");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++) {
 			const struct hp_alloc_site *st = &h->alloc_sites[rec->first + i];
 			char raw[64];
-			safe_text(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
-			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, fmt_count(st->live_bytes, a, sizeof a),
-				fmt_count(st->live_instances, b, sizeof b), fmt_count(st->bytes_allocated, c, sizeof c),
-				fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
+			hp_text_safe(site_class(h, st, raw, sizeof raw), nm, sizeof nm);
+			fprintf(f, "%6zu %12s %10s %12s %10s %10u  ", i + 1, cli_fmt_count(st->live_bytes, a, sizeof a),
+				cli_fmt_count(st->live_instances, b, sizeof b), cli_fmt_count(st->bytes_allocated, c, sizeof c),
+				cli_fmt_count(st->instances_allocated, d, sizeof d), st->trace_serial);
 			if (nm[0])
 				fprintf(f, "%s\n", nm);
 			else
 				fprintf(f, "class serial %u\n", st->class_serial);
 		}
 		if (ns < rec->k)
-			fprintf(f, "... %s more sites\n", fmt_count(rec->k - ns, a, sizeof a));
+			fprintf(f, "... %s more sites\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < hd->nsites)
 			fprintf(f, "(the record declares %s sites; only the first %s were read)\n",
-				fmt_count(hd->nsites, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+				cli_fmt_count(hd->nsites, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
 	}
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		const struct hp_heap_summary *hs = &h->summaries[r];
 		fprintf(f, "\nHEAP SUMMARY record %zu of %zu (the hprof agent's): live %s bytes in %s instances; "
 			"allocated %s bytes in %s instances\n", r + 1, h->nsummaries,
-			fmt_count(hs->live_bytes, a, sizeof a), fmt_count(hs->live_instances, b, sizeof b),
-			fmt_count(hs->bytes_allocated, c, sizeof c), fmt_count(hs->instances_allocated, d, sizeof d));
+			cli_fmt_count(hs->live_bytes, a, sizeof a), cli_fmt_count(hs->live_instances, b, sizeof b),
+			cli_fmt_count(hs->bytes_allocated, c, sizeof c), cli_fmt_count(hs->instances_allocated, d, sizeof d));
 	}
 	for (size_t r = 0; r < h->ncpu_recs; r++) {
 		const struct hp_cpu_samples_rec *rec = &h->cpu_recs[r];
 		fprintf(f, "\nCPU SAMPLES record %zu of %zu (the hprof agent's): %s samples over %s\n", r + 1, h->ncpu_recs,
-			fmt_count(rec->total, a, sizeof a), fmt_counted(rec->n, "trace", "traces", b, sizeof b));
+			cli_fmt_count(rec->total, a, sizeof a), cli_fmt_counted(rec->n, "trace", "traces", b, sizeof b));
 		fprintf(f, "%6s %10s %7s %10s  %s\n", "rank", "samples", "share", "trace", "top frame");
 		size_t ns = shown(o, rec->k);
 		for (size_t i = 0; i < ns; i++) {
@@ -375,14 +382,14 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 				snprintf(pct, sizeof pct, "%.2f%%", 100.0 * cs->samples / rec->total);
 			else
 				snprintf(pct, sizeof pct, "-");
-			fprintf(f, "%6zu %10s %7s %10u  %s\n", i + 1, fmt_count(cs->samples, a, sizeof a), pct, cs->trace_serial,
+			fprintf(f, "%6zu %10s %7s %10u  %s\n", i + 1, cli_fmt_count(cs->samples, a, sizeof a), pct, cs->trace_serial,
 				top_frame(h, cs->trace_serial, nm, sizeof nm));
 		}
 		if (ns < rec->k)
-			fprintf(f, "... %s more traces\n", fmt_count(rec->k - ns, a, sizeof a));
+			fprintf(f, "... %s more traces\n", cli_fmt_count(rec->k - ns, a, sizeof a));
 		if (rec->k < rec->n)
 			fprintf(f, "(the record declares %s traces; only the first %s were read)\n",
-				fmt_count(rec->n, a, sizeof a), fmt_count(rec->k, b, sizeof b));
+				cli_fmt_count(rec->n, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
 	}
 }
 
@@ -439,23 +446,23 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct sites_opts *o = x->own;
 	const struct sites_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, r->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, r->R);
 	cJSON_AddStringToObject(j, "view", o->flat ? "flat" : o->bottom_up ? "bottom-up" : "top-down");
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);
 	if (x->c->exclude)
 		cJSON_AddStringToObject(j, "exclude", x->c->exclude);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "sites", r->S.n);
-	json_u64(tot, "traced_objects", r->S.traced);
-	json_u64(tot, "traced_shallow", r->S.traced_shallow);
-	json_u64(tot, "untraced_objects", r->S.untraced);
-	json_u64(tot, "untraced_shallow", r->S.untraced_shallow);
-	json_u64(tot, "filtered_sites", r->S.filtered_sites);
-	json_u64(tot, "filtered_objects", r->S.filtered);
-	json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
+	cli_json_u64(tot, "sites", r->S.n);
+	cli_json_u64(tot, "traced_objects", r->S.traced);
+	cli_json_u64(tot, "traced_shallow", r->S.traced_shallow);
+	cli_json_u64(tot, "untraced_objects", r->S.untraced);
+	cli_json_u64(tot, "untraced_shallow", r->S.untraced_shallow);
+	cli_json_u64(tot, "filtered_sites", r->S.filtered_sites);
+	cli_json_u64(tot, "filtered_objects", r->S.filtered);
+	cli_json_u64(tot, "filtered_shallow", r->S.filtered_shallow);
 	cJSON_AddBoolToObject(j, "heap_dump", !r->no_dump);
 	agent_json(o, h, j);
 	uint32_t depth = depth_of(o);
@@ -466,11 +473,11 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			const struct hp_site *s = &r->S.s[i];
 			const struct hp_trace_rec *tr = &h->traces[s->trace];
 			cJSON *e = cJSON_CreateObject();
-			json_u64(e, "trace_serial", s->serial);
-			json_u64(e, "objects", s->objects);
-			json_u64(e, "shallow", s->shallow);
-			json_u64(e, "retained", s->retained);
-			json_u64(e, "depth", tr->n);
+			cli_json_u64(e, "trace_serial", s->serial);
+			cli_json_u64(e, "objects", s->objects);
+			cli_json_u64(e, "shallow", s->shallow);
+			cli_json_u64(e, "retained", s->retained);
+			cli_json_u64(e, "depth", tr->n);
 			cJSON *fr = cJSON_AddArrayToObject(e, "frames");
 			uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
 			for (uint32_t d = 0; d < nf; d++)
@@ -494,25 +501,25 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			const struct hp_site_node *e = &r->S.node[u];
 			index[u] = k++;
 			cJSON *je = cJSON_CreateObject();
-			json_u64(je, "level", e->level);
+			cli_json_u64(je, "level", e->level);
 			if (u)
-				json_u64(je, "parent", index[e->parent]);
+				cli_json_u64(je, "parent", index[e->parent]);
 			if (u)
 				cJSON_AddItemToObject(je, "frame", json_frame(h, hp_trace_frame(h, e->trace, e->at)));
-			json_u64(je, "sites", e->sites);
-			json_u64(je, "objects", e->objects);
-			json_u64(je, "shallow", e->shallow);
-			json_u64(je, "retained", e->retained);
-			json_u64(je, "self_objects", e->self_objects);
-			json_u64(je, "self_shallow", e->self_shallow);
-			json_u64(je, "self_retained", e->self_retained);
-			json_u64(je, "children", e->nchildren);
+			cli_json_u64(je, "sites", e->sites);
+			cli_json_u64(je, "objects", e->objects);
+			cli_json_u64(je, "shallow", e->shallow);
+			cli_json_u64(je, "retained", e->retained);
+			cli_json_u64(je, "self_objects", e->self_objects);
+			cli_json_u64(je, "self_shallow", e->self_shallow);
+			cli_json_u64(je, "self_retained", e->self_retained);
+			cli_json_u64(je, "children", e->nchildren);
 			struct cut c = cut_of(&w, u);
 			if (c.n) {
 				cJSON *m = cJSON_AddObjectToObject(je, "more");
-				json_u64(m, "nodes", c.n);
-				json_u64(m, "objects", c.objects);
-				json_u64(m, "shallow", c.shallow);
+				cli_json_u64(m, "nodes", c.n);
+				cli_json_u64(m, "objects", c.objects);
+				cli_json_u64(m, "shallow", c.shallow);
 				cJSON_AddStringToObject(m, "cut_by", c.by_depth ? "depth" : "top");
 			}
 			cJSON_AddItemToArray(arr, je);
@@ -531,9 +538,9 @@ static void folded_frame(const hp_heap *h, const struct hp_frame *f, FILE *out)
 	uint32_t len;
 	const char *s = f ? hp_heap_string(h, f->method_sid, &len) : NULL;
 	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
-	safe_text(u ? u : "?", m, sizeof m);
+	hp_text_safe(u ? u : "?", m, sizeof m);
 	hp_free(u);
-	safe_text(f && cli_frame_class(h, f)[0] ? cli_frame_class(h, f) : "?", cls, sizeof cls);
+	hp_text_safe(f && cli_frame_class(h, f)[0] ? cli_frame_class(h, f) : "?", cls, sizeof cls);
 	snprintf(buf, sizeof buf, "%s.%s", cls, m);
 	for (char *p = buf; *p; p++)
 		if (*p == ';' || *p == ' ')
@@ -577,14 +584,14 @@ static int collapsed(const hp_heap *h, const struct hp_sites *S, uint32_t depth,
 static void node_line(const hp_heap *h, const struct hp_site_node *e, FILE *f)
 {
 	char a[64], b[64], c[64], t[2048];
-	fprintf(f, "%10s %10s %10s  ", fmt_count(e->objects, a, sizeof a), fmt_bytes(e->shallow, b, sizeof b),
-		fmt_bytes(e->retained, c, sizeof c));
+	fprintf(f, "%10s %10s %10s  ", cli_fmt_count(e->objects, a, sizeof a), cli_fmt_bytes(e->shallow, b, sizeof b),
+		cli_fmt_bytes(e->retained, c, sizeof c));
 	uint32_t lv = e->level;
 	fprintf(f, "%*s", (int)(2 * (lv > 30 ? 30 : lv)), "");
 	if (lv > 30)
 		fprintf(f, "[level %u] ", e->level);
 	if (!e->level) {
-		fprintf(f, "all sites (%s)\n", fmt_count(e->sites, a, sizeof a));
+		fprintf(f, "all sites (%s)\n", cli_fmt_count(e->sites, a, sizeof a));
 		return;
 	}
 	const struct hp_frame *fr = hp_trace_frame(h, e->trace, e->at);
@@ -608,8 +615,8 @@ static void more_line(const struct walk *w, uint32_t u, FILE *f)
 	char a[64], b[64], c[64];
 	struct cut ct = cut_of(w, u);
 	indent(&w->S->node[u], f);
-	fprintf(f, "... %s more (%s, %s)%s\n", fmt_count(ct.n, a, sizeof a), fmt_counted(ct.objects, "object", "objects", b, sizeof b),
-		fmt_bytes(ct.shallow, c, sizeof c), ct.by_depth ? ", below --depth" : "");
+	fprintf(f, "... %s more (%s, %s)%s\n", cli_fmt_count(ct.n, a, sizeof a), cli_fmt_counted(ct.objects, "object", "objects", b, sizeof b),
+		cli_fmt_bytes(ct.shallow, c, sizeof c), ct.by_depth ? ", below --depth" : "");
 }
 
 static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_result *r, FILE *f);
@@ -652,20 +659,20 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 	}
 	if (!r->S.n && !r->S.filtered_sites) {
 		fputs(no_sites, f);
-		fprintf(f, "(%s, %s, all without a site)\n", fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),
-			fmt_bytes(r->S.untraced_shallow, b, sizeof b));
+		fprintf(f, "(%s, %s, all without a site)\n", cli_fmt_counted(r->S.untraced, "object", "objects", a, sizeof a),
+			cli_fmt_bytes(r->S.untraced_shallow, b, sizeof b));
 		return EXIT_OK;
 	}
 	fprintf(f, "%s: %s with a site (%s), %s without one (%s)\n",
-		fmt_counted(r->S.n, "allocation site", "allocation sites", a, sizeof a),
-		fmt_count(r->S.traced, b, sizeof b), fmt_bytes(r->S.traced_shallow, c, sizeof c),
-		fmt_count(r->S.untraced, buf, 64), fmt_bytes(r->S.untraced_shallow, buf + 64, 64));
+		cli_fmt_counted(r->S.n, "allocation site", "allocation sites", a, sizeof a),
+		cli_fmt_count(r->S.traced, b, sizeof b), cli_fmt_bytes(r->S.traced_shallow, c, sizeof c),
+		cli_fmt_count(r->S.untraced, buf, 64), cli_fmt_bytes(r->S.untraced_shallow, buf + 64, 64));
 	if (r->S.filtered_sites)
 		fprintf(f, "left out by the filter: %s (%s, %s)\n",
-			fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
-			fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), fmt_bytes(r->S.filtered_shallow, c, sizeof c));
+			cli_fmt_counted(r->S.filtered_sites, "site", "sites", a, sizeof a),
+			cli_fmt_counted(r->S.filtered, "object", "objects", b, sizeof b), cli_fmt_bytes(r->S.filtered_shallow, c, sizeof c));
 	fprintf(f, "retained: the bytes the objects dominate, each once (weak %s, roots %s)\n\n",
-		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy));
+		hp_weak_policy_name(r->R->weak), cli_roots_policy_name(r->R->roots_policy));
 	if (!r->S.n)
 		return EXIT_OK;
 	if (!o->flat) {
@@ -692,8 +699,8 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 			struct cut ct = cut_of(&w, u);
 			if (e->self_objects && e->nchildren && !ct.by_depth) {
 				indent(e, f);
-				fprintf(f, "%s %s, retained %s: %s\n", fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
-					fmt_bytes(e->self_shallow, b, sizeof b), fmt_bytes(e->self_retained, c, sizeof c),
+				fprintf(f, "%s %s, retained %s: %s\n", cli_fmt_counted(e->self_objects, "object", "objects", a, sizeof a),
+					cli_fmt_bytes(e->self_shallow, b, sizeof b), cli_fmt_bytes(e->self_retained, c, sizeof c),
 					o->bottom_up ? "the stack ends here" : "allocated in this frame");
 			}
 			if (ct.n && ct.by_depth)
@@ -710,8 +717,8 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 	for (size_t i = 0; i < ns; i++) {
 		const struct hp_site *s = &r->S.s[i];
 		const struct hp_trace_rec *tr = &h->traces[s->trace];
-		fprintf(f, "%10s %10s %10s  trace %u\n", fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
-			fmt_bytes(s->retained, c, sizeof c), s->serial);
+		fprintf(f, "%10s %10s %10s  trace %u\n", cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b),
+			cli_fmt_bytes(s->retained, c, sizeof c), s->serial);
 		uint32_t nf = depth > 0 && depth < tr->n ? depth : tr->n;
 		for (uint32_t d = 0; d < nf; d++) {
 			const struct hp_frame *fr = hp_trace_frame(h, s->trace, d);
@@ -724,7 +731,7 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 			fprintf(f, "%32s    ... %u more frames\n", "", tr->n - nf);
 	}
 	if (ns < r->S.n)
-		fprintf(f, "... %s more sites\n", fmt_count(r->S.n - ns, a, sizeof a));
+		fprintf(f, "... %s more sites\n", cli_fmt_count(r->S.n - ns, a, sizeof a));
 	return EXIT_OK;
 }
 

@@ -1,6 +1,11 @@
 /* hprofan threads FILE: every thread, its stack, what its frames hold and
  * what it retains (Eclipse MAT's thread overview, jstack's format). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/threads.h"
 #include "base/alloc.h"
 
@@ -103,8 +108,8 @@ static cJSON *local_json(const struct threads_result *r, const struct hp_thread_
 {
 	cJSON *o = cli_object_json(r->h, l->obj);
 	cJSON_AddStringToObject(o, "root", hp_root_kind_key(l->kind));
-	json_u64(o, "shallow", r->R->shallow[l->obj]);
-	json_u64(o, "retained", r->R->retained[l->obj]);
+	cli_json_u64(o, "shallow", r->R->shallow[l->obj]);
+	cli_json_u64(o, "retained", r->R->retained[l->obj]);
 	return o;
 }
 
@@ -113,20 +118,20 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct threads_opts *o = x->own;
 	const struct threads_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_policies(j, r->R);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_policies(j, r->R);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "threads", r->T.n);
-	json_u64(tot, "with_stacks", r->T.with_frames);
-	json_u64(tot, "stack_roots", r->T.nlocals);
-	json_u64(tot, "orphan_roots", r->T.orphan_roots);
-	json_u64(tot, "missing_objects", r->T.missing_locals);
+	cli_json_u64(tot, "threads", r->T.n);
+	cli_json_u64(tot, "with_stacks", r->T.with_frames);
+	cli_json_u64(tot, "stack_roots", r->T.nlocals);
+	cli_json_u64(tot, "orphan_roots", r->T.orphan_roots);
+	cli_json_u64(tot, "missing_objects", r->T.missing_locals);
 	cJSON *arr = cJSON_AddArrayToObject(j, "threads");
 	for (size_t i = 0; i < r->T.n; i++) {
 		const struct hp_thread_info *t = &r->T.t[i];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "serial", t->serial);
+		cli_json_u64(e, "serial", t->serial);
 		if (r->names[i].utf8)
 			cJSON_AddItemToObject(e, "name", cli_text_json(&r->names[i]));
 
@@ -142,18 +147,18 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		if (t->state)
 			cJSON_AddStringToObject(e, "state", t->state);
 
-		json_u64(e, "shallow", t->shallow);
-		json_u64(e, "retained", t->retained);
-		json_u64(e, "stack_roots", t->nlocals);
+		cli_json_u64(e, "shallow", t->shallow);
+		cli_json_u64(e, "retained", t->retained);
+		cli_json_u64(e, "stack_roots", t->nlocals);
 		if (t->trace != HP_NONE)
-			json_u64(e, "trace_serial", h->traces[t->trace].serial);
+			cli_json_u64(e, "trace_serial", h->traces[t->trace].serial);
 
 		cJSON *fr = cJSON_AddArrayToObject(e, "frames");
 		size_t l = t->first_local, lend = t->first_local + t->nlocals;
 		for (uint32_t d = 0; d < t->nframes; d++) {
 			const struct hp_frame *f = hp_trace_frame(h, t->trace, d);
 			cJSON *fe = cJSON_CreateObject();
-			json_u64(fe, "depth", d);
+			cli_json_u64(fe, "depth", d);
 			if (f) {
 				if (cli_frame_class(h, f)[0])
 					cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
@@ -186,7 +191,7 @@ static void local_line(FILE *f, const struct threads_result *r, const struct hp_
 {
 	char lab[800], a[32];
 	fprintf(f, "%s- %s %s, retained %s\n", indent, l->kind == HP_ROOT_JAVA_FRAME ? "local" : hp_root_kind_name(l->kind),
-		object_label(r->h, l->obj, lab, sizeof lab), fmt_bytes(r->R->retained[l->obj], a, sizeof a));
+		cli_object_label(r->h, l->obj, lab, sizeof lab), cli_fmt_bytes(r->R->retained[l->obj], a, sizeof a));
 }
 
 static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
@@ -201,16 +206,16 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		return EXIT_OK;
 	}
 	fprintf(f, "%s, %zu with a stack; retained: the Thread object's retained size (weak %s, roots %s%s)\n",
-		fmt_counted(r->T.n, "thread", "threads", a, sizeof a), r->T.with_frames,
-		hp_weak_policy_name(r->R->weak), roots_policy_name(r->R->roots_policy),
+		cli_fmt_counted(r->T.n, "thread", "threads", a, sizeof a), r->T.with_frames,
+		hp_weak_policy_name(r->R->weak), cli_roots_policy_name(r->R->roots_policy),
 		r->R->roots_policy == HP_ROOTS_THREADS ? ": it counts what only its stack holds" :
 		": stack locals hang off the super-root, not the thread");
 	if (!r->T.with_frames)
 		fprintf(f, "the dump holds no stack frames for its threads (Android dumps and some tools write none)\n");
 	if (r->T.orphan_roots || r->T.missing_locals)
 		fprintf(f, "%s naming no known thread, %s naming objects the dump lacks (left out)\n",
-			fmt_counted(r->T.orphan_roots, "stack root", "stack roots", a, sizeof a),
-			fmt_count(r->T.missing_locals, b, sizeof b));
+			cli_fmt_counted(r->T.orphan_roots, "stack root", "stack roots", a, sizeof a),
+			cli_fmt_count(r->T.missing_locals, b, sizeof b));
 	for (size_t i = 0; i < r->T.n; i++) {
 		const struct hp_thread_info *t = &r->T.t[i];
 		fputc('\n', f);
@@ -229,7 +234,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->state)
 			fprintf(f, " %s", t->state);
 		if (t->obj != SIZE_MAX)
-			fprintf(f, "  retained %s  %s", fmt_bytes(t->retained, a, sizeof a), object_label(h, t->obj, lab, sizeof lab));
+			fprintf(f, "  retained %s  %s", cli_fmt_bytes(t->retained, a, sizeof a), cli_object_label(h, t->obj, lab, sizeof lab));
 		else
 			fprintf(f, "  (its Thread object is not in the dump)");
 		fputc('\n', f);
@@ -253,7 +258,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			for (; l < lend; l++)
 				local_line(f, r, &r->T.locals[l], "    ");
 		} else if (t->nlocals) {
-			fprintf(f, "    (%s held by its stack; --locals lists them", fmt_counted(t->nlocals, "object", "objects", a, sizeof a));
+			fprintf(f, "    (%s held by its stack; --locals lists them", cli_fmt_counted(t->nlocals, "object", "objects", a, sizeof a));
 			if (others)
 				fprintf(f, ", %zu not in a frame", others);
 			fprintf(f, ")\n");

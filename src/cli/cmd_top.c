@@ -2,9 +2,16 @@
  * (one more pass) or, with --fast or from a pipe, shallow sizes from one
  * streaming pass. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/group.h"
 #include "analysis/buckets.h"
 #include "analysis/threads.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -588,7 +595,7 @@ static cJSON *json_group(const struct top_result *t, size_t *i)
 	const struct hp_group *g = &G->g[t->order[*i]];
 	char lb[1024];
 	cJSON *e = cJSON_CreateObject();
-	json_u64(e, "rank", t->rank[*i]);
+	cli_json_u64(e, "rank", t->rank[*i]);
 	if (t->by == HP_GROUP_PACKAGE) {
 		/* the whole name, however long */
 		char *pk = hp_malloc((size_t)g->pkg_len + 1);
@@ -603,23 +610,23 @@ static cJSON *json_group(const struct top_result *t, size_t *i)
 		cJSON_AddStringToObject(e, "name", group_label(t, g, lb, sizeof lb));
 	}
 	if (t->by == HP_GROUP_PACKAGE) {
-		json_u64(e, "depth", g->depth);
-		json_u64(e, "subpackages", g->nchildren);
+		cli_json_u64(e, "depth", g->depth);
+		cli_json_u64(e, "subpackages", g->nchildren);
 	}
 	if (t->by == HP_GROUP_LOADER) {
-		json_u64(e, "loader_id", g->loader_id);
+		cli_json_u64(e, "loader_id", g->loader_id);
 		if (g->loader_class != HP_NONE)
 			cJSON_AddStringToObject(e, "loader_class", hp_class_name(t->h, g->loader_class));
 		if (g->has_loader_name)
 			cJSON_AddStringToObject(e, "loader_name", G->text + g->name);
-		json_u64(e, "defined", g->defined);
-		json_u64(e, "duplicates", g->duplicates);
+		cli_json_u64(e, "defined", g->defined);
+		cli_json_u64(e, "duplicates", g->duplicates);
 	}
-	json_u64(e, "classes", g->classes);
-	json_u64(e, "instances", g->instances);
-	json_u64(e, "shallow", g->shallow);
+	cli_json_u64(e, "classes", g->classes);
+	cli_json_u64(e, "instances", g->instances);
+	cli_json_u64(e, "shallow", g->shallow);
 	if (G->retained)
-		json_u64(e, "retained", g->retained);
+		cli_json_u64(e, "retained", g->retained);
 	cJSON_AddNumberToObject(e, "percent", pct2(g->shallow, t->all_shallow));
 	/* the subpackages shown follow it in order[] */
 	uint32_t me = t->order[*i];
@@ -636,8 +643,8 @@ static void json_groups(const struct top_result *t, cJSON *j)
 {
 	cJSON_AddStringToObject(j, "group", cli_choice_name(groups, t->by));
 	if (t->by == HP_GROUP_PACKAGE)
-		json_u64(j, "depth", t->depth);
-	json_u64(j, "groups_total", t->ntop);
+		cli_json_u64(j, "depth", t->depth);
+	cli_json_u64(j, "groups_total", t->ntop);
 	cJSON *arr = cJSON_AddArrayToObject(j, "groups");
 	size_t i = 0;
 	while (i < t->norder)
@@ -651,7 +658,7 @@ static void json_groups(const struct top_result *t, cJSON *j)
 		cJSON_AddStringToObject(e, "class", hp_class_name(t->h, G->dup_class[G->dup_off[d]]));
 		cJSON *ids = cJSON_AddArrayToObject(e, "loader_ids");
 		for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++)
-			cJSON_AddItemToArray(ids, json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
+			cJSON_AddItemToArray(ids, cli_json_u64_item(t->h->classes[G->dup_class[k]].loader_id));
 		cJSON_AddItemToArray(dup, e);
 	}
 }
@@ -662,7 +669,7 @@ static void text_groups(const struct top_result *t, FILE *f)
 	char a[32], b[32], c[32], lb[1024], nm[1024];
 	int cw = 9;
 	for (size_t i = 0; i < t->norder; i++) {
-		int l = (int)strlen(fmt_count(G->g[t->order[i]].instances, a, sizeof a));
+		int l = (int)strlen(cli_fmt_count(G->g[t->order[i]].instances, a, sizeof a));
 		if (l > cw)
 			cw = l;
 	}
@@ -676,43 +683,43 @@ static void text_groups(const struct top_result *t, FILE *f)
 	fprintf(f, "  %s\n", cli_choice_name(groups, t->by));
 	for (size_t i = 0; i < t->norder; i++) {
 		const struct hp_group *g = &G->g[t->order[i]];
-		fprintf(f, "%5u  %7s", t->rank[i], fmt_count(g->classes, c, sizeof c));
+		fprintf(f, "%5u  %7s", t->rank[i], cli_fmt_count(g->classes, c, sizeof c));
 		if (loaders)
-			fprintf(f, "  %7s", fmt_count(g->defined, c, sizeof c));
-		fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(g->instances, a, sizeof a),
-			fmt_bytes(g->shallow, b, sizeof b), t->all_shallow ? 100.0 * g->shallow / t->all_shallow : 0.0);
+			fprintf(f, "  %7s", cli_fmt_count(g->defined, c, sizeof c));
+		fprintf(f, "  %*s  %10s  %5.1f%%", cw, cli_fmt_count(g->instances, a, sizeof a),
+			cli_fmt_bytes(g->shallow, b, sizeof b), t->all_shallow ? 100.0 * g->shallow / t->all_shallow : 0.0);
 		if (G->retained)
-			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(g->retained, b, sizeof b),
+			fprintf(f, "  %10s  %5.1f%%", cli_fmt_bytes(g->retained, b, sizeof b),
 				t->all_shallow ? 100.0 * g->retained / t->all_shallow : 0.0);
 		int ind = t->by == HP_GROUP_PACKAGE ? 2 * (int)(g->depth - 1) : 0;
-		fprintf(f, "  %*s%s", ind > 200 ? 200 : ind, "", safe_text(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
+		fprintf(f, "  %*s%s", ind > 200 ? 200 : ind, "", hp_text_safe(group_label(t, g, lb, sizeof lb), nm, sizeof nm));
 		if (loaders && g->has_loader_name)
-			fprintf(f, " \"%s\"", safe_text(G->text + g->name, nm, sizeof nm));
+			fprintf(f, " \"%s\"", hp_text_safe(G->text + g->name, nm, sizeof nm));
 		fprintf(f, "\n");
 	}
 	char c1[48], c2[48];
-	fprintf(f, "%5s  %7s", "total", fmt_count(t->n, c, sizeof c));
+	fprintf(f, "%5s  %7s", "total", cli_fmt_count(t->n, c, sizeof c));
 	if (loaders)
 		fprintf(f, "  %7s", "");
-	fprintf(f, "  %*s  %10s  %5.1f%%", cw, fmt_count(t->tot_count, a, sizeof a), fmt_bytes(t->tot_shallow, b, sizeof b),
+	fprintf(f, "  %*s  %10s  %5.1f%%", cw, cli_fmt_count(t->tot_count, a, sizeof a), cli_fmt_bytes(t->tot_shallow, b, sizeof b),
 		t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
 	if (G->retained)
 		fprintf(f, "  %10s  %6s", "", "");
 	static const char *const one[] = { "package", "class loader", "component" };
 	static const char *const many[] = { "packages", "class loaders", "components" };
-	fprintf(f, "  %s", fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
+	fprintf(f, "  %s", cli_fmt_counted(t->ntop, one[t->by], many[t->by], c1, sizeof c1));
 	if (t->by == HP_GROUP_PACKAGE)
-		fprintf(f, " at the top (%s in all, %u level%s shown)", fmt_counted(G->n, "package", "packages", c2, sizeof c2),
+		fprintf(f, " at the top (%s in all, %u level%s shown)", cli_fmt_counted(G->n, "package", "packages", c2, sizeof c2),
 			t->depth, t->depth == 1 ? "" : "s");
 	if (t->by == HP_GROUP_COMPONENT)
 		fprintf(f, " (with \"other\")");
-	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", fmt_counted(t->n, "class", "classes", c2, sizeof c2));
+	fprintf(f, "%s; %s\n", t->cut ? ", top rows shown" : "", cli_fmt_counted(t->n, "class", "classes", c2, sizeof c2));
 	if (loaders && !t->h->nobj)
 		fprintf(f, "the loaders' classes and names are not read with --fast or from a pipe (no object table)\n");
 	if (loaders && G->ndups) {
-		fprintf(f, "%s defined by several loaders:\n", fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
+		fprintf(f, "%s defined by several loaders:\n", cli_fmt_counted(G->ndups, "class name", "class names", c1, sizeof c1));
 		for (size_t d = 0; d < G->ndups; d++) {
-			fprintf(f, "  %s:", safe_text(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
+			fprintf(f, "  %s:", hp_text_safe(hp_class_name(t->h, G->dup_class[G->dup_off[d]]), nm, sizeof nm));
 			for (uint32_t k = G->dup_off[d]; k < G->dup_off[d + 1]; k++) {
 				uint64_t id = t->h->classes[G->dup_class[k]].loader_id;
 				size_t gi = 0;
@@ -723,7 +730,7 @@ static void text_groups(const struct top_result *t, FILE *f)
 				tmp.loader_id = id;
 				tmp.loader_class = HP_NONE;
 				fprintf(f, "%s %s", k > G->dup_off[d] ? "," : "",
-					safe_text(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
+					hp_text_safe(loader_label(t->h, G, gi < G->n ? &G->g[gi] : &tmp, lb, sizeof lb), nm, sizeof nm));
 			}
 			fprintf(f, "\n");
 		}
@@ -746,8 +753,8 @@ static void json_threads(const struct top_result *t, cJSON *j)
 			continue;
 		}
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
-		json_u64(e, "serial", h->threads[m->rec].serial);
+		cli_json_u64(e, "rank", i + 1);
+		cli_json_u64(e, "serial", h->threads[m->rec].serial);
 		if (t->names[i].utf8)
 			cJSON_AddItemToObject(e, "name", cli_text_json(&t->names[i]));
 		if (m->obj != SIZE_MAX) {
@@ -755,21 +762,21 @@ static void json_threads(const struct top_result *t, cJSON *j)
 			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[m->obj]);
 			cJSON_AddStringToObject(e, "object", id);
 		}
-		json_u64(e, "objects", m->objects);
-		json_u64(e, "bytes", m->bytes);
+		cli_json_u64(e, "objects", m->objects);
+		cli_json_u64(e, "bytes", m->bytes);
 		cJSON_AddNumberToObject(e, "percent", pct2(m->bytes, M->bytes));
 		cJSON_AddItemToArray(arr, e);
 	}
 	cJSON *r = cJSON_AddObjectToObject(j, "thread_rest");
-	json_u64(r, "threads_not_shown", M->n - t->shown);
-	json_u64(r, "not_shown_objects", mo);
-	json_u64(r, "not_shown_bytes", mb);
-	json_u64(r, "shared_objects", M->shared_objects);
-	json_u64(r, "shared_bytes", M->shared_bytes);
-	json_u64(r, "unreachable_objects", M->unreachable_objects);
-	json_u64(r, "unreachable_bytes", M->unreachable_bytes);
-	json_u64(r, "objects", M->objects);
-	json_u64(r, "bytes", M->bytes);
+	cli_json_u64(r, "threads_not_shown", M->n - t->shown);
+	cli_json_u64(r, "not_shown_objects", mo);
+	cli_json_u64(r, "not_shown_bytes", mb);
+	cli_json_u64(r, "shared_objects", M->shared_objects);
+	cli_json_u64(r, "shared_bytes", M->shared_bytes);
+	cli_json_u64(r, "unreachable_objects", M->unreachable_objects);
+	cli_json_u64(r, "unreachable_bytes", M->unreachable_bytes);
+	cli_json_u64(r, "objects", M->objects);
+	cli_json_u64(r, "bytes", M->bytes);
 }
 
 static void text_threads(const struct top_result *t, FILE *f)
@@ -786,7 +793,7 @@ static void text_threads(const struct top_result *t, FILE *f)
 			mb += m->bytes;
 			continue;
 		}
-		fprintf(f, "%5zu  %10s  %10s  %5.1f%%  ", i + 1, fmt_count(m->objects, a, sizeof a), fmt_bytes(m->bytes, b, sizeof b),
+		fprintf(f, "%5zu  %10s  %10s  %5.1f%%  ", i + 1, cli_fmt_count(m->objects, a, sizeof a), cli_fmt_bytes(m->bytes, b, sizeof b),
 			M->bytes ? 100.0 * m->bytes / M->bytes : 0.0);
 		if (t->names[i].utf8) {
 			char *q = cli_quote_text(&t->names[i]);
@@ -797,24 +804,24 @@ static void text_threads(const struct top_result *t, FILE *f)
 		}
 		fprintf(f, " serial %u", h->threads[m->rec].serial);
 		if (m->obj != SIZE_MAX)
-			fprintf(f, "  %s @0x%llx", safe_text(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
+			fprintf(f, "  %s @0x%llx", hp_text_safe(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
 				(unsigned long long)h->ids[m->obj]);
 		else
 			fprintf(f, "  (no Thread object in the dump)");
 		fprintf(f, "\n");
 	}
 	if (t->shown < M->n)
-		fprintf(f, "%5s  %10s  %10s  %5.1f%%  \xe2\x80\xa6 %s more %s\n", "", fmt_count(mo, a, sizeof a), fmt_bytes(mb, b, sizeof b),
-			M->bytes ? 100.0 * mb / M->bytes : 0.0, fmt_count(M->n - t->shown, c, sizeof c),
+		fprintf(f, "%5s  %10s  %10s  %5.1f%%  \xe2\x80\xa6 %s more %s\n", "", cli_fmt_count(mo, a, sizeof a), cli_fmt_bytes(mb, b, sizeof b),
+			M->bytes ? 100.0 * mb / M->bytes : 0.0, cli_fmt_count(M->n - t->shown, c, sizeof c),
 			M->n - t->shown == 1 ? "thread" : "threads");
 	fprintf(f, "%5s  %10s  %10s  %5.1f%%  shared/no thread (reachable, dominated by no thread)\n", "",
-		fmt_count(M->shared_objects, a, sizeof a), fmt_bytes(M->shared_bytes, b, sizeof b),
+		cli_fmt_count(M->shared_objects, a, sizeof a), cli_fmt_bytes(M->shared_bytes, b, sizeof b),
 		M->bytes ? 100.0 * M->shared_bytes / M->bytes : 0.0);
-	fprintf(f, "%5s  %10s  %10s  %5.1f%%  unreachable\n", "", fmt_count(M->unreachable_objects, a, sizeof a),
-		fmt_bytes(M->unreachable_bytes, b, sizeof b), M->bytes ? 100.0 * M->unreachable_bytes / M->bytes : 0.0);
-	fprintf(f, "%5s  %10s  %10s  %5.1f%%  %s (weak %s, roots %s)\n", "total", fmt_count(M->objects, a, sizeof a),
-		fmt_bytes(M->bytes, b, sizeof b), 100.0, fmt_counted(M->n, "thread", "threads", c, sizeof c),
-		hp_weak_policy_name(t->R->weak), roots_policy_name(t->R->roots_policy));
+	fprintf(f, "%5s  %10s  %10s  %5.1f%%  unreachable\n", "", cli_fmt_count(M->unreachable_objects, a, sizeof a),
+		cli_fmt_bytes(M->unreachable_bytes, b, sizeof b), M->bytes ? 100.0 * M->unreachable_bytes / M->bytes : 0.0);
+	fprintf(f, "%5s  %10s  %10s  %5.1f%%  %s (weak %s, roots %s)\n", "total", cli_fmt_count(M->objects, a, sizeof a),
+		cli_fmt_bytes(M->bytes, b, sizeof b), 100.0, cli_fmt_counted(M->n, "thread", "threads", c, sizeof c),
+		hp_weak_policy_name(t->R->weak), cli_roots_policy_name(t->R->roots_policy));
 }
 
 /* ---- --buckets ---------------------------------------------------------- */
@@ -840,11 +847,11 @@ static cJSON *json_buckets(const struct hp_bucket_row *b)
 		if (!b->count[k])
 			continue;
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "above", k ? 16ull << (k - 1) : 0);
+		cli_json_u64(e, "above", k ? 16ull << (k - 1) : 0);
 		if (k < HP_NBUCKETS - 1)
-			json_u64(e, "upto", 16ull << k);
-		json_u64(e, "instances", b->count[k]);
-		json_u64(e, "bytes", b->bytes[k]);
+			cli_json_u64(e, "upto", 16ull << k);
+		cli_json_u64(e, "instances", b->count[k]);
+		cli_json_u64(e, "bytes", b->bytes[k]);
 		cJSON_AddItemToArray(arr, e);
 	}
 	return arr;
@@ -859,8 +866,8 @@ static void text_buckets(const char *what, const struct hp_bucket_row *b, FILE *
 	for (unsigned k = 0; k < HP_NBUCKETS; k++) {
 		if (!b->count[k])
 			continue;
-		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), fmt_count(b->count[k], a, sizeof a),
-			fmt_bytes(b->bytes[k], c, sizeof c));
+		fprintf(f, "%s %s %s (%s)", first ? "" : ",", bucket_label(k, l, sizeof l), cli_fmt_count(b->count[k], a, sizeof a),
+			cli_fmt_bytes(b->bytes[k], c, sizeof c));
 		first = 0;
 	}
 	fprintf(f, "%s\n", first ? " none" : "");
@@ -871,12 +878,12 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct top_opts *o = x->own;
 	const struct top_result *t = res;
 	const hp_heap *h = t->h;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
 	cJSON_AddStringToObject(j, "sort", cli_choice_name(sorts, t->sort));
 	cJSON_AddBoolToObject(j, "retained_sizes", t->R != NULL);
 	if (t->R)
-		json_policies(j, t->R);
+		cli_json_policies(j, t->R);
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);
 	if (x->c->exclude)
@@ -884,28 +891,28 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "classes", t->n);
-	json_u64(tot, "instances", t->tot_count);
-	json_u64(tot, "shallow", t->tot_shallow);
-	json_u64(tot, "heap_shallow", t->all_shallow);
+	cli_json_u64(tot, "classes", t->n);
+	cli_json_u64(tot, "instances", t->tot_count);
+	cli_json_u64(tot, "shallow", t->tot_shallow);
+	cli_json_u64(tot, "heap_shallow", t->all_shallow);
 	if (t->R) {
-		json_u64(tot, "reachable_objects", t->R->reachable);
-		json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
-		json_u64(tot, "unreachable_objects", t->R->unreachable);
-		json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
+		cli_json_u64(tot, "reachable_objects", t->R->reachable);
+		cli_json_u64(tot, "reachable_shallow", t->R->reachable_bytes);
+		cli_json_u64(tot, "unreachable_objects", t->R->unreachable);
+		cli_json_u64(tot, "unreachable_shallow", t->R->unreachable_bytes);
 	}
 	if (t->buckets)
 		cJSON_AddItemToObject(tot, "buckets", json_buckets(&t->bucket_total));
 	if (t->native_cols)
-		json_u64(tot, "native", t->tot_native);
-	json_heap_split(j, h, t->N, t->heap_filter);
-	json_native(j, h, t->N);
-	json_u64(j, "shown", t->shown);
+		cli_json_u64(tot, "native", t->tot_native);
+	cli_json_heap_split(j, h, t->N, t->heap_filter);
+	cli_json_native(j, h, t->N);
+	cli_json_u64(j, "shown", t->shown);
 	if (o->retained_set) {
 		cJSON *rs = cJSON_AddObjectToObject(j, "retained_set");
-		json_u64(rs, "objects_in_set", t->set_in);
-		json_u64(rs, "objects", t->set_objs);
-		json_u64(rs, "shallow", t->set_bytes);
+		cli_json_u64(rs, "objects_in_set", t->set_in);
+		cli_json_u64(rs, "objects", t->set_objs);
+		cli_json_u64(rs, "shallow", t->set_bytes);
 	}
 	if (t->by >= 0)
 		json_groups(t, j);
@@ -916,19 +923,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	for (size_t i = 0; classes && i < t->shown; i++) {
 		const struct trow *r = &t->rows[i];
 		cJSON *e = cJSON_CreateObject();
-		json_u64(e, "rank", i + 1);
+		cli_json_u64(e, "rank", i + 1);
 		cJSON_AddStringToObject(e, "class", r->name);
 		if (t->android)
 			cJSON_AddStringToObject(e, "heap", r->heap);
-		json_u64(e, "instances", r->count);
-		json_u64(e, "shallow", r->shallow);
+		cli_json_u64(e, "instances", r->count);
+		cli_json_u64(e, "shallow", r->shallow);
 		if (t->R)
-			json_u64(e, "retained", r->retained);
+			cli_json_u64(e, "retained", r->retained);
 		if (t->native_cols) {
-			json_u64(e, "native", r->native);
-			json_u64(e, "retained_native", r->native_retained);
+			cli_json_u64(e, "native", r->native);
+			cli_json_u64(e, "retained_native", r->native_retained);
 		}
-		json_u64(e, "largest", r->r->max_shallow);
+		cli_json_u64(e, "largest", r->r->max_shallow);
 		cJSON_AddNumberToObject(e, "percent",
 			t->all_shallow ? (double)(int64_t)(10000.0 * r->shallow / t->all_shallow) / 100.0 : 0.0);
 		if (t->buckets)
@@ -951,7 +958,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[32], b[32], nm[1024];
 	int cw = 9;     /* width of the instances column */
 	for (size_t i = 0; i < t->shown; i++) {
-		int l = (int)strlen(fmt_count(t->rows[i].count, a, sizeof a));
+		int l = (int)strlen(cli_fmt_count(t->rows[i].count, a, sizeof a));
 		if (l > cw)
 			cw = l;
 	}
@@ -960,7 +967,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	if (t->android) {
 		hw = 4;
 		for (unsigned i = 0; i < h->nheaps; i++)
-			if ((int)strlen(safe_text(hp_heap_name(h, i), hn, sizeof hn)) > hw)
+			if ((int)strlen(hp_text_safe(hp_heap_name(h, i), hn, sizeof hn)) > hw)
 				hw = (int)strlen(hn);
 	}
 	if (hp_session_load_info(S)->partial)
@@ -984,30 +991,30 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	for (size_t i = 0; i < t->shown; i++) {
 		const struct trow *r = &t->rows[i];
 		double pct = t->all_shallow ? 100.0 * r->shallow / t->all_shallow : 0;
-		safe_text(r->name, nm, sizeof nm);
-		fprintf(f, "%5zu  %*s  %10s  %5.1f%%", i + 1, cw, fmt_count(r->count, a, sizeof a),
-			fmt_bytes(r->shallow, b, sizeof b), pct);
+		hp_text_safe(r->name, nm, sizeof nm);
+		fprintf(f, "%5zu  %*s  %10s  %5.1f%%", i + 1, cw, cli_fmt_count(r->count, a, sizeof a),
+			cli_fmt_bytes(r->shallow, b, sizeof b), pct);
 		if (R)
-			fprintf(f, "  %10s  %5.1f%%", fmt_bytes(r->retained, b, sizeof b),
+			fprintf(f, "  %10s  %5.1f%%", cli_fmt_bytes(r->retained, b, sizeof b),
 				t->all_shallow ? 100.0 * r->retained / t->all_shallow : 0.0);
 		if (t->native_cols)
-			fprintf(f, "  %10s  %10s", fmt_bytes(r->native, a, sizeof a), fmt_bytes(r->native_retained, b, sizeof b));
+			fprintf(f, "  %10s  %10s", cli_fmt_bytes(r->native, a, sizeof a), cli_fmt_bytes(r->native_retained, b, sizeof b));
 		if (t->android)
-			fprintf(f, "  %-*s", hw, safe_text(r->heap, hn, sizeof hn));
+			fprintf(f, "  %-*s", hw, hp_text_safe(r->heap, hn, sizeof hn));
 		fprintf(f, "  %s\n", nm);
 		if (t->buckets)
 			text_buckets("sizes", &t->buckets[r->r - h->rows], f);
 	}
 	char c1[32];
-	fprintf(f, "%5s  %*s  %10s  %5.1f%%", "total", cw, fmt_count(t->tot_count, a, sizeof a),
-		fmt_bytes(t->tot_shallow, b, sizeof b), t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
+	fprintf(f, "%5s  %*s  %10s  %5.1f%%", "total", cw, cli_fmt_count(t->tot_count, a, sizeof a),
+		cli_fmt_bytes(t->tot_shallow, b, sizeof b), t->all_shallow ? 100.0 * t->tot_shallow / t->all_shallow : 0.0);
 	if (R)
 		fprintf(f, "  %10s  %6s", "", "");
 	if (t->native_cols)
-		fprintf(f, "  %10s  %10s", fmt_bytes(t->tot_native, a, sizeof a), "");
+		fprintf(f, "  %10s  %10s", cli_fmt_bytes(t->tot_native, a, sizeof a), "");
 	if (t->android)
 		fprintf(f, "  %-*s", hw, "");
-	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", fmt_counted(t->n, "class", "classes", c1, sizeof c1),
+	fprintf(f, "  %s%s (size model %s: ref %u, header %u, align %u)\n", cli_fmt_counted(t->n, "class", "classes", c1, sizeof c1),
 		t->shown < t->n ? ", top rows shown" : "", hp_size_kind_name(h->size.kind),
 		h->size.ref_size, h->size.header, h->size.align);
 	if (t->buckets)
@@ -1018,18 +1025,18 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		if (t->n == 1)
 			snprintf(rows, sizeof rows, "this row");
 		else
-			snprintf(rows, sizeof rows, "these %s rows", fmt_count(t->n, u3, sizeof u3));
+			snprintf(rows, sizeof rows, "these %s rows", cli_fmt_count(t->n, u3, sizeof u3));
 		fprintf(f, "retained set of the %s in %s: %s, %s\n",
-			fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
-			fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), fmt_bytes(t->set_bytes, c1, sizeof c1));
+			cli_fmt_counted(t->set_in, "object", "objects", u1, sizeof u1), rows,
+			cli_fmt_counted(t->set_objs, "object", "objects", u2, sizeof u2), cli_fmt_bytes(t->set_bytes, c1, sizeof c1));
 	}
 unreachable:
-	text_heap_split(f, h, t->N, t->heap_filter);
+	cli_text_heap_split(f, h, t->N, t->heap_filter);
 	if (R) {
 		char u1[48], u2[32];
 		fprintf(f, "unreachable: %s, %s (not retained by any GC root; references: weak %s, roots %s)\n",
-			fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
-			hp_weak_policy_name(R->weak), roots_policy_name(R->roots_policy));
+			cli_fmt_counted(R->unreachable, "object", "objects", u1, sizeof u1), cli_fmt_bytes(R->unreachable_bytes, u2, sizeof u2),
+			hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 	}
 	return EXIT_OK;
 }

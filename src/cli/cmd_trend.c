@@ -4,6 +4,12 @@
  * Each dump is read, summarised and let go before the next one, so memory
  * stays that of the largest dump (plus the small summaries). */
 #include "cli/dumpsum.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <math.h>
@@ -143,8 +149,8 @@ static int collect(struct trend_state *t)
 		hp_session *S = NULL;
 		rc = cli_series_summary(&t->series, i, &t->grp, &S, &t->sum[i], &t->own[i]);
 		if (!rc) {
-			t->info[i] = json_dump_info(x->files[i], S, &t->sum[i]);
-			json_dumpmodel(t->info[i], &t->own[i]);
+			t->info[i] = cli_json_dump_info(x->files[i], S, &t->sum[i]);
+			cli_json_dumpmodel(t->info[i], &t->own[i]);
 			t->partial[i] = hp_session_load_info(S)->partial;
 			cli_print_stats(x, S);
 		}
@@ -252,7 +258,7 @@ static cJSON *json_series(const uint64_t *v, size_t n)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, json_u64_item(v[i]));
+		cJSON_AddItemToArray(a, cli_json_u64_item(v[i]));
 	return a;
 }
 
@@ -274,9 +280,9 @@ static cJSON *trend_doc(struct trend_state *t)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
 		inf[i] = t->info[t->order[i]];
-	cJSON *j = json_multi_begin("trend", inf, t->n);
+	cJSON *j = cli_json_multi_begin("trend", inf, t->n);
 	hp_free(inf);
-	json_series_model(j, t->sm);
+	cli_json_series_model(j, t->sm);
 	cJSON_AddBoolToObject(j, "retained_sizes", !t->o->fast);
 	cJSON_AddStringToObject(j, "order", t->o->by_time ? "time" : "given");
 	if (x->c->filter)
@@ -291,7 +297,7 @@ static cJSON *trend_doc(struct trend_state *t)
 	int grouped = t->grp.by >= 0;
 	if (grouped)
 		cJSON_AddStringToObject(j, "group", t->grp.kind);
-	json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
+	cli_json_u64(j, grouped ? "groups_total" : "classes_total", t->ncrow);
 	cJSON *arr = cJSON_AddArrayToObject(j, grouped ? "groups" : "classes");
 	for (size_t i = 0; i < shown(t, t->ncrow); i++) {
 		const struct trow *r = &t->crow[i];
@@ -309,12 +315,12 @@ static cJSON *trend_doc(struct trend_state *t)
 		cJSON_AddItemToArray(arr, e);
 	}
 	if (!t->o->fast) {
-		json_u64(j, "paths_total", t->nprow);
+		cli_json_u64(j, "paths_total", t->nprow);
 		arr = cJSON_AddArrayToObject(j, "paths");
 		for (size_t i = 0; i < shown(t, t->nprow); i++) {
 			const struct trow *r = &t->prow[i];
 			cJSON *e = cJSON_CreateObject();
-			cJSON_AddItemToObject(e, "path", json_path(&t->cmp, r->idx));
+			cJSON_AddItemToObject(e, "path", cli_json_path(&t->cmp, r->idx));
 			cJSON_AddBoolToObject(e, "grows", r->fb.monotonic);
 			cJSON_AddItemToObject(e, "objects", json_series(r->count, t->n));
 			cJSON_AddItemToObject(e, "retained", json_series(r->bytes, t->n));
@@ -334,7 +340,7 @@ static int json_out(struct trend_state *t)
 /* "+1.2 MiB" per step, from a double */
 static const char *fmt_slope_bytes(double v, char *buf, size_t n)
 {
-	return fmt_dbytes((int64_t)llround(v), buf, n);
+	return cli_fmt_dbytes((int64_t)llround(v), buf, n);
 }
 
 /* sparklines are 3 bytes a column: printed then padded to the column */
@@ -362,20 +368,20 @@ static void text_rows(struct trend_state *t, FILE *f, const struct trow *rows, s
 		const struct trow *r = &rows[i];
 		if (paths) {
 			fprintf(f, "%13s  %11s  %5.2f  %-4s  ", fmt_slope_bytes(r->fb.slope, a, sizeof a),
-				fmt_dcount((int64_t)llround(r->fc.slope), b, sizeof b), r->fb.r2, r->fb.monotonic ? "yes" : "");
+				cli_fmt_dcount((int64_t)llround(r->fc.slope), b, sizeof b), r->fb.r2, r->fb.monotonic ? "yes" : "");
 			spark_col(f, r->bytes, t->n);
 			spark_col(f, r->count, t->n);
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", fmt_path(&t->cmp, r->idx, nm, sizeof nm),
-				fmt_bytes(r->bytes[0], c, sizeof c), fmt_bytes(r->bytes[t->n - 1], d, sizeof d));
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", cli_fmt_path(&t->cmp, r->idx, nm, sizeof nm),
+				cli_fmt_bytes(r->bytes[0], c, sizeof c), cli_fmt_bytes(r->bytes[t->n - 1], d, sizeof d));
 		} else {
-			fprintf(f, "%11s  %5.2f  %-4s  %12s  %13s  ", fmt_dcount((int64_t)llround(r->fc.slope), a, sizeof a),
+			fprintf(f, "%11s  %5.2f  %-4s  %12s  %13s  ", cli_fmt_dcount((int64_t)llround(r->fc.slope), a, sizeof a),
 				r->fc.r2, r->fc.monotonic ? "yes" : "", fmt_slope_bytes(r->fs.slope, b, sizeof b),
 				t->o->fast ? "" : fmt_slope_bytes(r->fb.slope, c, sizeof c));
 			spark_col(f, r->count, t->n);
 			spark_col(f, r->bytes, t->n);
 			char e[32];
-			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", safe_text(t->tab[r->idx].name, nm, sizeof nm),
-				fmt_count(r->count[0], d, sizeof d), fmt_count(r->count[t->n - 1], e, sizeof e));
+			fprintf(f, "%s  (%s \xe2\x86\x92 %s)\n", hp_text_safe(t->tab[r->idx].name, nm, sizeof nm),
+				cli_fmt_count(r->count[0], d, sizeof d), cli_fmt_count(r->count[t->n - 1], e, sizeof e));
 		}
 	}
 	if (!nrows)
@@ -393,25 +399,25 @@ static int text_out(struct trend_state *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hp_dsum *s = t->ss[i];
 		const struct cli_dumpmodel *dm = &t->own[t->order[i]];
-		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, fmt_time(s->timestamp_ms, tm, sizeof tm),
-			fmt_count(s->objects, a, sizeof a), fmt_bytes(s->shallow, b, sizeof b),
-			t->partial[t->order[i]] ? " (partial)" : "", safe_text(x->files[t->order[i]], nm, sizeof nm));
+		fprintf(f, "%3zu  %s  %s objects, %s%s  %s", i + 1, cli_fmt_time(s->timestamp_ms, tm, sizeof tm),
+			cli_fmt_count(s->objects, a, sizeof a), cli_fmt_bytes(s->shallow, b, sizeof b),
+			t->partial[t->order[i]] ? " (partial)" : "", hp_text_safe(x->files[t->order[i]], nm, sizeof nm));
 		if (dm->differs)
 			fprintf(f, "  (own: %s%s)", cli_dumpmodel_words(dm, mw, sizeof mw),
 				dm->reread ? "; read again" : "");
 		fputc('\n', f);
 	}
 	fprintf(f, "compared under: %s (%s)\n", cli_series_words(t->sm, mw, sizeof mw),
-		cli_series_from(t->sm, safe_text(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
+		cli_series_from(t->sm, hp_text_safe(x->files[t->sm->first], nm, sizeof nm), mf, sizeof mf));
 	static const char *const plural[] = { "packages", "class loaders", "components", "packages" };
 	const char *what = t->grp.by >= 0 ? plural[t->grp.by] : "classes";
 	fprintf(f, "\n%s, those with more instances at every step first, then by shallow bytes per step (%s %s%s):\n",
-		what, fmt_count(t->ncrow, a, sizeof a), what,
+		what, cli_fmt_count(t->ncrow, a, sizeof a), what,
 		shown(t, t->ncrow) < t->ncrow ? "; top rows shown" : "");
 	text_rows(t, f, t->crow, t->ncrow, 0);
 	if (!t->o->fast) {
 		fprintf(f, "\ndominator paths where the growth from the first dump to the last is, those growing at every\nstep first (%s%s):\n",
-			fmt_count(t->nprow, a, sizeof a), shown(t, t->nprow) < t->nprow ? "; top rows shown" : "");
+			cli_fmt_count(t->nprow, a, sizeof a), shown(t, t->nprow) < t->nprow ? "; top rows shown" : "");
 		text_rows(t, f, t->prow, t->nprow, 1);
 	}
 	return cli_text_end(x, &out, EXIT_OK);

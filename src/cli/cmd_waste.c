@@ -1,7 +1,13 @@
 /* hprofan waste FILE: memory that could be saved (duplicate Strings and
  * arrays, constant and mostly-null arrays, under-filled collections, boxes). */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "cli/objtext.h"
 #include "analysis/waste.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <limits.h>
@@ -283,34 +289,34 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_waste *W = &r->W;
 	const struct waste_opts *o = x->own;
-	cJSON *j = json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", json_size_model(h));
-	json_u64(j, "min_count", (uint64_t)o->min_count);
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cli_json_u64(j, "min_count", (uint64_t)o->min_count);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
-	json_u64(tot, "heap", h->total_shallow);
-	json_u64(tot, "could_save", W->total);
+	cli_json_u64(tot, "heap", h->total_shallow);
+	cli_json_u64(tot, "could_save", W->total);
 	cJSON *seen = cJSON_AddObjectToObject(j, "seen");
-	json_u64(seen, "strings", W->strings);
-	json_u64(seen, "primitive_arrays", W->prim_arrays);
-	json_u64(seen, "arrays_without_data", W->nodata_arrays);
-	json_u64(seen, "collections", W->collections);
-	json_u64(j, "rows_left_out", W->left_out);
+	cli_json_u64(seen, "strings", W->strings);
+	cli_json_u64(seen, "primitive_arrays", W->prim_arrays);
+	cli_json_u64(seen, "arrays_without_data", W->nodata_arrays);
+	cli_json_u64(seen, "collections", W->collections);
+	cli_json_u64(j, "rows_left_out", W->left_out);
 	cJSON *secs = cJSON_AddArrayToObject(j, "sections");
 	char id[32];
 	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
 		const struct hp_waste_section *sec = &W->s[s];
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "section", hp_waste_section_key(s));
-		json_u64(e, "count", sec->count);
-		json_u64(e, "wasted", sec->wasted);
-		json_u64(e, "rows_total", sec->n);
+		cli_json_u64(e, "count", sec->count);
+		cli_json_u64(e, "wasted", sec->wasted);
+		cli_json_u64(e, "rows_total", sec->n);
 		cJSON *rows = cJSON_AddArrayToObject(e, "rows");
 		for (size_t i = 0; i < r->shown[s]; i++) {
 			const struct hp_waste_row *w = &sec->rows[i];
 			cJSON *q = cJSON_CreateObject();
-			json_u64(q, "wasted", w->wasted);
-			json_u64(q, "count", w->count);
-			json_u64(q, "bytes", w->bytes);
+			cli_json_u64(q, "wasted", w->wasted);
+			cli_json_u64(q, "count", w->count);
+			cli_json_u64(q, "bytes", w->bytes);
 			cJSON_AddStringToObject(q, "class", hp_class_name(h, w->cls));
 			if (w->sample != HP_NONE)
 				cJSON_AddStringToObject(q, "sample", id_text(h, w->sample, id, sizeof id));
@@ -322,10 +328,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 				cJSON *v = i < r->ntext ? cli_text_json(&r->text[i]) : cJSON_CreateNull();
 				cJSON_AddItemToObject(q, "value", v ? v : cJSON_CreateNull());
 				cJSON_AddBoolToObject(q, "value_cut", i < r->ntext && r->text[i].truncated);
-				json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
+				cli_json_u64(q, "chars", i < r->ntext ? r->text[i].chars : 0);
 			}
 			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT || s == HP_WASTE_NULL_SLOTS)
-				json_u64(q, "length", w->length);
+				cli_json_u64(q, "length", w->length);
 			if (s == HP_WASTE_ARRAYS || s == HP_WASTE_CONSTANT)
 				cJSON_AddStringToObject(q, "type", hp_type_name(w->type) ? hp_type_name(w->type) : "?");
 			if (s == HP_WASTE_CONSTANT) {
@@ -351,22 +357,22 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char a[48], b[48], c[48], id[32], lab[600];
 	cli_partial_note(f, S);
 	fprintf(f, "could save %s of %s (%.1f%%), each byte counted once across the sections\n",
-		fmt_bytes(W->total, a, sizeof a), fmt_bytes(h->total_shallow, b, sizeof b),
+		cli_fmt_bytes(W->total, a, sizeof a), cli_fmt_bytes(h->total_shallow, b, sizeof b),
 		h->total_shallow ? 100.0 * (double)W->total / (double)h->total_shallow : 0.0);
-	fprintf(f, "(read %s, %s, %s", fmt_counted(W->strings, "String", "Strings", a, sizeof a),
-		fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
-		fmt_counted(W->collections, "collection", "collections", c, sizeof c));
+	fprintf(f, "(read %s, %s, %s", cli_fmt_counted(W->strings, "String", "Strings", a, sizeof a),
+		cli_fmt_counted(W->prim_arrays, "primitive array", "primitive arrays", b, sizeof b),
+		cli_fmt_counted(W->collections, "collection", "collections", c, sizeof c));
 	if (W->nodata_arrays)
 		fprintf(f, "; %s without elements in the dump, not compared",
-			fmt_counted(W->nodata_arrays, "array", "arrays", a, sizeof a));
+			cli_fmt_counted(W->nodata_arrays, "array", "arrays", a, sizeof a));
 	if (W->left_out)
-		fprintf(f, "; %s of fewer than %d objects left out", fmt_counted(W->left_out, "row", "rows", a, sizeof a),
+		fprintf(f, "; %s of fewer than %d objects left out", cli_fmt_counted(W->left_out, "row", "rows", a, sizeof a),
 			o->min_count < 2 ? 2 : o->min_count);
 	fprintf(f, ")\n");
 	for (int s = 0; s < HP_WASTE_NSECTIONS; s++) {
 		const struct hp_waste_section *sec = &W->s[s];
-		fprintf(f, "\n%s: %s in %s\n", titles[s], fmt_bytes(sec->wasted, a, sizeof a),
-			fmt_counted(sec->count, "object", "objects", b, sizeof b));
+		fprintf(f, "\n%s: %s in %s\n", titles[s], cli_fmt_bytes(sec->wasted, a, sizeof a),
+			cli_fmt_counted(sec->count, "object", "objects", b, sizeof b));
 		if (!sec->n)
 			continue;
 		fprintf(f, "%10s %8s  %-18s  %s\n", "wasted", "count", "sample", "what");
@@ -391,13 +397,13 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 				break;
 			}
 			case HP_WASTE_COLLECTIONS:
-				snprintf(what, sizeof what, "%s %s", safe_text(hp_class_name(h, w->cls), lab, sizeof lab),
+				snprintf(what, sizeof what, "%s %s", hp_text_safe(hp_class_name(h, w->cls), lab, sizeof lab),
 					 hp_waste_fill_key(w->fill));
 				break;
 			default:
-				snprintf(what, sizeof what, "%s", safe_text(hp_class_name(h, w->cls), lab, sizeof lab));
+				snprintf(what, sizeof what, "%s", hp_text_safe(hp_class_name(h, w->cls), lab, sizeof lab));
 			}
-			fprintf(f, "%10s %8s  %-18s  %s\n", fmt_bytes(w->wasted, a, sizeof a), fmt_count(w->count, b, sizeof b),
+			fprintf(f, "%10s %8s  %-18s  %s\n", cli_fmt_bytes(w->wasted, a, sizeof a), cli_fmt_count(w->count, b, sizeof b),
 				id_text(h, w->sample, id, sizeof id), what);
 			if (w->sample != HP_NONE && r->hold[s])
 				holder_text(r, &r->hold[s][i], f);
@@ -406,8 +412,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			uint64_t rest = 0;
 			for (size_t i = r->shown[s]; i < sec->n; i++)
 				rest += sec->rows[i].wasted;
-			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", fmt_count(sec->n - r->shown[s], a, sizeof a),
-				sec->n - r->shown[s] == 1 ? "row" : "rows", fmt_bytes(rest, b, sizeof b));
+			fprintf(f, "... %s more %s, %s (--top 0 shows all)\n", cli_fmt_count(sec->n - r->shown[s], a, sizeof a),
+				sec->n - r->shown[s] == 1 ? "row" : "rows", cli_fmt_bytes(rest, b, sizeof b));
 		}
 	}
 	return EXIT_OK;

@@ -29,7 +29,10 @@
 #define HP_CLI_COMMAND_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
 #include "cli/cli.h"
+#include "session/session.h"
 
 enum cli_opt_kind {
 	OPT_FLAG,                     /* sets an int to 1 */

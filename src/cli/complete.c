@@ -4,6 +4,7 @@
  * completions/_hprofan are this output (`make completions`);
  * tests/cli/completion.sh fails when they are stale. */
 #include "cli/command.h"
+#include "cli/msg.h"
 
 #include <string.h>
 

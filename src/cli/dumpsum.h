@@ -64,8 +64,8 @@ const char *cli_dumpmodel_words(const struct cli_dumpmodel *own, char *buf, size
 const char *cli_series_from(const struct cli_series *m, const char *first, char *buf, size_t n);
 /* "compared_under" and "models_differ" into j; a dump's own as
  * "inferred_model" into its dump object */
-void json_series_model(cJSON *j, const struct cli_series *m);
-void json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own);
+void cli_json_series_model(cJSON *j, const struct cli_series *m);
+void cli_json_dumpmodel(cJSON *info, const struct cli_dumpmodel *own);
 
 /* --fast, --group=KIND and --components FILE: declared once for diff and
  * trend (WHERE: OPT_OWN(struct x_opts, field)); the group is stored as an
@@ -84,21 +84,21 @@ extern const struct cli_rule *const cli_series_rules[];
 void cli_dumpgroup_parse(int group, const char *components, struct cli_dumpgroup *g);
 
 /* "+1.2 MiB", "-512 B", "0 B" */
-const char *fmt_dbytes(int64_t v, char *buf, size_t n);
+const char *cli_fmt_dbytes(int64_t v, char *buf, size_t n);
 /* "+3,000", "-2", "0" */
-const char *fmt_dcount(int64_t v, char *buf, size_t n);
+const char *cli_fmt_dcount(int64_t v, char *buf, size_t n);
 /* "class gen.Growth .SESSIONS → java.util.HashMap .table → ..." safe for
  * the terminal */
-const char *fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
+const char *cli_fmt_path(const struct hp_cmp *c, uint32_t p, char *buf, size_t n);
 /* [{"via": ..., "class": ...}, ...] from the top */
-cJSON *json_path(const struct hp_cmp *c, uint32_t p);
+cJSON *cli_json_path(const struct hp_cmp *c, uint32_t p);
 /* {"file", "format", "id_size", "partial", "timestamp", "objects", ...,
  * "size_model", "weak_policy", "roots_policy"}: S is the summary's session */
-cJSON *json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
+cJSON *cli_json_dump_info(const char *file, hp_session *S, const struct hp_dsum *s);
 /* The members of every document for a command over several dumps: file,
  * format and id_size those of the last dump, partial when any was salvaged
- * (partial_reason the first one's); infos are json_dump_info() results. */
-cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
+ * (partial_reason the first one's); infos are cli_json_dump_info() results. */
+cJSON *cli_json_multi_begin(const char *command, cJSON *const *infos, size_t n);
 /* report: trend's JSON document over n dumps the caller read and
  * summarised (cli_series_summary() under sm, their own models in models), in
  * the order given; x is a context of cmd_trend (its options).  Takes
@@ -107,6 +107,6 @@ cJSON *json_multi_begin(const char *command, cJSON *const *infos, size_t n);
 int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *partial, size_t n,
 		  const struct cli_series *sm, struct cli_dumpmodel *models, cJSON **doc);
 /* the signed delta b - a as an exact JSON integer */
-cJSON *json_i64_item(int64_t v);
+cJSON *cli_json_i64_item(int64_t v);
 
 #endif

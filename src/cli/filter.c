@@ -1,6 +1,9 @@
 /* filter.c — what to show: class-name patterns (PCRE2: the one place
  * hprofan compiles and matches a regular expression) and Android heaps. */
-#include "cli/cli.h"
+#include "cli/filter.h"
+#include "cli/msg.h"
+#include "cli/load.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -165,7 +168,7 @@ struct cli_filter *cli_filter_new(const char *include, const char *exclude, int 
 const char *cli_filter_said(const char *include, const char *exclude, char *buf, size_t n)
 {
 	char p[256];
-	snprintf(buf, n, "%s '%s'", include ? "--filter" : "--exclude", safe_text(include ? include : exclude, p, sizeof p));
+	snprintf(buf, n, "%s '%s'", include ? "--filter" : "--exclude", hp_text_safe(include ? include : exclude, p, sizeof p));
 	return buf;
 }
 
@@ -174,7 +177,7 @@ static int limit_hit(const struct cli_regex *r, const char *opt, const char *nam
 {
 	char m[256], nm[256];
 	cli_error("%s '%s': the pattern cannot be matched within its limits on the class name '%s' (%s); "
-		  "make it backtrack less", opt, r->pat, safe_text(name, nm, sizeof nm), cli_regex_error(rc, m, sizeof m));
+		  "make it backtrack less", opt, r->pat, hp_text_safe(name, nm, sizeof nm), cli_regex_error(rc, m, sizeof m));
 	return -1;
 }
 
@@ -204,7 +207,7 @@ int cli_filter_match_any(const struct cli_filter *f, const char *const *texts, s
 			int rc = cli_regex_match(r[k], texts[i]);
 			if (rc < 0) {
 				cli_error("%s '%s': the pattern cannot be matched within its limits on '%s' (%s); make it backtrack less",
-					  k ? "--exclude" : "--filter", r[k]->pat, safe_text(texts[i], nm, sizeof nm),
+					  k ? "--exclude" : "--filter", r[k]->pat, hp_text_safe(texts[i], nm, sizeof nm),
 					  cli_regex_error(rc, m, sizeof m));
 				return -1;
 			}
@@ -328,7 +331,7 @@ size_t cli_nearest_classes(const hp_heap *h, const char *pat, char *line, size_t
 	line[0] = 0;
 	for (int i = 0; i < nb; i++) {
 		char nm[300];
-		int w = snprintf(line + l, n - l, "%s'%s'", i ? ", " : "", safe_text(hp_class_name(h, best[i]), nm, sizeof nm));
+		int w = snprintf(line + l, n - l, "%s'%s'", i ? ", " : "", hp_text_safe(hp_class_name(h, best[i]), nm, sizeof nm));
 		if (w < 0 || (size_t)w >= n - l)
 			break;
 		l += (size_t)w;
@@ -347,9 +350,9 @@ int cli_filter_check(const struct cli_filter *f, const hp_heap *h, const char *f
 	}
 	char p[256], line[1024];
 	if (cli_nearest_classes(h, f->inc->pat, line, sizeof line))
-		cli_warn("%s: no class matches '%s'; did you mean %s?", file, safe_text(f->inc->pat, p, sizeof p), line);
+		cli_warn("%s: no class matches '%s'; did you mean %s?", file, hp_text_safe(f->inc->pat, p, sizeof p), line);
 	else
-		cli_warn("%s: no class matches '%s'", file, safe_text(f->inc->pat, p, sizeof p));
+		cli_warn("%s: no class matches '%s'", file, hp_text_safe(f->inc->pat, p, sizeof p));
 	return 1;
 }
 
@@ -363,9 +366,9 @@ int cli_classes_named(const hp_heap *h, const char *file, const char *name, uint
 	if (!k) {
 		char p[256], line[1024];
 		if (cli_nearest_classes(h, name, line, sizeof line))
-			cli_error("%s: no class named '%s' in the dump; did you mean %s?", file, safe_text(name, p, sizeof p), line);
+			cli_error("%s: no class named '%s' in the dump; did you mean %s?", file, hp_text_safe(name, p, sizeof p), line);
 		else
-			cli_error("%s: no class named '%s' in the dump", file, safe_text(name, p, sizeof p));
+			cli_error("%s: no class named '%s' in the dump", file, hp_text_safe(name, p, sizeof p));
 		return EXIT_BAD;
 	}
 	if (!(*out = hp_reallocarray(NULL, k, sizeof **out))) {
@@ -558,7 +561,8 @@ int cli_components_read(const char *file, const hp_heap *h, struct cli_component
 		goto nomem;
 	for (size_t c = 0; c < h->nclasses; c++) {
 		comp[c] = HP_NONE;
-		if (h->classes[c].row == HP_NONE)
+		/* a class with objects: instances, or its class object */
+		if (h->classes[c].row == HP_NONE && !h->classes[c].dumped)
 			continue;
 		const char *cn = hp_class_name(h, c);
 		for (size_t i = 0; i < t->n; i++) {

@@ -1,19 +1,20 @@
 /* format.c — numbers, sizes and times as the tables print them (text from
  * the dump made safe for a terminal: base/text.c). */
-#include "cli/cli.h"
+#include "cli/format.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-const char *fmt_counted(uint64_t v, const char *one, const char *many, char *buf, size_t n)
+const char *cli_fmt_counted(uint64_t v, const char *one, const char *many, char *buf, size_t n)
 {
 	char c[32];
-	snprintf(buf, n, "%s %s", fmt_count(v, c, sizeof c), v == 1 ? one : many);
+	snprintf(buf, n, "%s %s", cli_fmt_count(v, c, sizeof c), v == 1 ? one : many);
 	return buf;
 }
 
-const char *fmt_count(uint64_t v, char *buf, size_t n)
+const char *cli_fmt_count(uint64_t v, char *buf, size_t n)
 {
 	char tmp[32];
 	int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
@@ -41,7 +42,7 @@ static double scaled(uint64_t v, int *u)
 	return d;
 }
 
-const char *fmt_bytes(uint64_t v, char *buf, size_t n)
+const char *cli_fmt_bytes(uint64_t v, char *buf, size_t n)
 {
 	if (v < 1024) {
 		snprintf(buf, n, "%llu B", (unsigned long long)v);
@@ -53,10 +54,10 @@ const char *fmt_bytes(uint64_t v, char *buf, size_t n)
 	return buf;
 }
 
-const char *fmt_need(uint64_t v, char *buf, size_t n)
+const char *cli_fmt_need(uint64_t v, char *buf, size_t n)
 {
 	if (v < 1024)
-		return fmt_bytes(v, buf, n);
+		return cli_fmt_bytes(v, buf, n);
 	int u;
 	double d = scaled(v, &u);
 	double scale = d < 10 ? 100 : d < 100 ? 10 : 1;
@@ -65,7 +66,7 @@ const char *fmt_need(uint64_t v, char *buf, size_t n)
 	return buf;
 }
 
-const char *fmt_time(uint64_t ms, char *buf, size_t n)
+const char *cli_fmt_time(uint64_t ms, char *buf, size_t n)
 {
 	time_t t = (time_t)(ms / 1000);
 	struct tm tm;

@@ -1,5 +1,7 @@
 /* hprofan: argv, help, exit codes. */
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/load.h"
 #include "base/alloc.h"
 
 #include <stdarg.h>

@@ -1,16 +1,18 @@
 /* msg.c — the messages on stderr and the exit codes of the library's
  * statuses (msg.h). */
+#include "cli/msg.h"
 #include "cli/cli.h"
+#include "base/text.h"
 
 #include <stdio.h>
 
-/* every message goes through safe_text: what it quotes from the dump (or
+/* every message goes through hp_text_safe: what it quotes from the dump (or
  * from a file name) cannot reach the terminal as control characters */
 void cli_vmessage(const char *prefix, const char *fmt, va_list ap)
 {
 	char msg[4096], safe[4096];
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	fprintf(stderr, "%s%s\n", prefix, safe_text(msg, safe, sizeof safe));
+	fprintf(stderr, "%s%s\n", prefix, hp_text_safe(msg, safe, sizeof safe));
 }
 
 void cli_error(const char *fmt, ...)

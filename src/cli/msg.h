@@ -1,7 +1,7 @@
 /*
  * msg.h — the messages on stderr, in git's voice ("hprofan: FILE: offset
  * 0x1a2b (record 4711, HEAP DUMP SEGMENT): ..."), and the exit code of a
- * library status.  Every message goes through safe_text(): what it quotes
+ * library status.  Every message goes through hp_text_safe(): what it quotes
  * from a dump or a file name never reaches the terminal as control
  * characters.  A room of its own, so that every cli file can say what went
  * wrong without depending on the files that open sessions or write output.

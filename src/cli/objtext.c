@@ -1,6 +1,13 @@
 /* objtext.c — objects, GC roots, references, values and Java text as the
  * commands print them (tables and JSON), and the paths from GC roots. */
+#include "cli/objtext.h"
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/filter.h"
+#include "cli/load.h"
+#include "cli/output.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -12,18 +19,18 @@
 
 /* ---- objects ---------------------------------------------------------- */
 
-const char *object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
+const char *cli_object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
 {
 	char nm[512];
 	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
 		size_t k = hp_idmap_get(&h->class_map, h->ids[obj]);
 		if (k != HP_IDMAP_NONE) {
-			snprintf(buf, n, "class %s @0x%llx", safe_text(hp_class_name(h, k), nm, sizeof nm),
+			snprintf(buf, n, "class %s @0x%llx", hp_text_safe(hp_class_name(h, k), nm, sizeof nm),
 				 (unsigned long long)h->ids[obj]);
 			return buf;
 		}
 	}
-	snprintf(buf, n, "%s @0x%llx", safe_text(hp_class_name(h, h->cls[obj]), nm, sizeof nm),
+	snprintf(buf, n, "%s @0x%llx", hp_text_safe(hp_class_name(h, h->cls[obj]), nm, sizeof nm),
 		 (unsigned long long)h->ids[obj]);
 	return buf;
 }
@@ -42,7 +49,7 @@ const char *cli_loader_label(const hp_heap *h, uint64_t id, char *buf, size_t n)
 	return buf;
 }
 
-int parse_object_id(const char *s, uint64_t *id)
+int cli_parse_object_id(const char *s, uint64_t *id)
 {
 	char *end;
 	errno = 0;
@@ -78,7 +85,7 @@ static int java_name(const char *s)
 
 int cli_id_arg(const struct cli_ctx *x, uint64_t *id)
 {
-	if (parse_object_id(x->args[0], id) == 0 && *id)
+	if (cli_parse_object_id(x->args[0], id) == 0 && *id)
 		return EXIT_OK;
 	if (java_name(x->args[0])) {
 		*id = 0;          /* a class name: its class object, once the model is read */
@@ -86,7 +93,7 @@ int cli_id_arg(const struct cli_ctx *x, uint64_t *id)
 	}
 	char a[256];
 	cli_error("%s: '%s' is not an object id or a class name: give the id in hex (0x7f3a10) or decimal, "
-		  "or a class name (java.util.HashMap)", x->cmd->name, safe_text(x->args[0], a, sizeof a));
+		  "or a class name (java.util.HashMap)", x->cmd->name, hp_text_safe(x->args[0], a, sizeof a));
 	return EXIT_USAGE;
 }
 
@@ -122,12 +129,12 @@ int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uin
 	char nm[256];
 	if (!found) {
 		cli_error("%s: the class object of %s is not in the dump (only its name is)", file,
-			  safe_text(x->args[0], nm, sizeof nm));
+			  hp_text_safe(x->args[0], nm, sizeof nm));
 		return EXIT_BAD;
 	}
 	if (found > 1) {
 		cli_error("%s: %zu classes are named %s (one per class loader): give the id of one: %s", file, found,
-			  safe_text(x->args[0], nm, sizeof nm), ids);
+			  hp_text_safe(x->args[0], nm, sizeof nm), ids);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -425,7 +432,7 @@ void cli_root_json(cJSON *e, const hp_heap *h, hp_objread *rd, uint32_t obj)
 			cJSON_AddItemToArray(a, cJSON_CreateString(hp_root_kind_key(k)));
 	if (tk < 0)
 		return;
-	json_u64(e, "thread_serial", serial);
+	cli_json_u64(e, "thread_serial", serial);
 	struct hp_text t;
 	if (cli_thread_text(h, rd, serial, &t))
 		cJSON_AddItemToObject(e, "thread", cli_text_json(&t));
@@ -442,7 +449,7 @@ static const char *str_text(const hp_heap *h, uint64_t sid, char *buf, size_t n)
 	char *u;
 	buf[0] = '\0';
 	if (s && (u = hp_mutf8_to_utf8(s, len, NULL))) {
-		safe_text(u, buf, n);
+		hp_text_safe(u, buf, n);
 		hp_free(u);
 	}
 	return buf;
@@ -461,7 +468,7 @@ const char *cli_frame_text(const hp_heap *h, const struct hp_frame *f, char *buf
 	char m[256], src[256], cls[512];
 	str_text(h, f->method_sid, m, sizeof m);
 	str_text(h, f->source_sid, src, sizeof src);
-	safe_text(cli_frame_class(h, f), cls, sizeof cls);
+	hp_text_safe(cli_frame_class(h, f), cls, sizeof cls);
 	const char *file = src[0] ? src : "Unknown Source";
 	if (f->line > 0)
 		snprintf(buf, n, "at %s.%s(%s:%d)", cls[0] ? cls : "?", m[0] ? m : "?", file, f->line);
@@ -481,13 +488,13 @@ const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf,
 	char nm[512];
 	switch (r->kind) {
 	case HP_REF_FIELD:
-		snprintf(buf, n, ".%s", safe_text(r->name ? r->name : "?", nm, sizeof nm));
+		snprintf(buf, n, ".%s", hp_text_safe(r->name ? r->name : "?", nm, sizeof nm));
 		break;
 	case HP_REF_ELEMENT:
 		snprintf(buf, n, "[%llu]", (unsigned long long)r->index);
 		break;
 	case HP_REF_STATIC:
-		snprintf(buf, n, "static %s", safe_text(r->name ? r->name : "?", nm, sizeof nm));
+		snprintf(buf, n, "static %s", hp_text_safe(r->name ? r->name : "?", nm, sizeof nm));
 		break;
 	case HP_REF_SUPER:
 		snprintf(buf, n, "<super class>");
@@ -534,13 +541,13 @@ void cli_ref_text(const hp_heap *h, uint32_t from, const struct hp_objref *r, ch
 	const char *c = simple(own_class(h, from));
 	if ((r->kind == HP_REF_FIELD || r->kind == HP_REF_STATIC) && r->decl != HP_NONE && r->decl < h->nclasses)
 		c = simple(hp_class_name(h, r->decl));
-	safe_text(c, cn, sizeof cn);
+	hp_text_safe(c, cn, sizeof cn);
 	const char *pre = r->kind == HP_REF_STATIC ? "static " : "";
 	int w;
 	switch (r->kind) {
 	case HP_REF_FIELD:
 	case HP_REF_STATIC:
-		safe_text(r->name ? r->name : "?", fn, sizeof fn);
+		hp_text_safe(r->name ? r->name : "?", fn, sizeof fn);
 		w = snprintf(buf, n, "%s%s.", pre, cn);
 		snprintf(buf + (w > 0 && (size_t)w < n ? (size_t)w : 0), n - (w > 0 && (size_t)w < n ? (size_t)w : 0), "%s", fn);
 		*at = w > 0 && (size_t)w < n ? (size_t)w : 0;
@@ -574,14 +581,14 @@ cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
 		if (r->decl != HP_NONE)
 			cJSON_AddStringToObject(e, "declared_by", hp_class_name(h, r->decl));
 	} else if (k == HP_REF_ELEMENT) {
-		json_u64(e, "index", r->index);
+		cli_json_u64(e, "index", r->index);
 	} else if (k == HP_REF_LOCAL) {
 		cJSON_AddStringToObject(e, "root_kind", hp_root_kind_key(r->root_kind));
 		if (r->frame != UINT32_MAX)
-			json_u64(e, "frame", r->frame);
+			cli_json_u64(e, "frame", r->frame);
 	}
 	if (r->count > 1)
-		json_u64(e, "count", r->count);
+		cli_json_u64(e, "count", r->count);
 	return e;
 }
 
@@ -590,7 +597,7 @@ cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r)
 cJSON *cli_step_json(const hp_heap *h, hp_objread *rd, uint32_t v, const struct hp_objref *via)
 {
 	cJSON *s = cli_object_json(h, v);
-	json_u64(s, "shallow", hp_heap_shallow(h, v));
+	cli_json_u64(s, "shallow", hp_heap_shallow(h, v));
 	if (!via)
 		cli_root_json(s, h, rd, v);
 	else
@@ -617,7 +624,7 @@ size_t cli_path_tail(const struct cli_ctx *x)
 const char *cli_gap_text(const struct hp_path_gap *g, int hint, char *buf, size_t n)
 {
 	char c[32];
-	snprintf(buf, n, "... %s more%s", fmt_count(g->n, c, sizeof c), hint ? " (--full-path shows every step)" : "");
+	snprintf(buf, n, "... %s more%s", cli_fmt_count(g->n, c, sizeof c), hint ? " (--full-path shows every step)" : "");
 	return buf;
 }
 
@@ -627,9 +634,9 @@ void cli_gap_json(cJSON *o, const char *prefix, const struct hp_path_gap *g)
 	if (!g->n)
 		return;
 	snprintf(key, sizeof key, "%selided", prefix);
-	json_u64(o, key, g->n);
+	cli_json_u64(o, key, g->n);
 	snprintf(key, sizeof key, "%selided_at", prefix);
-	json_u64(o, key, g->at);
+	cli_json_u64(o, key, g->at);
 }
 
 /* cli_list_paths(); hint: the line for a gap names --full-path */
@@ -687,7 +694,7 @@ static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int w
 		cJSON *steps = NULL;
 		if (arr) {
 			cJSON *e = cJSON_CreateObject();
-			json_u64(e, "length", len + g->n - 1);
+			cli_json_u64(e, "length", len + g->n - 1);
 			cli_gap_json(e, "", g);
 			steps = cJSON_AddArrayToObject(e, "steps");
 			cJSON_AddItemToArray(arr, e);
@@ -708,7 +715,7 @@ static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int w
 				continue;
 			}
 			char lab[800], via[600], rt[800];
-			object_label(h, v, lab, sizeof lab);
+			cli_object_label(h, v, lab, sizeof lab);
 			if (after_gap)
 				fprintf(f, "  %s\n", cli_gap_text(g, hint, via, sizeof via));
 			if (i == 0)

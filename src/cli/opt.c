@@ -1,6 +1,7 @@
 /* opt.c — options: the shared tables and rules, value parsers, lookup, the
  * rule check, and help's spec, lines and usage made from the tables. */
 #include "cli/command.h"
+#include "cli/msg.h"
 
 #include <errno.h>
 #include <limits.h>

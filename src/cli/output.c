@@ -1,7 +1,11 @@
 /* output.c — where results go: tables built in memory and written at once
  * (to -o FILE atomically, else to standard output), and JSON documents. */
-#include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/command.h"
+#include "cli/msg.h"
+#include "cli/format.h"
+#include "cli/load.h"
+#include "base/text.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -442,16 +446,16 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-cJSON *json_u64_item(uint64_t v)
+cJSON *cli_json_u64_item(uint64_t v)
 {
 	char b[32];
 	snprintf(b, sizeof b, "%llu", (unsigned long long)v);
 	return cJSON_CreateRaw(b);
 }
 
-void json_u64(cJSON *obj, const char *key, uint64_t v)
+void cli_json_u64(cJSON *obj, const char *key, uint64_t v)
 {
-	cJSON_AddItemToObject(obj, key, json_u64_item(v));
+	cJSON_AddItemToObject(obj, key, cli_json_u64_item(v));
 }
 
 static const char *source_name(int s)
@@ -459,45 +463,45 @@ static const char *source_name(int s)
 	return s == 2 ? "option" : s == 1 ? "inferred" : "default";
 }
 
-cJSON *json_size_model(const hp_heap *h)
+cJSON *cli_json_size_model(const hp_heap *h)
 {
 	const struct hp_size_model *m = &h->size;
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "name", hp_size_kind_name(m->kind));
-	json_u64(j, "id_size", m->id_size);
-	json_u64(j, "ref_size", m->ref_size);
+	cli_json_u64(j, "id_size", m->id_size);
+	cli_json_u64(j, "ref_size", m->ref_size);
 	cJSON_AddStringToObject(j, "ref_size_source", source_name(m->ref_source));
-	json_u64(j, "header", m->header);
+	cli_json_u64(j, "header", m->header);
 	cJSON_AddStringToObject(j, "header_source", source_name(m->header_source));
-	json_u64(j, "array_header", m->array_header);
-	json_u64(j, "align", m->align);
+	cli_json_u64(j, "array_header", m->array_header);
+	cli_json_u64(j, "align", m->align);
 	cJSON_AddStringToObject(j, "align_source", source_name(m->align_source));
-	json_u64(j, "id_gcd", m->gcd);
+	cli_json_u64(j, "id_gcd", m->gcd);
 	if (m->compressed_evidence)
-		json_u64(j, "compressed_refs_evidence_offset", m->compressed_evidence);
+		cli_json_u64(j, "compressed_refs_evidence_offset", m->compressed_evidence);
 	if (m->kind == HP_SIZE_AHAT)
-		json_u64(j, "class_instance_size", m->class_instance_size);
+		cli_json_u64(j, "class_instance_size", m->class_instance_size);
 	return j;
 }
 
-void json_dump_members(cJSON *j, const char *file, hp_session *S)
+void cli_json_dump_members(cJSON *j, const char *file, hp_session *S)
 {
 	const struct hp_load_info *L = hp_session_load_info(S);
 	cJSON_AddStringToObject(j, "file", file);
 	cJSON_AddStringToObject(j, "format", L->stats.header.format);
-	json_u64(j, "id_size", L->stats.header.id_size);
+	cli_json_u64(j, "id_size", L->stats.header.id_size);
 	cJSON_AddBoolToObject(j, "partial", L->partial);
 	if (L->partial) {
 		char msg[1024];
 		cli_format_error(file, &L->partial_err, msg, sizeof msg);
 		cJSON_AddStringToObject(j, "partial_reason", msg);
 	}
-	cJSON *m = json_mapping(S);
+	cJSON *m = cli_json_mapping(S);
 	if (m)
 		cJSON_AddItemToObject(j, "mapping", m);
 }
 
-cJSON *json_mapping(hp_session *S)
+cJSON *cli_json_mapping(hp_session *S)
 {
 	const char *file = cli_mapping_file();
 	if (!file)
@@ -505,35 +509,35 @@ cJSON *json_mapping(hp_session *S)
 	const struct hp_mapping_stats *M = &hp_session_load_info(S)->mapped;
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "file", file);
-	json_u64(m, "classes", M->classes);
-	json_u64(m, "fields", M->fields);
-	json_u64(m, "frames", M->frames);
+	cli_json_u64(m, "classes", M->classes);
+	cli_json_u64(m, "fields", M->fields);
+	cli_json_u64(m, "frames", M->frames);
 	return m;
 }
 
-cJSON *json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
+cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
 {
 	const struct hp_load_info *L = hp_session_load_info(S);
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
 	cJSON_AddStringToObject(j, "command", x->cmd->name);
-	json_dump_members(j, file, S);
+	cli_json_dump_members(j, file, S);
 	if (x->c->dump_index < 0)
 		cJSON_AddBoolToObject(j, "dump_all", 1);   /* --dump all: every heap dump, merged */
 	else if (L->stats.parsed_dump >= 0)
-		json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
+		cli_json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
 	return j;
 }
 
-const char *roots_policy_name(int p)
+const char *cli_roots_policy_name(int p)
 {
 	return p == HP_ROOTS_ALL ? "all" : p == HP_ROOTS_UNREACHABLE ? "unreachable-as-roots" : "threads";
 }
 
-void json_policies(cJSON *j, const struct hp_retained *R)
+void cli_json_policies(cJSON *j, const struct hp_retained *R)
 {
 	cJSON_AddStringToObject(j, "weak_policy", hp_weak_policy_name(R->weak));
-	cJSON_AddStringToObject(j, "roots_policy", roots_policy_name(R->roots_policy));
+	cJSON_AddStringToObject(j, "roots_policy", cli_roots_policy_name(R->roots_policy));
 }
 
 /* ---- native sizes and the heaps' split (top, info, dominators, ...) ----- */
@@ -544,7 +548,7 @@ static const char *split_heap_name(const hp_heap *h, unsigned i)
 	return n[0] ? n : "default";
 }
 
-void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap)
+void cli_text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int heap)
 {
 	if (!N || !N->split_done)
 		return;
@@ -554,28 +558,28 @@ void text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, int h
 		if ((!s->java && !s->native) || (heap >= 0 && (unsigned)heap != i))
 			continue;
 		fprintf(f, "heap %s: Java %s, native %s; held by GC roots: Java %s, native %s\n",
-			safe_text(split_heap_name(h, i), nm, sizeof nm), fmt_bytes(s->java, a, sizeof a),
-			fmt_bytes(s->native, b, sizeof b), fmt_bytes(s->held_java, c, sizeof c),
-			fmt_bytes(s->held_native, d, sizeof d));
+			hp_text_safe(split_heap_name(h, i), nm, sizeof nm), cli_fmt_bytes(s->java, a, sizeof a),
+			cli_fmt_bytes(s->native, b, sizeof b), cli_fmt_bytes(s->held_java, c, sizeof c),
+			cli_fmt_bytes(s->held_native, d, sizeof d));
 	}
 }
 
-void json_native(cJSON *j, const hp_heap *h, const struct hp_native *N)
+void cli_json_native(cJSON *j, const hp_heap *h, const struct hp_native *N)
 {
 	if (!N || !(hp_heap_android(h) || N->has_registry || N->shallow))
 		return;
 	cJSON *o = cJSON_AddObjectToObject(j, "native");
-	json_u64(o, "total", N->total);
-	json_u64(o, "cleaners", N->cleaners);
-	json_u64(o, "registered", N->registered);
-	json_u64(o, "owners", N->owners);
+	cli_json_u64(o, "total", N->total);
+	cli_json_u64(o, "cleaners", N->cleaners);
+	cli_json_u64(o, "registered", N->registered);
+	cli_json_u64(o, "owners", N->owners);
 	if (N->retained)
-		json_u64(o, "reachable", N->held_native);
+		cli_json_u64(o, "reachable", N->held_native);
 	if (N->why_none)
 		cJSON_AddStringToObject(o, "none_because", N->why_none);
 }
 
-void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap)
+void cli_json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int heap)
 {
 	if (!N || !N->split_done)
 		return;
@@ -586,10 +590,10 @@ void json_heap_split(cJSON *j, const hp_heap *h, const struct hp_native *N, int 
 			continue;
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "heap", split_heap_name(h, i));
-		json_u64(e, "java", s->java);
-		json_u64(e, "native", s->native);
-		json_u64(e, "held_java", s->held_java);
-		json_u64(e, "held_native", s->held_native);
+		cli_json_u64(e, "java", s->java);
+		cli_json_u64(e, "native", s->native);
+		cli_json_u64(e, "held_java", s->held_java);
+		cli_json_u64(e, "held_native", s->held_native);
 		cJSON_AddItemToArray(arr, e);
 	}
 }

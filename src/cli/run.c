@@ -1,6 +1,8 @@
 /* run.c — how a command that answers about one dump runs: open the
  * session, collect, render as JSON or a table, say what comes after. */
 #include "cli/command.h"
+#include "cli/load.h"
+#include "cli/output.h"
 
 int cli_run_one(struct cli_ctx *x)
 {

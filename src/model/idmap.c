@@ -1,3 +1,5 @@
+/* idmap.c — the open-addressing id -> index map (idmap.h): linear probing,
+ * doubling at half full. */
 #include "model/idmap.h"
 #include "base/alloc.h"
 #include <string.h>

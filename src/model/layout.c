@@ -1,3 +1,7 @@
+/* layout.c — hp_layout_build() (layout.h): each class's own reference
+ * offsets, its chain's field bytes, the next class above it that holds
+ * references and its reference kind, made from its super class's with an
+ * explicit stack. */
 #include "model/layout.h"
 #include "base/alloc.h"
 

@@ -1,3 +1,10 @@
+/*
+ * objread.c — hp_objread (objread.h): an object's record read again at its
+ * file offset (mapped, or streamed forward from gzip with a cache of the
+ * records read), decoded along its class's layout; Java strings and thread
+ * names as UTF-8; how one object refers to another (a field, an element,
+ * a static, a stack local).
+ */
 #include "model/objread.h"
 #include "model/layout.h"
 #include "base/alloc.h"

@@ -1,3 +1,10 @@
+/*
+ * refs.c — hp_refs_build() (refs.h): the dump re-read with a sink that
+ * resolves each record's references to object numbers, in file order, then
+ * in object order with the model's edges (statics, super class, loader,
+ * thread locals) merged in; class edges, the weak policy, the narrowing of
+ * edge offsets to 32 bits.
+ */
 #include "model/refs.h"
 #include "model/layout.h"
 #include "base/alloc.h"

@@ -1,4 +1,4 @@
-/* layout.c — HotSpot's field layout rules (layout.h). */
+/* vmlayout.c — HotSpot's field layout rules (vmlayout.h). */
 #include "model/vmlayout.h"
 #include "base/alloc.h"
 

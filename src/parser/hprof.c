@@ -1,3 +1,10 @@
+/*
+ * hprof.c — hp_parse() (hprof.h): the header, the top-level records and the
+ * heap-dump sub-records, each length checked against what its record has
+ * left, handed to the sink in file order; a fast path for the instances
+ * and arrays that lie whole in the reader's window; the raw stream
+ * (opts.want_raw); positioned errors.  Also the type and root-kind names.
+ */
 #include "parser/hprof.h"
 #include "base/alloc.h"
 

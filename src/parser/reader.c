@@ -1,3 +1,9 @@
+/*
+ * reader.c — hp_reader (reader.h): a regular file mapped whole; gzip
+ * (multi-member) and pipes streamed through a window that grows only to
+ * the largest request the data backs, read ahead by a thread into four
+ * 1 MiB chunks; the format sniffing of hp_reader_open() and the spool.
+ */
 #include "parser/reader.h"
 #include "base/alloc.h"
 

@@ -1,3 +1,6 @@
+/* writer.c — hp_writer (writer.h): a 1 MiB buffer written out plain or
+ * through zlib's deflate to the caller's descriptor, the record heads, and
+ * rewinding a seekable output to start over. */
 #include "parser/writer.h"
 #include "base/alloc.h"
 

@@ -6,17 +6,17 @@
 # lists the accumulation point `hprofan leaks --json` names; at
 # 80x24 every row keeps its columns; q exits 0.  Without a terminal
 # (TERM=dumb) browse and -i refuse with exit status 2.
-# Issue 11 on a hand-built dump (an Object[] holding 300,000 Items; Items
+# On a hand-built dump (an Object[] holding 300,000 Items; Items
 # #150,000 and #250,000 each hold a Needle): the level of 300,000 rows
 # opens and shows its count and, first, the two Items that retain a
 # Needle; / finds the Needles (three levels down, not on screen) and n
 # goes to the next, each once before the search starts again from the top;
 # in the i pop-up Enter on the field next shows the object `hprofan object`
 # gives as its value.
-# Issue 16: T lists the threads with the names and retained sizes of
+# T lists the threads with the names and retained sizes of
 # `hprofan threads --json`, Enter a thread's frames and the locals each holds
-# (class and retained, as --locals --json gives them), h goes back.  Issue
-# 21: G shows the packages with top --group=package --json's figures, then
+# (class and retained, as --locals --json gives them), h goes back.
+# G shows the packages with top --group=package --json's figures, then
 # the class loaders, then (without --components) says components need the
 # file; with --components FILE the components have top --group=component's.
 # ncurses keeps memory to the end on purpose, so LeakSanitizer is off for the
@@ -50,17 +50,39 @@ T() { tmux -S "$SOCK" -f /dev/null "$@"; }
 cleanup() { T kill-server >/dev/null 2>&1; }
 at_exit cleanup
 screen() { T capture-pane -t hb -p; }
-# wait_for NAME TEXT: polls the screen (5 s) until it shows TEXT (fixed string)
-wait_for() {
-  local i
-  for ((i = 0; i < 100; i++)); do
-    screen >"$TMPD/screen" 2>/dev/null
-    grep -qF -- "$2" "$TMPD/screen" && return 0
+# polls: every 0.05 s, for up to WAIT seconds (a sanitized browse on a
+# machine busy with the rest of the suite can take seconds to draw)
+WAIT=${BROWSE_WAIT:-30}
+# until_ok CMD...: until CMD succeeds (0), or WAIT seconds went (1)
+until_ok() {
+  local end=$((SECONDS + WAIT))
+  until "$@"; do
+    [ $SECONDS -ge $end ] && return 1
     sleep 0.05
   done
-  fail "$1" "the screen never showed '$2'; it shows: $(tr -s ' ' <"$TMPD/screen" | head -c 600)"
+}
+# shows TEXT...: the screen, into $TMPD/screen, shows every TEXT (fixed strings)
+shows() {
+  screen >"$TMPD/screen" 2>/dev/null || return 1
+  local t
+  for t in "$@"; do grep -qF -- "$t" "$TMPD/screen" || return 1; done
+}
+# settled: two captures 0.05 s apart are the same (tmux can be caught
+# half-way through a redraw: the title of a new view over the old rows)
+settled() {
+  local a
+  a=$(screen 2>/dev/null)
+  sleep 0.05
+  screen >"$TMPD/screen" 2>/dev/null && [ "$a" = "$(cat "$TMPD/screen")" ]
+}
+# wait_for NAME TEXT...: until the screen shows every TEXT and has settled
+wait_for() {
+  local name=$1; shift
+  until_ok shows "$@" && until_ok settled && shows "$@" && return 0
+  fail "$name" "the screen never showed '$*'; it shows: $(tr -s ' ' <"$TMPD/screen" | head -c 600)"
   return 1
 }
+exited() { [ -s "$TMPD/rc" ]; }
 
 q() { printf '%q' "$1"; }
 cmd="env TERM=screen LC_ALL=C.UTF-8 ASAN_OPTIONS=detect_leaks=0:exitcode=99 $(q "$HPROFAN") browse $(q "$S"); echo \$? > $(q "$TMPD/rc")"
@@ -87,11 +109,8 @@ if wait_for browse-filter "/String/"; then
 fi
 # an empty pattern shows every row again
 T send-keys -t hb f BSpace BSpace BSpace BSpace BSpace BSpace Enter
-for ((i = 0; i < 100; i++)); do
-  screen >"$TMPD/screen"
-  grep -qF "/String/" "$TMPD/screen" || { tail -n 1 "$TMPD/screen" | grep -qF "rows |" && break; }
-  sleep 0.05
-done
+unfiltered() { shows "rows |" && ! grep -qF "/String/" "$TMPD/screen"; }
+until_ok unfiltered
 if ! grep -qF "/String/" "$TMPD/screen" && grep -qF "@$ID" "$TMPD/screen"; then ok "an empty pattern clears the filter"
 else fail "an empty pattern clears the filter" "$(tail -n 1 "$TMPD/screen")"; fi
 
@@ -123,7 +142,7 @@ if wait_for browse-info "Path to GC root"; then
   T send-keys -t hb q
 fi
 
-# issue 13: L lists the leak suspects' accumulation points (hprofan leaks --json's)
+# L lists the leak suspects' accumulation points (hprofan leaks --json's)
 "$HPROFAN" leaks "$S" --json --quiet >"$TMPD/leaks.json" 2>/dev/null
 ACC=$(jget "$TMPD/leaks.json" 'd["suspects"][0]["accumulation_point"]["id"]' 2>/dev/null)
 T send-keys -t hb L
@@ -134,7 +153,7 @@ fi
 T send-keys -t hb D
 wait_for browse-leaks-back "hprofan: dominator tree of"
 
-# issue 16: T lists the threads with what hprofan threads --json says they retain
+# T lists the threads with what hprofan threads --json says they retain
 "$HPROFAN" threads "$S" --json --locals --quiet >"$TMPD/threads.json" 2>/dev/null
 NT=$(jget "$TMPD/threads.json" 'len(d["threads"])')
 T send-keys -t hb T
@@ -208,7 +227,7 @@ EOF
   fi
 fi
 
-# issue 21: G groups the histogram's top level by package, then loader, then components (none here)
+# G groups the histogram's top level by package, then loader, then components (none here)
 "$HPROFAN" top "$S" --group=package --json --top 0 --quiet >"$TMPD/pkg.json" 2>/dev/null
 NP=$(jget "$TMPD/pkg.json" 'len(d["groups"])')
 T send-keys -t hb G
@@ -248,11 +267,8 @@ wait_for browse-groups-back "hprofan: dominator tree of" >/dev/null
 T resize-window -t hb -x 80 -y 24 2>/dev/null
 sleep 0.2
 wait_for browse-resize "rows |" >/dev/null
-for ((i = 0; i < 40; i++)); do
-  screen >"$TMPD/screen80"
-  [ "$(wc -l <"$TMPD/screen80")" -le 24 ] && break
-  sleep 0.05
-done
+resized() { screen >"$TMPD/screen80" && [ "$(wc -l <"$TMPD/screen80")" -le 24 ]; }
+until_ok resized
 out=$(python3 - "$TMPD/screen80" <<'EOF'
 import re, sys
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
@@ -275,13 +291,10 @@ if [ -z "$out" ]; then ok "at 80x24 every row keeps its columns"; else fail "at 
 
 # q quits with status 0
 T send-keys -t hb q
-for ((i = 0; i < 100; i++)); do
-  [ -s "$TMPD/rc" ] && break
-  sleep 0.05
-done
+until_ok exited
 expect_eq "q exits with status 0" "$(cat "$TMPD/rc" 2>/dev/null)" 0
 
-# ---- issue 11: a level of 300,000 rows, search, following a field ---------
+# ---- a level of 300,000 rows, search, following a field ------------------
 BIG=$TMPD/big.hprof
 python3 - "$(dirname "$0")/../helper" "$BIG" >"$TMPD/big.ids" <<'EOF' || { fail browse-big "cannot write the dump"; exit 0; }
 import sys
@@ -308,10 +321,8 @@ rm -f "$TMPD/rc"
 cmd="env TERM=screen LC_ALL=C.UTF-8 ASAN_OPTIONS=detect_leaks=0:exitcode=99 $(q "$HPROFAN") browse $(q "$BIG"); echo \$? > $(q "$TMPD/rc")"
 T new-session -d -s hb -x 100 -y 30 "$cmd" || { fail browse-big "tmux new-session failed"; exit 0; }
 # wait_rows: until the status bar shows the rows again (a message went)
-wait_rows() {
-  local i
-  for ((i = 0; i < 100; i++)); do screen >"$TMPD/screen"; tail -n 1 "$TMPD/screen" | grep -qF "rows |" && return 0; sleep 0.05; done
-}
+status_rows() { screen >"$TMPD/screen" && tail -n 1 "$TMPD/screen" | grep -qF "rows |"; }
+wait_rows() { until_ok status_rows; }
 if wait_for browse-big-starts "rows |"; then
   # the Object[], then its group of 300,000 Items, then the Items
   T send-keys -t hb Enter
@@ -385,11 +396,11 @@ if wait_for browse-big-starts "rows |"; then
     fail "Enter in the i pop-up" "the pop-up does not show Item @$I1: $(sed -n 3,5p "$TMPD/screen")"
   fi
   T send-keys -t hb q
-  for ((i = 0; i < 100; i++)); do [ -s "$TMPD/rc" ] && break; sleep 0.05; done
+  until_ok exited
   expect_eq "q exits with status 0 (the 300,000-row dump)" "$(cat "$TMPD/rc" 2>/dev/null)" 0
 fi
 
-# ---- issue 21: G with --components FILE ---------------------------------------
+# ---- G with --components FILE ------------------------------------------------
 printf 'app ^LeakyCache\nutil ^java\\.util\\.\n' >"$TMPD/comp.txt"
 "$HPROFAN" top "$S" --group=component --components "$TMPD/comp.txt" --json --quiet >"$TMPD/comp.json" 2>/dev/null
 python3 - "$TMPD/comp.json" >"$TMPD/comp.want" <<'EOF'
@@ -402,7 +413,9 @@ cmd="env TERM=screen LC_ALL=C.UTF-8 ASAN_OPTIONS=detect_leaks=0:exitcode=99 $(q 
 T new-session -d -s hb -x 100 -y 30 "$cmd" || { fail browse-components "tmux new-session failed"; exit 0; }
 if wait_for browse-comp-starts "rows |"; then
   T send-keys -t hb G G G
-  if wait_for browse-components "classes by component"; then
+  # the title comes first, the rows and the status line once the groups
+  # are made: wait for the status line's row count
+  if wait_for browse-components "classes by component" "1/$(wc -l <"$TMPD/comp.want") rows"; then
     bad=""
     n=0
     while IFS=$'\t' read -r name cnt st; do
@@ -416,7 +429,7 @@ if wait_for browse-comp-starts "rows |"; then
     else fail "G with --components: as top --group=component --json" "$n rows;$bad"; fi
   fi
   T send-keys -t hb q
-  for ((i = 0; i < 100; i++)); do [ -s "$TMPD/rc" ] && break; sleep 0.05; done
+  until_ok exited
   expect_eq "q exits with status 0 (--components)" "$(cat "$TMPD/rc" 2>/dev/null)" 0
 fi
 
@@ -428,11 +441,11 @@ cmd="trap '' HUP; env TERM=screen LC_ALL=C.UTF-8 ASAN_OPTIONS=detect_leaks=0:exi
 T new-session -d -s hb -x 100 -y 30 "$cmd" || { fail browse-hangup "tmux new-session failed"; exit 0; }
 if wait_for browse-hangup-starts "rows |"; then
   T kill-session -t hb
-  for ((i = 0; i < 200; i++)); do [ -s "$TMPD/rc" ] && break; sleep 0.05; done
+  until_ok exited
   if [ "$(cat "$TMPD/rc" 2>/dev/null)" = 1 ] && grep -q "the terminal went away" "$TMPD/gone.err"; then
     ok "a closed terminal (SIGHUP ignored): browse stops, exit 1 with a message"
   else
     fail "a closed terminal (SIGHUP ignored): browse stops, exit 1 with a message" \
-      "rc '$(cat "$TMPD/rc" 2>/dev/null)' after 10 s; stderr: $(head -c 200 "$TMPD/gone.err" 2>/dev/null)"
+      "rc '$(cat "$TMPD/rc" 2>/dev/null)' after $WAIT s; stderr: $(head -c 200 "$TMPD/gone.err" 2>/dev/null)"
   fi
 fi

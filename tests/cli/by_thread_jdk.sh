@@ -26,12 +26,7 @@ javac -d "$D/classes" "$SRC/DeepStack.java" 2>"$D/javac.err" ||
   { fail by-thread-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
 java -Xint -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$D/classes" DeepStack >"$D/run.out" 2>&1 &
 PID=$!
-for ((i = 0; i < 300; i++)); do
-  grep -q READY "$D/run.out" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.05
-done
-grep -q READY "$D/run.out" || { fail by-thread-jdk "the JVM never said READY: $(head -c 300 "$D/run.out")"; exit 0; }
+said_ready "$D/run.out" "$PID" || { fail by-thread-jdk "the JVM never said READY: $(head -c 300 "$D/run.out")"; exit 0; }
 jcmd "$PID" GC.heap_dump -all "$D/deep.hprof" >"$D/jcmd.out" 2>&1 ||
   { fail by-thread-jdk "jcmd: $(head -c 300 "$D/jcmd.out")"; exit 0; }
 cleanup

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Eclipse MAT's class edges (issue 22): under the mat size model every
+# Eclipse MAT's class edges: under the mat size model every
 # object refers to its class object (MAT's "<class>"), so a class object
 # that a class loader's list holds and that an instance another root reaches
 # also holds is dominated by the super-root, not by the loader.  The dump is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a new user meets on the first day (issue 11), on dumps built byte by
+# What a new user meets on the first day, on dumps built byte by
 # byte (tests/helper/mkhprof.py) whose answers are counted by hand:
 #  - --filter takes class names as people paste them ('LeakApp$Screen',
 #    'int[]'), and says when no class matches, naming the nearest;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retained sizes against VisualVM's and NetBeans' heap libraries (issue 3),
+# Retained sizes against VisualVM's and NetBeans' heap libraries,
 # object by object where they print them, with --weak=skip --roots=all and
 # their size models:
 #   --size-model=visualvm: VisualVM 2.1.5 (lib.jfluid.heap): header = id +

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dumps whose shape, not their bytes, is the attack (issue 20): each is
+# Dumps whose shape, not their bytes, is the attack: each is
 # built byte by byte (tests/helper/mkhprof.py) with a hand-computed answer.
 #  - a super class chain 100,000 classes deep with an instance of each: the
 #    reference layout of each class is made from its super class's once, so

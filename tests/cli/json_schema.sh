@@ -75,7 +75,7 @@ head -c 3000000 "$TMPD/leaky.hprof" >"$TMPD/cut.hprof"
 doc top-sample top "$SAMPLE" --top 5
 doc top-sample-all top top "$SAMPLE" --top 0 --sort=name --filter Leaky --exclude Listener
 doc top-fast-count top "$SAMPLE" --fast --sort=count --top 3
-doc top-buckets top "$SAMPLE" --buckets --top 3   # issue 16
+doc top-buckets top "$SAMPLE" --buckets --top 3
 doc top-by-thread top "$SAMPLE" --by-thread --top 3
 doc top-raw-plain top "$TMPD/leaky.hprof" --size-model=raw --top 3
 doc_pipe top-gzip-pipe top "$SAMPLE" - --top 3
@@ -93,7 +93,7 @@ else
   fail "schema: info-o" "hprofan info --json -o FILE failed: $(head -c 300 "$DOCS/info-o.out")"
 fi
 
-# issue 17: a small Android dump with native sizes (one Cleaner chain onto a
+# a small Android dump with native sizes (one Cleaner chain onto a
 # Bitmap with its pixels): the native members of top, info, dominators,
 # object and bitmaps
 python3 - "$TMPD/native.hprof" "$(cd "$(dirname "$0")/../helper" && pwd)" <<'PY' || fail "schema: native dump" "cannot write it"
@@ -127,7 +127,7 @@ fi
 # dominators --json (pick FILE KIND prints one id of that kind, or nothing)
 doc top-retained-policies top "$SAMPLE" --weak=skip --roots=all --top 3
 doc top-visualvm top "$SAMPLE" --weak=skip --roots=all --size-model=visualvm --top 3
-# issue 21: --group
+# --group: by package, loader, component
 doc top-group-package top "$SAMPLE" --group=package --depth 3 --top 4
 doc top-group-package-fast top "$SAMPLE" --group=package --fast --filter java.util
 doc top-group-loader top "$SAMPLE" --group=loader
@@ -139,19 +139,19 @@ doc dominators-filter dominators dominators "$SAMPLE" --filter Leaky --weak=skip
 doc roots-sample roots roots "$SAMPLE" --top 10
 doc roots-all roots roots "$TMPD/leaky.hprof" --top 0 --roots=all --weak=skip-weak
 doc roots-cut-salvage roots roots "$TMPD/cut.hprof" --salvage --top 3
-# issue 13: leaks (suspects, zombies from a rule, a class suspect, statuses, --salvage)
+# leaks (suspects, zombies from a rule, a class suspect, statuses, --salvage)
 doc leaks-sample leaks leaks "$SAMPLE"
 doc leaks-rules leaks leaks "$TMPD/leaky.hprof" --zombie 'java.lang.Thread:daemon=true' --threshold 1 --big-drop 0.2
 doc leaks-visualvm leaks leaks "$SAMPLE" --size-model=visualvm --weak=skip --threshold 0.5
 doc leaks-cut-salvage leaks leaks "$TMPD/cut.hprof" --salvage
-# issue 17: waste
+# waste
 doc waste-sample waste waste "$SAMPLE" --top 3
 doc waste-min waste waste "$SAMPLE" --min-count 100 --top 0 --size-model=raw
-# issue 17: --mapping (the header's "mapping")
+# --mapping (the header's "mapping")
 printf 'org.example.Cache -> LeakyCache:\n    int total -> version\n' >"$TMPD/mapping.txt"
 doc top-mapping top "$SAMPLE" --mapping "$TMPD/mapping.txt" --top 3
 doc info-mapping info info "$SAMPLE" --mapping "$TMPD/mapping.txt"
-# issue 21: components (per loader; per component, with "other")
+# components (per loader; per component, with "other")
 printf 'util ^java\\.util\\.\nlang ^java\\.lang\\.\n' >"$TMPD/comp.txt"
 doc components-sample components components "$SAMPLE" --top 0
 doc components-file components components "$SAMPLE" --components "$TMPD/comp.txt" --top 2
@@ -215,7 +215,7 @@ fi
 # diff and trend: the sample against itself (gzip and plain), a salvaged
 # cut dump in the series, --fast, filters, --sort-by-time
 doc diff-sample diff diff "$SAMPLE" "$TMPD/leaky.hprof" --top 3
-doc diff-mapping diff diff "$SAMPLE" "$TMPD/leaky.hprof" --top 3 --mapping "$TMPD/mapping.txt"   # issue 17
+doc diff-mapping diff diff "$SAMPLE" "$TMPD/leaky.hprof" --top 3 --mapping "$TMPD/mapping.txt"
 doc diff-cut-salvage diff diff "$TMPD/cut.hprof" "$SAMPLE" --salvage --top 3 --weak=skip
 doc diff-fast diff diff "$TMPD/cut.hprof" "$SAMPLE" --salvage --fast --filter Leaky --exclude Listener
 doc trend-sample trend trend "$TMPD/cut.hprof" "$SAMPLE" "$TMPD/leaky.hprof" --salvage --top 3 --sort-by-time
@@ -251,7 +251,7 @@ if have_corpus "schema: corpus documents"; then
   doc roots-android roots roots "$A" --top 20
   doc roots-frames roots roots "$J8" --top 0 --roots=all
   doc roots-agent-threads roots roots "$AGENT" --top 0 --roots=all --dump 1
-  # issue 16: threads (stacks with locals, JNI locals, a dump with threads but no frames)
+  # threads (stacks with locals, JNI locals, a dump with threads but no frames)
   doc threads-frames threads threads "$J8" --locals
   doc threads-agent threads threads "$AGENT" --locals --dump 1 --roots=all
   doc threads-android threads threads "$A"
@@ -261,14 +261,14 @@ if have_corpus "schema: corpus documents"; then
   doc sites-none sites sites "$J8"
   doc sites-agent-records sites sites "$CORPUS/agourlay__hprof-slurp/hprof-32.bin" --top 3
   doc sites-no-heap-dump sites sites "$CORPUS/frohoff__jdk8u-jdk/minimal.bin" --flat
-  doc bitmaps-android bitmaps bitmaps "$A" --out "$TMPD/png"   # issue 17
+  doc bitmaps-android bitmaps bitmaps "$A" --out "$TMPD/png"
   doc dominators-j6 dominators dominators "$J6" --depth 4 --top 8
   doc dominators-cut-salvage dominators dominators "$TMPD/cut.hprof" --salvage --depth 2
   if [ -s "$DOCS/dominators-android.json" ]; then
     doc_id object-android object instance dominators-android "$A" --top 3
     doc_id object-android-class object class dominators-android "$A" --top 3
     doc_id path-android path instance dominators-android "$A"
-    doc leaks-android leaks leaks "$A"   # issue 13: a MessageQueue zombie with its trace
+    doc leaks-android leaks leaks "$A"   # a MessageQueue zombie with its trace
   fi
   if [ -s "$DOCS/dominators-j6.json" ]; then
     doc_id object-j6-string object string dominators-j6 "$J6"

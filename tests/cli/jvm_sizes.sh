@@ -101,12 +101,7 @@ take() {
   # shellcheck disable=SC2086  # flags is a word list
   "$JB/java" -Xmx64m -Xss512k $flags -cp "$J" Shapes > "$J/$name.out" 2>&1 &
   pid=$!
-  for i in $(seq 300); do
-    grep -q ready "$J/$name.out" 2>/dev/null && break
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.1
-  done
-  if grep -q ready "$J/$name.out" 2>/dev/null; then
+  if said_ready "$J/$name.out" "$pid" ready; then
     "$JB/jcmd" $pid GC.class_histogram > "$J/$name.histo" 2> "$J/$name.jerr" &&
       "$JB/jcmd" $pid GC.heap_dump "$J/$name.hprof" >> "$J/$name.jerr" 2>&1
   fi

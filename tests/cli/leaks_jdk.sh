@@ -35,12 +35,7 @@ dump() {
   java -Xms256m -Xmx256m -XX:+UseSerialGC -cp "$D/classes" LeakyActivities "$@" >"$D/$name.out" 2>&1 &
   local pid=$! i
   PIDS="$PIDS $pid"
-  for ((i = 0; i < 300; i++)); do
-    grep -q READY "$D/$name.out" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  grep -q READY "$D/$name.out" || { fail "leaks-jdk-$name" "the JVM never said READY: $(head -c 300 "$D/$name.out")"; return 1; }
+  said_ready "$D/$name.out" "$pid" || { fail "leaks-jdk-$name" "the JVM never said READY: $(head -c 300 "$D/$name.out")"; return 1; }
   jcmd "$pid" GC.heap_dump -all "$D/$name.hprof" >"$D/$name.jcmd" 2>&1 &&
     jcmd "$pid" GC.class_histogram -all >"$D/$name.histo" 2>&1 ||
     { fail "leaks-jdk-$name" "jcmd: $(head -c 300 "$D/$name.jcmd")"; return 1; }

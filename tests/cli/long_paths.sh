@@ -33,8 +33,6 @@
 command -v python3 >/dev/null 2>&1 || { skip long-paths "python3 is absent"; exit 0; }
 H=$(cd "$(dirname "$0")/../helper" && pwd)
 D=$TMPD
-REL=$HPROFAN
-case $HPROFAN in */san/hprofan) [ -x "${HPROFAN%/san/hprofan}/hprofan" ] && REL=${HPROFAN%/san/hprofan}/hprofan ;; esac
 
 # mk FILE N: the list of N Nodes above
 mk() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hprofan --mapping FILE (issue 17): a dump built byte by byte
+# hprofan --mapping FILE: a dump built byte by byte
 # (tests/helper/mkhprof.py) with obfuscated names and a mapping written by
 # hand in R8's format (header comments, a sourceFile comment, line ranges,
 # inlined code); every expected name below is read off the two by hand:

@@ -23,8 +23,6 @@ command -v python3 >/dev/null 2>&1 || { skip mapping-hostile "python3 is absent"
 H=$(cd "$(dirname "$0")/../helper" && pwd)
 D=$TMPD
 # the release binary beside the sanitized one (BUILD/hprofan, BUILD/san/hprofan)
-REL=$HPROFAN
-case $HPROFAN in */san/hprofan) [ -x "${HPROFAN%/san/hprofan}/hprofan" ] && REL=${HPROFAN%/san/hprofan}/hprofan ;; esac
 
 # gen DIR SCALE: the dumps and mappings of the shapes above; SCALE 1 the
 # sizes above, else smaller (60 -> 2 classes, 2,000 -> 3 frames, 200,000 ->

@@ -36,12 +36,7 @@ proguard @"$D/shop.pro" >"$D/pg.log" 2>&1 || { fail mapping-proguard "proguard: 
 
 java -Xms32m -Xmx32m -XX:+UseSerialGC -cp "$D/out.jar" Shop >"$D/out" 2>&1 &
 PID=$!
-for ((i = 0; i < 300; i++)); do
-  grep -q READY "$D/out" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.05
-done
-grep -q READY "$D/out" || { fail mapping-proguard "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
+said_ready "$D/out" "$PID" || { fail mapping-proguard "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
 jcmd "$PID" GC.heap_dump "$D/s.hprof" >"$D/jcmd" 2>&1 || { fail mapping-proguard "jcmd: $(head -c 300 "$D/jcmd")"; exit 0; }
 jcmd "$PID" GC.class_histogram >"$D/histo" 2>&1 || { fail mapping-proguard "jcmd: $(head -c 300 "$D/histo")"; exit 0; }
 cleanup; PID=""

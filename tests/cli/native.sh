@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Android native sizes and bitmaps (issue 17) on a hand-built ART dump whose
+# Android native sizes and bitmaps on a hand-built ART dump whose
 # answers are worked out by hand below, and on the corpus's Android dumps.
 #
 # The dump (heap "app"; the registries in "zygote"):

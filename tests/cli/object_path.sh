@@ -267,14 +267,17 @@ assert [e["object"]["string"] for e in c2["object"]["elements"]] == ["hello", "w
 ' "$TMPD/a_i1" "$TMPD/a_c1" "$TMPD/a_c2" "$TMPD/a_i2_0" "$TMPD/a_i2_1"
 
 # shadowing: Shadowing.statics holds instances of classes with a static val,
-# .instances of classes with an instance val
+# .instances of classes with an instance val (an object two of the arrays
+# hold is read once)
 hp shad object "$E" "$(cid com.example.Shadowing)" --json --quiet
 : >"$TMPD/slist"
 for f in statics instances bases; do
   hp "sh_$f" object "$E" "$(jget "$TMPD/shad" "[x[\"value\"] for x in d[\"object\"][\"fields\"] if x[\"name\"] == \"$f\"][0]" 2>/dev/null)" --json --quiet
   for el in $(jget "$TMPD/sh_$f" '" ".join(e["value"] for e in d["object"]["elements"] if e["value"])' 2>/dev/null); do
-    hp "el_$el" object "$E" "$el" --json --quiet
-    hp "cl_$el" object "$E" "$(jget "$TMPD/el_$el" 'd["object"]["class_id"]')" --json --quiet
+    if [ ! -s "$TMPD/el_$el" ]; then
+      hp "el_$el" object "$E" "$el" --json --quiet
+      hp "cl_$el" object "$E" "$(jget "$TMPD/el_$el" 'd["object"]["class_id"]')" --json --quiet
+    fi
     echo "$TMPD/el_$el $TMPD/cl_$el" >>"$TMPD/slist"
   done
 done

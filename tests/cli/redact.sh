@@ -147,22 +147,19 @@ else fail "redact: a pipe with no place for its copy is refused, nothing written
 # '*'s (U+2A2A for a UTF-16 JDK 9+ String) as long as the original's; with a
 # mapping, hashed names are given back first and rows are compared as sets
 # (ties are ordered by name); file offsets are not compared (dropped and
-# renamed STRING records move what follows)
+# renamed STRING records move what follows).
+# same.py MAPPING NAME ORIG COPY [NAME ORIG COPY]...: MAPPING "" for none;
+# prints "NAME --json: where they differ" for the first pair that does
 cat >"$TMPD/same.py" <<'EOF'
 import json, re, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
 mapping = {}
-if len(sys.argv) > 3:
-    for line in open(sys.argv[3], encoding="utf-8"):   # HASHED<TAB>REAL
+if sys.argv[1]:
+    for line in open(sys.argv[1], encoding="utf-8"):   # HASHED<TAB>REAL
         k, v = line.rstrip("\n").split("\t")
         mapping[k] = v.replace("\\t", "\t").replace("\\n", "\n").replace("\\\\", "\\")
 hashed = re.compile(r"[cfms][0-9a-f]{16}")
-seen = set()
 def back(s):
-    def one(m):
-        seen.add(m.group(0))
-        return mapping.get(m.group(0), m.group(0))
-    return hashed.sub(one, s) if mapping else s
+    return hashed.sub(lambda m: mapping.get(m.group(0), m.group(0)), s) if mapping else s
 def norm(x, copy, key=None):
     if isinstance(x, dict):
         return {k: norm(v, copy, k) for k, v in x.items()
@@ -179,7 +176,6 @@ def norm(x, copy, key=None):
             return "<%d characters>" % len(x)
         return back(x) if copy else x
     return x
-na, nb = norm(a, False), norm(b, True)
 def diff(x, y, path=""):
     if type(x) != type(y): return "%s: %r vs %r" % (path, x, y)
     if isinstance(x, dict):
@@ -194,21 +190,26 @@ def diff(x, y, path=""):
             if r: return r
     elif x != y: return "%s: %r vs %r" % (path, x, y)
     return None
-r = diff(na, nb)
-if r:
-    print(r); sys.exit(1)
+args = sys.argv[2:]
+for i in range(0, len(args), 3):
+    a, b = (json.load(open(p)) for p in args[i + 1:i + 3])
+    r = diff(norm(a, False), norm(b, True))
+    if r:
+        print("%s --json: %s" % (args[i], r)); sys.exit(1)
 EOF
 # compare NAME ORIG COPY [MAPPING]: the three commands agree on both (top on
-# every class); the original's documents are kept for the next call
+# every class; one same.py for the three); the original's documents, from
+# the release binary (the copy's runs, and index.sh's on every corpus dump,
+# are the sanitized ones), are kept for the next call
 LAST_ORIG=''
 compare() {
-  local name=$1 orig=$2 copy=$3 map=${4:-} c why='' all
+  local name=$1 orig=$2 copy=$3 map=${4:-} c why='' all pairs=()
   [ "$orig" = "$LAST_ORIG" ] || rm -f "$TMPD"/a.*.json
   LAST_ORIG=$orig
   for c in top dominators roots; do
     all=''; [ $c = top ] && all='--top 0'   # every class
     if [ ! -s "$TMPD/a.$c.json" ] &&
-       ! "$HPROFAN" $c "$orig" $all --json --quiet >"$TMPD/a.$c.json" 2>"$TMPD/a.err"; then
+       ! "$REL" $c "$orig" $all --json --quiet >"$TMPD/a.$c.json" 2>"$TMPD/a.err"; then
       rm -f "$TMPD/a.$c.json"
       # a file with no heap dump (minimal.bin): the copy says the same
       if grep -q 'holds no heap dump' "$TMPD/a.err" &&
@@ -216,9 +217,10 @@ compare() {
          grep -q 'holds no heap dump' "$TMPD/b.err"; then continue; fi
       why="$c of the original: exit $?"; break
     fi
-    "$HPROFAN" $c "$copy" $all --json --quiet >"$TMPD/b.json" 2>"$TMPD/b.err" || { why="$c of the copy: exit $?: $(head -c 200 "$TMPD/b.err")"; break; }
-    if ! out=$(python3 "$TMPD/same.py" "$TMPD/a.$c.json" "$TMPD/b.json" $map); then why="$c --json: $out"; break; fi
+    "$HPROFAN" $c "$copy" $all --json --quiet >"$TMPD/b.$c.json" 2>"$TMPD/b.err" || { why="$c of the copy: exit $?: $(head -c 200 "$TMPD/b.err")"; break; }
+    pairs+=("$c" "$TMPD/a.$c.json" "$TMPD/b.$c.json")
   done
+  if [ -z "$why" ] && [ ${#pairs[@]} -gt 0 ] && ! out=$(python3 "$TMPD/same.py" "$map" "${pairs[@]}"); then why=$out; fi
   if [ -z "$why" ]; then ok "$name"; else fail "$name" "$why"; fi
 }
 
@@ -229,7 +231,9 @@ if have_corpus "redact: the corpus"; then
     case $f in
       */java_pid1884.0001.hprof.gz) bigs="$bigs $f"; continue ;;
     esac
-    "$HPROFAN" info "$f" --quiet >/dev/null 2>&1 && dumps="$dumps $f"
+    # the dumps that read without error (corpus.sh reads each one under
+    # the sanitizers)
+    "$REL" info "$f" --quiet >/dev/null 2>&1 && dumps="$dumps $f"
   done < <(awk -F'\t' 'NR > 1 { print $1 }' "$CORPUS/MANIFEST.tsv" | sed "s|^|$CORPUS/|" | LC_ALL=C sort)
   for f in $bigs; do skip "redact: ${f#"$CORPUS"/}" "523 MB inflated: too slow for the suite under the sanitizers"; done
 fi

@@ -47,12 +47,7 @@ javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -d "$D/classes" "$SRC"/*.java
 envkZqM7b2Wp=envvZqN4h9Xc java -Xmx32m "${JFAST[@]}" -DprkZqC3j7Ny=prvZqK2s8Dt -cp "$D/classes" com.acme.RedactSecrets \
   >"$D/out" 2>&1 &
 PID=$!
-for ((i = 0; i < 300; i++)); do
-  grep -q READY "$D/out" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.05
-done
-grep -q READY "$D/out" || { fail redact-jdk "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
+said_ready "$D/out" "$PID" || { fail redact-jdk "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
 IN=$D/secrets.hprof
 jcmd "$PID" GC.heap_dump -all "$IN" >"$D/jcmd" 2>&1 && [ -s "$IN" ] ||
   { fail redact-jdk "jcmd: $(head -c 300 "$D/jcmd")"; exit 0; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bigger than memory (issue 15 item 2): under --max-memory, the big arrays
+# Bigger than memory: under --max-memory, the big arrays
 # go to unlinked files instead of being refused.
 #  - every command that builds a model gives, under a limit far below what
 #    it needs (3M), the same stdout as without one, on the sample dump and
@@ -84,7 +84,7 @@ pid=$!
 exec 3>"$D/fifo"
 head -c $half "$D/sample.hprof" >&3
 open=0
-for _ in $(seq 50); do      # the reader may still be behind: up to 5 s
+for _ in $(seq 300); do     # the reader may still be behind: up to 30 s
   open=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c "$SD/.*(deleted)")
   [ "$open" -gt 0 ] && break
   sleep 0.1

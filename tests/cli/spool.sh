@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gzip and pipes read once (issue 15, item 4): the pass that reads the
+# gzip and pipes read once: the pass that reads the
 # objects of a gzip dump or a pipe copies the bytes into an unlinked file
 # (the spool, in TMPDIR) that later passes map.  Checks:
 #  - retained sizes of a pipe (plain and gzip) and of a gzip file are those
@@ -94,12 +94,12 @@ empty_spool "spools cut short"
 
 # 4. unlinked while it runs: a pipe that does not end keeps hprofan reading
 mkfifo "$TMPD/fifo"
-( exec 3>"$TMPD/fifo"; cat "$P" >&3; sleep 30 ) &
+( exec 3>"$TMPD/fifo"; cat "$P" >&3; sleep 60 ) &
 writer=$!
 "$HPROFAN" dominators - --quiet <"$TMPD/fifo" >/dev/null 2>&1 &
 hp=$!
 held=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do   # up to 30 s: the machine may be busy
   held=$(ls -l "/proc/$hp/fd" 2>/dev/null | grep -c "$SP/hprofan-spool.* (deleted)")
   [ "$held" = 1 ] && break
   sleep 0.1

@@ -19,12 +19,7 @@ javac -d "$D/classes" "$SRC/WasteShapes.java" 2>"$D/javac.err" ||
   { fail waste-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
 java -Xms64m -Xmx64m -XX:+UseSerialGC -cp "$D/classes" WasteShapes >"$D/out" 2>&1 &
 PID=$!
-for ((i = 0; i < 300; i++)); do
-  grep -q READY "$D/out" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.05
-done
-grep -q READY "$D/out" || { fail waste-jdk "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
+said_ready "$D/out" "$PID" || { fail waste-jdk "the JVM never said READY: $(head -c 300 "$D/out")"; exit 0; }
 jcmd "$PID" GC.heap_dump "$D/w.hprof" >"$D/jcmd" 2>&1 || { fail waste-jdk "jcmd: $(head -c 300 "$D/jcmd")"; exit 0; }
 cleanup; PID=""
 

@@ -18,7 +18,7 @@
  *     UTF-8;
  *   - JSON on stdout is valid UTF-8 (no raw DEL or C1 either) that cJSON
  *     parses.
- * Each piece also goes straight through safe_text() (with a buffer size
+ * Each piece also goes straight through hp_text_safe() (with a buffer size
  * from the piece) and hp_text_json_clean() (into exactly the bytes its
  * counting call asks for), whose outputs must hold the same rules.  A
  * violation aborts.
@@ -28,7 +28,7 @@
  */
 #include "fuzz.h"
 #include "helper/hpw.h"
-#include "cli/cli.h"
+#include "base/text.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -90,15 +90,15 @@ static void escapers(const uint8_t *s, size_t n, unsigned size_seed)
 	size_t cap = 1 + size_seed % 64;
 	char *buf = malloc(cap);
 	if (buf) {
-		safe_text(z, buf, cap);
+		hp_text_safe(z, buf, cap);
 		size_t l = strnlen(buf, cap);
-		check(l < cap, "safe_text's output (not terminated)", (const uint8_t *)buf, cap);
-		check(clean_text((const uint8_t *)buf, l, 0), "safe_text's output", (const uint8_t *)buf, l);
+		check(l < cap, "hp_text_safe's output (not terminated)", (const uint8_t *)buf, cap);
+		check(clean_text((const uint8_t *)buf, l, 0), "hp_text_safe's output", (const uint8_t *)buf, l);
 		free(buf);
 	}
 	char big[4 * 256 + 8];
-	safe_text(z, big, sizeof big);
-	check(clean_text((const uint8_t *)big, strlen(big), 0), "safe_text's output", (const uint8_t *)big, strlen(big));
+	hp_text_safe(z, big, sizeof big);
+	check(clean_text((const uint8_t *)big, strlen(big), 0), "hp_text_safe's output", (const uint8_t *)big, strlen(big));
 	size_t need = hp_text_json_clean((const char *)s, n, NULL);
 	char *out = malloc(need + 1);     /* exactly: ASan sees a byte more */
 	if (out) {

@@ -33,7 +33,7 @@
  */
 #include "fuzz.h"
 #include "helper/hpw.h"
-#include "cli/cli.h"
+#include "base/text.h"
 #include "cli/report_assets.h"
 #include "model/heap.h"
 #include "base/alloc.h"

@@ -497,6 +497,10 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--child-fail-alloc") == 0)
 		return child_fail_alloc();
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_alloc (no arguments)\n");
+		return 2;
+	}
 	test_no_limit();
 	test_spare();
 	test_accounting();

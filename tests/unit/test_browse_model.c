@@ -620,8 +620,12 @@ static void test_threads_groups(struct hp_browse *m, const hp_heap *h, const str
 	free(buf);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_browse_model (no arguments)\n");
+		return 2;
+	}
 	char dir[512], path[600];
 	const char *t = getenv("TMPDIR");
 	snprintf(dir, sizeof dir, "%s/hp-test-browse.XXXXXX", t && *t ? t : "/tmp");
@@ -775,7 +779,7 @@ int main(void)
 	      hp_browse_row(&m, 0)->id == hp_heap_find(h, G), "JNI global: G");
 	CHECK(hp_browse_descend(&m, &err) == 0, "G dominates nothing");
 
-	/* issue 13: the leaks view lists the objects given, repeats once, then opens them */
+	/* the leaks view (L) lists the objects given, repeats once, then opens them */
 	CHECK(hp_browse_set_view(&m, HP_BV_LEAKS, &err) == HP_OK && hp_browse_level(&m)->nvis == 0,
 	      "leaks view before a list: empty");
 	uint32_t lst[3] = { (uint32_t)arr, (uint32_t)hp_heap_find(h, G), (uint32_t)arr };

@@ -213,8 +213,12 @@ static void test_same_model(void)
 	hp_cmp_release(&c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_diff (no arguments)\n");
+		return 2;
+	}
 	test_fit();
 	test_lineup_and_growth();
 	test_same_model();

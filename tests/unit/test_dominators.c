@@ -826,8 +826,12 @@ static void test_alloc_failure(void)
 	CHECK(first_ok > 5, "hp_dom_compute succeeded with allocation %d failing", first_ok);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_dominators (no arguments)\n");
+		return 2;
+	}
 	test_alloc_failure();   /* first: the children must start with no allocation made */
 	test_diamond();
 	test_cycle();

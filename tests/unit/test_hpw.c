@@ -931,8 +931,12 @@ static void hpw_t_files(const char *dir)
 	unlink(gzpath);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_hpw (no arguments)\n");
+		return 2;
+	}
 	const char *tmp = getenv("TMPDIR");
 	char dir[256];
 	int n;

@@ -498,8 +498,12 @@ static void test_limits(void)
 	CHECK(ok && oom && !other, "under limits: %d parsed, %d out of memory, %d other", ok, oom, other);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_mapping (no arguments)\n");
+		return 2;
+	}
 	test_counts();
 	test_errors();
 	test_apply();

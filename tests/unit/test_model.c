@@ -1313,8 +1313,12 @@ static void test_vm_layout(void)
 	hpw_free(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_model (no arguments)\n");
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tmp_init();
 	test_java_names();

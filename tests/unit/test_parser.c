@@ -14,7 +14,9 @@
  * record boundaries parse.
  *
  * `test_parser --write-bad DIR` writes the must-fail files that
- * tests/cli/bad.sh feeds to hprofan.
+ * tests/cli/bad.sh feeds to hprofan.  `test_parser --shard K/N` runs the
+ * K-th of N shares of the tests (the pieces table at the end), and
+ * `test_parser --shards` says how many tests/run-all.sh should run.
  */
 #include "helper/hpw.h"
 #include "base/error.h"
@@ -2277,58 +2279,6 @@ static void test_errors_gzip(void)
 		free(gz);
 	}
 
-	/* every cut of a gzip file: a clear error, never a crash, never OK
-	 * unless the whole stream is there */
-	cur_test = "gzip cut everywhere";
-	struct bld b;
-	build_full(&b, "JAVA PROFILE 1.0.2", 4, LAYOUT_SEGMENTS, 1, 1);
-	static const int members[] = { 1, 4 };
-	in_memory = 1;
-	for (size_t mi = 0; mi < 2; mi++) {
-		gz = hpw_gzip(b.w, members[mi], "HPROF BLOCKSIZE=1", &gzn);
-		unsigned ok = 0, trunc = 0, eformat_cut = 0;
-		size_t first_ok = 0, first_ef = 0;
-		for (size_t cut = 0; cut < gzn; cut++) {
-			run_bytes(&R, gz, cut, SRC_RAWGZ, &o);
-			if (R.rc == HP_OK) {
-				if (!ok++)
-					first_ok = cut;
-			} else if (R.rc == HP_ETRUNC) {
-				trunc++;
-			} else if (R.rc == HP_EFORMAT && cut >= 2) {
-				/* a gzip stream cut after its magic is truncated, not
-				 * "not HPROF" */
-				if (!eformat_cut++)
-					first_ef = cut;
-			} else if (R.rc != HP_EFORMAT && R.rc != HP_ECORRUPT) {
-				printf("    cut %zu: rc %d: %s\n", cut, R.rc, R.err.msg);
-				CHECK(0);
-			}
-			run_release(&R);
-		}
-		/* OK is acceptable only where a gzip member ends exactly at a
-		 * record boundary; with one member, never */
-		if (members[mi] == 1) {
-			if (ok)
-				printf("    %u cuts of the .gz parse OK (first at %zu of %zu bytes)\n", ok, first_ok, gzn);
-			/* a gzip stream that ends inside a member (the reader sets
-			 * at_eof = 2) must not be accepted even when the inflated
-			 * bytes end at a record boundary (it once was: 70 cuts) */
-			CHECK_EQ(ok, 0);
-		}
-		if (eformat_cut)
-			printf("    %u cuts of the %d-member .gz give HP_EFORMAT (first at %zu of %zu bytes)\n",
-			       eformat_cut, members[mi], first_ef, gzn);
-		/* a gzip stream cut after fewer than 13 inflated bytes is
-		 * truncated, not "gzip file does not contain an HPROF heap dump"
-		 * (HP_EFORMAT), as hp_reader_open once said */
-		CHECK_EQ(eformat_cut, 0);
-		CHECK(trunc > 0);
-		free(gz);
-	}
-	in_memory = 0;
-	b_free(&b);
-
 	/* the gzip trailer alone missing (CRC32 + ISIZE) */
 	cur_test = "gzip without trailer";
 	{
@@ -2403,6 +2353,62 @@ static void test_errors_gzip(void)
 		free(gz);
 		hpw_free(w);
 	}
+}
+
+/* Every cut of a gzip file of `members` members: a clear error, never a
+ * crash, never OK unless the whole stream is there (one part per member
+ * count, so that the shards share them out). */
+static void test_gzip_cuts(int members)
+{
+	struct run R;
+	struct hp_parse_opts o = popts(-1, 1, 1);
+	cur_test = "gzip cut everywhere";
+	struct bld b;
+	build_full(&b, "JAVA PROFILE 1.0.2", 4, LAYOUT_SEGMENTS, 1, 1);
+	in_memory = 1;
+	size_t gzn;
+	uint8_t *gz = hpw_gzip(b.w, members, "HPROF BLOCKSIZE=1", &gzn);
+	unsigned ok = 0, trunc = 0, eformat_cut = 0;
+	size_t first_ok = 0, first_ef = 0;
+	for (size_t cut = 0; cut < gzn; cut++) {
+		run_bytes(&R, gz, cut, SRC_RAWGZ, &o);
+		if (R.rc == HP_OK) {
+			if (!ok++)
+				first_ok = cut;
+		} else if (R.rc == HP_ETRUNC) {
+			trunc++;
+		} else if (R.rc == HP_EFORMAT && cut >= 2) {
+			/* a gzip stream cut after its magic is truncated, not
+			 * "not HPROF" */
+			if (!eformat_cut++)
+				first_ef = cut;
+		} else if (R.rc != HP_EFORMAT && R.rc != HP_ECORRUPT) {
+			printf("    cut %zu: rc %d: %s\n", cut, R.rc, R.err.msg);
+			CHECK(0);
+		}
+		run_release(&R);
+	}
+	/* OK is acceptable only where a gzip member ends exactly at a
+	 * record boundary; with one member, never */
+	if (members == 1) {
+		if (ok)
+			printf("    %u cuts of the .gz parse OK (first at %zu of %zu bytes)\n", ok, first_ok, gzn);
+		/* a gzip stream that ends inside a member (the reader sets
+		 * at_eof = 2) must not be accepted even when the inflated
+		 * bytes end at a record boundary (it once was: 70 cuts) */
+		CHECK_EQ(ok, 0);
+	}
+	if (eformat_cut)
+		printf("    %u cuts of the %d-member .gz give HP_EFORMAT (first at %zu of %zu bytes)\n",
+		       eformat_cut, members, first_ef, gzn);
+	/* a gzip stream cut after fewer than 13 inflated bytes is
+	 * truncated, not "gzip file does not contain an HPROF heap dump"
+	 * (HP_EFORMAT), as hp_reader_open once said */
+	CHECK_EQ(eformat_cut, 0);
+	CHECK(trunc > 0);
+	free(gz);
+	in_memory = 0;
+	b_free(&b);
 }
 
 /* ---- truncation ------------------------------------------------------------- */
@@ -2486,122 +2492,124 @@ static int is_boundary(const struct bld *b, size_t cut, size_t total)
 	return 0;
 }
 
-static void test_truncation(void)
+/* Part `part` (0..5) of the truncation test: ids of 4 bytes (parts 0-2)
+ * or 8 (3-5), read as a file, a pipe or gzip (part % 3); the file's part
+ * also cuts between segments. */
+static void test_truncation(int part)
 {
 	static char name[96];
-	for (unsigned I = 4; I <= 8; I += 4) {
-		struct bld b;
-		build_small(&b, I);
-		size_t total;
-		const uint8_t *d = b_data(&b, &total);
-		snprintf(name, sizeof name, "truncation id%u", I);
-		cur_test = name;
+	unsigned I = part < 3 ? 4 : 8;
+	size_t si = (size_t)part % 3;
+	struct bld b;
+	build_small(&b, I);
+	size_t total;
+	const uint8_t *d = b_data(&b, &total);
+	snprintf(name, sizeof name, "truncation id%u", I);
+	cur_test = name;
+	if (si == 0)
 		CHECK(total > 1400 && total < 4000);
-		struct hp_parse_opts o = popts(-1, 1, 1);
-		static const int srcs[] = { SRC_FILE, SRC_PIPEBUF, SRC_GZ1 };
-		in_memory = 1;
-		for (size_t si = 0; si < 3; si++) {
-			snprintf(name, sizeof name, "truncation id%u %s", I, src_names[srcs[si]]);
-			cur_test = name;
-			unsigned n_ok = 0, n_trunc = 0, n_corrupt = 0, bad = 0;
-			for (size_t cut = 0; cut <= total; cut++) {
-				struct run R;
-				run_bytes(&R, d, cut, srcs[si], &o);
-				int fail = 0;
-				if (cut < 13) {
-					/* too short to be recognised: refused by hp_reader_open,
-					 * as empty (0 bytes) or as a header cut short */
-					if (cut == 0 ? R.open_rc != HP_EFORMAT : R.open_rc != HP_ETRUNC)
-						fail = 1;
-				} else if (cut < b.hdr_len) {
-					if (R.rc != HP_ETRUNC || R.err.record != 0 || R.err.offset > cut)
-						fail = 2;
-				} else if (is_boundary(&b, cut, total)) {
-					/* a cut inside a segmented dump (no HEAP DUMP END) is
-					 * reported at the cut, once every record was read */
-					int open_dump = R.st.ndumps == 1 && !R.st.dumps[0].complete;
-					if (open_dump ? !(R.rc == HP_ETRUNC && R.err.offset == cut &&
-							  strstr(R.err.msg, "without its HEAP DUMP END"))
-						      : R.rc != HP_OK)
-						fail = 3;
-					else {
-						n_ok++;
-						/* records seen = records that start before the cut */
-						size_t nr = 0;
-						while (nr < b.nrec && b.rec_off[nr] < cut)
-							nr++;
-						if (R.st.records != nr || R.st.bytes != cut)
-							fail = 4;
-						/* the log is a prefix of the full one, plus a
-						 * dump_end when a segmented dump was left open */
-						const char *g = sb_str(&R.rec.log);
-						if (!log_prefix(g, sb_str(&b.ex))) {
-							size_t gl = strlen(g);
-							const char *last = gl ? g + gl - 1 : g;
-							while (last > g && last[-1] != '\n')
-								last--;
-							char expect_end[64];
-							snprintf(expect_end, sizeof expect_end, "dump_end 0 at %zu\n", cut);
-							char *cp = strndup(g, (size_t)(last - g));
-							if (strcmp(last, expect_end) != 0 || !log_prefix(cp, sb_str(&b.ex)))
-								fail = 5;
-							if (R.st.ndumps != 1 || R.st.dumps[0].complete)
-								fail = 6;
-							free(cp);
-						}
-					}
-				} else {
-					int k = rec_at(&b, cut);
-					if (R.rc == HP_ETRUNC)
-						n_trunc++;
-					else if (R.rc == HP_ECORRUPT)
-						n_corrupt++;
-					if (R.rc != HP_ETRUNC && !(R.rc == HP_ECORRUPT && hp_tag_name(b.rec_tag[k]) == NULL))
-						fail = 7;
-					else if (R.err.offset > cut || R.err.offset < b.rec_off[k])
-						fail = 8;
-					else if (R.err.record != (uint64_t)k + 1 || R.err.tag != b.rec_tag[k])
-						fail = 9;
-					else if (!log_prefix(sb_str(&R.rec.log), sb_str(&b.ex)))
-						fail = 10;
+	struct hp_parse_opts o = popts(-1, 1, 1);
+	static const int srcs[] = { SRC_FILE, SRC_PIPEBUF, SRC_GZ1 };
+	in_memory = 1;
+	snprintf(name, sizeof name, "truncation id%u %s", I, src_names[srcs[si]]);
+	cur_test = name;
+	unsigned n_ok = 0, n_trunc = 0, n_corrupt = 0, bad = 0;
+	for (size_t cut = 0; cut <= total; cut++) {
+		struct run R;
+		run_bytes(&R, d, cut, srcs[si], &o);
+		int fail = 0;
+		if (cut < 13) {
+			/* too short to be recognised: refused by hp_reader_open,
+			 * as empty (0 bytes) or as a header cut short */
+			if (cut == 0 ? R.open_rc != HP_EFORMAT : R.open_rc != HP_ETRUNC)
+				fail = 1;
+		} else if (cut < b.hdr_len) {
+			if (R.rc != HP_ETRUNC || R.err.record != 0 || R.err.offset > cut)
+				fail = 2;
+		} else if (is_boundary(&b, cut, total)) {
+			/* a cut inside a segmented dump (no HEAP DUMP END) is
+			 * reported at the cut, once every record was read */
+			int open_dump = R.st.ndumps == 1 && !R.st.dumps[0].complete;
+			if (open_dump ? !(R.rc == HP_ETRUNC && R.err.offset == cut &&
+					  strstr(R.err.msg, "without its HEAP DUMP END"))
+				      : R.rc != HP_OK)
+				fail = 3;
+			else {
+				n_ok++;
+				/* records seen = records that start before the cut */
+				size_t nr = 0;
+				while (nr < b.nrec && b.rec_off[nr] < cut)
+					nr++;
+				if (R.st.records != nr || R.st.bytes != cut)
+					fail = 4;
+				/* the log is a prefix of the full one, plus a
+				 * dump_end when a segmented dump was left open */
+				const char *g = sb_str(&R.rec.log);
+				if (!log_prefix(g, sb_str(&b.ex))) {
+					size_t gl = strlen(g);
+					const char *last = gl ? g + gl - 1 : g;
+					while (last > g && last[-1] != '\n')
+						last--;
+					char expect_end[64];
+					snprintf(expect_end, sizeof expect_end, "dump_end 0 at %zu\n", cut);
+					char *cp = strndup(g, (size_t)(last - g));
+					if (strcmp(last, expect_end) != 0 || !log_prefix(cp, sb_str(&b.ex)))
+						fail = 5;
+					if (R.st.ndumps != 1 || R.st.dumps[0].complete)
+						fail = 6;
+					free(cp);
 				}
-				if (fail) {
-					bad++;
-					if (bad <= 5)
-						printf("FAIL %s: cut %zu of %zu: check %d: rc %d open %d offset %llu record %llu tag %d: %s\n",
-						       name, cut, total, fail, R.rc, R.open_rc,
-						       (unsigned long long)R.err.offset, (unsigned long long)R.err.record,
-						       R.err.tag, R.err.msg);
-				}
-				run_release(&R);
 			}
-			n_fail += bad;
-			n_pass += (int)(total + 1 - bad);
-			/* boundaries: the header end, every record start after it, the end */
-			CHECK_EQ(n_ok, b.nrec + 1);
-			CHECK(n_trunc > 1000);
+		} else {
+			int k = rec_at(&b, cut);
+			if (R.rc == HP_ETRUNC)
+				n_trunc++;
+			else if (R.rc == HP_ECORRUPT)
+				n_corrupt++;
+			if (R.rc != HP_ETRUNC && !(R.rc == HP_ECORRUPT && hp_tag_name(b.rec_tag[k]) == NULL))
+				fail = 7;
+			else if (R.err.offset > cut || R.err.offset < b.rec_off[k])
+				fail = 8;
+			else if (R.err.record != (uint64_t)k + 1 || R.err.tag != b.rec_tag[k])
+				fail = 9;
+			else if (!log_prefix(sb_str(&R.rec.log), sb_str(&b.ex)))
+				fail = 10;
 		}
-		in_memory = 0;
-		/* cut exactly between segments: every segment read, one dump, not
-		 * complete, and the cut reported where it is */
-		snprintf(name, sizeof name, "cut between segments id%u", I);
-		cur_test = name;
-		for (size_t i = 0; i < b.nrec; i++) {
-			if (b.rec_tag[i] != 0x1C || i == 0 || b.rec_tag[i - 1] != 0x1C)
-				continue;
-			struct run R;
-			run_bytes(&R, d, b.rec_off[i], SRC_FILE, &o);
-			CHECK_EQ(R.rc, HP_ETRUNC);
-			CHECK_EQ(R.err.offset, b.rec_off[i]);
-			CHECK_EQ(R.st.ndumps, 1);
-			if (R.st.ndumps == 1) {
-				CHECK_EQ(R.st.dumps[0].complete, 0);
-				CHECK_EQ(R.st.dumps[0].end, b.rec_off[i]);
-			}
-			run_release(&R);
+		if (fail) {
+			bad++;
+			if (bad <= 5)
+				printf("FAIL %s: cut %zu of %zu: check %d: rc %d open %d offset %llu record %llu tag %d: %s\n",
+				       name, cut, total, fail, R.rc, R.open_rc,
+				       (unsigned long long)R.err.offset, (unsigned long long)R.err.record,
+				       R.err.tag, R.err.msg);
 		}
-		b_free(&b);
+		run_release(&R);
 	}
+	n_fail += bad;
+	n_pass += (int)(total + 1 - bad);
+	/* boundaries: the header end, every record start after it, the end */
+	CHECK_EQ(n_ok, b.nrec + 1);
+	CHECK(n_trunc > 1000);
+	in_memory = 0;
+	/* (the file's part) cut exactly between segments: every segment read,
+	 * one dump, not complete, and the cut reported where it is */
+	snprintf(name, sizeof name, "cut between segments id%u", I);
+	cur_test = name;
+	for (size_t i = 0; si == 0 && i < b.nrec; i++) {
+		if (b.rec_tag[i] != 0x1C || i == 0 || b.rec_tag[i - 1] != 0x1C)
+			continue;
+		struct run R;
+		run_bytes(&R, d, b.rec_off[i], SRC_FILE, &o);
+		CHECK_EQ(R.rc, HP_ETRUNC);
+		CHECK_EQ(R.err.offset, b.rec_off[i]);
+		CHECK_EQ(R.st.ndumps, 1);
+		if (R.st.ndumps == 1) {
+			CHECK_EQ(R.st.dumps[0].complete, 0);
+			CHECK_EQ(R.st.dumps[0].end, b.rec_off[i]);
+		}
+		run_release(&R);
+	}
+	b_free(&b);
 }
 
 /* ---- --write-bad DIR ---------------------------------------------------------- */
@@ -2799,29 +2807,104 @@ static void test_limits(void)
 	hpw_free(w);
 }
 
+/* ---- the tests, and shards of them -------------------------------------- */
+
+/* Each piece is a test, or a part of one (fn_part with arg); cost is its
+ * milliseconds under ASan as TEST_TIMING=1 prints them, by which the pieces
+ * are shared out between shards (longest first, each to the least loaded
+ * shard), so that tests/run-all.sh can run the shards side by side.  Every
+ * piece runs in exactly one shard: the shards' counts add up to the whole
+ * run's. */
+struct piece {
+	void (*fn)(void);
+	void (*fn_part)(int);
+	int arg;
+	unsigned cost;
+};
+
+static const struct piece pieces[] = {
+	{ test_names, NULL, 0, 0 },
+	{ test_full, NULL, 0, 1040 },
+	{ test_gzip_members, NULL, 0, 640 },
+	{ test_big, NULL, 0, 2170 },
+	{ test_multi, NULL, 0, 60 },
+	{ test_segments_then_heap_dump, NULL, 0, 0 },
+	{ test_sink_stop, NULL, 0, 0 },
+	{ test_errors_open, NULL, 0, 10 },
+	{ test_errors_header, NULL, 0, 40 },
+	{ test_errors_records, NULL, 0, 130 },
+	{ test_errors_huge, NULL, 0, 100 },
+	{ test_fixed_length_mismatch, NULL, 0, 20 },
+	{ test_errors_gzip, NULL, 0, 50 },
+	{ NULL, test_gzip_cuts, 1, 1650 },
+	{ NULL, test_gzip_cuts, 4, 2150 },
+	{ NULL, test_truncation, 0, 170 },
+	{ NULL, test_truncation, 1, 2970 },
+	{ NULL, test_truncation, 2, 2440 },
+	{ NULL, test_truncation, 3, 180 },
+	{ NULL, test_truncation, 4, 2770 },
+	{ NULL, test_truncation, 5, 3210 },
+	{ test_limits, NULL, 0, 1320 },
+};
+#define NPIECES (sizeof pieces / sizeof pieces[0])
+#define SHARDS 4                /* what `test_parser --shards` says */
+
+/* shard[i]: the shard (0..n-1) piece i runs in */
+static void share_out(unsigned n, unsigned shard[NPIECES])
+{
+	unsigned long load[64] = { 0 };
+	int done[NPIECES] = { 0 };
+	for (size_t k = 0; k < NPIECES; k++) {
+		size_t big = NPIECES;
+		for (size_t i = 0; i < NPIECES; i++)
+			if (!done[i] && (big == NPIECES || pieces[i].cost > pieces[big].cost))
+				big = i;
+		unsigned least = 0;
+		for (unsigned j = 1; j < n; j++)
+			if (load[j] < load[least])
+				least = j;
+		done[big] = 1;
+		shard[big] = least;
+		load[least] += pieces[big].cost;
+	}
+}
+
 int main(int argc, char **argv)
 {
+	unsigned k = 0, n = 1;
 	if (argc == 3 && strcmp(argv[1], "--write-bad") == 0)
 		return write_bad(argv[2]);
-	if (argc != 1) {
-		fprintf(stderr, "usage: test_parser [--write-bad DIR]\n");
+	if (argc == 2 && strcmp(argv[1], "--shards") == 0) {
+		printf("%d\n", SHARDS);
+		return 0;
+	}
+	char c;
+	if (argc == 3 && strcmp(argv[1], "--shard") == 0 &&
+	    (sscanf(argv[2], "%u/%u%c", &k, &n, &c) != 2 || k < 1 || k > n || n > 64)) {
+		fprintf(stderr, "test_parser: --shard K/N: 1 <= K <= N <= 64, not '%s'\n", argv[2]);
+		return 2;
+	}
+	if (argc != 1 && !(argc == 3 && strcmp(argv[1], "--shard") == 0)) {
+		fprintf(stderr, "usage: test_parser [--shard K/N | --shards | --write-bad DIR]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tmp_init();
 	have_proc = access("/proc/self/fd", R_OK) == 0;
-	static void (*const tests[])(void) = {
-		test_names, test_full, test_gzip_members, test_big, test_multi, test_segments_then_heap_dump,
-		test_sink_stop, test_errors_open, test_errors_header, test_errors_records, test_errors_huge,
-		test_fixed_length_mismatch, test_errors_gzip, test_truncation, test_limits,
-	};
+	unsigned shard[NPIECES];
+	share_out(n, shard);
 	int timing = getenv("TEST_TIMING") != NULL;
-	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+	for (size_t i = 0; i < NPIECES; i++) {
+		if (n > 1 && shard[i] != k - 1)
+			continue;
 		double t0 = now_s();
-		tests[i]();
+		if (pieces[i].fn)
+			pieces[i].fn();
+		else
+			pieces[i].fn_part(pieces[i].arg);
 		if (timing)
-			fprintf(stderr, "test %zu: %.2fs\n", i, now_s() - t0);
+			fprintf(stderr, "piece %zu: %.2fs\n", i, now_s() - t0);
 	}
 	rmdir(tmpdir);
 	printf("%d passed, %d failed\n", n_pass, n_fail);

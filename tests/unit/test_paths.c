@@ -331,7 +331,7 @@ static void path_ids(const hp_heap *h, const struct hp_pathlist *l, size_t p, ch
 	}
 }
 
-/* issue 13: the graph retained sizes use (every referent followed) lists the
+/* The graph retained sizes use (every referent followed) lists the
  * referents it followed; a search leaving them out finds what one over the
  * graph without them finds, and a search with targets stops at the last */
 static void test_followed_and_targets(void)
@@ -1366,8 +1366,12 @@ static void test_alloc_failure(void)
 	CHECK(first_ok > 3, "the path search succeeded with allocation %d failing", first_ok);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_paths (no arguments)\n");
+		return 2;
+	}
 	test_alloc_failure();   /* first: the children must start with no allocation made */
 	tmp_init();
 	test_graph_paths();

@@ -253,8 +253,12 @@ static void test_append(void)
 	CHECK(hp_writer_new(&w, 1, 10, &err) == HP_EUSAGE && !w, "gzip level 10 is refused");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_raw (no arguments)\n");
+		return 2;
+	}
 	const char *tmp = getenv("TMPDIR");
 	snprintf(dir, sizeof dir, "%s/test_raw.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {

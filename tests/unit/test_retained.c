@@ -281,8 +281,12 @@ static void reversed_test(const char *path)
 	unlink(rpath);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_retained (no arguments)\n");
+		return 2;
+	}
 	char path[600];
 	write_dump(path, sizeof path, 0);
 	struct run M;

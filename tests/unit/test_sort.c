@@ -137,8 +137,12 @@ static void run_case(const char *name, const uint64_t *ids, size_t n, const uint
 	unlink(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_sort (no arguments)\n");
+		return 2;
+	}
 	enum { N = 20000, NC = 300 };
 	static uint64_t ids[N], cls[NC];
 	for (size_t i = 0; i < NC; i++)

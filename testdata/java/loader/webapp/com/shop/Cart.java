@@ -1,0 +1,10 @@
+package com.shop;
+
+public class Cart {
+	int id;
+	long total;
+
+	Cart(int id) {
+		this.id = id;
+	}
+}
