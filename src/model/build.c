@@ -82,14 +82,44 @@ static inline void tally_row(hp_heap *h, uint64_t key)
 
 /* ---- --dump all: the heap dumps merged (see build.h) ------------------- */
 
-static int by_u64(const void *a, const void *b)
+/* slot of id in the set (open addressing, linear probing; 0 is no id:
+ * a null reference is never an object) */
+static size_t prev_slot(const struct hp_heap_build *b, uint64_t id)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	size_t mask = b->prev_cap - 1, i = (size_t)hp_fmix64(id) & mask;
+	while (b->prev_ids[i] && b->prev_ids[i] != id)
+		i = (i + 1) & mask;
+	return i;
 }
 
-/* A later heap dump begins: the ids of the objects so far, sorted and
- * distinct, are the ones its records may repeat. */
+/* the set holds at least n more ids at half load; 0 or out of memory */
+static int prev_reserve(hp_heap *h, size_t n)
+{
+	struct hp_heap_build *b = h->build;
+	if (n <= SIZE_MAX / 4 - b->nprev && 2 * (b->nprev + n) <= b->prev_cap)
+		return HP_OK;
+	if (n > SIZE_MAX / 4 - b->nprev)
+		return oom(h);
+	size_t cap = b->prev_cap ? b->prev_cap : 1024;
+	while (cap < 2 * (b->nprev + n))
+		cap *= 2;
+	uint64_t *old = b->prev_ids;
+	size_t ocap = b->prev_cap;
+	if (!(b->prev_ids = hp_calloc(cap, sizeof *b->prev_ids))) {
+		b->prev_ids = old;
+		return oom(h);
+	}
+	b->prev_cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i])
+			b->prev_ids[prev_slot(b, old[i])] = old[i];
+	hp_free(old);
+	return HP_OK;
+}
+
+/* A heap dump begins: the ids of the one before it join the set that a
+ * record's id is looked up in (each id once: linear in the objects over
+ * all dumps, however many dumps the file has). */
 static int on_dump_begin(void *ud, unsigned index, uint64_t offset)
 {
 	hp_heap *h = ud;
@@ -102,34 +132,26 @@ static int on_dump_begin(void *ud, unsigned index, uint64_t offset)
 	if (b->dumps == 1 || b->over_limit)
 		return HP_OK;
 	const uint64_t *src = h->opts.build_objects ? h->ids : b->seen;
-	size_t n = h->opts.build_objects ? h->nobj : b->nseen;
-	uint64_t *p = hp_reallocarray(b->prev_ids, n ? n : 1, sizeof *p);
-	if (!p)
-		return stored(h, oom(h));
-	if (n)
-		memcpy(p, src, n * sizeof *p);
-	qsort(p, n, sizeof *p, by_u64);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!k || p[i] != p[k - 1])
-			p[k++] = p[i];
-	b->prev_ids = p;
-	b->nprev = k;
+	size_t to = h->opts.build_objects ? h->nobj : b->nseen;
+	size_t from = h->opts.build_objects ? b->pend_from : 0;
+	if (to > from && prev_reserve(h, to - from) != HP_OK)
+		return stored(h, HP_ENOMEM);
+	for (size_t i = from; i < to; i++) {
+		size_t k = prev_slot(b, src[i]);
+		if (src[i] && !b->prev_ids[k]) {
+			b->prev_ids[k] = src[i];
+			b->nprev++;
+		}
+	}
+	b->pend_from = to;
+	b->nseen = 0;
 	return HP_OK;
 }
 
 static int merge_check_slow(hp_heap *h, uint64_t id)
 {
 	struct hp_heap_build *b = h->build;
-	size_t lo = 0, hi = b->nprev;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b->prev_ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < b->nprev && b->prev_ids[lo] == id) {
+	if (b->nprev && id && b->prev_ids[prev_slot(b, id)] == id) {
 		h->repeated_records++;
 		return 1;
 	}
@@ -149,7 +171,8 @@ static int merge_check_slow(hp_heap *h, uint64_t id)
 
 /* Under --dump all: 1 when an earlier heap dump had an object with this id
  * (the record is skipped: the first one is kept), -1 out of memory, else 0
- * (without the object table the id is noted).  Otherwise always 0. */
+ * (without the object table the id is noted until the next dump begins).
+ * Otherwise always 0. */
 static inline int merge_check(hp_heap *h, uint64_t id)
 {
 	return h->opts.dump_index < 0 ? merge_check_slow(h, id) : 0;

@@ -142,6 +142,16 @@ d.root(d.instance(t, [3]))
 d.root(d.prim_array(BYTE, bytes(20)))
 d.write(D + "/two.hprof")
 open(D + "/t1", "w").write("0x%x\n" % t1)
+
+# (d) 40,000 heap dumps of one object each (1.9 MB)
+d = Dump()
+obj, t = d.load_class("java.lang.Object"), d.load_class("t.T")
+d.class_dump(obj)
+d.class_dump(t, obj, fields=[("x", INT)])
+for i in range(40000):
+    d.next_dump()
+    d.root(d.instance(t, [i]))
+d.write(D + "/many.hprof")
 EOF
 
 # ---- the corpus against ahat's rows ----------------------------------------
@@ -271,5 +281,16 @@ expect_eq "ahat-rows dump-all: info text" "$(grep '^dumps:' "$D/two.txt")" \
   "dumps:       2 (merged by --dump all; 5 object records repeating an earlier dump's id skipped)"
 "$HPROFAN" object "$T" "$(cat "$D/t1")" --dump all --json --no-index --quiet >"$D/t1.json"
 expect_eq "ahat-rows dump-all: T1 from the first dump (x 1)" "$(jget "$D/t1.json" 'd["object"]["fields"][0]["value"]')" "1"
+expect_eq "ahat-rows dump-all: --fast (no object table) counts the same" \
+  "$("$HPROFAN" top "$T" --dump all --fast --json --no-index --quiet | python3 -c 'import json,sys
+print(sorted((r["class"], r["instances"]) for r in json.load(sys.stdin)["classes"]))')" \
+  "[('byte[]', 2), ('java.lang.Class', 4), ('t.T', 2)]"
+# each id is looked up in the earlier dumps' set, not in a list sorted again
+# as each dump begins (40,000 dumps took 73 s so; now well under a second)
+for fast in "" --fast; do
+  timeout 30 "$HPROFAN" top "$D/many.hprof" --dump all --json --no-index --quiet $fast >"$D/many.json" 2>"$D/many.err"
+  expect_eq "ahat-rows dump-all: 40,000 heap dumps merged at once ${fast:-(model)}" \
+    "$(jget "$D/many.json" '[r["instances"] for r in d["classes"] if r["class"] == "t.T"]' 2>&1)" "[40000]"
+done
 "$HPROFAN" top "$T" --dump al >/dev/null 2>"$D/bad.err"; rc=$?
 expect_eq "ahat-rows dump-all: --dump al is a usage error" "$rc $(grep -c 'or all' "$D/bad.err")" "2 1"
