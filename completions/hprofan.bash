@@ -61,6 +61,7 @@ _hprofan_values() {
     *:--align) echo 1 2 4 8 16 32 64 128 256 ;;
     *:--weak) echo follow skip skip-weak ;;
     *:--roots) echo threads all unreachable-as-roots ;;
+    *:--dump) echo all ;;
     dominators:--group) echo class package loader component ;;
     instances:--sort) echo retained shallow ;;
     *:--mode) echo values strings names ;;

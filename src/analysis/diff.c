@@ -566,7 +566,7 @@ int hp_dsum_build(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 	if (!(s->pool = hp_calloc(1, sizeof(struct pool))))
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 	s->has_retained = R != NULL;
-	s->android = h->header.version == 3;
+	s->android = hp_heap_android(h);
 	s->size_kind = h->size.kind;
 	s->weak_policy = R ? R->weak : -1;
 	s->roots_policy = R ? R->roots_policy : -1;

@@ -269,7 +269,7 @@ int hp_native_retain(const hp_heap *h, const struct hp_retained *R, struct hp_na
 {
 	size_t n = h->nobj;
 	/* the per-heap split: Android dumps, and any with native sizes */
-	if (!N->split_done && (h->header.version == 3 || N->shallow)) {
+	if (!N->split_done && (hp_heap_android(h) || N->shallow)) {
 		for (size_t v = 0; v < n; v++) {
 			struct hp_native_heap *s = &N->heaps[hp_heap_heap(h, v)];
 			uint64_t nat = hp_native_of(N, v);

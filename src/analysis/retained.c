@@ -658,7 +658,8 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	int visualvm = o->visualvm || h->size.kind == HP_SIZE_VISUALVM || h->size.kind == HP_SIZE_NETBEANS;
 	R->visualvm = visualvm;
 	ro.mark_referents = visualvm && o->weak != HP_WEAK_FOLLOW;
-	ro.no_super_edges = visualvm;
+	ro.no_super_edges = visualvm || !hp_refs_want_class_links(h);
+	ro.no_loader_edges = !hp_refs_want_class_links(h);
 	ro.class_edges = !visualvm && hp_refs_want_class_edges(h);
 	ro.list_followed = o->list_followed;
 	ro.progress = o->progress;

@@ -90,7 +90,7 @@ struct W {
 	struct cur {
 		int kind;               /* 0 none, 1 object array, 2 primitive array */
 		int sub_pending;        /* its own SUB piece is still to come */
-		uint64_t id;
+		uint64_t id, off;       /* its id, its record's offset */
 		uint32_t n, nulls;
 		struct parr e;
 		unsigned es;            /* element size */
@@ -203,13 +203,12 @@ static int64_t sext(uint64_t v, unsigned size)
 static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, const uint8_t *fields,
 		       uint32_t len, uint64_t offset)
 {
-	(void)offset;
 	struct W *B = ud;
 	const hp_heap *h = B->h;
 	uint32_t c = hp_idmap_get(&h->class_map, class_id);
 	if (c == HP_IDMAP_NONE || c >= h->nclasses || !B->spec_of[c] || !fields)
 		return HP_OK;
-	size_t obj = hp_heap_find(h, id);
+	size_t obj = hp_heap_find_record(h, id, offset);
 	if (obj == SIZE_MAX)
 		return HP_OK;
 	struct spec *sp = &B->specs[B->spec_of[c] - 1];
@@ -277,11 +276,11 @@ static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id
 	return vpush(&B->colls, &e, sizeof e);
 }
 
-static int null_row(struct W *B, uint64_t id, uint32_t n, uint32_t nulls)
+static int null_row(struct W *B, uint64_t id, uint64_t off, uint32_t n, uint32_t nulls)
 {
 	if (n < HP_WASTE_CONST_MIN || (uint64_t)nulls * 10 < (uint64_t)n * 9)
 		return HP_OK;
-	size_t obj = hp_heap_find(B->h, id);
+	size_t obj = hp_heap_find_record(B->h, id, off);
 	if (obj == SIZE_MAX)
 		return HP_OK;
 	struct pnull e = { (uint32_t)obj, nulls };
@@ -304,7 +303,7 @@ static int cur_end(struct W *B)
 	int kind = c->kind;
 	c->kind = 0;
 	if (kind == 1)
-		return null_row(B, c->id, c->n, c->nulls);
+		return null_row(B, c->id, c->off, c->n, c->nulls);
 	if (kind != 2)
 		return HP_OK;
 	if (!c->e.nodata) {
@@ -320,7 +319,7 @@ static int cur_end(struct W *B)
 static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_id, uint32_t n, const uint8_t *elems,
 			uint64_t offset)
 {
-	(void)class_id; (void)offset; (void)elems;
+	(void)class_id; (void)elems;
 	struct W *B = ud;
 	HP_TRY(cur_end(B));
 	if (n < HP_WASTE_CONST_MIN)
@@ -329,6 +328,7 @@ static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_i
 	c->kind = 1;
 	c->sub_pending = 1;
 	c->id = id;
+	c->off = offset;
 	c->n = n;
 	c->nulls = 0;
 	return HP_OK;
@@ -337,10 +337,10 @@ static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_i
 static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *elems,
 			 uint64_t offset, int nodata)
 {
-	(void)offset; (void)elems;
+	(void)elems;
 	struct W *B = ud;
 	HP_TRY(cur_end(B));
-	size_t obj = hp_heap_find(B->h, id);
+	size_t obj = hp_heap_find_record(B->h, id, offset);
 	if (obj == SIZE_MAX)
 		return HP_OK;
 	B->W->prim_arrays++;

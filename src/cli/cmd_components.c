@@ -326,7 +326,7 @@ static struct ccrow ccrow_of(const struct comp_result *t, size_t k)
 {
 	const hp_heap *h = t->h;
 	const struct hp_hrow *r = &h->rows[t->rows[k].r];
-	return (struct ccrow){ .cls = hp_class_name(h, r->cls), .heap = h->header.version == 3 ? hp_heap_name(h, r->heap) : NULL,
+	return (struct ccrow){ .cls = hp_class_name(h, r->cls), .heap = hp_heap_android(h) ? hp_heap_name(h, r->heap) : NULL,
 			       .retained = t->rows[k].retained, .shallow = t->rows[k].shallow, .instances = t->rows[k].instances };
 }
 

@@ -11,8 +11,10 @@
 
 #include <string.h>
 
-static const char *flavour(const struct hp_header *h)
+static const char *flavour(const struct hp_header *h, const hp_heap *m)
 {
+	if (m->android_conv)
+		return "Android ART, converted by hprof-conv";
 	switch (h->version) {
 	case 1: return "HotSpot or the JDK hprof agent";
 	case 2: return "HotSpot, segmented";
@@ -24,6 +26,16 @@ static const char *flavour(const struct hp_header *h)
 static const char *source_word(int s)
 {
 	return s == 2 ? "set by option" : s == 1 ? "inferred" : "fixed";
+}
+
+/* what a dump hprof-conv converted lost, and how it is read (heap.h) */
+#define CONVERSION_NOTE "by hprof-conv from Android's 1.0.3 (recognised by ART's classes): read as Android, " \
+	"its heap records dropped (one heap, default) and Android's roots written as unknown"
+
+/* whether dump i is in the model: the one chosen, or each under --dump all */
+static int analysed(const hp_heap *h, const struct hp_stats *st, unsigned i)
+{
+	return h->opts.dump_index < 0 ? i < h->merged_dumps : (int)i == st->parsed_dump;
 }
 
 /* the model, read through the session, and the JDK that wrote the dump */
@@ -44,7 +56,7 @@ static int read_versions(hp_session *S, struct info *r)
 	hp_objread *rd;
 	struct hp_error err;
 	hp_error_clear(&err);
-	if (r->h->header.version == 3) {
+	if (hp_heap_android(r->h)) {
 		r->props_note = "an Android dump";
 		return EXIT_OK;
 	}
@@ -82,7 +94,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if (rc == EXIT_OK)
 		rc = read_versions(S, r);
 	/* Android: each heap's Java, native and root-held bytes (one more pass) */
-	if (rc == EXIT_OK && r->h->header.version == 3 && hp_session_rereadable(S))
+	if (rc == EXIT_OK && hp_heap_android(r->h) && hp_session_rereadable(S))
 		rc = cli_native(S, 1, &r->N);
 	if (rc == EXIT_OK)
 		rc = cli_oom_collect(S, &r->oom);
@@ -190,7 +202,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	char tb[64];
 	cli_fmt_time(st->header.timestamp_ms, tb, sizeof tb);
 	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddStringToObject(j, "flavour", flavour(&st->header));
+	cJSON_AddStringToObject(j, "flavour", flavour(&st->header, h));
 	cJSON_AddStringToObject(j, "timestamp", tb);
 	cli_json_u64(j, "timestamp_ms", st->header.timestamp_ms);
 	if (L->file_size)
@@ -206,12 +218,19 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cli_json_u64(d, "offset", st->dumps[i].offset);
 		cli_json_u64(d, "end", st->dumps[i].end);
 		cli_json_u64(d, "records", st->dumps[i].records);
-		if ((int)i == st->parsed_dump)
+		if (analysed(h, st, i))
 			cli_json_u64(d, "subrecords", st->dumps[i].subrecords);
 		cJSON_AddBoolToObject(d, "complete", st->dumps[i].complete);
-		cJSON_AddBoolToObject(d, "analysed", (int)i == st->parsed_dump);
+		cJSON_AddBoolToObject(d, "analysed", analysed(h, st, i));
 		cJSON_AddItemToArray(dumps, d);
 	}
+	if (h->opts.dump_index < 0) {
+		cJSON *mg = cJSON_AddObjectToObject(j, "merged");
+		cli_json_u64(mg, "dumps", h->merged_dumps);
+		cli_json_u64(mg, "repeated_records", h->repeated_records);
+	}
+	if (h->android_conv)
+		cJSON_AddStringToObject(j, "converted", CONVERSION_NOTE);
 	cJSON *recs = cJSON_AddObjectToObject(j, "records");
 	cli_json_u64(recs, "total", st->records);
 	char tk[32];
@@ -243,7 +262,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cli_json_u64(j, "stack_traces", h->ntraces);
 	cli_json_u64(j, "stack_frames", h->nframes);
 	cli_json_u64(j, "strings", h->nstr);
-	if (st->header.version == 3) {
+	if (hp_heap_android(h)) {
 		cJSON *hs = cJSON_AddArrayToObject(j, "heaps");
 		for (unsigned i = 0; i < h->nheaps; i++) {
 			if (!h->heap_objects[i] && !h->heap_classes[i])
@@ -264,7 +283,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	}
 	cli_json_native(j, h, r->N);
 	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	if (h->header.version != 3 || h->size.kind == HP_SIZE_VM)
+	if (!hp_heap_android(h) || h->size.kind == HP_SIZE_VM)
 		cJSON_AddItemToObject(j, "vm_layout", json_vm(r));
 	cJSON *jv = cJSON_AddObjectToObject(j, "jdk");
 	if (r->java_version) {
@@ -357,7 +376,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	char fn[1024];
 	fprintf(f, "file:        %s\n", hp_text_safe(hp_session_path(S), fn, sizeof fn));
 	char hf[64];
-	fprintf(f, "format:      %s (%s)\n", hp_text_safe(st->header.format, hf, sizeof hf), flavour(&st->header));
+	fprintf(f, "format:      %s (%s)\n", hp_text_safe(st->header.format, hf, sizeof hf), flavour(&st->header, h));
+	if (h->android_conv)
+		fprintf(f, "converted:   %s\n", CONVERSION_NOTE);
 	fprintf(f, "id size:     %u bytes\n", st->header.id_size);
 	fprintf(f, "timestamp:   %s\n", tb);
 	if (L->file_size)
@@ -371,15 +392,18 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	else
 		fputc('\n', f);
 	fprintf(f, "dumps:       %u", st->ndumps);
-	if (st->ndumps > 1)
-		fprintf(f, " (analysing dump %d; choose with --dump N)", st->parsed_dump);
+	if (h->opts.dump_index < 0 && h->merged_dumps > 1)
+		fprintf(f, " (merged by --dump all; %s object records repeating an earlier dump's id skipped)",
+			cli_fmt_count(h->repeated_records, a, sizeof a));
+	else if (st->ndumps > 1)
+		fprintf(f, " (analysing dump %d; choose with --dump N, or all)", st->parsed_dump);
 	fputc('\n', f);
 	for (unsigned i = 0; i < st->ndumps; i++) {
 		fprintf(f, "  dump %u: offset %s, %s bytes, %s record%s", i,
 			cli_fmt_count(st->dumps[i].offset, a, sizeof a),
 			cli_fmt_count(st->dumps[i].end - st->dumps[i].offset, b, sizeof b),
 			cli_fmt_count(st->dumps[i].records, c, sizeof c), st->dumps[i].records == 1 ? "" : "s");
-		if ((int)i == st->parsed_dump)
+		if (analysed(h, st, i))
 			fprintf(f, ", %s sub-records (analysed)", cli_fmt_count(st->dumps[i].subrecords, d, sizeof d));
 		fprintf(f, "%s\n", st->dumps[i].complete ? "" : " (incomplete)");
 	}
@@ -415,7 +439,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	if (r->java_version)
 		fprintf(f, "JDK:         %s%s%s%s (from system properties)\n", r->java_version,
 			r->vm_version ? " (VM " : "", r->vm_version ? r->vm_version : "", r->vm_version ? ")" : "");
-	else if (h->header.version != 3)
+	else if (!hp_heap_android(h))
 		fprintf(f, "JDK:         unknown: system properties %s\n", r->props_note ? r->props_note : "?");
 	fprintf(f, "GC roots:    %s\n", cli_fmt_count(h->nroots, a, sizeof a));
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
@@ -424,7 +448,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "threads:     %s\n", cli_fmt_count(h->nthreads, a, sizeof a));
 	fprintf(f, "strings:     %s; stack traces %s, frames %s\n", cli_fmt_count(h->nstr, a, sizeof a),
 		cli_fmt_count(h->ntraces, b, sizeof b), cli_fmt_count(h->nframes, c, sizeof c));
-	if (st->header.version == 3) {
+	if (hp_heap_android(h)) {
 		int split = r->N && r->N->split_done;
 		fprintf(f, "heaps:       %-10s %10s %12s %12s", "", "classes", "instances", "shallow");
 		if (split)
@@ -468,7 +492,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	} else {
 		fprintf(f, "  the bytes the dump holds: field bytes, array elements, static values\n");
 	}
-	if (m->kind != HP_SIZE_VM && h->header.version != 3) {
+	if (m->kind != HP_SIZE_VM && !hp_heap_android(h)) {
 		if (m->vm.allowed)
 			fprintf(f, "  (--size-model=vm, the default, gives the VM's own sizes)\n");
 		else if (m->vm.why_not)

@@ -211,7 +211,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		goto out;
 	t->native_cols = cli_native_shown(t->h, t->N);
 	const hp_heap *h = t->h;
-	t->android = h->header.version == 3;
+	t->android = hp_heap_android(h);
 	int heap_filter = -1;
 	t->heap_filter = -1;
 	if (o->heap && (heap_filter = cli_heap_named(h, hp_session_path(S), o->heap, &rc)) < 0)

@@ -132,7 +132,7 @@ int cli_native_shown(const hp_heap *h, const struct hp_native *N)
 void cli_native_note(const struct cli_ctx *x, const hp_heap *h, const struct hp_native *N)
 {
 	static int said;
-	if (said || x->c->quiet || !N || !N->why_none || !(h->header.version == 3 || N->has_registry))
+	if (said || x->c->quiet || !N || !N->why_none || !(hp_heap_android(h) || N->has_registry))
 		return;
 	said = 1;
 	fprintf(stderr, "hprofan: note: no native sizes: %s\n", N->why_none);

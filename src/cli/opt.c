@@ -91,9 +91,14 @@ int cli_set_count(const struct cli_option *o, const char *as, const char *val, v
 	return EXIT_OK;
 }
 
+/* N, or "all": every heap dump of the file as one heap (-1), as ahat reads them */
 static int set_dump(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	return parse_int(val, 0, INT_MAX, dst) ? bad("%s needs a dump number (0, 1, ...)", as) : EXIT_OK;
+	if (!strcmp(val, "all")) {
+		*(int *)dst = -1;
+		return EXIT_OK;
+	}
+	return parse_int(val, 0, INT_MAX, dst) ? bad("%s needs a dump number (0, 1, ...) or all", as) : EXIT_OK;
 }
 
 static int set_ref_size(const struct cli_option *o, const char *as, const char *val, void *dst)
@@ -199,8 +204,11 @@ const struct cli_option cli_opts_quiet[] = {
 /* the load options but --mapping, in help's order around it */
 #define LOAD_OPTS_HEAD \
 	OPT_CALLBACK_F("--dump", "N", set_dump, \
-		       "analyse heap dump N of the file (0-based; default 0)", "needs a dump number (0, 1, ...)", \
-		       NULL, OPTF_GENERAL, OPT_COMMON(dump_index)), \
+		       "analyse heap dump N of the file (0-based; default 0), or\n" \
+		       "all of them merged, as ahat reads them (an object a later\n" \
+		       "dump repeats is taken once, from the first)", \
+		       "needs a dump number (0, 1, ...) or all", \
+		       "all", OPTF_GENERAL, OPT_COMMON(dump_index)), \
 	{ .name = "--salvage", .kind = OPT_FLAG, .flags = OPTF_GENERAL, \
 	  .help = "analyse a truncated or corrupt dump up to the break", OPT_COMMON(salvage) }, \
 	OPT_CALLBACK_F("--max-memory", "SIZE", set_max_memory, \

@@ -489,7 +489,9 @@ cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
 	cJSON_AddStringToObject(j, "schema", HP_SCHEMA);
 	cJSON_AddStringToObject(j, "command", x->cmd->name);
 	cli_json_dump_members(j, file, S);
-	if (L->stats.parsed_dump >= 0)
+	if (x->c->dump_index < 0)
+		cJSON_AddBoolToObject(j, "dump_all", 1);   /* --dump all: every heap dump, merged */
+	else if (L->stats.parsed_dump >= 0)
 		cli_json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
 	return j;
 }
@@ -531,7 +533,7 @@ void cli_text_heap_split(FILE *f, const hp_heap *h, const struct hp_native *N, i
 
 void cli_json_native(cJSON *j, const hp_heap *h, const struct hp_native *N)
 {
-	if (!N || !(h->header.version == 3 || N->has_registry || N->shallow))
+	if (!N || !(hp_heap_android(h) || N->has_registry || N->shallow))
 		return;
 	cJSON *o = cJSON_AddObjectToObject(j, "native");
 	cli_json_u64(o, "total", N->total);

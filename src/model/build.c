@@ -80,6 +80,104 @@ static inline void tally_row(hp_heap *h, uint64_t key)
 	h->build->tally.arrays++;
 }
 
+/* ---- --dump all: the heap dumps merged (see build.h) ------------------- */
+
+/* slot of id in the set (open addressing, linear probing; 0 is no id:
+ * a null reference is never an object) */
+static size_t prev_slot(const struct hp_heap_build *b, uint64_t id)
+{
+	size_t mask = b->prev_cap - 1, i = (size_t)hp_fmix64(id) & mask;
+	while (b->prev_ids[i] && b->prev_ids[i] != id)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* the set holds at least n more ids at half load; 0 or out of memory */
+static int prev_reserve(hp_heap *h, size_t n)
+{
+	struct hp_heap_build *b = h->build;
+	if (n <= SIZE_MAX / 4 - b->nprev && 2 * (b->nprev + n) <= b->prev_cap)
+		return HP_OK;
+	if (n > SIZE_MAX / 4 - b->nprev)
+		return oom(h);
+	size_t cap = b->prev_cap ? b->prev_cap : 1024;
+	while (cap < 2 * (b->nprev + n))
+		cap *= 2;
+	uint64_t *old = b->prev_ids;
+	size_t ocap = b->prev_cap;
+	if (!(b->prev_ids = hp_calloc(cap, sizeof *b->prev_ids))) {
+		b->prev_ids = old;
+		return oom(h);
+	}
+	b->prev_cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i])
+			b->prev_ids[prev_slot(b, old[i])] = old[i];
+	hp_free(old);
+	return HP_OK;
+}
+
+/* A heap dump begins: the ids of the one before it join the set that a
+ * record's id is looked up in (each id once: linear in the objects over
+ * all dumps, however many dumps the file has). */
+static int on_dump_begin(void *ud, unsigned index, uint64_t offset)
+{
+	hp_heap *h = ud;
+	struct hp_heap_build *b = h->build;
+	(void)index;
+	(void)offset;
+	if (h->opts.dump_index >= 0)
+		return HP_OK;
+	h->merged_dumps = ++b->dumps;
+	if (b->dumps == 1 || b->over_limit)
+		return HP_OK;
+	const uint64_t *src = h->opts.build_objects ? h->ids : b->seen;
+	size_t to = h->opts.build_objects ? h->nobj : b->nseen;
+	size_t from = h->opts.build_objects ? b->pend_from : 0;
+	if (to > from && prev_reserve(h, to - from) != HP_OK)
+		return stored(h, HP_ENOMEM);
+	for (size_t i = from; i < to; i++) {
+		size_t k = prev_slot(b, src[i]);
+		if (src[i] && !b->prev_ids[k]) {
+			b->prev_ids[k] = src[i];
+			b->nprev++;
+		}
+	}
+	b->pend_from = to;
+	b->nseen = 0;
+	return HP_OK;
+}
+
+static int merge_check_slow(hp_heap *h, uint64_t id)
+{
+	struct hp_heap_build *b = h->build;
+	if (b->nprev && id && b->prev_ids[prev_slot(b, id)] == id) {
+		h->repeated_records++;
+		return 1;
+	}
+	if (h->opts.build_objects || b->over_limit)
+		return 0;
+	if (b->nseen == b->seen_cap) {
+		size_t nc = b->seen_cap ? 2 * b->seen_cap : 1 << 14;
+		uint64_t *q = hp_reallocarray(b->seen, nc, sizeof *q);
+		if (!q)
+			return stored(h, oom(h)) ? -1 : 0;
+		b->seen = q;
+		b->seen_cap = nc;
+	}
+	b->seen[b->nseen++] = id;
+	return 0;
+}
+
+/* Under --dump all: 1 when an earlier heap dump had an object with this id
+ * (the record is skipped: the first one is kept), -1 out of memory, else 0
+ * (without the object table the id is noted until the next dump begins).
+ * Otherwise always 0. */
+static inline int merge_check(hp_heap *h, uint64_t id)
+{
+	return h->opts.dump_index < 0 ? merge_check_slow(h, id) : 0;
+}
+
 static int prim_type_of_name(const char *n)
 {
 	static const struct { const char *name; int type; } t[] = {
@@ -436,6 +534,9 @@ static int store_class_dump(hp_heap *h, const struct hp_class_dump *d)
 static int on_class_dump(void *ud, const struct hp_class_dump *d)
 {
 	hp_heap *h = ud;
+	int m = merge_check(h, d->id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	h->build->tally.class_dumps++;
 	h->build->tally.fields += d->n_fields;
 	h->build->tally.statics += d->n_statics;
@@ -522,6 +623,9 @@ static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id
 {
 	hp_heap *h = ud;
 	struct hp_heap_build *b = h->build;
+	int m = merge_check(h, id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	note_serial(h, serial);
 	unsigned slot = (unsigned)((class_id * 0x9E3779B97F4A7C15ull) >> 58);
 	uint32_t cidx = b->ccache_idx[slot];
@@ -581,6 +685,9 @@ static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_i
 			uint64_t off)
 {
 	hp_heap *h = ud;
+	int m = merge_check(h, id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	note_serial(h, serial);
 	h->n_objarrays++;
 	tally_row(h, class_id);
@@ -636,6 +743,9 @@ static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, 
 			 uint64_t off, int nodata)
 {
 	hp_heap *h = ud;
+	int m = merge_check(h, id);
+	if (m)
+		return m < 0 ? HP_ENOMEM : HP_OK;
 	note_serial(h, serial);
 	h->n_primarrays++;
 	tally_row(h, 0xFFFFFFFFFFFFFF00ull | type);    /* no class id: one row per type */
@@ -960,6 +1070,7 @@ void hp_heap_sink(hp_heap *h, struct hp_sink *s)
 	s->frame = on_frame;
 	s->trace = on_trace;
 	s->start_thread = on_start_thread;
+	s->dump_begin = on_dump_begin;
 	s->root = on_root;
 	s->class_dump = on_class_dump;
 	s->instance = on_instance;

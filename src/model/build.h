@@ -115,6 +115,18 @@ struct hp_heap_build {
 	struct hp_gaps gaps;          /* the vm size model's evidence (gaps.c) */
 	uint64_t *vm_inst, *vm_mirror;   /* the vm model's sizes per class (sizemodel.c) */
 
+	/* --dump all (opts.dump_index < 0): the heap dumps merged, an object
+	 * met again in a later dump taken once, from its first record (as ahat
+	 * keeps it).  prev_ids: a hash set (open addressing, at most half
+	 * full: 16 to 32 bytes an object) of the ids of the dumps before the
+	 * current one, each added once as the next dump begins; the ids of the
+	 * current dump are the object table's from pend_from on, or, without
+	 * the object table, seen (8 bytes a record of the current dump) */
+	unsigned dumps;               /* heap dumps begun */
+	uint64_t *prev_ids; size_t nprev, prev_cap;
+	size_t pend_from;
+	uint64_t *seen; size_t nseen, seen_cap;
+
 	/* the memory limit: what the records need, counted whether stored or not
 	 * (objects: n_instances, n_objarrays, n_primarrays and class_dumps) */
 	int over_limit;               /* the limit refused an allocation: only counting */

@@ -85,6 +85,24 @@ static int resolve_names(hp_heap *h)
 	return HP_OK;
 }
 
+/* hprof-conv's output (heap.h, hp_heap_android()): its one heap is "default" */
+static int recognise_conversion(hp_heap *h)
+{
+	static const char *const art[] = { "dalvik.system.VMRuntime", "java.lang.DexCache" };
+	if (h->header.version != 2 || h->I != 4 || h->jlo == HP_NONE || !h->classes[h->jlo].dumped ||
+	    !h->classes[h->jlo].instance_size)
+		return HP_OK;
+	int found = 0;
+	for (size_t i = 0; i < h->nclasses && !found; i++)
+		for (size_t k = 0; k < sizeof art / sizeof art[0]; k++)
+			if (h->classes[i].dumped && !strcmp(hp_class_name(h, i), art[k]))
+				found = 1;
+	if (!found)
+		return HP_OK;
+	h->android_conv = 1;
+	return hp_build_text(h->build, "default", 7, &h->heap_name[0]);
+}
+
 /* the per-class instance counts of heap 0 become rows */
 static int fold_counts(hp_heap *h)
 {
@@ -266,12 +284,14 @@ int hp_heap_finish(hp_heap *h, struct hp_error *err)
 		goto fail;
 	if ((rc = resolve_names(h)) != HP_OK)
 		goto fail;
+	if ((rc = recognise_conversion(h)) != HP_OK)
+		goto fail;
 	/* class objects of a built model point at java.lang.Class */
 	if (h->opts.build_objects && h->jlc != HP_NONE)
 		for (size_t i = 0; i < h->nobj; i++)
 			if (hp_heap_kind(h, i) == HP_OBJ_CLASS)
 				h->cls[i] = h->jlc;
-	if (((h->header.version != 3 && h->opts.size_kind == HP_SIZE_AUTO) || h->opts.size_kind == HP_SIZE_VM) &&
+	if (((!hp_heap_android(h) && h->opts.size_kind == HP_SIZE_AUTO) || h->opts.size_kind == HP_SIZE_VM) &&
 	    (rc = hp_size_vm_decide(h)) != HP_OK)
 		goto fail;
 	hp_size_decide(h);

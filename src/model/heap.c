@@ -153,6 +153,8 @@ void hp_build_free(struct hp_heap_build *b)
 	hp_gaps_release(&b->gaps);
 	hp_free(b->vm_inst);
 	hp_free(b->vm_mirror);
+	hp_free(b->prev_ids);
+	hp_free(b->seen);
 	hp_free(b);
 }
 

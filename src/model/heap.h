@@ -159,7 +159,7 @@ struct hp_heap_opts {
 	int build_objects;            /* keep the per-object tables (else stream: histogram only) */
 	int size_kind;                /* enum hp_size_kind */
 	int ref_size, header_size, align;   /* overrides; 0 = infer */
-	int dump_index;
+	int dump_index;               /* the heap dump to read (0-based); -1: all of them, merged */
 };
 
 /* The builder's state while the sink fills the heap (capacities, caches,
@@ -238,6 +238,8 @@ struct hp_heap {
 	struct hp_cpu_sample *cpu_samples; size_t ncpu_samples;
 
 	/* Android heaps */
+	uint8_t android_conv;         /* a 1.0.2 dump that hprof-conv converted from Android's
+	                                 1.0.3 (hp_heap_finish() recognises it; hp_heap_android()) */
 	uint64_t heap_name[HP_MAX_HEAPS];   /* offsets in text (hp_heap_name()) */
 	unsigned nheaps;
 	uint64_t heap_ids[HP_MAX_HEAPS];
@@ -253,6 +255,12 @@ struct hp_heap {
 
 	/* counts */
 	uint64_t n_instances, n_objarrays, n_primarrays, n_classobjs;
+	/* --dump all (opts.dump_index < 0): the heap dumps read into the model,
+	 * and the object records (instances, arrays, CLASS DUMPs) a later dump
+	 * repeated, which were skipped: an id is taken once, from the first
+	 * dump that has it, as ahat merges them */
+	uint32_t merged_dumps;
+	uint64_t repeated_records;
 	uint64_t total_shallow;
 
 	struct hp_size_model size;
@@ -268,6 +276,16 @@ static inline const char *hp_class_name(const hp_heap *h, size_t k) { return h->
 /* Android heap i's name ("app", "zygote"; "" for the one heap of a HotSpot dump) */
 static inline const char *hp_heap_name(const hp_heap *h, unsigned i) { return h->text + h->heap_name[i]; }
 static inline const char *hp_heap_warning(const hp_heap *h, size_t i) { return h->text + h->warnings[i]; }
+/* Whether h is an Android dump: format 1.0.3 as ART and Dalvik write it, or
+ * such a dump that Android's hprof-conv turned into 1.0.2.  The converter
+ * drops the HEAP DUMP INFO records (every object is then in one heap, which
+ * is named "default", as ahat names it) and writes Android's own roots as
+ * ROOT UNKNOWN; it keeps ART's classes, whose CLASS DUMPs state real
+ * instance sizes.  hp_heap_finish() takes a 1.0.2 dump for a conversion
+ * when its ids are 4 bytes, java.lang.Object's CLASS DUMP states a size
+ * (HotSpot states the field bytes, 0) and dalvik.system.VMRuntime or
+ * java.lang.DexCache is dumped. */
+static inline int hp_heap_android(const hp_heap *h) { return h->header.version == 3 || h->android_conv; }
 
 void hp_heap_opts_init(struct hp_heap_opts *o);
 hp_heap *hp_heap_new(const struct hp_heap_opts *o);
@@ -309,6 +327,15 @@ static inline uint32_t hp_heap_row_of(const hp_heap *h, uint32_t cls, unsigned h
 static inline uint64_t hp_heap_offset(const hp_heap *h, size_t i)
 {
 	return ((uint64_t)(h->off_hi[i] & 0x3ff) << 32) | h->off_lo[i];
+}
+/* The object of the record with this id at file offset off (a pass that
+ * reads the dump again): SIZE_MAX when the model has no object of that id,
+ * or has it from another record (under --dump all, a later dump's repeat of
+ * an object taken from an earlier one). */
+static inline size_t hp_heap_find_record(const hp_heap *h, uint64_t id, uint64_t off)
+{
+	size_t v = hp_heap_find(h, id);
+	return v != SIZE_MAX && hp_heap_offset(h, v) == off ? v : SIZE_MAX;
 }
 
 /* size of an array of class c with n elements under the model */

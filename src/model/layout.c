@@ -14,17 +14,20 @@ static int name_is(const hp_heap *h, uint64_t sid, const char *want)
 	return s && n == strlen(want) && memcmp(s, want, n) == 0;
 }
 
-/* the referent kind a class's own name gives: 0 none, 1 soft, 2 weak, 3 final, 4 phantom */
-static int own_kind(const hp_heap *h, uint32_t c)
+int hp_layout_name_kind(const char *n)
 {
-	static const char *const names[] = { "java.lang.ref.SoftReference", "java.lang.ref.WeakReference",
-					     "java.lang.ref.FinalReference", "java.lang.ref.PhantomReference" };
-	const char *n = hp_class_name(h, c);
+	static const struct { const char *name; int kind; } names[] = {
+		{ "java.lang.ref.SoftReference", 1 },
+		{ "java.lang.ref.WeakReference", 2 },
+		{ "java.lang.ref.FinalReference", 3 },
+		{ "java.lang.ref.PhantomReference", 4 },
+		{ "java.lang.ref.FinalizerReference", 5 },   /* Android's */
+	};
 	if (strncmp(n, "java.lang.ref.", 14) != 0)
 		return 0;
-	for (int k = 0; k < 4; k++)
-		if (!strcmp(n, names[k]))
-			return k + 1;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		if (!strcmp(n, names[k].name))
+			return names[k].kind;
 	return 0;
 }
 
@@ -119,7 +122,7 @@ int hp_layout_build(const hp_heap *h, struct hp_layout *L)
 			L->up[k] = L->ref_first[k] < L->ref_first[k + 1] ? k : L->next[k];
 			L->fnext[k] = has ? L->fup[s] : HP_NONE;
 			L->fup[k] = h->classes[k].n_fields ? k : L->fnext[k];
-			int kind = own_kind(h, k);
+			int kind = hp_layout_name_kind(hp_class_name(h, k));
 			L->kind[k] = (uint8_t)(kind ? kind : has ? L->kind[s] : 0);
 			L->reference[k] = L->referent[k] >= 0 || !strcmp(hp_class_name(h, k), "java.lang.ref.Reference")
 					  ? k : has ? L->reference[s] : HP_NONE;

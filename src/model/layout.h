@@ -17,7 +17,9 @@
  * (an explicit stack, no recursion), loop-safe (a super chain that loops is
  * cut where it closes, as hp_heap_finish() cuts it).  The reference kind
  * (soft, weak, final, phantom) of each class and the java.lang.ref.Reference
- * in its chain are memoised the same way.
+ * in its chain are memoised the same way: a class's kind is that of the
+ * nearest class of its chain (itself first) that hp_layout_name_kind()
+ * names, as ahat's AhatClassInstance.getJavaLangRefType() walks it.
  *
  * Memory: 37 bytes per class plus 4 per reference field declared.
  * Owned by struct hp_layout; hp_layout_release() frees it.  The heap is
@@ -40,13 +42,22 @@ struct hp_layout {
 	uint32_t *ref_first;  /* n + 1: own reference fields of c are ref_off[ref_first[c] ..
 	                         ref_first[c + 1]) */
 	uint32_t *ref_off;    /* offsets from the start of the class's own fields */
-	uint8_t *kind;        /* referent kind: 0 none, 1 soft, 2 weak, 3 final, 4 phantom */
+	uint8_t *kind;        /* referent kind (hp_layout_name_kind()): 0 none, 1 soft, 2 weak,
+	                         3 final, 4 phantom, 5 Android's final */
 	uint32_t *reference;  /* java.lang.ref.Reference in the chain, HP_NONE if none */
 	int32_t *referent;    /* java.lang.ref.Reference itself: own offset of its field
 	                         "referent", -1 for every other class */
 };
 
 int hp_layout_build(const hp_heap *h, struct hp_layout *out) HP_MUST_USE;
+
+/* The referent kind a class's own name gives: 1 java.lang.ref.SoftReference,
+ * 2 WeakReference, 3 FinalReference (HotSpot's finalizer queue, whose
+ * Finalizer extends it), 4 PhantomReference, 5 Android's FinalizerReference
+ * (a Reference of its own, ART's finalizer queue: a final reference to ahat,
+ * unknown to VisualVM, which skips the referents of the first four only);
+ * 0 any other name. */
+int hp_layout_name_kind(const char *name);
 void hp_layout_release(struct hp_layout *L);
 
 /* Walking the references of an instance of class c whose record holds len

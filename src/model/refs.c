@@ -63,10 +63,13 @@ static int grow(void *pp, size_t *cap, size_t have, size_t size, size_t first)
 	return 1;
 }
 
-/* The object number of the record with this id: the next object in file
- * order as the model saw it (no lookup), or, when the model skipped a record
- * (a repeated CLASS DUMP, say), a lookup that leaves the order alone. */
-static inline size_t obj_of(struct builder *B, uint64_t id)
+/* The object number of the record with this id at this offset: the next
+ * object in file order as the model saw it (no lookup), or, when the model
+ * skipped a record (a repeated CLASS DUMP, say), a lookup that leaves the
+ * order alone; SIZE_MAX when the object with that id is another record's
+ * (under --dump all, a later dump's repeat of an object the model took
+ * from an earlier one). */
+static inline size_t obj_of(struct builder *B, uint64_t id, uint64_t off)
 {
 	const hp_heap *h = B->h;
 	size_t k = B->file_idx;
@@ -77,7 +80,7 @@ static inline size_t obj_of(struct builder *B, uint64_t id)
 			return v;
 		}
 	}
-	return hp_heap_find(h, id);
+	return hp_heap_find_record(h, id, off);
 }
 
 int hp_refs_reference_kind(const hp_heap *h, uint32_t cls)
@@ -85,26 +88,22 @@ int hp_refs_reference_kind(const hp_heap *h, uint32_t cls)
 	/* walk up the chain (bounded: a loop cannot make it run forever) */
 	uint32_t c = cls;
 	for (size_t depth = 0; c != HP_NONE && depth < h->nclasses; depth++) {
-		const char *n = hp_class_name(h, c);
-		if (!strcmp(n, "java.lang.ref.SoftReference"))
-			return 1;
-		if (!strcmp(n, "java.lang.ref.WeakReference"))
-			return 2;
-		if (!strcmp(n, "java.lang.ref.FinalReference"))
-			return 3;
-		if (!strcmp(n, "java.lang.ref.PhantomReference"))
-			return 4;
+		int k = hp_layout_name_kind(hp_class_name(h, c));
+		if (k)
+			return k;
 		c = h->classes[c].super;
 	}
 	return 0;
 }
 
+/* VisualVM's skip: the four reference classes of the JDK; ahat's
+ * skip-weak: all but soft, Android's FinalizerReference included */
 static int skip_kind(int policy, int kind)
 {
 	if (!kind)
 		return 0;
 	if (policy == HP_WEAK_SKIP)
-		return 1;
+		return kind <= 4;
 	if (policy == HP_WEAK_SKIP_WEAK)
 		return kind != 1;
 	return 0;
@@ -295,7 +294,7 @@ static int on_instance(void *ud, uint64_t id, uint32_t serial, uint64_t class_id
 {
 	struct builder *B = ud;
 	const hp_heap *h = B->h;
-	size_t from = obj_of(B, id);
+	size_t from = obj_of(B, id, off);
 	if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_INSTANCE)
 		return HP_OK;
 	uint32_t cls = h->cls[from];
@@ -331,7 +330,7 @@ static int on_obj_array(void *ud, uint64_t id, uint32_t serial, uint64_t class_i
 			uint64_t off)
 {
 	struct builder *B = ud;
-	size_t from = obj_of(B, id);
+	size_t from = obj_of(B, id, off);
 	if (from == SIZE_MAX || hp_heap_kind(B->h, from) != HP_OBJ_OBJARRAY)
 		return HP_OK;
 	unsigned I = B->h->I;
@@ -348,7 +347,7 @@ static int on_obj_array_part(void *ud, uint64_t id, uint32_t serial, uint64_t cl
 {
 	struct builder *B = ud;
 	if (first == 0) {
-		B->part_from = obj_of(B, id);
+		B->part_from = obj_of(B, id, off);
 		if (B->part_from != SIZE_MAX && hp_heap_kind(B->h, B->part_from) != HP_OBJ_OBJARRAY)
 			B->part_from = SIZE_MAX;
 		B->part_start = B->nef;
@@ -370,7 +369,7 @@ static int on_obj_array_part(void *ud, uint64_t id, uint32_t serial, uint64_t cl
 /* the other objects only advance the file-order counter */
 static int on_class_dump(void *ud, const struct hp_class_dump *c)
 {
-	(void)obj_of(ud, c->id);
+	(void)obj_of(ud, c->id, c->offset);
 	return HP_OK;
 }
 
@@ -380,7 +379,7 @@ static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, 
 	struct builder *B = ud;
 	const hp_heap *h = B->h;
 	if (B->R->class_obj) {      /* its one edge, to its class */
-		size_t from = obj_of(B, id);
+		size_t from = obj_of(B, id, off);
 		if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_PRIMARRAY)
 			return HP_OK;
 		size_t start = B->nef;
@@ -417,7 +416,8 @@ static int model_edges(struct builder *B)
 			if (st->type == HP_T_OBJECT)
 				HP_TRY(extra_edge(B, from, st->value));
 		}
-		HP_TRY(extra_edge(B, from, c->loader_id));
+		if (!B->o->no_loader_edges)
+			HP_TRY(extra_edge(B, from, c->loader_id));
 	}
 	if (!B->o->thread_locals)
 		return HP_OK;

@@ -2,8 +2,8 @@
  * refs.h — the outgoing-reference graph of a heap, in CSR form.
  *
  * Edges come from instance fields (each class's layout up the super chain),
- * object array elements, class statics, a class's super class and loader,
- * and, when asked, from a thread to the objects its stack frames hold
+ * object array elements, class statics, a class's super class and loader
+ * (unless asked not to: ahat's graph has neither), and, when asked, from a thread to the objects its stack frames hold
  * (JAVA FRAME, JNI LOCAL, NATIVE STACK, THREAD BLOCK roots with a known
  * thread).  References to ids that are not objects of the dump are dropped
  * and counted.
@@ -50,7 +50,8 @@
 enum hp_weak_policy {
 	HP_WEAK_FOLLOW = 0,   /* Eclipse MAT: every reference, referents included */
 	HP_WEAK_SKIP,         /* VisualVM: referents of Soft, Weak, Final, Phantom skipped */
-	HP_WEAK_SKIP_WEAK     /* ahat: soft referents followed; weak, final, phantom skipped */
+	HP_WEAK_SKIP_WEAK     /* ahat: soft referents followed; weak, final (Android's
+	                         FinalizerReference too), phantom skipped */
 };
 const char *hp_weak_policy_name(int p);
 
@@ -59,7 +60,8 @@ struct hp_refs_opts {
 	int thread_locals;    /* thread-local roots become Thread -> object edges */
 	int mark_referents;   /* referents the weak policy skips stay edges, listed in
 	                         hp_refs.referents (VisualVM's dominators) */
-	int no_super_edges;   /* no class -> super class edges (VisualVM) */
+	int no_super_edges;   /* no class -> super class edges (VisualVM, ahat) */
+	int no_loader_edges;  /* no class -> class loader edges (ahat) */
 	int class_edges;      /* object -> its class object first (Eclipse MAT; see above) */
 	int list_followed;    /* referents the weak policy follows are listed in
 	                         hp_refs.followed (leak traces leave them out) */
@@ -101,6 +103,14 @@ static inline int hp_refs_want_class_edges(const hp_heap *h)
 	return h->size.kind == HP_SIZE_MAT || h->size.kind == HP_SIZE_VM;
 }
 
+/* Whether class objects refer to their super class and loader: under every
+ * size model but ahat's, whose class objects refer to their static fields
+ * only (ahat's AhatClassObj.getReferences()). */
+static inline int hp_refs_want_class_links(const hp_heap *h)
+{
+	return h->size.kind != HP_SIZE_AHAT;
+}
+
 int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts *o,
 		  struct hp_refs *out, struct hp_error *err) HP_MUST_USE;
 void hp_refs_release(struct hp_refs *r);
@@ -137,7 +147,8 @@ static inline int hp_refs_is_class_edge(const struct hp_refs *r, size_t v, uint6
 int hp_refs_narrow(struct hp_refs *r) HP_MUST_USE;
 int hp_refs_widen(struct hp_refs *r) HP_MUST_USE;
 
-/* The referent kind of a class: 0 none, 1 soft, 2 weak, 3 final, 4 phantom. */
+/* The referent kind of a class: 0 none, 1 soft, 2 weak, 3 final, 4 phantom,
+ * 5 Android's final (model/layout.h, hp_layout_name_kind()). */
 int hp_refs_reference_kind(const hp_heap *h, uint32_t cls);
 
 #endif

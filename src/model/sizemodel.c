@@ -14,7 +14,7 @@
  *       each level aligned to ref), object array = align(header + 4 + n*ref),
  *       primitive array = align(align(header + 4, ref) + n*elem),
  *       class object = align(static field bytes).
- *  ahat (Android default): instance = CLASS DUMP instance size; arrays =
+ *  ahat (Android default, hp_heap_android()): instance = CLASS DUMP instance size; arrays =
  *       elements only; class object = java.lang.Class instance size + statics.
  *  raw: the bytes the dump holds: instance field bytes, array elements,
  *       static values; no header, no alignment.
@@ -138,7 +138,7 @@ void hp_size_decide(hp_heap *h)
 	m->gcd = h->build->gcd;
 	m->compressed_evidence = h->build->found_compressed ? h->build->compressed_at : 0;
 	if (m->kind == HP_SIZE_AUTO)
-		m->kind = h->header.version == 3 ? HP_SIZE_AHAT : h->size.vm.allowed ? HP_SIZE_VM : HP_SIZE_MAT;
+		m->kind = hp_heap_android(h) ? HP_SIZE_AHAT : h->size.vm.allowed ? HP_SIZE_VM : HP_SIZE_MAT;
 	switch (m->kind) {
 	case HP_SIZE_MAT:
 		m->ref_size = h->build->found_compressed ? 4 : h->I;
@@ -417,8 +417,9 @@ int hp_size_vm_decide(hp_heap *h)
 	b->vm_mirror = mirror;
 
 	uint64_t best = v->rule_agree[v->jdk15];
-	if (h->header.version == 3)
-		v->why_not = "an Android dump (ART lays objects out otherwise)";
+	if (hp_heap_android(h))
+		v->why_not = h->android_conv ? "an Android dump converted by hprof-conv (ART lays objects out otherwise)"
+					     : "an Android dump (ART lays objects out otherwise)";
 	else if (I != 8 && I != 4)
 		v->why_not = "the id size is neither 4 nor 8";
 	else if (g->off)

@@ -172,7 +172,7 @@ int hp_session_no_such_dump(const hp_session *s, unsigned *ndumps)
 
 void hp_policy_defaults(const hp_heap *h, int *weak, int *roots)
 {
-	int android = h->header.version == 3;
+	int android = hp_heap_android(h);
 	int vvm = h->size.kind == HP_SIZE_VISUALVM || h->size.kind == HP_SIZE_NETBEANS;
 	*weak = android ? HP_WEAK_SKIP_WEAK : vvm ? HP_WEAK_SKIP : HP_WEAK_FOLLOW;
 	*roots = (android || vvm) ? HP_ROOTS_ALL : HP_ROOTS_THREADS;
@@ -642,7 +642,7 @@ int hp_session_native(hp_session *s, int with_retained, const struct hp_native *
 		HP_TRY(hp_session_model(s, &h, err));
 		/* hp_native_retain() sums over the tree only with native sizes or
 		 * an Android dump's heaps (so --top from an index reads no tree) */
-		if (h->header.version == 3 || s->native.shallow) {
+		if (hp_heap_android(h) || s->native.shallow) {
 			HP_TRY(hp_session_retained(s, &R, err));
 			s->native_ret_rc = hp_native_retain(h, R, &s->native, &s->native_err);
 		}
@@ -706,6 +706,7 @@ int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **o
 	ro.weak = all_weak ? HP_WEAK_FOLLOW : HP_WEAK_SKIP;
 	ro.thread_locals = 0;         /* a stack local is a start of its own */
 	ro.class_edges = hp_refs_want_class_edges(h);   /* taken last (paths.h) */
+	ro.no_super_edges = ro.no_loader_edges = !hp_refs_want_class_links(h);
 	const char *path = hp_session_reread_path(s, err);
 	rc = path ? hp_refs_build(h, path, &ro, &ps->g, err) : err->code;
 	if (!rc) {

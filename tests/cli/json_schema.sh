@@ -240,6 +240,9 @@ if have_corpus "schema: corpus documents"; then
   else fail "schema: a file with no heap dump writes no top document (exit 1)" "exit $rc: $(head -c 300 "$TMPD/nd.err")"; fi
   doc info-no-heap-dump info info "$CORPUS/frohoff__jdk8u-jdk/minimal.bin"
   doc info-two-dumps info info "$CORPUS/eclipse-mat__mat/oracle_jdk7_21_hprofagent.hprof" --dump 1
+  doc info-dump-all info info "$CORPUS/eclipse-mat__mat/oracle_jdk7_21_hprofagent.hprof" --dump all
+  doc top-dump-all top top "$CORPUS/eclipse-mat__mat/oracle_jdk7_21_hprofagent.hprof" --dump all
+  doc info-hprof-conv info info "$CORPUS/tadfisher__platform_tools_base/dialer.hprof-conv.hprof"
   # Android (heaps, Android root kinds), stack roots with frames and thread
   # names, an old String layout, a salvaged corrupt dump
   J8=$CORPUS/eclipse-mat__mat/oracle_jdk8_05_x64.hprof

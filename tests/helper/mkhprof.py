@@ -195,6 +195,12 @@ class Dump:
         self.sub.append([struct.pack(">BIIIB", 0x23, oid, 0, n // SIZES[t], t), n // SIZES[t] * SIZES[t]])
         return oid
 
+    def next_dump(self):
+        """the sub-records after it go into a second HEAP DUMP (its own
+        segment and HEAP DUMP END), as the hprof agent writes one a dump"""
+        self.dumps = getattr(self, "dumps", []) + [self.sub]
+        self.sub = []
+
     def heap_info(self, heap_id, name):
         """Android: the objects after it are in heap `name` (bytes allowed)"""
         self.sub.append(struct.pack(">BII", 0xFE, heap_id, self.string(name)))
@@ -223,9 +229,10 @@ class Dump:
 
     def write(self, path, gz=False):
         fmt = b"JAVA PROFILE 1.0.3\0" if self.android else b"JAVA PROFILE 1.0.2\0"
-        body_len = sum(self._len(x) for x in self.sub)
-        pieces = [fmt + struct.pack(">IQ", 4, self.timestamp_ms)] + self.records + \
-            [struct.pack(">BII", 0x1C, 0, body_len)] + self.sub + [struct.pack(">BII", 0x2C, 0, 0)]
+        pieces = [fmt + struct.pack(">IQ", 4, self.timestamp_ms)] + self.records
+        for sub in getattr(self, "dumps", []) + [self.sub]:
+            body_len = sum(self._len(x) for x in sub)
+            pieces += [struct.pack(">BII", 0x1C, 0, body_len)] + sub + [struct.pack(">BII", 0x2C, 0, 0)]
         with open(path, "wb") as f:
             z = zlib.compressobj(1, zlib.DEFLATED, 31) if gz else None
             for piece in pieces:
