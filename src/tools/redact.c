@@ -156,8 +156,42 @@ static const struct { const char *cls, *field; } text_hashes[] = {
 };
 #define N_TEXT_HASHES (sizeof text_hashes / sizeof text_hashes[0])
 
-/* names looked for in every mode: String's, then text_hashes' fields and classes */
-enum { SP_STRING, SP_COUNT, SP_OFFSET, SP_CODER, SP_HASH, SP_HASHCODE, SP_TH0, SP_N = SP_TH0 + N_TEXT_HASHES };
+/* The counters of the JDK's and Android's collections, which --mode=values
+ * and names keep as they keep a String's length: what a collection holds
+ * is in the graph already (its nodes, its array's length), and the sizes
+ * analysis/collections.h reads from them stay those of the original. */
+static const struct { const char *cls, *field; } counters[] = {
+	{ "java/util/HashMap", "size" },
+	{ "java/util/WeakHashMap", "size" },
+	{ "java/util/IdentityHashMap", "size" },
+	{ "java/util/TreeMap", "size" },
+	{ "java/util/Hashtable", "count" },
+	{ "java/util/concurrent/ConcurrentHashMap", "baseCount" },
+	{ "java/util/concurrent/ConcurrentHashMap$CounterCell", "value" },
+	{ "java/util/ArrayList", "size" },
+	{ "java/util/Vector", "elementCount" },
+	{ "java/util/LinkedList", "size" },
+	{ "java/util/PriorityQueue", "size" },
+	{ "java/util/ArrayDeque", "head" },
+	{ "java/util/ArrayDeque", "tail" },
+	{ "android/util/ArrayMap", "mSize" },
+	{ "android/util/ArraySet", "mSize" },
+	{ "android/util/SparseArray", "mSize" },
+	{ "android/util/LongSparseArray", "mSize" },
+	{ "android/util/SparseIntArray", "mSize" },
+	{ "android/util/SparseLongArray", "mSize" },
+	{ "android/util/SparseBooleanArray", "mSize" },
+	{ "androidx/collection/SimpleArrayMap", "mSize" },
+	{ "androidx/collection/ArraySet", "mSize" },
+	{ "androidx/collection/SparseArrayCompat", "mSize" },
+	{ "androidx/collection/LongSparseArray", "mSize" },
+};
+#define N_COUNTERS (sizeof counters / sizeof counters[0])
+
+/* names looked for in every mode: String's, then text_hashes' classes,
+ * then counters' classes and fields */
+enum { SP_STRING, SP_COUNT, SP_OFFSET, SP_CODER, SP_HASH, SP_HASHCODE, SP_TH0, SP_CC0 = SP_TH0 + N_TEXT_HASHES,
+       SP_CF0 = SP_CC0 + N_COUNTERS, SP_N = SP_CF0 + N_COUNTERS };
 #define SP_MAX 8
 
 struct red {
@@ -227,7 +261,8 @@ static int is_special(const struct red *R, int k, uint64_t sid)
 static const char *special_name(int k)
 {
 	static const char *const first[SP_TH0] = { "java/lang/String", "count", "offset", "coder", "hash", "hashCode" };
-	return k < SP_TH0 ? first[k] : text_hashes[k - SP_TH0].cls;
+	return k < SP_TH0 ? first[k] : k < SP_CC0 ? text_hashes[k - SP_TH0].cls
+		: k < SP_CF0 ? counters[k - SP_CC0].cls : counters[k - SP_CF0].field;
 }
 
 static void note_special(struct red *R, uint64_t sid, const uint8_t *s, uint32_t len)
@@ -249,6 +284,18 @@ static int text_hash_field(const struct red *R, uint64_t cid)
 		if (is_special(R, SP_TH0 + (int)k, R->lc_name[i]))
 			return strcmp(text_hashes[k].field, "hash") == 0 ? SP_HASH : SP_HASHCODE;
 	return -1;
+}
+
+/* 1 when the field named by sid of class cid is a collection's counter */
+static int counter_field(const struct red *R, uint64_t cid, uint64_t sid)
+{
+	uint32_t i = hp_idmap_get(&R->lc_by_id, cid);
+	if (i == HP_IDMAP_NONE)
+		return 0;
+	for (size_t k = 0; k < N_COUNTERS; k++)
+		if (is_special(R, SP_CC0 + (int)k, R->lc_name[i]) && is_special(R, SP_CF0 + (int)k, sid))
+			return 1;
+	return 0;
 }
 
 static int add_load_class(struct red *R, uint32_t serial, uint64_t cid, uint64_t name_sid)
@@ -356,8 +403,10 @@ static int32_t make_plan(struct red *R, uint32_t idx)
 				uint64_t nm = R->fnames[k->first + f];
 				zero = !is_special(R, SP_COUNT, nm) && !is_special(R, SP_OFFSET, nm) &&
 				       !is_special(R, SP_CODER, nm);
-			} else
-				zero = R->zero_values || (th >= 0 && is_special(R, th, R->fnames[k->first + f]));
+			} else if (R->zero_values)
+				zero = !counter_field(R, k->id, R->fnames[k->first + f]);
+			else
+				zero = th >= 0 && is_special(R, th, R->fnames[k->first + f]);
 			if (zero) {
 				struct range *last = pl->n ? &R->ranges[R->nranges - 1] : NULL;
 				if (last && last->off + last->len == pos) {

@@ -9,7 +9,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 W=$ROOT/tests/wall.sh
 
 # plant NAME WANT CMD...: a fresh copy of src, CMD run in it, then the wall
-# must exit 1 and say WANT
+# must exit 1 and say WANT (each of its parts between " && ", in one line:
+# a circle's list holds the files the real uses join to it as well)
 plant() {
   local name=$1 want=$2
   shift 2
@@ -17,7 +18,12 @@ plant() {
   (cd "$TMPD/src" && "$@") || { fail "wall-plant $name" "cannot plant"; return; }
   local out rc
   out=$(bash "$W" "$TMPD/src" 2>&1); rc=$?
-  if [ "$rc" = 1 ] && grep -qF -- "$want" <<<"$out"; then ok "wall-plant $name"
+  local line=$(grep -F -- "${want%% && *}" <<<"$out" | head -1) part rest=$want all=1
+  while [ -n "$rest" ]; do
+    part=${rest%% && *}; [ "$part" = "$rest" ] && rest= || rest=${rest#* && }
+    grep -qF -- "$part" <<<"$line" || all=0
+  done
+  if [ "$rc" = 1 ] && [ -n "$line" ] && [ $all = 1 ]; then ok "wall-plant $name"
   else fail "wall-plant $name" "exit $rc, want 1 and '$want': $(head -c 400 <<<"$out")"; fi
 }
 
@@ -31,7 +37,7 @@ plant "upward call" "parser/ may not use analysis/: parser/hprof.c uses hp_dom_r
   sh -c 'printf "void hp_planted(void);\nvoid hp_planted(void) { hp_dom_release(0); }\n" >> parser/hprof.c'
 plant "two files using each other" "a circle of files that use each other: model/build.c, model/names.c" \
   sh -c 'printf "void hp_planted(hp_heap *h, struct hp_sink *s);\nvoid hp_planted(hp_heap *h, struct hp_sink *s) { hp_heap_sink(h, s); }\n" >> model/names.c'
-plant "a circle through three files" "a circle of files that use each other: cli/cmd_info.c, cli/load.c, cli/load_errors.c, cli/output.c" \
+plant "a circle through three files" "a circle of files that use each other: cli/cmd_info.c, && cli/load.c, && cli/output.c" \
   sh -c 'printf "void cli_planted(void);\nvoid cli_planted(void) { cli_info_planted(); }\n" >> cli/output.c &&
          printf "void cli_info_planted(void);\nvoid cli_info_planted(void) { cli_session(0, 0, 0); }\n" >> cli/cmd_info.c &&
          printf "void cli_load_planted(void);\nvoid cli_load_planted(void) { cli_planted(); }\n" >> cli/load.c'
