@@ -16,11 +16,12 @@
 #    suspect's collection, its by-class table (leaks --json's rows) and the
 #    captured classes; no "It accumulates" is left;
 #  - on the ThreadLocal dump the first screen has one suspect row,
-#    "ThreadLocal ShopServer.AUDIT in 4 threads" retaining leaks --json's
-#    figure (4 x 1,335,040 bytes: what the program built, an ArrayList 24,
-#    its Object[1250] 5,016, 1,250 x (AuditRecord 24 + byte[1024] 1,040)) and no Thread
-#    row; Leak suspects below lists the 4 pool threads and their values;
-#    both within the first screen, no CSP violation;
+#    "ThreadLocal ShopServer.AUDIT in 4 threads", naming the 4 pool threads
+#    and retaining leaks --json's figure, 4 x 1,335,040 bytes (what the
+#    program built: an ArrayList 24, its Object[1250] 5,016, 1,250 x
+#    (AuditRecord 24 + byte[1024] 1,040)), and no Thread row; Leak suspects
+#    below lists the 4 pool threads and their values; both within the
+#    first screen, no CSP violation;
 #  - browse (through tmux, as tests/cli/browse.sh): L shows one row
 #    "ThreadLocal ShopServer.AUDIT in 4 threads" and none of the folded
 #    Thread suspects' accumulation points; Enter lists the 4 values
@@ -167,6 +168,8 @@ check("tl: the first screen: one row, the ThreadLocal, leaks's retained",
 check("tl: no Thread row", [x["suspect"] for x in r["rows"] if "java.lang.Thread" in x["suspect"]], [])
 check("tl: the row says what accumulates", r["rows"][0]["holds"][:1] if r["rows"] else None,
       ["%s \u00d7 ShopServer$AuditRecord (%s)" % (format(t0["accumulated"]["count"], ","), "%.1f MiB" % (t0["accumulated"]["retained"] / 1048576.0))])
+check("tl: ... and names its threads", r["rows"][0]["holds"][1:2] if r["rows"] else None,
+      ["threads: " + ", ".join("\u201c%s\u201d %.1f MiB" % (e["name"], e["value"]["retained"] / 1048576.0) for e in t0["threads"])])
 ts = [x for x in r["suspects"] if x["kind"] == "thread_local"]
 check("tl: Leak suspects: the ThreadLocal suspect, its 4 threads and their values",
       [(x["title"].split(" retain ")[0], x["threads"]) for x in ts],
