@@ -18,7 +18,11 @@
 #      the schema does not name is accepted (members may be added);
 #  (c) the schema and docs/json-schema.md agree: every member the tables
 #      document is in the schema with the same type, required unless marked
-#      optional, and the complete examples validate;
+#      optional, and every member the schema has is in its section's table
+#      (at the depth the table goes to); every ```json block is JSON (a line
+#      "…" only for array elements left out), in its command's section, a
+#      whole document that validates or an excerpt whose members do, and every
+#      command has a whole example;
 #  (d) every command hprofan --help lists whose JSON docs/json-schema.md
 #      documents has a schema, and the schema knows no undocumented command.
 # Validation uses python3's jsonschema module when it is importable (Debian:
@@ -826,6 +830,8 @@ def members(s, prefix, depth=0):
         yield p, sub
         yield from members(sub, p, depth + 1)
 
+for c in sorted(commands - set(table)):
+    fail("docs: the table of %s" % c, "its section in docs/json-schema.md has no member table")
 for sec, rows in sorted(table.items()):
     if sec == "document":
         continue
