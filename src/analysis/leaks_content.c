@@ -4,6 +4,7 @@
  * inner classes capture. */
 #include "analysis/leaks_state.h"
 #include "analysis/collections.h"
+#include "analysis/prefetch.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -86,7 +87,7 @@ static int owner(struct lk *L, struct hp_leak_suspect *s)
 
 /* ---- the retained set by class ------------------------------------------------- */
 
-struct frame { uint32_t v, next; };
+struct frame { uint32_t v, next; };   /* an object and the index of its next child */
 
 struct walk {
 	uint64_t *count, *shallow, *retained;
@@ -98,7 +99,7 @@ struct walk {
 	size_t ninst, icap;
 };
 
-static int push(struct walk *w, size_t *sp, uint32_t v)
+static int push(struct walk *w, size_t *sp, uint32_t v, uint32_t first)
 {
 	if (*sp == w->cap) {
 		size_t nc = w->cap ? w->cap * 2 : 1024;
@@ -108,55 +109,76 @@ static int push(struct walk *w, size_t *sp, uint32_t v)
 		w->st = ns;
 		w->cap = nc;
 	}
-	w->st[(*sp)++] = (struct frame){ v, 0 };
+	w->st[(*sp)++] = (struct frame){ v, first };
 	return HP_OK;
 }
 
-/* one root's dominator subtree, without recursion: each object counted on
- * the way down, its retained size only when no object of its class is above
- * it in the subtree (the fold) */
+/* object v of the set counted: its class's count and shallow bytes, its
+ * retained size when no object of its class is above it in the walk (the
+ * fold), and v kept when its class captures */
+static inline int visit(struct lk *L, struct walk *w, uint32_t v)
+{
+	const struct hp_retained *R = L->R;
+	const hp_heap *h = L->h;
+	uint32_t c = h->cls[v];
+	w->count[c]++;
+	w->shallow[c] += R->shallow[v];
+	if (!w->open[c])
+		w->retained[c] += R->retained[v];
+	if (!w->capt[c])
+		w->capt[c] = capturing_class(h, L->rd, c) ? 2 : 1;
+	if (w->capt[c] == 2 && hp_heap_kind(h, v) == HP_OBJ_INSTANCE && w->ninst < MAX_CAPTURING) {
+		if (w->ninst == w->icap) {
+			size_t nc = w->icap ? w->icap * 2 : 1024;
+			uint32_t *ni = hp_reallocarray(w->inst, nc, sizeof *ni);
+			if (!ni)
+				return HP_ENOMEM;
+			w->inst = ni;
+			w->icap = nc;
+		}
+		w->inst[w->ninst++] = v;
+	}
+	return HP_OK;
+}
+
+/* one root's dominator subtree, without recursion, children in their
+ * order; an object with children stays on the stack (and its class open)
+ * until they are done.  What the objects two siblings ahead will read is
+ * prefetched: the set lands at random in the per-object arrays. */
 static int walk_subtree(struct lk *L, struct walk *w, uint32_t root)
 {
 	const struct hp_retained *R = L->R;
 	const hp_heap *h = L->h;
+	const uint32_t *coff = R->child_off, *kids = R->children;
 	size_t sp = 0;
-	for (uint32_t v = root;;) {
-		if (v != HP_NONE) {
-			uint32_t c = h->cls[v];
-			w->count[c]++;
-			w->shallow[c] += R->shallow[v];
-			if (!w->open[c]++)
-				w->retained[c] += R->retained[v];
-			if (!w->capt[c])
-				w->capt[c] = capturing_class(h, L->rd, c) ? 2 : 1;
-			if (w->capt[c] == 2 && hp_heap_kind(h, v) == HP_OBJ_INSTANCE && w->ninst < MAX_CAPTURING) {
-				if (w->ninst == w->icap) {
-					size_t nc = w->icap ? w->icap * 2 : 1024;
-					uint32_t *ni = hp_reallocarray(w->inst, nc, sizeof *ni);
-					if (!ni)
-						return HP_ENOMEM;
-					w->inst = ni;
-					w->icap = nc;
-				}
-				w->inst[w->ninst++] = v;
-			}
-			if (push(w, &sp, v))
-				return HP_ENOMEM;
-		}
-		if (!sp)
-			return HP_OK;
+	HP_TRY(visit(L, w, root));
+	if (coff[root] == coff[root + 1])
+		return HP_OK;
+	HP_TRY(push(w, &sp, root, coff[root]));
+	w->open[h->cls[root]]++;
+	while (sp) {
 		struct frame *f = &w->st[sp - 1];
-		uint32_t lo = R->child_off[f->v], hi = R->child_off[f->v + 1];
-		if (lo + f->next < hi) {
-			v = R->children[lo + f->next++];
-		} else {
+		uint32_t end = coff[f->v + 1];
+		if (f->next == end) {
 			w->open[h->cls[f->v]]--;
 			sp--;
-			v = HP_NONE;
-			if (!sp)
-				return HP_OK;
+			continue;
+		}
+		uint32_t v = kids[f->next++];
+		if (f->next + 2 < end) {
+			uint32_t a = kids[f->next + 2];
+			PREFETCH(&coff[a]);
+			PREFETCH(&h->cls[a]);
+			PREFETCH(&R->shallow[a]);
+			PREFETCH(&R->retained[a]);
+		}
+		HP_TRY(visit(L, w, v));
+		if (coff[v] != coff[v + 1]) {
+			HP_TRY(push(w, &sp, v, coff[v]));
+			w->open[h->cls[v]]++;
 		}
 	}
+	return HP_OK;
 }
 
 static int by_shallow(const void *a, const void *b)
@@ -279,14 +301,13 @@ static void field_edges(const struct hp_refs *g, uint32_t v, uint64_t *lo, uint6
 		(*lo)++;
 }
 
-/* whether v's record must be read (its class's graph edges do not say) */
+/* whether v's record is read: its class's graph edges do not say what it
+ * captures, or v is a thread (whose edges include its stack's locals); an
+ * instance with more than one edge besides its class edge (none such when
+ * the class holds one reference) is read as well, as it comes */
 static int must_decode(const struct capt *C, int graph, uint32_t v)
 {
-	if (!graph || is_thread(C, v))
-		return 1;
-	uint64_t lo, hi;
-	field_edges(&C->L->R->refs, v, &lo, &hi);
-	return hi - lo > 1;
+	return !graph || is_thread(C, v);
 }
 
 static int add_pair(struct capt *C, uint32_t slot, uint32_t obj)
@@ -354,12 +375,19 @@ static int class_pairs(struct capt *C, uint32_t cls, const uint32_t *inst, size_
 	C->npr = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t v = inst[i];
+		if (graph && gr->off32 && i + 16 < n)
+			PREFETCH(&gr->off32[inst[i + 16]]);
+		if (graph && gr->obj_cls && i + 16 < n)
+			PREFETCH(&gr->obj_cls[inst[i + 16]]);
+		if (graph && gr->off32 && i + 8 < n)
+			PREFETCH(&gr->adj[gr->off32[inst[i + 8]]]);
 		if (!must_decode(C, graph, v)) {
 			uint64_t lo, hi;
 			field_edges(gr, v, &lo, &hi);
-			if (lo < hi)
+			if (hi - lo == 1)
 				HP_TRY(add_pair(C, 0, gr->adj[lo]));
-			continue;
+			if (hi - lo <= 1)
+				continue;
 		}
 		struct hp_objdata o;
 		int rc = hp_objread_decode(L->rd, v, 0, &o, L->err);
@@ -412,6 +440,10 @@ static int class_groups(struct capt *C, uint32_t cls)
 		while (end < C->npr && C->pr[end].slot == sl)
 			end++;
 		for (size_t i = at; i < end; i++) {
+			if (i + 8 < end) {
+				PREFETCH(&h->cls[C->pr[i + 8].obj]);
+				PREFETCH(&C->bits[C->pr[i + 8].obj >> 6]);
+			}
 			uint32_t t = C->pr[i].obj, tc = h->cls[t];
 			if (!C->crefs[tc])
 				C->touched[nt++] = tc;
@@ -478,8 +510,8 @@ static int captures(struct lk *L, struct hp_leak_suspect *s, struct walk *w)
 			by[pos[h->cls[w->inst[i]] + 1]++] = w->inst[i];
 		/* now pos[c] .. pos[c + 1] are class c's */
 	}
-	/* thread objects: their graph edges include the thread's locals */
-	if (rc == HP_OK && gr->thread_edges && h->nthreads) {
+	/* thread objects: their graph edges may include the thread's locals */
+	if (rc == HP_OK && h->nthreads) {
 		if (!(C.threads = hp_reallocarray(NULL, h->nthreads, sizeof *C.threads)))
 			rc = HP_ENOMEM;
 		for (size_t t = 0; rc == HP_OK && t < h->nthreads; t++) {
@@ -490,9 +522,9 @@ static int captures(struct lk *L, struct hp_leak_suspect *s, struct walk *w)
 		if (rc == HP_OK)
 			qsort(C.threads, C.nthreads, sizeof *C.threads, by_u32);
 	}
-	/* the graph serves when it holds every instance's references (no
-	 * record shorter than its layout) */
-	int graph_ok = gr->adj && (gr->off || gr->off32) && !gr->short_instances;
+	/* the graph serves when there is one (a record shorter than its
+	 * layout loses the same references in the graph and decoded) */
+	int graph_ok = gr->adj && (gr->off || gr->off32);
 	/* the records to read, in one pass (a gzip dump) */
 	if (rc == HP_OK) {
 		uint32_t *dec = NULL;
