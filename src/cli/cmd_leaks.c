@@ -481,15 +481,7 @@ static cJSON *tl_suspects_json(const struct leaks_result *r)
 		const struct hp_leak_tl *T = &L->tls[t];
 		const struct hp_tl_key *K = tl_key(r, T);
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", K->name);
-		if (K->holder != HP_NONE)
-			cJSON_AddStringToObject(e, "static_field", K->name);
-		else
-			cJSON_AddNullToObject(e, "static_field");
-		if (K->tl != HP_NONE)
-			cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
-		else
-			cJSON_AddNullToObject(e, "thread_local");
+		cli_tl_key_json(e, h, K);
 		cJSON_AddBoolToObject(e, "stale", K->tl == HP_NONE);
 		cli_json_u64(e, "thread_count", K->threads);
 		cli_json_u64(e, "values", K->values);

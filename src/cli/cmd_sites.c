@@ -199,27 +199,10 @@ static const char *no_sites =
 	"no allocation sites: no object's stack trace serial names a trace with frames (HotSpot and Android\n"
 	"dumps have none; the JDK 8 hprof agent writes them: java -agentlib:hprof=heap=dump,depth=8)\n";
 
-static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
-{
-	uint32_t len;
-	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
-	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
-	if (u)
-		cJSON_AddStringToObject(e, key, u);
-	hp_free(u);
-}
-
 static cJSON *json_frame(const hp_heap *h, const struct hp_frame *f)
 {
 	cJSON *fe = cJSON_CreateObject();
-	if (f) {
-		if (cli_frame_class(h, f)[0])
-			cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
-		json_str(fe, "method", h, f->method_sid);
-		json_str(fe, "signature", h, f->signature_sid);
-		json_str(fe, "source", h, f->source_sid);
-		cJSON_AddNumberToObject(fe, "line", f->line);
-	}
+	cli_frame_json(fe, h, f);
 	return fe;
 }
 
