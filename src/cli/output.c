@@ -379,6 +379,30 @@ int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc)
 	return rc;
 }
 
+char *cli_json_text(const cJSON *doc, int pretty, size_t *len)
+{
+	char *s = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+	if (!s) {
+		cli_error("out of memory printing JSON");
+		return NULL;
+	}
+	size_t n = strlen(s);
+	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 2);
+	if (!t) {
+		cJSON_free(s);
+		cli_error("out of memory");
+		return NULL;
+	}
+	n = hp_text_json_clean(s, n, t);
+	cJSON_free(s);
+	if (pretty)
+		t[n++] = '\n';
+	t[n] = '\0';
+	if (len)
+		*len = n;
+	return t;
+}
+
 int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 {
 	if (rc != EXIT_OK) {
@@ -389,23 +413,10 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 		cli_error("out of memory building JSON");
 		return EXIT_NOMEM;
 	}
-	char *s = cJSON_Print(doc);
+	char *t = cli_json_text(doc, 1, NULL);
 	cJSON_Delete(doc);
-	if (!s) {
-		cli_error("out of memory printing JSON");
+	if (!t)
 		return EXIT_NOMEM;
-	}
-	size_t n = strlen(s);
-	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 2);
-	if (!t) {
-		cJSON_free(s);
-		cli_error("out of memory");
-		return EXIT_NOMEM;
-	}
-	n = hp_text_json_clean(s, n, t);
-	t[n] = '\n';
-	t[n + 1] = '\0';
-	cJSON_free(s);
 	rc = cli_write_output(x, t);
 	hp_free(t);
 	return rc;

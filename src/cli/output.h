@@ -20,6 +20,10 @@ struct cli_out { char *buf; size_t len; FILE *f; };
 FILE *cli_text_begin(struct cli_out *o);
 /* closes the table and, when rc is EXIT_OK, writes it; returns the exit code */
 int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc);
+/* doc as JSON text, cleaned for output (hp_text_json_clean()): pretty,
+ * indented and ending in a newline, else on one line; its length in *len
+ * (len may be NULL).  NULL when out of memory (said so); hp_free() it. */
+char *cli_json_text(const cJSON *doc, int pretty, size_t *len);
 /* prints doc (and frees it) when rc is EXIT_OK; returns the exit code */
 int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc);
 /* Writes text to -o FILE atomically (temp file + rename) or stdout. */
