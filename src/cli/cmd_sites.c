@@ -368,6 +368,24 @@ static const char *top_frame(const hp_heap *h, uint32_t serial, char *buf, size_
 	return cli_frame_text(h, f, buf, n);
 }
 
+/* An agent record's table: the first k rows (k entries read of the
+ * declared; size: bytes a row), as many as --top shows, then lines for
+ * what --top and the read left out ("... 3 more sites") */
+static void record_table(const struct cli_table *t, FILE *f, const struct sites_opts *o, const void *rows,
+			 size_t size, size_t k, size_t declared, const char *what)
+{
+	char a[64], b[64];
+	cli_table_header(t, f);
+	size_t ns = shown(o, k);
+	for (size_t i = 0; i < ns; i++)
+		cli_table_row(t, f, (const char *)rows + i * size, i + 1);
+	if (ns < k)
+		fprintf(f, "... %s more %s\n", cli_fmt_count(k - ns, a, sizeof a), what);
+	if (k < declared)
+		fprintf(f, "(the record declares %s %s; only the first %s were read)\n",
+			cli_fmt_count(declared, a, sizeof a), what, cli_fmt_count(k, b, sizeof b));
+}
+
 static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 {
 	char a[64], b[64], c[64], d[64], nm[600];
@@ -388,15 +406,7 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 			cli_fmt_count(hd->live_bytes, a, sizeof a), cli_fmt_count(hd->live_instances, b, sizeof b),
 			cli_fmt_count(hd->bytes_allocated, c, sizeof c), cli_fmt_count(hd->instances_allocated, d, sizeof d),
 			cli_fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
-		cli_table_header(&at, f);
-		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++)
-			cli_table_row(&at, f, &h->alloc_sites[rec->first + i], i + 1);
-		if (ns < rec->k)
-			fprintf(f, "... %s more sites\n", cli_fmt_count(rec->k - ns, a, sizeof a));
-		if (rec->k < hd->nsites)
-			fprintf(f, "(the record declares %s sites; only the first %s were read)\n",
-				cli_fmt_count(hd->nsites, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
+		record_table(&at, f, o, &h->alloc_sites[rec->first], sizeof *h->alloc_sites, rec->k, hd->nsites, "sites");
 	}
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		const struct hp_heap_summary *hs = &h->summaries[r];
@@ -412,15 +422,7 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		struct cpu_ctx cc = { h, rec };
 		struct cli_table ct;
 		CLI_TABLE_INIT(&ct, cpu_cols, 0, 0, &cc);
-		cli_table_header(&ct, f);
-		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++)
-			cli_table_row(&ct, f, &h->cpu_samples[rec->first + i], i + 1);
-		if (ns < rec->k)
-			fprintf(f, "... %s more traces\n", cli_fmt_count(rec->k - ns, a, sizeof a));
-		if (rec->k < rec->n)
-			fprintf(f, "(the record declares %s traces; only the first %s were read)\n",
-				cli_fmt_count(rec->n, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
+		record_table(&ct, f, o, &h->cpu_samples[rec->first], sizeof *h->cpu_samples, rec->k, rec->n, "traces");
 	}
 }
 
