@@ -112,26 +112,29 @@ static int by_ret(const struct drow *x, const struct drow *y)
 
 static const struct dctx *sort_ctx;   /* qsort has no context argument */
 
+/* --sort=shallow, count and name between two rows (the largest first, names
+ * A to Z); 0 when equal there, or for --sort=retained: the caller's order
+ * decides.  The names are read only for --sort=name. */
+static int by_sort(int sort, uint64_t xs, uint64_t ys, uint64_t xc, uint64_t yc, const char *xn, const char *yn)
+{
+	switch (sort) {
+	case SORT_SHALLOW:
+		return xs != ys ? (xs < ys ? 1 : -1) : 0;
+	case SORT_COUNT:
+		return xc != yc ? (xc < yc ? 1 : -1) : 0;
+	case SORT_NAME:
+		return strcmp(xn, yn);
+	}
+	return 0;
+}
+
 static int by_key(const void *a, const void *b)
 {
 	const struct drow *x = a, *y = b;
-	switch (sort_ctx->sort) {
-	case SORT_SHALLOW:
-		if (x->shallow != y->shallow)
-			return x->shallow < y->shallow ? 1 : -1;
-		break;
-	case SORT_COUNT:
-		if (x->count != y->count)
-			return x->count < y->count ? 1 : -1;
-		break;
-	case SORT_NAME: {
-		int c = strcmp(hp_class_name(sort_ctx->h, x->cls), hp_class_name(sort_ctx->h, y->cls));
-		if (c)
-			return c;
-		break;
-	}
-	}
-	return by_ret(x, y);
+	int name = sort_ctx->sort == SORT_NAME;
+	int c = by_sort(sort_ctx->sort, x->shallow, y->shallow, x->count, y->count,
+			name ? hp_class_name(sort_ctx->h, x->cls) : NULL, name ? hp_class_name(sort_ctx->h, y->cls) : NULL);
+	return c ? c : by_ret(x, y);
 }
 
 static const hp_heap *member_heap;
@@ -506,22 +509,9 @@ static int by_gmem(const void *a, const void *b)
 static int by_grow(const void *a, const void *b)
 {
 	const struct grow *x = a, *y = b;
-	switch (sort_ctx->sort) {
-	case SORT_SHALLOW:
-		if (x->shallow != y->shallow)
-			return x->shallow < y->shallow ? 1 : -1;
-		break;
-	case SORT_COUNT:
-		if (x->count != y->count)
-			return x->count < y->count ? 1 : -1;
-		break;
-	case SORT_NAME: {
-		int k = strcmp(x->name, y->name);
-		if (k)
-			return k;
-		break;
-	}
-	}
+	int c = by_sort(sort_ctx->sort, x->shallow, y->shallow, x->count, y->count, x->name, y->name);
+	if (c)
+		return c;
 	if (x->retained != y->retained)
 		return x->retained < y->retained ? 1 : -1;
 	int k = strcmp(x->name, y->name);
