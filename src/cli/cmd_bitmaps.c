@@ -130,12 +130,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct bitmaps_opts *o = x->own;
 	int rc;
-	struct bitmaps_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct bitmaps_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	hp_objread *rd;
 	if ((rc = cli_refuse_pipe(S, "bitmaps reads", "save it to a file")) || (rc = cli_model(S, &r->h)) ||
 	    (rc = cli_objread(S, &rd)) || (rc = cli_native(S, 0, &r->N)))

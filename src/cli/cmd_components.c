@@ -196,10 +196,9 @@ static int top_classes(struct comp_result *t, size_t topn)
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct comp_opts *o = x->own;
-	struct comp_result *t = hp_calloc(1, sizeof *t);
+	struct comp_result *t = cli_result_new(sizeof *t, res);
 	if (!t)
-		return oom();
-	*res = t;
+		return EXIT_NOMEM;
 	int rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes and waste read", "save it to a file")) ||
 	    (rc = cli_retained(S, &t->h, &t->R)))

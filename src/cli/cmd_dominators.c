@@ -696,12 +696,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	/* cli_rules_components holds: --components alone is --group=component */
 	if (oo->components && !oo->group)
 		oo->group = GROUP_COMPONENT;
-	struct dom_result *d = hp_calloc(1, sizeof *d);
-	if (!d) {
-		cli_error("out of memory");
+	struct dom_result *d = cli_result_new(sizeof *d, res);
+	if (!d)
 		return EXIT_NOMEM;
-	}
-	*res = d;
 	int rc;
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;

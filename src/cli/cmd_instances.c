@@ -149,12 +149,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file")))
 		return rc;
-	struct inst_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct inst_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	r->name = name;
 	r->by_shallow = o->sort == SORT_SHALLOW;
 	if ((rc = cli_retained(S, &r->h, &r->R)))

@@ -552,12 +552,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)");
 	if (rc)
 		return rc;
-	struct object_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct object_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	struct octx *c = &r->c;
 	c->o = o;
 	c->all_weak = x->c->all_weak;

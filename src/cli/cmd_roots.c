@@ -178,13 +178,11 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc;
 	if ((x->c->filter || x->c->exclude) && !(flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
-	struct roots_result *t = hp_calloc(1, sizeof *t);
+	struct roots_result *t = cli_result_new(sizeof *t, res);
 	if (!t) {
 		cli_filter_free(flt);
-		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	*res = t;
 	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
 	    (rc = cli_retained(S, &t->h, &t->R)))
 		goto out;

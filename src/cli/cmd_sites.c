@@ -150,12 +150,9 @@ out:
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct sites_opts *o = x->own;
-	struct sites_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct sites_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	int rc;
 	hp_objread *rd = NULL;
 	if ((rc = cli_refuse_pipe(S, "retained sizes and allocation sites read", "save it to a file")) ||

@@ -52,12 +52,9 @@ static void release(void *p)
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	(void)x;
-	struct threads_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct threads_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	int rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes and thread objects read", "save it to a file")) ||
 	    (rc = cli_retained(S, &r->h, &r->R)))

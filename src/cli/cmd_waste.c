@@ -165,12 +165,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct waste_opts *o = x->own;
 	int rc;
-	struct waste_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct waste_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	if ((rc = cli_refuse_pipe(S, "waste reads", "save it to a file")) || (rc = cli_model(S, &r->h)))
 		return rc;
 	struct hp_error err;

@@ -176,6 +176,10 @@ struct cli_command {
 
 /* run() of the commands with collect/json/text */
 int cli_run_one(struct cli_ctx *x);
+/* collect()'s result: size bytes, zeroed, stored at *res at once, so that
+ * release() frees it whatever collect() returns; NULL when out of memory
+ * (said so) */
+void *cli_result_new(size_t size, void **res);
 
 /* The shared tables; a command lists the ones it takes. */
 extern const struct cli_option cli_opts_output[];   /* --json, -o, --stats */
