@@ -38,25 +38,29 @@ static void defaults(void *own)
 	o->big_drop = 0.7;
 }
 
-static int set_threshold(const struct cli_option *o, const char *as, const char *val, void *dst)
+/* val as a number above 0, at most max, into *dst: 0, else -1 (dst untouched) */
+static int parse_share(const char *val, double max, double *dst)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(val, &end);
-	if (errno || end == val || *end || !(v > 0 && v <= 100))
+	if (errno || end == val || *end || !(v > 0 && v <= max))
+		return -1;
+	*dst = v;
+	return 0;
+}
+
+static int set_threshold(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	if (parse_share(val, 100, dst))
 		return cli_usage_error(NULL, "%s needs a percentage above 0, at most 100", as);
-	*(double *)dst = v;
 	return EXIT_OK;
 }
 
 static int set_big_drop(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(val, &end);
-	if (errno || end == val || *end || !(v > 0 && v <= 1))
+	if (parse_share(val, 1, dst))
 		return cli_usage_error(NULL, "%s needs a ratio above 0, at most 1 (MAT's is 0.7)", as);
-	*(double *)dst = v;
 	return EXIT_OK;
 }
 
