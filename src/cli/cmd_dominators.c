@@ -54,11 +54,8 @@ static void defaults(void *own)
 
 static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	char *end;
-	long v = strtol(val, &end, 10);
-	if (end == val || *end || v < 1 || v > 1000)
+	if (cli_parse_int(val, 1, 1000, dst))
 		return cli_usage_error(NULL, "%s needs a number of levels (1..1000)", as);
-	*(int *)dst = (int)v;
 	return EXIT_OK;
 }
 

@@ -32,12 +32,9 @@ static void defaults(void *own)
 static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
 	(void)o;
-	char *end;
-	long v = strtol(val, &end, 10);
 	struct cli_count *c = dst;
-	if (end == val || *end || v < 0 || v > 100000)
+	if (cli_parse_int(val, 0, 100000, &c->n))
 		return cli_usage_error(NULL, "%s needs a number of levels (0 for all, up to 100000)", as);
-	c->n = (int)v;
 	c->given = 1;
 	return EXIT_OK;
 }

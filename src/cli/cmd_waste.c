@@ -37,11 +37,8 @@ static void defaults(void *own)
 static int set_min_count(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
 	(void)o;
-	char *end;
-	long v = strtol(val, &end, 10);
-	if (end == val || *end || v < 1 || v > INT_MAX)
+	if (cli_parse_int(val, 1, INT_MAX, dst))
 		return cli_usage_error(NULL, "%s needs a number of objects (1 or more)", as);
-	*(int *)dst = (int)v;
 	return EXIT_OK;
 }
 

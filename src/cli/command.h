@@ -201,6 +201,9 @@ extern const struct cli_rule cli_rules_fast_loader[];
  * choice into an int */
 int cli_set_count(const struct cli_option *o, const char *as, const char *val, void *dst);
 int cli_set_choice(const struct cli_option *o, const char *as, const char *val, void *dst);
+/* s as a decimal number from lo to hi (the whole word; strtol's leading
+ * space and sign allowed) into *out: 0, else -1 (out untouched) */
+int cli_parse_int(const char *s, long lo, long hi, int *out);
 /* the name of value v in a choice list, or NULL */
 const char *cli_choice_name(const struct cli_choice *list, int v);
 
