@@ -18,18 +18,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* all of text to fd; 0, or -1 with errno */
-static int write_all(int fd, const char *text, size_t len)
+int cli_write_all(int fd, const void *p, size_t n)
 {
-	size_t off = 0;
-	while (off < len) {
-		ssize_t k = write(fd, text + off, len - off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
+	const char *b = p;
+	while (n) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
 			return -1;
-		}
-		off += (size_t)k;
+		b += w;
+		n -= (size_t)w;
 	}
 	return 0;
 }
@@ -344,7 +343,7 @@ int cli_write_output(const struct cli_ctx *x, const char *text)
 	int rc = cli_ofile_open(&o, path);
 	if (rc)
 		return rc;
-	if (write_all(o.fd, text, len) != 0) {
+	if (cli_write_all(o.fd, text, len) != 0) {
 		cli_error("cannot write %s: %s", path, strerror(errno));
 		cli_ofile_abort(&o);
 		return EXIT_BAD;

@@ -46,6 +46,9 @@ int cli_ofile_open(struct cli_ofile *o, const char *path);
 int cli_ofile_create(struct cli_ofile *o, int dir, const char *name, const char *path);
 int cli_ofile_commit(struct cli_ofile *o);
 void cli_ofile_abort(struct cli_ofile *o);
+/* all n bytes of p to fd (an ofile's), again after EINTR: 0, else -1 (errno
+ * says why; a write of nothing is an error too) */
+int cli_write_all(int fd, const void *p, size_t n);
 
 /* JSON helpers: exact 64-bit integers */
 void cli_json_u64(cJSON *obj, const char *key, uint64_t v);
