@@ -740,9 +740,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
 			  .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, R);
+	cJSON *j = cli_json_begin_heap(x, S, h, R);
 	cli_json_u64(j, "depth", (uint64_t)o->depth);
 	cJSON_AddBoolToObject(j, "grouped", o->group == GROUP_CLASS);
 	if (o->group > GROUP_CLASS)

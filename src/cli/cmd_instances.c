@@ -284,9 +284,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct inst_result *r = res;
 	const hp_heap *h = r->h;
 	const struct hp_retained *R = r->R;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, R);
+	cJSON *j = cli_json_begin_heap(x, S, h, R);
 	cJSON_AddStringToObject(j, "class", hp_class_name(h, r->classes[0]));
 	cJSON *cl = cJSON_AddArrayToObject(j, "class_objects");
 	for (size_t i = 0; i < r->nclasses; i++) {

@@ -615,10 +615,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_leaks *L = &r->L;
 	char hex[32];
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON *j = cli_json_begin_heap(x, S, h, r->R);
 	*doc = j;
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, r->R);
 	cJSON_AddNumberToObject(j, "threshold_percent", o->threshold);
 	cJSON_AddNumberToObject(j, "big_drop", o->big_drop);
 	cli_json_u64(j, "reachable", L->heap);

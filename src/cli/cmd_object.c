@@ -588,9 +588,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	struct object_result *r = res;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(r->c.h));
-	cli_json_policies(j, r->c.R);
+	cJSON *j = cli_json_begin_heap(x, S, r->c.h, r->c.R);
 	cli_json_native(j, r->c.h, r->c.N);
 	*doc = j;
 	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain, &r->chain_gap);

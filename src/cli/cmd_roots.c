@@ -382,9 +382,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct roots_result *t = res;
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, R);
+	cJSON *j = cli_json_begin_heap(x, S, h, R);
 	if (((const struct roots_opts *)x->own)->heap)
 		cJSON_AddStringToObject(j, "heap", ((const struct roots_opts *)x->own)->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");

@@ -578,9 +578,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct sites_opts *o = x->own;
 	const struct sites_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, r->R);
+	cJSON *j = cli_json_begin_heap(x, S, h, r->R);
 	cJSON_AddStringToObject(j, "view", o->flat ? "flat" : o->bottom_up ? "bottom-up" : "top-down");
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);

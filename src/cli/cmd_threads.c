@@ -139,9 +139,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct threads_opts *o = x->own;
 	const struct threads_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, r->R);
+	cJSON *j = cli_json_begin_heap(x, S, h, r->R);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	cli_json_u64(tot, "threads", r->T.n);
 	cli_json_u64(tot, "with_stacks", r->T.with_frames);

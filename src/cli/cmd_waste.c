@@ -401,8 +401,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_waste *W = &r->W;
 	const struct waste_opts *o = x->own;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cJSON *j = cli_json_begin_heap(x, S, h, NULL);
 	cli_json_u64(j, "min_count", (uint64_t)o->min_count);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	cli_json_u64(tot, "heap", h->total_shallow);

@@ -506,6 +506,15 @@ cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
 	return j;
 }
 
+cJSON *cli_json_begin_heap(const struct cli_ctx *x, hp_session *S, const hp_heap *h, const struct hp_retained *R)
+{
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	if (R)
+		cli_json_policies(j, R);
+	return j;
+}
+
 const char *cli_roots_policy_name(int p)
 {
 	return p == HP_ROOTS_ALL ? "all" : p == HP_ROOTS_UNREACHABLE ? "unreachable-as-roots" : "threads";

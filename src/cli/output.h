@@ -60,6 +60,9 @@ void cli_json_dump_members(cJSON *j, const char *file, hp_session *S);
 cJSON *cli_json_mapping(hp_session *S);
 /* {"schema", "command", "file", "format", "id_size", "partial", "dump"} */
 cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
+/* the same for an answer about S's heap h: then "size_model" and, when R is
+ * given, "weak_policy" and "roots_policy" (cli_json_policies()) */
+cJSON *cli_json_begin_heap(const struct cli_ctx *x, hp_session *S, const hp_heap *h, const struct hp_retained *R);
 cJSON *cli_json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */
 void cli_json_policies(cJSON *j, const struct hp_retained *R);
