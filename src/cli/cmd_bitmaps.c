@@ -62,20 +62,6 @@ static int by_bytes(const void *a, const void *b)
 	return x->obj < y->obj ? -1 : x->obj > y->obj;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* DIR/bitmap-0xID.png for bitmap b, made new in DIR (open as dfd) and
  * renamed into place: a symbolic link there is refused, never followed */
 static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, const char *dir, int dfd, size_t i)
@@ -109,7 +95,7 @@ static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, co
 	snprintf(path, pl, "%s/bitmap-0x%llx.png", dir, (unsigned long long)r->h->ids[b->obj]);
 	struct cli_ofile of;
 	int rc = cli_ofile_create(&of, dfd, strrchr(path, '/') + 1, path);
-	if (!rc && write_all(of.fd, png, len)) {
+	if (!rc && cli_write_all(of.fd, png, len)) {
 		cli_error("cannot write %s: %s", path, strerror(errno));
 		cli_ofile_abort(&of);
 		rc = EXIT_BAD;
@@ -130,12 +116,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct bitmaps_opts *o = x->own;
 	int rc;
-	struct bitmaps_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct bitmaps_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	hp_objread *rd;
 	if ((rc = cli_refuse_pipe(S, "bitmaps reads", "save it to a file")) || (rc = cli_model(S, &r->h)) ||
 	    (rc = cli_objread(S, &rd)) || (rc = cli_native(S, 0, &r->N)))

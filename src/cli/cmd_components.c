@@ -196,10 +196,9 @@ static int top_classes(struct comp_result *t, size_t topn)
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct comp_opts *o = x->own;
-	struct comp_result *t = hp_calloc(1, sizeof *t);
+	struct comp_result *t = cli_result_new(sizeof *t, res);
 	if (!t)
-		return oom();
-	*res = t;
+		return EXIT_NOMEM;
 	int rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes and waste read", "save it to a file")) ||
 	    (rc = cli_retained(S, &t->h, &t->R)))
@@ -363,9 +362,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = t->h;
 	const struct hp_groups *G = &t->G;
 	char lb[1024];
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, t->R);
+	cJSON *j = cli_json_begin_heap(x, S, h, t->R);
 	cJSON_AddStringToObject(j, "group", t->by == HP_GROUP_LOADER ? "loader" : "component");
 	if (o->components)
 		cJSON_AddStringToObject(j, "components_file", o->components);

@@ -60,22 +60,8 @@ static int dump_groups(struct cli_ctx *x, hp_session *S, const hp_heap *h, const
 	if (x->c->filter || x->c->exclude) {
 		if (!(flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 			return rc;
-		if (!(row_in = hp_calloc(h->nrows ? h->nrows : 1, 1))) {
-			rc = EXIT_NOMEM;
-			cli_error("out of memory");
+		if ((rc = cli_filter_rows(flt, h, -1, &row_in)))
 			goto out;
-		}
-		for (size_t i = 0; i < h->nrows; i++) {
-			const struct hp_hrow *r = &h->rows[i];
-			if (!(r->count + r->class_objs))
-				continue;
-			int m = cli_filter_match(flt, hp_class_name(h, r->cls));
-			if (m < 0) {
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			row_in[i] = (uint8_t)m;
-		}
 	}
 	if (grp->by == HP_GROUP_COMPONENT && (rc = cli_components_read(grp->components, h, &comps)))
 		goto out;

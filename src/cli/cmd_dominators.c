@@ -54,11 +54,8 @@ static void defaults(void *own)
 
 static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	char *end;
-	long v = strtol(val, &end, 10);
-	if (end == val || *end || v < 1 || v > 1000)
+	if (cli_parse_int(val, 1, 1000, dst))
 		return cli_usage_error(NULL, "%s needs a number of levels (1..1000)", as);
-	*(int *)dst = (int)v;
 	return EXIT_OK;
 }
 
@@ -112,26 +109,29 @@ static int by_ret(const struct drow *x, const struct drow *y)
 
 static const struct dctx *sort_ctx;   /* qsort has no context argument */
 
+/* --sort=shallow, count and name between two rows (the largest first, names
+ * A to Z); 0 when equal there, or for --sort=retained: the caller's order
+ * decides.  The names are read only for --sort=name. */
+static int by_sort(int sort, uint64_t xs, uint64_t ys, uint64_t xc, uint64_t yc, const char *xn, const char *yn)
+{
+	switch (sort) {
+	case SORT_SHALLOW:
+		return xs != ys ? (xs < ys ? 1 : -1) : 0;
+	case SORT_COUNT:
+		return xc != yc ? (xc < yc ? 1 : -1) : 0;
+	case SORT_NAME:
+		return strcmp(xn, yn);
+	}
+	return 0;
+}
+
 static int by_key(const void *a, const void *b)
 {
 	const struct drow *x = a, *y = b;
-	switch (sort_ctx->sort) {
-	case SORT_SHALLOW:
-		if (x->shallow != y->shallow)
-			return x->shallow < y->shallow ? 1 : -1;
-		break;
-	case SORT_COUNT:
-		if (x->count != y->count)
-			return x->count < y->count ? 1 : -1;
-		break;
-	case SORT_NAME: {
-		int c = strcmp(hp_class_name(sort_ctx->h, x->cls), hp_class_name(sort_ctx->h, y->cls));
-		if (c)
-			return c;
-		break;
-	}
-	}
-	return by_ret(x, y);
+	int name = sort_ctx->sort == SORT_NAME;
+	int c = by_sort(sort_ctx->sort, x->shallow, y->shallow, x->count, y->count,
+			name ? hp_class_name(sort_ctx->h, x->cls) : NULL, name ? hp_class_name(sort_ctx->h, y->cls) : NULL);
+	return c ? c : by_ret(x, y);
 }
 
 static const hp_heap *member_heap;
@@ -506,22 +506,9 @@ static int by_gmem(const void *a, const void *b)
 static int by_grow(const void *a, const void *b)
 {
 	const struct grow *x = a, *y = b;
-	switch (sort_ctx->sort) {
-	case SORT_SHALLOW:
-		if (x->shallow != y->shallow)
-			return x->shallow < y->shallow ? 1 : -1;
-		break;
-	case SORT_COUNT:
-		if (x->count != y->count)
-			return x->count < y->count ? 1 : -1;
-		break;
-	case SORT_NAME: {
-		int k = strcmp(x->name, y->name);
-		if (k)
-			return k;
-		break;
-	}
-	}
+	int c = by_sort(sort_ctx->sort, x->shallow, y->shallow, x->count, y->count, x->name, y->name);
+	if (c)
+		return c;
 	if (x->retained != y->retained)
 		return x->retained < y->retained ? 1 : -1;
 	int k = strcmp(x->name, y->name);
@@ -706,12 +693,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	/* cli_rules_components holds: --components alone is --group=component */
 	if (oo->components && !oo->group)
 		oo->group = GROUP_COMPONENT;
-	struct dom_result *d = hp_calloc(1, sizeof *d);
-	if (!d) {
-		cli_error("out of memory");
+	struct dom_result *d = cli_result_new(sizeof *d, res);
+	if (!d)
 		return EXIT_NOMEM;
-	}
-	*res = d;
 	int rc;
 	if ((x->c->filter || x->c->exclude) && !(d->flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
@@ -756,9 +740,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	uint64_t all = R->reachable_bytes + R->unreachable_bytes;   /* the sum of every shallow size */
 	struct dctx c = { .x = x, .o = o, .h = h, .R = R, .flt = d->flt, .total = all, .heap = d->heap,
 			  .sort = o->sort, .N = cli_native_shown(h, d->N) ? d->N : NULL };
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, R);
+	cJSON *j = cli_json_begin_heap(x, S, h, R);
 	cli_json_u64(j, "depth", (uint64_t)o->depth);
 	cJSON_AddBoolToObject(j, "grouped", o->group == GROUP_CLASS);
 	if (o->group > GROUP_CLASS)

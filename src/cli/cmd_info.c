@@ -85,11 +85,9 @@ static int read_versions(hp_session *S, struct info *r)
 
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
-	struct info *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct info *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
 	int rc = cli_model(S, &r->h);
 	if (rc == EXIT_OK)
 		rc = read_versions(S, r);
@@ -98,7 +96,6 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		rc = cli_native(S, 1, &r->N);
 	if (rc == EXIT_OK)
 		rc = cli_oom_collect(S, &r->oom);
-	*res = r;
 	return rc;
 }
 

@@ -149,12 +149,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file")))
 		return rc;
-	struct inst_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct inst_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	r->name = name;
 	r->by_shallow = o->sort == SORT_SHALLOW;
 	if ((rc = cli_retained(S, &r->h, &r->R)))
@@ -287,9 +284,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct inst_result *r = res;
 	const hp_heap *h = r->h;
 	const struct hp_retained *R = r->R;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, R);
+	cJSON *j = cli_json_begin_heap(x, S, h, R);
 	cJSON_AddStringToObject(j, "class", hp_class_name(h, r->classes[0]));
 	cJSON *cl = cJSON_AddArrayToObject(j, "class_objects");
 	for (size_t i = 0; i < r->nclasses; i++) {

@@ -38,25 +38,29 @@ static void defaults(void *own)
 	o->big_drop = 0.7;
 }
 
-static int set_threshold(const struct cli_option *o, const char *as, const char *val, void *dst)
+/* val as a number above 0, at most max, into *dst: 0, else -1 (dst untouched) */
+static int parse_share(const char *val, double max, double *dst)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(val, &end);
-	if (errno || end == val || *end || !(v > 0 && v <= 100))
+	if (errno || end == val || *end || !(v > 0 && v <= max))
+		return -1;
+	*dst = v;
+	return 0;
+}
+
+static int set_threshold(const struct cli_option *o, const char *as, const char *val, void *dst)
+{
+	if (parse_share(val, 100, dst))
 		return cli_usage_error(NULL, "%s needs a percentage above 0, at most 100", as);
-	*(double *)dst = v;
 	return EXIT_OK;
 }
 
 static int set_big_drop(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(val, &end);
-	if (errno || end == val || *end || !(v > 0 && v <= 1))
+	if (parse_share(val, 1, dst))
 		return cli_usage_error(NULL, "%s needs a ratio above 0, at most 1 (MAT's is 0.7)", as);
-	*(double *)dst = v;
 	return EXIT_OK;
 }
 
@@ -481,15 +485,7 @@ static cJSON *tl_suspects_json(const struct leaks_result *r)
 		const struct hp_leak_tl *T = &L->tls[t];
 		const struct hp_tl_key *K = tl_key(r, T);
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", K->name);
-		if (K->holder != HP_NONE)
-			cJSON_AddStringToObject(e, "static_field", K->name);
-		else
-			cJSON_AddNullToObject(e, "static_field");
-		if (K->tl != HP_NONE)
-			cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
-		else
-			cJSON_AddNullToObject(e, "thread_local");
+		cli_tl_key_json(e, h, K);
 		cJSON_AddBoolToObject(e, "stale", K->tl == HP_NONE);
 		cli_json_u64(e, "thread_count", K->threads);
 		cli_json_u64(e, "values", K->values);
@@ -619,10 +615,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_leaks *L = &r->L;
 	char hex[32];
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON *j = cli_json_begin_heap(x, S, h, r->R);
 	*doc = j;
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, r->R);
 	cJSON_AddNumberToObject(j, "threshold_percent", o->threshold);
 	cJSON_AddNumberToObject(j, "big_drop", o->big_drop);
 	cli_json_u64(j, "reachable", L->heap);

@@ -552,12 +552,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)");
 	if (rc)
 		return rc;
-	struct object_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct object_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	struct octx *c = &r->c;
 	c->o = o;
 	c->all_weak = x->c->all_weak;
@@ -591,9 +588,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	struct object_result *r = res;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(r->c.h));
-	cli_json_policies(j, r->c.R);
+	cJSON *j = cli_json_begin_heap(x, S, r->c.h, r->c.R);
 	cli_json_native(j, r->c.h, r->c.N);
 	*doc = j;
 	int hr = json_report(&r->c, j, r->v, &r->d, r->refs, r->nref, r->chain, r->nchain, &r->chain_gap);

@@ -44,12 +44,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	rc = cli_refuse_pipe(S, "path reads", "save it to a file");
 	if (rc)
 		return rc;
-	struct path_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct path_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	if ((rc = cli_model(S, &r->h)))
 		return rc;
 	size_t v;

@@ -28,7 +28,6 @@
 #include "cli/output.h"
 #include "cli/report_assets.h"
 #include "base/alloc.h"
-#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +64,8 @@ static void defaults(void *own)
 
 static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	char *end;
-	long v = strtol(val, &end, 10);
-	if (end == val || *end || v < 1 || v > 8)
+	if (cli_parse_int(val, 1, 8, dst))
 		return cli_usage_error(NULL, "%s needs a number of levels (1..8)", as);
-	*(int *)dst = (int)v;
 	return EXIT_OK;
 }
 
@@ -333,20 +329,10 @@ static int write_page(FILE *f, const char *title, const char *json, size_t jn)
 
 static int emit(struct cli_ctx *x, cJSON *data, const char *title)
 {
-	char *s = cJSON_PrintUnformatted(data);
-	if (!s) {
-		cli_error("out of memory printing JSON");
+	size_t n;
+	char *t = cli_json_text(data, 0, &n);
+	if (!t)
 		return EXIT_NOMEM;
-	}
-	size_t n = strlen(s);
-	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 1);
-	if (!t) {
-		cJSON_free(s);
-		cli_error("out of memory");
-		return EXIT_NOMEM;
-	}
-	n = hp_text_json_clean(s, n, t);
-	cJSON_free(s);
 	struct cli_out out;
 	FILE *f = cli_text_begin(&out);
 	int rc = f ? write_page(f, title, t, n) : EXIT_NOMEM;

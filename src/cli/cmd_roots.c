@@ -178,13 +178,11 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int rc;
 	if ((x->c->filter || x->c->exclude) && !(flt = cli_filter_new(x->c->filter, x->c->exclude, &rc)))
 		return rc;
-	struct roots_result *t = hp_calloc(1, sizeof *t);
+	struct roots_result *t = cli_result_new(sizeof *t, res);
 	if (!t) {
 		cli_filter_free(flt);
-		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	*res = t;
 	if ((rc = cli_refuse_pipe(S, "retained sizes read", "save it to a file (or use --fast for shallow sizes)")) ||
 	    (rc = cli_retained(S, &t->h, &t->R)))
 		goto out;
@@ -384,9 +382,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct roots_result *t = res;
 	const hp_heap *h = t->h;
 	const struct hp_retained *R = t->R;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, R);
+	cJSON *j = cli_json_begin_heap(x, S, h, R);
 	if (((const struct roots_opts *)x->own)->heap)
 		cJSON_AddStringToObject(j, "heap", ((const struct roots_opts *)x->own)->heap);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");

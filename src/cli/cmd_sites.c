@@ -32,12 +32,9 @@ static void defaults(void *own)
 static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
 	(void)o;
-	char *end;
-	long v = strtol(val, &end, 10);
 	struct cli_count *c = dst;
-	if (end == val || *end || v < 0 || v > 100000)
+	if (cli_parse_int(val, 0, 100000, &c->n))
 		return cli_usage_error(NULL, "%s needs a number of levels (0 for all, up to 100000)", as);
-	c->n = (int)v;
 	c->given = 1;
 	return EXIT_OK;
 }
@@ -150,12 +147,9 @@ out:
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct sites_opts *o = x->own;
-	struct sites_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct sites_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	int rc;
 	hp_objread *rd = NULL;
 	if ((rc = cli_refuse_pipe(S, "retained sizes and allocation sites read", "save it to a file")) ||
@@ -199,27 +193,10 @@ static const char *no_sites =
 	"no allocation sites: no object's stack trace serial names a trace with frames (HotSpot and Android\n"
 	"dumps have none; the JDK 8 hprof agent writes them: java -agentlib:hprof=heap=dump,depth=8)\n";
 
-static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
-{
-	uint32_t len;
-	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
-	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
-	if (u)
-		cJSON_AddStringToObject(e, key, u);
-	hp_free(u);
-}
-
 static cJSON *json_frame(const hp_heap *h, const struct hp_frame *f)
 {
 	cJSON *fe = cJSON_CreateObject();
-	if (f) {
-		if (cli_frame_class(h, f)[0])
-			cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
-		json_str(fe, "method", h, f->method_sid);
-		json_str(fe, "signature", h, f->signature_sid);
-		json_str(fe, "source", h, f->source_sid);
-		cJSON_AddNumberToObject(fe, "line", f->line);
-	}
+	cli_frame_json(fe, h, f);
 	return fe;
 }
 
@@ -385,6 +362,24 @@ static const char *top_frame(const hp_heap *h, uint32_t serial, char *buf, size_
 	return cli_frame_text(h, f, buf, n);
 }
 
+/* An agent record's table: the first k rows (k entries read of the
+ * declared; size: bytes a row), as many as --top shows, then lines for
+ * what --top and the read left out ("... 3 more sites") */
+static void record_table(const struct cli_table *t, FILE *f, const struct sites_opts *o, const void *rows,
+			 size_t size, size_t k, size_t declared, const char *what)
+{
+	char a[64], b[64];
+	cli_table_header(t, f);
+	size_t ns = shown(o, k);
+	for (size_t i = 0; i < ns; i++)
+		cli_table_row(t, f, (const char *)rows + i * size, i + 1);
+	if (ns < k)
+		fprintf(f, "... %s more %s\n", cli_fmt_count(k - ns, a, sizeof a), what);
+	if (k < declared)
+		fprintf(f, "(the record declares %s %s; only the first %s were read)\n",
+			cli_fmt_count(declared, a, sizeof a), what, cli_fmt_count(k, b, sizeof b));
+}
+
 static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 {
 	char a[64], b[64], c[64], d[64], nm[600];
@@ -405,15 +400,7 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 			cli_fmt_count(hd->live_bytes, a, sizeof a), cli_fmt_count(hd->live_instances, b, sizeof b),
 			cli_fmt_count(hd->bytes_allocated, c, sizeof c), cli_fmt_count(hd->instances_allocated, d, sizeof d),
 			cli_fmt_counted(hd->nsites, "site", "sites", nm, sizeof nm));
-		cli_table_header(&at, f);
-		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++)
-			cli_table_row(&at, f, &h->alloc_sites[rec->first + i], i + 1);
-		if (ns < rec->k)
-			fprintf(f, "... %s more sites\n", cli_fmt_count(rec->k - ns, a, sizeof a));
-		if (rec->k < hd->nsites)
-			fprintf(f, "(the record declares %s sites; only the first %s were read)\n",
-				cli_fmt_count(hd->nsites, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
+		record_table(&at, f, o, &h->alloc_sites[rec->first], sizeof *h->alloc_sites, rec->k, hd->nsites, "sites");
 	}
 	for (size_t r = 0; r < h->nsummaries; r++) {
 		const struct hp_heap_summary *hs = &h->summaries[r];
@@ -429,15 +416,7 @@ static void agent_text(const struct sites_opts *o, const hp_heap *h, FILE *f)
 		struct cpu_ctx cc = { h, rec };
 		struct cli_table ct;
 		CLI_TABLE_INIT(&ct, cpu_cols, 0, 0, &cc);
-		cli_table_header(&ct, f);
-		size_t ns = shown(o, rec->k);
-		for (size_t i = 0; i < ns; i++)
-			cli_table_row(&ct, f, &h->cpu_samples[rec->first + i], i + 1);
-		if (ns < rec->k)
-			fprintf(f, "... %s more traces\n", cli_fmt_count(rec->k - ns, a, sizeof a));
-		if (rec->k < rec->n)
-			fprintf(f, "(the record declares %s traces; only the first %s were read)\n",
-				cli_fmt_count(rec->n, a, sizeof a), cli_fmt_count(rec->k, b, sizeof b));
+		record_table(&ct, f, o, &h->cpu_samples[rec->first], sizeof *h->cpu_samples, rec->k, rec->n, "traces");
 	}
 }
 
@@ -599,9 +578,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct sites_opts *o = x->own;
 	const struct sites_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, r->R);
+	cJSON *j = cli_json_begin_heap(x, S, h, r->R);
 	cJSON_AddStringToObject(j, "view", o->flat ? "flat" : o->bottom_up ? "bottom-up" : "top-down");
 	if (x->c->filter)
 		cJSON_AddStringToObject(j, "filter", x->c->filter);

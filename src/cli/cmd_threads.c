@@ -52,12 +52,9 @@ static void release(void *p)
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	(void)x;
-	struct threads_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct threads_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	int rc;
 	if ((rc = cli_refuse_pipe(S, "retained sizes and thread objects read", "save it to a file")) ||
 	    (rc = cli_retained(S, &r->h, &r->R)))
@@ -106,16 +103,6 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	return EXIT_OK;
 }
 
-static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
-{
-	uint32_t len;
-	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
-	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
-	if (u)
-		cJSON_AddStringToObject(e, key, u);
-	hp_free(u);
-}
-
 static cJSON *local_json(const struct threads_result *r, const struct hp_thread_local *l)
 {
 	cJSON *o = cli_object_json(r->h, l->obj);
@@ -131,15 +118,7 @@ static cJSON *tl_entry_json(const struct threads_result *r, const struct hp_tl_e
 	const hp_heap *h = r->h;
 	const struct hp_tl_key *K = &r->TL.keys[E->key];
 	cJSON *e = cJSON_CreateObject();
-	cJSON_AddStringToObject(e, "name", K->name);
-	if (K->holder != HP_NONE)
-		cJSON_AddStringToObject(e, "static_field", K->name);
-	else
-		cJSON_AddNullToObject(e, "static_field");
-	if (K->tl != HP_NONE)
-		cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
-	else
-		cJSON_AddNullToObject(e, "thread_local");
+	cli_tl_key_json(e, h, K);
 	cJSON_AddBoolToObject(e, "stale", K->tl == HP_NONE);
 	cJSON_AddStringToObject(e, "map", hp_tl_map_field(E->map));
 	cJSON_AddItemToObject(e, "entry", cli_object_json(h, E->entry));
@@ -160,9 +139,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const struct threads_opts *o = x->own;
 	const struct threads_result *r = res;
 	const hp_heap *h = r->h;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
-	cli_json_policies(j, r->R);
+	cJSON *j = cli_json_begin_heap(x, S, h, r->R);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	cli_json_u64(tot, "threads", r->T.n);
 	cli_json_u64(tot, "with_stacks", r->T.with_frames);
@@ -176,15 +153,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	for (size_t k = 0; k < r->TL.nkeys; k++) {
 		const struct hp_tl_key *K = &r->TL.keys[k];
 		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", K->name);
-		if (K->holder != HP_NONE)
-			cJSON_AddStringToObject(e, "static_field", K->name);
-		else
-			cJSON_AddNullToObject(e, "static_field");
-		if (K->tl != HP_NONE)
-			cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
-		else
-			cJSON_AddNullToObject(e, "thread_local");
+		cli_tl_key_json(e, h, K);
 		cli_json_u64(e, "threads", K->threads);
 		cli_json_u64(e, "values", K->values);
 		cli_json_u64(e, "retained", K->retained);
@@ -223,14 +192,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			const struct hp_frame *f = hp_trace_frame(h, t->trace, d);
 			cJSON *fe = cJSON_CreateObject();
 			cli_json_u64(fe, "depth", d);
-			if (f) {
-				if (cli_frame_class(h, f)[0])
-					cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
-				json_str(fe, "method", h, f->method_sid);
-				json_str(fe, "signature", h, f->signature_sid);
-				json_str(fe, "source", h, f->source_sid);
-				cJSON_AddNumberToObject(fe, "line", f->line);
-			}
+			cli_frame_json(fe, h, f);
 			if (o->locals) {
 				cJSON *la = cJSON_AddArrayToObject(fe, "locals");
 				for (; l < lend && r->T.locals[l].frame == d; l++)

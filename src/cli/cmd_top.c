@@ -13,7 +13,6 @@
 #include "cli/output.h"
 #include "base/alloc.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,12 +46,9 @@ static void defaults(void *own)
 
 static int set_depth(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	char *e;
-	errno = 0;
-	unsigned long d = strtoul(val, &e, 10);
-	if (*val < '0' || *val > '9' || *e || errno || d < 1 || d > 100000)
+	/* digits only: no sign, no leading space */
+	if (*val < '0' || *val > '9' || cli_parse_int(val, 1, 100000, dst))
 		return cli_usage_error(NULL, "--depth %s: expected a number of levels from 1", val);
-	*(int *)dst = (int)d;
 	return EXIT_OK;
 }
 

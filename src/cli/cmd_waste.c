@@ -37,11 +37,8 @@ static void defaults(void *own)
 static int set_min_count(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
 	(void)o;
-	char *end;
-	long v = strtol(val, &end, 10);
-	if (end == val || *end || v < 1 || v > INT_MAX)
+	if (cli_parse_int(val, 1, INT_MAX, dst))
 		return cli_usage_error(NULL, "%s needs a number of objects (1 or more)", as);
-	*(int *)dst = (int)v;
 	return EXIT_OK;
 }
 
@@ -165,12 +162,9 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct waste_opts *o = x->own;
 	int rc;
-	struct waste_result *r = hp_calloc(1, sizeof *r);
-	if (!r) {
-		cli_error("out of memory");
+	struct waste_result *r = cli_result_new(sizeof *r, res);
+	if (!r)
 		return EXIT_NOMEM;
-	}
-	*res = r;
 	if ((rc = cli_refuse_pipe(S, "waste reads", "save it to a file")) || (rc = cli_model(S, &r->h)))
 		return rc;
 	struct hp_error err;
@@ -407,8 +401,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	const hp_heap *h = r->h;
 	const struct hp_waste *W = &r->W;
 	const struct waste_opts *o = x->own;
-	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
-	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	cJSON *j = cli_json_begin_heap(x, S, h, NULL);
 	cli_json_u64(j, "min_count", (uint64_t)o->min_count);
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	cli_json_u64(tot, "heap", h->total_shallow);

@@ -176,6 +176,10 @@ struct cli_command {
 
 /* run() of the commands with collect/json/text */
 int cli_run_one(struct cli_ctx *x);
+/* collect()'s result: size bytes, zeroed, stored at *res at once, so that
+ * release() frees it whatever collect() returns; NULL when out of memory
+ * (said so) */
+void *cli_result_new(size_t size, void **res);
 
 /* The shared tables; a command lists the ones it takes. */
 extern const struct cli_option cli_opts_output[];   /* --json, -o, --stats */
@@ -197,6 +201,9 @@ extern const struct cli_rule cli_rules_fast_loader[];
  * choice into an int */
 int cli_set_count(const struct cli_option *o, const char *as, const char *val, void *dst);
 int cli_set_choice(const struct cli_option *o, const char *as, const char *val, void *dst);
+/* s as a decimal number from lo to hi (the whole word; strtol's leading
+ * space and sign allowed) into *out: 0, else -1 (out untouched) */
+int cli_parse_int(const char *s, long lo, long hi, int *out);
 /* the name of value v in a choice list, or NULL */
 const char *cli_choice_name(const struct cli_choice *list, int v);
 

@@ -221,6 +221,29 @@ int cli_filter_match_any(const struct cli_filter *f, const char *const *texts, s
 	return hit;
 }
 
+int cli_filter_rows(const struct cli_filter *f, const hp_heap *h, int heap, uint8_t **in)
+{
+	uint8_t *row_in = hp_calloc(h->nrows ? h->nrows : 1, 1);
+	*in = NULL;
+	if (!row_in) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t i = 0; i < h->nrows; i++) {
+		const struct hp_hrow *r = &h->rows[i];
+		if (!(r->count + r->class_objs) || (heap >= 0 && r->heap != heap))
+			continue;
+		int m = cli_filter_match(f, hp_class_name(h, r->cls));
+		if (m < 0) {
+			hp_free(row_in);
+			return EXIT_USAGE;
+		}
+		row_in[i] = (uint8_t)m;
+	}
+	*in = row_in;
+	return EXIT_OK;
+}
+
 void cli_filter_free(struct cli_filter *f)
 {
 	if (!f)

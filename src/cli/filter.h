@@ -17,6 +17,10 @@ struct cli_filter *cli_filter_new(const char *include, const char *exclude, int 
  * match or depth limit on it: a usage error, never taken for "no match" */
 int cli_filter_match(const struct cli_filter *f, const char *name);
 void cli_filter_free(struct cli_filter *f);
+/* The class rows (h->rows) f passes (NULL: all) on Android heap `heap` (-1:
+ * any): *in (hp_free it) holds 1 for a row kept, 0 for one not and for a
+ * row without objects.  An exit code (said why; *in NULL then). */
+int cli_filter_rows(const struct cli_filter *f, const hp_heap *h, int heap, uint8_t **in);
 /* The same over a list of texts (a stack's frames): 1 when one of them
  * matches --filter (or there is none) and none matches --exclude */
 int cli_filter_match_any(const struct cli_filter *f, const char *const *texts, size_t n);

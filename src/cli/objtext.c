@@ -462,6 +462,29 @@ const char *cli_frame_class(const hp_heap *h, const struct hp_frame *f)
 	return ci == HP_IDMAP_NONE ? "" : hp_class_name(h, ci);
 }
 
+/* key: a string of the dump as UTF-8, left out when sid is 0 or unknown */
+static void json_sid(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
+{
+	uint32_t len;
+	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
+	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
+	if (u)
+		cJSON_AddStringToObject(e, key, u);
+	hp_free(u);
+}
+
+void cli_frame_json(cJSON *fe, const hp_heap *h, const struct hp_frame *f)
+{
+	if (!f)
+		return;
+	if (cli_frame_class(h, f)[0])
+		cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
+	json_sid(fe, "method", h, f->method_sid);
+	json_sid(fe, "signature", h, f->signature_sid);
+	json_sid(fe, "source", h, f->source_sid);
+	cJSON_AddNumberToObject(fe, "line", f->line);
+}
+
 /* "at com.acme.Foo.bar(Foo.java:42)"; line -1 unknown, -2 compiled, -3 native */
 const char *cli_frame_text(const hp_heap *h, const struct hp_frame *f, char *buf, size_t n)
 {
@@ -479,6 +502,19 @@ const char *cli_frame_text(const hp_heap *h, const struct hp_frame *f, char *buf
 	else
 		snprintf(buf, n, "at %s.%s(%s)", cls[0] ? cls : "?", m[0] ? m : "?", file);
 	return buf;
+}
+
+void cli_tl_key_json(cJSON *e, const hp_heap *h, const struct hp_tl_key *K)
+{
+	cJSON_AddStringToObject(e, "name", K->name);
+	if (K->holder != HP_NONE)
+		cJSON_AddStringToObject(e, "static_field", K->name);
+	else
+		cJSON_AddNullToObject(e, "static_field");
+	if (K->tl != HP_NONE)
+		cJSON_AddItemToObject(e, "thread_local", cli_object_json(h, K->tl));
+	else
+		cJSON_AddNullToObject(e, "thread_local");
 }
 
 /* ---- references ----------------------------------------------------------- */

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include "cli/cli.h"
 #include "session/session.h"
+#include "analysis/threadlocals.h"
 
 /* "java.util.HashMap @0x7f3a10", "class java.util.HashMap @0x..." */
 const char *cli_object_label(const hp_heap *h, size_t obj, char *buf, size_t n);
@@ -29,6 +30,10 @@ int cli_id_arg(const struct cli_ctx *x, uint64_t *id);
 int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint64_t id, size_t *v);
 /* {"id": "0x7f3a10", "class": "java.util.HashMap"} (and "class_object_of") */
 cJSON *cli_object_json(const hp_heap *h, size_t obj);
+/* a ThreadLocal as threads and leaks name it: "name", "static_field" (the
+ * name, or null when no static field holds it) and "thread_local" (the
+ * object, or null for the stale entries' key) into e */
+void cli_tl_key_json(cJSON *e, const hp_heap *h, const struct hp_tl_key *K);
 /* ".table", "[12]", "static SESSIONS", "<super class>", ... */
 const char *cli_via_text(const hp_heap *h, const struct hp_objref *r, char *buf, size_t n);
 cJSON *cli_via_json(const hp_heap *h, const struct hp_objref *r);
@@ -46,6 +51,9 @@ void cli_root_json(cJSON *e, const hp_heap *h, hp_objread *rd, uint32_t obj);
 int cli_thread_text(const hp_heap *h, hp_objread *rd, uint32_t serial, struct hp_text *t);
 /* a stack frame's declaring class, "" when unknown */
 const char *cli_frame_class(const hp_heap *h, const struct hp_frame *f);
+/* adds a stack frame's "class", "method", "signature", "source" (each when
+ * known) and "line" to fe; nothing when f is NULL (a frame the dump lacks) */
+void cli_frame_json(cJSON *fe, const hp_heap *h, const struct hp_frame *f);
 /* "at com.acme.Foo.bar(Foo.java:42)" (jstack's format), safe for the
  * terminal; line -1 or 0 unknown, -2 "(Foo.java, compiled method)", -3
  * "(Native Method)" */

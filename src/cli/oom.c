@@ -53,16 +53,6 @@ void cli_oom_release(struct cli_oom *m)
 	hp_objread_text_release(&m->name);
 }
 
-static void json_str(cJSON *e, const char *key, const hp_heap *h, uint64_t sid)
-{
-	uint32_t len;
-	const char *s = sid ? hp_heap_string(h, sid, &len) : NULL;
-	char *u = s ? hp_mutf8_to_utf8(s, len, NULL) : NULL;
-	if (u)
-		cJSON_AddStringToObject(e, key, u);
-	hp_free(u);
-}
-
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -90,14 +80,7 @@ void cli_oom_json(cJSON *j, const struct cli_oom *m)
 		const struct hp_frame *f = hp_trace_frame(h, m->o.trace, d);
 		cJSON *fe = cJSON_CreateObject();
 		cli_json_u64(fe, "depth", d);
-		if (f) {
-			if (cli_frame_class(h, f)[0])
-				cJSON_AddStringToObject(fe, "class", cli_frame_class(h, f));
-			json_str(fe, "method", h, f->method_sid);
-			json_str(fe, "signature", h, f->signature_sid);
-			json_str(fe, "source", h, f->source_sid);
-			cJSON_AddNumberToObject(fe, "line", f->line);
-		}
+		cli_frame_json(fe, h, f);
 		cJSON_AddItemToArray(fr, fe);
 	}
 	if (!m->R) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_int(const char *s, long lo, long hi, int *out)
+int cli_parse_int(const char *s, long lo, long hi, int *out)
 {
 	char *end;
 	errno = 0;
@@ -82,7 +82,7 @@ int cli_set_count(const struct cli_option *o, const char *as, const char *val, v
 	c->given = 1;
 	if (!val)
 		return EXIT_OK;     /* --top alone: the default number */
-	if (parse_int(val, 0, INT_MAX, &c->n)) {
+	if (cli_parse_int(val, 0, INT_MAX, &c->n)) {
 		size_t k = strspn(val, "0123456789");
 		if (k && !val[k])
 			return cli_usage_error(NULL, "%s: number too large: %s", o->name, val);
@@ -98,13 +98,13 @@ static int set_dump(const struct cli_option *o, const char *as, const char *val,
 		*(int *)dst = -1;
 		return EXIT_OK;
 	}
-	return parse_int(val, 0, INT_MAX, dst) ? bad("%s needs a dump number (0, 1, ...) or all", as) : EXIT_OK;
+	return cli_parse_int(val, 0, INT_MAX, dst) ? bad("%s needs a dump number (0, 1, ...) or all", as) : EXIT_OK;
 }
 
 static int set_ref_size(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
 	int v;
-	if (parse_int(val, 4, 8, &v) || (v != 4 && v != 8))
+	if (cli_parse_int(val, 4, 8, &v) || (v != 4 && v != 8))
 		return bad("%s needs 4 or 8", as);
 	*(int *)dst = v;
 	return EXIT_OK;
@@ -112,13 +112,13 @@ static int set_ref_size(const struct cli_option *o, const char *as, const char *
 
 static int set_header_size(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	return parse_int(val, 0, 64, dst) ? bad("%s needs a size in bytes (0..64)", as) : EXIT_OK;
+	return cli_parse_int(val, 0, 64, dst) ? bad("%s needs a size in bytes (0..64)", as) : EXIT_OK;
 }
 
 static int set_align(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
 	int v;
-	if (parse_int(val, 1, 256, &v) || (v & (v - 1)))
+	if (cli_parse_int(val, 1, 256, &v) || (v & (v - 1)))
 		return bad("%s needs a power of two from 1 to 256", as);
 	*(int *)dst = v;
 	return EXIT_OK;

@@ -18,18 +18,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* all of text to fd; 0, or -1 with errno */
-static int write_all(int fd, const char *text, size_t len)
+int cli_write_all(int fd, const void *p, size_t n)
 {
-	size_t off = 0;
-	while (off < len) {
-		ssize_t k = write(fd, text + off, len - off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
+	const char *b = p;
+	while (n) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
 			return -1;
-		}
-		off += (size_t)k;
+		b += w;
+		n -= (size_t)w;
 	}
 	return 0;
 }
@@ -344,7 +343,7 @@ int cli_write_output(const struct cli_ctx *x, const char *text)
 	int rc = cli_ofile_open(&o, path);
 	if (rc)
 		return rc;
-	if (write_all(o.fd, text, len) != 0) {
+	if (cli_write_all(o.fd, text, len) != 0) {
 		cli_error("cannot write %s: %s", path, strerror(errno));
 		cli_ofile_abort(&o);
 		return EXIT_BAD;
@@ -379,6 +378,30 @@ int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc)
 	return rc;
 }
 
+char *cli_json_text(const cJSON *doc, int pretty, size_t *len)
+{
+	char *s = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+	if (!s) {
+		cli_error("out of memory printing JSON");
+		return NULL;
+	}
+	size_t n = strlen(s);
+	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 2);
+	if (!t) {
+		cJSON_free(s);
+		cli_error("out of memory");
+		return NULL;
+	}
+	n = hp_text_json_clean(s, n, t);
+	cJSON_free(s);
+	if (pretty)
+		t[n++] = '\n';
+	t[n] = '\0';
+	if (len)
+		*len = n;
+	return t;
+}
+
 int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 {
 	if (rc != EXIT_OK) {
@@ -389,23 +412,10 @@ int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc)
 		cli_error("out of memory building JSON");
 		return EXIT_NOMEM;
 	}
-	char *s = cJSON_Print(doc);
+	char *t = cli_json_text(doc, 1, NULL);
 	cJSON_Delete(doc);
-	if (!s) {
-		cli_error("out of memory printing JSON");
+	if (!t)
 		return EXIT_NOMEM;
-	}
-	size_t n = strlen(s);
-	char *t = hp_malloc(hp_text_json_clean(s, n, NULL) + 2);
-	if (!t) {
-		cJSON_free(s);
-		cli_error("out of memory");
-		return EXIT_NOMEM;
-	}
-	n = hp_text_json_clean(s, n, t);
-	t[n] = '\n';
-	t[n + 1] = '\0';
-	cJSON_free(s);
 	rc = cli_write_output(x, t);
 	hp_free(t);
 	return rc;
@@ -493,6 +503,15 @@ cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S)
 		cJSON_AddBoolToObject(j, "dump_all", 1);   /* --dump all: every heap dump, merged */
 	else if (L->stats.parsed_dump >= 0)
 		cli_json_u64(j, "dump", (uint64_t)L->stats.parsed_dump);
+	return j;
+}
+
+cJSON *cli_json_begin_heap(const struct cli_ctx *x, hp_session *S, const hp_heap *h, const struct hp_retained *R)
+{
+	cJSON *j = cli_json_begin(x, hp_session_path(S), S);
+	cJSON_AddItemToObject(j, "size_model", cli_json_size_model(h));
+	if (R)
+		cli_json_policies(j, R);
 	return j;
 }
 

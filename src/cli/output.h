@@ -20,6 +20,10 @@ struct cli_out { char *buf; size_t len; FILE *f; };
 FILE *cli_text_begin(struct cli_out *o);
 /* closes the table and, when rc is EXIT_OK, writes it; returns the exit code */
 int cli_text_end(const struct cli_ctx *x, struct cli_out *o, int rc);
+/* doc as JSON text, cleaned for output (hp_text_json_clean()): pretty,
+ * indented and ending in a newline, else on one line; its length in *len
+ * (len may be NULL).  NULL when out of memory (said so); hp_free() it. */
+char *cli_json_text(const cJSON *doc, int pretty, size_t *len);
 /* prints doc (and frees it) when rc is EXIT_OK; returns the exit code */
 int cli_json_end(const struct cli_ctx *x, cJSON *doc, int rc);
 /* Writes text to -o FILE atomically (temp file + rename) or stdout. */
@@ -42,6 +46,9 @@ int cli_ofile_open(struct cli_ofile *o, const char *path);
 int cli_ofile_create(struct cli_ofile *o, int dir, const char *name, const char *path);
 int cli_ofile_commit(struct cli_ofile *o);
 void cli_ofile_abort(struct cli_ofile *o);
+/* all n bytes of p to fd (an ofile's), again after EINTR: 0, else -1 (errno
+ * says why; a write of nothing is an error too) */
+int cli_write_all(int fd, const void *p, size_t n);
 
 /* JSON helpers: exact 64-bit integers */
 void cli_json_u64(cJSON *obj, const char *key, uint64_t v);
@@ -53,6 +60,9 @@ void cli_json_dump_members(cJSON *j, const char *file, hp_session *S);
 cJSON *cli_json_mapping(hp_session *S);
 /* {"schema", "command", "file", "format", "id_size", "partial", "dump"} */
 cJSON *cli_json_begin(const struct cli_ctx *x, const char *file, hp_session *S);
+/* the same for an answer about S's heap h: then "size_model" and, when R is
+ * given, "weak_policy" and "roots_policy" (cli_json_policies()) */
+cJSON *cli_json_begin_heap(const struct cli_ctx *x, hp_session *S, const hp_heap *h, const struct hp_retained *R);
 cJSON *cli_json_size_model(const hp_heap *h);
 /* "weak_policy" and "roots_policy" of R */
 void cli_json_policies(cJSON *j, const struct hp_retained *R);

@@ -1,8 +1,11 @@
 /* run.c — how a command that answers about one dump runs: open the
- * session, collect, render as JSON or a table, say what comes after. */
+ * session, collect, render as JSON or a table, say what comes after; and
+ * the result collect() allocates. */
 #include "cli/command.h"
 #include "cli/load.h"
 #include "cli/output.h"
+#include "cli/msg.h"
+#include "base/alloc.h"
 
 int cli_run_one(struct cli_ctx *x)
 {
@@ -34,4 +37,13 @@ int cli_run_one(struct cli_ctx *x)
 		c->release(res);
 	cli_session_close(S);
 	return rc;
+}
+
+void *cli_result_new(size_t size, void **res)
+{
+	void *r = hp_calloc(1, size);
+	if (!r)
+		cli_error("out of memory");
+	*res = r;
+	return r;
 }

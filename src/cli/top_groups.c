@@ -155,21 +155,8 @@ int top_groups_collect(hp_session *S, struct top_result *t, struct cli_filter *f
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (flt || heap_filter >= 0) {
-		if (!(row_in = hp_calloc(h->nrows ? h->nrows : 1, 1))) {
-			cli_error("out of memory");
-			return EXIT_NOMEM;
-		}
-		for (size_t i = 0; i < h->nrows; i++) {
-			const struct hp_hrow *r = &h->rows[i];
-			if (!(r->count + r->class_objs) || (heap_filter >= 0 && r->heap != heap_filter))
-				continue;
-			int m = cli_filter_match(flt, hp_class_name(h, r->cls));
-			if (m < 0) {
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			row_in[i] = (uint8_t)m;
-		}
+		if ((rc = cli_filter_rows(flt, h, heap_filter, &row_in)))
+			return rc;
 	}
 	if (t->by == HP_GROUP_COMPONENT && (rc = cli_components_read(components, h, &t->comps)))
 		goto out;
