@@ -31,6 +31,10 @@ struct hp_objread {
 	hp_reader *r;
 	int gz;                   /* not mapped: stream, restart for earlier offsets */
 	uint64_t restarts;
+	const char *(*copy)(void *ud);   /* hp_objread_on_restart(), NULL: none */
+	void *copy_ud;
+	uint64_t copy_after;      /* the bytes inflated past which the copy is asked for */
+	uint64_t inflated;        /* bytes inflated by the passes before this one */
 	struct centry *cache;
 	size_t ncache, cache_cap;
 	uint64_t cache_bytes;
@@ -218,6 +222,41 @@ static void cache_put(hp_objread *f, uint64_t off, const uint8_t *p, uint64_t ha
 	f->cache_bytes += have;
 }
 
+/* a gzip stream to be read from an earlier offset `off`: from the start
+ * again while what the passes inflate stays within copy_after, else from
+ * the uncompressed copy hp_objread_on_restart() gives (once; then mapped) */
+static int restart(hp_objread *f, uint64_t off, struct hp_error *err)
+{
+	const char *copy = NULL;
+	f->inflated += hp_rd_offset(f->r);
+	if (f->copy && f->inflated + off > f->copy_after) {
+		copy = f->copy(f->copy_ud);
+		f->copy = NULL;
+	}
+	char *path = copy ? hp_strdup(copy) : NULL;
+	if (copy && !path)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	hp_reader_free(f->r);
+	f->r = NULL;
+	if (path) {
+		hp_free(f->path);
+		f->path = path;
+	}
+	HP_TRY(hp_reader_open(&f->r, f->path, err));
+	if (path)
+		f->gz = f->r->kind != HP_RD_MMAP;
+	else
+		f->restarts++;
+	return HP_OK;
+}
+
+void hp_objread_on_restart(hp_objread *f, uint64_t after, const char *(*copy)(void *ud), void *ud)
+{
+	f->copy = copy;
+	f->copy_ud = ud;
+	f->copy_after = after;
+}
+
 /* n bytes at offset off of the (uncompressed) dump; *p is valid until the
  * next read through f.  HP_ETRUNC (no message) when the file is shorter. */
 static int bytes_at(hp_objread *f, uint64_t off, uint64_t n, const uint8_t **p, struct hp_error *err)
@@ -235,11 +274,8 @@ static int bytes_at(hp_objread *f, uint64_t off, uint64_t n, const uint8_t **p, 
 		r->pos = r->win + (off - r->win_off);
 	} else {
 		if (off < hp_rd_offset(r)) {
-			hp_reader_free(f->r);
-			f->r = NULL;
-			HP_TRY(hp_reader_open(&f->r, f->path, err));
+			HP_TRY(restart(f, off, err));
 			r = f->r;
-			f->restarts++;
 		}
 		int rc = hp_rd_skip(r, off - hp_rd_offset(r), err);
 		if (rc)

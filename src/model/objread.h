@@ -7,7 +7,8 @@
  *     one page fault;
  *   - a gzip file cannot be entered in the middle: the handle streams it
  *     forward from where it last stopped and starts again from the top when
- *     asked for an earlier offset.  That is fine for a one-off command that
+ *     asked for an earlier offset (or goes on in an uncompressed copy of it:
+ *     hp_objread_on_restart()).  That is fine for a one-off command that
  *     reads a few dozen records; hp_objread_prefetch() reads a batch in one
  *     forward pass, and every record read from gzip (up to 64 KiB of it, at
  *     most 64 MiB in all) stays in a cache, so asking again is free.
@@ -96,6 +97,14 @@ int hp_objread_open(hp_objread **out, const hp_heap *h, const char *path, struct
 void hp_objread_free(hp_objread *f);
 /* passes over a gzip stream from its start beyond the first (0 for a regular file) */
 uint64_t hp_objread_restarts(const hp_objread *f);
+/* For a gzip file: once starting again from the top for an earlier
+ * offset would take what all passes inflate past `after` bytes, copy(ud)
+ * is called instead, and the file it names (the stream uncompressed, at
+ * the same offsets: a spool) is read from then on; NULL from it: the
+ * stream is started again, as without.  (A caller passing a quarter of
+ * the inflated size inflates at most 1.25 times it in all, plus the copy's
+ * writing, however the reads fall.) */
+void hp_objread_on_restart(hp_objread *f, uint64_t after, const char *(*copy)(void *ud), void *ud);
 
 /* Reads the records of these objects into the cache in one forward pass
  * (gzip; nothing to do for a regular file).  Class objects are skipped. */

@@ -2,8 +2,9 @@
  * spool.h — the copy of a streamed input (gzip, a pipe) that lets a
  * session (session/session.h) or redact read it more than once.
  *
- * The pass that builds the object table copies every byte the reader
- * takes in into the spool (hp_reader_spool(), parser/reader.h): an
+ * The pass that builds the object table (or, when the model came from the
+ * index, one that only inflates) copies every byte the reader takes in
+ * into the spool (hp_reader_spool(), parser/reader.h): an
  * unlinked file in the spool directory, which only its open descriptor
  * keeps, so it is gone when the session closes it or the process ends,
  * however it ends.  Once that pass has read the whole input, later passes

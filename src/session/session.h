@@ -136,8 +136,11 @@ int hp_session_rereadable(const hp_session *s);
  * it was not needed, not tried yet, or holds the input. */
 const char *hp_session_spool_note(const hp_session *s);
 /* The file later passes read: the spool, else the dump's path.  For a
- * one-shot input without a spool, NULL with HP_EUSAGE in *err. */
-const char *hp_session_reread_path(const hp_session *s, struct hp_error *err);
+ * one-shot input without a spool, NULL with HP_EUSAGE in *err.  When the
+ * model came from the index and the dump is streamed (gzip), the first
+ * call inflates it into the spool, once (object reads at random then
+ * cost what they do on a plain file). */
+const char *hp_session_reread_path(hp_session *s, struct hp_error *err);
 
 /* The class histogram: one streaming pass that keeps nothing per object
  * (the heap's object table is empty), or the full model when it was built

@@ -1033,6 +1033,16 @@ static void test_strings(enum layout lay, const char *lname)
 
 /* ---- gzip, changed files, pipes ------------------------------------------ */
 
+/* hp_objread_on_restart()'s copy: the plain file, and how often it was asked for */
+struct copy_ask { const char *path; int calls; };
+
+static const char *copy_path(void *ud)
+{
+	struct copy_ask *a = ud;
+	a->calls++;
+	return a->path;
+}
+
 static void test_gzip(void)
 {
 	char plain[600], gz[600];
@@ -1095,6 +1105,32 @@ static void test_gzip(void)
 		CHECK(rc == HP_OK && ref.kind == HP_REF_ELEMENT && ref.index == 2, "gzip ARR -> C");
 		CHECK(rc == HP_OK && hp_objread_restarts(f) == 0, "after prefetch: rc %d, restarts %llu", rc,
 		      (unsigned long long)hp_objread_restarts(f));
+		hp_objread_free(f);
+	}
+
+	/* backwards again, with an uncompressed copy offered: asked for once
+	 * when restarting would inflate past the budget, and read from then
+	 * on; within the budget the stream is started again */
+	for (int budget = 0; budget < 2; budget++) {
+		rc = hp_objread_open(&f, h, gz, &err);
+		CHECK(rc == HP_OK, "objread gzip (copy): %s", err.msg);
+		if (rc)
+			break;
+		struct copy_ask ask = { plain, 0 };
+		hp_objread_on_restart(f, budget ? UINT64_MAX : 0, copy_path, &ask);
+		for (size_t i = 0; i < 4 && rc == HP_OK; i++) {
+			rc = hp_objread_decode(f, obj(h, order[i]), 10, &d, &err);
+			CHECK(rc == HP_OK && d.nfields == 3 && d.fields[2].bits == (order[i] == U ? 9 : order[i] == L ? 8 :
+											order[i] == C ? 3 : 1),
+			      "gzip decode 0x%llx (copy): %s", (unsigned long long)order[i], err.msg);
+			hp_objread_release(&d);
+		}
+		if (budget)
+			CHECK(ask.calls == 0 && hp_objread_restarts(f) == 3, "within the budget: %d calls, %llu restarts",
+			      ask.calls, (unsigned long long)hp_objread_restarts(f));
+		else
+			CHECK(ask.calls == 1 && hp_objread_restarts(f) == 0, "past the budget: %d calls, %llu restarts",
+			      ask.calls, (unsigned long long)hp_objread_restarts(f));
 		hp_objread_free(f);
 	}
 
