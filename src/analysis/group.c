@@ -9,6 +9,7 @@
 #include "analysis/fold.h"
 #include "model/idmap.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -227,9 +228,7 @@ static int by_name_loader(const void *a, const void *b)
 	int c = strcmp(x->name, y->name);
 	if (c)
 		return c;
-	if (x->loader != y->loader)
-		return x->loader < y->loader ? -1 : 1;
-	return x->c < y->c ? -1 : x->c > y->c;
+	return hp_cmp2_u64(x->loader, y->loader, x->c, y->c);
 }
 
 /* the names defined by several loaders (the classes grouped, cg[c] set) */
@@ -334,9 +333,7 @@ static const uint64_t *sort_ret;
 static int by_ret_desc(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (sort_ret[x] != sort_ret[y])
-		return sort_ret[x] < sort_ret[y] ? 1 : -1;
-	return (x > y) - (x < y);
+	return hp_cmp2_u64(sort_ret[y], sort_ret[x], x, y);
 }
 
 static int by_pair(const void *a, const void *b)

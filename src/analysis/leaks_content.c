@@ -5,6 +5,7 @@
 #include "analysis/leaks_state.h"
 #include "analysis/collections.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,11 +163,7 @@ static int walk_subtree(struct lk *L, struct walk *w, uint32_t root)
 static int by_shallow(const void *a, const void *b)
 {
 	const struct hp_leak_class_count *x = a, *y = b;
-	if (x->shallow != y->shallow)
-		return x->shallow < y->shallow ? 1 : -1;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return (x->cls > y->cls) - (x->cls < y->cls);
+	return hp_cmp3_u64(y->shallow, x->shallow, y->count, x->count, x->cls, y->cls);
 }
 
 /* ---- what lambdas and inner classes capture ---------------------------------- */
@@ -176,23 +173,13 @@ struct cap { uint32_t holder, target, obj; uint64_t sid; const char *name; };
 static int by_cap(const void *a, const void *b)
 {
 	const struct cap *x = a, *y = b;
-	if (x->holder != y->holder)
-		return x->holder < y->holder ? -1 : 1;
-	if (x->sid != y->sid)
-		return x->sid < y->sid ? -1 : 1;
-	if (x->target != y->target)
-		return x->target < y->target ? -1 : 1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp4_u64(x->holder, y->holder, x->sid, y->sid, x->target, y->target, x->obj, y->obj);
 }
 
 static int by_capture_count(const void *a, const void *b)
 {
 	const struct hp_leak_capture *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if (x->holder != y->holder)
-		return x->holder < y->holder ? -1 : 1;
-	return (x->target > y->target) - (x->target < y->target);
+	return hp_cmp3_u64(y->count, x->count, x->holder, y->holder, x->target, y->target);
 }
 
 static int captures(struct lk *L, struct hp_leak_suspect *s, struct walk *w)

@@ -5,6 +5,7 @@
  * into leaks by signature. */
 #include "analysis/leaks_state.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 
 #include <math.h>
@@ -446,8 +447,7 @@ static int int_field(struct lk *L, const struct hp_objdata *od, const char *name
 
 static int by_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	return hp_cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 static int in_set(const struct lk_set *s, uint32_t v)
@@ -1025,41 +1025,27 @@ static int trace_statuses(struct lk *L, struct hp_leak_trace *t, const struct ve
 static int by_group(const void *a, const void *b)
 {
 	const struct hp_leak_zombie *x = a, *y = b;
-	if (x->leak != y->leak)
-		return x->leak < y->leak ? -1 : 1;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp3_u64(x->leak, y->leak, y->retained, x->retained, x->obj, y->obj);
 }
 
 static int by_sig(const void *a, const void *b)
 {
 	const struct hp_leak_zombie *x = a, *y = b;
-	if (x->signature != y->signature)
-		return x->signature < y->signature ? -1 : 1;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp3_u64(x->signature, y->signature, y->retained, x->retained, x->obj, y->obj);
 }
 
 static const struct hp_leak_group *sort_leaks;
 /* leak indexes by the sum of their zombies' retained sizes, largest first */
 static int by_sum(const void *a, const void *b)
 {
-	const struct hp_leak_group *x = &sort_leaks[*(const size_t *)a], *y = &sort_leaks[*(const size_t *)b];
-	if (x->retained_sum != y->retained_sum)
-		return x->retained_sum < y->retained_sum ? 1 : -1;
-	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	return hp_cmp2_u64(sort_leaks[j].retained_sum, sort_leaks[i].retained_sum, i, j);
 }
 
 static int by_group_retained(const void *a, const void *b)
 {
 	const struct hp_leak_group *x = a, *y = b;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return (x->signature > y->signature) - (x->signature < y->signature);
+	return hp_cmp3_u64(y->retained, x->retained, y->count, x->count, x->signature, y->signature);
 }
 
 int lk_find_candidates(struct lk *L, struct hp_leaks *out, struct cand **cands, size_t *ncand)

@@ -3,6 +3,7 @@
  * sizes summed per key. */
 #include "analysis/rootshare.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,7 @@
 static int cmp_edge(const void *a, const void *b)
 {
 	const uint32_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
+	return hp_cmp2_u64(x[0], y[0], x[1], y[1]);
 }
 
 static int popcount16(unsigned v)
@@ -41,9 +40,7 @@ static int cmp_row(const void *a, const void *b)
 				return lx < ly ? -1 : 1;
 		}
 	}
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return x->kinds < y->kinds ? -1 : x->kinds > y->kinds;
+	return hp_cmp2_u64(y->retained, x->retained, x->kinds, y->kinds);
 }
 
 void hp_root_shares_release(struct hp_root_shares *s)

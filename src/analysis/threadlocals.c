@@ -2,6 +2,7 @@
  * ThreadLocals they belong to (threadlocals.h). */
 #include "analysis/threadlocals.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,21 +188,13 @@ struct kv { uint32_t key, value; uint64_t retained; uint8_t owned; };
 static int by_kv(const void *a, const void *b)
 {
 	const struct kv *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->value > y->value) - (x->value < y->value);
+	return hp_cmp2_u64(x->key, y->key, x->value, y->value);
 }
 
 static int by_entry(const void *a, const void *b)
 {
 	const struct hp_tl_entry *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	if (x->map != y->map)
-		return x->map < y->map ? -1 : 1;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return (x->entry > y->entry) - (x->entry < y->entry);
+	return hp_cmp4_u64(x->thread, y->thread, x->map, y->map, y->retained, x->retained, x->entry, y->entry);
 }
 
 struct kord { struct hp_tl_key k; uint32_t old; };
@@ -210,11 +203,11 @@ static int by_key(const void *a, const void *b)
 {
 	const struct kord *x = a, *y = b;
 	if (x->k.retained != y->k.retained)
-		return x->k.retained < y->k.retained ? 1 : -1;
+		return hp_cmp_u64(y->k.retained, x->k.retained);
 	int c = strcmp(x->k.name, y->k.name);
 	if (c)
 		return c;
-	return (x->k.tl > y->k.tl) - (x->k.tl < y->k.tl);
+	return hp_cmp_u64(x->k.tl, y->k.tl);
 }
 
 /* entries -> their ThreadLocal and value; the keys */

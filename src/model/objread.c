@@ -8,6 +8,7 @@
 #include "model/objread.h"
 #include "model/layout.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
 
@@ -342,7 +343,7 @@ struct pref { uint64_t off; uint32_t obj; };
 static int by_off(const void *a, const void *b)
 {
 	const struct pref *x = a, *y = b;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return hp_cmp_u64(x->off, y->off);
 }
 
 int hp_objread_prefetch(hp_objread *f, const uint32_t *objs, size_t n, struct hp_error *err)
@@ -894,11 +895,7 @@ int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, stru
 static int by_local(const void *a, const void *b)
 {
 	const struct local *x = a, *y = b;
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->root < y->root ? -1 : x->root > y->root;
+	return hp_cmp3_u64(x->obj, y->obj, x->thread, y->thread, x->root, y->root);
 }
 
 /* the thread object of a thread-local root with a known thread, or 0 */
