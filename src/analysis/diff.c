@@ -305,12 +305,10 @@ static int fname_index(struct fnames *f, uint64_t sid, uint32_t *idx)
 		return HP_OK;
 	}
 	if (f->n == f->cap) {
-		size_t nc = f->cap ? f->cap * 2 : 64;
-		uint64_t *ns = hp_reallocarray(f->sids, nc, sizeof *ns);
+		uint64_t *ns = hp_grow(f->sids, &f->cap, f->n + 1, 64, sizeof *ns);
 		if (!ns)
 			return HP_ENOMEM;
 		f->sids = ns;
-		f->cap = nc;
 	}
 	if (f->n >= FT_UNREAD || hp_idmap_put(&f->map, sid, (uint32_t)f->n))
 		return HP_ENOMEM;

@@ -19,14 +19,10 @@
 static int text_add(struct hp_groups *G, const char *s, size_t len, size_t *off)
 {
 	if (G->text_len + len + 1 > G->text_cap) {
-		size_t cap = G->text_cap ? G->text_cap : 256;
-		while (cap < G->text_len + len + 1)
-			cap *= 2;
-		char *t = hp_realloc(G->text, cap);
+		char *t = hp_grow(G->text, &G->text_cap, G->text_len + len + 1, 256, 1);
 		if (!t)
 			return HP_ENOMEM;
 		G->text = t;
-		G->text_cap = cap;
 	}
 	memcpy(G->text + G->text_len, s, len);
 	G->text[G->text_len + len] = 0;

@@ -102,12 +102,10 @@ struct walk {
 static int push(struct walk *w, size_t *sp, uint32_t v)
 {
 	if (*sp == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 1024;
-		struct frame *ns = hp_reallocarray(w->st, nc, sizeof *ns);
+		struct frame *ns = hp_grow(w->st, &w->cap, *sp + 1, 1024, sizeof *ns);
 		if (!ns)
 			return HP_ENOMEM;
 		w->st = ns;
-		w->cap = nc;
 	}
 	w->st[(*sp)++] = (struct frame){ v, 0 };
 	return HP_OK;
@@ -132,12 +130,10 @@ static int walk_subtree(struct lk *L, struct walk *w, uint32_t root)
 				w->capt[c] = capturing_class(h, L->rd, c) ? 2 : 1;
 			if (w->capt[c] == 2 && hp_heap_kind(h, v) == HP_OBJ_INSTANCE && w->ninst < MAX_CAPTURING) {
 				if (w->ninst == w->icap) {
-					size_t nc = w->icap ? w->icap * 2 : 1024;
-					uint32_t *ni = hp_reallocarray(w->inst, nc, sizeof *ni);
+					uint32_t *ni = hp_grow(w->inst, &w->icap, w->ninst + 1, 1024, sizeof *ni);
 					if (!ni)
 						return HP_ENOMEM;
 					w->inst = ni;
-					w->icap = nc;
 				}
 				w->inst[w->ninst++] = v;
 			}
@@ -203,14 +199,12 @@ static int captures(struct lk *L, struct hp_leak_suspect *s, struct walk *w)
 			if (t == SIZE_MAX)
 				continue;
 			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct cap *ncs = hp_reallocarray(cs, nc, sizeof *ncs);
+				struct cap *ncs = hp_grow(cs, &cap, n + 1, 256, sizeof *ncs);
 				if (!ncs) {
 					rc = hp_error_set(L->err, HP_ENOMEM, "out of memory");
 					break;
 				}
 				cs = ncs;
-				cap = nc;
 			}
 			cs[n++] = (struct cap){ o.cls, h->cls[t], (uint32_t)t, f->name_sid, f->name };
 		}

@@ -28,12 +28,10 @@ struct level { struct node *v; size_t n, cap; };
 static int push(struct level *l, struct node nd)
 {
 	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct node *nv = hp_reallocarray(l->v, nc, sizeof *nv);
+		struct node *nv = hp_grow(l->v, &l->cap, l->n + 1, 64, sizeof *nv);
 		if (!nv)
 			return HP_ENOMEM;
 		l->v = nv;
-		l->cap = nc;
 	}
 	l->v[l->n++] = nd;
 	return HP_OK;
@@ -262,12 +260,10 @@ static int read_entries(const hp_heap *h, const struct hp_retained *R, hp_objrea
 			return HP_ENOMEM;
 		if (ins) {
 			if (out->nkeys == kcap) {
-				size_t nc = kcap ? kcap * 2 : 16;
-				struct hp_tl_key *nk = hp_reallocarray(out->keys, nc, sizeof *nk);
+				struct hp_tl_key *nk = hp_grow(out->keys, &kcap, out->nkeys + 1, 16, sizeof *nk);
 				if (!nk)
 					return HP_ENOMEM;
 				out->keys = nk;
-				kcap = nc;
 			}
 			struct hp_tl_key *K = &out->keys[out->nkeys++];
 			memset(K, 0, sizeof *K);

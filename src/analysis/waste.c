@@ -65,12 +65,10 @@ struct vec { void *p; size_t n, cap; };
 static int vpush(struct vec *v, const void *e, size_t sz)
 {
 	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 256;
-		void *np = hp_reallocarray(v->p, nc, sz);
+		void *np = hp_grow(v->p, &v->cap, v->n + 1, 256, sz);
 		if (!np)
 			return HP_ENOMEM;
 		v->p = np;
-		v->cap = nc;
 	}
 	memcpy((char *)v->p + v->n * sz, e, sz);
 	v->n++;

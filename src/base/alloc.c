@@ -589,6 +589,22 @@ void *hp_reallocarray(void *p, size_t n, size_t size)
 	return hp_realloc(p, n * size);
 }
 
+void *hp_grow(void *p, size_t *cap, size_t need, size_t first, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t nc = *cap ? *cap : first ? first : 1;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2)
+			return failed();
+		nc *= 2;
+	}
+	void *n = hp_reallocarray(p, nc, size);
+	if (n)
+		*cap = nc;
+	return n;
+}
+
 void hp_free(void *p)
 {
 	if (!p)

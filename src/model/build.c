@@ -14,10 +14,9 @@
 
 #define GROW(arr, n, cap, err_ret) do { \
 	if ((n) >= (cap)) { \
-		size_t nc_ = (cap) ? (cap) * 2 : 16; \
-		void *np_ = hp_reallocarray((arr), nc_, sizeof *(arr)); \
+		void *np_ = hp_grow((arr), &(cap), (n) + 1, 16, sizeof *(arr)); \
 		if (!np_) return (err_ret); \
-		(arr) = np_; (cap) = nc_; \
+		(arr) = np_; \
 	} } while (0)
 
 static int oom(hp_heap *h)
@@ -254,12 +253,10 @@ static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 static uint32_t class_new(hp_heap *h, uint64_t id)
 {
 	if (h->nclasses >= h->build->classes_cap) {
-		size_t nc = h->build->classes_cap ? h->build->classes_cap * 2 : 64;
-		struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
+		struct hp_class *n = hp_grow(h->classes, &h->build->classes_cap, h->nclasses + 1, 64, sizeof *n);
 		if (!n)
 			return HP_NONE;
 		h->classes = n;
-		h->build->classes_cap = nc;
 	}
 	uint32_t idx = (uint32_t)h->nclasses;
 	struct hp_class *c = &h->classes[idx];
@@ -347,12 +344,10 @@ static uint32_t row_for(hp_heap *h, uint32_t cidx, unsigned heap)
 		r = h->rows[r].next;
 	}
 	if (h->nrows >= h->build->rows_cap) {
-		size_t nc = h->build->rows_cap ? h->build->rows_cap * 2 : 64;
-		struct hp_hrow *n = hp_reallocarray(h->rows, nc, sizeof *n);
+		struct hp_hrow *n = hp_grow(h->rows, &h->build->rows_cap, h->nrows + 1, 64, sizeof *n);
 		if (!n)
 			return HP_NONE;
 		h->rows = n;
-		h->build->rows_cap = nc;
 	}
 	r = (uint32_t)h->nrows++;
 	struct hp_hrow *row = &h->rows[r];

@@ -65,12 +65,11 @@ static int resolve_names(hp_heap *h)
 				break;
 		if (i == h->nclasses) {
 			if (h->nclasses >= h->build->classes_cap) {
-				size_t nc = h->build->classes_cap ? h->build->classes_cap * 2 : 16;
-				struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
+				struct hp_class *n = hp_grow(h->classes, &h->build->classes_cap, h->nclasses + 1, 16,
+							     sizeof *n);
 				if (!n)
 					return HP_ENOMEM;
 				h->classes = n;
-				h->build->classes_cap = nc;
 			}
 			struct hp_class *c = &h->classes[h->nclasses];
 			memset(c, 0, sizeof *c);
@@ -132,12 +131,10 @@ static int sum_rows(hp_heap *h)
 					r = k;
 			if (r == HP_NONE) {
 				if (h->nrows >= h->build->rows_cap) {
-					size_t nc = h->build->rows_cap ? h->build->rows_cap * 2 : 64;
-					struct hp_hrow *nr = hp_reallocarray(h->rows, nc, sizeof *nr);
+					struct hp_hrow *nr = hp_grow(h->rows, &h->build->rows_cap, h->nrows + 1, 64, sizeof *nr);
 					if (!nr)
 						return HP_ENOMEM;
 					h->rows = nr;
-					h->build->rows_cap = nc;
 				}
 				r = (uint32_t)h->nrows++;
 				memset(&h->rows[r], 0, sizeof h->rows[r]);

@@ -58,17 +58,12 @@ static void gap_add(struct hp_gapstat *s, uint32_t d)
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elsize)
 {
-	if (need < *cap)
-		return 1;
-	size_t nc = *cap ? *cap : 256;
-	while (nc <= need)
-		nc *= 2;
-	char *n = hp_reallocarray(*arr, nc, elsize);
+	size_t oc = *cap;
+	char *n = hp_grow(*arr, cap, need + 1, 256, elsize);
 	if (!n)
 		return 0;
-	memset(n + *cap * elsize, 0, (nc - *cap) * elsize);
+	memset(n + oc * elsize, 0, (*cap - oc) * elsize);
 	*arr = n;
-	*cap = nc;
 	return 1;
 }
 
@@ -169,12 +164,10 @@ int hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_
 int hp_gaps_mirror(struct hp_gaps *g, uint64_t id, uint32_t cls)
 {
 	if (g->nmirrors >= g->mirrors_cap) {
-		size_t nc = g->mirrors_cap ? g->mirrors_cap * 2 : 1024;
-		struct hp_mirror *n = hp_reallocarray(g->mirrors, nc, sizeof *n);
+		struct hp_mirror *n = hp_grow(g->mirrors, &g->mirrors_cap, g->nmirrors + 1, 1024, sizeof *n);
 		if (!n)
 			return HP_ENOMEM;
 		g->mirrors = n;
-		g->mirrors_cap = nc;
 	}
 	g->mirrors[g->nmirrors].id = id;
 	g->mirrors[g->nmirrors].cls = cls;

@@ -109,12 +109,10 @@ int hp_heap_add_warning(hp_heap *h, const char *fmt, ...)
 		return HP_OK;        /* enough said (and a finished heap is not changed) */
 	struct hp_heap_build *b = h->build;
 	if (h->nwarnings >= b->warnings_cap) {
-		size_t nc = b->warnings_cap ? b->warnings_cap * 2 : 8;
-		uint64_t *w = hp_reallocarray(h->warnings, nc, sizeof *w);
+		uint64_t *w = hp_grow(h->warnings, &b->warnings_cap, h->nwarnings + 1, 8, sizeof *w);
 		if (!w)
 			return HP_ENOMEM;
 		h->warnings = w;
-		b->warnings_cap = nc;
 	}
 	HP_TRY(hp_build_text(b, buf, strlen(buf), &h->warnings[h->nwarnings]));
 	h->nwarnings++;
@@ -125,14 +123,10 @@ int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *of
 {
 	hp_heap *h = b->h;
 	if (h->text_len + n + 1 > b->text_cap) {
-		size_t nc = b->text_cap;
-		while (nc < h->text_len + n + 1)
-			nc *= 2;
-		char *t = hp_realloc(h->text, nc);
+		char *t = hp_grow(h->text, &b->text_cap, h->text_len + n + 1, 1, 1);
 		if (!t)
 			return HP_ENOMEM;
 		h->text = t;
-		b->text_cap = nc;
 	}
 	memcpy(h->text + h->text_len, s, n);
 	h->text[h->text_len + n] = '\0';

@@ -136,12 +136,10 @@ const char *hp_objread_name(hp_objread *f, uint64_t sid)
 	if (!s)
 		return "?";
 	if (f->nnames == f->names_cap) {
-		size_t nc = f->names_cap ? f->names_cap * 2 : 64;
-		char **nn = hp_reallocarray(f->names, nc, sizeof *nn);
+		char **nn = hp_grow(f->names, &f->names_cap, f->nnames + 1, 64, sizeof *nn);
 		if (!nn)
 			return "?";
 		f->names = nn;
-		f->names_cap = nc;
 	}
 	char *u = hp_mutf8_to_utf8(s, len, NULL);
 	if (!u)
@@ -200,12 +198,10 @@ static void cache_put(hp_objread *f, uint64_t off, const uint8_t *p, uint64_t ha
 		return;
 	}
 	if (f->ncache == f->cache_cap) {
-		size_t nc = f->cache_cap ? f->cache_cap * 2 : 64;
-		struct centry *ne = hp_reallocarray(f->cache, nc, sizeof *ne);
+		struct centry *ne = hp_grow(f->cache, &f->cache_cap, f->ncache + 1, 64, sizeof *ne);
 		if (!ne)
 			return;
 		f->cache = ne;
-		f->cache_cap = nc;
 	}
 	uint8_t *b = hp_malloc(have ? have : 1);
 	if (!b)
