@@ -108,15 +108,8 @@ static int perr(struct parser *P, int code, uint64_t off, int subtag, const char
 static int perr(struct parser *P, int code, uint64_t off, int subtag, const char *fmt, ...)
 {
 	va_list ap;
-	struct hp_error *e = P->err;
-	e->code = code;
-	e->offset = off;
-	e->record = P->recno;
-	e->tag = P->tag;
-	e->subtag = subtag;
-	e->has_pos = 1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	hp_error_vsetpos(P->err, code, off, P->recno, P->tag, subtag, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -306,6 +299,21 @@ static int sub_short(struct parser *P, int rc, uint64_t off, int st_tag, uint64_
 	return perr(P, HP_ECORRUPT, off, st_tag,
 		"%s needs %llu bytes but only %llu remain in its %s record (a sub-record may not straddle records)",
 		sn, (unsigned long long)need, (unsigned long long)rem, tagname(P->tag));
+}
+
+/* The raw stream of an array sub-record of total bytes (tag included) at
+ * off, rem left in its segment: the tag and F fixed bytes as one piece, the
+ * elements of elem bytes after it in pieces of whole elements. */
+static int raw_array(struct parser *P, uint64_t off, int t, unsigned F, uint64_t total, uint64_t rem,
+		     unsigned elem)
+{
+	hp_reader *r = P->r;
+	RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
+	r->pos += 1 + F;
+	int rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, elem, t);
+	if (rc != HP_OK)
+		return sub_short(P, rc, off, t, total - 1, rem - 1);
+	return HP_OK;
 }
 
 /* Fixed part of each sub-record after the tag byte; 0 for unknown tags. */
@@ -639,10 +647,8 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 					return sink_fail(P, rc, off, t);
 			}
 			if (P->raw) {
-				RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
-				r->pos += 1 + F;
-				if ((rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, I, t)) != HP_OK)
-					return sub_short(P, rc, off, t, total - 1, rem - 1);
+				if ((rc = raw_array(P, off, t, F, total, rem, I)) != HP_OK)
+					return rc;
 				consumed = total;
 			}
 			break;
@@ -669,10 +675,8 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 					return sink_fail(P, rc, off, t);
 			}
 			if (P->raw) {
-				RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
-				r->pos += 1 + F;
-				if ((rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, es, t)) != HP_OK)
-					return sub_short(P, rc, off, t, total - 1, rem - 1);
+				if ((rc = raw_array(P, off, t, F, total, rem, es)) != HP_OK)
+					return rc;
 				consumed = total;
 			}
 			break;
