@@ -158,7 +158,6 @@ static uint64_t be_bits(const uint8_t *p, unsigned n)
 static struct fpos find_field(const hp_heap *h, uint32_t c, const char *name)
 {
 	struct fpos r = { -1, 0 };
-	size_t nl = strlen(name);
 	uint64_t base = 0;
 	for (size_t steps = 0; c != HP_NONE && c < h->nclasses && steps <= h->nclasses; steps++) {
 		const struct hp_class *k = &h->classes[c];
@@ -166,9 +165,7 @@ static struct fpos find_field(const hp_heap *h, uint32_t c, const char *name)
 		for (uint32_t i = 0; i < k->n_fields && k->first_field + i < h->nfields; i++) {
 			const struct hp_field *f = &h->fields[k->first_field + i];
 			unsigned sz = hp_type_size(f->type, h->I);
-			uint32_t len;
-			const char *s = hp_heap_string(h, f->name_sid, &len);
-			if (s && len == nl && !memcmp(s, name, nl)) {
+			if (hp_heap_string_is(h, f->name_sid, name)) {
 				r.off = (int64_t)(base + pos);
 				r.size = sz;
 				return r;

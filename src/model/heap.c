@@ -185,6 +185,24 @@ const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len)
 	return h->arena + h->str_off[i];
 }
 
+int hp_heap_string_is(const hp_heap *h, uint64_t sid, const char *name)
+{
+	uint32_t n;
+	const char *s = hp_heap_string(h, sid, &n);
+	return s && n == strlen(name) && !memcmp(s, name, n);
+}
+
+const struct hp_static *hp_class_static(const hp_heap *h, size_t k, const char *name, int type)
+{
+	const struct hp_class *c = &h->classes[k];
+	for (uint32_t i = 0; i < c->n_statics; i++) {
+		const struct hp_static *st = &h->statics[c->first_static + i];
+		if (st->type == type && hp_heap_string_is(h, st->name_sid, name))
+			return st;
+	}
+	return NULL;
+}
+
 int hp_heap_add_strings(hp_heap *h, const char *buf, size_t len, size_t n, uint64_t *sids)
 {
 	if (!n)

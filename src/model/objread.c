@@ -666,13 +666,9 @@ static int utf16_big_endian(hp_objread *f)
 		const struct hp_class *c = &h->classes[i];
 		if (!c->name || strcmp(hp_class_name(h, i), "java.lang.StringUTF16") != 0)
 			continue;
-		for (uint32_t s = 0; s < c->n_statics; s++) {
-			const struct hp_static *st = &h->statics[c->first_static + s];
-			uint32_t len;
-			const char *nm = hp_heap_string(h, st->name_sid, &len);
-			if (st->type == HP_T_INT && nm && len == 13 && !memcmp(nm, "HI_BYTE_SHIFT", 13))
-				f->utf16_big = st->value == 8;
-		}
+		const struct hp_static *st = hp_class_static(h, i, "HI_BYTE_SHIFT", HP_T_INT);
+		if (st)
+			f->utf16_big = st->value == 8;
 	}
 	return f->utf16_big;
 }
