@@ -60,6 +60,18 @@ void hp_gaps_release(struct hp_gaps *g);
  * common case (an instance after an instance, no class object between)
  * costs a few compares. */
 #define HP_GAPS_ARR_ALL (1u << 16)   /* arrays evaluated one by one; then one in 8 */
+
+/* the record the next gap is measured from (the fast path's and the slow one's) */
+static inline void hp_gaps_prev(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
+				unsigned elem)
+{
+	g->prev_id = id;
+	g->prev_kind = (uint8_t)(kind + 1);
+	g->prev_cls = cls;
+	g->prev_len = len;
+	g->prev_elem = (uint8_t)elem;
+}
+
 static inline int hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
 			       unsigned elem, uint64_t gcd)
 {
@@ -77,11 +89,7 @@ static inline int hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_
 		} else {
 			goto slow;
 		}
-		g->prev_id = id;
-		g->prev_kind = (uint8_t)(kind + 1);
-		g->prev_cls = cls;
-		g->prev_len = len;
-		g->prev_elem = (uint8_t)elem;
+		hp_gaps_prev(g, id, kind, cls, len, elem);
 		return HP_OK;
 	}
 slow:

@@ -153,11 +153,7 @@ int hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_
 	if (kind == HP_OBJ_INSTANCE && cls >= g->inst_cap &&
 	    !grow((void **)&g->inst, &g->inst_cap, cls, sizeof *g->inst))
 		return HP_ENOMEM;
-	g->prev_id = id;
-	g->prev_kind = (uint8_t)(kind + 1);
-	g->prev_cls = cls;
-	g->prev_len = len;
-	g->prev_elem = (uint8_t)elem;
+	hp_gaps_prev(g, id, kind, cls, len, elem);
 	return HP_OK;
 }
 
