@@ -67,12 +67,19 @@ static int prefetch(hp_objread *rd, const struct level *l, struct hp_error *err)
 	return rc == HP_ENOMEM ? HP_ENOMEM : HP_OK;   /* what cannot be read ahead is skipped below */
 }
 
-static int decode(hp_objread *rd, size_t obj, uint32_t max, struct hp_objdata *d)
+/* obj decoded into *d: 1.  Else 0, with *rc HP_ENOMEM when memory ran out,
+ * or the object counted in out->skipped when it cannot be read. */
+static int decoded(hp_objread *rd, size_t obj, uint32_t max, struct hp_objdata *d, struct hp_tlocals *out,
+		   int *rc)
 {
 	struct hp_error e;
 	hp_error_clear(&e);
-	int rc = hp_objread_decode(rd, obj, max, d, &e);
-	return rc;
+	int dr = hp_objread_decode(rd, obj, max, d, &e);
+	if (dr == HP_ENOMEM)
+		*rc = HP_ENOMEM;
+	else if (dr)
+		out->skipped++;
+	return dr == HP_OK;
 }
 
 /* Thread objects -> their maps */
@@ -90,15 +97,8 @@ static int walk_threads(const hp_heap *h, hp_objread *rd, struct hp_tlocals *out
 		rc = prefetch(rd, &th, err);
 	for (size_t i = 0; i < th.n && !rc; i++) {
 		struct hp_objdata d;
-		int dr = decode(rd, th.v[i].obj, 0, &d);
-		if (dr == HP_ENOMEM) {
-			rc = HP_ENOMEM;
-			break;
-		}
-		if (dr) {
-			out->skipped++;
+		if (!decoded(rd, th.v[i].obj, 0, &d, out, &rc))
 			continue;
-		}
 		for (int m = 0; m < 4 && !rc; m++) {
 			int null;
 			size_t mo = ref_field(h, rd, &d, map_fields[m], HP_OBJ_INSTANCE, &null);
@@ -121,15 +121,8 @@ static int walk_maps(const hp_heap *h, hp_objread *rd, struct hp_tlocals *out, s
 	int rc = prefetch(rd, maps, err);
 	for (size_t i = 0; i < maps->n && !rc; i++) {
 		struct hp_objdata d;
-		int dr = decode(rd, maps->v[i].obj, 0, &d);
-		if (dr == HP_ENOMEM) {
-			rc = HP_ENOMEM;
-			break;
-		}
-		if (dr) {
-			out->skipped++;
+		if (!decoded(rd, maps->v[i].obj, 0, &d, out, &rc))
 			continue;
-		}
 		out->maps++;
 		int null;
 		size_t t = ref_field(h, rd, &d, "table", HP_OBJ_OBJARRAY, &null);
@@ -146,14 +139,10 @@ static int walk_maps(const hp_heap *h, hp_objread *rd, struct hp_tlocals *out, s
 		rc = prefetch(rd, &tb, err);
 	for (size_t i = 0; i < tb.n && !rc; i++) {
 		struct hp_objdata d;
-		int dr = decode(rd, tb.v[i].obj, UINT32_MAX, &d);
-		if (dr == HP_ENOMEM) {
-			rc = HP_ENOMEM;
-			break;
-		}
-		if (dr || d.kind != HP_OBJ_OBJARRAY) {
-			if (!dr)
-				hp_objread_release(&d);
+		if (!decoded(rd, tb.v[i].obj, UINT32_MAX, &d, out, &rc))
+			continue;
+		if (d.kind != HP_OBJ_OBJARRAY) {
+			hp_objread_release(&d);
 			out->skipped++;
 			continue;
 		}
@@ -222,11 +211,9 @@ static int read_entries(const hp_heap *h, const struct hp_retained *R, hp_objrea
 	for (size_t i = 0; i < ents->n; i++) {
 		const struct node *nd = &ents->v[i];
 		struct hp_objdata d;
-		int dr = decode(rd, nd->obj, 0, &d);
-		if (dr == HP_ENOMEM)
-			return HP_ENOMEM;
-		if (dr) {
-			out->skipped++;
+		if (!decoded(rd, nd->obj, 0, &d, out, &rc)) {
+			if (rc)
+				return rc;
 			continue;
 		}
 		size_t tl = SIZE_MAX;
