@@ -433,6 +433,19 @@ static size_t unwrap_activity(struct lk *L, uint64_t id, int *rc)
 	return SIZE_MAX;
 }
 
+/* whether od's context field name (declared in decl) is, or wraps, a
+ * destroyed Activity: 1 yes, 0 no, -1 it is no Activity or cannot be read
+ * (*rc set when that is an error) */
+static int context_destroyed(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl,
+			     int *rc)
+{
+	uint64_t ctx = 0;
+	size_t act = SIZE_MAX;
+	if (ref_field(L, od, name, decl, &ctx) == 1)
+		act = unwrap_activity(L, ctx, rc);
+	return act != SIZE_MAX && *rc == HP_OK ? activity_destroyed(L, act, rc) : -1;
+}
+
 /* an int field: 1 with *v set, -1 no such field */
 static int int_field(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl, int32_t *v)
 {
@@ -774,12 +787,8 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		break;
 	}
 	if (k & K_VIEW) {
-		uint64_t ctx = 0;
 		int attached = ref_field(L, &od, "mAttachInfo", "android.view.View", NULL);
-		size_t act = SIZE_MAX;
-		if (ref_field(L, &od, "mContext", "android.view.View", &ctx) == 1)
-			act = unwrap_activity(L, ctx, &rc);
-		int destroyed = act != SIZE_MAX && rc == HP_OK ? activity_destroyed(L, act, &rc) : -1;
+		int destroyed = context_destroyed(L, &od, "mContext", "android.view.View", &rc);
 		if (rc)
 			goto out;
 		if (destroyed == 1) {
@@ -819,12 +828,8 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		}
 	}
 	if (k & K_VIEW_ROOT) {
-		uint64_t ctx = 0;
 		int has_view = ref_field(L, &od, "mView", "android.view.ViewRootImpl", NULL);
-		size_t act = SIZE_MAX;
-		if (ref_field(L, &od, "mContext", "android.view.ViewRootImpl", &ctx) == 1)
-			act = unwrap_activity(L, ctx, &rc);
-		int destroyed = act != SIZE_MAX && rc == HP_OK ? activity_destroyed(L, act, &rc) : -1;
+		int destroyed = context_destroyed(L, &od, "mContext", "android.view.ViewRootImpl", &rc);
 		if (rc)
 			goto out;
 		if (destroyed == 1) {
@@ -867,11 +872,7 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		}
 	}
 	if ((k & K_CONTEXT_WRAPPER) && !(k & (K_ACTIVITY | K_APPLICATION | K_SERVICE))) {
-		uint64_t base = 0;
-		size_t act = SIZE_MAX;
-		if (ref_field(L, &od, "mBase", "android.content.ContextWrapper", &base) == 1)
-			act = unwrap_activity(L, base, &rc);
-		if (!rc && act != SIZE_MAX && activity_destroyed(L, act, &rc) == 1)
+		if (context_destroyed(L, &od, "mBase", "android.content.ContextWrapper", &rc) == 1)
 			add(vd->yes, "%s wraps an Activity with Activity#mDestroyed true",
 			    simple_name(hp_class_name(h, cls)));
 		if (rc)
