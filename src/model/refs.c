@@ -54,12 +54,10 @@ static int grow(void *pp, size_t *cap, size_t have, size_t size, size_t first)
 	void **p = pp;
 	if (have < *cap)
 		return 1;
-	size_t nc = *cap ? 2 * *cap : first;
-	void *q = hp_reallocarray(*p, nc, size);
+	void *q = hp_grow(*p, cap, have + 1, first, size);
 	if (!q)
 		return 0;
 	*p = q;
-	*cap = nc;
 	return 1;
 }
 
@@ -109,17 +107,25 @@ static int skip_kind(int policy, int kind)
 	return 0;
 }
 
-/* A reference of the record being read: resolved now; ids the dump does
- * not hold are counted and dropped.  Returns the target or SIZE_MAX. */
-static inline size_t edge(struct builder *B, uint64_t id)
+/* The object a reference names: SIZE_MAX for null and for an id the dump
+ * does not hold (counted dangling). */
+static inline size_t target(struct builder *B, uint64_t id)
 {
 	if (!id)
 		return SIZE_MAX;
 	size_t to = hp_heap_find(B->h, id);
-	if (to == SIZE_MAX) {
+	if (to == SIZE_MAX)
 		B->R->dangling++;
+	return to;
+}
+
+/* A reference of the record being read: resolved now; ids the dump does
+ * not hold are counted and dropped.  Returns the target or SIZE_MAX. */
+static inline size_t edge(struct builder *B, uint64_t id)
+{
+	size_t to = target(B, id);
+	if (to == SIZE_MAX)
 		return SIZE_MAX;
-	}
 	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
 		B->nomem = 1;
 		return SIZE_MAX;
@@ -240,13 +246,9 @@ static int merge_in_place(struct builder *B)
 /* An edge the model knows of, not a record; dangling ones are dropped. */
 static int extra_edge(struct builder *B, size_t from, uint64_t id)
 {
-	if (!id)
+	size_t to = target(B, id);
+	if (to == SIZE_MAX)
 		return HP_OK;
-	size_t to = hp_heap_find(B->h, id);
-	if (to == SIZE_MAX) {
-		B->R->dangling++;
-		return HP_OK;
-	}
 	if (!grow(&B->extra, &B->extracap, B->nextra, sizeof *B->extra, 256))
 		return HP_ENOMEM;
 	B->extra[B->nextra][0] = (uint32_t)from;
