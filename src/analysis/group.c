@@ -18,28 +18,16 @@
 
 static int text_add(struct hp_groups *G, const char *s, size_t len, size_t *off)
 {
-	if (G->text_len + len + 1 > G->text_cap) {
-		char *t = hp_grow(G->text, &G->text_cap, G->text_len + len + 1, 256, 1);
-		if (!t)
-			return HP_ENOMEM;
-		G->text = t;
-	}
-	memcpy(G->text + G->text_len, s, len);
-	G->text[G->text_len + len] = 0;
-	*off = G->text_len;
-	G->text_len += len + 1;
-	return HP_OK;
+	return hp_grow_text(&G->text, &G->text_len, &G->text_cap, 256, s, len, off) ? HP_ENOMEM : HP_OK;
 }
 
 static int group_add(struct hp_groups *G, size_t *cap, const char *name, size_t len, uint32_t *idx)
 {
 	if (G->n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		struct hp_group *ng = hp_reallocarray(G->g, nc, sizeof *ng);
+		struct hp_group *ng = hp_grow(G->g, cap, G->n + 1, 64, sizeof *ng);
 		if (!ng)
 			return HP_ENOMEM;
 		G->g = ng;
-		*cap = nc;
 	}
 	struct hp_group *g = &G->g[G->n];
 	memset(g, 0, sizeof *g);

@@ -605,6 +605,21 @@ void *hp_grow(void *p, size_t *cap, size_t need, size_t first, size_t size)
 	return n;
 }
 
+int hp_grow_text(char **text, size_t *len, size_t *cap, size_t first, const char *s, size_t n, size_t *off)
+{
+	if (n > SIZE_MAX - 1 - *len)
+		return -1;
+	char *t = hp_grow(*text, cap, *len + n + 1, first, 1);
+	if (!t)
+		return -1;
+	*text = t;
+	memcpy(t + *len, s, n);
+	t[*len + n] = '\0';
+	*off = *len;
+	*len += n + 1;
+	return 0;
+}
+
 void hp_free(void *p)
 {
 	if (!p)

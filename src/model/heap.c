@@ -122,16 +122,10 @@ int hp_heap_add_warning(hp_heap *h, const char *fmt, ...)
 int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *off)
 {
 	hp_heap *h = b->h;
-	if (h->text_len + n + 1 > b->text_cap) {
-		char *t = hp_grow(h->text, &b->text_cap, h->text_len + n + 1, 1, 1);
-		if (!t)
-			return HP_ENOMEM;
-		h->text = t;
-	}
-	memcpy(h->text + h->text_len, s, n);
-	h->text[h->text_len + n] = '\0';
-	*off = h->text_len;
-	h->text_len += n + 1;
+	size_t at;
+	if (hp_grow_text(&h->text, &h->text_len, &b->text_cap, 1, s, n, &at))
+		return HP_ENOMEM;
+	*off = at;
 	return HP_OK;
 }
 
