@@ -250,7 +250,7 @@ static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 
 /* ---- classes -------------------------------------------------------- */
 
-static uint32_t class_new(hp_heap *h, uint64_t id)
+uint32_t hp_heap_class_new(hp_heap *h, uint64_t id)
 {
 	if (h->nclasses >= h->build->classes_cap) {
 		struct hp_class *n = hp_grow(h->classes, &h->build->classes_cap, h->nclasses + 1, 64, sizeof *n);
@@ -278,7 +278,7 @@ static inline uint32_t class_for(hp_heap *h, uint64_t id)
 		return h->build->ccache_idx[slot];
 	uint32_t idx = hp_idmap_get(&h->class_map, id);
 	if (idx == HP_IDMAP_NONE) {
-		idx = class_new(h, id);
+		idx = hp_heap_class_new(h, id);
 		if (idx == HP_NONE || hp_idmap_put(&h->class_map, id, idx) < 0)
 			return HP_NONE;
 	}
@@ -698,7 +698,7 @@ static uint32_t prim_class(hp_heap *h, unsigned type)
 	if (h->prim_class[type] != HP_NONE)
 		return h->prim_class[type];
 	/* no LOAD CLASS for it: make one up, keyed by an id no object can have */
-	uint32_t idx = class_new(h, 0);
+	uint32_t idx = hp_heap_class_new(h, 0);
 	if (idx == HP_NONE)
 		return HP_NONE;
 	struct hp_class *c = &h->classes[idx];

@@ -155,6 +155,9 @@ int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *of
 void hp_build_free(struct hp_heap_build *b);
 /* histogram row for (class, heap), created when missing; HP_NONE when out of memory */
 uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap);
+/* a new class at the end of h->classes, zeroed but for id (no super, no
+ * row), not in the class map; its index, HP_NONE when out of memory */
+uint32_t hp_heap_class_new(hp_heap *h, uint64_t id);
 
 /* "int" for the descriptor 'I', and so on for each primitive type (names.c);
  * NULL for any other character */

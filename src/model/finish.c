@@ -64,20 +64,10 @@ static int resolve_names(hp_heap *h)
 			if (h->classes[i].synthetic && strcmp(hp_class_name(h, i), "java.lang.Class") == 0)
 				break;
 		if (i == h->nclasses) {
-			if (h->nclasses >= h->build->classes_cap) {
-				struct hp_class *n = hp_grow(h->classes, &h->build->classes_cap, h->nclasses + 1, 16,
-							     sizeof *n);
-				if (!n)
-					return HP_ENOMEM;
-				h->classes = n;
-			}
-			struct hp_class *c = &h->classes[h->nclasses];
-			memset(c, 0, sizeof *c);
-			c->super = HP_NONE;
-			c->row = HP_NONE;
-			c->synthetic = 1;
-			HP_TRY(hp_build_text(h->build, "java.lang.Class", 15, &c->name));
-			h->nclasses++;
+			if (hp_heap_class_new(h, 0) == HP_NONE)
+				return HP_ENOMEM;
+			h->classes[i].synthetic = 1;
+			HP_TRY(hp_build_text(h->build, "java.lang.Class", 15, &h->classes[i].name));
 		}
 		h->jlc = (uint32_t)i;
 	}
@@ -125,24 +115,9 @@ static int sum_rows(hp_heap *h)
 			struct hp_class *c = &h->classes[i];
 			if (!c->dumped)
 				continue;
-			uint32_t r = HP_NONE;
-			for (uint32_t k = h->classes[h->jlc].row; k != HP_NONE; k = h->rows[k].next)
-				if (h->rows[k].heap == c->heap)
-					r = k;
-			if (r == HP_NONE) {
-				if (h->nrows >= h->build->rows_cap) {
-					struct hp_hrow *nr = hp_grow(h->rows, &h->build->rows_cap, h->nrows + 1, 64, sizeof *nr);
-					if (!nr)
-						return HP_ENOMEM;
-					h->rows = nr;
-				}
-				r = (uint32_t)h->nrows++;
-				memset(&h->rows[r], 0, sizeof h->rows[r]);
-				h->rows[r].cls = h->jlc;
-				h->rows[r].heap = c->heap;
-				h->rows[r].next = h->classes[h->jlc].row;
-				h->classes[h->jlc].row = r;
-			}
+			uint32_t r = hp_heap_row(h, h->jlc, c->heap);
+			if (r == HP_NONE)
+				return HP_ENOMEM;
 			h->rows[r].class_objs++;
 			h->rows[r].shallow += c->self_size;
 			if (c->self_size > h->rows[r].max_shallow)
