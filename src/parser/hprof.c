@@ -816,6 +816,27 @@ static int small_body(struct parser *P, uint32_t len, uint64_t min, uint64_t use
 	return rc;
 }
 
+/* An agent record's counted list (ALLOC SITES, CPU SAMPLES): a head of
+ * head bytes ending in the count *n, then *n entries of esize bytes, checked
+ * against the body's len; when wanted, the head and the first *k entries (at
+ * most HP_AGENT_ENTRIES_MAX) made available. */
+static int agent_list(struct parser *P, uint32_t len, uint64_t off, uint32_t head, uint32_t esize,
+		      const char *items, int want, uint32_t *n, uint32_t *k)
+{
+	HP_TRY(small_body(P, len, head, head));
+	*n = hp_be32(P->r->pos + head - 4);
+	if ((uint64_t)*n * esize > len - head)
+		return perr(P, HP_ECORRUPT, off, -1, "%s declares %u %s but its body has room for %u",
+			    tagname(P->tag), *n, items, (len - head) / esize);
+	*k = *n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : *n;
+	if (!want)
+		return HP_OK;
+	int rc = hp_rd_need(P->r, head + (size_t)*k * esize, P->err);
+	if (rc == HP_ETRUNC)
+		return past_end(P, len, P->cur_time, hp_rd_avail(P->r));
+	return rc;
+}
+
 static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
 			 struct hp_stats *st, struct hp_error *err)
 {
@@ -954,19 +975,9 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x06: {            /* ALLOC SITES */
-			HP_TRY(small_body(&P, len, 34, 34));
-			uint32_t n = hp_be32(r->pos + 30);
-			if ((uint64_t)n * 25 > len - 34)
-				return perr(&P, HP_ECORRUPT, off, -1,
-					"ALLOC SITES declares %u sites but its body has room for %u",
-					n, (len - 34) / 25);
-			if (sink->alloc_sites) {  /* the sites wanted, at most HP_AGENT_ENTRIES_MAX */
-				uint32_t k = n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : n;
-				rc = hp_rd_need(r, 34 + (size_t)k * 25, err);
-				if (rc == HP_ETRUNC)
-					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
-				if (rc)
-					return rc;
+			uint32_t n, k;
+			HP_TRY(agent_list(&P, len, off, 34, 25, "sites", sink->alloc_sites != NULL, &n, &k));
+			if (sink->alloc_sites) {
 				p = r->pos;
 				struct hp_alloc_sites_hdr hd = { hp_be16(p), hp_be32(p + 2), hp_be32(p + 6), hp_be32(p + 10),
 								 hp_be64(p + 14), hp_be64(p + 22), n };
@@ -975,19 +986,9 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x0D: {            /* CPU SAMPLES */
-			HP_TRY(small_body(&P, len, 8, 8));
-			uint32_t n = hp_be32(r->pos + 4);
-			if ((uint64_t)n * 8 > len - 8)
-				return perr(&P, HP_ECORRUPT, off, -1,
-					"CPU SAMPLES declares %u traces but its body has room for %u",
-					n, (len - 8) / 8);
+			uint32_t n, k;
+			HP_TRY(agent_list(&P, len, off, 8, 8, "traces", sink->cpu_samples != NULL, &n, &k));
 			if (sink->cpu_samples) {
-				uint32_t k = n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : n;
-				rc = hp_rd_need(r, 8 + (size_t)k * 8, err);
-				if (rc == HP_ETRUNC)
-					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
-				if (rc)
-					return rc;
 				p = r->pos;
 				SINK(&P, cpu_samples, off, -1, hp_be32(p), n, p + 8, k);
 			}
