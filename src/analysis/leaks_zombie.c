@@ -680,6 +680,18 @@ static int rule_holds(struct lk *L, const struct hp_leak_rule *r, const struct h
  * and is detached (mWindowAttachCount > 0, mAttachInfo null) and its
  * mParent is not null or it is a DecorView, as Shark's VIEW filter (a
  * parentless view of another class may be kept for reuse). */
+/* a flag's verdict (1 true, 0 false, -1 unknown): true makes a zombie,
+ * false says why not, unknown says nothing */
+static void flag_verdict(struct verdict *vd, int flag, const char *what)
+{
+	if (flag == 1) {
+		add(vd->yes, "%s is true", what);
+		vd->zombie = 1;
+	} else if (flag == 0) {
+		add(vd->no, "%s is false", what);
+	}
+}
+
 static void root_view(struct lk *L, uint32_t v, const struct hp_objdata *od, int attached, struct verdict *vd)
 {
 	const hp_heap *h = L->h;
@@ -761,13 +773,7 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		return rc;
 	vd->ruled |= ruled || (k & (K_ACTIVITY | K_FRAGMENTS | K_DIALOG | K_MQ | K_VIEWMODEL));
 	if (k & K_ACTIVITY) {
-		int d = bool_field(L, &od, "mDestroyed", "android.app.Activity");
-		if (d == 1) {
-			add(vd->yes, "Activity#mDestroyed is true");
-			vd->zombie = 1;
-		} else if (d == 0) {
-			add(vd->no, "Activity#mDestroyed is false");
-		}
+		flag_verdict(vd, bool_field(L, &od, "mDestroyed", "android.app.Activity"), "Activity#mDestroyed");
 	}
 	static const struct { unsigned bit; const char *decl; } frag[] = {
 		{ K_FRAGMENT, "android.app.Fragment" },
@@ -820,12 +826,7 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 				what = "ViewModel#impl.isCleared";
 			}
 		}
-		if (c == 1) {
-			add(vd->yes, "%s is true", what);
-			vd->zombie = 1;
-		} else if (c == 0) {
-			add(vd->no, "%s is false", what);
-		}
+		flag_verdict(vd, c, what);
 	}
 	if (k & K_VIEW_ROOT) {
 		int has_view = ref_field(L, &od, "mView", "android.view.ViewRootImpl", NULL);
@@ -863,13 +864,7 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		}
 	}
 	if (k & K_MQ) {
-		int q = bool_field(L, &od, "mQuitting", "android.os.MessageQueue");
-		if (q == 1) {
-			add(vd->yes, "MessageQueue#mQuitting is true");
-			vd->zombie = 1;
-		} else if (q == 0) {
-			add(vd->no, "MessageQueue#mQuitting is false");
-		}
+		flag_verdict(vd, bool_field(L, &od, "mQuitting", "android.os.MessageQueue"), "MessageQueue#mQuitting");
 	}
 	if ((k & K_CONTEXT_WRAPPER) && !(k & (K_ACTIVITY | K_APPLICATION | K_SERVICE))) {
 		if (context_destroyed(L, &od, "mBase", "android.content.ContextWrapper", &rc) == 1)
