@@ -115,13 +115,12 @@ static inline int hp_fold(const uint32_t *child_off, const uint32_t *children, s
 			if (!active[k]++ && ops->top && (rc = ops->top(ud, v, k)) != HP_OK)
 				goto out;
 		if (sp == cap) {
-			struct hp_fold_frame *ns = hp_reallocarray(stack, 2 * cap, sizeof *ns);
+			struct hp_fold_frame *ns = hp_grow(stack, &cap, sp + 1, HP_FOLD_STACK0, sizeof *ns);
 			if (!ns) {
 				rc = HP_ENOMEM;
 				goto out;
 			}
 			stack = ns;
-			cap *= 2;
 		}
 		stack[sp].v = v;
 		stack[sp].next = child_off[v];

@@ -277,11 +277,10 @@ static int tops_add(struct tops *T, uint32_t g, uint32_t v)
 {
 	if (T->all) {
 		if (T->nall == T->capall) {
-			struct tpair *na = hp_reallocarray(T->all, 2 * T->capall, sizeof *na);
+			struct tpair *na = hp_grow(T->all, &T->capall, T->nall + 1, 64, sizeof *na);
 			if (!na)
 				return HP_ENOMEM;
 			T->all = na;
-			T->capall *= 2;
 		}
 		T->all[T->nall++] = (struct tpair){ g, v };
 		return HP_OK;

@@ -111,12 +111,10 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 			if (w >= n || D->idom[w] != HP_DOM_SUPER || is_root[top[w]] || top[w] == top[u])
 				continue;
 			if (ne == ecap) {
-				size_t nc = ecap ? 2 * ecap : 1024;
-				uint32_t (*ne2)[2] = hp_reallocarray(edges, nc, sizeof *edges);
+				uint32_t (*ne2)[2] = hp_grow(edges, &ecap, ne + 1, 1024, sizeof *edges);
 				if (!ne2)
 					goto out;
 				edges = ne2;
-				ecap = nc;
 			}
 			edges[ne][0] = top[u];
 			edges[ne][1] = top[w];
@@ -183,11 +181,10 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 		size_t key = (size_t)mask[i] << 1 | (size_t)joint;
 		if (slot[key] < 0) {
 			if (out->n == cap) {
-				struct hp_root_share *nr = hp_reallocarray(out->rows, 2 * cap, sizeof *nr);
+				struct hp_root_share *nr = hp_grow(out->rows, &cap, out->n + 1, 16, sizeof *nr);
 				if (!nr)
 					goto out;
 				out->rows = nr;
-				cap *= 2;
 			}
 			out->rows[out->n] = (struct hp_root_share){ .kinds = mask[i], .joint = joint };
 			slot[key] = (int32_t)out->n++;

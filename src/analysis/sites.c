@@ -62,11 +62,10 @@ static int build_tree(const hp_heap *h, struct hp_sites *out, int tree, uint32_t
 				goto out;
 			if (ins) {
 				if (out->nnodes == cap) {
-					struct hp_site_node *nn = hp_reallocarray(out->node, cap * 2, sizeof *nn);
+					struct hp_site_node *nn = hp_grow(out->node, &cap, out->nnodes + 1, 64, sizeof *nn);
 					if (!nn)
 						goto out;
 					out->node = nn;
-					cap *= 2;
 				}
 				struct hp_site_node *e = &out->node[out->nnodes++];
 				memset(e, 0, sizeof *e);
@@ -234,12 +233,10 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 		}
 		if (of_trace[t] == HP_NONE) {
 			if (out->n == cap) {
-				size_t nc = cap ? 2 * cap : 64;
-				struct hp_site *ns = hp_reallocarray(out->s, nc, sizeof *ns);
+				struct hp_site *ns = hp_grow(out->s, &cap, out->n + 1, 64, sizeof *ns);
 				if (!ns)
 					goto oom;
 				out->s = ns;
-				cap = nc;
 			}
 			memset(&out->s[out->n], 0, sizeof out->s[out->n]);
 			out->s[out->n].serial = serial;
