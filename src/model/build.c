@@ -337,12 +337,9 @@ static int on_load_class(void *ud, uint32_t serial, uint64_t class_id, uint32_t 
 static uint32_t row_for(hp_heap *h, uint32_t cidx, unsigned heap)
 {
 	struct hp_class *c = &h->classes[cidx];
-	uint32_t r = c->row;
-	while (r != HP_NONE) {
-		if (h->rows[r].heap == heap)
-			return r;
-		r = h->rows[r].next;
-	}
+	uint32_t r = hp_heap_row_of(h, cidx, heap);
+	if (r != HP_NONE)
+		return r;
 	if (h->nrows >= h->build->rows_cap) {
 		struct hp_hrow *n = hp_grow(h->rows, &h->build->rows_cap, h->nrows + 1, 64, sizeof *n);
 		if (!n)
