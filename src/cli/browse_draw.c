@@ -128,6 +128,8 @@ static const char *row_label(const struct view *w, const struct hp_brow *r, char
 	}
 	case HP_BR_CGROUP:
 		return hp_text_safe(w->m.gnames[r->id], buf, n);
+	case HP_BR_TLS:
+		return hp_text_safe(hp_browse_name(&w->m, r), buf, n);
 	default:
 		snprintf(buf, n, "%s (%s root records)", hp_root_kind_name((int)r->id),
 			 cli_fmt_count(w->h->roots_by_kind[r->id], a, sizeof a));
@@ -140,7 +142,7 @@ static void row_flags(const struct view *w, const struct hp_brow *r, char f[3])
 {
 	f[0] = f[1] = ' ';
 	f[2] = '\0';
-	if (r->kind == HP_BR_GROUP) {
+	if (r->kind == HP_BR_GROUP || r->kind == HP_BR_TLS) {
 		f[1] = '+';
 	} else if (r->kind == HP_BR_OBJECT) {
 		int k = hp_heap_kind(w->h, r->id);
@@ -169,7 +171,9 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 		snprintf(buf, n, "instances of %s", hp_text_safe(hp_class_name(w->h, L->node), nm, sizeof nm));
 		return buf;
 	case HP_BL_KINDS: return "GC roots";
-	case HP_BL_LIST: return "leak suspects (accumulation points) and zombies";
+	case HP_BL_LIST:
+		return w->m.ntls ? "leak suspects (ThreadLocals, accumulation points) and zombies" :
+				   "leak suspects (accumulation points) and zombies";
 	case HP_BL_THREADS: return "threads";
 	case HP_BL_STACK:
 		snprintf(buf, n, "thread %s", w->tnames[L->node]);
@@ -180,6 +184,9 @@ static const char *level_name(const struct view *w, size_t i, char *buf, size_t 
 	}
 	case HP_BL_CGROUP:
 		return hp_text_safe(w->m.gnames[L->node], buf, n);
+	case HP_BL_TLVALUES:
+		snprintf(buf, n, "the values of %s", hp_text_safe(w->m.tls[L->node].name, nm, sizeof nm));
+		return buf;
 	default: return hp_root_kind_name((int)L->node);
 	}
 }

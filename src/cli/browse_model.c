@@ -42,6 +42,10 @@ void hp_browse_release(struct hp_browse *m)
 	hp_free(m->cls_objs);
 	hp_free(m->cls_shallow);
 	hp_free(m->list);
+	for (size_t i = 0; i < m->ntls; i++)
+		hp_free(m->tls[i].name);
+	hp_free(m->tls);
+	hp_free(m->tl_vals);
 	hp_free(m->walk);
 	memset(m, 0, sizeof *m);
 }
@@ -96,6 +100,8 @@ const char *hp_browse_name(const struct hp_browse *m, const struct hp_brow *r)
 		return "";
 	case HP_BR_CGROUP:
 		return m->gnames && m->gnames[r->id] ? m->gnames[r->id] : "";
+	case HP_BR_TLS:
+		return r->id < m->ntls ? m->tls[r->id].name : "";
 	default:
 		return hp_root_kind_name((int)r->id);
 	}
@@ -150,6 +156,7 @@ int hp_browse_can_open(const struct hp_browse *m, const struct hp_brow *r)
 	switch (r->kind) {
 	case HP_BR_OBJECT: return has_children(m, r->id);
 	case HP_BR_GROUP: return r->n > 0;
+	case HP_BR_TLS: return r->id < m->ntls && m->tls[r->id].n > 0;
 	case HP_BR_FRAME: return 0;
 	default: return 1;   /* a class, a root kind, a thread, a group: its list (empty or not) */
 	}
@@ -970,6 +977,72 @@ int hp_browse_set_list(struct hp_browse *m, const uint32_t *objs, size_t n, stru
 	return HP_OK;
 }
 
+int hp_browse_set_tls(struct hp_browse *m, size_t n, const char *const *names, const uint64_t *retained,
+		      const size_t *off, const uint32_t *vals, struct hp_error *err)
+{
+	size_t nv = n ? off[n] : 0;
+	struct hp_btls *t = hp_calloc(n ? n : 1, sizeof *t);
+	uint32_t *v = hp_reallocarray(NULL, nv ? nv : 1, sizeof *v);
+	if (!t || !v) {
+		hp_free(t);
+		hp_free(v);
+		return nomem(err);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		if (!(t[i].name = hp_malloc(len + 1))) {
+			while (i--)
+				hp_free(t[i].name);
+			hp_free(t);
+			hp_free(v);
+			return nomem(err);
+		}
+		memcpy(t[i].name, names[i], len + 1);
+		t[i].retained = retained[i];
+		t[i].first = k;
+		for (size_t j = off[i]; j < off[i + 1]; j++)
+			if (vals[j] < m->h->nobj)
+				v[k++] = vals[j];
+		t[i].n = k - t[i].first;
+	}
+	for (size_t i = 0; i < m->ntls; i++)
+		hp_free(m->tls[i].name);
+	hp_free(m->tls);
+	hp_free(m->tl_vals);
+	m->tls = t;
+	m->ntls = n;
+	m->tl_vals = v;
+	return HP_OK;
+}
+
+/* the leaks view's top level: a row per ThreadLocal suspect, then the
+ * objects listed (only those: a level that can be lazy) */
+static int open_list(struct hp_browse *m, struct hp_error *err)
+{
+	if (!m->ntls)
+		return open_objects(m, HP_BL_LIST, 0, m->list, m->nlist, NULL, m->R->reachable_bytes, err);
+	struct hp_blevel *L = push(m, HP_BL_LIST, 0, m->ntls + m->nlist, err);
+	if (!L)
+		return HP_ENOMEM;
+	for (size_t i = 0; i < m->ntls; i++) {
+		const struct hp_btls *x = &m->tls[i];
+		struct hp_brow *r = &L->rows[L->nrows++];
+		r->kind = HP_BR_TLS;
+		r->id = (uint32_t)i;
+		r->retained = x->retained;
+		for (size_t j = x->first; j < x->first + x->n; j++) {
+			r->shallow += m->R->shallow[m->tl_vals[j]];
+			r->count += m->subtree[m->tl_vals[j]];
+		}
+	}
+	for (size_t i = 0; i < m->nlist; i++)
+		L->rows[L->nrows++] = object_row(m, m->list[i]);
+	L->total_retained = m->R->reachable_bytes;
+	finish(m, L);
+	return HP_OK;
+}
+
 int hp_browse_set_view(struct hp_browse *m, int v, struct hp_error *err)
 {
 	while (m->depth)
@@ -981,7 +1054,7 @@ int hp_browse_set_view(struct hp_browse *m, int v, struct hp_error *err)
 	case HP_BV_THREADS: return open_threads(m, err);
 	case HP_BV_GROUPS: return open_cgroups(m, err);
 	case HP_BV_LEAKS:
-		return open_objects(m, HP_BL_LIST, 0, m->list, m->nlist, NULL, m->R->reachable_bytes, err);
+		return open_list(m, err);
 	default: return open_dom(m, (uint32_t)m->h->nobj, err);
 	}
 }
@@ -1014,6 +1087,10 @@ int hp_browse_descend(struct hp_browse *m, struct hp_error *err)
 		break;
 	case HP_BR_CGROUP:
 		rc = open_cgroup(m, r.id, err);
+		break;
+	case HP_BR_TLS:
+		rc = open_objects(m, HP_BL_TLVALUES, r.id, m->tl_vals + m->tls[r.id].first, m->tls[r.id].n, NULL,
+				  r.retained, err);
 		break;
 	default:
 		rc = open_roots(m, (int)r.id, err);

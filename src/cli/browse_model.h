@@ -14,9 +14,11 @@
  *               then an instance's dominator children;
  *   roots       root kinds, then the distinct objects of a kind, then what
  *               they dominate;
- *   leaks       the objects the caller listed (hp_browse_set_list(): the CLI
- *               lists the leak suspects' accumulation points and the zombie
- *               objects of analysis/leaks.h), then what they dominate;
+ *   leaks       the ThreadLocal suspects the caller gave (hp_browse_set_tls():
+ *               one row each, which opens into its values in every thread)
+ *               and the objects it listed (hp_browse_set_list(): the CLI
+ *               lists the other leak suspects' accumulation points and the
+ *               zombie objects of analysis/leaks.h), then what they dominate;
  *   threads     the threads of analysis/threads.h (hp_browse_set_threads()),
  *               then a thread's frames, each followed by the objects it
  *               holds (in stack order, never re-sorted), then what a local
@@ -81,7 +83,8 @@ enum hp_brow_kind {
 	HP_BR_OBJECT = 0, HP_BR_GROUP, HP_BR_CLASS, HP_BR_ROOTKIND,
 	HP_BR_THREAD,         /* id: index in hp_threads.t */
 	HP_BR_FRAME,          /* id: frame depth (HP_FRAME_NONE: the roots without a frame) */
-	HP_BR_CGROUP          /* id: index in hp_groups.g */
+	HP_BR_CGROUP,         /* id: index in hp_groups.g */
+	HP_BR_TLS             /* id: index in the ThreadLocal suspects (hp_browse_set_tls()) */
 };
 enum hp_blevel_kind {
 	HP_BL_DOM = 0,        /* dominator children of node (node n: the super-root) */
@@ -94,7 +97,8 @@ enum hp_blevel_kind {
 	HP_BL_THREADS,        /* every thread */
 	HP_BL_STACK,          /* thread node's frames and locals (stack order) */
 	HP_BL_CGROUPS,        /* the top-level groups */
-	HP_BL_CGROUP          /* group node's subgroups and classes */
+	HP_BL_CGROUP,         /* group node's subgroups and classes */
+	HP_BL_TLVALUES        /* ThreadLocal suspect node's values */
 };
 enum hp_bsort { HP_BSORT_SIZE = 0, HP_BSORT_NAME, HP_BSORT_COUNT };
 
@@ -151,6 +155,9 @@ struct hp_browse {
 	uint32_t *list;       /* the leaks view's objects (hp_browse_set_list()) */
 	size_t nlist;
 	int have_list;
+	struct hp_btls { char *name; uint64_t retained; size_t first, n; } *tls;   /* hp_browse_set_tls() */
+	size_t ntls;
+	uint32_t *tl_vals;    /* their values: tls[i]'s are tl_vals[first .. first + n) */
 	const struct hp_threads *T;    /* the threads view's (borrowed) */
 	const char *const *tnames;     /*   their names, per thread (borrowed) */
 	const struct hp_groups *G;     /* the groups view's (borrowed) */
@@ -176,6 +183,14 @@ void hp_browse_set_groups(struct hp_browse *m, const struct hp_groups *G, const 
 
 /* The objects the leaks view lists (copied; repeats dropped). */
 int hp_browse_set_list(struct hp_browse *m, const uint32_t *objs, size_t n, struct hp_error *err) HP_MUST_USE;
+
+/* The leaks view's ThreadLocal suspects, each one row before the objects
+ * of hp_browse_set_list(): suspect i named names[i], retaining
+ * retained[i] (its distinct values' retained sizes summed), its values
+ * vals[off[i] .. off[i + 1]) (everything copied; values not in the heap
+ * dropped). */
+int hp_browse_set_tls(struct hp_browse *m, size_t n, const char *const *names, const uint64_t *retained,
+		      const size_t *off, const uint32_t *vals, struct hp_error *err) HP_MUST_USE;
 
 /* Starts view v (enum hp_bview) at its top level (HP_BV_LEAKS: the list
  * given, empty before hp_browse_set_list()). */

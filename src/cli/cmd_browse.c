@@ -188,8 +188,76 @@ static uint64_t rows_under(const struct view *w, const struct hp_brow *r)
 	}
 }
 
-/* L lists the leak suspects' accumulation points and the zombie
- * objects (hprofan leaks with its defaults), found the first time */
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the ThreadLocal suspects as leaks names them ("ThreadLocal
+ * ShopServer.AUDIT in 4 threads"), each with its values in every thread */
+static int tl_suspects(struct view *w, struct hp_error *err)
+{
+	const struct hp_leaks *L = &w->leaks;
+	const hp_heap *h = w->h;
+	size_t n = L->ntls;
+	if (!n)
+		return HP_OK;
+	char **names = calloc(n, sizeof *names);
+	uint64_t *ret = calloc(n, sizeof *ret);
+	size_t *off = calloc(n + 1, sizeof *off);
+	uint32_t *vals = malloc((L->tl.n + 1) * sizeof *vals);
+	int rc = names && ret && off && vals ? HP_OK : hp_error_set(err, HP_ENOMEM, "out of memory");
+	size_t k = 0;
+	for (size_t t = 0; t < n && rc == HP_OK; t++) {
+		const struct hp_leak_tl *T = &L->tls[t];
+		const struct hp_tl_key *K = &L->tl.keys[T->key];
+		char lab[800], c[32], buf[1200];
+		if (K->tl == HP_NONE)
+			snprintf(buf, sizeof buf, "stale ThreadLocal entries");
+		else if (K->holder != HP_NONE)
+			snprintf(buf, sizeof buf, "ThreadLocal %s", K->name);
+		else
+			snprintf(buf, sizeof buf, "ThreadLocal %s", cli_object_label(h, K->tl, lab, sizeof lab));
+		size_t l = strlen(buf);
+		snprintf(buf + l, sizeof buf - l, " in %s", cli_fmt_counted(K->threads, "thread", "threads", c, sizeof c));
+		if (!(names[t] = strdup(buf))) {
+			rc = hp_error_set(err, HP_ENOMEM, "out of memory");
+			break;
+		}
+		ret[t] = K->retained;
+		off[t] = k;
+		size_t first = k;
+		for (size_t i = 0; i < L->tl.n; i++) {
+			const struct hp_tl_entry *E = &L->tl.e[i];
+			if (E->key == T->key && E->value != HP_NONE)
+				vals[k++] = E->value;
+		}
+		/* a value two threads share: once */
+		qsort(vals + first, k - first, sizeof *vals, u32_cmp);
+		size_t u = first;
+		for (size_t j = first; j < k; j++)
+			if (u == first || vals[u - 1] != vals[j])
+				vals[u++] = vals[j];
+		k = u;
+	}
+	if (rc == HP_OK) {
+		off[n] = k;
+		rc = hp_browse_set_tls(&w->m, n, (const char *const *)names, ret, off, vals, err);
+	}
+	for (size_t t = 0; names && t < n; t++)
+		free(names[t]);
+	free(names);
+	free(ret);
+	free(off);
+	free(vals);
+	return rc;
+}
+
+/* L lists the leak suspects as hprofan leaks (with its defaults) gives
+ * them: the ThreadLocal suspects, the other suspects' accumulation points
+ * (a Thread suspect folded into a ThreadLocal one is not listed), and the
+ * zombie objects; found the first time */
 static int leaks_view(struct view *w, struct hp_error *err)
 {
 	if (!w->leaks_done) {
@@ -212,16 +280,19 @@ static int leaks_view(struct view *w, struct hp_error *err)
 			return hp_error_set(err, HP_ENOMEM, "out of memory");
 		size_t n = 0;
 		for (size_t i = 0; i < L->nsuspects; i++)
-			objs[n++] = L->suspects[i].acc != HP_NONE ? L->suspects[i].acc : L->suspects[i].obj;
+			if (!L->suspect_tl || L->suspect_tl[i] == HP_NONE)
+				objs[n++] = L->suspects[i].acc != HP_NONE ? L->suspects[i].acc : L->suspects[i].obj;
 		for (size_t i = 0; i < L->nzombies; i++)
 			objs[n++] = L->zombies[i].obj;
 		rc = hp_browse_set_list(&w->m, objs, n, err);
 		free(objs);
+		if (rc == HP_OK)
+			rc = tl_suspects(w, err);
 		if (rc != HP_OK)
 			return rc;
 	}
 	int rc = hp_browse_set_view(&w->m, HP_BV_LEAKS, err);
-	if (rc == HP_OK && !w->m.nlist)
+	if (rc == HP_OK && !w->m.nlist && !w->m.ntls)
 		snprintf(w->msg, sizeof w->msg, "no leak suspect and no zombie (hprofan leaks says why)");
 	return rc;
 }

@@ -18,7 +18,11 @@
 #      the schema does not name is accepted (members may be added);
 #  (c) the schema and docs/json-schema.md agree: every member the tables
 #      document is in the schema with the same type, required unless marked
-#      optional, and the complete examples validate;
+#      optional, and every member the schema has is in its section's table
+#      (at the depth the table goes to); every ```json block is JSON (a line
+#      "…" only for array elements left out), in its command's section, a
+#      whole document that validates or an excerpt whose members do, and every
+#      command has a whole example;
 #  (d) every command hprofan --help lists whose JSON docs/json-schema.md
 #      documents has a schema, and the schema knows no undocumented command.
 # Validation uses python3's jsonschema module when it is importable (Debian:
@@ -680,20 +684,180 @@ for line in md.splitlines():
 if rows < 50:
     fail("docs: the member tables of docs/json-schema.md", "found only %d rows" % rows)
 
-# the complete examples (a JSON block that parses and has every document member)
-blocks = re.findall(r"```json\n(.*?)```", md, re.S)
-n = 0
-for i, b in enumerate(blocks):
-    try:
-        d = json.loads(b, object_pairs_hook=no_duplicates)
-    except ValueError:
+# the examples: every ```json block of docs/json-schema.md is JSON (a line
+# that is only "…" stands for array elements left out, and only there), and
+# sits in the section of its command: a whole document (every member a
+# document must have) whose command is the section's, valid against the
+# schema; or, a block without "schema", an excerpt of one, each of its members
+# one the section's command has, valid against that member's schema. Every
+# command has a whole document in its section.
+TRIM = "\u0000trimmed"
+commands = set(root_props["command"].get("enum", []))
+
+class Misplaced(Exception):
+    pass
+
+def untrim(v):
+    """v without the TRIM elements of its arrays (Misplaced: one is elsewhere)"""
+    if isinstance(v, list):
+        return [untrim(x) for x in v if x != TRIM]
+    if isinstance(v, dict):
+        return {k: untrim(x) for k, x in v.items()}
+    if v == TRIM:
+        raise Misplaced()
+    return v
+
+def excerpt_errors(doc, command):
+    errs = []
+    for k, v in doc.items():
+        s, _ = lookup(defs[command], k)
+        if s is None:
+            s = root_props.get(k)
+        if s is None:
+            errs.append("$.%s: the %s document has no such member" % (k, command))
+            continue
+        errs.extend(errors(v, s, "$." + k))
+    return errs
+
+section = None
+whole = set()
+block = None
+for lineno, line in enumerate(md.splitlines(), 1):
+    if block is not None:
+        if line.strip() == "```":
+            start, body = block
+            block = None
+            name = "docs: the example at docs/json-schema.md:%d" % start
+            where = section or "no command's section"
+            text = "\n".join(re.sub(r"^(\s*)…(,?)\s*$",
+                                     lambda m: m.group(1) + json.dumps(TRIM) + m.group(2), l)
+                             for l in body)
+            try:
+                d = json.loads(text, object_pairs_hook=no_duplicates)
+            except ValueError as e:
+                fail(name, "not JSON (%s)" % e)
+                continue
+            try:
+                d = untrim(d)
+            except Misplaced:
+                d = None
+            if not isinstance(d, dict):
+                fail(name, "not a JSON object, or a \"…\" line outside an array")
+                continue
+            if "schema" in d:
+                missing = [k for k in schema["required"] if k not in d]
+                if missing:
+                    fail(name, "a document without %s" % ", ".join(missing))
+                elif section is not None and d.get("command") != section:
+                    fail(name, "a %s document in %s's section" % (d.get("command"), section))
+                else:
+                    whole.add(d.get("command"))
+                    check_doc("docs example at line %d (%s)" % (start, d.get("command")), d, True)
+            elif section is None:
+                fail(name, "an excerpt (no \"schema\") in %s" % where)
+            else:
+                errs = excerpt_errors(d, section)
+                if errs: fail(name + " (an excerpt of %s)" % section, "; ".join(errs[:3]))
+                else: ok(name + " (an excerpt of %s)" % section)
+        else:
+            block[1].append(line)
         continue
-    if not all(k in d for k in schema["required"]):
+    m = re.match(r"^## `([a-z_]+)`", line)
+    if m:
+        section = m.group(1) if m.group(1) in commands else None
+    elif line.startswith("## "):
+        section = None
+    if line.startswith("```json"):
+        block = (lineno, [])
+if block is not None:
+    fail("docs: the example at docs/json-schema.md:%d" % block[0], "its ``` block is not closed")
+for c in sorted(commands):
+    if c in whole: ok("docs: %s has a whole example document" % c)
+    else: fail("docs: %s has a whole example document" % c,
+                "its section in docs/json-schema.md has none")
+
+# the tables name every member the schema has: each member of a command's
+# (or a part's) schema has a row in its section's table, at the depth the
+# table goes to (a member whose table rows name none of its members may
+# describe them in its meaning); members shared by every document and parts
+# with a section of their own ($ref to one) are documented there
+def rows_of(md):
+    """{section: {member path: meaning}} of the member tables"""
+    out, sec = {}, None
+    for line in md.splitlines():
+        m = re.match(r"^##(#?) `([a-z_]+)`", line)
+        if line.startswith("## Members of every document"):
+            sec = "document"
+        elif m:
+            sec = m.group(2) if m.group(2) in defs else None
+        elif line.startswith("## "):
+            sec = None
+        if sec is None or not line.startswith("| `"):
+            continue
+        cells = line.split(" | ")
+        names = re.findall(r"`([^`]+)`", cells[0])
+        meaning = cells[2] if len(cells) > 2 else ""
+        first = names[0]
+        parent = first.rsplit(".", 1)[0] if "." in first else ""
+        for n in names:
+            path = (parent + n if parent else n[1:]) if n.startswith(".") else n
+            out.setdefault(sec, {})[path] = meaning
+    return out
+
+table = rows_of(md)
+own_section = set(table) | {"size_model", "native", "out_of_memory", "mapping", "dump_info",
+                            "via", "step"}
+
+def members(s, prefix, depth=0):
+    """(path, schema) of every member below s, not through a part with a section"""
+    if depth > 12:
+        return
+    if isinstance(s, dict) and "$ref" in s:
+        name = s["$ref"].rsplit("/", 1)[-1]
+        if prefix and name in own_section:
+            return
+        s = resolve(s["$ref"])
+        yield from members(s, prefix, depth + 1)
+        return
+    if not isinstance(s, dict):
+        return
+    for sub in s.get("allOf", []) + s.get("anyOf", []) + s.get("oneOf", []):
+        yield from members(sub, prefix, depth + 1)
+    if "items" in s:
+        yield from members(s["items"], prefix + "[]", depth + 1)
+    for k, sub in s.get("properties", {}).items():
+        p = prefix + "." + k if prefix else k
+        yield p, sub
+        yield from members(sub, p, depth + 1)
+
+for c in sorted(commands - set(table)):
+    fail("docs: the table of %s" % c, "its section in docs/json-schema.md has no member table")
+for sec, rows in sorted(table.items()):
+    if sec == "document":
         continue
-    n += 1
-    check_doc("docs example %d (%s)" % (i + 1, d.get("command")), d, True)
-if n < 2:
-    fail("docs: complete examples", "found %d complete JSON examples in docs/json-schema.md, want 2 or more" % n)
+    missing = []
+    seen = set()
+    for p, _ in members(defs[sec], ""):
+        if p in seen or (sec in commands and p in root_props):
+            continue
+        seen.add(p)
+        if p in rows:
+            continue
+        parent = re.sub(r"(\[\])*$", "", p.rsplit(".", 1)[0]) if "." in p else None
+        if parent is None:
+            missing.append(p)
+            continue
+        if parent not in rows:
+            continue        # an undocumented parent is missing itself
+        kids = [r for r in rows if r.startswith(parent + ".") or r.startswith(parent + "[].")]
+        leaf = p.rsplit(".", 1)[1]
+        if not kids or "`%s`" % leaf in rows[parent]:
+            continue
+        missing.append(p)
+    name = "docs: the table of %s names every member of its schema" % sec
+    if missing: fail(name, "docs/hprofan.schema.json has %s; docs/json-schema.md's table does not"
+                     % ", ".join(missing[:12]) + (" (and %d more)" % (len(missing) - 12) if len(missing) > 12 else ""))
+    else: ok(name)
 
 # -- (d) commands ---------------------------------------------------------------------
 # a command --help lists has a schema once docs/json-schema.md documents its
