@@ -34,17 +34,6 @@ static int push_u32(uint32_t **l, size_t *n, size_t *cap, uint32_t x)
 	return 1;
 }
 
-/* The next node of a round: the queue's head (queue[*qi], *qi < tail) or
- * the next seed (seeds[*si], *si < nseeds), whichever is less deep; a seed
- * first when they are as deep.  One of the two is not empty. */
-static inline uint32_t next_by_depth(const uint32_t *depth, const uint32_t *queue, size_t *qi, size_t tail,
-				     const uint32_t *seeds, size_t *si, size_t nseeds)
-{
-	if (*si < nseeds && (*qi == tail || depth[seeds[*si]] <= depth[queue[*qi]]))
-		return seeds[(*si)++];
-	return queue[(*qi)++];
-}
-
 int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *starts, size_t nstarts,
 		 struct hp_error *err)
 {
@@ -151,7 +140,11 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 	for (size_t lo = 0; !done;) {
 		size_t si = 0;
 		while ((head < tail || si < nseeds) && !done) {
-			uint32_t v = next_by_depth(P->depth, queue, &head, tail, seeds, &si, nseeds);
+			uint32_t v;
+			if (si < nseeds && (head == tail || P->depth[seeds[si]] <= P->depth[queue[head]]))
+				v = seeds[si++];
+			else
+				v = queue[head++];
 			uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1);
 			if (hp_refs_class_edge(g, v) != HP_NONE)
 				e++;
@@ -192,7 +185,11 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 		size_t qi = lo;
 		si = 0;
 		while ((qi < tail || si < nseeds) && !done) {
-			uint32_t v = next_by_depth(P->depth, queue, &qi, tail, seeds, &si, nseeds);
+			uint32_t v;
+			if (si < nseeds && (qi == tail || P->depth[seeds[si]] <= P->depth[queue[qi]]))
+				v = seeds[si++];
+			else
+				v = queue[qi++];
 			uint32_t c = hp_refs_class_edge(g, v);
 			if (c == HP_NONE || P->parent[c] != unseen)
 				continue;

@@ -114,8 +114,10 @@ static inline size_t target(struct builder *B, uint64_t id)
 	if (!id)
 		return SIZE_MAX;
 	size_t to = hp_heap_find(B->h, id);
-	if (to == SIZE_MAX)
+	if (to == SIZE_MAX) {
 		B->R->dangling++;
+		return SIZE_MAX;
+	}
 	return to;
 }
 
