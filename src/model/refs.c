@@ -107,9 +107,12 @@ static int skip_kind(int policy, int kind)
 	return 0;
 }
 
-/* The object a reference names: SIZE_MAX for null and for an id the dump
- * does not hold (counted dangling). */
-static inline size_t target(struct builder *B, uint64_t id)
+/* A reference of the record being read: resolved now; ids the dump does
+ * not hold are counted and dropped.  Returns the target or SIZE_MAX.
+ * (extra_edge() resolves its ids the same way; this copy is the hot path's,
+ * written out: through a shared inline function the references pass ran
+ * 0.7% more instructions, callgrind.) */
+static inline size_t edge(struct builder *B, uint64_t id)
 {
 	if (!id)
 		return SIZE_MAX;
@@ -118,16 +121,6 @@ static inline size_t target(struct builder *B, uint64_t id)
 		B->R->dangling++;
 		return SIZE_MAX;
 	}
-	return to;
-}
-
-/* A reference of the record being read: resolved now; ids the dump does
- * not hold are counted and dropped.  Returns the target or SIZE_MAX. */
-static inline size_t edge(struct builder *B, uint64_t id)
-{
-	size_t to = target(B, id);
-	if (to == SIZE_MAX)
-		return SIZE_MAX;
 	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
 		B->nomem = 1;
 		return SIZE_MAX;
@@ -248,9 +241,13 @@ static int merge_in_place(struct builder *B)
 /* An edge the model knows of, not a record; dangling ones are dropped. */
 static int extra_edge(struct builder *B, size_t from, uint64_t id)
 {
-	size_t to = target(B, id);
-	if (to == SIZE_MAX)
+	if (!id)
 		return HP_OK;
+	size_t to = hp_heap_find(B->h, id);
+	if (to == SIZE_MAX) {
+		B->R->dangling++;
+		return HP_OK;
+	}
 	if (!grow(&B->extra, &B->extracap, B->nextra, sizeof *B->extra, 256))
 		return HP_ENOMEM;
 	B->extra[B->nextra][0] = (uint32_t)from;
