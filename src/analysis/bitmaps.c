@@ -2,6 +2,7 @@
  * duplicates: see bitmaps.h. */
 #include "analysis/bitmaps.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 
 #include <stdlib.h>
@@ -65,9 +66,7 @@ static const struct hp_bitmap *sort_b;
 static int by_hash(const void *a, const void *b)
 {
 	const struct hp_bitmap *x = &sort_b[*(const uint32_t *)a], *y = &sort_b[*(const uint32_t *)b];
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return x->obj < y->obj ? -1 : x->obj > y->obj;
+	return hp_cmp2_u64(x->hash, y->hash, x->obj, y->obj);
 }
 
 static uint64_t need_bytes(const struct hp_bitmap *b)
@@ -79,12 +78,7 @@ static uint64_t need_bytes(const struct hp_bitmap *b)
 static int by_buffer(const void *a, const void *b)
 {
 	const struct hp_bitmap *x = &sort_b[*(const uint32_t *)a], *y = &sort_b[*(const uint32_t *)b];
-	if (x->buffer != y->buffer)
-		return x->buffer < y->buffer ? -1 : 1;
-	uint64_t nx = need_bytes(x), ny = need_bytes(y);
-	if (nx != ny)
-		return nx < ny ? -1 : 1;
-	return x->obj < y->obj ? -1 : x->obj > y->obj;
+	return hp_cmp3_u64(x->buffer, y->buffer, need_bytes(x), need_bytes(y), x->obj, y->obj);
 }
 
 /* The content hashes of the bitmaps idx[0..k) that read pixels from one

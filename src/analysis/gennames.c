@@ -1,6 +1,7 @@
 /* gennames.c — made-up class and thread names, normalised (gennames.h). */
 #include "analysis/gennames.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -170,12 +171,21 @@ static unsigned norm_class(char *s, size_t *len)
 	return k;
 }
 
+/* s and its NUL copied to out when cap holds them: strlen(s), else SIZE_MAX */
+static size_t copy_in(const char *s, char *out, size_t cap)
+{
+	size_t n = strlen(s);
+	if (cap < n + 1)
+		return SIZE_MAX;
+	memcpy(out, s, n + 1);
+	return n;
+}
+
 unsigned hp_gen_class_name(const char *name, char *out, size_t cap)
 {
-	size_t n = strlen(name);
-	if (cap < n + 1)
+	size_t n = copy_in(name, out, cap);
+	if (n == SIZE_MAX)
 		return 0;
-	memcpy(out, name, n + 1);
 	size_t e = n;
 	while (e >= 2 && name[e - 2] == '[' && name[e - 1] == ']')
 		e -= 2;
@@ -209,10 +219,9 @@ static unsigned norm_digits(char *s, size_t *len)
 
 unsigned hp_gen_thread_name(const char *name, char *out, size_t cap)
 {
-	size_t n = strlen(name);
-	if (cap < n + 1)
+	size_t n = copy_in(name, out, cap);
+	if (n == SIZE_MAX)
 		return 0;
-	memcpy(out, name, n + 1);
 	unsigned k = norm_digits(out, &n);
 	out[n] = '\0';
 	if (!k)

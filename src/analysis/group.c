@@ -9,6 +9,7 @@
 #include "analysis/fold.h"
 #include "model/idmap.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,32 +18,16 @@
 
 static int text_add(struct hp_groups *G, const char *s, size_t len, size_t *off)
 {
-	if (G->text_len + len + 1 > G->text_cap) {
-		size_t cap = G->text_cap ? G->text_cap : 256;
-		while (cap < G->text_len + len + 1)
-			cap *= 2;
-		char *t = hp_realloc(G->text, cap);
-		if (!t)
-			return HP_ENOMEM;
-		G->text = t;
-		G->text_cap = cap;
-	}
-	memcpy(G->text + G->text_len, s, len);
-	G->text[G->text_len + len] = 0;
-	*off = G->text_len;
-	G->text_len += len + 1;
-	return HP_OK;
+	return hp_grow_text(&G->text, &G->text_len, &G->text_cap, 256, s, len, off) ? HP_ENOMEM : HP_OK;
 }
 
 static int group_add(struct hp_groups *G, size_t *cap, const char *name, size_t len, uint32_t *idx)
 {
 	if (G->n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		struct hp_group *ng = hp_reallocarray(G->g, nc, sizeof *ng);
+		struct hp_group *ng = hp_grow(G->g, cap, G->n + 1, 64, sizeof *ng);
 		if (!ng)
 			return HP_ENOMEM;
 		G->g = ng;
-		*cap = nc;
 	}
 	struct hp_group *g = &G->g[G->n];
 	memset(g, 0, sizeof *g);
@@ -227,9 +212,7 @@ static int by_name_loader(const void *a, const void *b)
 	int c = strcmp(x->name, y->name);
 	if (c)
 		return c;
-	if (x->loader != y->loader)
-		return x->loader < y->loader ? -1 : 1;
-	return x->c < y->c ? -1 : x->c > y->c;
+	return hp_cmp2_u64(x->loader, y->loader, x->c, y->c);
 }
 
 /* the names defined by several loaders (the classes grouped, cg[c] set) */
@@ -294,11 +277,10 @@ static int tops_add(struct tops *T, uint32_t g, uint32_t v)
 {
 	if (T->all) {
 		if (T->nall == T->capall) {
-			struct tpair *na = hp_reallocarray(T->all, 2 * T->capall, sizeof *na);
+			struct tpair *na = hp_grow(T->all, &T->capall, T->nall + 1, 64, sizeof *na);
 			if (!na)
 				return HP_ENOMEM;
 			T->all = na;
-			T->capall *= 2;
 		}
 		T->all[T->nall++] = (struct tpair){ g, v };
 		return HP_OK;
@@ -334,9 +316,7 @@ static const uint64_t *sort_ret;
 static int by_ret_desc(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (sort_ret[x] != sort_ret[y])
-		return sort_ret[x] < sort_ret[y] ? 1 : -1;
-	return (x > y) - (x < y);
+	return hp_cmp2_u64(sort_ret[y], sort_ret[x], x, y);
 }
 
 static int by_pair(const void *a, const void *b)

@@ -5,6 +5,7 @@
  * leaks_zombie.c, the traces and their signature text leaks_trace.c. */
 #include "analysis/leaks_state.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,9 +25,7 @@ static double seconds(void)
 static int cmp_pair(const void *a, const void *b)
 {
 	const uint32_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return (x[1] > y[1]) - (x[1] < y[1]);
+	return hp_cmp2_u64(x[0], y[0], x[1], y[1]);
 }
 
 static int search_paths(struct lk *L, struct hp_leaks *out, const uint32_t *targets, size_t ntargets)

@@ -11,6 +11,7 @@
 #include "analysis/collections.h"
 #include "analysis/prefetch.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,12 +108,10 @@ struct walk {
 static int push(struct walk *w, size_t *sp, uint32_t v, uint32_t first)
 {
 	if (*sp == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 1024;
-		struct frame *ns = hp_reallocarray(w->st, nc, sizeof *ns);
+		struct frame *ns = hp_grow(w->st, &w->cap, *sp + 1, 1024, sizeof *ns);
 		if (!ns)
 			return HP_ENOMEM;
 		w->st = ns;
-		w->cap = nc;
 	}
 	w->st[(*sp)++] = (struct frame){ v, first };
 	return HP_OK;
@@ -134,12 +133,10 @@ static inline int visit(struct lk *L, struct walk *w, uint32_t v)
 		w->capt[c] = capturing_class(h, L->rd, c) ? 2 : 1;
 	if (w->capt[c] == 2 && hp_heap_kind(h, v) == HP_OBJ_INSTANCE && w->ninst < MAX_CAPTURING) {
 		if (w->ninst == w->icap) {
-			size_t nc = w->icap ? w->icap * 2 : 1024;
-			uint32_t *ni = hp_reallocarray(w->inst, nc, sizeof *ni);
+			uint32_t *ni = hp_grow(w->inst, &w->icap, w->ninst + 1, 1024, sizeof *ni);
 			if (!ni)
 				return HP_ENOMEM;
 			w->inst = ni;
-			w->icap = nc;
 		}
 		w->inst[w->ninst++] = v;
 	}
@@ -189,11 +186,7 @@ static int walk_subtree(struct lk *L, struct walk *w, uint32_t root)
 static int by_shallow(const void *a, const void *b)
 {
 	const struct hp_leak_class_count *x = a, *y = b;
-	if (x->shallow != y->shallow)
-		return x->shallow < y->shallow ? 1 : -1;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return (x->cls > y->cls) - (x->cls < y->cls);
+	return hp_cmp3_u64(y->shallow, x->shallow, y->count, x->count, x->cls, y->cls);
 }
 
 /* ---- what lambdas and inner classes capture ---------------------------------- */
@@ -205,33 +198,23 @@ struct grp { struct hp_leak_capture c; uint64_t sid; };
 static int by_grp(const void *a, const void *b)
 {
 	const struct grp *x = a, *y = b;
-	if (x->c.holder != y->c.holder)
-		return x->c.holder < y->c.holder ? -1 : 1;
-	if (x->sid != y->sid)
-		return x->sid < y->sid ? -1 : 1;
-	return (x->c.target > y->c.target) - (x->c.target < y->c.target);
+	return hp_cmp3_u64(x->c.holder, y->c.holder, x->sid, y->sid, x->c.target, y->c.target);
 }
 
 static int by_capture_count(const void *a, const void *b)
 {
 	const struct hp_leak_capture *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if (x->holder != y->holder)
-		return x->holder < y->holder ? -1 : 1;
-	return (x->target > y->target) - (x->target < y->target);
+	return hp_cmp3_u64(y->count, x->count, x->holder, y->holder, x->target, y->target);
 }
 
 static int by_u64(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	return hp_cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
 static int by_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	return hp_cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* a captured value: slot (the rank of its field's name among the class's
@@ -241,9 +224,7 @@ struct pair { uint32_t slot, obj; };
 static int by_slot(const void *a, const void *b)
 {
 	const struct pair *x = a, *y = b;
-	if (x->slot != y->slot)
-		return x->slot < y->slot ? -1 : 1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp2_u64(x->slot, y->slot, x->obj, y->obj);
 }
 
 /* Counting the captures of the set's capturing instances, one class at a
@@ -318,12 +299,10 @@ static int must_decode(const struct capt *C, int graph, uint32_t v)
 static int add_pair(struct capt *C, uint32_t slot, uint32_t obj)
 {
 	if (C->npr == C->prcap) {
-		size_t nc = C->prcap ? C->prcap * 2 : 1024;
-		struct pair *np = hp_reallocarray(C->pr, nc, sizeof *np);
+		struct pair *np = hp_grow(C->pr, &C->prcap, C->npr + 1, 1024, sizeof *np);
 		if (!np)
 			return HP_ENOMEM;
 		C->pr = np;
-		C->prcap = nc;
 	}
 	C->pr[C->npr++] = (struct pair){ slot, obj };
 	return HP_OK;
@@ -353,12 +332,10 @@ static int class_sids(struct capt *C, uint32_t cls)
 		if (f->type != HP_T_OBJECT || !captured_name(hp_objread_name(C->L->rd, f->name_sid)))
 			continue;
 		if (C->nsids == C->sidcap) {
-			size_t nc = C->sidcap ? C->sidcap * 2 : 16;
-			uint64_t *ns = hp_reallocarray(C->sids, nc, sizeof *ns);
+			uint64_t *ns = hp_grow(C->sids, &C->sidcap, C->nsids + 1, 16, sizeof *ns);
 			if (!ns)
 				return HP_ENOMEM;
 			C->sids = ns;
-			C->sidcap = nc;
 		}
 		C->sids[C->nsids++] = f->name_sid;
 	}
@@ -413,12 +390,10 @@ static int class_pairs(struct capt *C, uint32_t cls, const uint32_t *inst, size_
 static int add_grp(struct capt *C, uint32_t holder, uint64_t sid, uint32_t target, uint64_t count, uint64_t refs)
 {
 	if (C->ng == C->gcap) {
-		size_t nc = C->gcap ? C->gcap * 2 : 64;
-		struct grp *ng = hp_reallocarray(C->g, nc, sizeof *ng);
+		struct grp *ng = hp_grow(C->g, &C->gcap, C->ng + 1, 64, sizeof *ng);
 		if (!ng)
 			return HP_ENOMEM;
 		C->g = ng;
-		C->gcap = nc;
 	}
 	struct grp *e = &C->g[C->ng++];
 	memset(e, 0, sizeof *e);

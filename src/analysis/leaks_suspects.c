@@ -3,6 +3,7 @@
  * threshold, their accumulation points and holders. */
 #include "analysis/leaks_state.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +25,13 @@ static int is_jdk(const char *n)
 static int by_retained(const void *a, const void *b)
 {
 	const struct top *x = a, *y = b;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return (x->v > y->v) - (x->v < y->v);
+	return hp_cmp2_u64(y->retained, x->retained, x->v, y->v);
 }
 
 static int by_class_then_retained(const void *a, const void *b, const hp_heap *h)
 {
 	const struct top *x = a, *y = b;
-	uint32_t cx = h->cls[x->v], cy = h->cls[y->v];
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
-	return by_retained(a, b);
+	return hp_cmp3_u64(h->cls[x->v], h->cls[y->v], y->retained, x->retained, x->v, y->v);
 }
 
 static const hp_heap *sort_heap;

@@ -5,6 +5,7 @@
  * into leaks by signature. */
 #include "analysis/leaks_state.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 
 #include <math.h>
@@ -432,6 +433,19 @@ static size_t unwrap_activity(struct lk *L, uint64_t id, int *rc)
 	return SIZE_MAX;
 }
 
+/* whether od's context field name (declared in decl) is, or wraps, a
+ * destroyed Activity: 1 yes, 0 no, -1 it is no Activity or cannot be read
+ * (*rc set when that is an error) */
+static int context_destroyed(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl,
+			     int *rc)
+{
+	uint64_t ctx = 0;
+	size_t act = SIZE_MAX;
+	if (ref_field(L, od, name, decl, &ctx) == 1)
+		act = unwrap_activity(L, ctx, rc);
+	return act != SIZE_MAX && *rc == HP_OK ? activity_destroyed(L, act, rc) : -1;
+}
+
 /* an int field: 1 with *v set, -1 no such field */
 static int int_field(struct lk *L, const struct hp_objdata *od, const char *name, const char *decl, int32_t *v)
 {
@@ -446,8 +460,7 @@ static int int_field(struct lk *L, const struct hp_objdata *od, const char *name
 
 static int by_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	return hp_cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 static int in_set(const struct lk_set *s, uint32_t v)
@@ -667,6 +680,18 @@ static int rule_holds(struct lk *L, const struct hp_leak_rule *r, const struct h
  * and is detached (mWindowAttachCount > 0, mAttachInfo null) and its
  * mParent is not null or it is a DecorView, as Shark's VIEW filter (a
  * parentless view of another class may be kept for reuse). */
+/* a flag's verdict (1 true, 0 false, -1 unknown): true makes a zombie,
+ * false says why not, unknown says nothing */
+static void flag_verdict(struct verdict *vd, int flag, const char *what)
+{
+	if (flag == 1) {
+		add(vd->yes, "%s is true", what);
+		vd->zombie = 1;
+	} else if (flag == 0) {
+		add(vd->no, "%s is false", what);
+	}
+}
+
 static void root_view(struct lk *L, uint32_t v, const struct hp_objdata *od, int attached, struct verdict *vd)
 {
 	const hp_heap *h = L->h;
@@ -748,13 +773,7 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		return rc;
 	vd->ruled |= ruled || (k & (K_ACTIVITY | K_FRAGMENTS | K_DIALOG | K_MQ | K_VIEWMODEL));
 	if (k & K_ACTIVITY) {
-		int d = bool_field(L, &od, "mDestroyed", "android.app.Activity");
-		if (d == 1) {
-			add(vd->yes, "Activity#mDestroyed is true");
-			vd->zombie = 1;
-		} else if (d == 0) {
-			add(vd->no, "Activity#mDestroyed is false");
-		}
+		flag_verdict(vd, bool_field(L, &od, "mDestroyed", "android.app.Activity"), "Activity#mDestroyed");
 	}
 	static const struct { unsigned bit; const char *decl; } frag[] = {
 		{ K_FRAGMENT, "android.app.Fragment" },
@@ -774,12 +793,8 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		break;
 	}
 	if (k & K_VIEW) {
-		uint64_t ctx = 0;
 		int attached = ref_field(L, &od, "mAttachInfo", "android.view.View", NULL);
-		size_t act = SIZE_MAX;
-		if (ref_field(L, &od, "mContext", "android.view.View", &ctx) == 1)
-			act = unwrap_activity(L, ctx, &rc);
-		int destroyed = act != SIZE_MAX && rc == HP_OK ? activity_destroyed(L, act, &rc) : -1;
+		int destroyed = context_destroyed(L, &od, "mContext", "android.view.View", &rc);
 		if (rc)
 			goto out;
 		if (destroyed == 1) {
@@ -811,20 +826,11 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 				what = "ViewModel#impl.isCleared";
 			}
 		}
-		if (c == 1) {
-			add(vd->yes, "%s is true", what);
-			vd->zombie = 1;
-		} else if (c == 0) {
-			add(vd->no, "%s is false", what);
-		}
+		flag_verdict(vd, c, what);
 	}
 	if (k & K_VIEW_ROOT) {
-		uint64_t ctx = 0;
 		int has_view = ref_field(L, &od, "mView", "android.view.ViewRootImpl", NULL);
-		size_t act = SIZE_MAX;
-		if (ref_field(L, &od, "mContext", "android.view.ViewRootImpl", &ctx) == 1)
-			act = unwrap_activity(L, ctx, &rc);
-		int destroyed = act != SIZE_MAX && rc == HP_OK ? activity_destroyed(L, act, &rc) : -1;
+		int destroyed = context_destroyed(L, &od, "mContext", "android.view.ViewRootImpl", &rc);
 		if (rc)
 			goto out;
 		if (destroyed == 1) {
@@ -858,20 +864,10 @@ static int inspect(struct lk *L, uint32_t v, struct verdict *vd)
 		}
 	}
 	if (k & K_MQ) {
-		int q = bool_field(L, &od, "mQuitting", "android.os.MessageQueue");
-		if (q == 1) {
-			add(vd->yes, "MessageQueue#mQuitting is true");
-			vd->zombie = 1;
-		} else if (q == 0) {
-			add(vd->no, "MessageQueue#mQuitting is false");
-		}
+		flag_verdict(vd, bool_field(L, &od, "mQuitting", "android.os.MessageQueue"), "MessageQueue#mQuitting");
 	}
 	if ((k & K_CONTEXT_WRAPPER) && !(k & (K_ACTIVITY | K_APPLICATION | K_SERVICE))) {
-		uint64_t base = 0;
-		size_t act = SIZE_MAX;
-		if (ref_field(L, &od, "mBase", "android.content.ContextWrapper", &base) == 1)
-			act = unwrap_activity(L, base, &rc);
-		if (!rc && act != SIZE_MAX && activity_destroyed(L, act, &rc) == 1)
+		if (context_destroyed(L, &od, "mBase", "android.content.ContextWrapper", &rc) == 1)
 			add(vd->yes, "%s wraps an Activity with Activity#mDestroyed true",
 			    simple_name(hp_class_name(h, cls)));
 		if (rc)
@@ -1025,41 +1021,27 @@ static int trace_statuses(struct lk *L, struct hp_leak_trace *t, const struct ve
 static int by_group(const void *a, const void *b)
 {
 	const struct hp_leak_zombie *x = a, *y = b;
-	if (x->leak != y->leak)
-		return x->leak < y->leak ? -1 : 1;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp3_u64(x->leak, y->leak, y->retained, x->retained, x->obj, y->obj);
 }
 
 static int by_sig(const void *a, const void *b)
 {
 	const struct hp_leak_zombie *x = a, *y = b;
-	if (x->signature != y->signature)
-		return x->signature < y->signature ? -1 : 1;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp3_u64(x->signature, y->signature, y->retained, x->retained, x->obj, y->obj);
 }
 
 static const struct hp_leak_group *sort_leaks;
 /* leak indexes by the sum of their zombies' retained sizes, largest first */
 static int by_sum(const void *a, const void *b)
 {
-	const struct hp_leak_group *x = &sort_leaks[*(const size_t *)a], *y = &sort_leaks[*(const size_t *)b];
-	if (x->retained_sum != y->retained_sum)
-		return x->retained_sum < y->retained_sum ? 1 : -1;
-	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	return hp_cmp2_u64(sort_leaks[j].retained_sum, sort_leaks[i].retained_sum, i, j);
 }
 
 static int by_group_retained(const void *a, const void *b)
 {
 	const struct hp_leak_group *x = a, *y = b;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return (x->signature > y->signature) - (x->signature < y->signature);
+	return hp_cmp3_u64(y->retained, x->retained, y->count, x->count, x->signature, y->signature);
 }
 
 int lk_find_candidates(struct lk *L, struct hp_leaks *out, struct cand **cands, size_t *ncand)

@@ -25,12 +25,10 @@ void hp_paths_release(struct hp_paths *P)
 static int push_u32(uint32_t **l, size_t *n, size_t *cap, uint32_t x)
 {
 	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		uint32_t *q = hp_reallocarray(*l, nc, sizeof *q);
+		uint32_t *q = hp_grow(*l, cap, *n + 1, 64, sizeof *q);
 		if (!q)
 			return 0;
 		*l = q;
-		*cap = nc;
 	}
 	(*l)[(*n)++] = x;
 	return 1;

@@ -3,6 +3,7 @@
  * sizes summed per key. */
 #include "analysis/rootshare.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,7 @@
 static int cmp_edge(const void *a, const void *b)
 {
 	const uint32_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
+	return hp_cmp2_u64(x[0], y[0], x[1], y[1]);
 }
 
 static int popcount16(unsigned v)
@@ -41,9 +40,7 @@ static int cmp_row(const void *a, const void *b)
 				return lx < ly ? -1 : 1;
 		}
 	}
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return x->kinds < y->kinds ? -1 : x->kinds > y->kinds;
+	return hp_cmp2_u64(y->retained, x->retained, x->kinds, y->kinds);
 }
 
 void hp_root_shares_release(struct hp_root_shares *s)
@@ -114,12 +111,10 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 			if (w >= n || D->idom[w] != HP_DOM_SUPER || is_root[top[w]] || top[w] == top[u])
 				continue;
 			if (ne == ecap) {
-				size_t nc = ecap ? 2 * ecap : 1024;
-				uint32_t (*ne2)[2] = hp_reallocarray(edges, nc, sizeof *edges);
+				uint32_t (*ne2)[2] = hp_grow(edges, &ecap, ne + 1, 1024, sizeof *edges);
 				if (!ne2)
 					goto out;
 				edges = ne2;
-				ecap = nc;
 			}
 			edges[ne][0] = top[u];
 			edges[ne][1] = top[w];
@@ -186,11 +181,10 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 		size_t key = (size_t)mask[i] << 1 | (size_t)joint;
 		if (slot[key] < 0) {
 			if (out->n == cap) {
-				struct hp_root_share *nr = hp_reallocarray(out->rows, 2 * cap, sizeof *nr);
+				struct hp_root_share *nr = hp_grow(out->rows, &cap, out->n + 1, 16, sizeof *nr);
 				if (!nr)
 					goto out;
 				out->rows = nr;
-				cap *= 2;
 			}
 			out->rows[out->n] = (struct hp_root_share){ .kinds = mask[i], .joint = joint };
 			slot[key] = (int32_t)out->n++;

@@ -2,6 +2,7 @@
 #include "analysis/sites.h"
 #include "analysis/fold.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +10,7 @@
 static int by_shallow(const void *a, const void *b)
 {
 	const struct hp_site *x = a, *y = b;
-	if (x->shallow != y->shallow)
-		return x->shallow < y->shallow ? 1 : -1;
-	return x->serial < y->serial ? -1 : x->serial > y->serial;
+	return hp_cmp2_u64(y->shallow, x->shallow, x->serial, y->serial);
 }
 
 void hp_sites_release(struct hp_sites *s)
@@ -27,13 +26,7 @@ static int by_bytes(const void *a, const void *b)
 {
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 	const struct hp_site_node *x = &sort_nodes[i], *y = &sort_nodes[j];
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	if (x->shallow != y->shallow)
-		return x->shallow < y->shallow ? 1 : -1;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return i < j ? -1 : i > j;
+	return hp_cmp4_u64(x->parent, y->parent, y->shallow, x->shallow, y->retained, x->retained, i, j);
 }
 
 /* the stacks of the sites merged into out->node; leaf[site] gets the node
@@ -69,11 +62,10 @@ static int build_tree(const hp_heap *h, struct hp_sites *out, int tree, uint32_t
 				goto out;
 			if (ins) {
 				if (out->nnodes == cap) {
-					struct hp_site_node *nn = hp_reallocarray(out->node, cap * 2, sizeof *nn);
+					struct hp_site_node *nn = hp_grow(out->node, &cap, out->nnodes + 1, 64, sizeof *nn);
 					if (!nn)
 						goto out;
 					out->node = nn;
-					cap *= 2;
 				}
 				struct hp_site_node *e = &out->node[out->nnodes++];
 				memset(e, 0, sizeof *e);
@@ -241,12 +233,10 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 		}
 		if (of_trace[t] == HP_NONE) {
 			if (out->n == cap) {
-				size_t nc = cap ? 2 * cap : 64;
-				struct hp_site *ns = hp_reallocarray(out->s, nc, sizeof *ns);
+				struct hp_site *ns = hp_grow(out->s, &cap, out->n + 1, 64, sizeof *ns);
 				if (!ns)
 					goto oom;
 				out->s = ns;
-				cap = nc;
 			}
 			memset(&out->s[out->n], 0, sizeof out->s[out->n]);
 			out->s[out->n].serial = serial;

@@ -48,13 +48,9 @@ int hp_sysprops_get(hp_objread *rd, const hp_heap *h, const char *const *keys, c
 		const struct hp_class *c = &h->classes[k];
 		if (!c->dumped || strcmp(hp_class_name(h, k), "java.lang.System"))
 			continue;
-		for (uint32_t i = 0; i < c->n_statics; i++) {
-			const struct hp_static *st = &h->statics[c->first_static + i];
-			uint32_t nl;
-			const char *nm = hp_heap_string(h, st->name_sid, &nl);
-			if (st->type == HP_T_OBJECT && nm && nl == 5 && !memcmp(nm, "props", 5))
-				props_id = st->value;
-		}
+		const struct hp_static *st = hp_class_static(h, k, "props", HP_T_OBJECT);
+		if (st)
+			props_id = st->value;
 	}
 	size_t props = props_id ? hp_heap_find(h, props_id) : SIZE_MAX;
 	if (props == SIZE_MAX || hp_heap_kind(h, props) != HP_OBJ_INSTANCE)

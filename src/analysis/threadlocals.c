@@ -2,6 +2,7 @@
  * ThreadLocals they belong to (threadlocals.h). */
 #include "analysis/threadlocals.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +28,10 @@ struct level { struct node *v; size_t n, cap; };
 static int push(struct level *l, struct node nd)
 {
 	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct node *nv = hp_reallocarray(l->v, nc, sizeof *nv);
+		struct node *nv = hp_grow(l->v, &l->cap, l->n + 1, 64, sizeof *nv);
 		if (!nv)
 			return HP_ENOMEM;
 		l->v = nv;
-		l->cap = nc;
 	}
 	l->v[l->n++] = nd;
 	return HP_OK;
@@ -68,12 +67,19 @@ static int prefetch(hp_objread *rd, const struct level *l, struct hp_error *err)
 	return rc == HP_ENOMEM ? HP_ENOMEM : HP_OK;   /* what cannot be read ahead is skipped below */
 }
 
-static int decode(hp_objread *rd, size_t obj, uint32_t max, struct hp_objdata *d)
+/* obj decoded into *d: 1.  Else 0, with *rc HP_ENOMEM when memory ran out,
+ * or the object counted in out->skipped when it cannot be read. */
+static int decoded(hp_objread *rd, size_t obj, uint32_t max, struct hp_objdata *d, struct hp_tlocals *out,
+		   int *rc)
 {
 	struct hp_error e;
 	hp_error_clear(&e);
-	int rc = hp_objread_decode(rd, obj, max, d, &e);
-	return rc;
+	int dr = hp_objread_decode(rd, obj, max, d, &e);
+	if (dr == HP_ENOMEM)
+		*rc = HP_ENOMEM;
+	else if (dr)
+		out->skipped++;
+	return dr == HP_OK;
 }
 
 /* Thread objects -> their maps */
@@ -91,15 +97,8 @@ static int walk_threads(const hp_heap *h, hp_objread *rd, struct hp_tlocals *out
 		rc = prefetch(rd, &th, err);
 	for (size_t i = 0; i < th.n && !rc; i++) {
 		struct hp_objdata d;
-		int dr = decode(rd, th.v[i].obj, 0, &d);
-		if (dr == HP_ENOMEM) {
-			rc = HP_ENOMEM;
-			break;
-		}
-		if (dr) {
-			out->skipped++;
+		if (!decoded(rd, th.v[i].obj, 0, &d, out, &rc))
 			continue;
-		}
 		for (int m = 0; m < 4 && !rc; m++) {
 			int null;
 			size_t mo = ref_field(h, rd, &d, map_fields[m], HP_OBJ_INSTANCE, &null);
@@ -122,15 +121,8 @@ static int walk_maps(const hp_heap *h, hp_objread *rd, struct hp_tlocals *out, s
 	int rc = prefetch(rd, maps, err);
 	for (size_t i = 0; i < maps->n && !rc; i++) {
 		struct hp_objdata d;
-		int dr = decode(rd, maps->v[i].obj, 0, &d);
-		if (dr == HP_ENOMEM) {
-			rc = HP_ENOMEM;
-			break;
-		}
-		if (dr) {
-			out->skipped++;
+		if (!decoded(rd, maps->v[i].obj, 0, &d, out, &rc))
 			continue;
-		}
 		out->maps++;
 		int null;
 		size_t t = ref_field(h, rd, &d, "table", HP_OBJ_OBJARRAY, &null);
@@ -147,14 +139,10 @@ static int walk_maps(const hp_heap *h, hp_objread *rd, struct hp_tlocals *out, s
 		rc = prefetch(rd, &tb, err);
 	for (size_t i = 0; i < tb.n && !rc; i++) {
 		struct hp_objdata d;
-		int dr = decode(rd, tb.v[i].obj, UINT32_MAX, &d);
-		if (dr == HP_ENOMEM) {
-			rc = HP_ENOMEM;
-			break;
-		}
-		if (dr || d.kind != HP_OBJ_OBJARRAY) {
-			if (!dr)
-				hp_objread_release(&d);
+		if (!decoded(rd, tb.v[i].obj, UINT32_MAX, &d, out, &rc))
+			continue;
+		if (d.kind != HP_OBJ_OBJARRAY) {
+			hp_objread_release(&d);
 			out->skipped++;
 			continue;
 		}
@@ -187,21 +175,13 @@ struct kv { uint32_t key, value; uint64_t retained; uint8_t owned; };
 static int by_kv(const void *a, const void *b)
 {
 	const struct kv *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->value > y->value) - (x->value < y->value);
+	return hp_cmp2_u64(x->key, y->key, x->value, y->value);
 }
 
 static int by_entry(const void *a, const void *b)
 {
 	const struct hp_tl_entry *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	if (x->map != y->map)
-		return x->map < y->map ? -1 : 1;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return (x->entry > y->entry) - (x->entry < y->entry);
+	return hp_cmp4_u64(x->thread, y->thread, x->map, y->map, y->retained, x->retained, x->entry, y->entry);
 }
 
 struct kord { struct hp_tl_key k; uint32_t old; };
@@ -210,11 +190,11 @@ static int by_key(const void *a, const void *b)
 {
 	const struct kord *x = a, *y = b;
 	if (x->k.retained != y->k.retained)
-		return x->k.retained < y->k.retained ? 1 : -1;
+		return hp_cmp_u64(y->k.retained, x->k.retained);
 	int c = strcmp(x->k.name, y->k.name);
 	if (c)
 		return c;
-	return (x->k.tl > y->k.tl) - (x->k.tl < y->k.tl);
+	return hp_cmp_u64(x->k.tl, y->k.tl);
 }
 
 /* entries -> their ThreadLocal and value; the keys */
@@ -231,11 +211,9 @@ static int read_entries(const hp_heap *h, const struct hp_retained *R, hp_objrea
 	for (size_t i = 0; i < ents->n; i++) {
 		const struct node *nd = &ents->v[i];
 		struct hp_objdata d;
-		int dr = decode(rd, nd->obj, 0, &d);
-		if (dr == HP_ENOMEM)
-			return HP_ENOMEM;
-		if (dr) {
-			out->skipped++;
+		if (!decoded(rd, nd->obj, 0, &d, out, &rc)) {
+			if (rc)
+				return rc;
 			continue;
 		}
 		size_t tl = SIZE_MAX;
@@ -269,12 +247,10 @@ static int read_entries(const hp_heap *h, const struct hp_retained *R, hp_objrea
 			return HP_ENOMEM;
 		if (ins) {
 			if (out->nkeys == kcap) {
-				size_t nc = kcap ? kcap * 2 : 16;
-				struct hp_tl_key *nk = hp_reallocarray(out->keys, nc, sizeof *nk);
+				struct hp_tl_key *nk = hp_grow(out->keys, &kcap, out->nkeys + 1, 16, sizeof *nk);
 				if (!nk)
 					return HP_ENOMEM;
 				out->keys = nk;
-				kcap = nc;
 			}
 			struct hp_tl_key *K = &out->keys[out->nkeys++];
 			memset(K, 0, sizeof *K);

@@ -1,6 +1,7 @@
 /* threads.c — threads, their stacks and stack locals (threads.h). */
 #include "analysis/threads.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,9 +89,7 @@ static void read_fields(const hp_heap *h, hp_objread *rd, struct hp_thread_info 
 static int by_retained(const void *a, const void *b)
 {
 	const struct hp_thread_info *x = a, *y = b;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	return x->serial < y->serial ? -1 : x->serial > y->serial;
+	return hp_cmp2_u64(y->retained, x->retained, x->serial, y->serial);
 }
 
 /* locals sorted by thread record, frame (no frame last), object */
@@ -98,13 +97,7 @@ struct lkey { uint32_t rec; struct hp_thread_local l; };
 static int by_local(const void *a, const void *b)
 {
 	const struct lkey *x = a, *y = b;
-	if (x->rec != y->rec)
-		return x->rec < y->rec ? -1 : 1;
-	if (x->l.frame != y->l.frame)
-		return x->l.frame < y->l.frame ? -1 : 1;
-	if (x->l.obj != y->l.obj)
-		return x->l.obj < y->l.obj ? -1 : 1;
-	return (int)x->l.kind - (int)y->l.kind;
+	return hp_cmp4_u64(x->rec, y->rec, x->l.frame, y->l.frame, x->l.obj, y->l.obj, x->l.kind, y->l.kind);
 }
 
 void hp_threads_release(struct hp_threads *t)
@@ -215,10 +208,7 @@ static const struct hp_heap *mem_sort_h;
 static int by_bytes(const void *a, const void *b)
 {
 	const struct hp_thread_mem *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
-	uint32_t sx = mem_sort_h->threads[x->rec].serial, sy = mem_sort_h->threads[y->rec].serial;
-	return sx < sy ? -1 : sx > sy;
+	return hp_cmp2_u64(y->bytes, x->bytes, mem_sort_h->threads[x->rec].serial, mem_sort_h->threads[y->rec].serial);
 }
 
 #define MEM_MIXED (HP_NONE - 1)

@@ -2,6 +2,7 @@
  * under-filled collections, boxes: see waste.h. */
 #include "analysis/waste.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 #include "parser/reader.h"
 #include "base/hash.h"
 
@@ -64,12 +65,10 @@ struct vec { void *p; size_t n, cap; };
 static int vpush(struct vec *v, const void *e, size_t sz)
 {
 	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 256;
-		void *np = hp_reallocarray(v->p, nc, sz);
+		void *np = hp_grow(v->p, &v->cap, v->n + 1, 256, sz);
 		if (!np)
 			return HP_ENOMEM;
 		v->p = np;
-		v->cap = nc;
 	}
 	memcpy((char *)v->p + v->n * sz, e, sz);
 	v->n++;
@@ -159,7 +158,6 @@ static uint64_t be_bits(const uint8_t *p, unsigned n)
 static struct fpos find_field(const hp_heap *h, uint32_t c, const char *name)
 {
 	struct fpos r = { -1, 0 };
-	size_t nl = strlen(name);
 	uint64_t base = 0;
 	for (size_t steps = 0; c != HP_NONE && c < h->nclasses && steps <= h->nclasses; steps++) {
 		const struct hp_class *k = &h->classes[c];
@@ -167,9 +165,7 @@ static struct fpos find_field(const hp_heap *h, uint32_t c, const char *name)
 		for (uint32_t i = 0; i < k->n_fields && k->first_field + i < h->nfields; i++) {
 			const struct hp_field *f = &h->fields[k->first_field + i];
 			unsigned sz = hp_type_size(f->type, h->I);
-			uint32_t len;
-			const char *s = hp_heap_string(h, f->name_sid, &len);
-			if (s && len == nl && !memcmp(s, name, nl)) {
+			if (hp_heap_string_is(h, f->name_sid, name)) {
 				r.off = (int64_t)(base + pos);
 				r.size = sz;
 				return r;
@@ -404,55 +400,38 @@ static void sort_n(void *p, size_t n, size_t sz, int (*cmp)(const void *, const 
 
 static int by_obj(const void *a, const void *b)
 {
-	uint32_t x = ((const struct parr *)a)->obj, y = ((const struct parr *)b)->obj;
-	return (x > y) - (x < y);
+	const struct parr *x = a, *y = b;
+	return hp_cmp_u64(x->obj, y->obj);
 }
 
 static int by_hash(const void *a, const void *b)
 {
 	const struct parr *x = a, *y = b;
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp2_u64(x->hash, y->hash, x->obj, y->obj);
 }
 
 static int by_const(const void *a, const void *b)
 {
 	const struct parr *x = a, *y = b;
-	if (x->type != y->type)
-		return x->type < y->type ? -1 : 1;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp3_u64(x->type, y->type, x->value, y->value, x->obj, y->obj);
 }
 
 static int by_key(const void *a, const void *b)
 {
 	const struct pgrp *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return (x->s > y->s) - (x->s < y->s);
+	return hp_cmp3_u64(x->key, y->key, x->v, y->v, x->s, y->s);
 }
 
 static int by_coll(const void *a, const void *b)
 {
 	const struct pcoll *x = a, *y = b;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
-	if (x->fill != y->fill)
-		return x->fill < y->fill ? -1 : 1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp3_u64(x->cls, y->cls, x->fill, y->fill, x->obj, y->obj);
 }
 
 static int by_null_cls(const void *a, const void *b, const hp_heap *h)
 {
 	const struct pnull *x = a, *y = b;
-	uint32_t cx = h->cls[x->obj], cy = h->cls[y->obj];
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
-	return (x->obj > y->obj) - (x->obj < y->obj);
+	return hp_cmp2_u64(h->cls[x->obj], h->cls[y->obj], x->obj, y->obj);
 }
 
 static const hp_heap *sort_heap;   /* qsort() has no user argument in C11 */
@@ -460,16 +439,13 @@ static int by_null(const void *a, const void *b) { return by_null_cls(a, b, sort
 
 static int by_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	return hp_cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 static int by_wasted(const void *a, const void *b)
 {
 	const struct hp_waste_row *x = a, *y = b;
-	if (x->wasted != y->wasted)
-		return x->wasted > y->wasted ? -1 : 1;
-	return (x->sample > y->sample) - (x->sample < y->sample);
+	return hp_cmp2_u64(y->wasted, x->wasted, x->sample, y->sample);
 }
 
 static int add_row(struct hp_waste *W, int s, const struct hp_waste_row *r, uint64_t min_count)
@@ -806,8 +782,8 @@ static int group(struct W *B, uint64_t min_count, uint8_t *bits)
 
 static int by_wobj(const void *a, const void *b)
 {
-	uint32_t x = ((const struct hp_waste_obj *)a)->obj, y = ((const struct hp_waste_obj *)b)->obj;
-	return (x > y) - (x < y);
+	const struct hp_waste_obj *x = a, *y = b;
+	return hp_cmp_u64(x->obj, y->obj);
 }
 
 /* W->objs: the whole objects marked, the boxes of the rows kept and the

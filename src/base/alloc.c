@@ -589,6 +589,37 @@ void *hp_reallocarray(void *p, size_t n, size_t size)
 	return hp_realloc(p, n * size);
 }
 
+void *hp_grow(void *p, size_t *cap, size_t need, size_t first, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t nc = *cap ? *cap : first ? first : 1;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2)
+			return failed();
+		nc *= 2;
+	}
+	void *n = hp_reallocarray(p, nc, size);
+	if (n)
+		*cap = nc;
+	return n;
+}
+
+int hp_grow_text(char **text, size_t *len, size_t *cap, size_t first, const char *s, size_t n, size_t *off)
+{
+	if (n > SIZE_MAX - 1 - *len)
+		return -1;
+	char *t = hp_grow(*text, cap, *len + n + 1, first, 1);
+	if (!t)
+		return -1;
+	*text = t;
+	memcpy(t + *len, s, n);
+	t[*len + n] = '\0';
+	*off = *len;
+	*len += n + 1;
+	return 0;
+}
+
 void hp_free(void *p)
 {
 	if (!p)

@@ -45,6 +45,15 @@ void *hp_calloc(size_t n, size_t size);
 void *hp_realloc(void *p, size_t n);
 /* realloc of an array of n elements of `size` bytes, failing on overflow */
 void *hp_reallocarray(void *p, size_t n, size_t size);
+/* Room in a growable array: p holds *cap elements of size bytes; when need
+ * is more than *cap, p moves to twice *cap (first when *cap is 0), doubled
+ * again until need fits.  Returns the array (p itself when it had room),
+ * *cap updated, or NULL with p and *cap as they were. */
+void *hp_grow(void *p, size_t *cap, size_t need, size_t first, size_t size);
+/* Appends s[0, n) and a NUL to the growable text *text (*len bytes used of
+ * *cap, grown by hp_grow() from first); *off gets where it starts.
+ * Returns 0, or -1 out of memory with the text as it was. */
+int hp_grow_text(char **text, size_t *len, size_t *cap, size_t first, const char *s, size_t n, size_t *off);
 void hp_free(void *p);
 char *hp_strdup(const char *s);
 char *hp_strndup(const char *s, size_t n);

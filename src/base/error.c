@@ -21,18 +21,25 @@ int hp_error_set(struct hp_error *err, int code, const char *fmt, ...)
 	return code;
 }
 
-int hp_error_setpos(struct hp_error *err, int code, uint64_t offset, uint64_t record,
-		    int tag, int subtag, const char *fmt, ...)
+int hp_error_vsetpos(struct hp_error *err, int code, uint64_t offset, uint64_t record,
+		     int tag, int subtag, const char *fmt, va_list ap)
 {
-	va_list ap;
 	err->code = code;
 	err->offset = offset;
 	err->record = record;
 	err->tag = tag;
 	err->subtag = subtag;
 	err->has_pos = 1;
-	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	return code;
+}
+
+int hp_error_setpos(struct hp_error *err, int code, uint64_t offset, uint64_t record,
+		    int tag, int subtag, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	hp_error_vsetpos(err, code, offset, record, tag, subtag, fmt, ap);
 	va_end(ap);
 	return code;
 }

@@ -41,6 +41,11 @@ int hp_error_set(struct hp_error *err, int code, const char *fmt, ...)
 int hp_error_setpos(struct hp_error *err, int code, uint64_t offset, uint64_t record,
 		    int tag, int subtag, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+/* hp_error_setpos() with the arguments in a va_list, for a caller's own
+ * printf-style wrapper. */
+int hp_error_vsetpos(struct hp_error *err, int code, uint64_t offset, uint64_t record,
+		     int tag, int subtag, const char *fmt, va_list ap)
+	__attribute__((format(printf, 7, 0)));
 
 /* Propagate a failing status (jq's TRY). */
 #define HP_TRY(expr) do { int hp_try_rc_ = (expr); if (hp_try_rc_ != HP_OK) return hp_try_rc_; } while (0)

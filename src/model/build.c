@@ -14,10 +14,9 @@
 
 #define GROW(arr, n, cap, err_ret) do { \
 	if ((n) >= (cap)) { \
-		size_t nc_ = (cap) ? (cap) * 2 : 16; \
-		void *np_ = hp_reallocarray((arr), nc_, sizeof *(arr)); \
+		void *np_ = hp_grow((arr), &(cap), (n) + 1, 16, sizeof *(arr)); \
 		if (!np_) return (err_ret); \
-		(arr) = np_; (cap) = nc_; \
+		(arr) = np_; \
 	} } while (0)
 
 static int oom(hp_heap *h)
@@ -251,15 +250,13 @@ static int on_string(void *ud, uint64_t id, const uint8_t *s, uint32_t len)
 
 /* ---- classes -------------------------------------------------------- */
 
-static uint32_t class_new(hp_heap *h, uint64_t id)
+uint32_t hp_heap_class_new(hp_heap *h, uint64_t id)
 {
 	if (h->nclasses >= h->build->classes_cap) {
-		size_t nc = h->build->classes_cap ? h->build->classes_cap * 2 : 64;
-		struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
+		struct hp_class *n = hp_grow(h->classes, &h->build->classes_cap, h->nclasses + 1, 64, sizeof *n);
 		if (!n)
 			return HP_NONE;
 		h->classes = n;
-		h->build->classes_cap = nc;
 	}
 	uint32_t idx = (uint32_t)h->nclasses;
 	struct hp_class *c = &h->classes[idx];
@@ -281,7 +278,7 @@ static inline uint32_t class_for(hp_heap *h, uint64_t id)
 		return h->build->ccache_idx[slot];
 	uint32_t idx = hp_idmap_get(&h->class_map, id);
 	if (idx == HP_IDMAP_NONE) {
-		idx = class_new(h, id);
+		idx = hp_heap_class_new(h, id);
 		if (idx == HP_NONE || hp_idmap_put(&h->class_map, id, idx) < 0)
 			return HP_NONE;
 	}
@@ -340,19 +337,14 @@ static int on_load_class(void *ud, uint32_t serial, uint64_t class_id, uint32_t 
 static uint32_t row_for(hp_heap *h, uint32_t cidx, unsigned heap)
 {
 	struct hp_class *c = &h->classes[cidx];
-	uint32_t r = c->row;
-	while (r != HP_NONE) {
-		if (h->rows[r].heap == heap)
-			return r;
-		r = h->rows[r].next;
-	}
+	uint32_t r = hp_heap_row_of(h, cidx, heap);
+	if (r != HP_NONE)
+		return r;
 	if (h->nrows >= h->build->rows_cap) {
-		size_t nc = h->build->rows_cap ? h->build->rows_cap * 2 : 64;
-		struct hp_hrow *n = hp_reallocarray(h->rows, nc, sizeof *n);
+		struct hp_hrow *n = hp_grow(h->rows, &h->build->rows_cap, h->nrows + 1, 64, sizeof *n);
 		if (!n)
 			return HP_NONE;
 		h->rows = n;
-		h->build->rows_cap = nc;
 	}
 	r = (uint32_t)h->nrows++;
 	struct hp_hrow *row = &h->rows[r];
@@ -703,7 +695,7 @@ static uint32_t prim_class(hp_heap *h, unsigned type)
 	if (h->prim_class[type] != HP_NONE)
 		return h->prim_class[type];
 	/* no LOAD CLASS for it: make one up, keyed by an id no object can have */
-	uint32_t idx = class_new(h, 0);
+	uint32_t idx = hp_heap_class_new(h, 0);
 	if (idx == HP_NONE)
 		return HP_NONE;
 	struct hp_class *c = &h->classes[idx];

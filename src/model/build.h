@@ -60,6 +60,18 @@ void hp_gaps_release(struct hp_gaps *g);
  * common case (an instance after an instance, no class object between)
  * costs a few compares. */
 #define HP_GAPS_ARR_ALL (1u << 16)   /* arrays evaluated one by one; then one in 8 */
+
+/* the record the next gap is measured from (the fast path's and the slow one's) */
+static inline void hp_gaps_prev(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
+				unsigned elem)
+{
+	g->prev_id = id;
+	g->prev_kind = (uint8_t)(kind + 1);
+	g->prev_cls = cls;
+	g->prev_len = len;
+	g->prev_elem = (uint8_t)elem;
+}
+
 static inline int hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_t len,
 			       unsigned elem, uint64_t gcd)
 {
@@ -77,11 +89,7 @@ static inline int hp_gaps_next(struct hp_gaps *g, uint64_t id, int kind, uint32_
 		} else {
 			goto slow;
 		}
-		g->prev_id = id;
-		g->prev_kind = (uint8_t)(kind + 1);
-		g->prev_cls = cls;
-		g->prev_len = len;
-		g->prev_elem = (uint8_t)elem;
+		hp_gaps_prev(g, id, kind, cls, len, elem);
 		return HP_OK;
 	}
 slow:
@@ -147,6 +155,9 @@ int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *of
 void hp_build_free(struct hp_heap_build *b);
 /* histogram row for (class, heap), created when missing; HP_NONE when out of memory */
 uint32_t hp_heap_row(hp_heap *h, uint32_t cidx, unsigned heap);
+/* a new class at the end of h->classes, zeroed but for id (no super, no
+ * row), not in the class map; its index, HP_NONE when out of memory */
+uint32_t hp_heap_class_new(hp_heap *h, uint64_t id);
 
 /* "int" for the descriptor 'I', and so on for each primitive type (names.c);
  * NULL for any other character */

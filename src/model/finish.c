@@ -64,21 +64,10 @@ static int resolve_names(hp_heap *h)
 			if (h->classes[i].synthetic && strcmp(hp_class_name(h, i), "java.lang.Class") == 0)
 				break;
 		if (i == h->nclasses) {
-			if (h->nclasses >= h->build->classes_cap) {
-				size_t nc = h->build->classes_cap ? h->build->classes_cap * 2 : 16;
-				struct hp_class *n = hp_reallocarray(h->classes, nc, sizeof *n);
-				if (!n)
-					return HP_ENOMEM;
-				h->classes = n;
-				h->build->classes_cap = nc;
-			}
-			struct hp_class *c = &h->classes[h->nclasses];
-			memset(c, 0, sizeof *c);
-			c->super = HP_NONE;
-			c->row = HP_NONE;
-			c->synthetic = 1;
-			HP_TRY(hp_build_text(h->build, "java.lang.Class", 15, &c->name));
-			h->nclasses++;
+			if (hp_heap_class_new(h, 0) == HP_NONE)
+				return HP_ENOMEM;
+			h->classes[i].synthetic = 1;
+			HP_TRY(hp_build_text(h->build, "java.lang.Class", 15, &h->classes[i].name));
 		}
 		h->jlc = (uint32_t)i;
 	}
@@ -126,26 +115,9 @@ static int sum_rows(hp_heap *h)
 			struct hp_class *c = &h->classes[i];
 			if (!c->dumped)
 				continue;
-			uint32_t r = HP_NONE;
-			for (uint32_t k = h->classes[h->jlc].row; k != HP_NONE; k = h->rows[k].next)
-				if (h->rows[k].heap == c->heap)
-					r = k;
-			if (r == HP_NONE) {
-				if (h->nrows >= h->build->rows_cap) {
-					size_t nc = h->build->rows_cap ? h->build->rows_cap * 2 : 64;
-					struct hp_hrow *nr = hp_reallocarray(h->rows, nc, sizeof *nr);
-					if (!nr)
-						return HP_ENOMEM;
-					h->rows = nr;
-					h->build->rows_cap = nc;
-				}
-				r = (uint32_t)h->nrows++;
-				memset(&h->rows[r], 0, sizeof h->rows[r]);
-				h->rows[r].cls = h->jlc;
-				h->rows[r].heap = c->heap;
-				h->rows[r].next = h->classes[h->jlc].row;
-				h->classes[h->jlc].row = r;
-			}
+			uint32_t r = hp_heap_row(h, h->jlc, c->heap);
+			if (r == HP_NONE)
+				return HP_ENOMEM;
 			h->rows[r].class_objs++;
 			h->rows[r].shallow += c->self_size;
 			if (c->self_size > h->rows[r].max_shallow)

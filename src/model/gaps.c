@@ -58,17 +58,12 @@ static void gap_add(struct hp_gapstat *s, uint32_t d)
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elsize)
 {
-	if (need < *cap)
-		return 1;
-	size_t nc = *cap ? *cap : 256;
-	while (nc <= need)
-		nc *= 2;
-	char *n = hp_reallocarray(*arr, nc, elsize);
+	size_t oc = *cap;
+	char *n = hp_grow(*arr, cap, need + 1, 256, elsize);
 	if (!n)
 		return 0;
-	memset(n + *cap * elsize, 0, (nc - *cap) * elsize);
+	memset(n + oc * elsize, 0, (*cap - oc) * elsize);
 	*arr = n;
-	*cap = nc;
 	return 1;
 }
 
@@ -158,23 +153,17 @@ int hp_gaps_slow(struct hp_gaps *g, uint64_t id, int kind, uint32_t cls, uint32_
 	if (kind == HP_OBJ_INSTANCE && cls >= g->inst_cap &&
 	    !grow((void **)&g->inst, &g->inst_cap, cls, sizeof *g->inst))
 		return HP_ENOMEM;
-	g->prev_id = id;
-	g->prev_kind = (uint8_t)(kind + 1);
-	g->prev_cls = cls;
-	g->prev_len = len;
-	g->prev_elem = (uint8_t)elem;
+	hp_gaps_prev(g, id, kind, cls, len, elem);
 	return HP_OK;
 }
 
 int hp_gaps_mirror(struct hp_gaps *g, uint64_t id, uint32_t cls)
 {
 	if (g->nmirrors >= g->mirrors_cap) {
-		size_t nc = g->mirrors_cap ? g->mirrors_cap * 2 : 1024;
-		struct hp_mirror *n = hp_reallocarray(g->mirrors, nc, sizeof *n);
+		struct hp_mirror *n = hp_grow(g->mirrors, &g->mirrors_cap, g->nmirrors + 1, 1024, sizeof *n);
 		if (!n)
 			return HP_ENOMEM;
 		g->mirrors = n;
-		g->mirrors_cap = nc;
 	}
 	g->mirrors[g->nmirrors].id = id;
 	g->mirrors[g->nmirrors].cls = cls;

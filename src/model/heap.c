@@ -109,12 +109,10 @@ int hp_heap_add_warning(hp_heap *h, const char *fmt, ...)
 		return HP_OK;        /* enough said (and a finished heap is not changed) */
 	struct hp_heap_build *b = h->build;
 	if (h->nwarnings >= b->warnings_cap) {
-		size_t nc = b->warnings_cap ? b->warnings_cap * 2 : 8;
-		uint64_t *w = hp_reallocarray(h->warnings, nc, sizeof *w);
+		uint64_t *w = hp_grow(h->warnings, &b->warnings_cap, h->nwarnings + 1, 8, sizeof *w);
 		if (!w)
 			return HP_ENOMEM;
 		h->warnings = w;
-		b->warnings_cap = nc;
 	}
 	HP_TRY(hp_build_text(b, buf, strlen(buf), &h->warnings[h->nwarnings]));
 	h->nwarnings++;
@@ -124,20 +122,10 @@ int hp_heap_add_warning(hp_heap *h, const char *fmt, ...)
 int hp_build_text(struct hp_heap_build *b, const char *s, size_t n, uint64_t *off)
 {
 	hp_heap *h = b->h;
-	if (h->text_len + n + 1 > b->text_cap) {
-		size_t nc = b->text_cap;
-		while (nc < h->text_len + n + 1)
-			nc *= 2;
-		char *t = hp_realloc(h->text, nc);
-		if (!t)
-			return HP_ENOMEM;
-		h->text = t;
-		b->text_cap = nc;
-	}
-	memcpy(h->text + h->text_len, s, n);
-	h->text[h->text_len + n] = '\0';
-	*off = h->text_len;
-	h->text_len += n + 1;
+	size_t at;
+	if (hp_grow_text(&h->text, &h->text_len, &b->text_cap, 1, s, n, &at))
+		return HP_ENOMEM;
+	*off = at;
 	return HP_OK;
 }
 
@@ -189,6 +177,24 @@ const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len)
 	if (len)
 		*len = h->str_len[i];
 	return h->arena + h->str_off[i];
+}
+
+int hp_heap_string_is(const hp_heap *h, uint64_t sid, const char *name)
+{
+	uint32_t n;
+	const char *s = hp_heap_string(h, sid, &n);
+	return s && n == strlen(name) && !memcmp(s, name, n);
+}
+
+const struct hp_static *hp_class_static(const hp_heap *h, size_t k, const char *name, int type)
+{
+	const struct hp_class *c = &h->classes[k];
+	for (uint32_t i = 0; i < c->n_statics; i++) {
+		const struct hp_static *st = &h->statics[c->first_static + i];
+		if (st->type == type && hp_heap_string_is(h, st->name_sid, name))
+			return st;
+	}
+	return NULL;
 }
 
 int hp_heap_add_strings(hp_heap *h, const char *buf, size_t len, size_t n, uint64_t *sids)

@@ -300,6 +300,11 @@ int hp_heap_finish(hp_heap *h, struct hp_error *err) HP_MUST_USE;
  * memory limit's report, is the session's: session/session.h.) */
 
 const char *hp_heap_string(const hp_heap *h, uint64_t sid, uint32_t *len);
+/* 1 when string sid is name (the same bytes, name's length), else 0 */
+int hp_heap_string_is(const hp_heap *h, uint64_t sid, const char *name);
+/* Class k's static field called name of the given type (HP_T_*): the first
+ * such in the dump's order, NULL when it has none. */
+const struct hp_static *hp_class_static(const hp_heap *h, size_t k, const char *name, int type);
 int hp_heap_add_warning(hp_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Names substituted after hp_heap_finish() (model/mapping.h), the only

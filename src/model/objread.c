@@ -8,6 +8,7 @@
 #include "model/objread.h"
 #include "model/layout.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
 
@@ -139,12 +140,10 @@ const char *hp_objread_name(hp_objread *f, uint64_t sid)
 	if (!s)
 		return "?";
 	if (f->nnames == f->names_cap) {
-		size_t nc = f->names_cap ? f->names_cap * 2 : 64;
-		char **nn = hp_reallocarray(f->names, nc, sizeof *nn);
+		char **nn = hp_grow(f->names, &f->names_cap, f->nnames + 1, 64, sizeof *nn);
 		if (!nn)
 			return "?";
 		f->names = nn;
-		f->names_cap = nc;
 	}
 	char *u = hp_mutf8_to_utf8(s, len, NULL);
 	if (!u)
@@ -203,12 +202,10 @@ static void cache_put(hp_objread *f, uint64_t off, const uint8_t *p, uint64_t ha
 		return;
 	}
 	if (f->ncache == f->cache_cap) {
-		size_t nc = f->cache_cap ? f->cache_cap * 2 : 64;
-		struct centry *ne = hp_reallocarray(f->cache, nc, sizeof *ne);
+		struct centry *ne = hp_grow(f->cache, &f->cache_cap, f->ncache + 1, 64, sizeof *ne);
 		if (!ne)
 			return;
 		f->cache = ne;
-		f->cache_cap = nc;
 	}
 	uint8_t *b = hp_malloc(have ? have : 1);
 	if (!b)
@@ -378,7 +375,7 @@ struct pref { uint64_t off; uint32_t obj; };
 static int by_off(const void *a, const void *b)
 {
 	const struct pref *x = a, *y = b;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return hp_cmp_u64(x->off, y->off);
 }
 
 int hp_objread_prefetch(hp_objread *f, const uint32_t *objs, size_t n, struct hp_error *err)
@@ -705,13 +702,9 @@ static int utf16_big_endian(hp_objread *f)
 		const struct hp_class *c = &h->classes[i];
 		if (!c->name || strcmp(hp_class_name(h, i), "java.lang.StringUTF16") != 0)
 			continue;
-		for (uint32_t s = 0; s < c->n_statics; s++) {
-			const struct hp_static *st = &h->statics[c->first_static + s];
-			uint32_t len;
-			const char *nm = hp_heap_string(h, st->name_sid, &len);
-			if (st->type == HP_T_INT && nm && len == 13 && !memcmp(nm, "HI_BYTE_SHIFT", 13))
-				f->utf16_big = st->value == 8;
-		}
+		const struct hp_static *st = hp_class_static(h, i, "HI_BYTE_SHIFT", HP_T_INT);
+		if (st)
+			f->utf16_big = st->value == 8;
 	}
 	return f->utf16_big;
 }
@@ -930,11 +923,7 @@ int hp_objread_prefetch_text(hp_objread *f, const uint32_t *objs, size_t n, stru
 static int by_local(const void *a, const void *b)
 {
 	const struct local *x = a, *y = b;
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->root < y->root ? -1 : x->root > y->root;
+	return hp_cmp3_u64(x->obj, y->obj, x->thread, y->thread, x->root, y->root);
 }
 
 /* the thread object of a thread-local root with a known thread, or 0 */

@@ -54,12 +54,10 @@ static int grow(void *pp, size_t *cap, size_t have, size_t size, size_t first)
 	void **p = pp;
 	if (have < *cap)
 		return 1;
-	size_t nc = *cap ? 2 * *cap : first;
-	void *q = hp_reallocarray(*p, nc, size);
+	void *q = hp_grow(*p, cap, have + 1, first, size);
 	if (!q)
 		return 0;
 	*p = q;
-	*cap = nc;
 	return 1;
 }
 
@@ -110,7 +108,10 @@ static int skip_kind(int policy, int kind)
 }
 
 /* A reference of the record being read: resolved now; ids the dump does
- * not hold are counted and dropped.  Returns the target or SIZE_MAX. */
+ * not hold are counted and dropped.  Returns the target or SIZE_MAX.
+ * (extra_edge() resolves its ids the same way; this copy is the hot path's,
+ * written out: through a shared inline function the references pass ran
+ * 0.7% more instructions, callgrind.) */
 static inline size_t edge(struct builder *B, uint64_t id)
 {
 	if (!id)

@@ -67,19 +67,14 @@ static unsigned largest_pow2_divisor(uint64_t g)
 /* the value of a static field of type long of the class named cls, 0 if none */
 static int static_long(const hp_heap *h, const char *cls, const char *field, int64_t *out)
 {
-	size_t fl = strlen(field);
 	for (size_t i = 0; i < h->nclasses; i++) {
 		const struct hp_class *c = &h->classes[i];
 		if (!c->dumped || !c->name || strcmp(hp_class_name(h, i), cls))
 			continue;
-		for (uint32_t k = 0; k < c->n_statics; k++) {
-			const struct hp_static *st = &h->statics[c->first_static + k];
-			uint32_t n;
-			const char *s = hp_heap_string(h, st->name_sid, &n);
-			if (st->type == HP_T_LONG && s && n == fl && !memcmp(s, field, n)) {
-				*out = (int64_t)st->value;
-				return 1;
-			}
+		const struct hp_static *st = hp_class_static(h, i, field, HP_T_LONG);
+		if (st) {
+			*out = (int64_t)st->value;
+			return 1;
 		}
 	}
 	return 0;

@@ -66,14 +66,12 @@ static void lay_insert_at(struct lay *L, size_t i, struct blk x)
 	if (L->err)
 		return;
 	if (L->n >= L->cap) {
-		size_t nc = L->cap ? L->cap * 2 : 32;
-		struct blk *nb = hp_reallocarray(L->b, nc, sizeof *nb);
+		struct blk *nb = hp_grow(L->b, &L->cap, L->n + 1, 32, sizeof *nb);
 		if (!nb) {
 			L->err = 1;
 			return;
 		}
 		L->b = nb;
-		L->cap = nc;
 	}
 	memmove(L->b + i + 1, L->b + i, (L->n - i) * sizeof *L->b);
 	L->b[i] = x;
@@ -264,14 +262,10 @@ static int arena_room(struct ctx *x, size_t n)
 {
 	if (x->alen + n <= x->acap)
 		return 1;
-	size_t nc = x->acap ? x->acap : 1024;
-	while (nc < x->alen + n)
-		nc *= 2;
-	uint32_t *a = hp_reallocarray(x->arena, nc, sizeof *a);
+	uint32_t *a = hp_grow(x->arena, &x->acap, x->alen + n, 1024, sizeof *a);
 	if (!a)
 		return 0;
 	x->arena = a;
-	x->acap = nc;
 	return 1;
 }
 

@@ -108,15 +108,8 @@ static int perr(struct parser *P, int code, uint64_t off, int subtag, const char
 static int perr(struct parser *P, int code, uint64_t off, int subtag, const char *fmt, ...)
 {
 	va_list ap;
-	struct hp_error *e = P->err;
-	e->code = code;
-	e->offset = off;
-	e->record = P->recno;
-	e->tag = P->tag;
-	e->subtag = subtag;
-	e->has_pos = 1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	hp_error_vsetpos(P->err, code, off, P->recno, P->tag, subtag, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -306,6 +299,21 @@ static int sub_short(struct parser *P, int rc, uint64_t off, int st_tag, uint64_
 	return perr(P, HP_ECORRUPT, off, st_tag,
 		"%s needs %llu bytes but only %llu remain in its %s record (a sub-record may not straddle records)",
 		sn, (unsigned long long)need, (unsigned long long)rem, tagname(P->tag));
+}
+
+/* The raw stream of an array sub-record of total bytes (tag included) at
+ * off, rem left in its segment: the tag and F fixed bytes as one piece, the
+ * elements of elem bytes after it in pieces of whole elements. */
+static int raw_array(struct parser *P, uint64_t off, int t, unsigned F, uint64_t total, uint64_t rem,
+		     unsigned elem)
+{
+	hp_reader *r = P->r;
+	RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
+	r->pos += 1 + F;
+	int rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, elem, t);
+	if (rc != HP_OK)
+		return sub_short(P, rc, off, t, total - 1, rem - 1);
+	return HP_OK;
 }
 
 /* Fixed part of each sub-record after the tag byte; 0 for unknown tags. */
@@ -639,10 +647,8 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 					return sink_fail(P, rc, off, t);
 			}
 			if (P->raw) {
-				RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
-				r->pos += 1 + F;
-				if ((rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, I, t)) != HP_OK)
-					return sub_short(P, rc, off, t, total - 1, rem - 1);
+				if ((rc = raw_array(P, off, t, F, total, rem, I)) != HP_OK)
+					return rc;
 				consumed = total;
 			}
 			break;
@@ -669,10 +675,8 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 					return sink_fail(P, rc, off, t);
 			}
 			if (P->raw) {
-				RAW(P, HP_RAW_SUB, r->pos, 1 + F, off, t);
-				r->pos += 1 + F;
-				if ((rc = pass_bytes(P, HP_RAW_ELEMS, total - 1 - F, es, t)) != HP_OK)
-					return sub_short(P, rc, off, t, total - 1, rem - 1);
+				if ((rc = raw_array(P, off, t, F, total, rem, es)) != HP_OK)
+					return rc;
 				consumed = total;
 			}
 			break;
@@ -807,6 +811,27 @@ static int small_body(struct parser *P, uint32_t len, uint64_t min, uint64_t use
 	if (use && use < want)
 		want = (size_t)use;
 	int rc = hp_rd_need(P->r, want, P->err);
+	if (rc == HP_ETRUNC)
+		return past_end(P, len, P->cur_time, hp_rd_avail(P->r));
+	return rc;
+}
+
+/* An agent record's counted list (ALLOC SITES, CPU SAMPLES): a head of
+ * head bytes ending in the count *n, then *n entries of esize bytes, checked
+ * against the body's len; when wanted, the head and the first *k entries (at
+ * most HP_AGENT_ENTRIES_MAX) made available. */
+static int agent_list(struct parser *P, uint32_t len, uint64_t off, uint32_t head, uint32_t esize,
+		      const char *items, int want, uint32_t *n, uint32_t *k)
+{
+	HP_TRY(small_body(P, len, head, head));
+	*n = hp_be32(P->r->pos + head - 4);
+	if ((uint64_t)*n * esize > len - head)
+		return perr(P, HP_ECORRUPT, off, -1, "%s declares %u %s but its body has room for %u",
+			    tagname(P->tag), *n, items, (len - head) / esize);
+	*k = *n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : *n;
+	if (!want)
+		return HP_OK;
+	int rc = hp_rd_need(P->r, head + (size_t)*k * esize, P->err);
 	if (rc == HP_ETRUNC)
 		return past_end(P, len, P->cur_time, hp_rd_avail(P->r));
 	return rc;
@@ -950,19 +975,9 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x06: {            /* ALLOC SITES */
-			HP_TRY(small_body(&P, len, 34, 34));
-			uint32_t n = hp_be32(r->pos + 30);
-			if ((uint64_t)n * 25 > len - 34)
-				return perr(&P, HP_ECORRUPT, off, -1,
-					"ALLOC SITES declares %u sites but its body has room for %u",
-					n, (len - 34) / 25);
-			if (sink->alloc_sites) {  /* the sites wanted, at most HP_AGENT_ENTRIES_MAX */
-				uint32_t k = n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : n;
-				rc = hp_rd_need(r, 34 + (size_t)k * 25, err);
-				if (rc == HP_ETRUNC)
-					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
-				if (rc)
-					return rc;
+			uint32_t n, k;
+			HP_TRY(agent_list(&P, len, off, 34, 25, "sites", sink->alloc_sites != NULL, &n, &k));
+			if (sink->alloc_sites) {
 				p = r->pos;
 				struct hp_alloc_sites_hdr hd = { hp_be16(p), hp_be32(p + 2), hp_be32(p + 6), hp_be32(p + 10),
 								 hp_be64(p + 14), hp_be64(p + 22), n };
@@ -971,19 +986,9 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			break;
 		}
 		case 0x0D: {            /* CPU SAMPLES */
-			HP_TRY(small_body(&P, len, 8, 8));
-			uint32_t n = hp_be32(r->pos + 4);
-			if ((uint64_t)n * 8 > len - 8)
-				return perr(&P, HP_ECORRUPT, off, -1,
-					"CPU SAMPLES declares %u traces but its body has room for %u",
-					n, (len - 8) / 8);
+			uint32_t n, k;
+			HP_TRY(agent_list(&P, len, off, 8, 8, "traces", sink->cpu_samples != NULL, &n, &k));
 			if (sink->cpu_samples) {
-				uint32_t k = n > HP_AGENT_ENTRIES_MAX ? HP_AGENT_ENTRIES_MAX : n;
-				rc = hp_rd_need(r, 8 + (size_t)k * 8, err);
-				if (rc == HP_ETRUNC)
-					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
-				if (rc)
-					return rc;
 				p = r->pos;
 				SINK(&P, cpu_samples, off, -1, hp_be32(p), n, p + 8, k);
 			}

@@ -3,8 +3,11 @@
  * (XXH64's from xxHash, FNV-1a's from its authors' page), the index's
  * section sum built on XXH64 (docs/index-format.md), the escaping of
  * text for the terminal and for JSON, and the nearest names ("did you
- * mean"), whose distances are counted by hand.
+ * mean"), whose distances are counted by hand; the comparisons of (key,
+ * tie) pairs, and the growable arrays and texts (sizes counted by hand).
  */
+#include "base/alloc.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/nearest.h"
 #include "base/text.h"
@@ -116,6 +119,43 @@ int main(void)
 	hp_near_offer(&nn, "--to");
 	k = hp_near_join(&nn, 0, 1, line, sizeof line);
 	CHECK(k == 3 && !strcmp(line, "--to, --top, --tp"), "a tie that sorts first still comes in: '%s'", line);
+
+	/* three-way comparisons: the first pair that differs decides */
+	CHECK(hp_cmp_u64(1, 2) == -1 && hp_cmp_u64(2, 1) == 1 && hp_cmp_u64(7, 7) == 0, "cmp_u64");
+	CHECK(hp_cmp_u64(0, UINT64_MAX) == -1 && hp_cmp_u64(UINT64_MAX, 0) == 1, "cmp_u64 at the ends");
+	CHECK(hp_cmp2_u64(1, 2, 9, 0) == -1 && hp_cmp2_u64(3, 3, 9, 0) == 1 && hp_cmp2_u64(3, 3, 4, 4) == 0,
+	      "cmp2: the key, then the tie");
+	CHECK(hp_cmp3_u64(5, 5, 1, 1, 0, 2) == -1 && hp_cmp3_u64(5, 5, 2, 1, 0, 2) == 1, "cmp3");
+	CHECK(hp_cmp4_u64(1, 1, 2, 2, 3, 3, 5, 4) == 1 && hp_cmp4_u64(1, 1, 2, 2, 3, 3, 4, 4) == 0 &&
+	      hp_cmp4_u64(0, 1, 9, 0, 9, 0, 9, 0) == -1, "cmp4");
+
+	/* growable arrays: first, then doubled until need fits; p kept when it has room */
+	size_t cap = 0;
+	int *arr = hp_grow(NULL, &cap, 1, 4, sizeof *arr);
+	CHECK(arr && cap == 4, "grow from nothing: first (%zu)", cap);
+	int *same = hp_grow(arr, &cap, 4, 4, sizeof *arr);
+	CHECK(same == arr && cap == 4, "grow with room: the same array");
+	arr = hp_grow(arr, &cap, 5, 4, sizeof *arr);
+	CHECK(arr && cap == 8, "grow past cap: doubled (%zu)", cap);
+	arr = hp_grow(arr, &cap, 33, 4, sizeof *arr);
+	CHECK(arr && cap == 64, "grow far past cap: doubled until it fits (%zu)", cap);
+	size_t huge = SIZE_MAX / 2 + 1;
+	CHECK(!hp_grow(arr, &huge, SIZE_MAX, 4, 1) && huge == SIZE_MAX / 2 + 1,
+	      "grow that cannot double: NULL, cap kept");
+	CHECK(!hp_grow(arr, &cap, SIZE_MAX / 4, 4, 64) && cap == 64, "grow past memory: NULL, cap kept");
+	hp_free(arr);
+
+	/* growable texts: each name NUL-terminated, at the offset returned */
+	char *text = NULL;
+	size_t tlen = 0, tcap = 0, o1 = 99, o2 = 99;
+	CHECK(!hp_grow_text(&text, &tlen, &tcap, 4, "abc", 3, &o1) && o1 == 0 && tlen == 4 && tcap == 4,
+	      "text: the first name fills first (%zu of %zu)", tlen, tcap);
+	CHECK(!hp_grow_text(&text, &tlen, &tcap, 4, "defgh", 5, &o2) && o2 == 4 && tlen == 10 && tcap == 16,
+	      "text: the second after it, doubled to fit (%zu of %zu)", tlen, tcap);
+	CHECK(!strcmp(text + o1, "abc") && !strcmp(text + o2, "defgh"), "text: both names read back");
+	CHECK(hp_grow_text(&text, &tlen, &tcap, 4, "x", SIZE_MAX - 4, &o1) == -1 && tlen == 10,
+	      "text: a length past memory refused, the text as it was");
+	hp_free(text);
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
