@@ -265,6 +265,8 @@ static int bytes_at(hp_objread *f, uint64_t off, uint64_t n, const uint8_t **p, 
 	}
 	if (n > SIZE_MAX / 2)
 		return HP_ETRUNC;
+	if (!f->r)      /* a restart could not open the dump again: try once more */
+		HP_TRY(hp_reader_open(&f->r, f->path, err));
 	hp_reader *r = f->r;
 	uint64_t wlen = (uint64_t)(r->end - r->win);
 	if (off >= r->win_off && off <= r->win_off + wlen) {

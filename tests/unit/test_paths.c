@@ -1134,6 +1134,28 @@ static void test_gzip(void)
 		hp_objread_free(f);
 	}
 
+	/* the gzip file gone after a read: a restart cannot open it, an error
+	 * each time it is needed, never a crash */
+	rc = hp_objread_open(&f, h, gz, &err);
+	if (rc == HP_OK) {
+		char moved[640];
+		snprintf(moved, sizeof moved, "%s.moved", gz);
+		rc = hp_objread_decode(f, obj(h, U), 10, &d, &err);
+		hp_objread_release(&d);
+		CHECK(rc == HP_OK && rename(gz, moved) == 0, "gone: first read %d", rc);
+		for (int k = 0; k < 2; k++) {
+			hp_error_clear(&err);
+			rc = hp_objread_decode(f, obj(h, A), 10, &d, &err);
+			hp_objread_release(&d);
+			CHECK(rc != HP_OK && err.msg[0], "gone: read %d: rc %d, %s", k, rc, err.msg);
+		}
+		CHECK(rename(moved, gz) == 0, "gone: put back");
+		rc = hp_objread_decode(f, obj(h, A), 10, &d, &err);
+		CHECK(rc == HP_OK && d.nfields == 3 && d.fields[2].bits == 1, "back: read again: %s", err.msg);
+		hp_objread_release(&d);
+		hp_objread_free(f);
+	}
+
 	/* the plain file changes after it was read: another dump in its place */
 	hp_heap *hp = load(plain);
 	if (hp) {
