@@ -49,39 +49,7 @@ SOCK=$TMPD/tmux.sock
 T() { tmux -S "$SOCK" -f /dev/null "$@"; }
 cleanup() { T kill-server >/dev/null 2>&1; }
 at_exit cleanup
-screen() { T capture-pane -t hb -p; }
-# polls: every 0.05 s, for up to WAIT seconds (a sanitized browse on a
-# machine busy with the rest of the suite can take seconds to draw)
-WAIT=${BROWSE_WAIT:-30}
-# until_ok CMD...: until CMD succeeds (0), or WAIT seconds went (1)
-until_ok() {
-  local end=$((SECONDS + WAIT))
-  until "$@"; do
-    [ $SECONDS -ge $end ] && return 1
-    sleep 0.05
-  done
-}
-# shows TEXT...: the screen, into $TMPD/screen, shows every TEXT (fixed strings)
-shows() {
-  screen >"$TMPD/screen" 2>/dev/null || return 1
-  local t
-  for t in "$@"; do grep -qF -- "$t" "$TMPD/screen" || return 1; done
-}
-# settled: two captures 0.05 s apart are the same (tmux can be caught
-# half-way through a redraw: the title of a new view over the old rows)
-settled() {
-  local a
-  a=$(screen 2>/dev/null)
-  sleep 0.05
-  screen >"$TMPD/screen" 2>/dev/null && [ "$a" = "$(cat "$TMPD/screen")" ]
-}
-# wait_for NAME TEXT...: until the screen shows every TEXT and has settled
-wait_for() {
-  local name=$1; shift
-  until_ok shows "$@" && until_ok settled && shows "$@" && return 0
-  fail "$name" "the screen never showed '$*'; it shows: $(tr -s ' ' <"$TMPD/screen" | head -c 600)"
-  return 1
-}
+. "$(dirname "$0")/../tmux.sh"
 exited() { [ -s "$TMPD/rc" ]; }
 
 q() { printf '%q' "$1"; }

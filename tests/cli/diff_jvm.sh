@@ -67,29 +67,19 @@ done
 "$HPROFAN" trend "$G-0.hprof" "$G-1.hprof" "$G-2.hprof" --top 0 --json --quiet >"$D/trend.json" 2>"$D/trend.err" ||
   fail "diff-jvm: trend" "exit $?: $(head -c 300 "$D/trend.err")"
 
-python3 - "$D" <<'PY'
+HELPER="$(cd "$(dirname "$0")/../helper" && pwd)" python3 - "$D" <<'PY'
 import json, re, sys
+import os
+sys.path.insert(0, os.environ["HELPER"])      # tests/helper: histo.py
+from histo import read_histo
 D = sys.argv[1]
 def ok(n): print("ok diff-jvm: " + n)
 def fail(n, why): print("FAIL diff-jvm: %s: %s" % (n, why))
 def eq(n, got, want):
     if got == want: ok(n)
     else: fail(n, "got %r, want %r" % (got, want))
-def jname(n):
-    dims = 0
-    while n.startswith("["):
-        dims += 1; n = n[1:]
-    if dims:
-        prim = {"B": "byte", "C": "char", "I": "int", "J": "long", "S": "short", "Z": "boolean", "F": "float", "D": "double"}
-        n = prim[n] if n in prim else n[1:-1]
-    return n + "[]" * dims
 def histo(k):
-    h = {}
-    for line in open("%s/histo-%d.txt" % (D, k)):
-        m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", line)
-        if m:
-            h[jname(m.group(3))] = (int(m.group(1)), int(m.group(2)))
-    return h
+    return read_histo("%s/histo-%d.txt" % (D, k))
 ALLOWED = {"int[]"}    # made and dropped by jcmd's attach and the dump writer in between
 def path(e): return " ".join(("%s %s" % (s.get("via", s.get("root")), s["object"])) for s in e["path"])
 for a, b in ((0, 1), (1, 2)):

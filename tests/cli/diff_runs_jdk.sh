@@ -68,8 +68,11 @@ for r in r1 r2 r3; do [ -s "$D/$r.hprof" ] && [ -s "$D/$r.histo" ] || exit 0; do
 "$HPROFAN" trend "$D/r1.hprof" "$D/r2.hprof" "$D/r3.hprof" --top 0 --json --quiet >"$D/trend.json" 2>"$D/trend.err" ||
   fail "diff-runs-jdk: trend" "exit $?: $(head -c 300 "$D/trend.err")"
 
-python3 - "$D" "$SRC/docs/hprofan.schema.json" <<'PY'
+HELPER="$(cd "$(dirname "$0")/../helper" && pwd)" python3 - "$D" "$SRC/docs/hprofan.schema.json" <<'PY'
 import json, re, sys
+import os
+sys.path.insert(0, os.environ["HELPER"])      # tests/helper: histo.py
+from histo import read_histo
 D, schema_path = sys.argv[1], sys.argv[2]
 def ok(n): print("ok diff-runs-jdk: " + n)
 def fail(n, why): print("FAIL diff-runs-jdk: %s: %s" % (n, why))
@@ -100,21 +103,8 @@ def norm(n):
     return n + arr
 MADE_UP = re.compile(r"\$\$Lambda|[+/]0x|\$Proxy|Generated\w*Accessor|CGLIB|\$ByteBuddy\$|\$MockitoMock\$|"
                      r"\$HibernateProxy\$|\*|^thread \".*\d")
-def jname(n):
-    dims = 0
-    while n.startswith("["):
-        dims += 1; n = n[1:]
-    if dims:
-        prim = {"B": "byte", "C": "char", "I": "int", "J": "long", "S": "short", "Z": "boolean", "F": "float", "D": "double"}
-        n = prim[n] if n in prim else n[1:-1]
-    return n + "[]" * dims
 def histo(k):
-    h = {}
-    for line in open("%s/%s.histo" % (D, k)):
-        m = re.match(r"\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)", line)
-        if m:
-            h[jname(m.group(3))] = (int(m.group(1)), int(m.group(2)))
-    return h
+    return read_histo("%s/%s.histo" % (D, k))
 def grouped(h):
     g = {}
     for name, (n, b) in h.items():

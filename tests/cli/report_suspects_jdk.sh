@@ -185,32 +185,8 @@ PY
 fi
 
 command -v tmux >/dev/null 2>&1 || { skip report-suspects-browse "tmux is absent"; exit 0; }
-screen() { T capture-pane -t hb -p; }
-WAIT=${BROWSE_WAIT:-30}
-until_ok() {
-  local end=$((SECONDS + WAIT))
-  until "$@"; do
-    [ $SECONDS -ge $end ] && return 1
-    sleep 0.05
-  done
-}
-shows() {
-  screen >"$D/screen" 2>/dev/null || return 1
-  local t
-  for t in "$@"; do grep -qF -- "$t" "$D/screen" || return 1; done
-}
-settled() {
-  local a
-  a=$(screen 2>/dev/null)
-  sleep 0.05
-  screen >"$D/screen" 2>/dev/null && [ "$a" = "$(cat "$D/screen")" ]
-}
-wait_for() {
-  local name=$1; shift
-  until_ok shows "$@" && until_ok settled && shows "$@" && return 0
-  fail "$name" "the screen never showed '$*'; it shows: $(tr -s ' ' <"$D/screen" | head -c 600)"
-  return 1
-}
+SCREEN=$D/screen
+. "$(dirname "$0")/../tmux.sh"
 q() { printf '%q' "$1"; }
 VALS=$(python3 -c 'import json,sys; print(" ".join(sorted(e["value"]["id"] for e in json.load(open(sys.argv[1]))["thread_local_suspects"][0]["threads"])))' "$D/tl-leaks.json")
 T new-session -d -s hb -x 120 -y 30 \
