@@ -4,6 +4,7 @@
  * leaks_content.c), the zombie rules
  * leaks_zombie.c, the traces and their signature text leaks_trace.c. */
 #include "analysis/leaks_state.h"
+#include "base/clock.h"
 #include "base/alloc.h"
 #include "base/cmp.h"
 
@@ -12,13 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- the path search ---------------------------------------------------- */
 
@@ -66,7 +60,7 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 	out->heap = R->reachable_bytes;
 	double thr = ceil(o->threshold / 100.0 * (double)out->heap);
 	out->threshold_bytes = thr < 1 ? 1 : (uint64_t)thr;
-	double t0 = seconds();
+	double t0 = hp_now();
 	struct cand *c = NULL;
 	uint32_t *targets = NULL;
 	size_t nc = 0;
@@ -96,15 +90,15 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 	ns += nt;
 	for (size_t i = 0; i < nc; i++)
 		targets[ns + i] = c[i].obj;
-	double t = seconds();
+	double t = hp_now();
 	if (ns + nc && (rc = search_paths(&L, out, targets, ns + nc)) != HP_OK)
 		goto out;
-	out->t_search = seconds() - t;
+	out->t_search = hp_now() - t;
 	out->searched = L.have_paths ? L.P.reached : 0;
 	if ((rc = lk_finish_suspects(&L, out)) != HP_OK || (rc = lk_finish_tls(&L, out)) != HP_OK)
 		goto out;
 	rc = lk_find_zombies(&L, out, c, nc);
-	out->t_total = seconds() - t0;
+	out->t_total = hp_now() - t0;
 out:
 	hp_free(c);
 	hp_free(targets);

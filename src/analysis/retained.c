@@ -5,6 +5,7 @@
  * struct vv says how they are reproduced).
  */
 #include "analysis/retained.h"
+#include "base/clock.h"
 #include "analysis/fold.h"
 #include "analysis/prefetch.h"
 #include "base/alloc.h"
@@ -14,13 +15,6 @@
 #include <time.h>
 
 #define AHEAD 16          /* prefetch distance, in objects */
-
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -664,12 +658,12 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	ro.list_followed = o->list_followed;
 	ro.progress = o->progress;
 	ro.progress_ud = o->progress_ud;
-	double t = seconds();
+	double t = hp_now();
 	int rc = hp_refs_build(h, path, &ro, &R->refs, err);
 	if (rc)
 		return rc;
-	R->t_refs = seconds() - t;
-	t = seconds();
+	R->t_refs = hp_now() - t;
+	t = hp_now();
 	/* sizes are allocated after the dominators (whose peak they would add
 	 * to), except in VisualVM's mode, whose root search needs them first */
 	if (visualvm && alloc_sizes(h, R) != HP_OK)
@@ -678,8 +672,8 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 		goto nomem;
 	if (R->roots_policy == HP_ROOTS_UNREACHABLE && (rc = add_unreachable_roots(h, R)) != HP_OK)
 		goto nomem;
-	R->t_retained = seconds() - t;
-	t = seconds();
+	R->t_retained = hp_now() - t;
+	t = hp_now();
 	struct vv V;
 	memset(&V, 0, sizeof V);
 	size_t nroots = R->nroot_objs;
@@ -706,8 +700,8 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	R->io_dom.read_bytes -= io0.read_bytes;
 	R->io_dom.write_bytes -= io0.write_bytes;
 	R->io_dom.major_faults -= io0.major_faults;
-	R->t_dom = seconds() - t;
-	t = seconds();
+	R->t_dom = hp_now() - t;
+	t = hp_now();
 	if (!visualvm && alloc_sizes(h, R) != HP_OK) {
 		vv_free(&V);
 		goto nomem;
@@ -733,12 +727,12 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 		if (!hp_retained_has_super_edge(R, v))
 			R->joint += R->retained[v];
 	}
-	R->t_retained += seconds() - t;
-	t = seconds();
+	R->t_retained += hp_now() - t;
+	t = hp_now();
 	if ((rc = class_sums(h, R, visualvm)) != HP_OK)
 		goto nomem;
-	R->t_aggregate = seconds() - t;
-	t = seconds();
+	R->t_aggregate = hp_now() - t;
+	t = hp_now();
 	/* The root kinds last, when the spare blocks the phases freed and
 	 * none took are given back (base/alloc.h): the array is mostly
 	 * zeros, which fresh memory has without touching a page. */
@@ -759,7 +753,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	}
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		R->kinds[k].roots = h->roots_by_kind[k];
-	R->t_retained += seconds() - t;
+	R->t_retained += hp_now() - t;
 	return HP_OK;
 nomem:
 	return hp_error_set(err, HP_ENOMEM, "out of memory computing retained sizes");

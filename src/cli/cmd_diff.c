@@ -4,6 +4,7 @@
  * streaming pass over each file.  Also the commands diff and trend share
  * (cli/dumpsum.h). */
 #include "cli/dumpsum.h"
+#include "base/clock.h"
 #include "cli/msg.h"
 #include "cli/format.h"
 #include "cli/filter.h"
@@ -18,13 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double diff_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- shared with trend --------------------------------------------------- */
 
@@ -586,7 +580,7 @@ static int collect(struct diff_state *d)
 	 * NEW is read under BASE's model (the options' where given). */
 	cli_series_init(&d->sm, x, d->o->fast);
 	for (int i = 0; i < 2; i++) {
-		double t0 = diff_now();
+		double t0 = hp_now();
 		if ((rc = cli_series_summary(&d->sm, (size_t)i, &d->grp, &d->S[i], &d->sum[i], &d->own[i])))
 			return rc;
 		d->info[i] = cli_json_dump_info(x->files[i], d->S[i], &d->sum[i]);
@@ -603,7 +597,7 @@ static int collect(struct diff_state *d)
 				return EXIT_NOMEM;
 			}
 		}
-		d->t_sum[i] = diff_now() - t0;
+		d->t_sum[i] = hp_now() - t0;
 		if (i == 0) {
 			cli_print_stats(x, d->S[0]);
 			cli_session_close(d->S[0]);
@@ -611,7 +605,7 @@ static int collect(struct diff_state *d)
 		}
 	}
 	cli_series_warn(&d->sm, d->own, 2);
-	double t0 = diff_now();
+	double t0 = hp_now();
 	const struct hp_dsum *ss[2] = { &d->sum[0], &d->sum[1] };
 	if (hp_cmp_build(ss, 2, &d->cmp, &err)) {
 		cli_error("%s", err.msg);
@@ -676,7 +670,7 @@ static int collect(struct diff_state *d)
 		d->ids_used = na && d->ids.kept * 2 >= na;
 		hp_idcols_release(&d->ida);
 	}
-	d->t_cmp = diff_now() - t0;
+	d->t_cmp = hp_now() - t0;
 	return EXIT_OK;
 }
 

@@ -23,6 +23,7 @@
  * multiply the tree's part by 12).
  */
 #include "cli/dumpsum.h"
+#include "base/clock.h"
 #include "cli/msg.h"
 #include "cli/load.h"
 #include "cli/output.h"
@@ -204,22 +205,15 @@ static int sub_doc(const struct cli_ctx *x, hp_session *S, const char *name, con
 	return rc;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* sub_doc(), its time added to --stats' "report:" line */
 static int timed_doc(const struct cli_ctx *x, hp_session *S, const char *name, const char *const *opts, cJSON *d,
 		     char *line, size_t n)
 {
-	double t0 = now();
+	double t0 = hp_now();
 	int rc = sub_doc(x, S, name, opts, d);
 	size_t l = strlen(line);
 	if (l < n)
-		snprintf(line + l, n - l, " %s=%.2fs", name, now() - t0);
+		snprintf(line + l, n - l, " %s=%.2fs", name, hp_now() - t0);
 	return rc;
 }
 
