@@ -31,6 +31,19 @@
 # whose budget is 1 GB/s per file, and with retained sizes, whose budget is
 # 2.2 times the median retained run of one dump; the summary says both.
 #
+# The retained run's phase_peaks: line (the allocator's peak in each phase:
+# model, references, dominators, retained sizes, and index writing in the
+# index's first run) is printed as bytes per object.
+# The retained run is made pinned by taskset to core 0 and to cores 0,1,
+# alternately, twice each; the summary gives the best of each and their
+# ratio (skipped without taskset or two cores).
+# When hprof-slurp or hprof-analyzer is on PATH it is timed on the same
+# dump in the same run (wall, and peak RSS by /usr/bin/time): hprof-slurp
+# --top 20 (its shallow histogram) against --top --fast, hprof-analyzer's
+# report (retained sizes, dominators, suspects) against the retained run;
+# the summary gives hprofan's time and memory over each peer's.  A peer not
+# on PATH is skipped (nothing here builds one).
+#
 # Then the retained run once more under a memory limit of a quarter of its
 # peak RSS (issue 15, bigger than memory): in a memory cgroup of its own when
 # the user may make one (v2 memory.max, else v1; root), else --max-memory; the
@@ -148,6 +161,20 @@ fi
 echo "bench: dump $DUMP: $size bytes ($(awk -v b="$size" 'BEGIN {printf "%.2f", b / 1073741824}') GiB); $(grep '^histogram:' "$META")"
 
 # ---------------------------------------------------------------- runs
+# phase_peaks LOG OBJECTS: the phase_peaks: line of LOG in bytes per object
+phase_peaks() {
+  local line
+  line=$(grep -E '^phase_peaks: ' "$1" 2>/dev/null | tail -1 || true)
+  [ -n "$line" ] && [ "${2:-0}" -gt 0 ] || return 0
+  awk -v line="$line" -v o="$2" 'BEGIN {
+    k = split(line, kv, /[ \t]+/); out = ""
+    for (i = 2; i <= k; i++) {
+      if (split(kv[i], p, "=") != 2 || p[1] ~ /_seconds$/) continue
+      out = out sprintf("%s%s %.1f (%.0f MiB)", out == "" ? "" : ", ", p[1], p[2] / o, p[2] / 1048576)
+    }
+    if (out != "") printf "  the peak of the memory allocated in each phase (all then held), bytes per object: %s\n", out }'
+}
+
 TIME=""
 if [ -x /usr/bin/time ]; then
   TIME=/usr/bin/time
@@ -157,18 +184,20 @@ mkdir -p "$LOGS"
 ROWS=()
 FAILED=0
 declare -A WALL=()     # wall seconds of each run, by name
+declare -A EXT=()      # peak RSS in KiB /usr/bin/time measured, by name
+PRE=()                 # a command run() puts before hprofan (taskset)
 
 # run NAME STDIN_FILE ARGS...  (STDIN_FILE "-" means none; otherwise piped with cat)
 run() {
   local name=$1 input=$2 rc=0 t0 t1 rss="" line
   shift 2
   local err="$LOGS/$name.err" tf="$LOGS/$name.time"
-  local -a cmd=("$BIN" "$@")
+  local -a cmd=(${PRE[@]+"${PRE[@]}"} "$BIN" "$@")
   if [ -n "$TIME" ]; then
     cmd=("$TIME" -f %M -o "$tf" "${cmd[@]}")
   fi
   if [ "$input" = "-" ]; then
-    echo "bench: [$name] $BIN $*"
+    echo "bench: [$name] ${PRE[*]:+${PRE[*]} }$BIN $*"
   else
     echo "bench: [$name] cat $input | $BIN $*"
   fi
@@ -194,6 +223,7 @@ run() {
   if [ -n "$TIME" ] && [ -s "$tf" ]; then
     rss=$(grep -E '^[0-9]+$' "$tf" | tail -1 || true)
   fi
+  EXT[$name]=$rss
   line=$(grep -E '(^|[^[:alnum:]_])stats: bytes=' "$err" | tail -1 | sed 's/^.*stats: /stats: /' || true)
   ROWS+=("$(awk -v name="$name" -v rc="$rc" -v t0="$t0" -v t1="$t1" -v ext="$rss" \
                -v hastime="${TIME:+1}" -v line="$line" '
@@ -273,6 +303,70 @@ run waste3    - waste "$DUMP" --quiet --stats
 run report    - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
 run report2   - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
 run report3   - report "$DUMP" -o "$BENCH_DIR/report.html" --quiet --stats
+
+# ---- one core against two: the retained run pinned by taskset
+if command -v taskset >/dev/null 2>&1 && taskset -c 0,1 true 2>/dev/null; then
+  # alternately, twice each: the best of each (other load on a shared
+  # machine comes and goes)
+  for i in "" 2; do
+    PRE=(taskset -c 0)
+    run "pin-1core$i" - "$DUMP" --top --quiet --stats
+    PRE=(taskset -c "0,1")
+    run "pin-2cores$i" - "$DUMP" --top --quiet --stats
+  done
+  PRE=()
+else
+  echo "bench: [pin] skipped: no taskset, or no cores 0 and 1 to pin to"
+fi
+# ---- end of one core against two
+
+# ---- peers on the same dump, when on PATH: hprof-slurp's histogram (its
+# top 20 classes by shallow size) against --top --fast, hprof-analyzer's
+# report (retained sizes, dominators, leak suspects; Markdown on stdout)
+# against the retained run; wall time and /usr/bin/time's peak RSS
+# peer NAME PROGRAM ARGS...
+peer() {
+  local name=$1 rc=0 t0 t1 tf="$LOGS/$1.time"
+  shift
+  local -a cmd=("$@")
+  [ -n "$TIME" ] && cmd=("$TIME" -f %M -o "$tf" "${cmd[@]}")
+  echo "bench: [$name] $*"
+  t0=$(date +%s.%N)
+  "${cmd[@]}" >"$LOGS/$name.out" 2>"$LOGS/$name.err" || rc=$?
+  t1=$(date +%s.%N)
+  if [ "$rc" -ne 0 ]; then
+    echo "bench: [$name] exited with status $rc (left out of the summary); stderr tail:" >&2
+    tail -5 "$LOGS/$name.err" >&2
+    return 0
+  fi
+  WALL[$name]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+  EXT[$name]=""
+  if [ -n "$TIME" ] && [ -s "$tf" ]; then
+    EXT[$name]=$(grep -E '^[0-9]+$' "$tf" | tail -1 || true)
+  fi
+}
+PEERS=()
+NOPEERS=()
+if command -v hprof-slurp >/dev/null 2>&1; then
+  # (before 0.5 the dump was given by -i)
+  if hprof-slurp --help 2>&1 | grep -q -- '--inputFile'; then
+    peer hprof-slurp hprof-slurp --top 20 -i "$DUMP"
+  else
+    peer hprof-slurp hprof-slurp --top 20 "$DUMP"
+  fi
+  PEERS+=("hprof-slurp")
+else
+  echo "bench: [hprof-slurp] skipped: not on PATH"
+  NOPEERS+=("hprof-slurp")
+fi
+if command -v hprof-analyzer >/dev/null 2>&1; then
+  peer hprof-analyzer hprof-analyzer "$DUMP"
+  PEERS+=("hprof-analyzer")
+else
+  echo "bench: [hprof-analyzer] skipped: not on PATH"
+  NOPEERS+=("hprof-analyzer")
+fi
+# ---- end of peers
 
 # ---- diff (issue 14): two copies of the dump, so that each is a file of its own
 COPY="$BENCH_DIR/bigheap-copy.hprof"
@@ -378,6 +472,8 @@ if [ -s "$LOGS/retained.err" ]; then
       printf "  peak %.0f MiB = %.1f bytes per object + 4 per reference (budget: 64 + 4)\n",
         kb / 1024, (kb * 1024 - 4 * r) / o }'
   fi
+  # the allocator's peak in each phase (the phase_peaks: line), per object
+  phase_peaks "$LOGS/retained.err" "${objs:-0}"
   # end to end, the three runs
   per=""
   for n in retained retained2 retained3; do
@@ -412,6 +508,9 @@ if [ -n "${WALL[ix-first]:-}" ] && [ -n "${WALL[ix-top]:-}" ]; then
     printf "    dominators %.3f s, object %.3f s, path %.3f s (after a first path search added to the index in %.2f s)\n", d, o, p, ap
     if (n > 0) printf "  index: %.1f MiB, %.1f bytes per object (%.1f per object + 8 per reference: two graphs)\n",
       ix / 1048576, ix / n, (ix - 8 * e) / n }'
+  phase_peaks "$LOGS/ix-first.err" "${objs:-0}"
+  sed -n 's/.* index_seconds=\([0-9.]*\).*/  index writing after retained sizes (its object columns written before, on a thread of their own): \1 s/p' \
+    "$LOGS/ix-first.err" | tail -1
   sed -n 's/^browse: first screen after \(.*\) ms.*/  browse opening from the index: \1 ms (budget: 1000)/p' "$LOGS/ix-browse.out"
 fi
 # bigger than memory: the limited run against the unlimited one
@@ -493,6 +592,45 @@ if [ -n "$pm" ] && [ -n "$rm_" ]; then
     printf "report: median %.2f s wall against %.2f s for --top with retained sizes: %+.1f%% (target: within 10%%); page %.2f MB (target: at most 5)\n", l, r, (l / r - 1) * 100, sz / 1e6 }'
 fi
 rm -f "$BENCH_DIR/report.html"
+# one core against two
+if [ -n "${WALL[pin-1core]:-}" ] && [ -n "${WALL[pin-2cores]:-}" ]; then
+  echo
+  awk -v a="${WALL[pin-1core]}" -v b="${WALL[pin-2cores]}" -v a2="${WALL[pin-1core2]:-}" -v b2="${WALL[pin-2cores2]:-}" \
+      -v ka="${EXT[pin-1core]:-}" -v kb="${EXT[pin-2cores]:-}" 'BEGIN {
+    if (a2 != "" && a2 + 0 < a + 0) a = a2
+    if (b2 != "" && b2 + 0 < b + 0) b = b2
+    printf "--top with retained sizes, the best of two runs each: taskset -c 0 %.2f s, taskset -c 0,1 %.2f s: one core takes %.2f times two", a, b, (b > 0 ? a / b : 0)
+    if (ka != "" && kb != "") printf " (peak RSS %.0f and %.0f MiB)", ka / 1024, kb / 1024
+    printf "\n" }'
+fi
+# the peers, on the same dump in this run: their time and peak RSS over ours
+if [ ${#PEERS[@]} -gt 0 ]; then
+  echo
+  echo "peers on the same dump, in this run (wall time, peak RSS by /usr/bin/time; hprofan's over the peer's):"
+  for p in "${PEERS[@]}"; do
+    if [ "$p" = hprof-slurp ]; then
+      ours=top-warm; theirs="--top 20 (the shallow histogram)"; what="--top --fast"
+    else
+      ours=retained; theirs="(its report: retained sizes, dominators, suspects)"; what="--top with retained sizes"
+    fi
+    if [ -z "${WALL[$p]:-}" ]; then
+      echo "  $p: failed (see $LOGS/$p.err)"
+      continue
+    fi
+    t_ours=${WALL[$ours]:-0}
+    if [ "$ours" = retained ] && [ -n "$rm_" ]; then t_ours=$rm_; what="$what (median time of three)"; fi
+    awk -v p="$p" -v theirs="$theirs" -v what="$what" -v t="${WALL[$p]}" -v k="${EXT[$p]:-}" -v to="$t_ours" \
+        -v ko="${EXT[$ours]:-}" 'BEGIN {
+      printf "  %s %s %.2f s", p, theirs, t
+      if (k != "") printf ", %.0f MiB", k / 1024
+      printf "; hprofan %s %.2f s", what, to
+      if (ko != "") printf ", %.0f MiB", ko / 1024
+      printf ": %.2f times the time", (t > 0 ? to / t : 0)
+      if (k != "" && ko != "" && k > 0) printf ", %.2f times the memory", ko / k
+      printf "\n" }'
+  done
+fi
+[ ${#NOPEERS[@]} -gt 0 ] && { echo; echo "peers not on PATH, skipped: ${NOPEERS[*]}"; }
 # the browser's key latency, per kind of key
 if [ -s "$LOGS/browse.out" ]; then
   echo

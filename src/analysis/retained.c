@@ -663,6 +663,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	if (rc)
 		return rc;
 	R->t_refs = hp_now() - t;
+	R->mem_refs = hp_alloc_phase_peak();
 	t = hp_now();
 	/* sizes are allocated after the dominators (whose peak they would add
 	 * to), except in VisualVM's mode, whose root search needs them first */
@@ -701,6 +702,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	R->io_dom.write_bytes -= io0.write_bytes;
 	R->io_dom.major_faults -= io0.major_faults;
 	R->t_dom = hp_now() - t;
+	R->mem_dom = hp_alloc_phase_peak();
 	t = hp_now();
 	if (!visualvm && alloc_sizes(h, R) != HP_OK) {
 		vv_free(&V);
@@ -754,6 +756,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	for (int k = 0; k < HP_ROOT_NKINDS; k++)
 		R->kinds[k].roots = h->roots_by_kind[k];
 	R->t_retained += hp_now() - t;
+	R->mem_retained = hp_alloc_phase_peak();
 	return HP_OK;
 nomem:
 	return hp_error_set(err, HP_ENOMEM, "out of memory computing retained sizes");

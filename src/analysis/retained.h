@@ -89,6 +89,11 @@ struct hp_retained {
 	/* seconds spent in each phase, for --stats and make bench */
 	double t_refs, t_dom, t_retained, t_aggregate;
 	uint64_t dom_peak_bytes;
+	/* the allocator's peak in each (hp_alloc_phase_peak): from the parse's
+	 * end to the references' end, then to the dominators' end (the roots'
+	 * collection with them), then to the end (retained sizes, the class
+	 * sums, the root kinds); 0 from an index */
+	uint64_t mem_refs, mem_dom, mem_retained;
 	struct hp_alloc_io io_dom;    /* the dominator pass's page traffic (base/alloc.h) */
 	int mapped;                   /* the arrays point into a mapped index (session/index.h):
 	                                 hp_retained_release() frees none of them */

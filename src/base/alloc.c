@@ -80,6 +80,7 @@ static uint64_t limit;          /* 0: no limit */
 static uint64_t f_bytes, f_peak, f_blocks, f_failures;   /* file-backed blocks, below */
 static uint64_t budget;         /* 0: none; else big blocks past it go to files */
 static uint64_t in_use, peak, refusals, refused_request, refused_in_use;
+static uint64_t phase_peak;    /* peak since the latest hp_alloc_phase_peak() */
 static int last_refused;
 
 /* 1 (and the refusal noted) when taking `sub` bytes away and adding `add`
@@ -111,6 +112,8 @@ static void account(uint64_t add, uint64_t sub)
 	in_use = in_use - (sub < in_use ? sub : in_use) + add;
 	if (in_use > peak)
 		peak = in_use;
+	if (in_use > phase_peak)
+		phase_peak = in_use;
 }
 
 /* ---- file-backed blocks ------------------------------------------------
@@ -411,7 +414,7 @@ void hp_alloc_set_limit(uint64_t bytes)
 {
 	spare_flush();
 	if (!bytes)
-		in_use = peak = refusals = refused_request = refused_in_use = 0;
+		in_use = peak = phase_peak = refusals = refused_request = refused_in_use = 0;
 	limit = bytes;
 	last_refused = 0;
 }
@@ -495,6 +498,15 @@ static void spare_flush(void)
 
 static void lock(void);
 static void unlock(void);
+
+uint64_t hp_alloc_phase_peak(void)
+{
+	lock();
+	uint64_t p = phase_peak > in_use ? phase_peak : in_use;
+	phase_peak = in_use;
+	unlock();
+	return p;
+}
 
 void hp_alloc_release_spare(void)
 {

@@ -100,6 +100,10 @@ uint64_t hp_alloc_spill_failures(void);
 int hp_alloc_spill_errno(void);
 /* the most anonymous memory counted at once, under a limit or a budget */
 uint64_t hp_alloc_anon_peak(void);
+/* The most anonymous memory counted at once since the previous call (since
+ * the start at the first), which starts the next phase at the bytes in use
+ * now: a phase's peak for --stats.  0 while nothing is counted. */
+uint64_t hp_alloc_phase_peak(void);
 
 /* The memory the process may use: MemAvailable from /proc/meminfo, and the
  * least memory limit of its cgroup and the cgroup's parents (v1

@@ -1,5 +1,6 @@
 /* load_stats.c — --stats: a session's bytes, objects, time, peak memory,
- * the file-backed blocks, I/O and the phases' times on stderr. */
+ * the file-backed blocks, I/O, the phases' times and the allocator's peak
+ * in each phase on stderr. */
 #include "cli/load.h"
 #include "base/alloc.h"
 
@@ -49,4 +50,13 @@ void cli_print_stats(const struct cli_ctx *x, hp_session *S)
 			(unsigned long long)R->refs.nedges, (unsigned long long)R->refs.nclass_edges, R->t_dom, 1e9 * R->t_dom / n,
 			(unsigned long long)R->dom_peak_bytes, R->t_retained, R->t_aggregate);
 	}
+	/* bytes: the model's phase, then retained sizes' when computed here,
+	 * then the index's when it was written */
+	fprintf(stderr, "phase_peaks: parse=%llu", (unsigned long long)L->mem_parse);
+	if (ret && !R->mapped)
+		fprintf(stderr, " refs=%llu dominators=%llu retained=%llu", (unsigned long long)R->mem_refs,
+			(unsigned long long)R->mem_dom, (unsigned long long)R->mem_retained);
+	if (L->index_written)
+		fprintf(stderr, " index=%llu index_seconds=%.3f", (unsigned long long)L->mem_index, L->t_index);
+	fputc('\n', stderr);
 }

@@ -31,6 +31,9 @@ int cli_run_one(struct cli_ctx *x)
 	}
 	if (collected && c->after)
 		c->after(x, S, res);
+	/* with --stats the index is written first, for its phase's figures */
+	if (collected && x->c->stats)
+		cli_session_write_index(S, NULL);
 	if (collected)
 		cli_print_stats(x, S);
 	if (c->release)

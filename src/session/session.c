@@ -420,6 +420,7 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	}
 	L->seconds = hp_now() - t0;
 	L->t_parse = L->seconds;
+	L->mem_parse = hp_alloc_phase_peak();
 	s->heap = h;
 	s->heap_objects = build_objects;
 	return HP_OK;
@@ -460,6 +461,10 @@ static void try_index(hp_session *s)
 	s->heap_objects = 1;
 	s->heap_mapped = 1;
 	s->info.seconds = s->info.t_parse = hp_now() - t0;
+	s->info.mem_parse = hp_alloc_phase_peak();
+	s->info.index_written = 0;
+	s->info.t_index = 0;
+	s->info.mem_index = 0;
 }
 
 static int get_heap(hp_session *s, int objects, const hp_heap **out, struct hp_error *err)
@@ -551,6 +556,7 @@ static int retained_part(hp_session *s, int part, const struct hp_retained **out
 		if (got > 0 && ixR.weak == weak && ixR.roots_policy == roots) {
 			*P = ixR;
 			P->t_refs = P->t_dom = P->t_retained = P->t_aggregate = 0;
+			P->mem_refs = P->mem_dom = P->mem_retained = 0;
 			*out = P;
 			return HP_OK;
 		}
@@ -598,6 +604,7 @@ int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp
 	if (got > 0 && ixR.weak == ro.weak && ixR.roots_policy == ro.roots) {
 		s->R = ixR;
 		s->R.t_refs = s->R.t_dom = s->R.t_retained = s->R.t_aggregate = 0;
+		s->R.mem_refs = s->R.mem_dom = s->R.mem_retained = 0;
 		s->ret_mapped = 1;
 		s->ret_done = 1;
 		*out = &s->R;
@@ -826,8 +833,14 @@ int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)
 				      : s->ix && hp_index_retained(s->ix, &ixR, why, sizeof why) > 0 ? &ixR : NULL;
 	const struct hp_pathsearch *P = s->paths_done[0] && !s->paths_rc[0] ? &s->paths[0]
 					: s->ix && hp_index_paths(s->ix, &ixP, why, sizeof why) > 0 ? &ixP : NULL;
+	double t0 = hp_now();
 	int rc = hp_index_write_finish(s->ixw, s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
 	s->ixw = NULL;
 	s->ix_written = rc == HP_OK;
+	if (s->ix_written) {
+		s->info.index_written = 1;
+		s->info.t_index = hp_now() - t0;
+		s->info.mem_index = hp_alloc_phase_peak();
+	}
 	return rc;
 }

@@ -98,6 +98,10 @@ struct hp_load_info {
 	struct hp_error partial_err;  /* that error */
 	double seconds;               /* all passes so far */
 	double t_parse;               /* the first pass */
+	uint64_t mem_parse;           /* the allocator's peak until the model was built or mapped (hp_alloc_phase_peak) */
+	int index_written;            /* hp_session_write_index() wrote the index: */
+	double t_index;               /*   the seconds it took (its thread's work before excepted) */
+	uint64_t mem_index;           /*   the allocator's peak from retained sizes' end to its end */
 	struct hp_mapping_stats mapped;   /* what the mapping renamed (all 0 without one) */
 };
 

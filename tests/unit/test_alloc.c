@@ -85,6 +85,30 @@ static void test_spare(void)
 	hp_alloc_release_spare();
 }
 
+/* a phase's peak: the most in use since the previous call, which starts
+ * the next phase at the bytes in use then */
+static void test_phase_peak(void)
+{
+	hp_alloc_set_limit(1 << 20);
+	(void)hp_alloc_phase_peak();
+	char *a = hp_malloc(4000), *b = hp_malloc(8000);
+	size_t ua = malloc_usable_size(a), ub = malloc_usable_size(b);
+	hp_free(b);
+	uint64_t p1 = hp_alloc_phase_peak();
+	CHECK(p1 == ua + ub, "the first phase's peak is both blocks: %llu, want %llu", U(p1), U(ua + ub));
+	uint64_t p2 = hp_alloc_phase_peak();
+	CHECK(p2 == ua, "a phase that allocates nothing peaks at what is in use: %llu, want %llu", U(p2), U(ua));
+	char *c = hp_malloc(2000);
+	size_t uc = malloc_usable_size(c);
+	hp_free(a);
+	hp_free(c);
+	uint64_t p3 = hp_alloc_phase_peak();
+	CHECK(p3 == ua + uc, "the next phase's peak counts what the last left and its own: %llu, want %llu",
+	      U(p3), U(ua + uc));
+	CHECK(hp_alloc_phase_peak() == 0, "and after all is freed, 0");
+	hp_alloc_set_limit(0);
+}
+
 static void test_accounting(void)
 {
 	const uint64_t L = 1 << 20;
@@ -504,6 +528,7 @@ int main(int argc, char **argv)
 	test_no_limit();
 	test_spare();
 	test_accounting();
+	test_phase_peak();
 	test_fail_alloc("/proc/self/exe");
 	test_spill();
 
