@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 struct wsec { int id; size_t elem; const void *p; uint64_t len; };
@@ -208,6 +209,37 @@ void hp_index_write_abort(hp_index_writer *w)
 	hp_free(w);
 }
 
+/* ---- room for it -------------------------------------------------------
+ * Before bytes are written, the file system that holds the index must have
+ * had room for the whole of it (WHOLE bytes) plus a margin (an eighth of
+ * it, at least 16 MiB) left free: an index is a convenience, never a reason
+ * to fill a user's disk.  What was free is fstatvfs's figure for
+ * unprivileged users (f_bavail) plus what the temporary file already holds
+ * (the sections written early); for tests, HPROFAN_TEST_INDEX_FREE=N
+ * (bytes) says what was free instead. */
+static int room_for(int fd, uint64_t whole, const char *path, struct hp_error *err)
+{
+	uint64_t avail;
+	const char *s = getenv("HPROFAN_TEST_INDEX_FREE");
+	char *end;
+	if (s && *s && (avail = strtoull(s, &end, 10), *end == '\0')) {
+		/* (stated by a test) */
+	} else {
+		struct statvfs v;
+		struct stat st;
+		if (fstatvfs(fd, &v) != 0 || fstat(fd, &st) != 0)
+			return HP_OK;   /* unknown: the writes themselves say */
+		avail = (uint64_t)v.f_bavail * (uint64_t)(v.f_frsize ? v.f_frsize : v.f_bsize) +
+			(uint64_t)st.st_blocks * 512u;
+	}
+	uint64_t margin = whole / 8 > (16u << 20) ? whole / 8 : (16u << 20);
+	if (whole + margin <= avail)
+		return HP_OK;
+	return hp_error_set(err, HP_EIO, "%s would take %.1f MiB and only %.1f MiB are free there "
+			    "(%.1f MiB must stay free)", path, whole / 1048576.0, avail / 1048576.0,
+			    margin / 1048576.0);
+}
+
 int hp_index_write_start(hp_index_writer **out, const char *path, const hp_heap *h, struct hp_error *err)
 {
 	*out = NULL;
@@ -234,6 +266,10 @@ int hp_index_write_start(hp_index_writer **out, const char *path, const hp_heap 
 			off = (off + len + IX_ALIGN - 1) & ~(uint64_t)(IX_ALIGN - 1);
 		}
 	w->end = off;
+	if (room_for(w->t.fd, w->end, path, err) != HP_OK) {
+		hp_index_write_abort(w);
+		return HP_EIO;
+	}
 	w->threaded = pthread_create(&w->th, NULL, write_early, w) == 0;
 	if (!w->threaded)
 		write_early(w);   /* (now, then) */
@@ -372,6 +408,13 @@ int hp_index_write_finish(hp_index_writer *w, const char *path, const struct hp_
 		return err->code ? err->code : HP_EIO;
 	}
 	int fd = t.fd, rc = HP_OK;
+	if (room_for(fd, hd.file_size, path, err) != HP_OK) {
+		tmp_close(&t, 1);
+		hp_free(subtree);
+		hp_free(done);
+		hp_free(tab);
+		return HP_EIO;
+	}
 	for (size_t i = 0; i < nw && !rc; i++)
 		if (!done[i] && write_summed(fd, ws[i].p, ws[i].len, tab[i].off, &tab[i].sum) != 0)
 			rc = HP_EIO;

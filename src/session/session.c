@@ -60,6 +60,7 @@ struct hp_session {
 	int spool_tried;              /* the index's model: the dump spooled for rereading */
 	int ret_mapped;               /* s->R came from the index */
 	int ix_written;               /* hp_session_write_index() wrote what there is */
+	int ix_failed;                /* it could not (said once: not tried again) */
 	int ix_had_ret;               /* the index held retained sizes (under some policies) */
 	int ret_default;              /* s->R is under the dump's default policies */
 	int paths_mapped[2];          /* s->paths[k] came from the index */
@@ -813,7 +814,7 @@ static int write_ret(const hp_session *s)
 
 int hp_session_index_pending(const hp_session *s)
 {
-	if (!s->index_path || s->one_shot || !s->ident_ok || s->ix_written || !s->heap || !s->heap_objects || s->heap_rc ||
+	if (!s->index_path || s->one_shot || !s->ident_ok || s->ix_written || s->ix_failed || !s->heap || !s->heap_objects || s->heap_rc ||
 	    !s->info.stats.ndumps || s->no_such_dump || s->ix_status == HP_INDEX_UNTRUSTED)
 		return 0;
 	return !s->heap_mapped || write_ret(s) || (s->paths_done[0] && !s->paths_rc[0] && !s->paths_mapped[0]);
@@ -837,6 +838,7 @@ int hp_session_write_index(hp_session *s, uint64_t *bytes, struct hp_error *err)
 	int rc = hp_index_write_finish(s->ixw, s->index_path, &s->ident, &key, s->heap, &s->info, R, P, bytes, err);
 	s->ixw = NULL;
 	s->ix_written = rc == HP_OK;
+	s->ix_failed = rc != HP_OK;
 	if (s->ix_written) {
 		s->info.index_written = 1;
 		s->info.t_index = hp_now() - t0;
