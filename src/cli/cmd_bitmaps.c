@@ -269,17 +269,6 @@ out:
 	return EXIT_OK;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_load_unmapped, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_bitmaps = {
-	.name = "bitmaps",
-	.usage = "hprofan bitmaps FILE",
-	.summary = "Android bitmaps: size, pixel bytes, duplicates, PNG files",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.own_size = sizeof(struct bitmaps_opts),
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release, .after = after,
-};
+CLI_COMMAND(bitmaps, "hprofan bitmaps FILE", "Android bitmaps: size, pixel bytes, duplicates, PNG files",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct bitmaps_opts, NULL), .after = after,
+	    CLI_TABLES(own, cli_opts_load_unmapped, cli_opts_output, cli_opts_quiet));

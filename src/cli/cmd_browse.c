@@ -601,16 +601,6 @@ static const struct cli_option own[] = {
 	OPT_END
 };
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_all_weak, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_browse = {
-	.name = "browse",
-	.usage = "hprofan browse FILE",
-	.summary = "browse interactively (also: FILE -i)",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.own_size = sizeof(struct browse_opts),
-	.run = run_browse,
-};
+CLI_COMMAND(browse, "hprofan browse FILE", "browse interactively (also: FILE -i)",
+	    CLI_FILES(1, 1), CLI_OWN(struct browse_opts, NULL), .run = run_browse,
+	    CLI_TABLES(own, cli_opts_all_weak, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet));

@@ -528,18 +528,6 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 		cli_warn("%s", hp_heap_warning(t->h, i));
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_components = {
-	.name = "components",
-	.usage = "hprofan components FILE",
-	.summary = "top components: per class loader, what it retains",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.own_size = sizeof(struct comp_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release, .after = after,
-};
+CLI_COMMAND(components, "hprofan components FILE", "top components: per class loader, what it retains",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct comp_opts, defaults), .after = after,
+	    CLI_TABLES(own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet));

@@ -1190,18 +1190,7 @@ static int run(struct cli_ctx *x)
 	return rc;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_diff = {
-	.name = "diff",
-	.usage = "hprofan diff BASE NEW",
-	.summary = "what grew between two dumps, and who holds it",
-	.min_files = 2, .max_files = 2,
-	.options = tables,
-	.rules = cli_series_rules,
-	.own_size = sizeof(struct diff_opts),
-	.defaults = defaults,
-	.run = run,
-};
+CLI_COMMAND(diff, "hprofan diff BASE NEW", "what grew between two dumps, and who holds it",
+	    CLI_FILES(2, 2), CLI_OWN(struct diff_opts, defaults), .run = run,
+	    CLI_TABLES(own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet),
+	    .rules = cli_series_rules);

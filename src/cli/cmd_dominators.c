@@ -807,20 +807,7 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 		cli_native_note(x, d->h, d->N);
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-static const struct cli_rule *const rule_tables[] = { cli_rules_components, NULL };
-
-const struct cli_command cmd_dominators = {
-	.name = "dominators",
-	.usage = "hprofan dominators FILE",
-	.summary = "the top of the dominator tree",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.rules = rule_tables,
-	.own_size = sizeof(struct dom_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release, .after = after,
-};
+CLI_COMMAND(dominators, "hprofan dominators FILE", "the top of the dominator tree",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct dom_opts, defaults), .after = after,
+	    CLI_TABLES(own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet),
+	    CLI_RULES(cli_rules_components));

@@ -74,15 +74,6 @@ static int run(struct cli_ctx *x)
 	return rc;
 }
 
-static const struct cli_option *const tables[] = {
-	cli_opts_model, cli_opts_policy, cli_opts_load_unmapped, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_index = {
-	.name = "index",
-	.usage = "hprofan index FILE...",
-	.summary = "build the index of each dump now, for the commands after it",
-	.min_files = 1, .max_files = 1024,
-	.options = tables,
-	.run = run,
-};
+CLI_COMMAND(index, "hprofan index FILE...", "build the index of each dump now, for the commands after it",
+	    CLI_FILES(1, 1024), .run = run,
+	    CLI_TABLES(cli_opts_model, cli_opts_policy, cli_opts_load_unmapped, cli_opts_quiet));

@@ -508,16 +508,6 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	return EXIT_OK;
 }
 
-static const struct cli_option *const tables[] = {
-	cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_info = {
-	.name = "info",
-	.usage = "hprofan info FILE",
-	.summary = "what the dump holds",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
-};
+CLI_COMMAND(info, "hprofan info FILE", "what the dump holds",
+	    CLI_FILES(1, 1), CLI_ANSWERS,
+	    CLI_TABLES(cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet));

@@ -345,19 +345,6 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	return EXIT_OK;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_instances = {
-	.name = "instances",
-	.usage = "hprofan instances FILE CLASS",
-	.summary = "the instances of a class, largest first",
-	.min_files = 1, .max_files = 1,
-	.args = "CLASS",
-	.options = tables,
-	.own_size = sizeof(struct inst_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
-};
+CLI_COMMAND(instances, "hprofan instances FILE CLASS", "the instances of a class, largest first",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct inst_opts, defaults), .args = "CLASS",
+	    CLI_TABLES(own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet));

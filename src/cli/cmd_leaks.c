@@ -920,18 +920,7 @@ static int run(struct cli_ctx *x)
 	return rc;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_full_path, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_leaks = {
-	.name = "leaks",
-	.usage = "hprofan leaks FILE",
-	.summary = "leak suspects, zombie objects and their leak traces",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.own_size = sizeof(struct leaks_opts),
-	.defaults = defaults,
-	.run = run,
-	.collect = collect, .json = json, .text = text, .release = release, .after = after,
-};
+CLI_COMMAND(leaks, "hprofan leaks FILE", "leak suspects, zombie objects and their leak traces",
+	    CLI_FILES(1, 1), .collect = collect, .json = json, .text = text, .release = release,
+	    CLI_OWN(struct leaks_opts, defaults), .run = run, .after = after,
+	    CLI_TABLES(own, cli_opts_full_path, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet));

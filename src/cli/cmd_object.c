@@ -611,19 +611,6 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 		cli_native_note(x, r->c.h, r->c.N);
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_object = {
-	.name = "object",
-	.usage = "hprofan object FILE ID",
-	.summary = "one object: fields, referrers, path",
-	.min_files = 1, .max_files = 1,
-	.args = "ID",
-	.options = tables,
-	.own_size = sizeof(struct object_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release, .after = after,
-};
+CLI_COMMAND(object, "hprofan object FILE ID", "one object: fields, referrers, path",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct object_opts, defaults), .args = "ID", .after = after,
+	    CLI_TABLES(own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet));

@@ -89,19 +89,6 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	return rc;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_path = {
-	.name = "path",
-	.usage = "hprofan path FILE ID",
-	.summary = "shortest paths from GC roots to ID",
-	.min_files = 1, .max_files = 1,
-	.args = "ID",
-	.options = tables,
-	.own_size = sizeof(struct path_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
-};
+CLI_COMMAND(path, "hprofan path FILE ID", "shortest paths from GC roots to ID",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct path_opts, defaults), .args = "ID",
+	    CLI_TABLES(own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet));

@@ -235,18 +235,6 @@ static int run(struct cli_ctx *x)
 	return EXIT_OK;
 }
 
-static const struct cli_option *const tables[] = { own, cli_opts_quiet, NULL };
-static const struct cli_rule *const rule_tables[] = { rules, NULL };
-
-const struct cli_command cmd_redact = {
-	.name = "redact",
-	.usage = "hprofan redact IN OUT",
-	.summary = "a copy of the dump without its data, to share it",
-	.min_files = 2, .max_files = 2,
-	.operands = "IN OUT",
-	.options = tables,
-	.rules = rule_tables,
-	.own_size = sizeof(struct redact_opts),
-	.defaults = defaults,
-	.run = run,
-};
+CLI_COMMAND(redact, "hprofan redact IN OUT", "a copy of the dump without its data, to share it",
+	    CLI_FILES(2, 2), CLI_OWN(struct redact_opts, defaults), .operands = "IN OUT", .run = run,
+	    CLI_TABLES(own, cli_opts_quiet), CLI_RULES(rules));

@@ -435,17 +435,6 @@ static int run(struct cli_ctx *x)
 	return rc;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_report = {
-	.name = "report",
-	.usage = "hprofan report FILE...",
-	.summary = "one self-contained HTML page: summary, histogram, dominator treemap, leaks, threads, sites, trend",
-	.min_files = 1, .max_files = 100000,
-	.options = tables,
-	.own_size = sizeof(struct report_opts),
-	.defaults = defaults,
-	.run = run,
-};
+CLI_COMMAND(report, "hprofan report FILE...", "one self-contained HTML page: summary, histogram, dominator treemap, leaks, threads, sites, trend",
+	    CLI_FILES(1, 100000), CLI_OWN(struct report_opts, defaults), .run = run,
+	    CLI_TABLES(own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_quiet));

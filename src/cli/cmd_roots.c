@@ -507,18 +507,6 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	return EXIT_OK;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_roots = {
-	.name = "roots",
-	.usage = "hprofan roots FILE",
-	.summary = "GC roots and what they retain",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.own_size = sizeof(struct roots_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
-};
+CLI_COMMAND(roots, "hprofan roots FILE", "GC roots and what they retain",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct roots_opts, defaults),
+	    CLI_TABLES(own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet));

@@ -823,20 +823,7 @@ static int sites_text(struct cli_ctx *x, hp_session *S, const struct sites_resul
 	return EXIT_OK;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-static const struct cli_rule *const rule_tables[] = { rules, NULL };
-
-const struct cli_command cmd_sites = {
-	.name = "sites",
-	.usage = "hprofan sites FILE",
-	.summary = "objects by allocation site (dumps written with allocation tracking)",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.rules = rule_tables,
-	.own_size = sizeof(struct sites_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
-};
+CLI_COMMAND(sites, "hprofan sites FILE", "objects by allocation site (dumps written with allocation tracking)",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct sites_opts, defaults),
+	    CLI_TABLES(own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet),
+	    CLI_RULES(rules));

@@ -371,20 +371,7 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 		cli_warn("%s", hp_heap_warning(t->h, i));
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-static const struct cli_rule *const rule_tables[] = { rules, cli_rules_components, NULL };
-
-const struct cli_command cmd_top = {
-	.name = "top",
-	.usage = "hprofan [top] FILE",
-	.summary = "class histogram (default 20 rows)",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.rules = rule_tables,
-	.own_size = sizeof(struct top_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release, .after = after,
-};
+CLI_COMMAND(top, "hprofan [top] FILE", "class histogram (default 20 rows)",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct top_opts, defaults), .after = after,
+	    CLI_TABLES(own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet),
+	    CLI_RULES(rules, cli_rules_components));

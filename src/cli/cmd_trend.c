@@ -581,18 +581,7 @@ int cli_trend_doc(struct cli_ctx *x, struct hp_dsum *sum, cJSON **info, int *par
 	return rc;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_trend = {
-	.name = "trend",
-	.usage = "hprofan trend D1 D2 ... Dn",
-	.summary = "growth across a series of dumps, class by class and path by path",
-	.min_files = 2, .max_files = 100000,
-	.options = tables,
-	.rules = cli_series_rules,
-	.own_size = sizeof(struct trend_opts),
-	.defaults = defaults,
-	.run = run,
-};
+CLI_COMMAND(trend, "hprofan trend D1 D2 ... Dn", "growth across a series of dumps, class by class and path by path",
+	    CLI_FILES(2, 100000), CLI_OWN(struct trend_opts, defaults), .run = run,
+	    CLI_TABLES(own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet),
+	    .rules = cli_series_rules);

@@ -497,18 +497,6 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	return EXIT_OK;
 }
 
-static const struct cli_option *const tables[] = {
-	own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet, NULL
-};
-
-const struct cli_command cmd_waste = {
-	.name = "waste",
-	.usage = "hprofan waste FILE",
-	.summary = "memory that could be saved: duplicates, empty collections",
-	.min_files = 1, .max_files = 1,
-	.options = tables,
-	.own_size = sizeof(struct waste_opts),
-	.defaults = defaults,
-	.run = cli_run_one,
-	.collect = collect, .json = json, .text = text, .release = release,
-};
+CLI_COMMAND(waste, "hprofan waste FILE", "memory that could be saved: duplicates, empty collections",
+	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct waste_opts, defaults),
+	    CLI_TABLES(own, cli_opts_all_weak, cli_opts_full_path, cli_opts_model, cli_opts_load, cli_opts_output, cli_opts_quiet));

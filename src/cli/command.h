@@ -176,6 +176,22 @@ struct cli_command {
 
 /* run() of the commands with collect/json/text */
 int cli_run_one(struct cli_ctx *x);
+
+/* ---- a command's definition, in one statement ---------------------------
+ *   CLI_COMMAND(roots, "hprofan roots FILE", "GC roots and what they retain",
+ *               CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct roots_opts, defaults),
+ *               CLI_TABLES(own, cli_opts_model, cli_opts_output));
+ * defines cmd_roots (named "roots"; commands.c lists it).  CLI_ANSWERS:
+ * run() is cli_run_one() with the file's collect, json, text and release;
+ * CLI_TABLES and CLI_RULES make the NULL-terminated lists; anything else
+ * (.args, .operands, .after, .run) is a designated initializer. */
+#define CLI_COMMAND(id, use, sum, ...) \
+	const struct cli_command cmd_##id = { .name = #id, .usage = (use), .summary = (sum), __VA_ARGS__ }
+#define CLI_FILES(lo, hi) .min_files = (lo), .max_files = (hi)
+#define CLI_ANSWERS .run = cli_run_one, .collect = collect, .json = json, .text = text, .release = release
+#define CLI_OWN(type, defaults_fn) .own_size = sizeof(type), .defaults = (defaults_fn)
+#define CLI_TABLES(...) .options = (const struct cli_option *const[]){ __VA_ARGS__, NULL }
+#define CLI_RULES(...) .rules = (const struct cli_rule *const[]){ __VA_ARGS__, NULL }
 /* collect()'s result: size bytes, zeroed, stored at *res at once, so that
  * release() frees it whatever collect() returns; NULL when out of memory
  * (said so) */
