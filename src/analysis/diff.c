@@ -549,11 +549,7 @@ static int sum_paths(const hp_heap *h, const struct hp_retained *R, hp_objread *
 		}
 	}
 out:
-	hp_free(path);
-	hp_free(cnt);
-	hp_free(ftag);
-	hp_free(depth);
-	hp_free(threads);
+	hp_free_all(path, cnt, ftag, depth, threads);
 	hp_idmap_release(&tv.of);
 	hp_tlocals_release(&tv.T);
 	hp_free(fn.sids);
@@ -827,11 +823,7 @@ static int line_classes(const struct hp_dsum *const *s, size_t n, struct hp_cmp 
 	uint8_t *fl = hp_calloc(groups * n + 1, 1);
 	uint32_t *names = hp_calloc(groups * n + 1, sizeof *names);
 	if (!tab || !vals || !fl || !names) {
-		hp_free(tab);
-		hp_free(refs);
-		hp_free(vals);
-		hp_free(fl);
-		hp_free(names);
+		hp_free_all(tab, refs, vals, fl, names);
 		return HP_ENOMEM;
 	}
 	if (groups_of) {
@@ -1185,24 +1177,8 @@ static int line_paths(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c
 		hp_free(pos);
 	}
 out:
-	hp_free(map);
-	hp_free(dump);
-	hp_free(order);
-	hp_free(prov);
-	hp_free(pdumps);
-	hp_free(plast);
-	hp_free(nlab);
-	hp_free(nkind);
-	hp_free(mid);
-	hp_free(mdumps);
-	hp_free(mlast);
-	hp_free(renum);
-	hp_free(dcount);
-	hp_free(first);
-	hp_free(buf);
-	hp_free(vals);
-	hp_free(fl);
-	hp_free(names);
+	hp_free_all(map, dump, order, prov, pdumps, plast, nlab, nkind, mid, mdumps, mlast, renum,
+		    dcount, first, buf, vals, fl, names);
 	ktab_release(&U);
 	ktab_release(&P);
 	ktab_release(&M);
@@ -1236,21 +1212,9 @@ int hp_cmp_build(const struct hp_dsum *const *s, size_t n, struct hp_cmp *c, str
 
 void hp_cmp_release(struct hp_cmp *c)
 {
-	hp_free(c->classes);
-	hp_free(c->groups);
-	hp_free(c->gvals);
-	hp_free(c->gflags);
-	hp_free(c->gnames);
-	hp_free(c->paths);
-	hp_free(c->child_off);
-	hp_free(c->children);
-	hp_free(c->vals);
-	hp_free(c->flags);
-	hp_free(c->cnames);
-	hp_free(c->paths_vals);
-	hp_free(c->paths_flags);
-	hp_free(c->pnames);
-	hp_free(c->norm.class_names);
+	hp_free_all(c->classes, c->groups, c->gvals, c->gflags, c->gnames, c->paths, c->child_off,
+		    c->children, c->vals, c->flags, c->cnames, c->paths_vals, c->paths_flags,
+		    c->pnames, c->norm.class_names);
 	pool_free(c->pool);
 	memset(c, 0, sizeof *c);
 }

@@ -515,10 +515,7 @@ static int retained_sums(const hp_heap *h, const struct hp_retained *R, const st
 		rc = tops_finish(&T, G);
 	G->has_waste = F.waste;
 out:
-	hp_free(F.start);
-	hp_free(T.n);
-	hp_free(T.heap);
-	hp_free(T.all);
+	hp_free_all(F.start, T.n, T.heap, T.all);
 	return rc;
 }
 
@@ -712,13 +709,7 @@ int hp_groups_loader_names(struct hp_groups *G, const hp_heap *h, hp_objread *rd
 
 void hp_groups_release(struct hp_groups *G)
 {
-	hp_free(G->g);
-	hp_free(G->row_group);
-	hp_free(G->class_group);
-	hp_free(G->jlc);
-	hp_free(G->dup_class);
-	hp_free(G->dup_off);
-	hp_free(G->top);
-	hp_free(G->text);
+	hp_free_all(G->g, G->row_group, G->class_group, G->jlc, G->dup_class, G->dup_off, G->top,
+		    G->text);
 	memset(G, 0, sizeof *G);
 }

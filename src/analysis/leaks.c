@@ -100,13 +100,7 @@ int hp_leaks_find(const hp_heap *h, const struct hp_retained *R, hp_objread *rd,
 	rc = lk_find_zombies(&L, out, c, nc);
 	out->t_total = hp_now() - t0;
 out:
-	hp_free(c);
-	hp_free(targets);
-	hp_free(L.top);
-	hp_free(L.sfirst);
-	hp_free(L.isa);
-	hp_free(L.rule_isa);
-	hp_free(L.is_zombie);
+	hp_free_all(c, targets, L.top, L.sfirst, L.isa, L.rule_isa, L.is_zombie);
 	lk_zombie_release(&L);
 	if (L.have_paths)
 		hp_paths_release(&L.P);
@@ -130,9 +124,6 @@ void hp_leaks_release(struct hp_leaks *l)
 	hp_free(l->tls);
 	hp_free(l->suspect_tl);
 	hp_tlocals_release(&l->tl);
-	hp_free(l->suspects);
-	hp_free(l->zombies);
-	hp_free(l->leaks);
-	hp_free(l->inspected);
+	hp_free_all(l->suspects, l->zombies, l->leaks, l->inspected);
 	memset(l, 0, sizeof *l);
 }

@@ -449,14 +449,7 @@ static int class_groups(struct capt *C, uint32_t cls)
 }
 static void capt_free(struct capt *C)
 {
-	hp_free(C->bits);
-	hp_free(C->crefs);
-	hp_free(C->ccount);
-	hp_free(C->touched);
-	hp_free(C->threads);
-	hp_free(C->sids);
-	hp_free(C->pr);
-	hp_free(C->g);
+	hp_free_all(C->bits, C->crefs, C->ccount, C->touched, C->threads, C->sids, C->pr, C->g);
 }
 
 /* the captures of the set's capturing instances w->inst, the ones that make
@@ -608,13 +601,7 @@ int lk_suspect_content(struct lk *L, struct hp_leak_suspect *s, const struct top
 		s->nby_class = k < HP_LEAK_CLASSES ? k : HP_LEAK_CLASSES;
 		rc = captures(L, s, &w);
 	}
-	hp_free(w.count);
-	hp_free(w.shallow);
-	hp_free(w.retained);
-	hp_free(w.open);
-	hp_free(w.capt);
-	hp_free(w.st);
-	hp_free(w.inst);
+	hp_free_all(w.count, w.shallow, w.retained, w.open, w.capt, w.st, w.inst);
 	return rc;
 }
 

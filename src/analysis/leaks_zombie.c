@@ -125,10 +125,7 @@ static int chain_order(const hp_heap *h, uint32_t **order, uint32_t **up)
 	*order = hp_calloc(nc ? nc : 1, sizeof **order);
 	*up = hp_calloc(nc ? nc : 1, sizeof **up);
 	if (!state || !stack || !*order || !*up) {
-		hp_free(state);
-		hp_free(stack);
-		hp_free(*order);
-		hp_free(*up);
+		hp_free_all(state, stack, *order, *up);
 		*order = *up = NULL;
 		return HP_ENOMEM;
 	}

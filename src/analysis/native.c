@@ -214,13 +214,7 @@ nomem:
 	rc = hp_error_set(err, HP_ENOMEM, "out of memory reading native sizes");
 out:
 	hp_objread_release(&od);
-	hp_free(kind);
-	hp_free(cl);
-	hp_free(thunk);
-	hp_free(ref);
-	hp_free(reg);
-	hp_free(regs);
-	hp_free(size);
+	hp_free_all(kind, cl, thunk, ref, reg, regs, size);
 	if (rc)
 		hp_native_release(N);
 	return rc;
@@ -294,9 +288,6 @@ int hp_native_retain(const hp_heap *h, const struct hp_retained *R, struct hp_na
 
 void hp_native_release(struct hp_native *N)
 {
-	hp_free(N->shallow);
-	hp_free(N->retained);
-	hp_free(N->row_shallow);
-	hp_free(N->row_retained);
+	hp_free_all(N->shallow, N->retained, N->row_shallow, N->row_retained);
 	memset(N, 0, sizeof *N);
 }

@@ -220,11 +220,7 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 	P->reached += tail + nseeds + nnext;
 	P->through_class = P->reached - tail0;
 out:
-	hp_free(queue);
-	hp_free(seeds);
-	hp_free(next);
-	hp_free(has_skip);
-	hp_free(want);
+	hp_free_all(queue, seeds, next, has_skip, want);
 	if (rc)
 		hp_paths_release(P);
 	return rc;

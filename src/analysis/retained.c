@@ -126,10 +126,7 @@ static int add_unreachable_roots(const hp_heap *h, struct hp_retained *R)
 	R->nmade_roots = nmade;
 	rc = HP_OK;
 out:
-	hp_free(seen);
-	hp_free(referred);
-	hp_free(queue);
-	hp_free(made);
+	hp_free_all(seen, referred, queue, made);
 	return rc;
 }
 #undef BIT
@@ -413,14 +410,7 @@ static int insert_edges(struct hp_refs *G, const uint32_t (*pairs)[2], size_t np
 
 static void vv_free(struct vv *V)
 {
-	hp_free(V->fl);
-	hp_free(V->parent);
-	hp_free(V->first);
-	hp_free(V->mark);
-	hp_free(V->ret);
-	hp_free(V->level);
-	hp_free(V->next);
-	hp_free(V->cx);
+	hp_free_all(V->fl, V->parent, V->first, V->mark, V->ret, V->level, V->next, V->cx);
 	memset(V, 0, sizeof *V);
 }
 
@@ -793,12 +783,7 @@ void hp_retained_release(struct hp_retained *R)
 	hp_free(R->shallow);
 	if (!R->sizes_block)
 		hp_free(R->retained);
-	hp_free(R->root_objs);
-	hp_free(R->root_kinds);
-	hp_free(R->class_retained);
-	hp_free(R->child_off);
-	hp_free(R->children);
-	hp_free(R->subtree);
-	hp_free(R->row_retained);
+	hp_free_all(R->root_objs, R->root_kinds, R->class_retained, R->child_off, R->children,
+		    R->subtree, R->row_retained);
 	memset(R, 0, sizeof *R);
 }

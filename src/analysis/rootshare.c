@@ -197,15 +197,7 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 	qsort(out->rows, out->n, sizeof *out->rows, cmp_row);
 	rc = HP_OK;
 out:
-	hp_free(top);
-	hp_free(kids);
-	hp_free(mask);
-	hp_free(edges);
-	hp_free(eoff);
-	hp_free(queue);
-	hp_free(queued);
-	hp_free(is_root);
-	hp_free(slot);
+	hp_free_all(top, kids, mask, edges, eoff, queue, queued, is_root, slot);
 	if (rc) {
 		hp_root_shares_release(out);
 		return hp_error_set(err, rc, "out of memory attributing what the GC roots hold");

@@ -344,10 +344,7 @@ static int finish_keys(const hp_heap *h, hp_objread *rd, struct hp_tlocals *out,
 	qsort(out->e, out->n, sizeof *out->e, by_entry);
 	rc = HP_OK;
 out:
-	hp_free(kv);
-	hp_free(last);
-	hp_free(ko);
-	hp_free(remap);
+	hp_free_all(kv, last, ko, remap);
 	return rc;
 }
 

@@ -849,15 +849,8 @@ static int compute(const hp_heap *h, const char *path, uint64_t min_count, int w
 	}
 	if (rc == HP_ENOMEM && !err->msg[0])
 		hp_error_set(err, HP_ENOMEM, "out of memory finding wasted memory");
-	hp_free(bits);
-	hp_free(B.spec_of);
-	hp_free(B.specs);
-	hp_free(B.arrs.p);
-	hp_free(B.strs.p);
-	hp_free(B.colls.p);
-	hp_free(B.nulls.p);
-	hp_free(B.wobjs.p);
-	hp_free(B.boxes.p);
+	hp_free_all(bits, B.spec_of, B.specs, B.arrs.p, B.strs.p, B.colls.p, B.nulls.p, B.wobjs.p,
+		    B.boxes.p);
 	if (rc != HP_OK)
 		hp_waste_release(W);
 	return rc;

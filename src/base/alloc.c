@@ -657,6 +657,12 @@ void hp_free(void *p)
 	free(p);
 }
 
+void hp_free_each(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hp_free(p[i]);
+}
+
 /* ---- the machine ------------------------------------------------------- */
 
 static uint64_t read_u64_file(const char *path, int *ok)

@@ -55,6 +55,11 @@ void *hp_grow(void *p, size_t *cap, size_t need, size_t first, size_t size);
  * Returns 0, or -1 out of memory with the text as it was. */
 int hp_grow_text(char **text, size_t *len, size_t *cap, size_t first, const char *s, size_t n, size_t *off);
 void hp_free(void *p);
+/* hp_free() each of N pointers: what a struct's release() does with its
+ * arrays, written as hp_free_all(a->x, a->y, a->z) */
+void hp_free_each(void *const *p, size_t n);
+#define hp_free_all(...) \
+	hp_free_each((void *const[]){ __VA_ARGS__ }, sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
 char *hp_strdup(const char *s);
 char *hp_strndup(const char *s, size_t n);
 

@@ -13,13 +13,7 @@ static int nomem(struct hp_error *err)
 
 static void level_free(struct hp_blevel *L)
 {
-	hp_free(L->rows);
-	hp_free(L->members);
-	hp_free(L->vis);
-	hp_free(L->filter);
-	hp_free(L->own_src);
-	hp_free(L->order);
-	hp_free(L->done);
+	hp_free_all(L->rows, L->members, L->vis, L->filter, L->own_src, L->order, L->done);
 	memset(L, 0, sizeof *L);
 }
 
@@ -36,12 +30,7 @@ void hp_browse_release(struct hp_browse *m)
 	by_class_join(m);
 	for (size_t i = 0; i < m->depth; i++)
 		level_free(&m->levels[i]);
-	hp_free(m->levels);
-	hp_free(m->subtree_own);
-	hp_free(m->cls_off);
-	hp_free(m->cls_objs);
-	hp_free(m->cls_shallow);
-	hp_free(m->list);
+	hp_free_all(m->levels, m->subtree_own, m->cls_off, m->cls_objs, m->cls_shallow, m->list);
 	for (size_t i = 0; i < m->ntls; i++)
 		hp_free(m->tls[i].name);
 	hp_free(m->tls);
@@ -710,10 +699,7 @@ static int make_by_class(struct hp_browse *m)
 	uint32_t *objs = hp_malloc((n ? n : 1) * sizeof *objs);
 	uint64_t *shallow = hp_calloc(nc ? nc : 1, sizeof *shallow);
 	if (!off || !fill || !objs || !shallow) {
-		hp_free(off);
-		hp_free(fill);
-		hp_free(objs);
-		hp_free(shallow);
+		hp_free_all(off, fill, objs, shallow);
 		return HP_ENOMEM;
 	}
 	for (size_t v = 0; v < n; v++) {

@@ -68,11 +68,7 @@ static void release(void *p)
 	cli_components_release(&t->comps);
 	hp_waste_release(&t->W);
 	hp_groups_release(&t->G);
-	hp_free(t->order);
-	hp_free(t->rows);
-	hp_free(t->row_at);
-	hp_free(t->nclasses);
-	hp_free(t);
+	hp_free_all(t->order, t->rows, t->row_at, t->nclasses, t);
 }
 
 static const struct hp_groups *sort_G;
@@ -186,10 +182,7 @@ static int top_classes(struct comp_result *t, size_t topn)
 		from += cnt[i];
 	}
 	t->row_at[t->nshown] = at;
-	hp_free(pos);
-	hp_free(cnt);
-	hp_free(all);
-	hp_free(fill);
+	hp_free_all(pos, cnt, all, fill);
 	return EXIT_OK;
 }
 

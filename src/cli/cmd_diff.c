@@ -676,10 +676,7 @@ static int collect(struct diff_state *d)
 
 static void release(struct diff_state *d)
 {
-	hp_free(d->rows);
-	hp_free(d->g);
-	hp_free(d->new_count);
-	hp_free(d->new_bytes);
+	hp_free_all(d->rows, d->g, d->new_count, d->new_bytes);
 	hp_cmp_release(&d->cmp);
 	hp_idcols_release(&d->ida);
 	for (int i = 0; i < 2; i++) {

@@ -74,10 +74,7 @@ static void release(void *p)
 		hp_free(r->desc[i].text);
 		hp_objread_text_release(&r->desc[i].raw);
 	}
-	hp_free(r->desc);
-	hp_free(r->classes);
-	hp_free(r->objs);
-	hp_free(r);
+	hp_free_all(r->desc, r->classes, r->objs, r);
 }
 
 static const struct inst_result *sort_res;   /* qsort has no context argument */

@@ -121,10 +121,7 @@ static void release(void *p)
 	cli_oom_release(&r->oom);
 	for (size_t i = 0; i < r->nrules; i++)
 		hp_leak_rule_release(&r->rules[i]);
-	hp_free(r->rules);
-	hp_free(r->line);
-	hp_free(r->file_text);
-	hp_free(r);
+	hp_free_all(r->rules, r->line, r->file_text, r);
 }
 
 /* --zombie-rules FILE: one rule a line, blank lines and # comments skipped */

@@ -422,10 +422,7 @@ static int run(struct cli_ctx *x)
 			hp_dsum_release(&sum[i]);
 		for (size_t i = 0; info && i < n; i++)
 			cJSON_Delete(info[i]);
-		hp_free(sum);
-		hp_free(info);
-		hp_free(partial);
-		hp_free(models);
+		hp_free_all(sum, info, partial, models);
 		sub_release(&tr);
 	}
 	if (!rc)

@@ -132,10 +132,7 @@ static void release(void *p)
 		return;
 	hp_free(t->rows);
 	hp_groups_release(&t->G);
-	hp_free(t->order);
-	hp_free(t->rank);
-	hp_free(t->child_off);
-	hp_free(t->child);
+	hp_free_all(t->order, t->rank, t->child_off, t->child);
 	cli_components_release(&t->comps);
 	hp_free(t->buckets);
 	if (t->names)

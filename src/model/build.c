@@ -31,11 +31,7 @@ static int oom(hp_heap *h)
 static void go_over_limit(hp_heap *h)
 {
 	h->build->over_limit = 1;
-	hp_free(h->ids);
-	hp_free(h->cls);
-	hp_free(h->len);
-	hp_free(h->off_lo);
-	hp_free(h->off_hi);
+	hp_free_all(h->ids, h->cls, h->len, h->off_lo, h->off_hi);
 	h->ids = NULL;
 	h->cls = h->len = h->off_lo = NULL;
 	h->off_hi = NULL;

@@ -72,30 +72,10 @@ void hp_heap_free(hp_heap *h)
 	hp_free(h->str_len);
 	hp_free(h->arena);
 	hp_build_free(h->build);
-	hp_free(h->text);
-	hp_free(h->classes);
-	hp_free(h->fields);
-	hp_free(h->statics);
-	hp_free(h->rows);
-	hp_free(h->frames);
-	hp_free(h->traces);
-	hp_free(h->trace_frames);
-	hp_free(h->alloc_recs);
-	hp_free(h->alloc_sites);
-	hp_free(h->summaries);
-	hp_free(h->cpu_recs);
-	hp_free(h->cpu_samples);
-	hp_free(h->threads);
-	hp_free(h->roots);
-	hp_free(h->ids);
-	hp_free(h->cls);
-	hp_free(h->len);
-	hp_free(h->off_lo);
-	hp_free(h->off_hi);
-	hp_free(h->bucket);
-	hp_free(h->file_order);
-	hp_free(h->warnings);
-	hp_free(h);
+	hp_free_all(h->text, h->classes, h->fields, h->statics, h->rows, h->frames, h->traces,
+		    h->trace_frames, h->alloc_recs, h->alloc_sites, h->summaries, h->cpu_recs,
+		    h->cpu_samples, h->threads, h->roots, h->ids, h->cls, h->len, h->off_lo,
+		    h->off_hi, h->bucket, h->file_order, h->warnings, h);
 }
 
 int hp_heap_add_warning(hp_heap *h, const char *fmt, ...)
@@ -139,11 +119,7 @@ void hp_build_free(struct hp_heap_build *b)
 	hp_free(b->ccount);
 	hp_idmap_release(&b->merged_heaps);
 	hp_gaps_release(&b->gaps);
-	hp_free(b->vm_inst);
-	hp_free(b->vm_mirror);
-	hp_free(b->prev_ids);
-	hp_free(b->seen);
-	hp_free(b);
+	hp_free_all(b->vm_inst, b->vm_mirror, b->prev_ids, b->seen, b);
 }
 
 int hp_heap_over_limit(const hp_heap *h)

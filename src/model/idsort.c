@@ -29,10 +29,7 @@ static int radix_sort_ids(uint64_t *ids, size_t n, uint32_t **out)
 	uint32_t *b = hp_reallocarray(NULL, n, sizeof *b);
 	size_t *cnt = hp_calloc(RADIX_N, sizeof *cnt);
 	if (!k2 || !a || !b || !cnt) {
-		hp_free(k2);
-		hp_free(a);
-		hp_free(b);
-		hp_free(cnt);
+		hp_free_all(k2, a, b, cnt);
 		return HP_ENOMEM;
 	}
 	uint64_t diff = 0;
@@ -238,10 +235,7 @@ static int sort_by_runs(uint64_t **idsp, size_t n, uint32_t **out)
 	uint32_t *perm = hp_reallocarray(NULL, n, sizeof *perm);
 	uint64_t *sorted = hp_reallocarray(NULL, n, sizeof *sorted);
 	if (!perm || !sorted) {
-		hp_free(perm);
-		hp_free(sorted);
-		hp_free(runs);
-		hp_free(stray);
+		hp_free_all(perm, sorted, runs, stray);
 		return -1;
 	}
 	if (overlap) {

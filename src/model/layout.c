@@ -33,16 +33,8 @@ int hp_layout_name_kind(const char *n)
 
 void hp_layout_release(struct hp_layout *L)
 {
-	hp_free(L->bytes);
-	hp_free(L->up);
-	hp_free(L->next);
-	hp_free(L->fup);
-	hp_free(L->fnext);
-	hp_free(L->ref_first);
-	hp_free(L->ref_off);
-	hp_free(L->kind);
-	hp_free(L->reference);
-	hp_free(L->referent);
+	hp_free_all(L->bytes, L->up, L->next, L->fup, L->fnext, L->ref_first, L->ref_off, L->kind,
+		    L->reference, L->referent);
 	memset(L, 0, sizeof *L);
 }
 

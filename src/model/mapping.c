@@ -654,10 +654,7 @@ static int index_all(struct hp_mapping *m)
 		if (m->mtab.slot[i])
 			rc = chain_segments(m, m->mtab.slot[i] - 1, iv, pts, hp, &segs_cap);
 out:
-	hp_free(tail);
-	hp_free(pts);
-	hp_free(hp);
-	hp_free(iv);
+	hp_free_all(tail, pts, hp, iv);
 	return rc;
 }
 static int mapping_new(hp_mapping **out)
@@ -786,17 +783,8 @@ void hp_mapping_free(hp_mapping *m)
 {
 	if (!m)
 		return;
-	hp_free(m->arena);
-	hp_free(m->classes);
-	hp_free(m->fields);
-	hp_free(m->methods);
-	hp_free(m->names);
-	hp_free(m->fnext);
-	hp_free(m->mnext);
-	hp_free(m->glast);
-	hp_free(m->mseg);
-	hp_free(m->mnseg);
-	hp_free(m->segs);
+	hp_free_all(m->arena, m->classes, m->fields, m->methods, m->names, m->fnext, m->mnext,
+		    m->glast, m->mseg, m->mnseg, m->segs);
 	t_release(&m->ntab);
 	t_release(&m->ctab);
 	t_release(&m->ftab);
@@ -1303,20 +1291,7 @@ out:
 	if (rc)
 		hp_error_set(err, rc, "out of memory applying the mapping");
 	names_release(&A.N);
-	hp_free(A.name_memo.s);
-	hp_free(A.sig_memo.s);
-	hp_free(A.name_new);
-	hp_free(A.sb.p);
-	hp_free(A.sig.p);
-	hp_free(A.cn.p);
-	hp_free(A.on.p);
-	hp_free(A.cuts.c);
-	hp_free(text.p);
-	hp_free(exact);
-	hp_free(ctext);
-	hp_free(fname);
-	hp_free(frname);
-	hp_free(frline);
-	hp_free(sids);
+	hp_free_all(A.name_memo.s, A.sig_memo.s, A.name_new, A.sb.p, A.sig.p, A.cn.p, A.on.p,
+		    A.cuts.c, text.p, exact, ctext, fname, frname, frline, sids);
 	return rc;
 }

@@ -597,11 +597,6 @@ int hp_refs_widen(struct hp_refs *r)
 
 void hp_refs_release(struct hp_refs *r)
 {
-	hp_free(r->class_obj);
-	hp_free(r->off32);
-	hp_free(r->off);
-	hp_free(r->adj);
-	hp_free(r->referents);
-	hp_free(r->followed);
+	hp_free_all(r->class_obj, r->off32, r->off, r->adj, r->referents, r->followed);
 	memset(r, 0, sizeof *r);
 }

@@ -478,10 +478,6 @@ int hp_vmlayout_sizes(const hp_heap *h, const struct hp_vmlayout_cfg *cfg, uint6
 		for (size_t i = 0; i < n && rc == HP_OK; i++)
 			rc = mirror_of(&x, i, class_size, &mirror[i]);
 	}
-	hp_free(x.c);
-	hp_free(stack);
-	hp_free(x.arena);
-	hp_free(x.tmp);
-	hp_free(x.L.b);
+	hp_free_all(x.c, stack, x.arena, x.tmp, x.L.b);
 	return rc;
 }

@@ -134,10 +134,7 @@ static int64_t sum_mismatch(const unsigned char *map, int fd, const struct ix_se
 			break;
 		}
 out:
-	hp_free(secs);
-	hp_free(first);
-	hp_free(at);
-	hp_free(sums);
+	hp_free_all(secs, first, at, sums);
 	return bad;
 }
 

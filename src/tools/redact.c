@@ -997,17 +997,8 @@ static void red_release(struct red *R)
 	hp_idmap_release(&R->lc_by_serial);
 	hp_idmap_release(&R->sid_map);
 	hp_idmap_release(&R->mapped);
-	hp_free(R->cls);
-	hp_free(R->ftypes);
-	hp_free(R->fnames);
-	hp_free(R->plans);
-	hp_free(R->ranges);
-	hp_free(R->lc_cls);
-	hp_free(R->lc_name);
-	hp_free(R->roles);
-	hp_free(R->frames);
-	hp_free(R->cdfields);
-	hp_free(R->nbuf);
+	hp_free_all(R->cls, R->ftypes, R->fnames, R->plans, R->ranges, R->lc_cls, R->lc_name,
+		    R->roles, R->frames, R->cdfields, R->nbuf);
 }
 
 void hp_redact_opts_init(struct hp_redact_opts *o)
