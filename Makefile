@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 CC      ?= cc
-PKGS    := zlib libcjson libpcre2-8 ncursesw
+PKGS    := zlib libcjson libpcre2-8 ncursesw sqlite3
 BUILD   ?= build
 SAN     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

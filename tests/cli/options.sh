@@ -177,6 +177,8 @@ args() {
     instances) echo "$1 $f $cls" ;;
     redact) echo "$1 $f $TMPD/out.txt" ;;
     diff|trend) echo "$1 $f $S2" ;;
+    # sql: one word (comments for spaces) that sizes, policies, names and formats all change
+    sql) echo "$1 $f SELECT/**/class,count(*),sum(shallow),sum(retained),sum(reachable)FROM/**/objects/**/GROUP/**/BY/**/class" ;;
     sites) if [ "$2" = --salvage ]; then echo "$1 $f"; else echo "$1 $SITES"; fi ;;
     # --fail-on-leak changes the exit status when a rule finds a zombie
     leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
@@ -211,6 +213,7 @@ value() {
                echo "--mapping $TMPD/mapping.txt" ;;
     --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;
     --title) echo "--title T" ;;   # report
+    --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac

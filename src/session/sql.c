@@ -1,0 +1,797 @@
+/* sql.c — SQL over one session's heap: SQLite's eponymous virtual tables
+ * objects, classes and refs, the functions str() and field(), and the
+ * authorizer and limits that keep the connection read-only and bounded
+ * (sql.h).  A table's cursor walks object, class or edge numbers: all of
+ * them, or the few a WHERE constraint names (xBestIndex picks it).  Memory:
+ * per-class instance counts and shallow sums (16 bytes a class) at open;
+ * the objects of each class (4 bytes an object) the first time a query
+ * names a class; the reverse edges (8 bytes an edge) the first time it
+ * names a dst. */
+#include "session/sql.h"
+#include "analysis/collections.h"
+#include "analysis/retained.h"
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "model/objread.h"
+#include "model/refs.h"
+#include "parser/hprof.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hp_sql {
+	sqlite3 *db;
+	hp_session *S;
+	const hp_heap *h;
+	const struct hp_retained *R;  /* NULL until a query needs it */
+	int tree;                     /* R's dominator tree children are there */
+	hp_objread *rd;               /* the session's, NULL until str() or field() */
+	uint64_t *cls_count, *cls_shallow;   /* per class: instances (class objects too), bytes */
+	uint32_t *by_cls_off, *by_cls;       /* objects of each class: [off[c], off[c + 1]) */
+	uint64_t *rev_off, *rev_edge;        /* edges into each object: edge numbers */
+	double timeout, deadline;
+	int timed_out;
+	int declaring;                /* in a table's xConnect */
+	struct hp_error err;
+};
+
+/* ---- what the tables read lazily ------------------------------------------ */
+
+static int need_R(hp_sql *q, sqlite3_vtab *vt, int tree)
+{
+	if (q->R && (!tree || q->tree))
+		return SQLITE_OK;
+	hp_error_clear(&q->err);
+	int rc = tree ? hp_session_retained_tree(q->S, &q->R, &q->err) : hp_session_retained(q->S, &q->R, &q->err);
+	if (rc != HP_OK) {
+		q->R = NULL;
+		sqlite3_free(vt->zErrMsg);
+		vt->zErrMsg = sqlite3_mprintf("%s", q->err.msg);
+		return SQLITE_ERROR;
+	}
+	q->tree |= tree;
+	return SQLITE_OK;
+}
+
+static int need_by_cls(hp_sql *q)
+{
+	if (q->by_cls)
+		return SQLITE_OK;
+	const hp_heap *h = q->h;
+	uint32_t *off = hp_calloc(h->nclasses + 2, sizeof *off);
+	uint32_t *objs = hp_reallocarray(NULL, h->nobj ? h->nobj : 1, sizeof *objs);
+	if (!off || !objs) {
+		hp_free_all(off, objs);
+		return SQLITE_NOMEM;
+	}
+	for (size_t v = 0; v < h->nobj; v++)
+		off[h->cls[v] + 2]++;
+	for (size_t c = 0; c < h->nclasses; c++)
+		off[c + 2] += off[c + 1];
+	for (size_t v = 0; v < h->nobj; v++)
+		objs[off[h->cls[v] + 1]++] = (uint32_t)v;
+	q->by_cls_off = off;
+	q->by_cls = objs;
+	return SQLITE_OK;
+}
+
+static int need_rev(hp_sql *q)
+{
+	if (q->rev_edge)
+		return SQLITE_OK;
+	const struct hp_refs *r = &q->R->refs;
+	uint64_t ne = hp_refs_off(r, r->n);
+	uint64_t *off = hp_calloc(r->n + 2, sizeof *off);
+	uint64_t *e = hp_reallocarray(NULL, ne ? ne : 1, sizeof *e);
+	if (!off || !e) {
+		hp_free_all(off, e);
+		return SQLITE_NOMEM;
+	}
+	for (uint64_t k = 0; k < ne; k++)
+		off[r->adj[k] + 2]++;
+	for (size_t v = 0; v < r->n; v++)
+		off[v + 2] += off[v + 1];
+	for (uint64_t k = 0; k < ne; k++)
+		e[off[r->adj[k] + 1]++] = k;
+	q->rev_off = off;
+	q->rev_edge = e;
+	return SQLITE_OK;
+}
+
+/* ---- the tables -----------------------------------------------------------
+ * A cursor walks row numbers: lo..hi, or list[0..nlist) (borrowed, or own
+ * when owned is set). */
+enum { T_OBJECTS, T_CLASSES, T_REFS };
+
+struct vtab {
+	sqlite3_vtab base;
+	hp_sql *q;
+	int t;
+};
+
+struct cursor {
+	sqlite3_vtab_cursor base;
+	uint64_t i, hi;               /* the range walked, or the list's position and length */
+	const uint32_t *list32;       /* object numbers */
+	const uint64_t *list64;       /* edge numbers */
+	uint32_t *owned;
+	uint64_t row;                 /* the current row number */
+};
+
+static const char *const schemas[] = {
+	[T_OBJECTS] = "CREATE TABLE x(id INTEGER, class TEXT, class_id INTEGER, kind TEXT, shallow INTEGER, "
+		      "retained INTEGER, idom INTEGER, reachable INTEGER, root_kinds TEXT, heap TEXT, length INTEGER)",
+	[T_CLASSES] = "CREATE TABLE x(id INTEGER, name TEXT, super_id INTEGER, loader_id INTEGER, instances INTEGER, "
+		      "shallow INTEGER, retained INTEGER, instance_size INTEGER)",
+	[T_REFS] = "CREATE TABLE x(src INTEGER, dst INTEGER, kind TEXT)",
+};
+enum { O_ID, O_CLASS, O_CLASS_ID, O_KIND, O_SHALLOW, O_RETAINED, O_IDOM, O_REACHABLE, O_ROOT_KINDS, O_HEAP,
+       O_LENGTH };
+enum { C_ID, C_NAME, C_SUPER, C_LOADER, C_INSTANCES, C_SHALLOW, C_RETAINED, C_INSTANCE_SIZE };
+enum { R_SRC, R_DST, R_KIND };
+
+/* xBestIndex's plans: idxNum is the column of an equality it uses + 1, 0 a full scan */
+static const int keyed[3][4] = {
+	[T_OBJECTS] = { O_ID, O_CLASS_ID, O_CLASS, O_IDOM },
+	[T_CLASSES] = { C_ID, -1, -1, -1 },
+	[T_REFS] = { R_SRC, R_DST, -1, -1 },
+};
+
+static int connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg,
+		   int t)
+{
+	(void)argc;
+	(void)argv;
+	(void)msg;
+	hp_sql *q = aux;
+	q->declaring = 1;             /* (the authorizer lets the table's own CREATE through) */
+	int rc = sqlite3_declare_vtab(db, schemas[t]);
+	q->declaring = 0;
+	if (rc != SQLITE_OK)
+		return rc;
+	struct vtab *v = sqlite3_malloc(sizeof *v);
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof *v);
+	v->q = aux;
+	v->t = t;
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int connect_objects(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+			   char **msg)
+{
+	return connect(db, aux, argc, argv, out, msg, T_OBJECTS);
+}
+
+static int connect_classes(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+			   char **msg)
+{
+	return connect(db, aux, argc, argv, out, msg, T_CLASSES);
+}
+
+static int connect_refs(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
+{
+	return connect(db, aux, argc, argv, out, msg, T_REFS);
+}
+
+static int disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+static int best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
+{
+	const struct vtab *v = (const struct vtab *)vt;
+	int best = -1, bestk = 4;
+	for (int i = 0; i < ix->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &ix->aConstraint[i];
+		if (!c->usable || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;
+		for (int k = 0; k < bestk; k++)
+			if (keyed[v->t][k] == c->iColumn) {
+				best = i;
+				bestk = k;
+				break;
+			}
+	}
+	double rows = v->t == T_CLASSES ? (double)v->q->h->nclasses : (double)v->q->h->nobj * (v->t == T_REFS ? 3 : 1);
+	if (best < 0) {
+		ix->idxNum = 0;
+		ix->estimatedCost = rows;
+		ix->estimatedRows = (sqlite3_int64)rows;
+		return SQLITE_OK;
+	}
+	ix->idxNum = ix->aConstraint[best].iColumn + 1;
+	ix->aConstraintUsage[best].argvIndex = 1;
+	ix->aConstraintUsage[best].omit = 1;
+	/* an id names one row; a class or a dominator, some */
+	double few = bestk == 0 ? 1 : 100;
+	ix->estimatedCost = few;
+	ix->estimatedRows = (sqlite3_int64)few;
+	if (bestk == 0 && v->t != T_REFS)
+		ix->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+	return SQLITE_OK;
+}
+
+static int open_cursor(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	(void)vt;
+	struct cursor *c = sqlite3_malloc(sizeof *c);
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof *c);
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int close_cursor(sqlite3_vtab_cursor *cur)
+{
+	struct cursor *c = (struct cursor *)cur;
+	hp_free(c->owned);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static void cursor_row(struct cursor *c)
+{
+	if (c->list32)
+		c->row = c->i < c->hi ? c->list32[c->i] : 0;
+	else if (c->list64)
+		c->row = c->i < c->hi ? c->list64[c->i] : 0;
+	else
+		c->row = c->i;
+}
+
+/* an object's number from its id (an integer), or SIZE_MAX */
+static size_t object_of(const hp_heap *h, sqlite3_value *a)
+{
+	if (sqlite3_value_type(a) != SQLITE_INTEGER)
+		return SIZE_MAX;
+	return hp_heap_find(h, (uint64_t)sqlite3_value_int64(a));
+}
+
+/* a class's index from its class object's id, or SIZE_MAX */
+static size_t class_of(const hp_heap *h, sqlite3_value *a)
+{
+	if (sqlite3_value_type(a) != SQLITE_INTEGER)
+		return SIZE_MAX;
+	size_t k = hp_idmap_get(&h->class_map, (uint64_t)sqlite3_value_int64(a));
+	return k == HP_IDMAP_NONE ? SIZE_MAX : k;
+}
+
+/* the objects of every class named s (one per class loader) */
+static int objects_named(hp_sql *q, struct cursor *c, const char *s)
+{
+	const hp_heap *h = q->h;
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < h->nclasses; i++)
+		if (!strcmp(hp_class_name(h, i), s))
+			n += q->by_cls_off[i + 1] - q->by_cls_off[i];
+	if (!(c->owned = hp_reallocarray(NULL, n ? n : 1, sizeof *c->owned)))
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < h->nclasses; i++)
+		if (!strcmp(hp_class_name(h, i), s)) {
+			size_t m = q->by_cls_off[i + 1] - q->by_cls_off[i];
+			memcpy(c->owned + k, q->by_cls + q->by_cls_off[i], m * sizeof *c->owned);
+			k += m;
+		}
+	c->list32 = c->owned;
+	c->hi = n;
+	return SQLITE_OK;
+}
+
+static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc, sqlite3_value **argv)
+{
+	(void)idxs;
+	(void)argc;
+	struct cursor *c = (struct cursor *)cur;
+	struct vtab *v = (struct vtab *)cur->pVtab;
+	hp_sql *q = v->q;
+	const hp_heap *h = q->h;
+	hp_free(c->owned);
+	c->owned = NULL;
+	c->list32 = NULL;
+	c->list64 = NULL;
+	c->i = 0;
+	int rc = SQLITE_OK, col = idx - 1;
+	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, 0)) != SQLITE_OK)
+		return rc;
+	if (idx == 0) {
+		c->hi = v->t == T_CLASSES ? h->nclasses : v->t == T_OBJECTS ? h->nobj : hp_refs_off(&q->R->refs, q->R->refs.n);
+	} else if (v->t == T_OBJECTS && col == O_ID) {
+		size_t o = object_of(h, argv[0]);
+		c->i = o == SIZE_MAX ? 0 : o;
+		c->hi = o == SIZE_MAX ? 0 : o + 1;
+	} else if (v->t == T_OBJECTS && (col == O_CLASS_ID || col == O_CLASS)) {
+		if ((rc = need_by_cls(q)) != SQLITE_OK)
+			return rc;
+		if (col == O_CLASS) {
+			const unsigned char *s = sqlite3_value_text(argv[0]);
+			if (!s)
+				c->hi = 0;
+			else if ((rc = objects_named(q, c, (const char *)s)) != SQLITE_OK)
+				return rc;
+		} else {
+			size_t k = class_of(h, argv[0]);
+			c->list32 = q->by_cls;
+			c->i = k == SIZE_MAX ? 0 : q->by_cls_off[k];
+			c->hi = k == SIZE_MAX ? 0 : q->by_cls_off[k + 1];
+		}
+	} else if (v->t == T_OBJECTS && col == O_IDOM) {
+		if ((rc = need_R(q, cur->pVtab, 1)) != SQLITE_OK)
+			return rc;
+		size_t o = object_of(h, argv[0]);
+		c->list32 = q->R->children;
+		c->i = o == SIZE_MAX ? 0 : q->R->child_off[o];
+		c->hi = o == SIZE_MAX ? 0 : q->R->child_off[o + 1];
+	} else if (v->t == T_CLASSES) {
+		size_t k = class_of(h, argv[0]);
+		c->i = k == SIZE_MAX ? 0 : k;
+		c->hi = k == SIZE_MAX ? 0 : k + 1;
+	} else if (col == R_SRC) {
+		size_t o = object_of(h, argv[0]);
+		c->i = o == SIZE_MAX ? 0 : hp_refs_off(&q->R->refs, o);
+		c->hi = o == SIZE_MAX ? 0 : hp_refs_off(&q->R->refs, o + 1);
+	} else {
+		if ((rc = need_rev(q)) != SQLITE_OK)
+			return rc;
+		size_t o = object_of(h, argv[0]);
+		c->list64 = q->rev_edge;
+		c->i = o == SIZE_MAX ? 0 : q->rev_off[o];
+		c->hi = o == SIZE_MAX ? 0 : q->rev_off[o + 1];
+	}
+	cursor_row(c);
+	return SQLITE_OK;
+}
+
+static int next(sqlite3_vtab_cursor *cur)
+{
+	struct cursor *c = (struct cursor *)cur;
+	c->i++;
+	cursor_row(c);
+	return SQLITE_OK;
+}
+
+static int eof(sqlite3_vtab_cursor *cur)
+{
+	const struct cursor *c = (const struct cursor *)cur;
+	return c->i >= c->hi;
+}
+
+static int rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out)
+{
+	*out = (sqlite3_int64)((const struct cursor *)cur)->row;
+	return SQLITE_OK;
+}
+
+static void result_id(sqlite3_context *ctx, uint64_t id)
+{
+	if (id)
+		sqlite3_result_int64(ctx, (sqlite3_int64)id);
+	else
+		sqlite3_result_null(ctx);
+}
+
+static const char *const kind_names[] = { "instance", "object array", "primitive array", "class" };
+
+/* "thread, JNI global": the kinds of a root bit set */
+static void result_root_kinds(sqlite3_context *ctx, unsigned bits)
+{
+	char buf[512];
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < HP_ROOT_NKINDS && k < 16; k++)
+		if (bits & (1u << k)) {
+			int m = snprintf(buf + o, sizeof buf - o, "%s%s", o ? ", " : "", hp_root_kind_name(k));
+			if (m < 0 || (size_t)m >= sizeof buf - o)
+				break;
+			o += (size_t)m;
+		}
+	if (o)
+		sqlite3_result_text(ctx, buf, (int)o, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(ctx);
+}
+
+static int object_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3_context *ctx)
+{
+	const hp_heap *h = q->h;
+	int kind = hp_heap_kind(h, v), rc;
+	const struct hp_class *k = &h->classes[h->cls[v]];
+	switch (col) {
+	case O_ID: sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[v]); break;
+	case O_CLASS: sqlite3_result_text(ctx, hp_class_name(h, h->cls[v]), -1, SQLITE_STATIC); break;
+	case O_CLASS_ID: result_id(ctx, k->id); break;
+	case O_KIND: sqlite3_result_text(ctx, kind_names[kind & 3], -1, SQLITE_STATIC); break;
+	case O_SHALLOW: sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_shallow(h, v)); break;
+	case O_HEAP:
+		if (hp_heap_android(h) && hp_heap_heap(h, v) < h->nheaps)
+			sqlite3_result_text(ctx, hp_heap_name(h, hp_heap_heap(h, v)), -1, SQLITE_STATIC);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	case O_LENGTH:
+		if (kind == HP_OBJ_OBJARRAY || kind == HP_OBJ_PRIMARRAY)
+			sqlite3_result_int64(ctx, h->len[v]);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	default:
+		if ((rc = need_R(q, vt, 0)) != SQLITE_OK)
+			return rc;
+		const struct hp_retained *R = q->R;
+		uint32_t d = R->dom.idom[v];
+		if (col == O_RETAINED)
+			sqlite3_result_int64(ctx, (sqlite3_int64)R->retained[v]);
+		else if (col == O_REACHABLE)
+			sqlite3_result_int(ctx, d != HP_DOM_UNREACHABLE);
+		else if (col == O_ROOT_KINDS)
+			result_root_kinds(ctx, R->root_kinds ? R->root_kinds[v] : 0);
+		else if (d == HP_DOM_UNREACHABLE || d == HP_DOM_SUPER)
+			sqlite3_result_null(ctx);
+		else
+			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[d]);
+	}
+	return SQLITE_OK;
+}
+
+static int class_column(hp_sql *q, sqlite3_vtab *vt, size_t i, int col, sqlite3_context *ctx)
+{
+	const struct hp_class *k = &q->h->classes[i];
+	int rc;
+	switch (col) {
+	case C_ID: result_id(ctx, k->id); break;
+	case C_NAME: sqlite3_result_text(ctx, hp_class_name(q->h, i), -1, SQLITE_STATIC); break;
+	case C_SUPER: result_id(ctx, k->super_id); break;
+	case C_LOADER: result_id(ctx, k->loader_id); break;
+	case C_INSTANCES: sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_count[i]); break;
+	case C_SHALLOW: sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_shallow[i]); break;
+	case C_INSTANCE_SIZE: sqlite3_result_int64(ctx, (sqlite3_int64)k->inst_size); break;
+	default:
+		if ((rc = need_R(q, vt, 0)) != SQLITE_OK)
+			return rc;
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->class_retained[i]);
+	}
+	return SQLITE_OK;
+}
+
+/* the object whose edges hold edge e (the last v with off(v) <= e) */
+static size_t edge_src(const struct hp_refs *r, uint64_t e)
+{
+	size_t lo = 0, hi = r->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (hp_refs_off(r, mid) <= e)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	const struct cursor *c = (const struct cursor *)cur;
+	struct vtab *v = (struct vtab *)cur->pVtab;
+	hp_sql *q = v->q;
+	if (v->t == T_OBJECTS)
+		return object_column(q, cur->pVtab, (size_t)c->row, col, ctx);
+	if (v->t == T_CLASSES)
+		return class_column(q, cur->pVtab, (size_t)c->row, col, ctx);
+	const struct hp_refs *r = &q->R->refs;
+	size_t src = edge_src(r, c->row);
+	if (col == R_SRC)
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[src]);
+	else if (col == R_DST)
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[r->adj[c->row]]);
+	else
+		sqlite3_result_text(ctx, c->row == hp_refs_off(r, src) && hp_refs_class_edge(r, src) != HP_NONE ? "class" : "field",
+				    -1, SQLITE_STATIC);
+	return SQLITE_OK;
+}
+
+static const sqlite3_module modules[3] = {
+#define MODULE(conn) { .iVersion = 1, .xConnect = (conn), .xBestIndex = best_index, .xDisconnect = disconnect, \
+	.xOpen = open_cursor, .xClose = close_cursor, .xFilter = filter, .xNext = next, .xEof = eof, \
+	.xColumn = column, .xRowid = rowid }
+	[T_OBJECTS] = MODULE(connect_objects),
+	[T_CLASSES] = MODULE(connect_classes),
+	[T_REFS] = MODULE(connect_refs),
+#undef MODULE
+};
+static const char *const module_names[3] = { "objects", "classes", "refs" };
+
+/* ---- functions ------------------------------------------------------------ */
+
+static hp_objread *reader(hp_sql *q, sqlite3_context *ctx)
+{
+	if (q->rd)
+		return q->rd;
+	hp_error_clear(&q->err);
+	if (hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) {
+		q->rd = NULL;
+		sqlite3_result_error(ctx, q->err.msg, -1);
+		return NULL;
+	}
+	return q->rd;
+}
+
+/* str(id): the text of a String, a char[] or a byte[]; NULL for others */
+static void fn_str(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	hp_sql *q = sqlite3_user_data(ctx);
+	size_t v = object_of(q->h, argv[0]);
+	if (v == SIZE_MAX) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	hp_objread *rd = reader(q, ctx);
+	if (!rd)
+		return;
+	struct hp_text t = { 0 };
+	hp_error_clear(&q->err);
+	if (hp_objread_text(rd, v, 0, &t, &q->err) != HP_OK) {
+		sqlite3_result_error(ctx, q->err.msg, -1);
+		return;
+	}
+	if (t.utf8)
+		sqlite3_result_text(ctx, t.utf8, (int)(t.len < INT32_MAX ? t.len : INT32_MAX), SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(ctx);
+	hp_objread_text_release(&t);
+}
+
+/* a primitive field's value as SQL: numbers, a char as its text, a
+ * boolean 0 or 1 */
+static void result_value(sqlite3_context *ctx, const struct hp_objval *f)
+{
+	uint64_t b = f->bits;
+	switch (f->type) {
+	case HP_T_FLOAT: {
+		/* as the shortest decimal that reads back as the same float:
+		 * 9.4, not 9.39999961853027 */
+		uint32_t u = (uint32_t)b;
+		float x;
+		memcpy(&x, &u, sizeof x);
+		char t[32];
+		double d = x;
+		for (int p = 1; p <= 9; p++) {
+			snprintf(t, sizeof t, "%.*g", p, (double)x);
+			if (strtof(t, NULL) == x) {
+				d = strtod(t, NULL);
+				break;
+			}
+		}
+		sqlite3_result_double(ctx, d);
+		break;
+	}
+	case HP_T_DOUBLE: {
+		double x;
+		memcpy(&x, &b, sizeof x);
+		sqlite3_result_double(ctx, x);
+		break;
+	}
+	case HP_T_CHAR: {
+		char u[4];
+		unsigned c = (unsigned)(b & 0xffff);
+		int n = c < 0x80 ? (u[0] = (char)c, 1) : c < 0x800 ?
+			(u[0] = (char)(0xc0 | c >> 6), u[1] = (char)(0x80 | (c & 63)), 2) :
+			(u[0] = (char)(0xe0 | c >> 12), u[1] = (char)(0x80 | ((c >> 6) & 63)), u[2] = (char)(0x80 | (c & 63)), 3);
+		sqlite3_result_text(ctx, u, n, SQLITE_TRANSIENT);
+		break;
+	}
+	case HP_T_BOOLEAN: sqlite3_result_int(ctx, b != 0); break;
+	case HP_T_BYTE: sqlite3_result_int64(ctx, (int8_t)(uint8_t)b); break;
+	case HP_T_SHORT: sqlite3_result_int64(ctx, (int16_t)(uint16_t)b); break;
+	case HP_T_INT: sqlite3_result_int64(ctx, (int32_t)(uint32_t)b); break;
+	default: sqlite3_result_int64(ctx, (sqlite3_int64)b); break;
+	}
+}
+
+/* field(id, name): an instance field's value (the nearest class's when
+ * names repeat), a reference as the id it holds; NULL when there is none */
+static void fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	hp_sql *q = sqlite3_user_data(ctx);
+	size_t v = object_of(q->h, argv[0]);
+	const unsigned char *name = sqlite3_value_text(argv[1]);
+	if (v == SIZE_MAX || !name || hp_heap_kind(q->h, v) != HP_OBJ_INSTANCE) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	hp_objread *rd = reader(q, ctx);
+	if (!rd)
+		return;
+	struct hp_objdata o;
+	hp_error_clear(&q->err);
+	if (hp_objread_decode(rd, v, 0, &o, &q->err) != HP_OK) {
+		sqlite3_result_error(ctx, q->err.msg, -1);
+		return;
+	}
+	const struct hp_objval *f = hp_objread_field(rd, &o, (const char *)name, NULL);
+	if (!f)
+		sqlite3_result_null(ctx);
+	else if (f->type == HP_T_OBJECT)
+		result_id(ctx, f->bits);
+	else
+		result_value(ctx, f);
+	hp_objread_release(&o);
+}
+
+/* instance_of(id, name): 1 when the object's class is name or extends it
+ * (a class object: java.lang.Class), 0 when not, NULL for no object */
+static void fn_instance_of(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	hp_sql *q = sqlite3_user_data(ctx);
+	const hp_heap *h = q->h;
+	size_t v = object_of(h, argv[0]);
+	const unsigned char *name = sqlite3_value_text(argv[1]);
+	if (v == SIZE_MAX || !name) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	int is = 0;
+	uint32_t c = h->cls[v];
+	/* a chain longer than the class table is a loop in a forged dump */
+	for (size_t hops = 0; c != HP_NONE && c < h->nclasses && hops <= h->nclasses && !is; hops++) {
+		is = !strcmp(hp_class_name(h, c), (const char *)name);
+		c = h->classes[c].super;
+	}
+	sqlite3_result_int(ctx, is);
+}
+
+/* size(id): the number of entries of a JDK or Android collection (as
+ * object and leaks give it); NULL for other objects and when it is unknown */
+static void fn_size(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	hp_sql *q = sqlite3_user_data(ctx);
+	size_t v = object_of(q->h, argv[0]);
+	if (v == SIZE_MAX || hp_heap_kind(q->h, v) != HP_OBJ_INSTANCE) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	hp_objread *rd = reader(q, ctx);
+	if (!rd)
+		return;
+	struct hp_collection c;
+	hp_error_clear(&q->err);
+	if (hp_collection_of(q->h, rd, (uint32_t)v, &c, &q->err) != HP_OK) {
+		sqlite3_result_error(ctx, q->err.msg, -1);
+		return;
+	}
+	if (c.family && c.known)
+		sqlite3_result_int64(ctx, (sqlite3_int64)c.size);
+	else
+		sqlite3_result_null(ctx);
+}
+
+/* ---- read-only, bounded ---------------------------------------------------- */
+
+static int authorize(void *aux, int action, const char *a, const char *b, const char *db, const char *trigger)
+{
+	(void)db;
+	(void)trigger;
+	if (((const hp_sql *)aux)->declaring)
+		return SQLITE_OK;
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_FUNCTION:
+	case SQLITE_RECURSIVE:
+		return SQLITE_OK;
+	case SQLITE_PRAGMA:
+		/* the pragmas that list what there is, and nothing that sets */
+		if (!b && a && (!strcmp(a, "table_info") || !strcmp(a, "table_xinfo") || !strcmp(a, "table_list") ||
+				!strcmp(a, "function_list") || !strcmp(a, "module_list")))
+			return SQLITE_OK;
+		if (b && a && (!strcmp(a, "table_info") || !strcmp(a, "table_xinfo")))
+			return SQLITE_OK;
+		return SQLITE_DENY;
+	default:
+		return SQLITE_DENY;
+	}
+}
+
+static int progress(void *aux)
+{
+	hp_sql *q = aux;
+	if (q->timeout > 0 && hp_now() > q->deadline) {
+		q->timed_out = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int hp_sql_open(hp_sql **out, hp_session *S, const struct hp_sql_opts *o, struct hp_error *err)
+{
+	*out = NULL;
+	hp_sql *q = hp_calloc(1, sizeof *q);
+	if (!q)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	q->S = S;
+	q->timeout = o->timeout;
+	int rc = hp_session_model(S, &q->h, err);
+	if (rc != HP_OK) {
+		hp_free(q);
+		return rc;
+	}
+	const hp_heap *h = q->h;
+	q->cls_count = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *q->cls_count);
+	q->cls_shallow = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *q->cls_shallow);
+	if (!q->cls_count || !q->cls_shallow) {
+		hp_sql_close(q);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < h->nrows; i++)
+		if (h->rows[i].cls < h->nclasses) {
+			q->cls_count[h->rows[i].cls] += h->rows[i].count + h->rows[i].class_objs;
+			q->cls_shallow[h->rows[i].cls] += h->rows[i].shallow;
+		}
+	sqlite3_hard_heap_limit64(o->heap_limit > 0 ? o->heap_limit : (int64_t)1 << 30);
+	if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
+		rc = hp_error_set(err, HP_ENOMEM, "cannot open SQLite: %s", q->db ? sqlite3_errmsg(q->db) : "out of memory");
+		hp_sql_close(q);
+		return rc;
+	}
+	sqlite3_db_config(q->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)NULL);
+	sqlite3_db_config(q->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	sqlite3_db_config(q->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, 64 << 20);
+	int src = SQLITE_OK;
+	for (int t = 0; t < 3 && src == SQLITE_OK; t++)
+		src = sqlite3_create_module(q->db, module_names[t], &modules[t], q);
+	if (src == SQLITE_OK)
+		src = sqlite3_create_function(q->db, "str", 1, SQLITE_UTF8, q, fn_str, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_create_function(q->db, "field", 2, SQLITE_UTF8, q, fn_field, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_create_function(q->db, "instance_of", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, q,
+					      fn_instance_of, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_create_function(q->db, "size", 1, SQLITE_UTF8, q, fn_size, NULL, NULL);
+	/* the listing pragmas' tables made once, before the authorizer, which
+	 * would refuse the schema change that makes them */
+	if (src == SQLITE_OK)
+		src = sqlite3_exec(q->db, "SELECT 1 FROM pragma_table_info('objects'), pragma_table_xinfo('objects'), "
+				   "pragma_table_list, pragma_function_list, pragma_module_list LIMIT 0", NULL, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_set_authorizer(q->db, authorize, q);
+	if (src != SQLITE_OK) {
+		rc = hp_error_set(err, HP_ENOMEM, "cannot set up SQLite: %s", sqlite3_errmsg(q->db));
+		hp_sql_close(q);
+		return rc;
+	}
+	sqlite3_progress_handler(q->db, 10000, progress, q);
+	*out = q;
+	return HP_OK;
+}
+
+void hp_sql_close(hp_sql *q)
+{
+	if (!q)
+		return;
+	if (q->db)
+		sqlite3_close_v2(q->db);
+	hp_free_all(q->cls_count, q->cls_shallow, q->by_cls_off, q->by_cls, q->rev_off, q->rev_edge, q);
+}
+
+sqlite3 *hp_sql_db(hp_sql *q) { return q->db; }
+
+void hp_sql_arm(hp_sql *q)
+{
+	q->timed_out = 0;
+	q->deadline = hp_now() + q->timeout;
+}
+
+int hp_sql_timed_out(const hp_sql *q) { return q->timed_out; }
+
+const struct hp_error *hp_sql_error(const hp_sql *q) { return &q->err; }
