@@ -220,7 +220,11 @@ static int sql_failed(struct run *u, const char *what)
 		cli_error("sql: the statement ran past --timeout %g s, stopped", o->timeout);
 		return EXIT_USAGE;
 	}
-	cli_error("sql: %s", what);
+	if (!strcmp(what, "not authorized"))
+		cli_error("sql: not authorized: hprofan sql only reads (SELECT, WITH, and the pragmas that list tables, "
+			  "columns, functions and modules)");
+	else
+		cli_error("sql: %s", what);
 	return EXIT_USAGE;
 }
 
@@ -363,11 +367,39 @@ out:
 	return rc;
 }
 
+/* --json and --csv: how many statements of sql have rows (prepared, not
+ * run), so that a second one is refused before the first is written; -1
+ * with the error said when one does not compile */
+static int with_rows(struct run *u, const char *sql)
+{
+	sqlite3 *db = hp_sql_db(u->q);
+	int n = 0;
+	for (const char *p = sql, *tail = sql; *p; p = tail) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
+			sql_failed(u, sqlite3_errmsg(db));
+			return -1;
+		}
+		n += st && sqlite3_column_count(st) > 0;
+		sqlite3_finalize(st);
+		if (tail == p)
+			break;
+	}
+	return n;
+}
+
 /* Runs every statement of sql; returns an exit code */
 static int run_sql(struct run *u, const char *sql)
 {
 	const char *p = sql;
 	sqlite3 *db = hp_sql_db(u->q);
+	if (u->fmt != F_TEXT) {
+		int n = with_rows(u, sql);
+		if (n < 0)
+			return EXIT_USAGE;
+		if (n > 1)
+			return cli_usage_error(NULL, "sql: --json and --csv write one statement's rows: give one SELECT");
+	}
 	while (*p) {
 		sqlite3_stmt *st = NULL;
 		const char *tail = p;

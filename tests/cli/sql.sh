@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# hprofan sql: its answers against independent ones, its tables' look-ups
+# against full scans, what it refuses, its formats, its errors.
+#  - independent: the sample's GROUP BY class against the JVM's own
+#    histogram of the same process (testdata/hprof/leakycache.histo.txt, the
+#    differences sample_histo.sh lists and no other); corpus facts other
+#    projects' tests assert (../shared/corpus/README.md): py-hprof's five
+#    Vehicles with their names and wheels, Android Studio's heap and array
+#    counts of the dialer dump, VisualVM's live objects and bytes of
+#    small_heap.bin, tokuhirom's retained sizes, MAT's 492 Strings;
+#  - the same answer two ways (says only that they agree): a WHERE that a
+#    table looks up (id, class, class_id, idom, src, dst) against the same
+#    condition through an expression SQLite must scan for; classes against
+#    objects grouped by class; retained sizes against top's; from the index
+#    and without it;
+#  - refused: ATTACH, CREATE, INSERT, writing pragmas, load_extension; a
+#    statement past --timeout; each an exit status 2 with SQLite's message;
+#  - formats: --json parsed (exact integers), --csv parsed (quotes, commas,
+#    line breaks), -o written only when the statement succeeded, terminal
+#    escapes shown as text; statements from standard input.
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null 2>&1 || { skip sql "python3 is absent"; exit 0; }
+S=$TESTDATA/hprof/leakycache.hprof.gz
+Q() { "$HPROFAN" sql "$@" --quiet; }
+
+# ---- the JVM's histogram ----------------------------------------------------
+Q "$S" --csv "SELECT class, count(*), sum(shallow) FROM objects GROUP BY class" >"$TMPD/byclass.csv" 2>"$TMPD/err" ||
+  fail sql-histo "exit $?: $(head -c 300 "$TMPD/err")"
+python3 - "$TMPD/byclass.csv" "$TESTDATA/hprof/leakycache.histo.txt" <<'PY'
+import csv, re, sys
+PRIM = {'Z': 'boolean', 'C': 'char', 'F': 'float', 'D': 'double', 'B': 'byte', 'S': 'short', 'I': 'int', 'J': 'long'}
+def java(n):
+    m = re.match(r'^(\[+)L(.*);$', n)
+    if m: return m.group(2) + '[]' * len(m.group(1))
+    m = re.match(r'^(\[+)(.)$', n)
+    if m: return PRIM[m.group(2)] + '[]' * len(m.group(1))
+    return n.replace('/', '+')   # hidden classes: jcmd's Foo$$Lambda$14/0x..., HPROF's Foo$$Lambda$14+0x...
+got = {r[0]: (int(r[1]), int(r[2])) for r in list(csv.reader(open(sys.argv[1])))[1:]}
+want = {}
+for line in open(sys.argv[2]):
+    m = re.match(r'^\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)', line)
+    if m: want[java(m.group(3))] = (int(m.group(1)), int(m.group(2)))
+# sample_histo.sh's list: the attach mechanism ran between histogram and dump
+allowed = {'int[]': (1, 80), 'jdk.internal.ref.CleanerImpl$PhantomCleanableRef': (-1, None),
+           'java.lang.invoke.MethodHandleNatives$CallSiteContext': (-1, -32)}
+bad = []
+for k in sorted(set(got) | set(want)):
+    g, w = got.get(k, (0, 0)), want.get(k, (0, 0))
+    if g == w: continue
+    a = allowed.get(k)
+    if a and g[0] - w[0] == a[0] and (a[1] is None or g[1] - w[1] == a[1]): continue
+    bad.append('%s: sql %s, jcmd %s' % (k, g, w))
+if bad: print('FAIL sql: GROUP BY class is the JVM histogram: %d differ: %s' % (len(bad), '; '.join(bad[:5])))
+else: print('ok sql: GROUP BY class is the JVM histogram (%d classes, %d objects)' % (len(want), sum(v[0] for v in got.values())))
+PY
+
+# ---- the same answer two ways -----------------------------------------------
+Q "$S" --json "SELECT id, class_id, idom FROM objects WHERE class = 'LeakyCache\$Session' ORDER BY retained DESC LIMIT 1" \
+  >"$TMPD/one.json" 2>"$TMPD/err" || fail sql-one "exit $?: $(head -c 300 "$TMPD/err")"
+read -r ID CID DOM < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; print(*r)' "$TMPD/one.json")
+# pairs: NAME|the look-up|the scan (the same condition written so that no table can look it up)
+cat >"$TMPD/pairs" <<EOF
+id|SELECT count(*), sum(shallow), sum(retained) FROM objects WHERE id = $ID|SELECT count(*), sum(shallow), sum(retained) FROM objects WHERE id + 0 = $ID
+class|SELECT count(*), sum(shallow), sum(retained) FROM objects WHERE class = 'java.lang.String'|SELECT count(*), sum(shallow), sum(retained) FROM objects WHERE class || '' = 'java.lang.String'
+class IN|SELECT count(*), sum(shallow) FROM objects WHERE class IN ('byte[]', 'char[]', 'nope')|SELECT count(*), sum(shallow) FROM objects WHERE class || '' IN ('byte[]', 'char[]', 'nope')
+class_id|SELECT count(*), sum(shallow) FROM objects WHERE class_id = $CID|SELECT count(*), sum(shallow) FROM objects WHERE class_id + 0 = $CID
+idom|SELECT count(*), sum(retained) FROM objects WHERE idom = $ID|SELECT count(*), sum(retained) FROM objects WHERE idom + 0 = $ID
+idom of a dominator|SELECT count(*) FROM objects WHERE idom = $DOM|SELECT count(*) FROM objects WHERE idom + 0 = $DOM
+classes id|SELECT name, instances FROM classes WHERE id = $CID|SELECT name, instances FROM classes WHERE id + 0 = $CID
+refs src|SELECT count(*), sum(dst), group_concat(kind) FROM refs WHERE src = $ID|SELECT count(*), sum(dst), group_concat(kind) FROM refs WHERE src + 0 = $ID
+refs dst|SELECT count(*), sum(src) FROM refs WHERE dst = $ID|SELECT count(*), sum(src) FROM refs WHERE dst + 0 = $ID
+refs dst of a class|SELECT count(*), sum(src) FROM refs WHERE dst = $CID|SELECT count(*), sum(src) FROM refs WHERE dst + 0 = $CID
+join|SELECT o.class, count(*) FROM objects o JOIN refs r ON r.dst = o.id WHERE r.src = $ID GROUP BY 1|SELECT o.class, count(*) FROM (SELECT dst FROM refs WHERE src + 0 = $ID) r CROSS JOIN objects o ON o.id + 0 = r.dst GROUP BY 1
+no such id|SELECT count(*) FROM objects WHERE id = 12345|SELECT count(*) FROM objects WHERE id + 0 = 12345
+EOF
+while IFS='|' read -r name a b; do
+  Q "$S" --csv "$a" >"$TMPD/a.csv" 2>"$TMPD/a.err"; ra=$?
+  Q "$S" --csv "$b" >"$TMPD/b.csv" 2>"$TMPD/b.err"; rb=$?
+  if [ $ra = 0 ] && [ $rb = 0 ] && cmp -s "$TMPD/a.csv" "$TMPD/b.csv" && [ "$(wc -l <"$TMPD/a.csv")" -ge 2 ]; then
+    ok "sql: WHERE $name looked up = scanned ($(tail -1 "$TMPD/a.csv" | tr -d '\r'))"
+  else
+    fail "sql: WHERE $name looked up = scanned" "exit $ra/$rb: $(head -c 200 "$TMPD/a.csv" "$TMPD/a.err") vs $(head -c 200 "$TMPD/b.csv")"
+  fi
+done <"$TMPD/pairs"
+# an object's refs are the object command's outgoing references: its class
+# and the non-null reference fields (the sample's Session has 7)
+n=$(Q "$S" --csv "SELECT count(*) FROM refs WHERE src = $ID" | tail -1 | tr -d '\r')
+m=$("$HPROFAN" object "$S" "$ID" --json --quiet | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["object"]
+print(1 + sum(1 for f in d["fields"] if f.get("type") == "object" and f.get("value") not in (None, "null")))')
+expect_eq "sql: refs from a Session = its class and non-null reference fields (object)" "$n" "$m"
+
+# classes against objects grouped by class; retained against top's
+python3 - "$HPROFAN" "$S" <<'PY'
+import csv, io, json, subprocess, sys
+hp, s = sys.argv[1:3]
+def q(sql):
+    out = subprocess.run([hp, 'sql', s, '--csv', '--quiet', sql], capture_output=True, text=True, check=True).stdout
+    return list(csv.reader(io.StringIO(out)))[1:]
+a = {r[0]: r[1:] for r in q("SELECT name, instances, shallow FROM classes WHERE instances > 0")}
+b = {}
+for r in q("SELECT class, count(*), sum(shallow) FROM objects GROUP BY class_id"):
+    b[r[0]] = [str(int(b.get(r[0], ['0', '0'])[0]) + int(r[1])), str(int(b.get(r[0], ['0', '0'])[1]) + int(r[2]))]
+# several classes of one name (one per loader) add up in both
+a2 = {}
+for r in q("SELECT name, sum(instances), sum(shallow) FROM classes WHERE instances > 0 GROUP BY name"):
+    a2[r[0]] = r[1:]
+print(('ok' if a2 == b else 'FAIL') + ' sql: classes = objects grouped by class (%d names)%s' % (len(b), '' if a2 == b else ': ' + str(sorted(set(a2.items()) ^ set((k, tuple(v)) for k, v in b.items()))[:3])))
+top = json.loads(subprocess.run([hp, s, '--top', '0', '--json', '--quiet'], capture_output=True, text=True, check=True).stdout)
+t = {}
+for c in top['classes']:
+    t[c['class']] = t.get(c['class'], 0) + c['retained']
+r = {row[0]: int(row[1]) for row in q("SELECT name, sum(retained) FROM classes WHERE instances > 0 GROUP BY name")}
+diff = [k for k in t if t[k] != r.get(k)]
+print(('ok' if not diff and t else 'FAIL') + ' sql: classes.retained = top\'s retained (%d classes)%s' % (len(t), '' if not diff else ': ' + ', '.join('%s %s/%s' % (k, r.get(k), t[k]) for k in diff[:3])))
+PY
+
+# from the index and without it
+q='SELECT class, count(*), sum(retained), sum(reachable), count(idom), group_concat(DISTINCT root_kinds) FROM objects GROUP BY class ORDER BY 3 DESC LIMIT 30'
+"$HPROFAN" index "$S" --quiet >/dev/null 2>&1
+Q "$S" "$q" >"$TMPD/ix.txt" 2>"$TMPD/ix.err"
+Q "$S" --no-index "$q" >"$TMPD/noix.txt" 2>&1
+if [ -s "$TMPD/ix.txt" ] && cmp -s "$TMPD/ix.txt" "$TMPD/noix.txt"; then ok "sql: from the index = without it"
+else fail "sql: from the index = without it" "$(diff "$TMPD/ix.txt" "$TMPD/noix.txt" | head -5)"; fi
+
+# ---- the corpus's facts -----------------------------------------------------
+if have_corpus sql-corpus; then
+  # py-hprof's test: the five Vehicles, their make and wheels
+  got=$(Q "$CORPUS/SonyMobile__py-hprof/example-java.hprof" --csv \
+    "SELECT str(field(id, 'make')), field(id, 'numWheels') FROM objects WHERE instance_of(id, 'com.example.cars.Vehicle') AND kind = 'instance' ORDER BY 2 DESC, 1" |
+    tail -n +2 | tr -d '\r' | paste -sd';')
+  expect_eq "sql: py-hprof's Vehicles (str, field, instance_of)" "$got" "Lolvo,4;Stretch,4;Toy Yoda,4;Axes,2;Fånark,2"
+  # Android Studio's perflib: the dialer dump's heaps and arrays
+  got=$(Q "$CORPUS/tadfisher__platform_tools_base/dialer.android-hprof" --csv \
+    "SELECT heap, sum(kind != 'class'), sum(kind = 'class') FROM objects GROUP BY heap ORDER BY heap" | tail -n +2 | tr -d '\r' | paste -sd';')
+  expect_eq "sql: dialer's heaps: instances and classes (perflib)" "$got" "app,1406,38;zygote,38710,3533"
+  got=$(Q "$CORPUS/tadfisher__platform_tools_base/dialer.android-hprof" --csv \
+    "SELECT class, count(*) FROM objects WHERE class IN ('byte[]', 'int[][]', 'java.lang.String[]') GROUP BY class ORDER BY class" |
+    tail -n +2 | tr -d '\r' | paste -sd';')
+  expect_eq "sql: dialer's byte[], int[][], String[] (perflib)" "$got" "byte[],1406;int[][],37;java.lang.String[],1396"
+  got=$(Q "$CORPUS/tadfisher__platform_tools_base/dialer.android-hprof" --csv "SELECT sum(shallow) FROM objects WHERE class = 'byte[]'" | tail -1 | tr -d '\r')
+  expect_eq "sql: dialer's byte[] bytes, elements only (perflib)" "$got" 681489
+  # VisualVM's HeapTest: live objects and bytes of small_heap.bin
+  got=$(Q "$CORPUS/oracle__visualvm/small_heap.bin" --size-model=visualvm --csv \
+    "SELECT sum(kind != 'class'), sum(shallow) FROM objects" | tail -1 | tr -d '\r')
+  expect_eq "sql: small_heap.bin's live objects and bytes (VisualVM)" "$got" "2208,140120"
+  # MAT's OQLTest: 492 Strings (MAT keeps reachable objects only)
+  got=$(Q "$CORPUS/eclipse-mat__mat/sun_jdk5_64bit.hprof" --csv "SELECT sum(reachable) FROM objects WHERE class = 'java.lang.String'" | tail -1 | tr -d '\r')
+  expect_eq "sql: sun_jdk5_64bit's reachable Strings (MAT)" "$got" 492
+  # tokuhirom's README (VisualVM, sizes unaligned): the test objects' retained sizes
+  for t in "empty:Object1,16" "int:Object1,20" "object:Object1,66;Object2,42" "recursion:Object1,48;Object2,24" \
+           "string:Object1,24" "bytearray:Object1,53"; do
+    k=${t%%:*}
+    got=$(Q "$CORPUS/tokuhirom__heapdump/${k}__heapdump.hprof" --size-model=netbeans --weak=skip --roots=all --csv \
+      "SELECT class, retained FROM objects WHERE class IN ('Object1', 'Object2') ORDER BY class" | tail -n +2 | tr -d '\r' | paste -sd';')
+    expect_eq "sql: tokuhirom's $k retained sizes" "$got" "${t#*:}"
+  done
+fi
+
+# ---- refused ----------------------------------------------------------------
+refused() {   # NAME SQL [OPTIONS...]: exit 2, the message in one line (a usage error's hint after it), no output
+  local name=$1 sql=$2; shift 2
+  Q "$S" "$@" "$sql" >"$TMPD/r.out" 2>"$TMPD/r.err"
+  local rc=$?
+  if [ $rc = 2 ] && [ ! -s "$TMPD/r.out" ] && head -1 "$TMPD/r.err" | grep -q "^hprofan: sql: " &&
+     { [ "$(wc -l <"$TMPD/r.err")" = 1 ] || [ "$(sed -n 2p "$TMPD/r.err")" = "hprofan: try 'hprofan help sql'" ]; }; then
+    ok "sql: refused: $name ($(head -1 "$TMPD/r.err" | cut -c1-90))"
+  else fail "sql: refused: $name" "exit $rc, out $(head -c 100 "$TMPD/r.out"), err $(head -c 200 "$TMPD/r.err")"; fi
+}
+refused ATTACH "ATTACH '$TMPD/x.db' AS x"
+grep -q "not authorized: hprofan sql only reads" "$TMPD/r.err" && ok "sql: a refusal says why" || fail "sql: a refusal says why" "$(cat "$TMPD/r.err")"
+[ -e "$TMPD/x.db" ] && fail "sql: ATTACH made no file" "$TMPD/x.db exists" || ok "sql: ATTACH made no file"
+refused "CREATE TABLE" "CREATE TABLE t(a)"
+refused "CREATE TEMP TABLE" "CREATE TEMP TABLE t AS SELECT 1"
+refused "CREATE VIEW" "CREATE TEMP VIEW v AS SELECT 1"
+refused INSERT "INSERT INTO objects(id) VALUES (1)"
+refused DELETE "DELETE FROM classes"
+refused "PRAGMA writable_schema" "PRAGMA writable_schema = 1"
+refused "PRAGMA journal_mode" "PRAGMA journal_mode = WAL"
+refused load_extension "SELECT load_extension('$TMPD/x.so')"
+refused "a syntax error" "SELEC 1"
+refused "no such table" "SELECT * FROM nosuchtable"
+grep -q "no such table: nosuchtable" "$TMPD/r.err" && ok "sql: no such table says so" || fail "sql: no such table says so" "$(cat "$TMPD/r.err")"
+refused "--timeout" "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" --timeout 0.3
+grep -q "ran past --timeout 0.3 s" "$TMPD/r.err" && ok "sql: --timeout says so" || fail "sql: --timeout says so" "$(cat "$TMPD/r.err")"
+refused "two statements with --json" "SELECT 1; SELECT 2" --json
+# what is allowed: reading, functions, WITH RECURSIVE, the listing pragmas
+got=$(Q "$S" --csv "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5) SELECT sum(x), (SELECT count(*) FROM pragma_table_info('objects')) FROM c" | tail -1 | tr -d '\r')
+expect_eq "sql: WITH RECURSIVE and pragma_table_info allowed" "$got" "15,11"
+
+# ---- formats ------------------------------------------------------------------
+Q "$S" --json "SELECT 9007199254740993 AS big, -5 AS neg, 1.5 AS r, NULL AS n, 'a\"b' AS s, id FROM objects WHERE id = $ID" >"$TMPD/j.json" 2>"$TMPD/err"
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "hprofan/1" and d["command"] == "sql" and "size_model" in d
+print(d["columns"], d["rows"])' "$TMPD/j.json" 2>&1)
+expect_eq "sql: --json: columns and rows, exact integers" "$got" "['big', 'neg', 'r', 'n', 's', 'id'] [[9007199254740993, -5, 1.5, None, 'a\"b', $ID]]"
+Q "$S" --csv "SELECT 'a,b' AS x, 'say \"hi\"' AS y, 'two' || char(10) || 'lines' AS z, NULL AS n" >"$TMPD/c.csv"
+got=$(python3 -c 'import csv, sys; print(list(csv.reader(open(sys.argv[1], newline=""))))' "$TMPD/c.csv")
+expect_eq "sql: --csv quotes commas, quotes and line breaks" "$got" "[['x', 'y', 'z', 'n'], ['a,b', 'say \"hi\"', 'two\\nlines', '']]"
+Q "$S" "SELECT char(27) || '[31mred' AS e, 'tab' || char(9) AS t" >"$TMPD/t.txt"
+if grep -q $'\e' "$TMPD/t.txt"; then fail "sql: terminal escapes shown as text" "an ESC byte reached the output"
+elif grep -q '\\x1b\[31mred' "$TMPD/t.txt"; then ok "sql: terminal escapes shown as text"
+else fail "sql: terminal escapes shown as text" "$(cat -v "$TMPD/t.txt")"; fi
+# -o: written when the statement succeeds, absent when it fails
+Q "$S" -o "$TMPD/o.txt" "SELECT count(*) AS n FROM classes"
+grep -q "^ *918$" "$TMPD/o.txt" 2>/dev/null && ok "sql: -o writes the table" || fail "sql: -o writes the table" "$(cat "$TMPD/o.txt" 2>&1)"
+Q "$S" -o "$TMPD/o2.txt" "SELECT count(*) FROM classes; SELEC" 2>/dev/null
+rc=$?
+[ $rc = 2 ] && [ ! -e "$TMPD/o2.txt" ] && [ -z "$(ls "$TMPD" | grep '^o2\.txt.')" ] && ok "sql: -o writes nothing when a statement fails" ||
+  fail "sql: -o writes nothing when a statement fails" "exit $rc, $(ls "$TMPD")"
+# standard input: the statements of a script, each its table
+printf 'SELECT 1 AS one;\nSELECT name FROM classes WHERE name = %s;\n' "'java.lang.String'" | Q "$S" >"$TMPD/in.txt" 2>&1
+got=$(grep -c "(1 row)" "$TMPD/in.txt")
+expect_eq "sql: statements from standard input, a table each" "$got" 2
+# a cut dump: the reader's positioned error, not an empty answer
+gzip -dc "$S" | head -c 3000000 >"$TMPD/cut.hprof"
+Q "$TMPD/cut.hprof" "SELECT count(*) FROM objects" >"$TMPD/cut.out" 2>"$TMPD/cut.err"
+rc=$?
+if [ $rc = 3 ] && [ ! -s "$TMPD/cut.out" ] && grep -q "cut.hprof.*offset" "$TMPD/cut.err"; then ok "sql: a cut dump is its error, exit 3"
+else fail "sql: a cut dump is its error, exit 3" "exit $rc: $(head -c 300 "$TMPD/cut.err")"; fi
