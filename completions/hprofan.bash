@@ -35,20 +35,20 @@ _hprofan_options_bitmaps='--out --dump --salvage --max-memory --no-index --json 
 _hprofan_options_components='--components --top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_index='--size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --no-index -q --quiet -h --help'
 _hprofan_options_report='--title --depth --threshold --zombie -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
-_hprofan_options_sql='--csv --timeout --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_sql='--csv --timeout --export --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 # the commands that take more than one dump file, and those that need two
 _hprofan_many_files='diff trend index report sql'
 _hprofan_two_files='diff trend'
 # the commands whose second word is a file to write (redact IN OUT)
 _hprofan_out_file='redact'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --heap --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory --mapping -o --mode --mapping-out --threshold --big-drop --zombie --zombie-rules --min-count --out --title --timeout'
+_hprofan_takes_value='--sort --heap --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory --mapping -o --mode --mapping-out --threshold --big-drop --zombie --zombie-rules --min-count --out --title --timeout --export'
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --group --size-model --weak --roots --mode'
 # the options whose value, a number, is optional: the next word only when it is one
 _hprofan_optional_number='--top'
 # the options whose value is any file, or a directory
-_hprofan_file_options='--components --mapping -o --mapping-out --zombie-rules'
+_hprofan_file_options='--components --mapping -o --mapping-out --zombie-rules --export'
 _hprofan_dir_options='--out'
 
 # _hprofan_values COMMAND OPTION: prints the values OPTION takes there (nothing: free text)

@@ -11,14 +11,17 @@
 #include "base/alloc.h"
 #include "base/text.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct sql_opts {
 	int csv;
 	double timeout;
+	const char *export;
 };
 
 static int set_timeout(const struct cli_option *o, const char *as, const char *val, void *dst)
@@ -35,6 +38,8 @@ static const struct cli_option own[] = {
 	OPT_BOOL("--csv", "rows as CSV (RFC 4180), a header line first", OPT_OWN(struct sql_opts, csv)),
 	OPT_CALLBACK("--timeout", "S", set_timeout, "stop a statement that runs longer than S seconds (exit 2)",
 		     "needs a number of seconds", OPT_OWN(struct sql_opts, timeout)),
+	OPT_FILENAME("--export", "DB", "write the tables into the SQLite database DB (with indexes), atomically",
+		     "needs a file name", OPT_OWN(struct sql_opts, export)),
 	OPT_END
 };
 
@@ -417,6 +422,45 @@ static int run_sql(struct run *u, const char *sql)
 	return EXIT_OK;
 }
 
+/* --export DB: the tables into a new file beside DB, renamed into place
+ * once whole; returns an exit code */
+static int export_db(struct run *u, const char *db)
+{
+	size_t n = strlen(db) + 16;
+	char *tmp = hp_malloc(n);
+	if (!tmp) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	snprintf(tmp, n, "%s.tmp.XXXXXX", db);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_error("cannot write %s: %s", db, strerror(errno));
+		hp_free(tmp);
+		return EXIT_BAD;
+	}
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) != 0) {
+		/* (keeps mkstemp's 0600) */
+	}
+	close(fd);
+	char msg[600];
+	int rc = EXIT_OK;
+	if (hp_sql_export(u->q, tmp, msg, sizeof msg) != SQLITE_OK) {
+		rc = hp_sql_error(u->q)->code ? sql_failed(u, msg) : EXIT_BAD;
+		if (rc == EXIT_BAD)
+			cli_error("cannot write %s: %s", db, msg);
+	} else if (rename(tmp, db) != 0) {
+		cli_error("cannot write %s: %s", db, strerror(errno));
+		rc = EXIT_BAD;
+	}
+	if (rc)
+		unlink(tmp);
+	hp_free(tmp);
+	return rc;
+}
+
 /* ---- without QUERY: standard input ------------------------------------- */
 
 #define SCRIPT_MAX (64u << 20)
@@ -522,7 +566,7 @@ static int run(struct cli_ctx *x)
 	if (o->csv && x->c->json)
 		return cli_usage_error(NULL, "--csv does not go with --json: one format");
 	const char *query = x->nfiles > 1 ? x->files[1] : NULL;
-	int tty = !query && isatty(0);
+	int tty = !query && !o->export && isatty(0);
 	if (tty && x->c->output)
 		return cli_usage_error(NULL, "sql: -o needs QUERY or statements on standard input, not the prompt");
 	hp_session *S = NULL;
@@ -549,10 +593,15 @@ static int run(struct cli_ctx *x)
 	} else {
 		rc = cli_ofile_open(&k->of, x->c->output ? x->c->output : "-");
 	}
+	int opened = rc == EXIT_OK;
 	struct run u = { .x = x, .S = S, .q = q, .k = k, .fmt = x->c->json ? F_JSON : o->csv ? F_CSV : F_TEXT };
+	if (rc == EXIT_OK && o->export)
+		rc = export_db(&u, o->export);
 	if (rc == EXIT_OK) {
 		if (query)
 			rc = run_sql(&u, query);
+		else if (o->export)
+			;   /* the database alone */
 		else if (tty)
 			rc = prompt(&u);
 		else if ((rc = read_all(stdin, &script)) == EXIT_OK)
@@ -561,13 +610,13 @@ static int run(struct cli_ctx *x)
 			cli_error("cannot write %s", x->c->output ? x->c->output : "the output");
 			rc = EXIT_BAD;
 		}
-		if (rc == EXIT_OK && u.fmt != F_TEXT && !u.statements)
+		if (rc == EXIT_OK && u.fmt != F_TEXT && !u.statements && (query || !o->export))
 			rc = cli_usage_error(NULL, "sql: no statement with rows to write as %s", u.fmt == F_JSON ? "JSON" : "CSV");
-		if (rc == EXIT_OK)
-			rc = cli_ofile_commit(&k->of);
-		else
-			cli_ofile_abort(&k->of);
 	}
+	if (opened && rc == EXIT_OK)
+		rc = cli_ofile_commit(&k->of);
+	else if (opened)
+		cli_ofile_abort(&k->of);
 	if (rc == EXIT_OK)
 		cli_print_stats(x, S);
 	hp_free(script);

@@ -32,7 +32,7 @@ struct hp_sql {
 	uint64_t *rev_off, *rev_edge;        /* edges into each object: edge numbers */
 	double timeout, deadline;
 	int timed_out;
-	int declaring;                /* in a table's xConnect */
+	int declaring;                /* in a table's xConnect, or exporting: the authorizer allows */
 	struct hp_error err;
 };
 
@@ -145,9 +145,10 @@ static int connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sq
 	(void)argv;
 	(void)msg;
 	hp_sql *q = aux;
+	int was = q->declaring;
 	q->declaring = 1;             /* (the authorizer lets the table's own CREATE through) */
 	int rc = sqlite3_declare_vtab(db, schemas[t]);
-	q->declaring = 0;
+	q->declaring = was;
 	if (rc != SQLITE_OK)
 		return rc;
 	struct vtab *v = sqlite3_malloc(sizeof *v);
@@ -736,7 +737,9 @@ int hp_sql_open(hp_sql **out, hp_session *S, const struct hp_sql_opts *o, struct
 			q->cls_shallow[h->rows[i].cls] += h->rows[i].shallow;
 		}
 	sqlite3_hard_heap_limit64(o->heap_limit > 0 ? o->heap_limit : (int64_t)1 << 30);
-	if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
+	/* (":memory:" without SQLITE_OPEN_MEMORY, which --export's attached
+	 * file would inherit) */
+	if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		rc = hp_error_set(err, HP_ENOMEM, "cannot open SQLite: %s", q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		hp_sql_close(q);
 		return rc;
@@ -795,3 +798,54 @@ void hp_sql_arm(hp_sql *q)
 int hp_sql_timed_out(const hp_sql *q) { return q->timed_out; }
 
 const struct hp_error *hp_sql_error(const hp_sql *q) { return &q->err; }
+
+/* ---- --export --------------------------------------------------------------
+ * The tables copied into a database file: typed columns, the look-ups'
+ * indexes, written with the journal off (the caller renames the file into
+ * place once this returns HP_OK). */
+static const char *const export_sql[] = {
+	"PRAGMA out.journal_mode = OFF",
+	"PRAGMA out.synchronous = OFF",
+	"CREATE TABLE out.classes(id INTEGER, name TEXT, super_id INTEGER, loader_id INTEGER, instances INTEGER, "
+	"shallow INTEGER, retained INTEGER, instance_size INTEGER)",
+	"INSERT INTO out.classes SELECT * FROM main.classes",
+	"CREATE TABLE out.objects(id INTEGER PRIMARY KEY, class TEXT, class_id INTEGER, kind TEXT, shallow INTEGER, "
+	"retained INTEGER, idom INTEGER, reachable INTEGER, root_kinds TEXT, heap TEXT, length INTEGER)",
+	"INSERT INTO out.objects SELECT * FROM main.objects ORDER BY id",
+	"CREATE TABLE out.refs(src INTEGER, dst INTEGER, kind TEXT)",
+	"INSERT INTO out.refs SELECT * FROM main.refs",
+	"CREATE INDEX out.classes_id ON classes(id)",
+	"CREATE INDEX out.classes_name ON classes(name)",
+	"CREATE INDEX out.objects_class_id ON objects(class_id)",
+	"CREATE INDEX out.objects_idom ON objects(idom)",
+	"CREATE INDEX out.refs_src ON refs(src)",
+	"CREATE INDEX out.refs_dst ON refs(dst)",
+};
+
+int hp_sql_export(hp_sql *q, const char *path, char *msg, size_t n)
+{
+	int rc = SQLITE_OK;
+	sqlite3_stmt *st = NULL;
+	q->declaring = 1;
+	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 1);
+	rc = sqlite3_prepare_v2(q->db, "ATTACH ?1 AS out", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(q->db);
+	sqlite3_finalize(st);
+	int attached = rc == SQLITE_OK;
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof export_sql / sizeof *export_sql; i++) {
+		hp_sql_arm(q);
+		rc = sqlite3_exec(q->db, export_sql[i], NULL, NULL, NULL);
+	}
+	if (rc != SQLITE_OK)
+		snprintf(msg, n, "%s", q->err.code ? q->err.msg : sqlite3_errmsg(q->db));
+	if (attached && sqlite3_exec(q->db, "DETACH out", NULL, NULL, NULL) != SQLITE_OK && rc == SQLITE_OK) {
+		snprintf(msg, n, "%s", sqlite3_errmsg(q->db));
+		rc = SQLITE_ERROR;
+	}
+	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
+	q->declaring = 0;
+	return rc;
+}

@@ -58,4 +58,10 @@ int hp_sql_timed_out(const hp_sql *q);
  * (the dump could not be read), code 0 when there was none */
 const struct hp_error *hp_sql_error(const hp_sql *q);
 
+/* Writes the tables (objects, classes, refs) into the SQLite database file
+ * path (new or empty), with indexes on what the virtual tables look up:
+ * SQLITE_OK, else SQLite's code with the message in msg (n bytes; the
+ * session's when the dump could not be read: hp_sql_error()). */
+int hp_sql_export(hp_sql *q, const char *path, char *msg, size_t n);
+
 #endif

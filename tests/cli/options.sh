@@ -214,6 +214,7 @@ value() {
     --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;
     --title) echo "--title T" ;;   # report
     --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
+    --export) echo "--export $TMPD/out.txt" ;;   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac

@@ -221,3 +221,38 @@ Q "$TMPD/cut.hprof" "SELECT count(*) FROM objects" >"$TMPD/cut.out" 2>"$TMPD/cut
 rc=$?
 if [ $rc = 3 ] && [ ! -s "$TMPD/cut.out" ] && grep -q "cut.hprof.*offset" "$TMPD/cut.err"; then ok "sql: a cut dump is its error, exit 3"
 else fail "sql: a cut dump is its error, exit 3" "exit $rc: $(head -c 300 "$TMPD/cut.err")"; fi
+
+# ---- --export: a plain SQLite database, read back with Python's sqlite3 -----
+Q "$S" --export "$TMPD/heap.db" 2>"$TMPD/x.err"
+rc=$?
+Q "$S" --csv "SELECT (SELECT count(*) || ',' || sum(shallow) || ',' || sum(retained) || ',' || sum(idom) FROM objects), (SELECT count(*) || ',' || sum(src) FROM refs), (SELECT count(*) || ',' || sum(retained) FROM classes)" |
+  tail -1 | tr -d '\r' >"$TMPD/v.txt"
+got=$(python3 -c '
+import sqlite3, sys
+c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+one = lambda q: c.execute(q).fetchone()[0]
+print("\"%s\",\"%s\",\"%s\"" % (one("SELECT count(*) || \",\" || sum(shallow) || \",\" || sum(retained) || \",\" || sum(idom) FROM objects"),
+      one("SELECT count(*) || \",\" || sum(src) FROM refs"), one("SELECT count(*) || \",\" || sum(retained) FROM classes")))
+ix = sorted(r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = \"index\""))
+print(" ".join(ix))' "$TMPD/heap.db" 2>&1)
+if [ $rc = 0 ] && [ "$(echo "$got" | head -1)" = "$(cat "$TMPD/v.txt")" ]; then ok "sql: --export's tables read back (sqlite3) as the virtual ones ($(cat "$TMPD/v.txt"))"
+else fail "sql: --export's tables read back as the virtual ones" "exit $rc: $(head -c 200 "$TMPD/x.err") got $got, want $(cat "$TMPD/v.txt")"; fi
+expect_eq "sql: --export indexes what the look-ups use" "$(echo "$got" | tail -1)" \
+  "classes_id classes_name objects_class_id objects_idom refs_dst refs_src"
+# the class of an object by a join in the file = the table's
+got=$(python3 -c '
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(c.execute("SELECT c.name, count(*) FROM objects o JOIN classes c ON c.id = o.class_id WHERE c.name = \"java.lang.String\" GROUP BY 1").fetchone())' "$TMPD/heap.db")
+expect_eq "sql: --export: objects join classes" "$got" "('java.lang.String', 24721)"
+# over an old file: replaced whole; a failed export leaves what was there
+echo "old" >"$TMPD/keep.db"
+Q "$TMPD/cut.hprof" --export "$TMPD/keep.db" 2>/dev/null
+rc=$?
+if [ $rc != 0 ] && [ "$(cat "$TMPD/keep.db")" = old ] && [ -z "$(ls "$TMPD" | grep '^keep\.db\.tmp')" ]; then
+  ok "sql: a failed --export leaves the old file and no temporary one"
+else fail "sql: a failed --export leaves the old file" "exit $rc, $(ls "$TMPD" | grep keep)"; fi
+Q "$S" --export "$TMPD/nodir/x.db" 2>"$TMPD/x.err"
+rc=$?
+[ $rc = 1 ] && grep -q "cannot write $TMPD/nodir/x.db" "$TMPD/x.err" && ok "sql: --export into a missing directory: said, exit 1" ||
+  fail "sql: --export into a missing directory" "exit $rc: $(cat "$TMPD/x.err")"
