@@ -44,6 +44,8 @@
 # the summary gives hprofan's time and memory over each peer's.  A peer not
 # on PATH is skipped (nothing here builds one).
 #
+# From the index, hprofan sql too: a class counted and summed, a GROUP BY
+# class over every object, a class joined with its references.
 # Then the retained run once more under a memory limit of a quarter of its
 # peak RSS (issue 15, bigger than memory): in a memory cgroup of its own when
 # the user may make one (v2 memory.max, else v1; root), else --max-memory; the
@@ -393,6 +395,12 @@ IXID=$(grep -o '@0x[0-9a-f]*' "$LOGS/ix-dom.out" | head -1 | tr -d @ || true)
 run ix-addpaths - path "$DUMP" "${IXID:-0x1}" --quiet --stats
 run ix-object - object "$DUMP" "${IXID:-0x1}" --quiet --stats
 run ix-path   - path "$DUMP" "${IXID:-0x1}" --quiet --stats
+# hprofan sql from the index: a count and sums over one class (BigHeap's
+# 1 M TreeNodes), a GROUP BY class over every object, one class's objects
+# joined with their outgoing references (issue 33's budgets: 0.3, 3, 2 s)
+run ix-sql-class - sql "$DUMP" "SELECT count(*), sum(shallow), sum(retained) FROM objects WHERE class = 'BigHeap\$TreeNode'" --quiet --stats
+run ix-sql-group - sql "$DUMP" "SELECT class, count(*), sum(shallow), sum(retained) FROM objects GROUP BY class" --quiet --stats
+run ix-sql-join  - sql "$DUMP" "SELECT o.class, count(*), sum(o.shallow) FROM objects s JOIN refs r ON r.src = s.id JOIN objects o ON o.id = r.dst WHERE s.class = 'BigHeap\$TreeNode' GROUP BY 1" --quiet --stats
 IXBYTES=$(stat -c %s "$IXDIR"/*.hprofan-index 2>/dev/null | head -1 || true)
 echo "bench: [ix-browse] BROWSE_FIRST_ONLY=1 bench/browse_latency.sh $BIN $DUMP"
 BROWSE_FIRST_ONLY=1 "$HERE/browse_latency.sh" "$BIN" "$DUMP" >"$LOGS/ix-browse.out" 2>&1 || true
@@ -512,6 +520,9 @@ if [ -n "${WALL[ix-first]:-}" ] && [ -n "${WALL[ix-top]:-}" ]; then
   sed -n 's/.* index_seconds=\([0-9.]*\).*/  index writing after retained sizes (its object columns written before, on a thread of their own): \1 s/p' \
     "$LOGS/ix-first.err" | tail -1
   sed -n 's/^browse: first screen after \(.*\) ms.*/  browse opening from the index: \1 ms (budget: 1000)/p' "$LOGS/ix-browse.out"
+  awk -v c="${WALL[ix-sql-class]:-0}" -v g="${WALL[ix-sql-group]:-0}" -v j="${WALL[ix-sql-join]:-0}" -v n="${objs:-0}" 'BEGIN {
+    if (c > 0) printf "  sql from the index: one class counted and summed %.2f s (budget 0.3), GROUP BY class over every object %.2f s (%.0f ns/object; budget 3), a class joined with its references %.2f s (budget 2)\n",
+      c, g, (n > 0 ? g * 1e9 / n : 0), j }'
 fi
 # bigger than memory: the limited run against the unlimited one
 if [ -n "${WALL[limited]:-}" ]; then

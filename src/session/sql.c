@@ -2,11 +2,13 @@
  * objects, classes and refs, the functions str() and field(), and the
  * authorizer and limits that keep the connection read-only and bounded
  * (sql.h).  A table's cursor walks object, class or edge numbers: all of
- * them, or the few a WHERE constraint names (xBestIndex picks it).  Memory:
- * per-class instance counts and shallow sums (16 bytes a class) at open;
- * the objects of each class (4 bytes an object) the first time a query
- * names a class; the reverse edges (8 bytes an edge) the first time it
- * names a dst. */
+ * them, the few a WHERE constraint names (xBestIndex picks it), or all of
+ * them class by class for a GROUP BY or ORDER BY on the class.  Memory:
+ * per-class instance counts and shallow sums (16 bytes a class) at open; a
+ * class's objects (4 bytes each, one pass over the class column) for each
+ * look-up by class; the objects of every class (4 bytes an object) the
+ * first time a scan goes class by class; the reverse edges (8 bytes an
+ * edge) the first time a query names a dst. */
 #include "session/sql.h"
 #include "analysis/collections.h"
 #include "analysis/retained.h"
@@ -28,7 +30,9 @@ struct hp_sql {
 	int tree;                     /* R's dominator tree children are there */
 	hp_objread *rd;               /* the session's, NULL until str() or field() */
 	uint64_t *cls_count, *cls_shallow;   /* per class: instances (class objects too), bytes */
+	int *cls_name_len;            /* per class: its name's bytes (for SQLite, without a strlen a row) */
 	uint32_t *by_cls_off, *by_cls;       /* objects of each class: [off[c], off[c + 1]) */
+	uint32_t *cls_order[2];       /* class indexes by (name, id) and by id: the scans in class order */
 	uint64_t *rev_off, *rev_edge;        /* edges into each object: edge numbers */
 	double timeout, deadline;
 	int timed_out;
@@ -76,6 +80,42 @@ static int need_by_cls(hp_sql *q)
 	return SQLITE_OK;
 }
 
+static int by_name(const void *a, const void *b, void *ctx)
+{
+	const hp_heap *h = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(hp_class_name(h, x), hp_class_name(h, y));
+	if (c)
+		return c;
+	return h->classes[x].id < h->classes[y].id ? -1 : h->classes[x].id > h->classes[y].id;
+}
+
+static int by_id(const void *a, const void *b, void *ctx)
+{
+	const hp_heap *h = ctx;
+	uint64_t x = h->classes[*(const uint32_t *)a].id, y = h->classes[*(const uint32_t *)b].id;
+	return x < y ? -1 : x > y;
+}
+
+/* the classes in the order of a scan grouped by class (k 0) or class_id (1) */
+static int need_order(hp_sql *q, int k)
+{
+	if (q->cls_order[k])
+		return SQLITE_OK;
+	int rc = need_by_cls(q);
+	if (rc != SQLITE_OK)
+		return rc;
+	const hp_heap *h = q->h;
+	uint32_t *o = hp_reallocarray(NULL, h->nclasses ? h->nclasses : 1, sizeof *o);
+	if (!o)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < h->nclasses; i++)
+		o[i] = (uint32_t)i;
+	qsort_r(o, h->nclasses, sizeof *o, k ? by_id : by_name, (void *)h);
+	q->cls_order[k] = o;
+	return SQLITE_OK;
+}
+
 static int need_rev(hp_sql *q)
 {
 	if (q->rev_edge)
@@ -116,6 +156,8 @@ struct cursor {
 	const uint32_t *list32;       /* object numbers */
 	const uint64_t *list64;       /* edge numbers */
 	uint32_t *owned;
+	const uint32_t *order;        /* a scan in class order: the classes, then each one's objects */
+	size_t p, np;                 /*   the class of order[] being read, of np */
 	uint64_t row;                 /* the current row number */
 };
 
@@ -131,7 +173,9 @@ enum { O_ID, O_CLASS, O_CLASS_ID, O_KIND, O_SHALLOW, O_RETAINED, O_IDOM, O_REACH
 enum { C_ID, C_NAME, C_SUPER, C_LOADER, C_INSTANCES, C_SHALLOW, C_RETAINED, C_INSTANCE_SIZE };
 enum { R_SRC, R_DST, R_KIND };
 
-/* xBestIndex's plans: idxNum is the column of an equality it uses + 1, 0 a full scan */
+/* xBestIndex's plans: idxNum is the column of an equality it uses + 1, 0 a
+ * full scan, IDX_BY_NAME / IDX_BY_ID a full scan class by class */
+enum { IDX_BY_NAME = 100, IDX_BY_ID };
 static const int keyed[3][4] = {
 	[T_OBJECTS] = { O_ID, O_CLASS_ID, O_CLASS, O_IDOM },
 	[T_CLASSES] = { C_ID, -1, -1, -1 },
@@ -204,6 +248,13 @@ static int best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 		ix->idxNum = 0;
 		ix->estimatedCost = rows;
 		ix->estimatedRows = (sqlite3_int64)rows;
+		/* GROUP BY, ORDER BY or DISTINCT on class or class_id alone: a
+		 * scan class by class delivers it, with no sorter of every row */
+		if (v->t == T_OBJECTS && ix->nOrderBy == 1 && !ix->aOrderBy[0].desc &&
+		    (ix->aOrderBy[0].iColumn == O_CLASS || ix->aOrderBy[0].iColumn == O_CLASS_ID)) {
+			ix->idxNum = ix->aOrderBy[0].iColumn == O_CLASS ? IDX_BY_NAME : IDX_BY_ID;
+			ix->orderByConsumed = 1;
+		}
 		return SQLITE_OK;
 	}
 	ix->idxNum = ix->aConstraint[best].iColumn + 1;
@@ -237,6 +288,16 @@ static int close_cursor(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
+/* a scan in class order: on to the next class with objects when this one is done */
+static void next_class(struct cursor *c, const hp_sql *q)
+{
+	while (c->i >= c->hi && c->p < c->np) {
+		uint32_t k = c->order[c->p++];
+		c->i = q->by_cls_off[k];
+		c->hi = q->by_cls_off[k + 1];
+	}
+}
+
 static void cursor_row(struct cursor *c)
 {
 	if (c->list32)
@@ -264,25 +325,46 @@ static size_t class_of(const hp_heap *h, sqlite3_value *a)
 	return k == HP_IDMAP_NONE ? SIZE_MAX : k;
 }
 
-/* the objects of every class named s (one per class loader) */
-static int objects_named(hp_sql *q, struct cursor *c, const char *s)
+/* the objects of the classes marked in want (h->nclasses bytes): one pass
+ * over the class column, into the cursor's own list */
+static int objects_of(hp_sql *q, struct cursor *c, const uint8_t *want)
 {
 	const hp_heap *h = q->h;
-	size_t n = 0, k = 0;
-	for (size_t i = 0; i < h->nclasses; i++)
-		if (!strcmp(hp_class_name(h, i), s))
-			n += q->by_cls_off[i + 1] - q->by_cls_off[i];
-	if (!(c->owned = hp_reallocarray(NULL, n ? n : 1, sizeof *c->owned)))
-		return SQLITE_NOMEM;
-	for (size_t i = 0; i < h->nclasses; i++)
-		if (!strcmp(hp_class_name(h, i), s)) {
-			size_t m = q->by_cls_off[i + 1] - q->by_cls_off[i];
-			memcpy(c->owned + k, q->by_cls + q->by_cls_off[i], m * sizeof *c->owned);
-			k += m;
+	size_t n = 0, cap = 0;
+	uint32_t *list = NULL;
+	for (size_t v = 0; v < h->nobj; v++)
+		if (want[h->cls[v]]) {
+			if (n == cap) {
+				uint32_t *t = hp_grow(list, &cap, n + 1, 1024, sizeof *list);
+				if (!t) {
+					hp_free(list);
+					return SQLITE_NOMEM;
+				}
+				list = t;
+			}
+			list[n++] = (uint32_t)v;
 		}
-	c->list32 = c->owned;
+	c->owned = list;
+	c->list32 = list;
 	c->hi = n;
 	return SQLITE_OK;
+}
+
+/* the objects of every class named s (one per class loader), or of the
+ * class whose class object is id k (s NULL) */
+static int objects_named(hp_sql *q, struct cursor *c, const char *s, size_t k)
+{
+	const hp_heap *h = q->h;
+	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
+	if (!want)
+		return SQLITE_NOMEM;
+	int any = 0;
+	for (size_t i = 0; i < h->nclasses; i++)
+		if (s ? !strcmp(hp_class_name(h, i), s) : i == k)
+			want[i] = 1, any = 1;
+	int rc = any ? objects_of(q, c, want) : SQLITE_OK;
+	hp_free(want);
+	return rc;
 }
 
 static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc, sqlite3_value **argv)
@@ -297,8 +379,20 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 	c->owned = NULL;
 	c->list32 = NULL;
 	c->list64 = NULL;
-	c->i = 0;
+	c->order = NULL;
+	c->i = c->hi = 0;
 	int rc = SQLITE_OK, col = idx - 1;
+	if (idx == IDX_BY_NAME || idx == IDX_BY_ID) {
+		if ((rc = need_order(q, idx == IDX_BY_ID)) != SQLITE_OK)
+			return rc;
+		c->order = q->cls_order[idx == IDX_BY_ID];
+		c->p = 0;
+		c->np = h->nclasses;
+		c->list32 = q->by_cls;
+		next_class(c, q);
+		cursor_row(c);
+		return SQLITE_OK;
+	}
 	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, 0)) != SQLITE_OK)
 		return rc;
 	if (idx == 0) {
@@ -307,21 +401,14 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		size_t o = object_of(h, argv[0]);
 		c->i = o == SIZE_MAX ? 0 : o;
 		c->hi = o == SIZE_MAX ? 0 : o + 1;
-	} else if (v->t == T_OBJECTS && (col == O_CLASS_ID || col == O_CLASS)) {
-		if ((rc = need_by_cls(q)) != SQLITE_OK)
+	} else if (v->t == T_OBJECTS && col == O_CLASS) {
+		const unsigned char *name = sqlite3_value_text(argv[0]);
+		if (name && (rc = objects_named(q, c, (const char *)name, 0)) != SQLITE_OK)
 			return rc;
-		if (col == O_CLASS) {
-			const unsigned char *s = sqlite3_value_text(argv[0]);
-			if (!s)
-				c->hi = 0;
-			else if ((rc = objects_named(q, c, (const char *)s)) != SQLITE_OK)
-				return rc;
-		} else {
-			size_t k = class_of(h, argv[0]);
-			c->list32 = q->by_cls;
-			c->i = k == SIZE_MAX ? 0 : q->by_cls_off[k];
-			c->hi = k == SIZE_MAX ? 0 : q->by_cls_off[k + 1];
-		}
+	} else if (v->t == T_OBJECTS && col == O_CLASS_ID) {
+		size_t k = class_of(h, argv[0]);
+		if (k != SIZE_MAX && (rc = objects_named(q, c, NULL, k)) != SQLITE_OK)
+			return rc;
 	} else if (v->t == T_OBJECTS && col == O_IDOM) {
 		if ((rc = need_R(q, cur->pVtab, 1)) != SQLITE_OK)
 			return rc;
@@ -353,6 +440,8 @@ static int next(sqlite3_vtab_cursor *cur)
 {
 	struct cursor *c = (struct cursor *)cur;
 	c->i++;
+	if (c->order)
+		next_class(c, ((const struct vtab *)cur->pVtab)->q);
 	cursor_row(c);
 	return SQLITE_OK;
 }
@@ -405,7 +494,9 @@ static int object_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3
 	const struct hp_class *k = &h->classes[h->cls[v]];
 	switch (col) {
 	case O_ID: sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[v]); break;
-	case O_CLASS: sqlite3_result_text(ctx, hp_class_name(h, h->cls[v]), -1, SQLITE_STATIC); break;
+	case O_CLASS:
+		sqlite3_result_text(ctx, hp_class_name(h, h->cls[v]), q->cls_name_len[h->cls[v]], SQLITE_STATIC);
+		break;
 	case O_CLASS_ID: result_id(ctx, k->id); break;
 	case O_KIND: sqlite3_result_text(ctx, kind_names[kind & 3], -1, SQLITE_STATIC); break;
 	case O_SHALLOW: sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_shallow(h, v)); break;
@@ -446,7 +537,7 @@ static int class_column(hp_sql *q, sqlite3_vtab *vt, size_t i, int col, sqlite3_
 	int rc;
 	switch (col) {
 	case C_ID: result_id(ctx, k->id); break;
-	case C_NAME: sqlite3_result_text(ctx, hp_class_name(q->h, i), -1, SQLITE_STATIC); break;
+	case C_NAME: sqlite3_result_text(ctx, hp_class_name(q->h, i), q->cls_name_len[i], SQLITE_STATIC); break;
 	case C_SUPER: result_id(ctx, k->super_id); break;
 	case C_LOADER: result_id(ctx, k->loader_id); break;
 	case C_INSTANCES: sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_count[i]); break;
@@ -727,9 +818,14 @@ int hp_sql_open(hp_sql **out, hp_session *S, const struct hp_sql_opts *o, struct
 	const hp_heap *h = q->h;
 	q->cls_count = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *q->cls_count);
 	q->cls_shallow = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *q->cls_shallow);
-	if (!q->cls_count || !q->cls_shallow) {
+	q->cls_name_len = hp_calloc(h->nclasses ? h->nclasses : 1, sizeof *q->cls_name_len);
+	if (!q->cls_count || !q->cls_shallow || !q->cls_name_len) {
 		hp_sql_close(q);
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < h->nclasses; i++) {
+		size_t n = strlen(hp_class_name(h, i));
+		q->cls_name_len[i] = n < INT32_MAX ? (int)n : INT32_MAX;
 	}
 	for (size_t i = 0; i < h->nrows; i++)
 		if (h->rows[i].cls < h->nclasses) {
@@ -784,7 +880,8 @@ void hp_sql_close(hp_sql *q)
 		return;
 	if (q->db)
 		sqlite3_close_v2(q->db);
-	hp_free_all(q->cls_count, q->cls_shallow, q->by_cls_off, q->by_cls, q->rev_off, q->rev_edge, q);
+	hp_free_all(q->cls_count, q->cls_shallow, q->cls_name_len, q->by_cls_off, q->by_cls, q->cls_order[0], q->cls_order[1], q->rev_off,
+		    q->rev_edge, q);
 }
 
 sqlite3 *hp_sql_db(hp_sql *q) { return q->db; }

@@ -72,6 +72,10 @@ refs dst|SELECT count(*), sum(src) FROM refs WHERE dst = $ID|SELECT count(*), su
 refs dst of a class|SELECT count(*), sum(src) FROM refs WHERE dst = $CID|SELECT count(*), sum(src) FROM refs WHERE dst + 0 = $CID
 join|SELECT o.class, count(*) FROM objects o JOIN refs r ON r.dst = o.id WHERE r.src = $ID GROUP BY 1|SELECT o.class, count(*) FROM (SELECT dst FROM refs WHERE src + 0 = $ID) r CROSS JOIN objects o ON o.id + 0 = r.dst GROUP BY 1
 no such id|SELECT count(*) FROM objects WHERE id = 12345|SELECT count(*) FROM objects WHERE id + 0 = 12345
+GROUP BY class (a scan class by class)|SELECT class, count(*), sum(shallow) FROM objects GROUP BY class|SELECT class, count(*), sum(shallow) FROM objects GROUP BY class || ''
+GROUP BY class_id (a scan class by class)|SELECT class_id, count(*), sum(retained) FROM objects GROUP BY class_id|SELECT class_id, count(*), sum(retained) FROM objects GROUP BY class_id + 0
+ORDER BY class (a scan class by class)|SELECT class, id FROM objects WHERE kind = 'class' ORDER BY class, id|SELECT class, id FROM objects WHERE kind = 'class' ORDER BY class || '', id
+DISTINCT class (a scan class by class)|SELECT DISTINCT class FROM objects|SELECT DISTINCT class || '' AS class FROM objects ORDER BY 1
 EOF
 while IFS='|' read -r name a b; do
   Q "$S" --csv "$a" >"$TMPD/a.csv" 2>"$TMPD/a.err"; ra=$?
