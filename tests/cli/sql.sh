@@ -260,3 +260,62 @@ Q "$S" --export "$TMPD/nodir/x.db" 2>"$TMPD/x.err"
 rc=$?
 [ $rc = 1 ] && grep -q "cannot write $TMPD/nodir/x.db" "$TMPD/x.err" && ok "sql: --export into a missing directory: said, exit 1" ||
   fail "sql: --export into a missing directory" "exit $rc: $(cat "$TMPD/x.err")"
+
+# ---- GROUP BY class on every corpus dump ------------------------------------
+# against VisualVM 2.1.5's per-class instances and shallow bytes
+# (expected/*.vvm.json, under --size-model=visualvm, class objects aside as
+# VisualVM counts them) where it has them, and against top's histogram on
+# every dump (that only says the two agree; top's own checks are
+# jmap_histo.sh, visualvm_counts.sh, golden_retained.sh)
+if have_corpus sql-corpus-histograms; then
+  python3 - "$HPROFAN" "$CORPUS" <<'PY'
+import collections, csv, glob, io, json, os, subprocess, sys
+hp, corpus = sys.argv[1:3]
+def sql(f, q, *opts):
+    r = subprocess.run([hp, 'sql', f, '--csv', '--quiet', *opts, q], capture_output=True, text=True)
+    if r.returncode: raise RuntimeError('exit %d: %s' % (r.returncode, r.stderr[:200]))
+    return list(csv.reader(io.StringIO(r.stdout)))[1:]
+vvm = {}
+for j in glob.glob(corpus + '/expected/*.vvm.json'):
+    b = os.path.basename(j)[:-len('.vvm.json')]
+    folder, _, name = b.partition('_')
+    while not os.path.exists('%s/%s/%s' % (corpus, folder, name)) and '_' in name:
+        a, _, name = name.partition('_'); folder += '_' + a
+    vvm['%s/%s' % (folder, name)] = j
+dumps = sorted(p for p in glob.glob(corpus + '/*/*') if os.path.isfile(p) and '/expected/' not in p
+               and not p.endswith(('.md', '.tsv', '.txt')) and 'CORRUPT' not in p and 'java_pid1884' not in p)
+for f in dumps:
+    rel = os.path.relpath(f, corpus)
+    try:
+        t = subprocess.run([hp, f, '--top', '0', '--json', '--quiet', '--fast'], capture_output=True, text=True)
+        if t.returncode:
+            q = subprocess.run([hp, 'sql', f, '--quiet', 'SELECT 1'], capture_output=True, text=True)
+            same = q.returncode == t.returncode and q.stderr.splitlines()[:1] == t.stderr.splitlines()[:1]
+            print(('ok' if same else 'FAIL') + ' sql: %s: the error top gives, exit %d%s' % (rel, t.returncode, '' if same else ': ' + q.stderr[:200]))
+            continue
+        want = collections.Counter()
+        wb = collections.Counter()
+        for c in json.loads(t.stdout).get('classes', []):
+            want[c['class']] += c['instances']; wb[c['class']] += c['shallow']
+        got, gb = collections.Counter(), collections.Counter()
+        for r in sql(f, 'SELECT class, count(*), sum(shallow) FROM objects GROUP BY class'):
+            got[r[0]] += int(r[1]); gb[r[0]] += int(r[2])
+        bad = [k for k in set(want) | set(got) if (want[k], wb[k]) != (got[k], gb[k])]
+        print(('ok' if not bad else 'FAIL') + ' sql: %s: GROUP BY class = top\'s histogram (%d classes)%s' %
+              (rel, len(want), '' if not bad else ': ' + ', '.join('%s %s/%s' % (k, (got[k], gb[k]), (want[k], wb[k])) for k in bad[:3])))
+        if rel in vvm:
+            vv = json.load(open(vvm[rel]))
+            vi, vs = collections.Counter(), collections.Counter()
+            for c in vv.get('classes', []):
+                vi[c['name']] += c['instances']; vs[c['name']] += c['shallow_bytes']
+            gi, gs = collections.Counter(), collections.Counter()
+            for r in sql(f, "SELECT class, count(*), sum(shallow) FROM objects WHERE kind != 'class' GROUP BY class", '--size-model=visualvm'):
+                gi[r[0]] += int(r[1]); gs[r[0]] += int(r[2])
+            vi, gi = +vi, +gi
+            bad = [k for k in set(vi) | set(gi) if (vi[k], vs[k]) != (gi[k], gs[k])]
+            print(('ok' if not bad else 'FAIL') + ' sql: %s: GROUP BY class = VisualVM\'s instances and bytes (%d classes)%s' %
+                  (rel, len(vi), '' if not bad else ': ' + ', '.join('%s %s/%s' % (k, (gi[k], gs[k]), (vi[k], vs[k])) for k in sorted(bad)[:3])))
+    except Exception as e:
+        print('FAIL sql: %s: %s' % (rel, e))
+PY
+fi
