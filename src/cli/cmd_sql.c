@@ -494,13 +494,13 @@ static int read_all(FILE *in, char **out)
 	return EXIT_OK;
 }
 
-static const char *const tables[] = { "objects", "classes", "refs" };
+static const char *const tables[] = { "objects", "classes", "refs", "roots", "strings", "fields" };
 
 /* .tables, .schema, .help: what the prompt answers itself */
 static void dot(struct run *u, const char *line)
 {
 	if (!strncmp(line, ".tables", 7)) {
-		puts_(u->k, "objects  classes  refs\n");
+		puts_(u->k, "objects  classes  refs  roots  strings  fields\n");
 		return;
 	}
 	if (!strncmp(line, ".schema", 7)) {
@@ -626,6 +626,6 @@ static int run(struct cli_ctx *x)
 	return rc;
 }
 
-CLI_COMMAND(sql, "hprofan sql FILE [QUERY]", "SQL over the heap: objects, classes, refs (SQLite)",
+CLI_COMMAND(sql, "hprofan sql FILE [QUERY]", "SQL over the heap: objects, classes, refs, roots, strings, fields (SQLite)",
 	    CLI_FILES(1, 2), CLI_OWN(struct sql_opts, NULL), .run = run,
 	    CLI_TABLES(own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet));

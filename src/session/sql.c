@@ -33,6 +33,8 @@ struct hp_sql {
 	int *cls_name_len;            /* per class: its name's bytes (for SQLite, without a strlen a row) */
 	uint32_t *by_cls_off, *by_cls;       /* objects of each class: [off[c], off[c + 1]) */
 	uint32_t *cls_order[2];       /* class indexes by (name, id) and by id: the scans in class order */
+	uint32_t *str_objs;           /* the java.lang.String instances (strings), NULL until asked */
+	size_t nstr;
 	uint64_t *rev_off, *rev_edge;        /* edges into each object: edge numbers */
 	double timeout, deadline;
 	int timed_out;
@@ -142,7 +144,7 @@ static int need_rev(hp_sql *q)
 /* ---- the tables -----------------------------------------------------------
  * A cursor walks row numbers: lo..hi, or list[0..nlist) (borrowed, or own
  * when owned is set). */
-enum { T_OBJECTS, T_CLASSES, T_REFS };
+enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_N };
 
 struct vtab {
 	sqlite3_vtab base;
@@ -157,6 +159,8 @@ struct cursor {
 	const uint64_t *list64;       /* edge numbers */
 	uint32_t *owned;
 	const uint32_t *order;        /* a scan in class order: the classes, then each one's objects */
+	struct hp_objdata od;         /* fields: the object being read (od.fields NULL: none) */
+	size_t f;                     /*   and its field */
 	size_t p, np;                 /*   the class of order[] being read, of np */
 	uint64_t row;                 /* the current row number */
 };
@@ -167,7 +171,13 @@ static const char *const schemas[] = {
 	[T_CLASSES] = "CREATE TABLE x(id INTEGER, name TEXT, super_id INTEGER, loader_id INTEGER, instances INTEGER, "
 		      "shallow INTEGER, retained INTEGER, instance_size INTEGER)",
 	[T_REFS] = "CREATE TABLE x(src INTEGER, dst INTEGER, kind TEXT)",
+	[T_ROOTS] = "CREATE TABLE x(id INTEGER, kind TEXT, thread_id INTEGER, frame INTEGER)",
+	[T_STRINGS] = "CREATE TABLE x(id INTEGER, value TEXT, length INTEGER)",
+	[T_FIELDS] = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, value, ref INTEGER, static INTEGER)",
 };
+enum { RT_ID, RT_KIND, RT_THREAD, RT_FRAME };
+enum { S_ID, S_VALUE, S_LENGTH };
+enum { F_ID, F_NAME, F_TYPE, F_VALUE, F_REF, F_STATIC };
 enum { O_ID, O_CLASS, O_CLASS_ID, O_KIND, O_SHALLOW, O_RETAINED, O_IDOM, O_REACHABLE, O_ROOT_KINDS, O_HEAP,
        O_LENGTH };
 enum { C_ID, C_NAME, C_SUPER, C_LOADER, C_INSTANCES, C_SHALLOW, C_RETAINED, C_INSTANCE_SIZE };
@@ -176,10 +186,13 @@ enum { R_SRC, R_DST, R_KIND };
 /* xBestIndex's plans: idxNum is the column of an equality it uses + 1, 0 a
  * full scan, IDX_BY_NAME / IDX_BY_ID a full scan class by class */
 enum { IDX_BY_NAME = 100, IDX_BY_ID };
-static const int keyed[3][4] = {
+static const int keyed[T_N][4] = {
 	[T_OBJECTS] = { O_ID, O_CLASS_ID, O_CLASS, O_IDOM },
 	[T_CLASSES] = { C_ID, -1, -1, -1 },
 	[T_REFS] = { R_SRC, R_DST, -1, -1 },
+	[T_ROOTS] = { -1, -1, -1, -1 },
+	[T_STRINGS] = { S_ID, -1, -1, -1 },
+	[T_FIELDS] = { F_ID, -1, -1, -1 },
 };
 
 static int connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg,
@@ -222,6 +235,23 @@ static int connect_refs(sqlite3 *db, void *aux, int argc, const char *const *arg
 	return connect(db, aux, argc, argv, out, msg, T_REFS);
 }
 
+static int connect_roots(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
+{
+	return connect(db, aux, argc, argv, out, msg, T_ROOTS);
+}
+
+static int connect_strings(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+			   char **msg)
+{
+	return connect(db, aux, argc, argv, out, msg, T_STRINGS);
+}
+
+static int connect_fields(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+			  char **msg)
+{
+	return connect(db, aux, argc, argv, out, msg, T_FIELDS);
+}
+
 static int disconnect(sqlite3_vtab *vt)
 {
 	sqlite3_free(vt);
@@ -243,7 +273,10 @@ static int best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 				break;
 			}
 	}
-	double rows = v->t == T_CLASSES ? (double)v->q->h->nclasses : (double)v->q->h->nobj * (v->t == T_REFS ? 3 : 1);
+	const hp_heap *h = v->q->h;
+	double rows = v->t == T_CLASSES ? (double)h->nclasses : v->t == T_ROOTS ? (double)h->nroots :
+		      v->t == T_FIELDS ? (double)h->nobj * 50 : v->t == T_STRINGS ? (double)h->nobj * 10 :
+		      (double)h->nobj * (v->t == T_REFS ? 3 : 1);
 	if (best < 0) {
 		ix->idxNum = 0;
 		ix->estimatedCost = rows;
@@ -283,6 +316,7 @@ static int open_cursor(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 static int close_cursor(sqlite3_vtab_cursor *cur)
 {
 	struct cursor *c = (struct cursor *)cur;
+	hp_objread_release(&c->od);
 	hp_free(c->owned);
 	sqlite3_free(c);
 	return SQLITE_OK;
@@ -367,6 +401,61 @@ static int objects_named(hp_sql *q, struct cursor *c, const char *s, size_t k)
 	return rc;
 }
 
+static void vt_error(sqlite3_vtab *vt, const char *msg)
+{
+	sqlite3_free(vt->zErrMsg);
+	vt->zErrMsg = sqlite3_mprintf("%s", msg);
+}
+
+/* fields: from the cursor's object on, the first with fields, decoded
+ * (instances: theirs; class objects: the statics); SQLITE_OK at the end too */
+static int fields_settle(struct cursor *c, hp_sql *q, sqlite3_vtab *vt)
+{
+	const hp_heap *h = q->h;
+	hp_objread_release(&c->od);
+	memset(&c->od, 0, sizeof c->od);
+	c->f = 0;
+	if (c->i < c->hi && !q->rd) {
+		hp_error_clear(&q->err);
+		if (hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) {
+			q->rd = NULL;
+			vt_error(vt, q->err.msg);
+			return SQLITE_ERROR;
+		}
+	}
+	for (; c->i < c->hi; c->i++) {
+		size_t v = (size_t)c->i;
+		int kind = hp_heap_kind(h, v);
+		if (kind != HP_OBJ_INSTANCE && kind != HP_OBJ_CLASS)
+			continue;
+		hp_error_clear(&q->err);
+		if (hp_objread_decode(q->rd, v, 0, &c->od, &q->err) != HP_OK) {
+			vt_error(vt, q->err.msg);
+			return SQLITE_ERROR;
+		}
+		if (c->od.nfields)
+			break;
+		hp_objread_release(&c->od);
+		memset(&c->od, 0, sizeof c->od);
+	}
+	c->row = c->i * 65536;
+	return SQLITE_OK;
+}
+
+static int need_strings(hp_sql *q)
+{
+	if (q->str_objs)
+		return SQLITE_OK;
+	struct cursor tmp;
+	memset(&tmp, 0, sizeof tmp);
+	int rc = objects_named(q, &tmp, "java.lang.String", 0);
+	if (rc != SQLITE_OK)
+		return rc;
+	q->str_objs = tmp.owned ? tmp.owned : hp_calloc(1, sizeof *q->str_objs);
+	q->nstr = tmp.hi;
+	return q->str_objs ? SQLITE_OK : SQLITE_NOMEM;
+}
+
 static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc, sqlite3_value **argv)
 {
 	(void)idxs;
@@ -395,7 +484,25 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 	}
 	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, 0)) != SQLITE_OK)
 		return rc;
-	if (idx == 0) {
+	if (v->t == T_ROOTS) {
+		c->hi = h->nroots;
+	} else if (v->t == T_STRINGS) {
+		if ((rc = need_strings(q)) != SQLITE_OK)
+			return rc;
+		if (idx == 0) {
+			c->list32 = q->str_objs;
+			c->hi = q->nstr;
+		} else {
+			size_t o = object_of(h, argv[0]);
+			c->i = o;
+			c->hi = o != SIZE_MAX && hp_objread_is_string(h, o) ? o + 1 : 0;
+		}
+	} else if (v->t == T_FIELDS) {
+		size_t o = idx ? object_of(h, argv[0]) : 0;
+		c->i = idx && o == SIZE_MAX ? 0 : o;
+		c->hi = idx ? (o == SIZE_MAX ? 0 : o + 1) : h->nobj;
+		return fields_settle(c, q, cur->pVtab);
+	} else if (idx == 0) {
 		c->hi = v->t == T_CLASSES ? h->nclasses : v->t == T_OBJECTS ? h->nobj : hp_refs_off(&q->R->refs, q->R->refs.n);
 	} else if (v->t == T_OBJECTS && col == O_ID) {
 		size_t o = object_of(h, argv[0]);
@@ -439,6 +546,14 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 static int next(sqlite3_vtab_cursor *cur)
 {
 	struct cursor *c = (struct cursor *)cur;
+	if (((const struct vtab *)cur->pVtab)->t == T_FIELDS) {
+		if (++c->f < c->od.nfields) {
+			c->row++;
+			return SQLITE_OK;
+		}
+		c->i++;
+		return fields_settle(c, ((const struct vtab *)cur->pVtab)->q, cur->pVtab);
+	}
 	c->i++;
 	if (c->order)
 		next_class(c, ((const struct vtab *)cur->pVtab)->q);
@@ -551,6 +666,90 @@ static int class_column(hp_sql *q, sqlite3_vtab *vt, size_t i, int col, sqlite3_
 	return SQLITE_OK;
 }
 
+static void result_value(sqlite3_context *ctx, const struct hp_objval *f);
+
+static int root_column(hp_sql *q, size_t i, int col, sqlite3_context *ctx)
+{
+	const hp_heap *h = q->h;
+	const struct hp_root_rec *r = &h->roots[i];
+	uint32_t t;
+	switch (col) {
+	case RT_ID: sqlite3_result_int64(ctx, (sqlite3_int64)r->object); break;
+	case RT_KIND: sqlite3_result_text(ctx, hp_root_kind_name(r->kind), -1, SQLITE_STATIC); break;
+	case RT_THREAD:
+		t = r->has_thread ? hp_idmap_get(&h->thread_map, r->thread_serial) : HP_IDMAP_NONE;
+		if (t != HP_IDMAP_NONE && t < h->nthreads)
+			result_id(ctx, h->threads[t].object_id);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	default:
+		if (r->has_thread && (r->kind == HP_ROOT_JAVA_FRAME || r->kind == HP_ROOT_JNI_LOCAL) && r->frame != UINT32_MAX)
+			sqlite3_result_int64(ctx, r->frame);
+		else
+			sqlite3_result_null(ctx);
+	}
+	return SQLITE_OK;
+}
+
+static int string_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3_context *ctx)
+{
+	if (col == S_ID) {
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[v]);
+		return SQLITE_OK;
+	}
+	if (!q->rd) {
+		hp_error_clear(&q->err);
+		if (hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) {
+			q->rd = NULL;
+			vt_error(vt, q->err.msg);
+			return SQLITE_ERROR;
+		}
+	}
+	struct hp_text t = { 0 };
+	hp_error_clear(&q->err);
+	if (hp_objread_text(q->rd, v, 0, &t, &q->err) != HP_OK) {
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
+	}
+	if (!t.utf8)
+		sqlite3_result_null(ctx);
+	else if (col == S_VALUE)
+		sqlite3_result_text(ctx, t.utf8, (int)(t.len < INT32_MAX ? t.len : INT32_MAX), SQLITE_TRANSIENT);
+	else
+		sqlite3_result_int64(ctx, (sqlite3_int64)t.chars);
+	hp_objread_text_release(&t);
+	return SQLITE_OK;
+}
+
+static int field_column(hp_sql *q, const struct cursor *c, int col, sqlite3_context *ctx)
+{
+	const struct hp_objval *f = &c->od.fields[c->f];
+	switch (col) {
+	case F_ID: sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[c->i]); break;
+	case F_NAME: sqlite3_result_text(ctx, f->name ? f->name : "?", -1, SQLITE_TRANSIENT); break;
+	case F_TYPE: {
+		const char *t = f->type == HP_T_OBJECT ? "object" : hp_type_name(f->type);
+		sqlite3_result_text(ctx, t ? t : "?", -1, SQLITE_STATIC);
+		break;
+	}
+	case F_VALUE:
+		if (f->type == HP_T_OBJECT)
+			sqlite3_result_null(ctx);
+		else
+			result_value(ctx, f);
+		break;
+	case F_REF:
+		if (f->type == HP_T_OBJECT)
+			result_id(ctx, f->bits);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	default: sqlite3_result_int(ctx, c->od.kind == HP_OBJ_CLASS);
+	}
+	return SQLITE_OK;
+}
+
 /* the object whose edges hold edge e (the last v with off(v) <= e) */
 static size_t edge_src(const struct hp_refs *r, uint64_t e)
 {
@@ -574,6 +773,12 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		return object_column(q, cur->pVtab, (size_t)c->row, col, ctx);
 	if (v->t == T_CLASSES)
 		return class_column(q, cur->pVtab, (size_t)c->row, col, ctx);
+	if (v->t == T_ROOTS)
+		return root_column(q, (size_t)c->row, col, ctx);
+	if (v->t == T_STRINGS)
+		return string_column(q, cur->pVtab, (size_t)c->row, col, ctx);
+	if (v->t == T_FIELDS)
+		return field_column(q, c, col, ctx);
 	const struct hp_refs *r = &q->R->refs;
 	size_t src = edge_src(r, c->row);
 	if (col == R_SRC)
@@ -586,16 +791,19 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
-static const sqlite3_module modules[3] = {
+static const sqlite3_module modules[T_N] = {
 #define MODULE(conn) { .iVersion = 1, .xConnect = (conn), .xBestIndex = best_index, .xDisconnect = disconnect, \
 	.xOpen = open_cursor, .xClose = close_cursor, .xFilter = filter, .xNext = next, .xEof = eof, \
 	.xColumn = column, .xRowid = rowid }
 	[T_OBJECTS] = MODULE(connect_objects),
 	[T_CLASSES] = MODULE(connect_classes),
 	[T_REFS] = MODULE(connect_refs),
+	[T_ROOTS] = MODULE(connect_roots),
+	[T_STRINGS] = MODULE(connect_strings),
+	[T_FIELDS] = MODULE(connect_fields),
 #undef MODULE
 };
-static const char *const module_names[3] = { "objects", "classes", "refs" };
+static const char *const module_names[T_N] = { "objects", "classes", "refs", "roots", "strings", "fields" };
 
 /* ---- functions ------------------------------------------------------------ */
 
@@ -846,7 +1054,7 @@ int hp_sql_open(hp_sql **out, hp_session *S, const struct hp_sql_opts *o, struct
 	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, 64 << 20);
 	int src = SQLITE_OK;
-	for (int t = 0; t < 3 && src == SQLITE_OK; t++)
+	for (int t = 0; t < T_N && src == SQLITE_OK; t++)
 		src = sqlite3_create_module(q->db, module_names[t], &modules[t], q);
 	if (src == SQLITE_OK)
 		src = sqlite3_create_function(q->db, "str", 1, SQLITE_UTF8, q, fn_str, NULL, NULL);
@@ -880,7 +1088,7 @@ void hp_sql_close(hp_sql *q)
 		return;
 	if (q->db)
 		sqlite3_close_v2(q->db);
-	hp_free_all(q->cls_count, q->cls_shallow, q->cls_name_len, q->by_cls_off, q->by_cls, q->cls_order[0], q->cls_order[1], q->rev_off,
+	hp_free_all(q->str_objs, q->cls_count, q->cls_shallow, q->cls_name_len, q->by_cls_off, q->by_cls, q->cls_order[0], q->cls_order[1], q->rev_off,
 		    q->rev_edge, q);
 }
 

@@ -14,6 +14,11 @@
  *                                           the dominator tree is computed on
  *                                           (kind 'class' or 'field'); WHERE
  *                                           src = or dst = read one object's
+ *   roots(id, kind, thread_id, frame)       one row per GC root record
+ *   strings(id, value, length)              one row per java.lang.String
+ *   fields(id, name, type, value, ref,      one row per field of each instance
+ *          static)                          and class object (statics); WHERE
+ *                                           id = (both) decodes one object
  * and functions str(id) (a String's, char[]'s or byte[]'s text),
  * field(id, name) (an instance field's value, a reference as its id),
  * instance_of(id, class) (the class or a subclass) and size(id) (a

@@ -162,6 +162,43 @@ if have_corpus sql-corpus; then
   done
 fi
 
+# ---- fields: py-hprof's shadowing test (statics 10, 13, 11, 12; instance fields 4, 5, 6)
+if [ -d "$CORPUS/SonyMobile__py-hprof" ]; then
+  E=$CORPUS/SonyMobile__py-hprof/example-java.hprof
+  got=$(Q "$E" --csv "SELECT c.name, f.value FROM classes c JOIN fields f ON f.id = c.id WHERE f.static AND f.name = 'val' ORDER BY f.value" | tail -n +2 | tr -d '\r' | paste -sd';')
+  expect_eq "sql: fields: py-hprof's shadowed statics" "$got" "com.example.Base,10;com.example.ShadowIS,11;com.example.ShadowSS,12;com.example.ShadowS,13"
+  got=$(Q "$E" --csv "SELECT o.class, group_concat(f.value) FROM objects o JOIN fields f ON f.id = o.id WHERE o.class LIKE 'com.example.Shadow%' AND f.name = 'val' GROUP BY 1 ORDER BY 1" | tail -n +2 | tr -d '\r' | paste -sd';')
+  expect_eq "sql: fields: py-hprof's shadowed instance fields (own first)" "$got" 'com.example.ShadowI,4;com.example.ShadowII,"5,4";com.example.ShadowIS,4;com.example.ShadowSI,6'
+fi
+# fields and strings against object's JSON, a whole table against its look-ups
+"$HPROFAN" object "$S" "$ID" --json --quiet >"$TMPD/obj.json"
+got=$(Q "$S" --csv "SELECT name, type, ifnull(value, printf('0x%x', ref)) FROM fields WHERE id = $ID" | tail -n +2 | tr -d '\r' | paste -sd';')
+want=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["object"]["fields"]
+def v(f):
+    x = f.get("value")
+    if f["type"] == "boolean": return "1" if x else "0"
+    return str(x)
+print(";".join("%s,%s,%s" % (f["name"], f["type"], v(f)) for f in d))' "$TMPD/obj.json")
+expect_eq "sql: fields of an object = object's fields" "$got" "$want"
+a=$(Q "$S" --csv "SELECT count(*), sum(length), sum(length(value)) FROM strings" | tail -1)
+b=$(Q "$S" --csv "SELECT count(*), sum(length(str(id))) FROM objects WHERE class = 'java.lang.String'" | tail -1)
+[ "$(echo "$a" | cut -d, -f1)" = "$(echo "$b" | cut -d, -f1)" ] && [ "$(echo "$a" | cut -d, -f3)" = "$(echo "$b" | cut -d, -f2)" ] &&
+  ok "sql: strings = the String objects and their str() ($a)" || fail "sql: strings = the String objects" "$a vs $b"
+got=$(Q "$S" --csv "SELECT s.value FROM strings s WHERE s.id = (SELECT id FROM objects WHERE class = 'java.lang.String' LIMIT 1)" | tail -1)
+want=$(Q "$S" --csv "SELECT str(id) FROM objects WHERE class = 'java.lang.String' LIMIT 1" | tail -1)
+expect_eq "sql: strings WHERE id = looked up" "$got" "$want"
+got=$(Q "$S" --csv "SELECT count(*) FROM strings WHERE id = $ID; " | tail -1 | tr -d '\r')
+expect_eq "sql: strings WHERE id = an object that is no String: no row" "$got" 0
+got=$(Q "$S" --csv "SELECT kind, count(*), count(DISTINCT id) FROM roots GROUP BY kind" | tail -n +2 | tr -d '\r' |
+  python3 -c 'import sys; print(";".join(sorted(l.strip().lower().replace(" ", "_") for l in sys.stdin)))')
+want=$("$HPROFAN" roots "$S" --json --quiet | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(";".join(sorted("%s,%d,%d" % (k["kind"], k["roots"], k["objects"]) for k in d["kinds"])))' 2>&1)
+expect_eq "sql: roots by kind = the roots command's" "$got" "$want"
+
 # ---- refused ----------------------------------------------------------------
 refused() {   # NAME SQL [OPTIONS...]: exit 2, the message in one line (a usage error's hint after it), no output
   local name=$1 sql=$2; shift 2
@@ -311,6 +348,15 @@ for f in dumps:
             gi, gs = collections.Counter(), collections.Counter()
             for r in sql(f, "SELECT class, count(*), sum(shallow) FROM objects WHERE kind != 'class' GROUP BY class", '--size-model=visualvm'):
                 gi[r[0]] += int(r[1]); gs[r[0]] += int(r[2])
+            rk = {r[0]: int(r[1]) for r in sql(f, 'SELECT kind, count(*) FROM roots GROUP BY kind')}
+            # distinct objects: those in the dump (VisualVM's distinct_objects) and the
+            # ids a root names that the dump lacks (its missing_objects)
+            nd, nin = (int(x) for x in sql(f, 'SELECT count(DISTINCT r.id), count(DISTINCT o.id) FROM roots r '
+                                              'LEFT JOIN objects o ON o.id = r.id')[0])
+            ok = (rk == vv['gc_roots']['by_kind'] and nin == vv['gc_roots']['distinct_objects'] and
+                  nd - nin == vv['gc_roots']['missing_objects'])
+            print(('ok' if ok else 'FAIL') + " sql: %s: roots by kind and distinct objects = VisualVM's (%d, %d)%s" %
+                  (rel, sum(rk.values()), nd, '' if ok else ': %r %d vs %r' % (rk, nd, vv['gc_roots'])))
             vi, gi = +vi, +gi
             bad = [k for k in set(vi) | set(gi) if (vi[k], vs[k]) != (gi[k], gs[k])]
             print(('ok' if not bad else 'FAIL') + ' sql: %s: GROUP BY class = VisualVM\'s instances and bytes (%d classes)%s' %
