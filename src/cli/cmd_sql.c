@@ -225,7 +225,9 @@ static int sql_failed(struct run *u, const char *what)
 		cli_error("sql: the statement ran past --timeout %g s, stopped", o->timeout);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(what, "not authorized"))
+	if (!strcmp(what, "no query solution"))
+		cli_error("sql: no query solution: retained_set() needs the object, retained_set(ID)");
+	else if (!strcmp(what, "not authorized"))
 		cli_error("sql: not authorized: hprofan sql only reads (SELECT, WITH, and the pragmas that list tables, "
 			  "columns, functions and modules)");
 	else

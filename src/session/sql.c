@@ -144,7 +144,7 @@ static int need_rev(hp_sql *q)
 /* ---- the tables -----------------------------------------------------------
  * A cursor walks row numbers: lo..hi, or list[0..nlist) (borrowed, or own
  * when owned is set). */
-enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_N };
+enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_RETAINED_SET, T_N };
 
 struct vtab {
 	sqlite3_vtab base;
@@ -174,6 +174,8 @@ static const char *const schemas[] = {
 	[T_ROOTS] = "CREATE TABLE x(id INTEGER, kind TEXT, thread_id INTEGER, frame INTEGER)",
 	[T_STRINGS] = "CREATE TABLE x(id INTEGER, value TEXT, length INTEGER)",
 	[T_FIELDS] = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, value, ref INTEGER, static INTEGER)",
+	/* retained_set(ID): a table-valued function, ID its hidden column */
+	[T_RETAINED_SET] = "CREATE TABLE x(id INTEGER, of HIDDEN)",
 };
 enum { RT_ID, RT_KIND, RT_THREAD, RT_FRAME };
 enum { S_ID, S_VALUE, S_LENGTH };
@@ -193,6 +195,7 @@ static const int keyed[T_N][4] = {
 	[T_ROOTS] = { -1, -1, -1, -1 },
 	[T_STRINGS] = { S_ID, -1, -1, -1 },
 	[T_FIELDS] = { F_ID, -1, -1, -1 },
+	[T_RETAINED_SET] = { 1, -1, -1, -1 },
 };
 
 static int connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg,
@@ -252,6 +255,12 @@ static int connect_fields(sqlite3 *db, void *aux, int argc, const char *const *a
 	return connect(db, aux, argc, argv, out, msg, T_FIELDS);
 }
 
+static int connect_retained_set(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+				char **msg)
+{
+	return connect(db, aux, argc, argv, out, msg, T_RETAINED_SET);
+}
+
 static int disconnect(sqlite3_vtab *vt)
 {
 	sqlite3_free(vt);
@@ -277,6 +286,10 @@ static int best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 	double rows = v->t == T_CLASSES ? (double)h->nclasses : v->t == T_ROOTS ? (double)h->nroots :
 		      v->t == T_FIELDS ? (double)h->nobj * 50 : v->t == T_STRINGS ? (double)h->nobj * 10 :
 		      (double)h->nobj * (v->t == T_REFS ? 3 : 1);
+	if (best < 0 && v->t == T_RETAINED_SET) {
+		/* (no plan without the object: SQLite says "no query solution") */
+		return SQLITE_CONSTRAINT;
+	}
 	if (best < 0) {
 		ix->idxNum = 0;
 		ix->estimatedCost = rows;
@@ -442,6 +455,47 @@ static int fields_settle(struct cursor *c, hp_sql *q, sqlite3_vtab *vt)
 	return SQLITE_OK;
 }
 
+/* retained_set: the dominator subtree of v, v first, into the cursor's own
+ * list (a stack of its own: as deep as the tree, never the C stack) */
+static int subtree_of(hp_sql *q, struct cursor *c, uint32_t v)
+{
+	const struct hp_retained *R = q->R;
+	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
+		return SQLITE_OK;
+	size_t n = 0, cap = 0, sn = 1, scap = 64;
+	uint32_t *list = NULL, *stack = hp_reallocarray(NULL, scap, sizeof *stack);
+	if (!stack)
+		return SQLITE_NOMEM;
+	stack[0] = v;
+	while (sn) {
+		uint32_t u = stack[--sn];
+		if (n == cap) {
+			uint32_t *t = hp_grow(list, &cap, n + 1, 1024, sizeof *list);
+			if (!t)
+				goto nomem;
+			list = t;
+		}
+		list[n++] = u;
+		uint32_t a = R->child_off[u], b = R->child_off[u + 1];
+		if (sn + (b - a) > scap) {
+			uint32_t *t = hp_grow(stack, &scap, sn + (b - a), 64, sizeof *stack);
+			if (!t)
+				goto nomem;
+			stack = t;
+		}
+		for (uint32_t k = b; k > a; k--)
+			stack[sn++] = R->children[k - 1];
+	}
+	hp_free(stack);
+	c->owned = list;
+	c->list32 = list;
+	c->hi = n;
+	return SQLITE_OK;
+nomem:
+	hp_free_all(list, stack);
+	return SQLITE_NOMEM;
+}
+
 static int need_strings(hp_sql *q)
 {
 	if (q->str_objs)
@@ -497,6 +551,12 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 			c->i = o;
 			c->hi = o != SIZE_MAX && hp_objread_is_string(h, o) ? o + 1 : 0;
 		}
+	} else if (v->t == T_RETAINED_SET) {
+		if ((rc = need_R(q, cur->pVtab, 1)) != SQLITE_OK)
+			return rc;
+		size_t o = object_of(h, argv[0]);
+		if (o != SIZE_MAX && (rc = subtree_of(q, c, (uint32_t)o)) != SQLITE_OK)
+			return rc;
 	} else if (v->t == T_FIELDS) {
 		size_t o = idx ? object_of(h, argv[0]) : 0;
 		c->i = idx && o == SIZE_MAX ? 0 : o;
@@ -779,6 +839,10 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		return string_column(q, cur->pVtab, (size_t)c->row, col, ctx);
 	if (v->t == T_FIELDS)
 		return field_column(q, c, col, ctx);
+	if (v->t == T_RETAINED_SET) {
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[c->row]);
+		return SQLITE_OK;
+	}
 	const struct hp_refs *r = &q->R->refs;
 	size_t src = edge_src(r, c->row);
 	if (col == R_SRC)
@@ -801,9 +865,11 @@ static const sqlite3_module modules[T_N] = {
 	[T_ROOTS] = MODULE(connect_roots),
 	[T_STRINGS] = MODULE(connect_strings),
 	[T_FIELDS] = MODULE(connect_fields),
+	[T_RETAINED_SET] = MODULE(connect_retained_set),
 #undef MODULE
 };
-static const char *const module_names[T_N] = { "objects", "classes", "refs", "roots", "strings", "fields" };
+static const char *const module_names[T_N] = { "objects", "classes", "refs", "roots", "strings", "fields",
+					       "retained_set" };
 
 /* ---- functions ------------------------------------------------------------ */
 

@@ -199,6 +199,20 @@ d = json.load(sys.stdin)
 print(";".join(sorted("%s,%d,%d" % (k["kind"], k["roots"], k["objects"]) for k in d["kinds"])))' 2>&1)
 expect_eq "sql: roots by kind = the roots command's" "$got" "$want"
 
+# retained_set(ID): the dominator subtree, whose shallow sizes add up to the retained size
+got=$(Q "$S" --csv "SELECT count(*), sum(o.shallow) = (SELECT retained FROM objects WHERE id = $ID), min(r.id = $ID OR o.idom IS NOT NULL) FROM retained_set($ID) r JOIN objects o ON o.id = r.id" | tail -1 | tr -d '\r')
+want=$(Q "$S" --csv "WITH RECURSIVE h(id) AS (SELECT $ID UNION ALL SELECT o.id FROM objects o JOIN h ON o.idom = h.id) SELECT count(*) FROM h" | tail -1 | tr -d '\r')
+expect_eq "sql: retained_set = the dominator subtree (WITH RECURSIVE), its bytes the retained size" "$got" "$want,1,1"
+got=$(Q "$S" --csv "SELECT sum(n) FROM (SELECT (SELECT count(*) FROM retained_set(s.id)) AS n FROM objects s WHERE s.class = 'LeakyCache\$Session')" | tail -1 | tr -d '\r')
+want=$(Q "$S" --csv "SELECT count(*) FROM objects o WHERE o.class = 'LeakyCache\$Session'" | tail -1 | tr -d '\r')
+[ "$got" -gt "$want" ] 2>/dev/null && ok "sql: retained_set for each Session ($got objects for $want sessions)" || fail "sql: retained_set for each Session" "$got for $want"
+got=$(Q "$S" --csv "SELECT count(*) FROM retained_set(12345)" | tail -1 | tr -d '\r')
+expect_eq "sql: retained_set of no object: no row" "$got" 0
+Q "$S" "SELECT * FROM retained_set" >/dev/null 2>"$TMPD/r.err"
+rc=$?
+[ $rc = 2 ] && grep -q "retained_set() needs the object" "$TMPD/r.err" && ok "sql: retained_set without its object: said, exit 2" ||
+  fail "sql: retained_set without its object" "exit $rc: $(cat "$TMPD/r.err")"
+
 # ---- refused ----------------------------------------------------------------
 refused() {   # NAME SQL [OPTIONS...]: exit 2, the message in one line (a usage error's hint after it), no output
   local name=$1 sql=$2; shift 2

@@ -45,9 +45,9 @@ for f in "$D"/*.sql; do
   "$HPROFAN" sql "$D/book.hprof" --csv --quiet "$(cat "$f")" >"$D/$n.csv" 2>"$D/$n.err" || echo "$?" >"$D/$n.rc"
 done
 
-python3 - "$D" <<'PY'
+python3 - "$D" "$HPROFAN" <<'PY'
 import csv, glob, os, re, sys
-d = sys.argv[1]
+d, hp = sys.argv[1:3]
 facts = dict(l.strip().split('=', 1) for l in open(d + '/book.out') if '=' in l)
 PRIM = {'Z': 'boolean', 'C': 'char', 'F': 'float', 'D': 'double', 'B': 'byte', 'S': 'short', 'I': 'int', 'J': 'long'}
 def java(n):
@@ -127,6 +127,14 @@ def _(r): return r == [[k, str(region(k)[1])] for k in ('ap', 'eu', 'us')]
 def _(r): return r == [['1', str(sum(region(k)[0] for k in ('eu', 'us', 'ap')))]]
 @check('23', "the program's classes' instances and bytes are the histogram's")
 def _(r): return len(r) == 6 and all(H.get(x[0]) == (int(x[1]), int(x[2])) for x in r)
+@check('24', "the chain's retained set: its 1,000 nodes and their arrays (the program), their bytes the head's retained size")
+def _(r):
+    return r[0][0] == str(2 * int(facts['CHAIN'])) and r[0][1] == head_retained()
+def head_retained():
+    import subprocess
+    return subprocess.run([hp, 'sql', d + '/book.hprof', '--csv', '--quiet',
+        "SELECT retained FROM objects WHERE id = (SELECT field(id, 'chain') FROM objects WHERE class = 'Book$Root')"],
+        capture_output=True, text=True).stdout.split()[-1]
 have = sorted(os.path.basename(f)[:-4] for f in glob.glob(d + '/*.sql'))
 for n in sorted(set(have) | set(checks), key=int):
     name = 'sql-cookbook %s' % n
