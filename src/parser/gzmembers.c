@@ -137,19 +137,22 @@ static int inflate_member(struct worker *w, struct slot *s)
 	z->avail_in = 0;
 	z->next_out = s->out;
 	z->avail_out = g->block + 1;
+	int eof = 0;
 	for (;;) {
 		if (stopped(g))
 			return 0;
-		if (z->avail_in == 0) {
+		if (z->avail_in == 0 && !eof) {
 			ssize_t k = pread_some(g->fd, w->in, IN_CAP, pos);
-			if (k <= 0)
-				return 0;         /* cut short, or a read error: the reader says */
+			if (k < 0)
+				return 0;         /* a read error: the reader says */
+			eof = k == 0;         /* then what the inflater holds, if anything */
 			z->next_in = w->in;
 			z->avail_in = (size_t)k;
 			pos += (uint64_t)k;
 		}
 		if (z->avail_out == 0)
 			return 0;                 /* larger than a block */
+		size_t before_out = z->avail_out;
 		const char *why;
 		int rc = hp_inflate_step(z, &why);
 		if (rc == HP_INFLATE_END) {
@@ -157,8 +160,8 @@ static int inflate_member(struct worker *w, struct slot *s)
 			s->end = pos - z->avail_in;
 			return s->len <= g->block;
 		}
-		if (rc == HP_INFLATE_BAD)
-			return 0;
+		if (rc == HP_INFLATE_BAD || (eof && z->avail_out == before_out))
+			return 0;                 /* corrupt, or cut short: the reader says */
 	}
 }
 

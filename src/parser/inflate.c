@@ -1,10 +1,10 @@
 /*
  * inflate.c — hp_inflate (inflate.h): a gzip member through zlib's inflate
  * (its gzip wrapper does the header and the trailer), or through ISA-L's
- * igzip, for which the header is read here, with zlib's checks and words
- * (ISA-L 2.30 takes reserved flags, and misreads a header CRC whose header
- * arrives in pieces), and the deflate data and the trailer (CRC-32, ISIZE)
- * are ISA-L's.
+ * igzip, for which the header and the trailer are read here, with zlib's
+ * checks and words at the same bytes (ISA-L 2.30 takes reserved flags,
+ * misreads a header CRC whose header arrives in pieces, and checks CRC-32
+ * and ISIZE as one), and the deflate data is ISA-L's.
  */
 #include "parser/inflate.h"
 #include "base/alloc.h"
@@ -81,8 +81,10 @@ static int zlib_step(hp_inflate *z, const char **why)
 /* ---- ISA-L ---------------------------------------------------------------- */
 #ifdef HP_HAVE_ISAL
 
-/* where in the member: the header's fields in order, then the data */
-enum { H_ID1, H_ID2, H_CM, H_FLG, H_FIXED, H_XLEN, H_EXTRA, H_NAME, H_COMMENT, H_HCRC, H_DATA };
+/* where in the member: the header's fields in order (read as zlib reads
+ * them: ID1 ID2, then CM FLG, then MTIME XFL OS, ... each group whole
+ * before it is checked), then the data, then the trailer */
+enum { H_ID, H_CMFLG, H_FIXED, H_XLEN, H_EXTRA, H_NAME, H_COMMENT, H_HCRC, H_DATA, H_TRAILER };
 #define F_HCRC    0x02
 #define F_EXTRA   0x04
 #define F_NAME    0x08
@@ -100,91 +102,92 @@ static int next_field(const hp_inflate *z, int st)
 	}
 }
 
-/* Reads the gzip header (RFC 1952) as far as the input goes: zlib's checks,
- * in zlib's words.  HP_INFLATE_MORE, also once the data begins. */
+/* enters field st: the bytes it takes (NAME, COMMENT: up to their NUL) */
+static void enter(hp_inflate *z, int st)
+{
+	z->hstate = st;
+	z->hneed = st == H_FIXED ? 6 : 2;
+}
+
+/* A 2-byte field is in hbuf: checked, and the next field entered.
+ * HP_INFLATE_BAD (*why) when it is wrong. */
+static int two_bytes(hp_inflate *z, const char **why)
+{
+	unsigned v = (unsigned)z->hbuf[0] | (unsigned)z->hbuf[1] << 8;
+	switch (z->hstate) {
+	case H_ID:
+		if (v != 0x8b1f) {
+			*why = "incorrect header check";
+			return HP_INFLATE_BAD;
+		}
+		enter(z, H_CMFLG);
+		break;
+	case H_CMFLG:
+		if ((v & 0xff) != 8) {
+			*why = "unknown compression method";
+			return HP_INFLATE_BAD;
+		}
+		if (v & 0xe000) {
+			*why = "unknown header flags set";
+			return HP_INFLATE_BAD;
+		}
+		z->hflags = v >> 8;
+		enter(z, H_FIXED);
+		break;
+	case H_XLEN:
+		z->hneed = v;
+		z->hstate = H_EXTRA;
+		if (!v)
+			enter(z, next_field(z, H_EXTRA));
+		break;
+	default:                            /* H_HCRC */
+		if (v != (z->hcrc & 0xffff)) {
+			*why = "header crc mismatch";
+			return HP_INFLATE_BAD;
+		}
+		z->hstate = H_DATA;
+		break;
+	}
+	return HP_INFLATE_MORE;
+}
+
+/* Reads the gzip header (RFC 1952) as far as the input goes, with zlib's
+ * checks in zlib's words.  HP_INFLATE_MORE, also once the data begins. */
 static int isal_header(hp_inflate *z, const char **why)
 {
 	const uint8_t *p = z->next_in, *e = p + z->avail_in, *crc_from = p;
 	int rc = HP_INFLATE_MORE;
-	while (p < e && z->hstate != H_DATA) {
+	while (p < e && z->hstate != H_DATA && rc == HP_INFLATE_MORE) {
 		switch (z->hstate) {
-		case H_ID1:
-		case H_ID2:
-			if (*p != (z->hstate == H_ID1 ? 0x1f : 0x8b)) {
-				*why = "incorrect header check";
-				rc = HP_INFLATE_BAD;
-				goto out;
-			}
-			p++;
-			z->hstate++;
-			break;
-		case H_CM:
-			if (*p != 8) {
-				*why = "unknown compression method";
-				rc = HP_INFLATE_BAD;
-				goto out;
-			}
-			p++;
-			z->hstate = H_FLG;
-			break;
-		case H_FLG:
-			if (*p & 0xe0) {
-				*why = "unknown header flags set";
-				rc = HP_INFLATE_BAD;
-				goto out;
-			}
-			z->hflags = *p++;
-			z->hstate = H_FIXED;
-			z->hneed = 6;           /* MTIME, XFL, OS */
-			break;
 		case H_FIXED:
 		case H_EXTRA: {
 			size_t k = (size_t)(e - p) < z->hneed ? (size_t)(e - p) : z->hneed;
 			p += k;
 			z->hneed -= (unsigned)k;
-			if (!z->hneed) {
-				z->hstate = next_field(z, z->hstate);
-				z->hneed = 2;   /* XLEN and the header CRC */
-			}
+			if (!z->hneed)
+				enter(z, next_field(z, z->hstate));
 			break;
 		}
-		case H_XLEN:
-		case H_HCRC:
-			if (z->hstate == H_HCRC && z->hneed == 2) {
-				/* the CRC covers the header up to here */
-				z->hcrc = (uint32_t)crc32(z->hcrc, crc_from, (uInt)(p - crc_from));
-				crc_from = NULL;
-			}
-			z->hbuf[2 - z->hneed] = *p++;
-			if (--z->hneed)
-				break;
-			if (z->hstate == H_XLEN) {
-				z->hneed = (unsigned)z->hbuf[0] | (unsigned)z->hbuf[1] << 8;
-				z->hstate = z->hneed ? H_EXTRA : next_field(z, H_EXTRA);
-				if (z->hstate == H_HCRC)
-					z->hneed = 2;
-			} else {
-				if (((unsigned)z->hbuf[0] | (unsigned)z->hbuf[1] << 8) != (z->hcrc & 0xffff)) {
-					*why = "header crc mismatch";
-					rc = HP_INFLATE_BAD;
-					goto out;
-				}
-				z->hstate = H_DATA;
-			}
-			break;
 		case H_NAME:
 		case H_COMMENT: {
 			const uint8_t *nul = memchr(p, 0, (size_t)(e - p));
 			p = nul ? nul + 1 : e;
-			if (nul) {
-				z->hstate = next_field(z, z->hstate);
-				z->hneed = 2;
-			}
+			if (nul)
+				enter(z, next_field(z, z->hstate));
 			break;
 		}
+		default:                    /* the 2-byte fields */
+			if (z->hstate == H_HCRC && z->hneed == 2) {
+				/* the CRC covers the header before it */
+				z->hcrc = (uint32_t)crc32(z->hcrc, crc_from, (uInt)(p - crc_from));
+				crc_from = NULL;
+			}
+			z->hbuf[2 - z->hneed] = *p++;
+			if (!--z->hneed)
+				rc = two_bytes(z, why);
+			break;
 		}
 	}
-out:
 	if (crc_from && crc_from < p)
 		z->hcrc = (uint32_t)crc32(z->hcrc, crc_from, (uInt)(p - crc_from));
 	z->avail_in -= (size_t)(p - z->next_in);
@@ -192,8 +195,63 @@ out:
 	return rc;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The trailer, as zlib reads it: the CRC-32 checked once its 4 bytes are
+ * in, then ISIZE (the member's length modulo 2^32). */
+static int isal_trailer(hp_inflate *z, const char **why)
+{
+	const struct inflate_state *s = z->impl;
+	while (z->tlen < 8) {
+		if (z->tlen >= 4 && le32(z->tbuf) != s->crc) {
+			*why = "incorrect data check";
+			return HP_INFLATE_BAD;
+		}
+		if (!z->avail_in)
+			return HP_INFLATE_MORE;
+		z->tbuf[z->tlen++] = *z->next_in++;
+		z->avail_in--;
+	}
+	if (le32(z->tbuf) != s->crc) {
+		*why = "incorrect data check";
+		return HP_INFLATE_BAD;
+	}
+	if (le32(z->tbuf + 4) != s->total_out) {
+		*why = "incorrect length check";
+		return HP_INFLATE_BAD;
+	}
+	return HP_INFLATE_END;
+}
+
+/* At the end of the deflate data: the whole bytes ISA-L read past it (in
+ * its bit buffer, after the bits that pad the last byte) are the
+ * trailer's first; those of this call's input go back to it, those of an
+ * earlier one's are kept as read. */
+static void isal_data_end(hp_inflate *z, struct inflate_state *s, size_t used)
+{
+	unsigned bits = s->read_in_length > 0 ? (unsigned)s->read_in_length : 0;
+	if (bits > 64)
+		bits = 64;
+	unsigned whole = bits / 8;
+	uint64_t v = bits % 8 ? s->read_in >> (bits % 8) : s->read_in;
+	unsigned back = used < whole ? (unsigned)used : whole;
+	z->tlen = 0;
+	for (unsigned i = 0; i < whole - back; i++)
+		z->tbuf[z->tlen++] = (uint8_t)(v >> (8 * i));
+	z->next_in -= back;
+	z->avail_in += back;
+	s->read_in = 0;
+	s->read_in_length = 0;
+	z->hstate = H_TRAILER;
+}
+
 static int isal_step(hp_inflate *z, const char **why)
 {
+	if (z->hstate == H_TRAILER)
+		return isal_trailer(z, why);
 	if (z->hstate != H_DATA) {
 		int rc = isal_header(z, why);
 		if (rc != HP_INFLATE_MORE || z->hstate != H_DATA)
@@ -220,11 +278,12 @@ static int isal_step(hp_inflate *z, const char **why)
 	case ISAL_INVALID_BLOCK: *why = "invalid block"; return HP_INFLATE_BAD;
 	case ISAL_INVALID_SYMBOL: *why = "invalid code"; return HP_INFLATE_BAD;
 	case ISAL_INVALID_LOOKBACK: *why = "invalid distance too far back"; return HP_INFLATE_BAD;
-	case ISAL_INCORRECT_CHECKSUM: *why = "incorrect data check (CRC-32 or length)"; return HP_INFLATE_BAD;
 	default: *why = "inflate error"; return HP_INFLATE_BAD;
 	}
-	if (s->block_state == ISAL_BLOCK_FINISH)
-		return HP_INFLATE_END;
+	if (s->block_state == ISAL_BLOCK_FINISH) {
+		isal_data_end(z, s, used);
+		return isal_trailer(z, why);
+	}
 	if (!used && !made && z->avail_in && z->avail_out) {
 		*why = "inflate error (no progress)";
 		return HP_INFLATE_BAD;
@@ -289,11 +348,12 @@ void hp_inflate_reset(hp_inflate *z)
 	if (z->kind == HP_INFLATE_ISAL) {
 		struct inflate_state *s = z->impl;
 		isal_inflate_reset(s);
-		s->crc_flag = ISAL_GZIP_NO_HDR_VER;   /* the trailer after the data, checked */
+		s->crc_flag = ISAL_GZIP_NO_HDR;       /* the data's CRC-32 in s->crc */
 		s->hist_bits = 0;                     /* the whole 32 KiB window */
-		z->hstate = H_ID1;
-		z->hflags = z->hneed = 0;
+		z->hflags = 0;
+		enter(z, H_ID);
 		z->hcrc = 0;
+		z->tlen = 0;
 		return;
 	}
 #endif

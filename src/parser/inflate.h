@@ -42,6 +42,8 @@ struct hp_inflate {
 	unsigned hflags, hneed;     /* the gzip header's flags, the bytes of a field left */
 	uint32_t hcrc;              /* the header's CRC-32 so far (FHCRC) */
 	uint8_t hbuf[2];            /* a 2-byte field (XLEN, the header CRC) */
+	uint8_t tbuf[8];            /* the trailer: CRC-32, ISIZE */
+	unsigned tlen;
 };
 
 /* the inflater: ISA-L when built with it, unless HPROFAN_INFLATE=zlib */

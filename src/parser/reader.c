@@ -164,12 +164,13 @@ static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_
 			z->next_in = r->zin;
 			z->avail_in = (size_t)k;
 		}
+		int drain = 0;
 		if (z->avail_in == 0 && r->zin_eof) {
-			if (r->z_in_member) {
-				/* the compressed stream stops inside a member */
-				r->src_cut = 1;
-			}
-			break;
+			if (!r->z_in_member)
+				break;
+			/* the input ends inside a member: what the inflater
+			 * holds comes out first (ISA-L decodes ahead) */
+			drain = 1;
 		}
 		if (!r->z_in_member) {
 			/* at a member boundary: only another gzip member may follow */
@@ -191,7 +192,7 @@ static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_
 			}
 			r->z_in_member = 1;
 		}
-		size_t before_in = z->avail_in;
+		size_t before_in = z->avail_in, before_out = z->avail_out;
 		const char *why;
 		int zrc = hp_inflate_step(z, &why);
 		r->src_in_total += before_in - z->avail_in;
@@ -205,6 +206,11 @@ static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_
 			rc = hp_error_set(err, HP_ECORRUPT,
 				"gzip: corrupt compressed data at compressed byte %llu (%s)",
 				(unsigned long long)r->src_in_total, why);
+			break;
+		}
+		if (drain && z->avail_out == before_out) {
+			/* the compressed stream stops inside a member */
+			r->src_cut = 1;
 			break;
 		}
 	}
