@@ -302,7 +302,9 @@ int hp_inflate_new(hp_inflate **out, int kind, struct hp_error *err)
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
 #ifdef HP_HAVE_ISAL
 	if (kind == HP_INFLATE_ISAL) {
-		struct inflate_state *s = hp_malloc(sizeof *s);
+		/* malloc's, as zlib's state is: what the allocator counts
+		 * (--max-memory's figures) is the same with either inflater */
+		struct inflate_state *s = malloc(sizeof *s);
 		if (!s) {
 			hp_free(z);
 			return hp_error_set(err, HP_ENOMEM, "out of memory");
@@ -336,9 +338,12 @@ void hp_inflate_free(hp_inflate *z)
 {
 	if (!z)
 		return;
-	if (z->kind == HP_INFLATE_ZLIB)
+	if (z->kind == HP_INFLATE_ZLIB) {
 		inflateEnd(z->impl);
-	hp_free(z->impl);
+		hp_free(z->impl);
+	} else {
+		free(z->impl);
+	}
 	hp_free(z);
 }
 
