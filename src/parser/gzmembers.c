@@ -73,7 +73,7 @@ size_t hp_gzm_signature(const uint8_t *b, size_t n, size_t *block)
 	size_t i = 10 + kl;
 	for (; i < n && i < HP_GZM_SIG_MAX && b[i] >= '0' && b[i] <= '9'; i++) {
 		v = v * 10 + (uint64_t)(b[i] - '0');
-		if (v > (16u << 20))
+		if (v > (4u << 20))
 			return 0;
 	}
 	if (i == 10 + kl || i >= n || i >= HP_GZM_SIG_MAX || b[i] != 0 || v < (4u << 10))

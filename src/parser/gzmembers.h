@@ -31,7 +31,7 @@ typedef struct hp_gzm hp_gzm;
 
 /* When b[0..n) (a gzip file's first bytes) starts with the header jcmd
  * gives the first member (FCOMMENT "HPROF BLOCKSIZE=N", no other field,
- * MTIME 0, N from 4 KiB to 16 MiB): the header's length, with N in
+ * MTIME 0, N from 4 KiB to 4 MiB): the header's length, with N in
  * *block; else 0. */
 size_t hp_gzm_signature(const uint8_t *b, size_t n, size_t *block);
 

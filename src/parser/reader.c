@@ -101,7 +101,8 @@ static int gz_init(hp_reader *r, struct hp_error *err)
 
 /* At a member boundary of a jcmd -gz file, with the read-ahead thread:
  * the members the threads inflated ahead, while they have them (1), else
- * the reader inflates on from where they stopped itself (0). */
+ * the reader inflates on from where they stopped itself (0; HP_EIO when
+ * the file cannot be read from there). */
 static int gz_ahead(hp_reader *r, hp_inflate *z, struct hp_error *err)
 {
 	if (!r->gzm_on) {
