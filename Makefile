@@ -16,6 +16,16 @@ ifeq ($(HAVE_DEPS),yes)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 endif
+# gzip is inflated by Intel ISA-L's igzip (Debian's libisal-dev) when it is
+# there, else by zlib; ISAL=0 builds the zlib path alone (ISAL=1 insists).
+ifeq ($(origin ISAL),undefined)
+ISAL := $(shell { pkg-config --exists libisal 2>/dev/null || \
+	  printf '\043include <isa-l/igzip_lib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; } && echo 1 || echo 0)
+endif
+ifeq ($(ISAL),1)
+PKG_CFLAGS += -DHP_HAVE_ISAL $(shell pkg-config --cflags libisal 2>/dev/null)
+PKG_LIBS   += $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
+endif
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) -Isrc $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = -pthread $(LDFLAGS)
 
@@ -120,6 +130,12 @@ $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/libhprofan.a $(BUILD)/san/libhpro
 endif
 
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/san/obj/*/*.d $(BUILD)/san/obj/tests/*/*.d)
+
+# the inflater is compiled again when ISAL changes (a stamp per value)
+ISAL_STAMP := $(BUILD)/.isal-$(ISAL)
+$(ISAL_STAMP):
+	@mkdir -p $(@D) && rm -f $(BUILD)/.isal-* && touch $@
+$(BUILD)/obj/parser/inflate.o $(BUILD)/san/obj/parser/inflate.o $(BUILD)/fuzz/obj/parser/inflate.o: $(ISAL_STAMP)
 
 SAMPLE := testdata/hprof/leakycache.hprof.gz
 

@@ -1,6 +1,6 @@
 /* load_stats.c — --stats: a session's bytes, objects, time, peak memory,
- * the file-backed blocks, I/O, the phases' times and the allocator's peak
- * in each phase on stderr. */
+ * gzip's inflater, the file-backed blocks, I/O, the phases' times and the
+ * allocator's peak in each phase on stderr. */
 #include "cli/load.h"
 #include "base/alloc.h"
 
@@ -22,6 +22,11 @@ void cli_print_stats(const struct cli_ctx *x, hp_session *S)
 	fprintf(stderr, "stats: bytes=%llu objects=%llu seconds=%.6f peak_rss_kb=%ld model_bytes=%llu\n",
 		(unsigned long long)L->stats.bytes, (unsigned long long)objs, L->seconds,
 		ru.ru_maxrss, (unsigned long long)hp_heap_model_bytes(h));
+	uint64_t ahead;
+	const char *inflater = hp_session_inflater(S, &ahead);
+	if (inflater)
+		fprintf(stderr, "gzip: inflate=%s members=%llu ahead=%llu\n", inflater,
+			(unsigned long long)L->gzip_members, (unsigned long long)ahead);
 	if (hp_alloc_limit())
 		fprintf(stderr, "memory: max_memory=%llu alloc_peak=%llu alloc_in_use=%llu\n",
 			(unsigned long long)hp_alloc_limit(), (unsigned long long)hp_alloc_peak(),

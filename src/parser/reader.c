@@ -2,9 +2,12 @@
  * reader.c — hp_reader (reader.h): a regular file mapped whole; gzip
  * (multi-member) and pipes streamed through a window that grows only to
  * the largest request the data backs, read ahead by a thread into four
- * 1 MiB chunks; the format sniffing of hp_reader_open() and the spool.
+ * 1 MiB chunks (a jcmd -gz file's members inflated ahead on two more,
+ * gzmembers.h); the format sniffing of hp_reader_open() and the spool.
  */
 #include "parser/reader.h"
+#include "parser/gzmembers.h"
+#include "parser/inflate.h"
 #include "base/alloc.h"
 
 #include <errno.h>
@@ -14,7 +17,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define BUF_INIT (1u << 20)
 #define ZIN_CAP  (256u << 10)
@@ -88,12 +90,7 @@ static int is_gzip(const uint8_t *b, size_t n)
 
 static int gz_init(hp_reader *r, struct hp_error *err)
 {
-	z_stream *z = hp_calloc(1, sizeof *z);
-	if (!z)
-		return hp_error_set(err, HP_ENOMEM, "out of memory");
-	r->z = z;
-	if (inflateInit2(z, 16 + MAX_WBITS) != Z_OK)
-		return hp_error_set(err, HP_ENOMEM, "cannot initialise zlib");
+	HP_TRY(hp_inflate_new(&r->z, hp_inflate_default(), err));
 	r->zin = hp_malloc(ZIN_CAP);
 	if (!r->zin)
 		return hp_error_set(err, HP_ENOMEM, "out of memory");
@@ -102,19 +99,61 @@ static int gz_init(hp_reader *r, struct hp_error *err)
 	return HP_OK;
 }
 
+/* At a member boundary of a jcmd -gz file, with the read-ahead thread:
+ * the members the threads inflated ahead, while they have them (1), else
+ * the reader inflates on from where they stopped itself (0; HP_EIO when
+ * the file cannot be read from there). */
+static int gz_ahead(hp_reader *r, hp_inflate *z, struct hp_error *err)
+{
+	if (!r->gzm_on) {
+		if (!hp_gzm_start(r->gzm, r->src_in_total)) {
+			r->gzm_on = -1;
+			return 0;
+		}
+		r->gzm_on = 1;
+		z->avail_in = 0;          /* they read the file from here on */
+	}
+	size_t k;
+	int done;
+	if (hp_gzm_take(r->gzm, z->next_out, z->avail_out, &k, &r->src_in_total, &done)) {
+		z->next_out += k;
+		z->avail_out -= k;
+		if (done) {
+			r->src_members++;
+			r->src_ahead++;
+		}
+		return 1;
+	}
+	/* on from here, in order (the memory is freed with the reader) */
+	r->gzm_on = -1;
+	r->zin_eof = 0;
+	if (lseek(r->fd, (off_t)r->src_in_total, SEEK_SET) < 0)
+		return io_error(err, r, "read");
+	return 0;
+}
+
 /* Inflates into dst (up to n bytes): *got bytes produced, 0 at the end
  * (src_cut set when the stream stops inside a member).  On an error, *got
  * still says how many bytes came before it.  Counts in src_members and
  * src_in_total, which are the read-ahead thread's while it runs. */
 static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_error *err)
 {
-	z_stream *z = r->z;
+	hp_inflate *z = r->z;
 	int rc = HP_OK;
 	size_t want = n > (1u << 30) ? (1u << 30) : n;
 	*got = 0;
 	z->next_out = dst;
-	z->avail_out = (uInt)want;
+	z->avail_out = want;
 	while (z->avail_out > 0) {
+		if (!r->z_in_member && (r->gzm_on == 1 || (r->gzm_on == 0 && r->gzm && r->ra))) {
+			int a = gz_ahead(r, z, err);
+			if (a == 1)
+				continue;
+			if (a != 0) {
+				rc = a;
+				break;
+			}
+		}
 		if (z->avail_in == 0 && !r->zin_eof) {
 			ssize_t k = raw_read(r, r->zin, r->zin_cap);
 			if (k < 0) {
@@ -124,14 +163,15 @@ static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_
 			if (k == 0)
 				r->zin_eof = 1;
 			z->next_in = r->zin;
-			z->avail_in = (uInt)k;
+			z->avail_in = (size_t)k;
 		}
+		int drain = 0;
 		if (z->avail_in == 0 && r->zin_eof) {
-			if (r->z_in_member) {
-				/* the compressed stream stops inside a member */
-				r->src_cut = 1;
-			}
-			break;
+			if (!r->z_in_member)
+				break;
+			/* the input ends inside a member: what the inflater
+			 * holds comes out first (ISA-L decodes ahead) */
+			drain = 1;
 		}
 		if (!r->z_in_member) {
 			/* at a member boundary: only another gzip member may follow */
@@ -153,21 +193,25 @@ static int gz_read(hp_reader *r, uint8_t *dst, size_t n, size_t *got, struct hp_
 			}
 			r->z_in_member = 1;
 		}
-		uInt before_in = z->avail_in;
-		int zrc = inflate(z, Z_NO_FLUSH);
+		size_t before_in = z->avail_in, before_out = z->avail_out;
+		const char *why;
+		int zrc = hp_inflate_step(z, &why);
 		r->src_in_total += before_in - z->avail_in;
-		if (zrc == Z_STREAM_END) {
+		if (zrc == HP_INFLATE_END) {
 			r->src_members++;
 			r->z_in_member = 0;
-			inflateReset(z);
+			hp_inflate_reset(z);
 			continue;
 		}
-		if (zrc == Z_BUF_ERROR && z->avail_in == 0)
-			continue;
-		if (zrc != Z_OK) {
+		if (zrc == HP_INFLATE_BAD) {
 			rc = hp_error_set(err, HP_ECORRUPT,
 				"gzip: corrupt compressed data at compressed byte %llu (%s)",
-				(unsigned long long)r->src_in_total, z->msg ? z->msg : "inflate error");
+				(unsigned long long)r->src_in_total, why);
+			break;
+		}
+		if (drain && z->avail_out == before_out) {
+			/* the compressed stream stops inside a member */
+			r->src_cut = 1;
 			break;
 		}
 	}
@@ -213,7 +257,7 @@ struct ra_chunk {
 	int end;                    /* 0; 1: the input ends after it; 2: the gzip stream is cut; 3: error */
 	int rc;                     /* end 3: the error */
 	struct hp_error err;
-	uint64_t in_total, members; /* the input's counts after it */
+	uint64_t in_total, members, ahead;   /* the input's counts after it */
 };
 
 struct readahead {
@@ -255,6 +299,7 @@ static void *ra_main(void *arg)
 			spool_write(r, c->p, c->len);
 		c->in_total = r->src_in_total;
 		c->members = r->src_members;
+		c->ahead = r->src_ahead;
 		pthread_mutex_lock(&ra->mu);
 		ra->head++;
 		pthread_cond_broadcast(&ra->cv);
@@ -298,6 +343,10 @@ static void ra_start(hp_reader *r)
 			ra_free(r);
 			return;
 		}
+	/* a jcmd -gz file's members: the threads' memory now, in this
+	 * thread; they start at the thread's first member boundary */
+	if (r->gz_block && !r->gzm)
+		r->gzm = hp_gzm_new(r->fd, r->file_size, r->gz_block, r->z->kind);
 	pthread_mutex_init(&ra->mu, NULL);
 	pthread_cond_init(&ra->cv, NULL);
 	if (pthread_create(&ra->th, NULL, ra_main, r) != 0) {
@@ -337,6 +386,7 @@ static int ra_take(hp_reader *r, uint8_t *dst, size_t n, size_t *got, int *cut, 
 	struct ra_chunk *c = &ra->c[ra->tail % RA_CHUNKS];
 	r->z_in_total = c->in_total;
 	r->z_members = c->members;
+	r->z_ahead = c->ahead;
 	size_t k = c->len - ra->pos;
 	if (k == 0 && c->end) {
 		if (c->end == 3)
@@ -428,6 +478,11 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err)
 	if (is_gzip(head, hn)) {
 		if ((rc = gz_init(r, err)) != HP_OK)
 			goto fail;
+		/* a jcmd -gz file: its members can be inflated ahead */
+		uint8_t sig[HP_GZM_SIG_MAX];
+		ssize_t k = S_ISREG(st.st_mode) && !hp_inflate_serial() ? pread(r->fd, sig, sizeof sig, 0) : 0;
+		if (k <= 0 || !hp_gzm_signature(sig, (size_t)k, &r->gz_block))
+			r->gz_block = 0;
 	} else {
 		if ((rc = sniff(r, head, hn, err)) != HP_OK)
 			goto fail;
@@ -498,12 +553,10 @@ void hp_reader_free(hp_reader *r)
 	if (!r)
 		return;
 	ra_stop(r);
+	hp_gzm_free(r->gzm);
 	if (r->map)
 		munmap(r->map, r->map_len);
-	if (r->z) {
-		inflateEnd(r->z);
-		hp_free(r->z);
-	}
+	hp_inflate_free(r->z);
 	hp_free(r->zin);
 	hp_free(r->buf);
 	if (r->own_fd && r->fd >= 0)
@@ -519,6 +572,11 @@ const char *hp_reader_kind_name(const hp_reader *r)
 	case HP_RD_GZIP: return "gzip";
 	default: return "stream";
 	}
+}
+
+const char *hp_reader_inflater(const hp_reader *r)
+{
+	return r->kind == HP_RD_GZIP && r->z ? hp_inflate_kind_name(r->z->kind) : NULL;
 }
 
 uint64_t hp_reader_progress(const hp_reader *r)
@@ -611,6 +669,7 @@ int hp_rd_fill(hp_reader *r, size_t n, struct hp_error *err)
 			cut = r->src_cut;
 			r->z_in_total = r->src_in_total;
 			r->z_members = r->src_members;
+			r->z_ahead = r->src_ahead;
 		}
 		if (rc != HP_OK)
 			return rc;

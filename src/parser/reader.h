@@ -9,7 +9,9 @@
  * memory never depends on a length field the data does not back up.  A
  * thread of the reader's reads (inflates) them ahead, into four 1 MiB
  * chunks, so that inflating overlaps the parse; the bytes, their order and
- * where an error falls are the same as without it.
+ * where an error falls are the same as without it.  gzip is inflated by
+ * ISA-L's igzip when hprofan is built with it, else by zlib (inflate.h);
+ * the members of a jcmd -gz file, two threads inflate ahead (gzmembers.h).
  *
  * Offsets are positions in the uncompressed stream.  Pointers into the window
  * are valid until the next hp_rd_need/hp_rd_skip call.
@@ -28,6 +30,9 @@
 
 enum hp_reader_kind { HP_RD_MMAP, HP_RD_FILE, HP_RD_GZIP };
 
+struct hp_inflate;
+struct hp_gzm;
+
 typedef struct hp_reader hp_reader;
 struct hp_reader {
 	/* the window: [win, end) holds the bytes at [win_off, win_off + (end-win)) */
@@ -38,10 +43,11 @@ struct hp_reader {
 	int kind, fd, own_fd;
 	uint8_t *map; size_t map_len;
 	uint8_t *buf; size_t cap;
-	void *z;                    /* z_stream when gzip */
-	uint8_t *zin; size_t zin_len, zin_cap;
+	struct hp_inflate *z;       /* the inflater when gzip */
+	uint8_t *zin; size_t zin_cap;
 	int zin_eof;
 	uint64_t z_members;         /* gzip members finished */
+	uint64_t z_ahead;           /* of them, inflated ahead (gzmembers.h) */
 	uint64_t z_in_total;        /* compressed bytes consumed */
 	int z_in_member;            /* inside a member (not at a boundary) */
 	uint64_t file_size;         /* size on disk; 0 when unknown (pipe) */
@@ -49,7 +55,10 @@ struct hp_reader {
 	uint8_t peek[16]; size_t peek_len, peek_pos;   /* sniffed bytes of a pipe */
 	char *name;
 	/* the input side: the read-ahead thread's while it runs (reader.c) */
-	uint64_t src_members, src_in_total;
+	uint64_t src_members, src_in_total, src_ahead;
+	struct hp_gzm *gzm;         /* a jcmd -gz file's members inflated ahead, NULL: not */
+	int gzm_on;                 /* 1: the reader takes from its threads; -1: no more */
+	size_t gz_block;            /* its members' most bytes (hp_gzm_signature()), 0: not jcmd's */
 	int src_cut, src_rc;
 	struct hp_error src_err;
 	void *ra;                   /* the read-ahead thread, NULL: none */
@@ -66,6 +75,8 @@ int hp_reader_open(hp_reader **out, const char *path, struct hp_error *err) HP_M
 void hp_reader_free(hp_reader *r);
 
 const char *hp_reader_kind_name(const hp_reader *r);
+/* gzip: the inflater, "isal" or "zlib"; else NULL */
+const char *hp_reader_inflater(const hp_reader *r);
 
 /* From now on every byte the reader takes in is also written to fd (which
  * the caller owns), for a streamed input only (not a mapped file): call it

@@ -22,6 +22,8 @@ struct hp_session {
 	struct hp_spool spool;        /* a streamed input's copy (spool.h) */
 	struct hp_session_opts o;
 	struct hp_load_info info;
+	const char *inflater;         /* the parse's, gzip: hp_session_inflater() */
+	uint64_t gzip_ahead;
 	struct hp_session_need need;
 
 	hp_heap *heap;                /* NULL until loaded */
@@ -213,6 +215,12 @@ const char *hp_session_reread_path(hp_session *s, struct hp_error *err)
 }
 
 const struct hp_load_info *hp_session_load_info(const hp_session *s) { return &s->info; }
+
+const char *hp_session_inflater(const hp_session *s, uint64_t *members_ahead)
+{
+	*members_ahead = s->gzip_ahead;
+	return s->inflater;
+}
 const struct hp_session_need *hp_session_need(const hp_session *s) { return &s->need; }
 int hp_session_retained_done(const hp_session *s) { return s->ret_done; }
 
@@ -368,6 +376,8 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	po.progress_ud = &pf;
 	rc = hp_parse(r, &sink, &po, &L->stats, err);
 	L->gzip_members = r->z_members;
+	s->inflater = hp_reader_inflater(r);
+	s->gzip_ahead = r->z_ahead;
 	if (r->cap > rd_cap0)
 		base += r->cap - rd_cap0;
 	if (spooling && (rc == HP_OK || (s->o.salvage && (rc == HP_ETRUNC || rc == HP_ECORRUPT))))

@@ -192,6 +192,9 @@ int hp_session_paths(hp_session *s, int all_weak, const struct hp_pathsearch **p
 		     struct hp_error *err) HP_MUST_USE;
 
 const struct hp_load_info *hp_session_load_info(const hp_session *s);
+/* When this run parsed a gzip dump: its inflater ("isal" or "zlib") and
+ * how many of its members were inflated ahead on two threads; else NULL. */
+const char *hp_session_inflater(const hp_session *s, uint64_t *members_ahead);
 /* 1 once retained sizes were computed (successfully or not) */
 int hp_session_retained_done(const hp_session *s);
 /* After HP_ENOMEM from a getter: the stage and the need (stage HP_NEED_NONE
