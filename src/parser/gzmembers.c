@@ -211,6 +211,18 @@ static void *work(void *arg)
 	pthread_mutex_unlock(&g->mu);
 	return NULL;
 }
+/* the buffers and the inflaters, and g */
+static void free_all(struct hp_gzm *g)
+{
+	for (int i = 0; i < NSLOT; i++)
+		hp_free(g->s[i].out);
+	for (int i = 0; i < NWORK; i++) {
+		hp_free(g->w[i].in);
+		hp_inflate_free(g->w[i].z);
+	}
+	hp_free(g);
+}
+
 
 hp_gzm *hp_gzm_new(int fd, uint64_t file_size, size_t block, int kind)
 {
@@ -237,13 +249,7 @@ hp_gzm *hp_gzm_new(int fd, uint64_t file_size, size_t block, int kind)
 	pthread_cond_init(&g->cv, NULL);
 	return g;
 fail:
-	for (int i = 0; i < NSLOT; i++)
-		hp_free(g->s[i].out);
-	for (int i = 0; i < NWORK; i++) {
-		hp_free(g->w[i].in);
-		hp_inflate_free(g->w[i].z);
-	}
-	hp_free(g);
+	free_all(g);
 	return NULL;
 }
 
@@ -327,11 +333,5 @@ void hp_gzm_free(hp_gzm *g)
 	hp_gzm_stop(g);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
-	for (int i = 0; i < NSLOT; i++)
-		hp_free(g->s[i].out);
-	for (int i = 0; i < NWORK; i++) {
-		hp_free(g->w[i].in);
-		hp_inflate_free(g->w[i].z);
-	}
-	hp_free(g);
+	free_all(g);
 }

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct hp_sql;
+struct tab { struct hp_sql *q; int t; };   /* a table's module aux */
+
 struct hp_sql {
 	sqlite3 *db;
 	hp_session *S;
@@ -39,6 +42,7 @@ struct hp_sql {
 	double timeout, deadline;
 	int timed_out;
 	int declaring;                /* in a table's xConnect, or exporting: the authorizer allows */
+	struct tab tabs[8];           /* each table's module aux (T_N of them) */
 	struct hp_error err;
 };
 
@@ -145,6 +149,7 @@ static int need_rev(hp_sql *q)
  * A cursor walks row numbers: lo..hi, or list[0..nlist) (borrowed, or own
  * when owned is set). */
 enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_RETAINED_SET, T_N };
+_Static_assert(T_N <= 8, "hp_sql.tabs holds every table");
 
 struct vtab {
 	sqlite3_vtab base;
@@ -198,16 +203,17 @@ static const int keyed[T_N][4] = {
 	[T_RETAINED_SET] = { 1, -1, -1, -1 },
 };
 
-static int connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg,
-		   int t)
+/* each table's module is the same; its aux says which table (hp_sql.tabs) */
+static int connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
 {
 	(void)argc;
 	(void)argv;
 	(void)msg;
-	hp_sql *q = aux;
+	struct tab *tb = aux;
+	hp_sql *q = tb->q;
 	int was = q->declaring;
 	q->declaring = 1;             /* (the authorizer lets the table's own CREATE through) */
-	int rc = sqlite3_declare_vtab(db, schemas[t]);
+	int rc = sqlite3_declare_vtab(db, schemas[tb->t]);
 	q->declaring = was;
 	if (rc != SQLITE_OK)
 		return rc;
@@ -215,50 +221,10 @@ static int connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sq
 	if (!v)
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof *v);
-	v->q = aux;
-	v->t = t;
+	v->q = q;
+	v->t = tb->t;
 	*out = &v->base;
 	return SQLITE_OK;
-}
-
-static int connect_objects(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
-			   char **msg)
-{
-	return connect(db, aux, argc, argv, out, msg, T_OBJECTS);
-}
-
-static int connect_classes(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
-			   char **msg)
-{
-	return connect(db, aux, argc, argv, out, msg, T_CLASSES);
-}
-
-static int connect_refs(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
-{
-	return connect(db, aux, argc, argv, out, msg, T_REFS);
-}
-
-static int connect_roots(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
-{
-	return connect(db, aux, argc, argv, out, msg, T_ROOTS);
-}
-
-static int connect_strings(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
-			   char **msg)
-{
-	return connect(db, aux, argc, argv, out, msg, T_STRINGS);
-}
-
-static int connect_fields(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
-			  char **msg)
-{
-	return connect(db, aux, argc, argv, out, msg, T_FIELDS);
-}
-
-static int connect_retained_set(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
-				char **msg)
-{
-	return connect(db, aux, argc, argv, out, msg, T_RETAINED_SET);
 }
 
 static int disconnect(sqlite3_vtab *vt)
@@ -855,18 +821,10 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
-static const sqlite3_module modules[T_N] = {
-#define MODULE(conn) { .iVersion = 1, .xConnect = (conn), .xBestIndex = best_index, .xDisconnect = disconnect, \
-	.xOpen = open_cursor, .xClose = close_cursor, .xFilter = filter, .xNext = next, .xEof = eof, \
-	.xColumn = column, .xRowid = rowid }
-	[T_OBJECTS] = MODULE(connect_objects),
-	[T_CLASSES] = MODULE(connect_classes),
-	[T_REFS] = MODULE(connect_refs),
-	[T_ROOTS] = MODULE(connect_roots),
-	[T_STRINGS] = MODULE(connect_strings),
-	[T_FIELDS] = MODULE(connect_fields),
-	[T_RETAINED_SET] = MODULE(connect_retained_set),
-#undef MODULE
+static const sqlite3_module module = {
+	.iVersion = 1, .xConnect = connect, .xBestIndex = best_index, .xDisconnect = disconnect,
+	.xOpen = open_cursor, .xClose = close_cursor, .xFilter = filter, .xNext = next, .xEof = eof,
+	.xColumn = column, .xRowid = rowid,
 };
 static const char *const module_names[T_N] = { "objects", "classes", "refs", "roots", "strings", "fields",
 					       "retained_set" };
@@ -884,6 +842,18 @@ static hp_objread *reader(hp_sql *q, sqlite3_context *ctx)
 		return NULL;
 	}
 	return q->rd;
+}
+
+/* a function's instance argument: the reader, with *v the instance; NULL
+ * with the result set (NULL for no instance, or the error) */
+static hp_objread *instance_arg(hp_sql *q, sqlite3_context *ctx, sqlite3_value *a, size_t *v)
+{
+	*v = object_of(q->h, a);
+	if (*v == SIZE_MAX || hp_heap_kind(q->h, *v) != HP_OBJ_INSTANCE) {
+		sqlite3_result_null(ctx);
+		return NULL;
+	}
+	return reader(q, ctx);
 }
 
 /* str(id): the text of a String, a char[] or a byte[]; NULL for others */
@@ -965,13 +935,11 @@ static void fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	hp_sql *q = sqlite3_user_data(ctx);
-	size_t v = object_of(q->h, argv[0]);
+	size_t v;
 	const unsigned char *name = sqlite3_value_text(argv[1]);
-	if (v == SIZE_MAX || !name || hp_heap_kind(q->h, v) != HP_OBJ_INSTANCE) {
+	hp_objread *rd = name ? instance_arg(q, ctx, argv[0], &v) : NULL;
+	if (!name)
 		sqlite3_result_null(ctx);
-		return;
-	}
-	hp_objread *rd = reader(q, ctx);
 	if (!rd)
 		return;
 	struct hp_objdata o;
@@ -1019,12 +987,8 @@ static void fn_size(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	hp_sql *q = sqlite3_user_data(ctx);
-	size_t v = object_of(q->h, argv[0]);
-	if (v == SIZE_MAX || hp_heap_kind(q->h, v) != HP_OBJ_INSTANCE) {
-		sqlite3_result_null(ctx);
-		return;
-	}
-	hp_objread *rd = reader(q, ctx);
+	size_t v;
+	hp_objread *rd = instance_arg(q, ctx, argv[0], &v);
 	if (!rd)
 		return;
 	struct hp_collection c;
@@ -1120,8 +1084,10 @@ int hp_sql_open(hp_sql **out, hp_session *S, const struct hp_sql_opts *o, struct
 	sqlite3_limit(q->db, SQLITE_LIMIT_ATTACHED, 0);
 	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, 64 << 20);
 	int src = SQLITE_OK;
-	for (int t = 0; t < T_N && src == SQLITE_OK; t++)
-		src = sqlite3_create_module(q->db, module_names[t], &modules[t], q);
+	for (int t = 0; t < T_N && src == SQLITE_OK; t++) {
+		q->tabs[t] = (struct tab){ q, t };
+		src = sqlite3_create_module(q->db, module_names[t], &module, &q->tabs[t]);
+	}
 	if (src == SQLITE_OK)
 		src = sqlite3_create_function(q->db, "str", 1, SQLITE_UTF8, q, fn_str, NULL, NULL);
 	if (src == SQLITE_OK)

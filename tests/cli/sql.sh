@@ -26,20 +26,13 @@ Q() { "$HPROFAN" sql "$@" --quiet; }
 # ---- the JVM's histogram ----------------------------------------------------
 Q "$S" --csv "SELECT class, count(*), sum(shallow) FROM objects GROUP BY class" >"$TMPD/byclass.csv" 2>"$TMPD/err" ||
   fail sql-histo "exit $?: $(head -c 300 "$TMPD/err")"
-python3 - "$TMPD/byclass.csv" "$TESTDATA/hprof/leakycache.histo.txt" <<'PY'
-import csv, re, sys
-PRIM = {'Z': 'boolean', 'C': 'char', 'F': 'float', 'D': 'double', 'B': 'byte', 'S': 'short', 'I': 'int', 'J': 'long'}
-def java(n):
-    m = re.match(r'^(\[+)L(.*);$', n)
-    if m: return m.group(2) + '[]' * len(m.group(1))
-    m = re.match(r'^(\[+)(.)$', n)
-    if m: return PRIM[m.group(2)] + '[]' * len(m.group(1))
-    return n.replace('/', '+')   # hidden classes: jcmd's Foo$$Lambda$14/0x..., HPROF's Foo$$Lambda$14+0x...
+HELPER="$(cd "$(dirname "$0")/../helper" && pwd)" python3 - "$TMPD/byclass.csv" "$TESTDATA/hprof/leakycache.histo.txt" <<'PY'
+import csv, os, sys
+sys.path.insert(0, os.environ["HELPER"])      # tests/helper: histo.py
+from histo import read_histo
 got = {r[0]: (int(r[1]), int(r[2])) for r in list(csv.reader(open(sys.argv[1])))[1:]}
-want = {}
-for line in open(sys.argv[2]):
-    m = re.match(r'^\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)', line)
-    if m: want[java(m.group(3))] = (int(m.group(1)), int(m.group(2)))
+# hidden classes: jcmd's Foo$$Lambda$14/0x..., HPROF's Foo$$Lambda$14+0x...
+want = {k.replace('/', '+'): v for k, v in read_histo(sys.argv[2]).items()}
 # sample_histo.sh's list: the attach mechanism ran between histogram and dump
 allowed = {'int[]': (1, 80), 'jdk.internal.ref.CleanerImpl$PhantomCleanableRef': (-1, None),
            'java.lang.invoke.MethodHandleNatives$CallSiteContext': (-1, -32)}

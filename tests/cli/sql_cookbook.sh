@@ -45,21 +45,14 @@ for f in "$D"/*.sql; do
   "$HPROFAN" sql "$D/book.hprof" --csv --quiet "$(cat "$f")" >"$D/$n.csv" 2>"$D/$n.err" || echo "$?" >"$D/$n.rc"
 done
 
-python3 - "$D" "$HPROFAN" <<'PY'
+HELPER="$(cd "$(dirname "$0")/../helper" && pwd)" python3 - "$D" "$HPROFAN" <<'PY'
 import csv, glob, os, re, sys
+sys.path.insert(0, os.environ["HELPER"])      # tests/helper: histo.py
+from histo import read_histo
 d, hp = sys.argv[1:3]
 facts = dict(l.strip().split('=', 1) for l in open(d + '/book.out') if '=' in l)
-PRIM = {'Z': 'boolean', 'C': 'char', 'F': 'float', 'D': 'double', 'B': 'byte', 'S': 'short', 'I': 'int', 'J': 'long'}
-def java(n):
-    m = re.match(r'^(\[+)L(.*);$', n)
-    if m: return m.group(2) + '[]' * len(m.group(1))
-    m = re.match(r'^(\[+)(.)$', n)
-    if m: return PRIM[m.group(2)] + '[]' * len(m.group(1))
-    return n.replace('/', '+')
-H = {}
-for line in open(d + '/book.histo'):
-    m = re.match(r'^\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)', line)
-    if m: H[java(m.group(3))] = (int(m.group(1)), int(m.group(2)))
+# hidden classes: jcmd's Foo$$Lambda$14/0x..., HPROF's Foo$$Lambda$14+0x...
+H = {k.replace('/', '+'): v for k, v in read_histo(d + '/book.histo').items()}
 def rows(n):
     if os.path.exists('%s/%s.rc' % (d, n)):
         raise RuntimeError('exit %s: %s' % (open('%s/%s.rc' % (d, n)).read().strip(), open('%s/%s.err' % (d, n)).read()[:300]))
