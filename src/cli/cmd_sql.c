@@ -496,13 +496,13 @@ static int read_all(FILE *in, char **out)
 	return EXIT_OK;
 }
 
-static const char *const tables[] = { "objects", "classes", "refs", "roots", "strings", "fields" };
+static const char *const tables[] = { "objects", "classes", "refs", "roots", "strings", "fields", "threads", "frames" };
 
 /* .tables, .schema, .help: what the prompt answers itself */
 static void dot(struct run *u, const char *line)
 {
 	if (!strncmp(line, ".tables", 7)) {
-		puts_(u->k, "objects  classes  refs  roots  strings  fields\n");
+		puts_(u->k, "objects  classes  refs  roots  strings  fields  threads  frames  (and retained_set(ID))\n");
 		return;
 	}
 	if (!strncmp(line, ".schema", 7)) {
@@ -628,6 +628,6 @@ static int run(struct cli_ctx *x)
 	return rc;
 }
 
-CLI_COMMAND(sql, "hprofan sql FILE [QUERY]", "SQL over the heap: objects, classes, refs, roots, strings, fields (SQLite)",
+CLI_COMMAND(sql, "hprofan sql FILE [QUERY]", "SQL over the heap: objects, classes, refs, roots, strings, fields, threads, frames (SQLite)",
 	    CLI_FILES(1, 2), CLI_OWN(struct sql_opts, NULL), .run = run,
 	    CLI_TABLES(own, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet));

@@ -12,6 +12,7 @@
 #include "session/sql.h"
 #include "analysis/collections.h"
 #include "analysis/retained.h"
+#include "analysis/threads.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "model/objread.h"
@@ -42,7 +43,9 @@ struct hp_sql {
 	double timeout, deadline;
 	int timed_out;
 	int declaring;                /* in a table's xConnect, or exporting: the authorizer allows */
-	struct tab tabs[8];           /* each table's module aux (T_N of them) */
+	struct tab tabs[12];          /* each table's module aux (T_N of them) */
+	struct hp_threads T;          /* threads and frames: collected the first time (T_done) */
+	int T_done;
 	struct hp_error err;
 };
 
@@ -148,8 +151,8 @@ static int need_rev(hp_sql *q)
 /* ---- the tables -----------------------------------------------------------
  * A cursor walks row numbers: lo..hi, or list[0..nlist) (borrowed, or own
  * when owned is set). */
-enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_RETAINED_SET, T_N };
-_Static_assert(T_N <= 8, "hp_sql.tabs holds every table");
+enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_RETAINED_SET, T_THREADS, T_FRAMES, T_N };
+_Static_assert(T_N <= 12, "hp_sql.tabs holds every table");
 
 struct vtab {
 	sqlite3_vtab base;
@@ -181,7 +184,13 @@ static const char *const schemas[] = {
 	[T_FIELDS] = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, value, ref INTEGER, static INTEGER)",
 	/* retained_set(ID): a table-valued function, ID its hidden column */
 	[T_RETAINED_SET] = "CREATE TABLE x(id INTEGER, of HIDDEN)",
+	[T_THREADS] = "CREATE TABLE x(id INTEGER, serial INTEGER, name TEXT, state TEXT, daemon INTEGER, priority INTEGER, "
+		      "frames INTEGER, retained INTEGER)",
+	[T_FRAMES] = "CREATE TABLE x(thread_id INTEGER, depth INTEGER, class TEXT, method TEXT, signature TEXT, file TEXT, "
+		     "line INTEGER)",
 };
+enum { TH_ID, TH_SERIAL, TH_NAME, TH_STATE, TH_DAEMON, TH_PRIORITY, TH_FRAMES, TH_RETAINED };
+enum { FR_THREAD, FR_DEPTH, FR_CLASS, FR_METHOD, FR_SIGNATURE, FR_FILE, FR_LINE };
 enum { RT_ID, RT_KIND, RT_THREAD, RT_FRAME };
 enum { S_ID, S_VALUE, S_LENGTH };
 enum { F_ID, F_NAME, F_TYPE, F_VALUE, F_REF, F_STATIC };
@@ -201,6 +210,8 @@ static const int keyed[T_N][4] = {
 	[T_STRINGS] = { S_ID, -1, -1, -1 },
 	[T_FIELDS] = { F_ID, -1, -1, -1 },
 	[T_RETAINED_SET] = { 1, -1, -1, -1 },
+	[T_THREADS] = { -1, -1, -1, -1 },
+	[T_FRAMES] = { -1, -1, -1, -1 },
 };
 
 /* each table's module is the same; its aux says which table (hp_sql.tabs) */
@@ -462,6 +473,32 @@ nomem:
 	return SQLITE_NOMEM;
 }
 
+/* threads and frames: the dump's threads as the threads command finds them
+ * (their Thread objects' fields read; retained sizes only when asked) */
+static int need_threads(hp_sql *q, sqlite3_vtab *vt)
+{
+	if (q->T_done)
+		return SQLITE_OK;
+	hp_error_clear(&q->err);
+	if ((!q->rd && hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) ||
+	    hp_threads_collect(q->h, NULL, q->rd, &q->T, &q->err) != HP_OK) {
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
+	}
+	q->T_done = 1;
+	return SQLITE_OK;
+}
+
+/* frames: from thread c->i on, the first with a frame at c->f */
+static void frames_settle(struct cursor *c, const hp_sql *q)
+{
+	while (c->i < c->hi && c->f >= q->T.t[c->i].nframes) {
+		c->i++;
+		c->f = 0;
+	}
+	c->row = c->i * 65536 + c->f;
+}
+
 static int need_strings(hp_sql *q)
 {
 	if (q->str_objs)
@@ -516,6 +553,15 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 			size_t o = object_of(h, argv[0]);
 			c->i = o;
 			c->hi = o != SIZE_MAX && hp_objread_is_string(h, o) ? o + 1 : 0;
+		}
+	} else if (v->t == T_THREADS || v->t == T_FRAMES) {
+		if ((rc = need_threads(q, cur->pVtab)) != SQLITE_OK)
+			return rc;
+		c->hi = q->T.n;
+		c->f = 0;
+		if (v->t == T_FRAMES) {
+			frames_settle(c, q);
+			return SQLITE_OK;
 		}
 	} else if (v->t == T_RETAINED_SET) {
 		if ((rc = need_R(q, cur->pVtab, 1)) != SQLITE_OK)
@@ -579,6 +625,11 @@ static int next(sqlite3_vtab_cursor *cur)
 		}
 		c->i++;
 		return fields_settle(c, ((const struct vtab *)cur->pVtab)->q, cur->pVtab);
+	}
+	if (((const struct vtab *)cur->pVtab)->t == T_FRAMES) {
+		c->f++;
+		frames_settle(c, ((const struct vtab *)cur->pVtab)->q);
+		return SQLITE_OK;
 	}
 	c->i++;
 	if (c->order)
@@ -776,6 +827,105 @@ static int field_column(hp_sql *q, const struct cursor *c, int col, sqlite3_cont
 	return SQLITE_OK;
 }
 
+static int thread_column(hp_sql *q, sqlite3_vtab *vt, const struct hp_thread_info *t, int col, sqlite3_context *ctx)
+{
+	const hp_heap *h = q->h;
+	int rc;
+	switch (col) {
+	case TH_ID:
+		if (t->obj != SIZE_MAX)
+			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[t->obj]);
+		else
+			result_id(ctx, h->threads[t->rec].object_id);
+		break;
+	case TH_SERIAL: sqlite3_result_int64(ctx, t->serial); break;
+	case TH_NAME: {
+		struct hp_text x = { 0 };
+		hp_error_clear(&q->err);
+		if (t->obj == SIZE_MAX) {
+			sqlite3_result_null(ctx);
+		} else if (hp_objread_thread_name(q->rd, t->obj, 0, &x, &q->err) != HP_OK) {
+			vt_error(vt, q->err.msg);
+			return SQLITE_ERROR;
+		} else if (x.utf8) {
+			sqlite3_result_text(ctx, x.utf8, (int)(x.len < INT32_MAX ? x.len : INT32_MAX), SQLITE_TRANSIENT);
+		} else {
+			sqlite3_result_null(ctx);
+		}
+		hp_objread_text_release(&x);
+		break;
+	}
+	case TH_STATE:
+		if (t->state)
+			sqlite3_result_text(ctx, t->state, -1, SQLITE_STATIC);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	case TH_DAEMON:
+	case TH_PRIORITY: {
+		int x = col == TH_DAEMON ? t->daemon : t->priority;
+		if (x >= 0)
+			sqlite3_result_int(ctx, x);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	}
+	case TH_FRAMES: sqlite3_result_int64(ctx, t->nframes); break;
+	default:
+		if (t->obj == SIZE_MAX) {
+			sqlite3_result_null(ctx);
+			break;
+		}
+		if ((rc = need_R(q, vt, 0)) != SQLITE_OK)
+			return rc;
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->retained[t->obj]);
+	}
+	return SQLITE_OK;
+}
+
+/* a name from the dump's string table, NULL when it has none */
+static void result_sid(sqlite3_context *ctx, const hp_heap *h, uint64_t sid)
+{
+	uint32_t n = 0;
+	const char *s = sid ? hp_heap_string(h, sid, &n) : NULL;
+	if (s)
+		sqlite3_result_text(ctx, s, (int)n, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(ctx);
+}
+
+static int frame_column(hp_sql *q, const struct hp_thread_info *t, uint32_t depth, int col, sqlite3_context *ctx)
+{
+	const hp_heap *h = q->h;
+	const struct hp_frame *fr = hp_trace_frame(h, t->trace, depth);
+	uint32_t k;
+	switch (col) {
+	case FR_THREAD:
+		if (t->obj != SIZE_MAX)
+			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[t->obj]);
+		else
+			result_id(ctx, h->threads[t->rec].object_id);
+		break;
+	case FR_DEPTH: sqlite3_result_int64(ctx, depth); break;
+	case FR_CLASS:
+		k = fr ? hp_idmap_get(&h->serial_map, fr->class_serial) : HP_IDMAP_NONE;
+		if (k != HP_IDMAP_NONE && k < h->nclasses)
+			sqlite3_result_text(ctx, hp_class_name(h, k), q->cls_name_len[k], SQLITE_STATIC);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	case FR_METHOD: if (fr) result_sid(ctx, h, fr->method_sid); else sqlite3_result_null(ctx); break;
+	case FR_SIGNATURE: if (fr) result_sid(ctx, h, fr->signature_sid); else sqlite3_result_null(ctx); break;
+	case FR_FILE: if (fr) result_sid(ctx, h, fr->source_sid); else sqlite3_result_null(ctx); break;
+	default:
+		if (fr && fr->line > 0)
+			sqlite3_result_int64(ctx, fr->line);
+		else
+			sqlite3_result_null(ctx);
+	}
+	return SQLITE_OK;
+}
+
 /* the object whose edges hold edge e (the last v with off(v) <= e) */
 static size_t edge_src(const struct hp_refs *r, uint64_t e)
 {
@@ -809,6 +959,10 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[c->row]);
 		return SQLITE_OK;
 	}
+	if (v->t == T_THREADS)
+		return thread_column(q, cur->pVtab, &q->T.t[c->row], col, ctx);
+	if (v->t == T_FRAMES)
+		return frame_column(q, &q->T.t[c->i], (uint32_t)c->f, col, ctx);
 	const struct hp_refs *r = &q->R->refs;
 	size_t src = edge_src(r, c->row);
 	if (col == R_SRC)
@@ -827,7 +981,7 @@ static const sqlite3_module module = {
 	.xColumn = column, .xRowid = rowid,
 };
 static const char *const module_names[T_N] = { "objects", "classes", "refs", "roots", "strings", "fields",
-					       "retained_set" };
+					       "retained_set", "threads", "frames" };
 
 /* ---- functions ------------------------------------------------------------ */
 
@@ -1120,6 +1274,8 @@ void hp_sql_close(hp_sql *q)
 		return;
 	if (q->db)
 		sqlite3_close_v2(q->db);
+	if (q->T_done)
+		hp_threads_release(&q->T);
 	hp_free_all(q->str_objs, q->cls_count, q->cls_shallow, q->cls_name_len, q->by_cls_off, q->by_cls, q->cls_order[0], q->cls_order[1], q->rev_off,
 		    q->rev_edge, q);
 }

@@ -19,6 +19,9 @@
  *   fields(id, name, type, value, ref,      one row per field of each instance
  *          static)                          and class object (statics); WHERE
  *                                           id = (both) decodes one object
+ *   threads(id, serial, name, state, daemon, priority, frames, retained)
+ *   frames(thread_id, depth, class, method, signature, file, line)
+ *   retained_set(ID)                        the dominator subtree of ID
  * and functions str(id) (a String's, char[]'s or byte[]'s text),
  * field(id, name) (an instance field's value, a reference as its id),
  * instance_of(id, class) (the class or a subclass) and size(id) (a

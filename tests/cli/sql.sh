@@ -206,6 +206,19 @@ rc=$?
 [ $rc = 2 ] && grep -q "retained_set() needs the object" "$TMPD/r.err" && ok "sql: retained_set without its object: said, exit 2" ||
   fail "sql: retained_set without its object" "exit $rc: $(cat "$TMPD/r.err")"
 
+# threads and frames against the threads command's JSON
+"$HPROFAN" threads "$S" --json --quiet >"$TMPD/threads.json"
+got=$(Q "$S" --csv "SELECT t.name, t.state, t.frames, t.retained, count(f.depth) FROM threads t LEFT JOIN frames f ON f.thread_id = t.id GROUP BY t.id ORDER BY t.name" |
+  tail -n +2 | tr -d '\r' | sort | paste -sd';')
+want=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = []
+for t in d["threads"]:
+    rows.append("%s,%s,%d,%d,%d" % (t.get("name", ""), t.get("state", ""), len(t.get("frames", [])), t["retained"], len(t.get("frames", []))))
+print(";".join(sorted(rows)))' "$TMPD/threads.json" 2>&1)
+expect_eq "sql: threads and frames = the threads command's" "$got" "$want"
+
 # ---- refused ----------------------------------------------------------------
 refused() {   # NAME SQL [OPTIONS...]: exit 2, the message in one line (a usage error's hint after it), no output
   local name=$1 sql=$2; shift 2

@@ -128,6 +128,12 @@ def head_retained():
     return subprocess.run([hp, 'sql', d + '/book.hprof', '--csv', '--quiet',
         "SELECT retained FROM objects WHERE id = (SELECT field(id, 'chain') FROM objects WHERE class = 'Book$Root')"],
         capture_output=True, text=True).stdout.split()[-1]
+@check('25', "book-worker's stack: Object.wait above the program's lambda; a daemon, WAITING (the program)")
+def _(r):
+    at = [(x[1], x[2]) for x in r]
+    return (('java.lang.Object', 'wait') in at and any(c == 'Book' and m.startswith('lambda$main$') for c, m in at) and
+            at.index(('java.lang.Object', 'wait')) < [i for i, (c, m) in enumerate(at) if c == 'Book'][0] and
+            all(x[3] == 'WAITING' and x[4] == '1' for x in r) and [x[0] for x in r] == [str(i) for i in range(len(r))])
 have = sorted(os.path.basename(f)[:-4] for f in glob.glob(d + '/*.sql'))
 for n in sorted(set(have) | set(checks), key=int):
     name = 'sql-cookbook %s' % n
