@@ -827,16 +827,22 @@ static int field_column(hp_sql *q, const struct cursor *c, int col, sqlite3_cont
 	return SQLITE_OK;
 }
 
+/* a thread's id: its Thread object's, else the one its record names */
+static void result_thread(sqlite3_context *ctx, const hp_heap *h, const struct hp_thread_info *t)
+{
+	if (t->obj != SIZE_MAX)
+		sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[t->obj]);
+	else
+		result_id(ctx, h->threads[t->rec].object_id);
+}
+
 static int thread_column(hp_sql *q, sqlite3_vtab *vt, const struct hp_thread_info *t, int col, sqlite3_context *ctx)
 {
 	const hp_heap *h = q->h;
 	int rc;
 	switch (col) {
 	case TH_ID:
-		if (t->obj != SIZE_MAX)
-			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[t->obj]);
-		else
-			result_id(ctx, h->threads[t->rec].object_id);
+		result_thread(ctx, h, t);
 		break;
 	case TH_SERIAL: sqlite3_result_int64(ctx, t->serial); break;
 	case TH_NAME: {
@@ -901,10 +907,7 @@ static int frame_column(hp_sql *q, const struct hp_thread_info *t, uint32_t dept
 	uint32_t k;
 	switch (col) {
 	case FR_THREAD:
-		if (t->obj != SIZE_MAX)
-			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[t->obj]);
-		else
-			result_id(ctx, h->threads[t->rec].object_id);
+		result_thread(ctx, h, t);
 		break;
 	case FR_DEPTH: sqlite3_result_int64(ctx, depth); break;
 	case FR_CLASS:
