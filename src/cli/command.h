@@ -158,6 +158,7 @@ struct cli_command {
 	const char *operands;         /* redact's "IN OUT": the message for a missing one names
 	                               * them, and OUT is a file written (completions) */
 	const char *args;             /* what follows the files: "ID", or NULL */
+	int many_args;                /* args may repeat: every argument after the files (at least one) */
 	const struct cli_option *const *options;   /* tables, NULL-terminated */
 	const struct cli_rule *const *rules;       /* tables of rules, NULL-terminated, or NULL */
 	size_t own_size;              /* sizeof the command's options struct */

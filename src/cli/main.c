@@ -343,8 +343,8 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
-	/* FILE... and what follows */
-	int nargs = cmd->args ? 1 : 0;
+	/* FILE... and what follows: one argument, or (many_args) every one left */
+	int nargs = !cmd->args ? 0 : cmd->many_args ? (npos > cmd->min_files ? npos - cmd->min_files : 1) : 1;
 	const struct cli_command *near;
 	if (!explicit && npos > 0 && mistyped(pos[0], &near)) {
 		rc = cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", pos[0], near->name);

@@ -161,6 +161,8 @@ doc components-sample components components "$SAMPLE" --top 0
 doc components-file components components "$SAMPLE" --components "$TMPD/comp.txt" --top 2
 doc sql-sample sql sql "$SAMPLE" "SELECT id, class, kind, shallow, retained, idom, root_kinds, length, str(id) FROM objects WHERE class IN ('java.lang.String', 'byte[]') ORDER BY retained DESC LIMIT 20"
 doc sql-classes sql sql "$SAMPLE" "SELECT * FROM classes WHERE instances = 0 LIMIT 3"
+doc idom-sample idom idom "$SAMPLE" 'LeakyCache$Attribute' java.lang.String --top 3
+doc idom-skip idom idom "$SAMPLE" 'LeakyCache$Session' --skip '^java' --top 0
 doc dominators-package dominators dominators "$SAMPLE" --group=package --depth 3 --top 2
 doc dominators-loader dominators dominators "$SAMPLE" --group=loader --top 1
 doc dominators-component dominators dominators "$SAMPLE" --components "$TMPD/comp.txt" --depth 2 --top 2

@@ -175,6 +175,8 @@ args() {
   case $1 in
     object|path) echo "$1 $f $id" ;;
     instances) echo "$1 $f $cls" ;;
+    # idom: the sample's Random is dominated by the LeakyCache instance (renamed by --mapping)
+    idom) if [ "$2" = --mapping ]; then echo "$1 $f java.util.Random"; else echo "$1 $f $cls"; fi ;;
     redact) echo "$1 $f $TMPD/out.txt" ;;
     diff|trend) echo "$1 $f $S2" ;;
     # sql: one word (comments for spaces) that sizes, policies, names and formats all change
@@ -214,7 +216,8 @@ value() {
     --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;
     --title) echo "--title T" ;;   # report
     --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
-    --export) echo "--export $TMPD/out.txt" ;;   # sql: the database, where run compares -o's file
+    --export) echo "--export $TMPD/out.txt" ;;
+    --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
   esac
