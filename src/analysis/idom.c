@@ -3,18 +3,16 @@
 #include "analysis/idom.h"
 #include "analysis/dominators.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* retained, then dominated_retained, largest first; then class index */
 static int by_retained(const void *a, const void *b)
 {
 	const struct hp_idom_group *x = a, *y = b;
-	if (x->retained != y->retained)
-		return x->retained < y->retained ? 1 : -1;
-	if (x->dominated_retained != y->dominated_retained)
-		return x->dominated_retained < y->dominated_retained ? 1 : -1;
-	return x->cls < y->cls ? -1 : x->cls > y->cls;
+	return hp_cmp3_u64(y->retained, x->retained, y->dominated_retained, x->dominated_retained, x->cls, y->cls);
 }
 
 int hp_idom_compute(const hp_heap *h, const struct hp_retained *R, const uint32_t *set, size_t n,

@@ -11,23 +11,11 @@
 #  - a name no class has: the nearest names, exit 1; no argument: exit 2.
 # Skipped without a JDK (javac, java, jcmd).
 . "$(dirname "$0")/../lib.sh"
-for t in javac java jcmd python3; do
-  command -v "$t" >/dev/null 2>&1 || { skip idom-jdk "$t is absent"; exit 0; }
-done
+command -v python3 >/dev/null 2>&1 || { skip idom-jdk "python3 is absent"; exit 0; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$TMPD
-PID=""
-cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
-at_exit cleanup
-javac -d "$D/classes" "$ROOT/testdata/java/sqlbook/Book.java" 2>"$D/javac.err" ||
-  { fail idom-jdk-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
-java -Xmx256m -XX:+UseSerialGC -cp "$D/classes" Book >"$D/book.out" 2>&1 &
-PID=$!
-said_ready "$D/book.out" "$PID" || { fail idom-jdk "the JVM never said READY: $(head -c 300 "$D/book.out")"; exit 0; }
-jcmd "$PID" GC.heap_dump "$D/book.hprof" >"$D/jcmd.out" 2>&1 || { fail idom-jdk "jcmd: $(head -c 300 "$D/jcmd.out")"; exit 0; }
-cleanup
-PID=""
-F=$D/book.hprof
+jdk_heap idom-jdk "$ROOT/testdata/java/sqlbook/Book.java" Book "$D" || exit 0
+F=$D/Book.hprof
 J() { "$HPROFAN" idom "$F" "$@" --json --quiet; }
 row() {   # the groups of a document as "class,dominators,dominated;..."
   python3 -c '

@@ -7,24 +7,13 @@
 # check fails, and so does one it checks that the page lost.
 # Skipped without a JDK (javac, java, jcmd) or python3.
 . "$(dirname "$0")/../lib.sh"
-for t in javac java jcmd python3; do
-  command -v "$t" >/dev/null 2>&1 || { skip sql-cookbook "$t is absent"; exit 0; }
-done
+command -v python3 >/dev/null 2>&1 || { skip sql-cookbook "python3 is absent"; exit 0; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$TMPD
-PID=""
-cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }; }
-at_exit cleanup
-javac -d "$D/classes" "$ROOT/testdata/java/sqlbook/Book.java" 2>"$D/javac.err" ||
-  { fail sql-cookbook-javac "$(head -c 300 "$D/javac.err")"; exit 0; }
-java -Xmx256m -XX:+UseSerialGC -cp "$D/classes" Book >"$D/book.out" 2>&1 &
-PID=$!
-said_ready "$D/book.out" "$PID" || { fail sql-cookbook "the JVM never said READY: $(head -c 300 "$D/book.out")"; exit 0; }
-jcmd "$PID" GC.heap_dump "$D/book.hprof" >"$D/jcmd.out" 2>&1 &&
-  jcmd "$PID" GC.class_histogram >"$D/book.histo" 2>&1 ||
-  { fail sql-cookbook "jcmd: $(head -c 300 "$D/jcmd.out")"; exit 0; }
-cleanup
-PID=""
+jdk_heap sql-cookbook "$ROOT/testdata/java/sqlbook/Book.java" Book "$D" || exit 0
+mv "$D/Book.hprof" "$D/book.hprof"
+mv "$D/Book.histo" "$D/book.histo"
+mv "$D/Book.out" "$D/book.out"
 
 # each recipe's SQL, as the page has it, run with --csv: $D/N.csv
 python3 - "$ROOT/docs/sql.md" "$D" <<'PY'
