@@ -186,8 +186,10 @@ int cli_run_one(struct cli_ctx *x);
  * run() is cli_run_one() with the file's collect, json, text and release;
  * CLI_TABLES and CLI_RULES make the NULL-terminated lists; anything else
  * (.args, .operands, .after, .run) is a designated initializer. */
-#define CLI_COMMAND(id, use, sum, ...) \
-	const struct cli_command cmd_##id = { .name = #id, .usage = (use), .summary = (sum), __VA_ARGS__ }
+#define CLI_COMMAND(id, use, sum, ...) CLI_COMMAND_NAMED(id, #id, use, sum, __VA_ARGS__)
+/* the same for a name that is no C identifier ("group-by-value") */
+#define CLI_COMMAND_NAMED(id, nm, use, sum, ...) \
+	const struct cli_command cmd_##id = { .name = (nm), .usage = (use), .summary = (sum), __VA_ARGS__ }
 #define CLI_FILES(lo, hi) .min_files = (lo), .max_files = (hi)
 #define CLI_ANSWERS .run = cli_run_one, .collect = collect, .json = json, .text = text, .release = release
 #define CLI_OWN(type, defaults_fn) .own_size = sizeof(type), .defaults = (defaults_fn)

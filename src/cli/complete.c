@@ -207,7 +207,8 @@ static const char bash_body[] =
 	"\n"
 	"# _hprofan_add_options CUR COMMAND: adds the options of COMMAND that start with CUR\n"
 	"_hprofan_add_options() {\n"
-	"  local o all_equals=1 list=_hprofan_options_${2:-top}\n"
+	"  local o all_equals=1 cmd=${2:-top}\n"
+	"  local list=_hprofan_options_${cmd//-/_}\n"
 	"  for o in ${!list}; do\n"
 	"    [[ $o == \"$1\"* ]] || continue\n"
 	"    if _hprofan_in \"$o\" \"$_hprofan_with_equals\"; then\n"
@@ -345,7 +346,11 @@ static void write_bash(FILE *f)
 		fprintf(f, "%s%s", c == cli_commands ? "" : " ", (*c)->name);
 	fputs("'\n# the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)\n", f);
 	for (const struct cli_command *const *c = cli_commands; *c; c++) {
-		fprintf(f, "_hprofan_options_%s='", (*c)->name);
+		/* (a shell variable: group-by-value's is _hprofan_options_group_by_value) */
+		fputs("_hprofan_options_", f);
+		for (const char *p = (*c)->name; *p; p++)
+			fputc(*p == '-' ? '_' : *p, f);
+		fputs("='", f);
 		EACH_OPTION(*c, o) {
 			if (o->alias && o->alias[1] != '-')
 				fprintf(f, "%s ", o->alias);

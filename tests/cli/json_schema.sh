@@ -163,6 +163,8 @@ doc sql-sample sql sql "$SAMPLE" "SELECT id, class, kind, shallow, retained, ido
 doc sql-classes sql sql "$SAMPLE" "SELECT * FROM classes WHERE instances = 0 LIMIT 3"
 doc idom-sample idom idom "$SAMPLE" 'LeakyCache$Attribute' java.lang.String --top 3
 doc idom-skip idom idom "$SAMPLE" 'LeakyCache$Session' --skip '^java' --top 0
+doc gbv-sample group-by-value group-by-value "$SAMPLE" 'LeakyCache$Session' region --top 2
+doc gbv-prims group-by-value group-by-value "$SAMPLE" 'LeakyCache$Session' grade --top 0
 doc dominators-package dominators dominators "$SAMPLE" --group=package --depth 3 --top 2
 doc dominators-loader dominators dominators "$SAMPLE" --group=loader --top 1
 doc dominators-component dominators dominators "$SAMPLE" --components "$TMPD/comp.txt" --depth 2 --top 2
@@ -635,7 +637,7 @@ section = None
 rows = 0
 documented = set()      # the commands whose documents have a "## `NAME`" section
 for line in md.splitlines():
-    m = re.match(r"^##(#?) `([a-z_]+)`", line)
+    m = re.match(r"^##(#?) `([a-z_-]+)`", line)
     if line.startswith("## Members of every document"):
         section = ("document", schema)
     elif m:
@@ -766,7 +768,7 @@ for lineno, line in enumerate(md.splitlines(), 1):
         else:
             block[1].append(line)
         continue
-    m = re.match(r"^## `([a-z_]+)`", line)
+    m = re.match(r"^## `([a-z_-]+)`", line)
     if m:
         section = m.group(1) if m.group(1) in commands else None
     elif line.startswith("## "):
@@ -789,7 +791,7 @@ def rows_of(md):
     """{section: {member path: meaning}} of the member tables"""
     out, sec = {}, None
     for line in md.splitlines():
-        m = re.match(r"^##(#?) `([a-z_]+)`", line)
+        m = re.match(r"^##(#?) `([a-z_-]+)`", line)
         if line.startswith("## Members of every document"):
             sec = "document"
         elif m:

@@ -175,6 +175,14 @@ args() {
   case $1 in
     object|path) echo "$1 $f $id" ;;
     instances) echo "$1 $f $cls" ;;
+    # group-by-value: Sessions by their region (a String; --mapping renames a field of theirs: count)
+    # (--weak: SoftReferences by referent, whose retained sizes it changes; --roots: threads by name)
+    group-by-value) case $2 in
+        --mapping) echo "$1 $f LeakyCache\$Session version" ;;
+        --weak) echo "$1 $f java.lang.ref.SoftReference referent" ;;
+        --roots) echo "$1 $f java.lang.Thread name" ;;
+        *) echo "$1 $f LeakyCache\$Session region" ;;
+      esac ;;
     # idom: the sample's Random is dominated by the LeakyCache instance (renamed by --mapping)
     idom) if [ "$2" = --mapping ]; then echo "$1 $f java.util.Random"; else echo "$1 $f $cls"; fi ;;
     redact) echo "$1 $f $TMPD/out.txt" ;;
