@@ -2,6 +2,7 @@
 #include "analysis/groupvalue.h"
 #include "base/alloc.h"
 #include "base/cmp.h"
+#include "base/text.h"
 #include "parser/hprof.h"
 
 #include <stdio.h>
@@ -43,21 +44,13 @@ static void prim_text(const struct hp_objval *f, char *buf, size_t n)
 		uint32_t u = (uint32_t)b;
 		float x;
 		memcpy(&x, &u, sizeof x);
-		for (int p = 1; p <= 9; p++) {   /* the shortest text that reads back */
-			snprintf(buf, n, "%.*g", p, (double)x);
-			if (strtof(buf, NULL) == x)
-				break;
-		}
+		hp_text_real(buf, n, x, 1);
 		break;
 	}
 	case HP_T_DOUBLE: {
 		double x;
 		memcpy(&x, &b, sizeof x);
-		for (int p = 1; p <= 17; p++) {
-			snprintf(buf, n, "%.*g", p, x);
-			if (strtod(buf, NULL) == x)
-				break;
-		}
+		hp_text_real(buf, n, x, 0);
 		break;
 	}
 	case HP_T_BYTE: snprintf(buf, n, "%d", (int8_t)(uint8_t)b); break;

@@ -2,7 +2,9 @@
  * (text.h). */
 #include "base/text.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Control characters (C0, DEL and the C1 controls U+0080..U+009F, which a
@@ -101,4 +103,21 @@ size_t hp_text_json_clean(const char *s, size_t len, char *out)
 	if (out)
 		out[o] = '\0';
 	return o;
+}
+
+void hp_text_real(char *buf, size_t n, double v, int is_float)
+{
+	if (isnan(v)) {
+		snprintf(buf, n, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, n, v > 0 ? "Infinity" : "-Infinity");
+		return;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, n, "%.*g", p, v);
+		if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+			return;
+	}
 }

@@ -23,4 +23,9 @@ const char *hp_text_safe(const char *s, char *buf, size_t n);
  * the caller allocates that plus 1. */
 size_t hp_text_json_clean(const char *s, size_t len, char *out);
 
+/* v as the shortest decimal that reads back as the same double (or, with
+ * is_float, the same float): "9.4", not "9.39999961853027"; NaN, Infinity
+ * and -Infinity as Java writes them.  Into buf (n bytes). */
+void hp_text_real(char *buf, size_t n, double v, int is_float);
+
 #endif

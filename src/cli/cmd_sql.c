@@ -246,9 +246,8 @@ static int rows(struct run *u, sqlite3_stmt *st)
 			;
 		return s == SQLITE_DONE ? EXIT_OK : sql_failed(u, sqlite3_errmsg(sqlite3_db_handle(st)));
 	}
-	if (u->fmt != F_TEXT && u->statements++)
-		return cli_usage_error(NULL, "sql: --json and --csv write one statement's rows: give one SELECT");
-	if (u->fmt == F_TEXT && u->statements++)
+	/* (--json and --csv: run_sql() let one statement with rows through) */
+	if (u->statements++)
 		put(k, "\n", 1);
 	char **names = hp_calloc((size_t)ncol, sizeof *names);
 	struct tbl t = { .ncol = ncol };

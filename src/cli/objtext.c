@@ -239,24 +239,6 @@ cJSON *cli_text_json(const struct hp_text *t)
 
 /* ---- primitive values --------------------------------------------------- */
 
-/* shortest decimal that reads back as the same float / double */
-static void fmt_real(char *buf, size_t n, double v, int is_float)
-{
-	if (isnan(v)) {
-		snprintf(buf, n, "NaN");
-		return;
-	}
-	if (isinf(v)) {
-		snprintf(buf, n, v > 0 ? "Infinity" : "-Infinity");
-		return;
-	}
-	for (int p = 1; p <= 17; p++) {
-		snprintf(buf, n, "%.*g", p, v);
-		if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
-			return;
-	}
-}
-
 static double real_of(uint8_t type, uint64_t bits)
 {
 	if (type == HP_T_FLOAT) {
@@ -309,7 +291,7 @@ const char *cli_prim_text(char *buf, size_t n, uint8_t type, uint64_t bits)
 		break;
 	case HP_T_FLOAT:
 	case HP_T_DOUBLE:
-		fmt_real(buf, n, real_of(type, bits), type == HP_T_FLOAT);
+		hp_text_real(buf, n, real_of(type, bits), type == HP_T_FLOAT);
 		break;
 	default:
 		snprintf(buf, n, "%lld", (long long)signed_of(type, bits));
@@ -337,7 +319,7 @@ cJSON *cli_prim_json(uint8_t type, uint64_t bits)
 	case HP_T_FLOAT:
 	case HP_T_DOUBLE: {
 		double d = real_of(type, bits);
-		fmt_real(b, sizeof b, d, type == HP_T_FLOAT);
+		hp_text_real(b, sizeof b, d, type == HP_T_FLOAT);
 		if (isnan(d) || isinf(d))
 			return cJSON_CreateString(b);
 		return cJSON_CreateRaw(b);

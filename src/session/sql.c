@@ -15,6 +15,7 @@
 #include "analysis/threads.h"
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/text.h"
 #include "model/objread.h"
 #include "model/refs.h"
 #include "parser/hprof.h"
@@ -391,6 +392,19 @@ static int objects_named(hp_sql *q, struct cursor *c, const char *s, size_t k)
 	return rc;
 }
 
+/* the session's object reader into q->rd (once): HP_OK, else q->err says why */
+static int open_rd(hp_sql *q)
+{
+	if (q->rd)
+		return HP_OK;
+	hp_error_clear(&q->err);
+	if (hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) {
+		q->rd = NULL;
+		return q->err.code ? q->err.code : HP_EIO;
+	}
+	return HP_OK;
+}
+
 static void vt_error(sqlite3_vtab *vt, const char *msg)
 {
 	sqlite3_free(vt->zErrMsg);
@@ -405,13 +419,9 @@ static int fields_settle(struct cursor *c, hp_sql *q, sqlite3_vtab *vt)
 	hp_objread_release(&c->od);
 	memset(&c->od, 0, sizeof c->od);
 	c->f = 0;
-	if (c->i < c->hi && !q->rd) {
-		hp_error_clear(&q->err);
-		if (hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) {
-			q->rd = NULL;
-			vt_error(vt, q->err.msg);
-			return SQLITE_ERROR;
-		}
+	if (c->i < c->hi && open_rd(q) != HP_OK) {
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
 	}
 	for (; c->i < c->hi; c->i++) {
 		size_t v = (size_t)c->i;
@@ -480,8 +490,7 @@ static int need_threads(hp_sql *q, sqlite3_vtab *vt)
 	if (q->T_done)
 		return SQLITE_OK;
 	hp_error_clear(&q->err);
-	if ((!q->rd && hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) ||
-	    hp_threads_collect(q->h, NULL, q->rd, &q->T, &q->err) != HP_OK) {
+	if (open_rd(q) != HP_OK || hp_threads_collect(q->h, NULL, q->rd, &q->T, &q->err) != HP_OK) {
 		vt_error(vt, q->err.msg);
 		return SQLITE_ERROR;
 	}
@@ -775,13 +784,9 @@ static int string_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[v]);
 		return SQLITE_OK;
 	}
-	if (!q->rd) {
-		hp_error_clear(&q->err);
-		if (hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) {
-			q->rd = NULL;
-			vt_error(vt, q->err.msg);
-			return SQLITE_ERROR;
-		}
+	if (open_rd(q) != HP_OK) {
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
 	}
 	struct hp_text t = { 0 };
 	hp_error_clear(&q->err);
@@ -990,11 +995,7 @@ static const char *const module_names[T_N] = { "objects", "classes", "refs", "ro
 
 static hp_objread *reader(hp_sql *q, sqlite3_context *ctx)
 {
-	if (q->rd)
-		return q->rd;
-	hp_error_clear(&q->err);
-	if (hp_session_objread(q->S, &q->rd, &q->err) != HP_OK) {
-		q->rd = NULL;
+	if (open_rd(q) != HP_OK) {
 		sqlite3_result_error(ctx, q->err.msg, -1);
 		return NULL;
 	}
@@ -1052,14 +1053,8 @@ static void result_value(sqlite3_context *ctx, const struct hp_objval *f)
 		float x;
 		memcpy(&x, &u, sizeof x);
 		char t[32];
-		double d = x;
-		for (int p = 1; p <= 9; p++) {
-			snprintf(t, sizeof t, "%.*g", p, (double)x);
-			if (strtof(t, NULL) == x) {
-				d = strtod(t, NULL);
-				break;
-			}
-		}
+		hp_text_real(t, sizeof t, x, 1);
+		double d = strtod(t, NULL);
 		sqlite3_result_double(ctx, d);
 		break;
 	}
