@@ -56,4 +56,34 @@ int hp_collection_class(const hp_heap *h, uint32_t cls);
 int hp_collection_of(const hp_heap *h, hp_objread *rd, uint32_t obj, struct hp_collection *out,
 		     struct hp_error *err) HP_MUST_USE;
 
+/* The entries of a collection, in the order its own iterator gives them
+ * (hash maps and sets: table order; TreeMap: key order; lists, queues and
+ * deques: first to last).  A map's entry has key and value; a list's or a
+ * set's, its element in value (key 0).  Ids are 0 for null; a SparseArray's
+ * key is a primitive (key_type HP_T_INT or HP_T_LONG, key_bits the value
+ * sign-extended), else key_type is 0.  IdentityHashMap's NULL_KEY object
+ * is given as the null key it stands for. */
+struct hp_entry {
+	uint64_t index;           /* 0, 1, ... in the walk's order */
+	uint64_t key, value;      /* ids, 0 for null */
+	uint8_t key_type;         /* 0: key is an id; HP_T_INT, HP_T_LONG: key_bits */
+	uint64_t key_bits;
+};
+/* called for each entry; non-zero stops the walk */
+typedef int hp_entry_fn(void *ud, const struct hp_entry *e);
+
+/* Walks obj's entries: the JDK's HashMap, LinkedHashMap, WeakHashMap,
+ * Hashtable, Properties, ConcurrentHashMap (a TreeBin's nodes too),
+ * IdentityHashMap, TreeMap, HashSet, LinkedHashSet, TreeSet, ArrayList,
+ * Vector, PriorityQueue, LinkedList, ArrayDeque, CopyOnWriteArrayList and
+ * Set, Arrays.asList and List/Set/Map.of, Android's and androidx' ArrayMap,
+ * SimpleArrayMap, ArraySet, SparseArray and LongSparseArray, their
+ * subclasses, and an object array's elements.  *map: 1 a map, 0 a list or
+ * a set (or an array), -1 none of these (nothing walked).  A count field
+ * beyond its array gives what the array holds; every record the walk reads
+ * counts, and it stops after as many as the dump has objects (a cycle in a
+ * hostile dump).  Errors only when the dump cannot be read again. */
+int hp_collection_walk(const hp_heap *h, hp_objread *rd, uint32_t obj, hp_entry_fn *fn, void *ud, int *map,
+		       struct hp_error *err) HP_MUST_USE;
+
 #endif

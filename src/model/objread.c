@@ -1097,3 +1097,102 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 	indirect_ref(f, from, to, out);
 	return HP_OK;
 }
+
+/* hp_objread_edge_refs(): what from holds, (id, place) pairs sorted by id
+ * then place, place the field's number, the element's index, or for a
+ * class object its static's number with super and loader after them */
+struct slot { uint64_t id, at; };
+static int by_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	return hp_cmp2_u64(x->id, y->id, x->at, y->at);
+}
+
+int hp_objread_edge_refs(hp_objread *f, size_t from, const uint32_t *to, size_t n, struct hp_objref *out,
+			 struct hp_error *err)
+{
+	const hp_heap *h = f->h;
+	if (from >= h->nobj)
+		return hp_error_set(err, HP_EUSAGE, "no such object");
+	for (size_t k = 0; k < n; k++)
+		if (to[k] >= h->nobj)
+			return hp_error_set(err, HP_EUSAGE, "no such object");
+	int kind = hp_heap_kind(h, from);
+	struct hp_objdata d;
+	memset(&d, 0, sizeof d);
+	const struct hp_class *c = NULL;
+	uint32_t ci = HP_IDMAP_NONE;
+	size_t ns = 0;
+	if (kind == HP_OBJ_CLASS) {
+		ci = hp_idmap_get(&h->class_map, h->ids[from]);
+		c = ci == HP_IDMAP_NONE ? NULL : &h->classes[ci];
+		ns = c ? (size_t)c->n_statics + 2 : 0;
+	} else if (kind == HP_OBJ_INSTANCE || kind == HP_OBJ_OBJARRAY) {
+		HP_TRY(hp_objread_decode(f, from, UINT32_MAX, &d, err));
+		ns = kind == HP_OBJ_INSTANCE ? d.nfields : d.nelems;
+	}
+	struct slot *s = ns ? hp_reallocarray(NULL, ns, sizeof *s) : NULL;
+	uint32_t *taken = ns ? hp_calloc(ns, sizeof *taken) : NULL;
+	if (ns && (!s || !taken)) {
+		hp_free_all(s, taken);
+		hp_objread_release(&d);
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < ns; i++) {
+		uint64_t id = 0;
+		if (c)
+			id = i < c->n_statics ? (h->statics[c->first_static + i].type == HP_T_OBJECT ?
+						 h->statics[c->first_static + i].value : 0) :
+			     i == c->n_statics ? c->super_id : c->loader_id;
+		else if (kind == HP_OBJ_INSTANCE)
+			id = d.fields[i].type == HP_T_OBJECT ? d.fields[i].bits : 0;
+		else
+			id = d.elems[i];
+		if (id)
+			s[m++] = (struct slot){ id, i };
+	}
+	qsort(s, m, sizeof *s, by_slot);
+	for (size_t k = 0; k < n; k++) {
+		struct hp_objref *o = &out[k];
+		memset(o, 0, sizeof *o);
+		o->decl = HP_NONE;
+		o->frame = UINT32_MAX;
+		uint64_t want = h->ids[to[k]];
+		size_t lo = 0, hi = m;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s[mid].id < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		size_t at = lo < m ? lo + taken[lo] : m;
+		if (at < m && s[at].id == want) {
+			taken[lo]++;
+			size_t i = (size_t)s[at].at;
+			o->count = 1;
+			if (c && i < c->n_statics) {
+				o->kind = HP_REF_STATIC;
+				o->decl = ci;
+				o->name_sid = h->statics[c->first_static + i].name_sid;
+				o->name = hp_objread_name(f, o->name_sid);
+			} else if (c) {
+				o->kind = i == c->n_statics ? HP_REF_SUPER : HP_REF_LOADER;
+			} else if (kind == HP_OBJ_INSTANCE) {
+				o->kind = HP_REF_FIELD;
+				o->decl = d.fields[i].decl;
+				o->name_sid = d.fields[i].name_sid;
+				o->name = d.fields[i].name;
+			} else {
+				o->kind = HP_REF_ELEMENT;
+				o->index = i;
+			}
+		} else {
+			indirect_ref(f, from, to[k], o);
+		}
+	}
+	hp_free_all(s, taken);
+	hp_objread_release(&d);
+	return HP_OK;
+}

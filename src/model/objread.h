@@ -183,5 +183,12 @@ struct hp_objref {
  * class of the object (refs.h: class edges).  out->kind HP_REF_NONE when from does not refer to to. */
 int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref *out,
 			struct hp_error *err) HP_MUST_USE;
+/* How from refers to each of to[0 .. n), its edges (as hp_refs lists them,
+ * the class edge left out): out[k] as hp_objread_find_ref() gives it, but
+ * the j-th repeat of one target in to gets the j-th field, element or
+ * static (in the record's order) that holds it, and count is 1 each.  One
+ * decode of from for all n (an object array's elements are all read). */
+int hp_objread_edge_refs(hp_objread *f, size_t from, const uint32_t *to, size_t n, struct hp_objref *out,
+			 struct hp_error *err) HP_MUST_USE;
 
 #endif

@@ -11,6 +11,7 @@
  * edge) the first time a query names a dst. */
 #include "session/sql.h"
 #include "analysis/collections.h"
+#include "analysis/paths.h"
 #include "analysis/retained.h"
 #include "analysis/threads.h"
 #include "base/alloc.h"
@@ -171,6 +172,8 @@ struct cursor {
 	struct hp_objdata od;         /* fields: the object being read (od.fields NULL: none) */
 	size_t f;                     /*   and its field */
 	size_t p, np;                 /*   the class of order[] being read, of np */
+	struct hp_objref *lab;        /* refs: how lab_src holds each of its edges (NULL: not read) */
+	size_t lab_src;
 	uint64_t row;                 /* the current row number */
 };
 
@@ -179,7 +182,7 @@ static const char *const schemas[] = {
 		      "retained INTEGER, idom INTEGER, reachable INTEGER, root_kinds TEXT, heap TEXT, length INTEGER)",
 	[T_CLASSES] = "CREATE TABLE x(id INTEGER, name TEXT, super_id INTEGER, loader_id INTEGER, instances INTEGER, "
 		      "shallow INTEGER, retained INTEGER, instance_size INTEGER)",
-	[T_REFS] = "CREATE TABLE x(src INTEGER, dst INTEGER, kind TEXT)",
+	[T_REFS] = "CREATE TABLE x(src INTEGER, dst INTEGER, field TEXT, idx INTEGER, kind TEXT)",
 	[T_ROOTS] = "CREATE TABLE x(id INTEGER, kind TEXT, thread_id INTEGER, frame INTEGER)",
 	[T_STRINGS] = "CREATE TABLE x(id INTEGER, value TEXT, length INTEGER)",
 	[T_FIELDS] = "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, value, ref INTEGER, static INTEGER)",
@@ -198,7 +201,7 @@ enum { F_ID, F_NAME, F_TYPE, F_VALUE, F_REF, F_STATIC };
 enum { O_ID, O_CLASS, O_CLASS_ID, O_KIND, O_SHALLOW, O_RETAINED, O_IDOM, O_REACHABLE, O_ROOT_KINDS, O_HEAP,
        O_LENGTH };
 enum { C_ID, C_NAME, C_SUPER, C_LOADER, C_INSTANCES, C_SHALLOW, C_RETAINED, C_INSTANCE_SIZE };
-enum { R_SRC, R_DST, R_KIND };
+enum { R_SRC, R_DST, R_FIELD, R_IDX, R_KIND };
 
 /* xBestIndex's plans: idxNum is the column of an equality it uses + 1, 0 a
  * full scan, IDX_BY_NAME / IDX_BY_ID a full scan class by class */
@@ -308,7 +311,7 @@ static int close_cursor(sqlite3_vtab_cursor *cur)
 {
 	struct cursor *c = (struct cursor *)cur;
 	hp_objread_release(&c->od);
-	hp_free(c->owned);
+	hp_free_all(c->owned, c->lab);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -948,6 +951,83 @@ static size_t edge_src(const struct hp_refs *r, uint64_t e)
 	return lo;
 }
 
+/* how src holds each of its edges, into the cursor (once per src) */
+static int ref_labels(hp_sql *q, struct cursor *c, sqlite3_vtab *vt, size_t src)
+{
+	const struct hp_refs *r = &q->R->refs;
+	if (c->lab && c->lab_src == src)
+		return SQLITE_OK;
+	hp_free(c->lab);
+	c->lab = NULL;
+	uint64_t a = hp_refs_off(r, src), b = hp_refs_off(r, src + 1);
+	if (a < b && hp_refs_is_class_edge(r, src, a))
+		a++;   /* the class edge is labelled without the record */
+	if (open_rd(q) != HP_OK) {
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
+	}
+	c->lab = hp_reallocarray(NULL, b > a ? (size_t)(b - a) : 1, sizeof *c->lab);
+	if (!c->lab)
+		return SQLITE_NOMEM;
+	hp_error_clear(&q->err);
+	if (hp_objread_edge_refs(q->rd, src, r->adj + a, (size_t)(b - a), c->lab, &q->err) != HP_OK) {
+		hp_free(c->lab);
+		c->lab = NULL;
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
+	}
+	c->lab_src = src;
+	return SQLITE_OK;
+}
+
+/* refs' kinds: what the referent field of each reference kind
+ * (hp_refs_reference_kind()) is called, and the other links */
+static const char *const referent_kinds[] = { "strong", "soft", "weak", "final", "phantom", "final" };
+
+static int ref_column(hp_sql *q, struct cursor *c, sqlite3_vtab *vt, int col, sqlite3_context *ctx)
+{
+	const struct hp_refs *r = &q->R->refs;
+	size_t src = edge_src(r, c->row);
+	if (col == R_SRC || col == R_DST) {
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[col == R_SRC ? src : r->adj[c->row]]);
+		return SQLITE_OK;
+	}
+	uint64_t a = hp_refs_off(r, src);
+	if (hp_refs_is_class_edge(r, src, c->row)) {
+		if (col == R_KIND)
+			sqlite3_result_text(ctx, "class", -1, SQLITE_STATIC);
+		else
+			sqlite3_result_null(ctx);
+		return SQLITE_OK;
+	}
+	int rc = ref_labels(q, c, vt, src);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (a < hp_refs_off(r, src + 1) && hp_refs_is_class_edge(r, src, a))
+		a++;
+	const struct hp_objref *o = &c->lab[c->row - a];
+	if (col == R_FIELD) {
+		if (o->name)
+			sqlite3_result_text(ctx, o->name, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_result_null(ctx);
+	} else if (col == R_IDX) {
+		if (o->kind == HP_REF_ELEMENT)
+			sqlite3_result_int64(ctx, (sqlite3_int64)o->index);
+		else
+			sqlite3_result_null(ctx);
+	} else {
+		int rk = o->kind == HP_REF_FIELD && o->name && !strcmp(o->name, "referent") ?
+			 hp_refs_reference_kind(q->h, q->h->cls[src]) : 0;
+		const char *k = o->kind == HP_REF_STATIC ? "static" : o->kind == HP_REF_SUPER ? "super" :
+				o->kind == HP_REF_LOADER ? "loader" : o->kind == HP_REF_LOCAL ? "local" :
+				o->kind == HP_REF_CLASS ? "class" : o->kind == HP_REF_NONE ? "unknown" :
+				referent_kinds[rk >= 0 && rk <= 5 ? rk : 0];
+		sqlite3_result_text(ctx, k, -1, SQLITE_STATIC);
+	}
+	return SQLITE_OK;
+}
+
 static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	const struct cursor *c = (const struct cursor *)cur;
@@ -971,16 +1051,7 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		return thread_column(q, cur->pVtab, &q->T.t[c->row], col, ctx);
 	if (v->t == T_FRAMES)
 		return frame_column(q, &q->T.t[c->i], (uint32_t)c->f, col, ctx);
-	const struct hp_refs *r = &q->R->refs;
-	size_t src = edge_src(r, c->row);
-	if (col == R_SRC)
-		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[src]);
-	else if (col == R_DST)
-		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[r->adj[c->row]]);
-	else
-		sqlite3_result_text(ctx, c->row == hp_refs_off(r, src) && hp_refs_class_edge(r, src) != HP_NONE ? "class" : "field",
-				    -1, SQLITE_STATIC);
-	return SQLITE_OK;
+	return ref_column(q, (struct cursor *)cur, cur->pVtab, col, ctx);
 }
 
 static const sqlite3_module module = {
@@ -1082,16 +1153,21 @@ static void result_value(sqlite3_context *ctx, const struct hp_objval *f)
 }
 
 /* field(id, name): an instance field's value (the nearest class's when
- * names repeat), a reference as the id it holds; NULL when there is none */
+ * names repeat) or a class object's static, a reference as the id it
+ * holds; NULL when there is none */
 static void fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	hp_sql *q = sqlite3_user_data(ctx);
 	size_t v;
 	const unsigned char *name = sqlite3_value_text(argv[1]);
-	hp_objread *rd = name ? instance_arg(q, ctx, argv[0], &v) : NULL;
-	if (!name)
+	v = object_of(q->h, argv[0]);
+	int kind = v == SIZE_MAX ? -1 : hp_heap_kind(q->h, v);
+	if (!name || (kind != HP_OBJ_INSTANCE && kind != HP_OBJ_CLASS)) {
 		sqlite3_result_null(ctx);
+		return;
+	}
+	hp_objread *rd = reader(q, ctx);
 	if (!rd)
 		return;
 	struct hp_objdata o;
@@ -1153,6 +1229,256 @@ static void fn_size(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_int64(ctx, (sqlite3_int64)c.size);
 	else
 		sqlite3_result_null(ctx);
+}
+
+/* map_get() and list_get(): what the walk looks for, and what it found */
+struct lookup {
+	hp_sql *q;
+	sqlite3_value *key;           /* map_get: the key asked for */
+	int64_t at;                   /* list_get: the position */
+	int found;
+	uint64_t value;
+	int rc;                       /* an error reading a key (q->err) */
+};
+
+/* 1 when class c is or extends the class named name */
+static int extends(const hp_heap *h, uint32_t c, const char *name)
+{
+	for (size_t hops = 0; c != HP_NONE && c < h->nclasses && hops <= h->nclasses; hops++) {
+		if (!strcmp(hp_class_name(h, c), name))
+			return 1;
+		c = h->classes[c].super;
+	}
+	return 0;
+}
+
+/* whether an entry's key is the key asked for: NULL the null key; a number
+ * a SparseArray's key or a boxed Integer, Long, Short, Byte or Character
+ * of that value; a text a String with that text or an enum constant of
+ * that name */
+static int key_is(struct lookup *L, const struct hp_entry *e)
+{
+	hp_sql *q = L->q;
+	const hp_heap *h = q->h;
+	int t = sqlite3_value_type(L->key);
+	if (t == SQLITE_NULL)
+		return !e->key_type && !e->key;
+	if (e->key_type)
+		return t == SQLITE_INTEGER && (int64_t)e->key_bits == sqlite3_value_int64(L->key);
+	size_t k = e->key ? hp_heap_find(h, e->key) : SIZE_MAX;
+	if (k == SIZE_MAX || hp_heap_kind(h, k) != HP_OBJ_INSTANCE)
+		return 0;
+	const char *cn = hp_class_name(h, h->cls[k]);
+	struct hp_objdata o;
+	int is = 0;
+	if (t == SQLITE_INTEGER) {
+		static const char *const boxes[] = { "java.lang.Integer", "java.lang.Long", "java.lang.Short",
+						     "java.lang.Byte", "java.lang.Character" };
+		size_t b = 0;
+		while (b < sizeof boxes / sizeof *boxes && strcmp(cn, boxes[b]))
+			b++;
+		if (b == sizeof boxes / sizeof *boxes)
+			return 0;
+		if ((L->rc = hp_objread_decode(q->rd, k, 0, &o, &q->err)) != HP_OK)
+			return 0;
+		const struct hp_objval *f = hp_objread_field(q->rd, &o, "value", NULL);
+		int64_t x = !f ? 0 : f->type == HP_T_INT ? (int32_t)(uint32_t)f->bits : f->type == HP_T_SHORT ?
+			    (int16_t)(uint16_t)f->bits : f->type == HP_T_BYTE ? (int8_t)(uint8_t)f->bits :
+			    f->type == HP_T_CHAR ? (int64_t)(f->bits & 0xffff) : (int64_t)f->bits;
+		is = f && x == sqlite3_value_int64(L->key);
+		hp_objread_release(&o);
+		return is;
+	}
+	if (t != SQLITE_TEXT)
+		return 0;
+	size_t str = k;
+	if (!hp_objread_is_string(h, k)) {
+		if (!extends(h, h->cls[k], "java.lang.Enum"))
+			return 0;
+		if ((L->rc = hp_objread_decode(q->rd, k, 0, &o, &q->err)) != HP_OK)
+			return 0;
+		const struct hp_objval *f = hp_objread_field(q->rd, &o, "name", "java.lang.Enum");
+		str = f && f->type == HP_T_OBJECT && f->bits ? hp_heap_find(h, f->bits) : SIZE_MAX;
+		hp_objread_release(&o);
+		if (str == SIZE_MAX)
+			return 0;
+	}
+	struct hp_text x = { 0 };
+	if ((L->rc = hp_objread_text(q->rd, str, 0, &x, &q->err)) != HP_OK)
+		return 0;
+	const unsigned char *want = sqlite3_value_text(L->key);
+	size_t n = (size_t)sqlite3_value_bytes(L->key);
+	is = x.utf8 && want && x.len == n && !memcmp(x.utf8, want, n);
+	hp_objread_text_release(&x);
+	return is;
+}
+
+static int on_key(void *ud, const struct hp_entry *e)
+{
+	struct lookup *L = ud;
+	if (key_is(L, e)) {
+		L->found = 1;
+		L->value = e->value;
+	}
+	return L->found || L->rc != HP_OK;
+}
+
+static int on_index(void *ud, const struct hp_entry *e)
+{
+	struct lookup *L = ud;
+	if ((int64_t)e->index == L->at) {
+		L->found = 1;
+		L->value = e->value;
+	}
+	return L->found;
+}
+
+/* map_get(id, key) and list_get(id, i): the walk, its answer as an id */
+static void walk_for(sqlite3_context *ctx, sqlite3_value *obj, struct lookup *L, int want_map)
+{
+	hp_sql *q = L->q;
+	size_t v = object_of(q->h, obj);
+	if (v == SIZE_MAX || !reader(q, ctx)) {
+		if (v == SIZE_MAX)
+			sqlite3_result_null(ctx);
+		return;
+	}
+	int map;
+	hp_error_clear(&q->err);
+	int rc = hp_collection_walk(q->h, q->rd, (uint32_t)v, want_map ? on_key : on_index, L, &map, &q->err);
+	if (rc == HP_OK)
+		rc = L->rc;
+	if (rc != HP_OK)
+		sqlite3_result_error(ctx, q->err.msg, -1);
+	else if (L->found && map == want_map && L->value)
+		result_id(ctx, L->value);
+	else
+		sqlite3_result_null(ctx);
+}
+
+/* map_get(id, key): the value a JDK or Android map holds for key (its id;
+ * NULL when it holds none, the value is null, or id is no map) */
+static void fn_map_get(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct lookup L = { .q = sqlite3_user_data(ctx), .key = argv[1] };
+	walk_for(ctx, argv[0], &L, 1);
+}
+
+/* list_get(id, i): element i (from 0) of a list, queue, set (in its
+ * iteration order) or object array, as an id; NULL past its end */
+static void fn_list_get(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct lookup L = { .q = sqlite3_user_data(ctx), .at = sqlite3_value_int64(argv[1]) };
+	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || L.at < 0) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	walk_for(ctx, argv[0], &L, 0);
+}
+
+/* "class LeakyCache @0xfd6824d8", "java.util.HashMap @0xfd6bf400" */
+static void path_node(sqlite3_str *t, const hp_heap *h, uint32_t v)
+{
+	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
+		uint32_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		sqlite3_str_appendf(t, "class %s", k == HP_IDMAP_NONE ? "?" : hp_class_name(h, k));
+	} else {
+		sqlite3_str_appendf(t, "%s", h->cls[v] == HP_NONE ? "?" : hp_class_name(h, h->cls[v]));
+	}
+	sqlite3_str_appendf(t, " @0x%llx", (unsigned long long)h->ids[v]);
+}
+
+/* " .next", " [3]", " (super)": how a path's node holds the next one */
+static void path_via(sqlite3_str *t, const struct hp_objref *r)
+{
+	switch (r->kind) {
+	case HP_REF_FIELD:
+	case HP_REF_STATIC: sqlite3_str_appendf(t, " .%s", r->name ? r->name : "?"); break;
+	case HP_REF_ELEMENT: sqlite3_str_appendf(t, " [%llu]", (unsigned long long)r->index); break;
+	case HP_REF_SUPER: sqlite3_str_appendf(t, " (super)"); break;
+	case HP_REF_LOADER: sqlite3_str_appendf(t, " (loader)"); break;
+	case HP_REF_LOCAL: sqlite3_str_appendf(t, " (local: %s)", hp_root_kind_name(r->root_kind)); break;
+	case HP_REF_CLASS: sqlite3_str_appendf(t, " (class)"); break;
+	default: break;
+	}
+	sqlite3_str_appendf(t, " -> ");
+}
+
+/* path(id): the shortest path from a GC root to id as one line of text
+ * (the path command's first path: weak referents left out), its root's
+ * kinds after the first node; a path of more than 21 nodes as its first 10
+ * and last 10 with the count between; NULL when no root reaches id */
+static void fn_path(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	hp_sql *q = sqlite3_user_data(ctx);
+	const hp_heap *h = q->h;
+	size_t v = object_of(h, argv[0]);
+	const struct hp_pathsearch *ps;
+	hp_error_clear(&q->err);
+	if (v == SIZE_MAX) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if (!reader(q, ctx))
+		return;
+	if (hp_session_paths(q->S, 0, &ps, &q->err) != HP_OK) {
+		sqlite3_result_error(ctx, q->err.msg, -1);
+		return;
+	}
+	const struct hp_paths *P = &ps->P;
+	if (hp_paths_parent(P, v) == HP_PATH_UNSEEN) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	size_t len = (size_t)hp_paths_depth(P, v) + 1;
+	struct hp_path_gap g = hp_path_gap(len, HP_PATH_HEAD, HP_PATH_TAIL);
+	uint32_t *nodes = hp_reallocarray(NULL, len - g.n, sizeof *nodes);
+	if (!nodes) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	int rc = hp_paths_tree_cut(P, (uint32_t)v, &g, nodes, &q->err);
+	sqlite3_str *t = sqlite3_str_new(q->db);
+	for (size_t i = 0; i < len - g.n && rc == HP_OK; i++) {
+		if (i == 0) {
+			path_node(t, h, nodes[0]);
+			unsigned bits = 0;
+			for (size_t r = 0; r < h->nroots; r++)
+				if (h->roots[r].object == h->ids[nodes[0]] && h->roots[r].kind < 16)
+					bits |= 1u << h->roots[r].kind;
+			for (int k = 0, n = 0; k < 16; k++)
+				if (bits & (1u << k))
+					sqlite3_str_appendf(t, "%s%s", n++ ? ", " : " [", hp_root_kind_name(k));
+			if (bits)
+				sqlite3_str_appendf(t, "]");
+			continue;
+		}
+		int after_gap = g.n && i == g.at;
+		struct hp_objref r;
+		if (after_gap) {
+			struct hp_objref r0;
+			if ((rc = hp_objread_find_ref(q->rd, nodes[i - 1], g.first, &r0, &q->err)) != HP_OK)
+				break;
+			path_via(t, &r0);
+			sqlite3_str_appendf(t, "... %llu more ...", (unsigned long long)g.n);
+		}
+		if ((rc = hp_objread_find_ref(q->rd, after_gap ? g.last : nodes[i - 1], nodes[i], &r, &q->err)) != HP_OK)
+			break;
+		path_via(t, &r);
+		path_node(t, h, nodes[i]);
+	}
+	hp_free(nodes);
+	char *text = sqlite3_str_finish(t);
+	if (rc != HP_OK)
+		sqlite3_result_error(ctx, q->err.msg, -1);
+	else if (!text)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
+	sqlite3_free(text);
 }
 
 /* ---- read-only, bounded ---------------------------------------------------- */
@@ -1249,6 +1575,12 @@ int hp_sql_open(hp_sql **out, hp_session *S, const struct hp_sql_opts *o, struct
 					      fn_instance_of, NULL, NULL);
 	if (src == SQLITE_OK)
 		src = sqlite3_create_function(q->db, "size", 1, SQLITE_UTF8, q, fn_size, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_create_function(q->db, "map_get", 2, SQLITE_UTF8, q, fn_map_get, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_create_function(q->db, "list_get", 2, SQLITE_UTF8, q, fn_list_get, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_create_function(q->db, "path", 1, SQLITE_UTF8, q, fn_path, NULL, NULL);
 	/* the listing pragmas' tables made once, before the authorizer, which
 	 * would refuse the schema change that makes them */
 	if (src == SQLITE_OK)
@@ -1303,7 +1635,7 @@ static const char *const export_sql[] = {
 	"CREATE TABLE out.objects(id INTEGER PRIMARY KEY, class TEXT, class_id INTEGER, kind TEXT, shallow INTEGER, "
 	"retained INTEGER, idom INTEGER, reachable INTEGER, root_kinds TEXT, heap TEXT, length INTEGER)",
 	"INSERT INTO out.objects SELECT * FROM main.objects ORDER BY id",
-	"CREATE TABLE out.refs(src INTEGER, dst INTEGER, kind TEXT)",
+	"CREATE TABLE out.refs(src INTEGER, dst INTEGER, field TEXT, idx INTEGER, kind TEXT)",
 	"INSERT INTO out.refs SELECT * FROM main.refs",
 	"CREATE INDEX out.classes_id ON classes(id)",
 	"CREATE INDEX out.classes_name ON classes(name)",

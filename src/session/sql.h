@@ -10,9 +10,12 @@
  *                                           read only the objects they name
  *   classes(id, name, super_id, loader_id, instances, shallow, retained,
  *           instance_size)                  one row per class; WHERE id =
- *   refs(src, dst, kind)                    the edges of the reference graph
- *                                           the dominator tree is computed on
- *                                           (kind 'class' or 'field'); WHERE
+ *   refs(src, dst, field, idx, kind)        the edges of the reference graph
+ *                                           the dominator tree is computed on,
+ *                                           each labelled (objread's edge
+ *                                           refs: kind strong, soft, weak,
+ *                                           final, phantom, static, class,
+ *                                           super, loader, local); WHERE
  *                                           src = or dst = read one object's
  *   roots(id, kind, thread_id, frame)       one row per GC root record
  *   strings(id, value, length)              one row per java.lang.String
@@ -23,9 +26,11 @@
  *   frames(thread_id, depth, class, method, signature, file, line)
  *   retained_set(ID)                        the dominator subtree of ID
  * and functions str(id) (a String's, char[]'s or byte[]'s text),
- * field(id, name) (an instance field's value, a reference as its id),
- * instance_of(id, class) (the class or a subclass) and size(id) (a
- * collection's entries, analysis/collections.h).
+ * field(id, name) (an instance field's or a class's static's value, a
+ * reference as its id), instance_of(id, class) (the class or a subclass),
+ * size(id), map_get(id, key) and list_get(id, i) (a collection's entries,
+ * one entry, one element: analysis/collections.h) and path(id) (the
+ * shortest path from a GC root as text).
  * retained, idom, reachable and root_kinds, and refs, need the retained
  * sizes: they are computed (or mapped from the index) the first time a
  * query reads them.

@@ -127,3 +127,32 @@ grep -qF "collection: java.util.HashMap @" "$D/leaks.txt" && grep -qF " with 10,
 grep -qE '^  size      3,108 entries \(java\.util\.concurrent\.ConcurrentHashMap\)$' "$D/obj-concurrentHashMap.txt" &&
   ok "collections-jdk: object's table gives a ConcurrentHashMap's size" ||
   fail "collections-jdk: object's table gives a ConcurrentHashMap's size" "$(head -c 600 "$D/obj-concurrentHashMap.txt")"
+# sql's map_get, list_get and size on every collection of Shop$Zoo: the
+# values the program put under each key, in the order the collection keeps
+# them (the ArrayDeque from its head: 10..13 then 0..61); a key or index
+# past the end is NULL
+Q() { "$HPROFAN" sql "$D/shop.hprof" --csv --quiet "WITH z(id) AS (SELECT id FROM classes WHERE name = 'Shop\$Zoo') SELECT $1 FROM z" 2>&1 | tail -n +2 | tr -d "\r"; }
+f() { printf "field(z.id, '%s')" "$1"; }
+got=$(Q "str(map_get($(f hashMap), 17)), str(map_get($(f linkedHashMap), 44)), str(map_get($(f concurrentHashMap), 30776)),
+  str(map_get($(f hashtable), 54)), str(map_get($(f properties), 'p3')), str(map_get($(f weakHashMap), 1043)),
+  str(map_get($(f identityHashMap), 2032)), str(map_get($(f treeMap), 221)), str(map_get($(f arrayMap), 20)),
+  str(map_get($(f sparseArray), 5)), str(map_get($(f longSparseArray), 8))")
+expect_eq "sql map_get: each map's value under a key the program put" "$got" "h17,l44,c,t54,v,w,i,r,v20,s5,l8"
+got=$(Q "map_get($(f hashMap), 123) IS NULL, map_get($(f concurrentHashMap), 777) IS NULL, map_get($(f treeMap), -1) IS NULL,
+  map_get($(f sparseArray), 1) IS NULL, map_get($(f emptyMap), 0) IS NULL, map_get($(f hashMap), '17') IS NULL,
+  map_get($(f arrayList), 1) IS NULL")
+expect_eq "sql map_get: absent keys, a deleted SparseArray entry, a String for an Integer key, a list: NULL" "$got" "1,1,1,1,1,1,1"
+v() { printf "field(list_get(%s, %s), 'value')" "$(f "$1")" "$2"; }
+got=$(Q "$(v arrayList 332), $(v vector 98), $(v copyOnWriteArrayList 16), $(v linkedList 76), $(v priorityQueue 0),
+  $(v arrayDeque 0), $(v arrayDeque 4), $(v arrayDeque 65), $(v treeSet 5), $(v copyOnWriteArraySet 6),
+  str(list_get($(f arraySet), 12))")
+expect_eq "sql list_get: the element at each index, in the collection's order" "$got" "332,98,16,76,0,10,0,61,5,6,e12"
+got=$(Q "list_get($(f arrayList), 333) IS NULL, list_get($(f arrayDeque), 66) IS NULL, list_get($(f hashSet), 111) IS NULL,
+  list_get($(f hashSet), 110) IS NOT NULL, list_get($(f arrayList), -1) IS NULL, list_get($(f hashMap), 0) IS NULL")
+expect_eq "sql list_get: past the end, negative, a map: NULL; a set's last element is there" "$got" "1,1,1,1,1,1"
+# every element of the 111-element HashSet once: the values 0..110
+got=$("$HPROFAN" sql "$D/shop.hprof" --csv --quiet "WITH RECURSIVE z(id) AS (SELECT field(id, 'hashSet') FROM classes WHERE name = 'Shop\$Zoo'),
+  n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 120),
+  e(v) AS (SELECT field(list_get(z.id, n.i), 'value') FROM z, n)
+  SELECT count(v), count(DISTINCT v), sum(v), min(v), max(v) FROM e" 2>&1 | tail -n +2 | tr -d "\r")
+expect_eq "sql list_get: a HashSet's 111 elements, each once" "$got" "111,111,6105,0,110"

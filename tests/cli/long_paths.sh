@@ -338,3 +338,24 @@ PY
 
 expect_eq "waste --full-path: the holder line names every reference" \
   "$(grep -A1 '"dup"' "$D/small.waste.out" | sed -n 2p | grep -o 'Node\.next' | wc -l) $(grep -c 'more)' "$D/small.waste.out")" "$M 0"
+
+# sql's path(): the same ends.  The list of 1,000: Node 0 (the JNI global
+# root) .. Node 9, 981 left out, Node 991 .. Node 999 and the Tail; the
+# million's 999,981; Node 0's path is itself with its root, an id no
+# object has NULL
+sp() { "$HPROFAN" sql "$1" --csv --quiet "SELECT path($2)" 2>&1 | tail -1 | tr -d '\r'; }
+want="Node @0x10000000 [JNI global]"
+for k in $(seq 1 9); do want="$want .next -> Node @0x$(printf %x $((0x10000000 + 16 * k)))"; done
+want="$want .next -> ... 981 more ..."
+for k in $(seq 991 999); do want="$want .next -> Node @0x$(printf %x $((0x10000000 + 16 * k)))"; done
+want="$want .next -> Tail @0x10003e80"
+expect_eq "sql path(): the list of 1,000's Tail by its ends" "$(sp "$D/small.hprof" 0x10003e80)" "$want"
+got=$(sp "$D/list.hprof" $TAIL)
+case $got in
+  "Node @0x10000000 [JNI global] .next -> Node @0x10000010 "*" .next -> ... 999981 more ... .next -> Node @0x10f42370 "*" .next -> Node @0x10f423f0 .next -> Tail @0x10f42400")
+    ok "sql path(): the million's Tail by its ends (${#got} bytes)" ;;
+  *) fail "sql path(): the million's Tail by its ends" "$(printf %s "$got" | head -c 600)" ;;
+esac
+expect_eq "sql path(): a root's own, an absent id's" \
+  "$("$HPROFAN" sql "$D/small.hprof" --csv --quiet "SELECT path(0x10000000), path(12345) IS NULL" | tail -1 | tr -d '\r')" \
+  "Node @0x10000000 [JNI global],1"

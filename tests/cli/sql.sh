@@ -87,6 +87,40 @@ import json, sys
 d = json.load(sys.stdin)["object"]
 print(1 + sum(1 for f in d["fields"] if f.get("type") == "object" and f.get("value") not in (None, "null")))')
 expect_eq "sql: refs from a Session = its class and non-null reference fields (object)" "$n" "$m"
+# what each reference is, against testdata/java/LeakyCache.java: a
+# Session's reference fields by name; the class's object statics (and
+# HotSpot's <resolved_references>); REGIONS' four elements by index; the
+# AUDIT WeakHashMap's 200 entries (every tenth of 2,000 Sessions) and
+# lastSession weak, scratch soft, each through Reference.referent
+got=$(Q "$S" --csv "SELECT group_concat(kind || ':' || ifnull(field, ''), ' ') FROM (SELECT kind, field FROM refs WHERE src = $ID ORDER BY kind, field)" | tail -1 | tr -d '\r')
+expect_eq "sql refs: a Session's by field" "$got" "class: strong:attributes strong:firstAttr strong:payload strong:region strong:role strong:user"
+LC="(SELECT id FROM classes WHERE name = 'LeakyCache')"
+got=$(Q "$S" --csv "SELECT group_concat(field, ' ') FROM (SELECT field FROM refs WHERE src = $LC AND kind = 'static' ORDER BY field)" | tail -1 | tr -d '\r')
+expect_eq "sql refs: a class's statics" "$got" "<resolved_references> AUDIT GRID HISTOGRAM HITS LISTENERS REGIONS SESSIONS SHUTDOWN lastSession scratch"
+got=$(Q "$S" --csv "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM refs WHERE src = $LC AND kind IN ('class', 'super', 'loader') ORDER BY kind)" | tail -1 | tr -d '\r')
+expect_eq "sql refs: a class object's class, superclass, loader" "$got" "class loader super"
+got=$(Q "$S" --csv "SELECT group_concat(idx || '=' || str(dst), ' ') FROM (SELECT idx, dst FROM refs WHERE src = field($LC, 'REGIONS') AND kind = 'strong' ORDER BY idx)" | tail -1 | tr -d '\r')
+expect_eq "sql refs: an array's elements by index" "$got" "0=eu-west 1=us-east 2=ap-south 3=sa-east"
+got=$(Q "$S" --csv "SELECT count(*), count(DISTINCT r.dst), min(r.field), max(r.field) FROM refs r JOIN objects o ON o.id = r.src WHERE o.class = 'java.util.WeakHashMap\$Entry' AND r.kind = 'weak' AND r.dst IN (SELECT id FROM objects WHERE class = 'LeakyCache\$Session')" | tail -1 | tr -d '\r')
+expect_eq "sql refs: AUDIT's 200 weak keys, each a Session" "$got" "200,200,referent,referent"
+got=$(Q "$S" --csv "SELECT (SELECT kind || ' ' || field || ' ' || (SELECT class FROM objects WHERE id = dst) FROM refs WHERE src = field($LC, 'lastSession') AND field = 'referent'), (SELECT kind || ' ' || field || ' ' || (SELECT class FROM objects WHERE id = dst) FROM refs WHERE src = field($LC, 'scratch') AND field = 'referent')" | tail -1 | tr -d '\r')
+expect_eq "sql refs: a WeakReference's referent weak, a SoftReference's soft" "$got" 'weak referent LeakyCache$Session,soft referent byte[]'
+# path(): from a root to the SESSIONS map through the class's static
+got=$(Q "$S" --csv "SELECT path(field($LC, 'SESSIONS'))" | tail -1 | tr -d '\r')
+case $got in
+  *"-> class LeakyCache @0x"*" .SESSIONS -> java.util.HashMap @0x"*) ok "sql path(): ends with LeakyCache.SESSIONS -> the HashMap" ;;
+  *) fail "sql path(): ends with LeakyCache.SESSIONS -> the HashMap" "$got" ;;
+esac
+# a Session's path: four steps from the class, through SESSIONS' table or
+# LISTENERS' elementData (both as short)
+got=$(Q "$S" --csv "SELECT path($ID)" | tail -1 | tr -d '\r')
+hex=$(printf '%x' "$ID")
+case $got in
+  *"class LeakyCache @0x"*" .SESSIONS -> java.util.HashMap @0x"*" .table -> java.util.HashMap\$Node[] @0x"*" ["*"] -> java.util.HashMap\$Node @0x"*" .value -> LeakyCache\$Session @0x$hex" |\
+  *"class LeakyCache @0x"*" .LISTENERS -> java.util.ArrayList @0x"*" .elementData -> java.lang.Object[] @0x"*" ["*"] -> LeakyCache\$ExpiryListener @0x"*" .session -> LeakyCache\$Session @0x$hex")
+    ok "sql path(): a Session four steps from its class" ;;
+  *) fail "sql path(): a Session four steps from its class" "$got" ;;
+esac
 
 # classes against objects grouped by class; retained against top's
 python3 - "$HPROFAN" "$S" <<'PY'
@@ -360,6 +394,11 @@ for f in dumps:
         bad = [k for k in set(want) | set(got) if (want[k], wb[k]) != (got[k], gb[k])]
         print(('ok' if not bad else 'FAIL') + ' sql: %s: GROUP BY class = top\'s histogram (%d classes)%s' %
               (rel, len(want), '' if not bad else ': ' + ', '.join('%s %s/%s' % (k, (got[k], gb[k]), (want[k], wb[k])) for k in bad[:3])))
+        # every reference labelled; a Reference's referent soft, weak, final or phantom
+        k = sql(f, "SELECT count(*), sum(kind = 'unknown'), sum(kind IN ('soft', 'weak', 'final', 'phantom') AND field IS NOT 'referent'), "
+                   "sum(kind IN ('strong', 'static') AND field IS NULL AND idx IS NULL) FROM refs")[0]
+        print(('ok' if k[1:] == ['0', '0', '0'] else 'FAIL') + ' sql: %s: each of %s refs labelled%s' %
+              (rel, k[0], '' if k[1:] == ['0', '0', '0'] else ': unknown, odd referents, unnamed: %r' % k[1:]))
         if rel in vvm:
             vv = json.load(open(vvm[rel]))
             vi, vs = collections.Counter(), collections.Counter()

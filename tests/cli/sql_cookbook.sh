@@ -123,6 +123,17 @@ def _(r):
     return (('java.lang.Object', 'wait') in at and any(c == 'Book' and m.startswith('lambda$main$') for c, m in at) and
             at.index(('java.lang.Object', 'wait')) < [i for i, (c, m) in enumerate(at) if c == 'Book'][0] and
             all(x[3] == 'WAITING' and x[4] == '1' for x in r) and [x[0] for x in r] == [str(i) for i in range(len(r))])
+@check('26', 'sessions per X-Region header (the program)')
+def _(r): return r == [[k, str(region(k)[0])] for k in ('eu', 'us', 'ap')]
+@check('27', "the big map's get(1234) and containsKey(1500) (the program)")
+def _(r):
+    v, has = facts['BIG_1234'].split(',')
+    return r == [[v, '1' if has == 'true' else '0']]
+@check('28', "the orders list's get(0), get(300), get(450) and its size (the program)")
+def _(r): return [':'.join(x if x else 'NULL' for x in row) for row in r] == facts['ORDER_AT'].split(';')
+@check('29', "longText's path: Root (main's local r, a Java frame root) .longText (the program)")
+def _(r):
+    return len(r) == 1 and re.fullmatch(r'Book\$Root @0x[0-9a-f]+ \[[^]]*Java frame[^]]*\] \.longText -> java\.lang\.String @0x[0-9a-f]+', r[0][0]) is not None
 have = sorted(os.path.basename(f)[:-4] for f in glob.glob(d + '/*.sql'))
 for n in sorted(set(have) | set(checks), key=int):
     name = 'sql-cookbook %s' % n

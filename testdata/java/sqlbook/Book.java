@@ -65,12 +65,17 @@ public class Book {
         for (int k = 0; k < 3; k++)
             System.out.println("STATUS_" + statuses[k] + "=" + perStatus[k]);
         System.out.println("ORDERS_OVER_200=" + big);
+        StringBuilder at = new StringBuilder();
+        for (int i : new int[] { 0, 300, 450 })
+            at.append(i).append(':').append(r.orders.get(i).status).append(':').append(r.orders.get(i).amount).append(';');
+        System.out.println("ORDER_AT=" + at + r.orders.size() + ":NULL:NULL");
         for (int i = 0; i < 7; i++) r.animals.add(new Dog());
         for (int i = 0; i < 5; i++) r.animals.add(new Cat());
         System.out.println("DOGS=7");
         System.out.println("CATS=5");
         for (int i = 0; i < 1500; i++) r.big.put(i, "v" + i);
         System.out.println("BIG_MAP=" + r.big.size());
+        System.out.println("BIG_1234=" + r.big.get(1234) + "," + r.big.containsKey(1500));
         for (int k = 0; k < 3; k++) {
             HashMap<Integer, Integer> m = new HashMap<>();
             for (int i = 0; i < 10 + k; i++) m.put(i, i);
