@@ -1637,12 +1637,29 @@ static const char *const export_sql[] = {
 	"INSERT INTO out.objects SELECT * FROM main.objects ORDER BY id",
 	"CREATE TABLE out.refs(src INTEGER, dst INTEGER, field TEXT, idx INTEGER, kind TEXT)",
 	"INSERT INTO out.refs SELECT * FROM main.refs",
+	"CREATE TABLE out.roots(id INTEGER, kind TEXT, thread_id INTEGER, frame INTEGER)",
+	"INSERT INTO out.roots SELECT * FROM main.roots",
+	"CREATE TABLE out.strings(id INTEGER PRIMARY KEY, value TEXT, length INTEGER)",
+	"INSERT INTO out.strings SELECT * FROM main.strings ORDER BY id",
+	"CREATE TABLE out.fields(id INTEGER, name TEXT, type TEXT, value, ref INTEGER, static INTEGER)",
+	"INSERT INTO out.fields SELECT * FROM main.fields",
+	"CREATE TABLE out.threads(id INTEGER, serial INTEGER, name TEXT, state TEXT, daemon INTEGER, priority INTEGER, "
+	"frames INTEGER, retained INTEGER)",
+	"INSERT INTO out.threads SELECT * FROM main.threads",
+	"CREATE TABLE out.frames(thread_id INTEGER, depth INTEGER, class TEXT, method TEXT, signature TEXT, file TEXT, "
+	"line INTEGER)",
+	"INSERT INTO out.frames SELECT * FROM main.frames",
 	"CREATE INDEX out.classes_id ON classes(id)",
 	"CREATE INDEX out.classes_name ON classes(name)",
 	"CREATE INDEX out.objects_class_id ON objects(class_id)",
 	"CREATE INDEX out.objects_idom ON objects(idom)",
 	"CREATE INDEX out.refs_src ON refs(src)",
 	"CREATE INDEX out.refs_dst ON refs(dst)",
+	"CREATE INDEX out.roots_id ON roots(id)",
+	"CREATE INDEX out.fields_id ON fields(id)",
+	"CREATE INDEX out.fields_ref ON fields(ref)",
+	"CREATE INDEX out.threads_id ON threads(id)",
+	"CREATE INDEX out.frames_thread_id ON frames(thread_id)",
 };
 
 int hp_sql_export(hp_sql *q, const char *path, char *msg, size_t n)

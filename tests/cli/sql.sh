@@ -320,20 +320,27 @@ else fail "sql: a cut dump is its error, exit 3" "exit $rc: $(head -c 300 "$TMPD
 # ---- --export: a plain SQLite database, read back with Python's sqlite3 -----
 Q "$S" --export "$TMPD/heap.db" 2>"$TMPD/x.err"
 rc=$?
-Q "$S" --csv "SELECT (SELECT count(*) || ',' || sum(shallow) || ',' || sum(retained) || ',' || sum(idom) FROM objects), (SELECT count(*) || ',' || sum(src) FROM refs), (SELECT count(*) || ',' || sum(retained) FROM classes)" |
-  tail -1 | tr -d '\r' >"$TMPD/v.txt"
+# every table: its rows' count and a sum over each column (text by its
+# length), the virtual table's against the file's
+SUMS="SELECT (SELECT count(*) || ',' || sum(shallow) || ',' || sum(retained) || ',' || sum(idom) || ',' || sum(length(class)) || ',' || sum(length(root_kinds)) FROM objects),
+ (SELECT count(*) || ',' || sum(src) || ',' || sum(dst) || ',' || sum(length(field)) || ',' || sum(idx) || ',' || sum(length(kind)) FROM refs),
+ (SELECT count(*) || ',' || sum(retained) || ',' || sum(length(name)) || ',' || sum(instance_size) FROM classes),
+ (SELECT count(*) || ',' || sum(id) || ',' || sum(length(kind)) || ',' || sum(thread_id) || ',' || sum(frame) FROM roots),
+ (SELECT count(*) || ',' || sum(id) || ',' || sum(length(value)) || ',' || sum(length) FROM strings),
+ (SELECT count(*) || ',' || sum(id) || ',' || sum(length(name)) || ',' || sum(length(type)) || ',' || sum(length(value)) || ',' || sum(ref) || ',' || sum(static) FROM fields),
+ (SELECT count(*) || ',' || sum(id) || ',' || sum(length(name)) || ',' || sum(length(state)) || ',' || sum(frames) || ',' || sum(retained) FROM threads),
+ (SELECT count(*) || ',' || sum(depth) || ',' || sum(length(class)) || ',' || sum(length(method)) || ',' || sum(line) FROM frames)"
+Q "$S" --csv "$SUMS" | tail -1 | tr -d '\r' >"$TMPD/v.txt"
 got=$(python3 -c '
 import sqlite3, sys
 c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
-one = lambda q: c.execute(q).fetchone()[0]
-print("\"%s\",\"%s\",\"%s\"" % (one("SELECT count(*) || \",\" || sum(shallow) || \",\" || sum(retained) || \",\" || sum(idom) FROM objects"),
-      one("SELECT count(*) || \",\" || sum(src) FROM refs"), one("SELECT count(*) || \",\" || sum(retained) FROM classes")))
+print(",".join("\"%s\"" % v for v in c.execute(sys.argv[2]).fetchone()))
 ix = sorted(r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = \"index\""))
-print(" ".join(ix))' "$TMPD/heap.db" 2>&1)
-if [ $rc = 0 ] && [ "$(echo "$got" | head -1)" = "$(cat "$TMPD/v.txt")" ]; then ok "sql: --export's tables read back (sqlite3) as the virtual ones ($(cat "$TMPD/v.txt"))"
+print(" ".join(ix))' "$TMPD/heap.db" "$SUMS" 2>&1)
+if [ $rc = 0 ] && [ "$(echo "$got" | head -1)" = "$(cat "$TMPD/v.txt")" ]; then ok "sql: --export's eight tables read back (sqlite3) as the virtual ones ($(cut -c1-60 "$TMPD/v.txt")...)"
 else fail "sql: --export's tables read back as the virtual ones" "exit $rc: $(head -c 200 "$TMPD/x.err") got $got, want $(cat "$TMPD/v.txt")"; fi
 expect_eq "sql: --export indexes what the look-ups use" "$(echo "$got" | tail -1)" \
-  "classes_id classes_name objects_class_id objects_idom refs_dst refs_src"
+  "classes_id classes_name fields_id fields_ref frames_thread_id objects_class_id objects_idom refs_dst refs_src roots_id threads_id"
 # the class of an object by a join in the file = the table's
 got=$(python3 -c '
 import sqlite3, sys
