@@ -26,6 +26,20 @@ ifeq ($(ISAL),1)
 PKG_CFLAGS += -DHP_HAVE_ISAL $(shell pkg-config --cflags libisal 2>/dev/null)
 PKG_LIBS   += $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 endif
+# the sql prompt edits its lines and recalls them with libedit (Debian's
+# libedit-dev) when it is there, else GNU readline, else reads plain lines;
+# EDIT=none builds the plain prompt
+ifeq ($(origin EDIT),undefined)
+EDIT := $(shell pkg-config --exists libedit 2>/dev/null && echo libedit || \
+	  { pkg-config --exists readline 2>/dev/null && echo readline || echo none; })
+endif
+ifeq ($(EDIT),libedit)
+EDIT_CFLAGS := -DHP_HAVE_EDITLINE $(shell pkg-config --cflags libedit 2>/dev/null)
+PKG_LIBS    += $(shell pkg-config --libs libedit 2>/dev/null || echo -ledit)
+else ifeq ($(EDIT),readline)
+EDIT_CFLAGS := -DHP_HAVE_READLINE $(shell pkg-config --cflags readline 2>/dev/null)
+PKG_LIBS    += $(shell pkg-config --libs readline 2>/dev/null || echo -lreadline)
+endif
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) -Isrc $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = -pthread $(LDFLAGS)
 
@@ -136,6 +150,12 @@ ISAL_STAMP := $(BUILD)/.isal-$(ISAL)
 $(ISAL_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/.isal-* && touch $@
 $(BUILD)/obj/parser/inflate.o $(BUILD)/san/obj/parser/inflate.o $(BUILD)/fuzz/obj/parser/inflate.o: $(ISAL_STAMP)
+# and the sql command when EDIT changes; it alone includes the line editor
+EDIT_STAMP := $(BUILD)/.edit-$(EDIT)
+$(EDIT_STAMP):
+	@mkdir -p $(@D) && rm -f $(BUILD)/.edit-* && touch $@
+$(BUILD)/obj/cli/cmd_sql.o $(BUILD)/san/obj/cli/cmd_sql.o: $(EDIT_STAMP)
+$(BUILD)/obj/cli/cmd_sql.o $(BUILD)/san/obj/cli/cmd_sql.o: ALL_CFLAGS += $(EDIT_CFLAGS)
 
 SAMPLE := testdata/hprof/leakycache.hprof.gz
 

@@ -18,6 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined HP_HAVE_EDITLINE
+#include <editline/readline.h>
+#define LINE_EDITOR "libedit"
+#elif defined HP_HAVE_READLINE
+#include <readline/readline.h>
+#include <readline/history.h>
+#define LINE_EDITOR "readline"
+#endif
+
 struct sql_opts {
 	int csv;
 	double timeout;
@@ -515,20 +524,61 @@ static void dot(struct run *u, const char *line)
 		return;
 	}
 	puts_(u->k, ".tables      the tables\n.schema      their columns\n.quit        leave\n"
-		    "functions: str(id), field(id, name), instance_of(id, class), size(id)\n");
+		    "functions: str(id), field(id, name), instance_of(id, class), size(id), map_get(id, key),\n"
+		    "           list_get(id, i), path(id); table-valued: retained_set(id)\n");
+}
+
+/* one line of the prompt into *line (its newline kept), NULL at the end of
+ * input: the line editor's when there is one (arrows edit, up and down
+ * recall the session's earlier lines), else a plain read */
+static char *read_line(const char *ps, char **line, size_t *cap)
+{
+#ifdef LINE_EDITOR
+	char *l = readline(ps);
+	if (!l)
+		return NULL;
+	size_t m = strlen(l);
+	if (m)
+		add_history(l);
+	char *t = m + 2 > *cap ? hp_grow(*line, cap, m + 2, 8192, 1) : *line;
+	if (!t) {
+		free(l);   /* (readline's own malloc) */
+		return NULL;
+	}
+	*line = t;
+	memcpy(t, l, m);
+	t[m] = '\n';
+	t[m + 1] = 0;
+	free(l);
+	return t;
+#else
+	fputs(ps, stderr);
+	fflush(stderr);
+	if (!*line) {
+		*line = hp_grow(NULL, cap, 8192, 8192, 1);
+		if (!*line)
+			return NULL;
+	}
+	return fgets(*line, (int)*cap, stdin);
+#endif
 }
 
 static int prompt(struct run *u)
 {
-	char line[8192], *acc = NULL;
-	size_t len = 0, cap = 0;
+	char *line = NULL, *acc = NULL;
+	size_t len = 0, cap = 0, lcap = 0;
 	int rc = EXIT_OK;
+#ifdef LINE_EDITOR
+	rl_instream = stdin;
+	rl_outstream = stderr;   /* the prompt where the messages go; rows on standard output */
+	fputs("SQL over the heap: .tables, .schema, .help, .quit; statements end with ; (line editing: " LINE_EDITOR ")\n",
+	      stderr);
+#else
 	fputs("SQL over the heap: .tables, .schema, .help, .quit; statements end with ;\n", stderr);
+#endif
 	for (;;) {
 		flush(u->k);
-		fputs(len ? "   ...> " : "hprofan> ", stderr);
-		fflush(stderr);
-		if (!fgets(line, sizeof line, stdin))
+		if (!read_line(len ? "   ...> " : "hprofan> ", &line, &lcap))
 			break;
 		if (!len && line[0] == '.') {
 			if (!strncmp(line, ".quit", 5) || !strncmp(line, ".exit", 5))
@@ -557,6 +607,10 @@ static int prompt(struct run *u)
 			len = 0;
 		}
 	}
+#ifdef LINE_EDITOR
+	clear_history();
+#endif
+	hp_free(line);
 	hp_free(acc);
 	return rc;
 }
