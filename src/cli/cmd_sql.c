@@ -235,7 +235,8 @@ static int sql_failed(struct run *u, const char *what)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(what, "no query solution"))
-		cli_error("sql: no query solution: retained_set() needs the object, retained_set(ID)");
+		cli_error("sql: no query solution: retained_set() and entries() need the object, retained_set(ID), "
+			  "entries(ID)");
 	else if (!strcmp(what, "not authorized"))
 		cli_error("sql: not authorized: hprofan sql only reads (SELECT, WITH, and the pragmas that list tables, "
 			  "columns, functions and modules)");
@@ -510,7 +511,7 @@ static const char *const tables[] = { "objects", "classes", "refs", "roots", "st
 static void dot(struct run *u, const char *line)
 {
 	if (!strncmp(line, ".tables", 7)) {
-		puts_(u->k, "objects  classes  refs  roots  strings  fields  threads  frames  (and retained_set(ID))\n");
+		puts_(u->k, "objects  classes  refs  roots  strings  fields  threads  frames  (and retained_set(ID), entries(ID))\n");
 		return;
 	}
 	if (!strncmp(line, ".schema", 7)) {
@@ -525,7 +526,7 @@ static void dot(struct run *u, const char *line)
 	}
 	puts_(u->k, ".tables      the tables\n.schema      their columns\n.quit        leave\n"
 		    "functions: str(id), field(id, name), instance_of(id, class), size(id), map_get(id, key),\n"
-		    "           list_get(id, i), path(id); table-valued: retained_set(id)\n");
+		    "           list_get(id, i), path(id); table-valued: retained_set(id), entries(id)\n");
 }
 
 /* one line of the prompt into *line (its newline kept), NULL at the end of

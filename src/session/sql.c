@@ -153,7 +153,8 @@ static int need_rev(hp_sql *q)
 /* ---- the tables -----------------------------------------------------------
  * A cursor walks row numbers: lo..hi, or list[0..nlist) (borrowed, or own
  * when owned is set). */
-enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_RETAINED_SET, T_THREADS, T_FRAMES, T_N };
+enum { T_OBJECTS, T_CLASSES, T_REFS, T_ROOTS, T_STRINGS, T_FIELDS, T_RETAINED_SET, T_THREADS, T_FRAMES, T_ENTRIES,
+       T_N };
 _Static_assert(T_N <= 12, "hp_sql.tabs holds every table");
 
 struct vtab {
@@ -173,6 +174,8 @@ struct cursor {
 	size_t f;                     /*   and its field */
 	size_t p, np;                 /*   the class of order[] being read, of np */
 	struct hp_objref *lab;        /* refs: how lab_src holds each of its edges (NULL: not read) */
+	struct hp_entry *ents;        /* entries: the collection's, i .. hi of them */
+	int ents_map;                 /*   1 a map's (a key each), else a list's or set's */
 	size_t lab_src;
 	uint64_t row;                 /* the current row number */
 };
@@ -192,6 +195,8 @@ static const char *const schemas[] = {
 		      "frames INTEGER, retained INTEGER)",
 	[T_FRAMES] = "CREATE TABLE x(thread_id INTEGER, depth INTEGER, class TEXT, method TEXT, signature TEXT, file TEXT, "
 		     "line INTEGER)",
+	/* entries(ID): a collection's, ID its hidden column */
+	[T_ENTRIES] = "CREATE TABLE x(idx INTEGER, key, value INTEGER, of HIDDEN)",
 };
 enum { TH_ID, TH_SERIAL, TH_NAME, TH_STATE, TH_DAEMON, TH_PRIORITY, TH_FRAMES, TH_RETAINED };
 enum { FR_THREAD, FR_DEPTH, FR_CLASS, FR_METHOD, FR_SIGNATURE, FR_FILE, FR_LINE };
@@ -216,6 +221,7 @@ static const int keyed[T_N][4] = {
 	[T_RETAINED_SET] = { 1, -1, -1, -1 },
 	[T_THREADS] = { -1, -1, -1, -1 },
 	[T_FRAMES] = { -1, -1, -1, -1 },
+	[T_ENTRIES] = { 3, -1, -1, -1 },
 };
 
 /* each table's module is the same; its aux says which table (hp_sql.tabs) */
@@ -267,7 +273,7 @@ static int best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 	double rows = v->t == T_CLASSES ? (double)h->nclasses : v->t == T_ROOTS ? (double)h->nroots :
 		      v->t == T_FIELDS ? (double)h->nobj * 50 : v->t == T_STRINGS ? (double)h->nobj * 10 :
 		      (double)h->nobj * (v->t == T_REFS ? 3 : 1);
-	if (best < 0 && v->t == T_RETAINED_SET) {
+	if (best < 0 && (v->t == T_RETAINED_SET || v->t == T_ENTRIES)) {
 		/* (no plan without the object: SQLite says "no query solution") */
 		return SQLITE_CONSTRAINT;
 	}
@@ -311,7 +317,7 @@ static int close_cursor(sqlite3_vtab_cursor *cur)
 {
 	struct cursor *c = (struct cursor *)cur;
 	hp_objread_release(&c->od);
-	hp_free_all(c->owned, c->lab);
+	hp_free_all(c->owned, c->lab, c->ents);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -445,6 +451,50 @@ static int fields_settle(struct cursor *c, hp_sql *q, sqlite3_vtab *vt)
 	return SQLITE_OK;
 }
 
+/* entries: each of a collection's, into the cursor's own list */
+struct gather {
+	struct hp_entry *e;
+	size_t n, cap;
+	int nomem;
+};
+
+static int gather_entry(void *ud, const struct hp_entry *e)
+{
+	struct gather *g = ud;
+	if (g->n == g->cap) {
+		struct hp_entry *t = hp_grow(g->e, &g->cap, g->n + 1, 64, sizeof *t);
+		if (!t)
+			return g->nomem = 1;
+		g->e = t;
+	}
+	g->e[g->n++] = *e;
+	return 0;
+}
+
+static int entries_of(hp_sql *q, struct cursor *c, sqlite3_vtab *vt, size_t v)
+{
+	if (open_rd(q) != HP_OK) {
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
+	}
+	struct gather g = { 0 };
+	int map;
+	hp_error_clear(&q->err);
+	int rc = hp_collection_walk(q->h, q->rd, (uint32_t)v, gather_entry, &g, &map, &q->err);
+	if (rc != HP_OK || g.nomem) {
+		hp_free(g.e);
+		if (g.nomem)
+			return SQLITE_NOMEM;
+		vt_error(vt, q->err.msg);
+		return SQLITE_ERROR;
+	}
+	hp_free(c->ents);
+	c->ents = g.e;
+	c->ents_map = map == 1;
+	c->hi = map < 0 ? 0 : g.n;
+	return SQLITE_OK;
+}
+
 /* retained_set: the dominator subtree of v, v first, into the cursor's own
  * list (a stack of its own: as deep as the tree, never the C stack) */
 static int subtree_of(hp_sql *q, struct cursor *c, uint32_t v)
@@ -575,6 +625,10 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 			frames_settle(c, q);
 			return SQLITE_OK;
 		}
+	} else if (v->t == T_ENTRIES) {
+		size_t o = object_of(h, argv[0]);
+		if (o != SIZE_MAX && (rc = entries_of(q, c, cur->pVtab, o)) != SQLITE_OK)
+			return rc;
 	} else if (v->t == T_RETAINED_SET) {
 		if ((rc = need_R(q, cur->pVtab, 1)) != SQLITE_OK)
 			return rc;
@@ -1047,6 +1101,20 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[c->row]);
 		return SQLITE_OK;
 	}
+	if (v->t == T_ENTRIES) {
+		const struct hp_entry *e = &c->ents[c->i];
+		if (col == 0)
+			sqlite3_result_int64(ctx, (sqlite3_int64)e->index);
+		else if (col == 1 && c->ents_map && e->key_type)
+			sqlite3_result_int64(ctx, (sqlite3_int64)e->key_bits);
+		else if (col == 1 && c->ents_map)
+			result_id(ctx, e->key);
+		else if (col == 2)
+			result_id(ctx, e->value);
+		else
+			sqlite3_result_null(ctx);
+		return SQLITE_OK;
+	}
 	if (v->t == T_THREADS)
 		return thread_column(q, cur->pVtab, &q->T.t[c->row], col, ctx);
 	if (v->t == T_FRAMES)
@@ -1060,7 +1128,7 @@ static const sqlite3_module module = {
 	.xColumn = column, .xRowid = rowid,
 };
 static const char *const module_names[T_N] = { "objects", "classes", "refs", "roots", "strings", "fields",
-					       "retained_set", "threads", "frames" };
+					       "retained_set", "threads", "frames", "entries" };
 
 /* ---- functions ------------------------------------------------------------ */
 

@@ -156,3 +156,33 @@ got=$("$HPROFAN" sql "$D/shop.hprof" --csv --quiet "WITH RECURSIVE z(id) AS (SEL
   e(v) AS (SELECT field(list_get(z.id, n.i), 'value') FROM z, n)
   SELECT count(v), count(DISTINCT v), sum(v), min(v), max(v) FROM e" 2>&1 | tail -n +2 | tr -d "\r")
 expect_eq "sql list_get: a HashSet's 111 elements, each once" "$got" "111,111,6105,0,110"
+# sql's entries(ID): as many rows as each collection's size() printed
+# (Shop's CACHE too), a map's keys and values as the program put them, a
+# SparseArray's int keys without its deleted ones
+python3 - "$HPROFAN" "$D" <<'EOF2'
+import subprocess, sys
+hp, d = sys.argv[1:3]
+def one(q):
+    r = subprocess.run([hp, 'sql', d + '/shop.hprof', '--csv', '--quiet', q], capture_output=True, text=True)
+    if r.returncode: return 'exit %d: %s' % (r.returncode, r.stderr[:200])
+    return r.stdout.splitlines()[1].strip()
+sizes = {l.split()[1]: int(l.split()[2]) for l in open(d + '/shop.out') if l.startswith('SIZE ')}
+def check(what, got, want):
+    print(('ok' if got == want else 'FAIL') + ' collections-jdk: sql entries(): %s%s' % (what, '' if got == want else ': got %r, want %r' % (got, want)))
+Z = "(SELECT id FROM classes WHERE name = 'Shop$Zoo')"
+names = [n for n in sizes if n not in ('CACHE', 'listeners')]
+q = 'SELECT ' + ', '.join("(SELECT count(*) FROM entries(field(%s, '%s')))" % (Z, n) for n in names)
+got = dict(zip(names, one(q).split(',')))
+check("every Zoo collection's rows = its size()", {n: got.get(n) for n in names}, {n: str(sizes[n]) for n in names})
+check("Shop.CACHE's rows = its size()", one("SELECT count(*) FROM entries(field((SELECT id FROM classes WHERE name = 'Shop'), 'CACHE'))"), str(sizes['CACHE']))
+check("hashMap's keys 0..122, each value 'h' || key",
+      one("SELECT count(*), sum(field(key, 'value')), sum(str(value) = 'h' || field(key, 'value')), min(idx), max(idx) FROM entries(field(%s, 'hashMap'))" % Z),
+      '123,7503,123,0,122')
+check("sparseArray's live int keys 3..9, values 's' || key",
+      one("SELECT group_concat(key || '=' || str(value), ' ') FROM entries(field(%s, 'sparseArray'))" % Z),
+      ' '.join('%d=s%d' % (k, k) for k in range(3, 10)))
+check("a list's elements have no key, in order",
+      one("SELECT count(key), group_concat(field(value, 'value'), ' ') FROM entries(field(%s, 'arrayDeque'))" % Z),
+      '0,' + ' '.join(map(str, list(range(10, 14)) + list(range(62)))))
+check("no collection, an absent id: no rows", one("SELECT (SELECT count(*) FROM entries(%s)), (SELECT count(*) FROM entries(12345))" % Z), '0,0')
+EOF2

@@ -235,10 +235,12 @@ want=$(Q "$S" --csv "SELECT count(*) FROM objects o WHERE o.class = 'LeakyCache\
 [ "$got" -gt "$want" ] 2>/dev/null && ok "sql: retained_set for each Session ($got objects for $want sessions)" || fail "sql: retained_set for each Session" "$got for $want"
 got=$(Q "$S" --csv "SELECT count(*) FROM retained_set(12345)" | tail -1 | tr -d '\r')
 expect_eq "sql: retained_set of no object: no row" "$got" 0
-Q "$S" "SELECT * FROM retained_set" >/dev/null 2>"$TMPD/r.err"
-rc=$?
-[ $rc = 2 ] && grep -q "retained_set() needs the object" "$TMPD/r.err" && ok "sql: retained_set without its object: said, exit 2" ||
-  fail "sql: retained_set without its object" "exit $rc: $(cat "$TMPD/r.err")"
+for t in retained_set entries; do
+  Q "$S" "SELECT * FROM $t" >/dev/null 2>"$TMPD/r.err"
+  rc=$?
+  [ $rc = 2 ] && grep -qF "need the object, retained_set(ID), entries(ID)" "$TMPD/r.err" && ok "sql: $t without its object: said, exit 2" ||
+    fail "sql: $t without its object" "exit $rc: $(cat "$TMPD/r.err")"
+done
 
 # threads and frames against the threads command's JSON
 "$HPROFAN" threads "$S" --json --quiet >"$TMPD/threads.json"

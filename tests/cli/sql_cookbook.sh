@@ -134,6 +134,8 @@ def _(r): return [':'.join(x if x else 'NULL' for x in row) for row in r] == fac
 @check('29', "longText's path: Root (main's local r, a Java frame root) .longText (the program)")
 def _(r):
     return len(r) == 1 and re.fullmatch(r'Book\$Root @0x[0-9a-f]+ \[[^]]*Java frame[^]]*\] \.longText -> java\.lang\.String @0x[0-9a-f]+', r[0][0]) is not None
+@check('30', 'one header, X-Region, in all 60 sessions, with the three regions (the program)')
+def _(r): return r == [['X-Region', str(sum(region(k)[0] for k in ('eu', 'us', 'ap'))), '3']]
 have = sorted(os.path.basename(f)[:-4] for f in glob.glob(d + '/*.sql'))
 for n in sorted(set(have) | set(checks), key=int):
     name = 'sql-cookbook %s' % n
