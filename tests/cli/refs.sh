@@ -147,6 +147,60 @@ list(d["levels"]), sorted(set(x["kind"] for x in d["references"]["by_class"])), 
     "$(jget "$D/top.json" 'd["total"]["reachable_objects"]')"
 fi
 
+# ---- a chain of a million links, and no finalizer ------------------------------
+# (tests/helper/mkhprof.py) a GC root Holder {w, s}: w a WeakReference to
+# Node 0 of a list of N Nodes (Node k's next Node k + 1), s a SoftReference
+# to Node N/2; so, by hand: Nodes 0 .. N/2-1 only weakly reachable, Nodes
+# N/2 .. N-1 only softly (the stronger path wins), each level's top object
+# its first Node, which retains the rest of its level and nothing else; one
+# WeakReference and one SoftReference, each referent only that strongly
+# reachable; no Finalizer class: no finalizer queue.  The searches have no
+# recursion: a million links deep is no deeper for them than one.
+H=$(cd "$(dirname "$0")/../helper" && pwd)
+N=1000000
+if python3 - "$D/chain.hprof" $N "$H" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+from mkhprof import *
+path, N = sys.argv[1], int(sys.argv[2])
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+ref = d.load_class("java.lang.ref.Reference"); d.class_dump(ref, obj, [("referent", OBJECT)])
+weak = d.load_class("java.lang.ref.WeakReference"); d.class_dump(weak, ref)
+soft = d.load_class("java.lang.ref.SoftReference"); d.class_dump(soft, ref)
+node = d.load_class("Node"); d.class_dump(node, obj, [("next", OBJECT), ("n", INT)])
+holder = d.load_class("Holder"); d.class_dump(holder, obj, [("w", OBJECT), ("s", OBJECT)])
+BASE = 0x10000000
+d.next_id = BASE - 16                 # Node k: BASE + 16 k
+for k in range(N):
+    assert d.instance(node, [BASE + 16 * (k + 1) if k + 1 < N else 0, k]) == BASE + 16 * k
+w = d.instance(weak, [BASE])
+s = d.instance(soft, [BASE + 16 * (N // 2)])
+d.root(d.instance(holder, [w, s]))
+d.root(node, 0x05)                    # its class a sticky class root (as a JVM's are)
+d.write(path)
+PY
+then
+  "$HPROFAN" refs "$D/chain.hprof" --json --quiet >"$D/chain.json" 2>"$D/chain.err" || fail "refs: the chain" "$(head -c 300 "$D/chain.err")"
+  got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = []
+for k in ("weak", "soft"):
+    g = d["levels"][k]
+    out.append("%s %d %s %s" % (k, g["objects"], [x["class"] for x in g["by_class"]], g["retained"] == g["shallow"]))
+out += ["%s %d %d %d" % (x["class"], x["instances"], x["referents"], x["only"]) for x in d["references"]["by_class"]]
+out.append(str(d["finalizers"]["found"]))
+print("; ".join(out))' "$D/chain.json" 2>&1)
+  expect_eq "refs: a chain of $N links, half weakly, half softly reachable (by hand)" "$got" \
+    "weak $((N / 2)) ['Node'] True; soft $((N / 2)) ['Node'] True; java.lang.ref.WeakReference 1 1 1; java.lang.ref.SoftReference 1 1 1; False"
+  "$HPROFAN" refs "$D/chain.hprof" --quiet >"$D/chain.txt" 2>&1
+  grep -q '^no finalizer queue found (neither java.lang.ref.Finalizer nor java.lang.ref.FinalizerReference is in the dump)$' "$D/chain.txt" &&
+    ok "refs: a dump without finalizers says so" || fail "refs: a dump without finalizers says so" "$(tail -n 3 "$D/chain.txt")"
+else
+  fail "refs: the chain" "cannot write the dump"
+fi
+
 # ---- corpus dumps -------------------------------------------------------------
 if have_corpus refs-corpus; then
   for f in eclipse-mat__mat/oracle_jdk8_05_x64.hprof eclipse-mat__mat/openjdk_jdk11_04_x64.hprof.gz \
