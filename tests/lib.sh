@@ -65,25 +65,36 @@ said_ready() {
   done
 }
 
-# jdk_heap NAME SOURCE MAIN DIR: compiles SOURCE (a .java file), runs MAIN
-# until it prints READY (its stdout in DIR/MAIN.out), dumps its heap into
-# DIR/MAIN.hprof and its class histogram into DIR/MAIN.histo (jcmd), and
-# stops it.  False, with a skip (no JDK) or a FAIL line, when it cannot.
+# jdk_heap [--all] [--jvm OPTION]... NAME SOURCE MAIN DIR: compiles SOURCE
+# (a .java file), runs MAIN until it prints READY (its stdout in
+# DIR/MAIN.out), dumps its heap into DIR/MAIN.hprof and its class histogram
+# into DIR/MAIN.histo (jcmd), and stops it.  --all: both with jcmd's -all,
+# so no GC runs first and unreachable objects stay (what only finalizers or
+# phantom references hold); --jvm: an option for java.  False, with a skip
+# (no JDK) or a FAIL line, when it cannot.
 jdk_heap() {
-  local name=$1 src=$2 main=$3 dir=$4 t pid
+  local all= jvm=() t pid
+  while [ $# -gt 4 ]; do
+    case $1 in
+      --all) all=-all; shift ;;
+      --jvm) jvm+=("$2"); shift 2 ;;
+      *) break ;;
+    esac
+  done
+  local name=$1 src=$2 main=$3 dir=$4
   for t in javac java jcmd; do
     command -v "$t" >/dev/null 2>&1 || { skip "$name" "$t is absent"; return 1; }
   done
   javac -d "$dir/classes" "$src" 2>"$dir/javac.err" || { fail "$name-javac" "$(head -c 300 "$dir/javac.err")"; return 1; }
-  java -Xmx256m -XX:+UseSerialGC -cp "$dir/classes" "$main" >"$dir/$main.out" 2>&1 &
+  java -Xmx256m -XX:+UseSerialGC ${jvm[@]+"${jvm[@]}"} -cp "$dir/classes" "$main" >"$dir/$main.out" 2>&1 &
   pid=$!
   if ! said_ready "$dir/$main.out" "$pid"; then
     fail "$name" "the JVM never said READY: $(head -c 300 "$dir/$main.out")"
     kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
     return 1
   fi
-  if ! jcmd "$pid" GC.heap_dump "$dir/$main.hprof" >"$dir/jcmd.out" 2>&1 ||
-     ! jcmd "$pid" GC.class_histogram >"$dir/$main.histo" 2>&1; then
+  if ! jcmd "$pid" GC.heap_dump $all "$dir/$main.hprof" >"$dir/jcmd.out" 2>&1 ||
+     ! jcmd "$pid" GC.class_histogram $all >"$dir/$main.histo" 2>&1; then
     fail "$name" "jcmd: $(head -c 300 "$dir/jcmd.out")"
     kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
     return 1

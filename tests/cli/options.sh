@@ -214,9 +214,11 @@ value() {
     --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
     --out) echo "--out $TMPD/pngs" ;;   # bitmaps
     # --mapping renames the sample's classes (roots, waste, the outer
-    # class of LeakyCache$X), a field instances reads, the sites dump's frames
+    # class of LeakyCache$X, a Reference class refs lists), a field
+    # instances reads, the sites dump's frames
     --mapping) printf '%s\n' 'LeakyCache$Session -> LeakyCache$Session:' 'LeakyCache$Entity -> LeakyCache$Entity:' \
                  '    int count -> version' 'org.example.Cache -> LeakyCache:' \
+                 'org.example.Ref -> sun.util.locale.provider.LocaleResources$ResourceReference:' \
                  'sun.util.locale.provider.Adapter -> sun.util.locale.provider.LocaleProviderAdapter:' \
                  'java.lang.invoke.Handle -> java.lang.invoke.MethodHandle:' \
                  'java.lang.Object -> java.lang.Object:' '    void alpha() -> a' >"$TMPD/mapping.txt"
@@ -225,6 +227,7 @@ value() {
     --title) echo "--title T" ;;   # report
     --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
     --export) echo "--export $TMPD/out.txt" ;;
+    --level) echo "--level=weak" ;;   # refs: the weak level alone
     --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
