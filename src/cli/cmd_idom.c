@@ -51,59 +51,6 @@ static void release(void *p)
 	hp_free(r);
 }
 
-/* the set: every instance of the classes each CLASS names, and each ID */
-static int gather(struct cli_ctx *x, hp_session *S, const hp_heap *h, uint32_t **set, size_t *n)
-{
-	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
-	size_t cap = 0;
-	*set = NULL;
-	*n = 0;
-	if (!want)
-		goto nomem;
-	for (int a = 0; a < x->nargs; a++) {
-		uint64_t id;
-		if (cli_parse_object_id(x->args[a], &id) == 0 && id) {
-			size_t v = hp_heap_find(h, id);
-			if (v == SIZE_MAX) {
-				cli_error("%s: no object 0x%llx in the dump", hp_session_path(S), (unsigned long long)id);
-				hp_free_all(want, *set);
-				return EXIT_BAD;
-			}
-			uint32_t *t = *n < cap ? *set : hp_grow(*set, &cap, *n + 1, 64, sizeof **set);
-			if (!t)
-				goto nomem;
-			*set = t;
-			(*set)[(*n)++] = (uint32_t)v;
-			continue;
-		}
-		uint32_t *cls;
-		size_t nc;
-		int rc = cli_classes_named(h, hp_session_path(S), x->args[a], &cls, &nc);
-		if (rc) {
-			hp_free_all(want, *set);
-			return rc;
-		}
-		for (size_t i = 0; i < nc; i++)
-			want[cls[i]] = 1;
-		hp_free(cls);
-	}
-	for (size_t v = 0; v < h->nobj; v++)
-		if (want[h->cls[v]] && hp_heap_kind(h, v) != HP_OBJ_CLASS) {
-			uint32_t *t = *n < cap ? *set : hp_grow(*set, &cap, *n + 1, 1024, sizeof **set);
-			if (!t)
-				goto nomem;
-			*set = t;
-			(*set)[(*n)++] = (uint32_t)v;
-		}
-	hp_free(want);
-	return EXIT_OK;
-nomem:
-	hp_free_all(want, *set);
-	*set = NULL;
-	cli_error("out of memory");
-	return EXIT_NOMEM;
-}
-
 static int collect(struct cli_ctx *x, hp_session *S, void **res)
 {
 	const struct idom_opts *o = x->own;
@@ -118,7 +65,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	const hp_heap *h = r->h;
 	uint32_t *set;
 	size_t n;
-	if ((rc = gather(x, S, h, &set, &n)))
+	if ((rc = cli_object_set(x, S, h, &set, &n)))
 		return rc;
 	uint8_t *skip = NULL;
 	if (o->skip) {

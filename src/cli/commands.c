@@ -17,7 +17,7 @@ extern const struct cli_command cmd_bitmaps;
 extern const struct cli_command cmd_components;
 extern const struct cli_command cmd_index;
 extern const struct cli_command cmd_report;
-extern const struct cli_command cmd_sql, cmd_idom, cmd_group_by_value, cmd_refs;
+extern const struct cli_command cmd_sql, cmd_idom, cmd_merge_paths, cmd_group_by_value, cmd_refs;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -35,6 +35,7 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_report,
 	&cmd_sql,
 	&cmd_idom,
+	&cmd_merge_paths,
 	&cmd_group_by_value,
 	&cmd_refs,
 	NULL

@@ -140,6 +140,58 @@ int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uin
 	return EXIT_OK;
 }
 
+int cli_object_set(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint32_t **set, size_t *n)
+{
+	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
+	size_t cap = 0;
+	*set = NULL;
+	*n = 0;
+	if (!want)
+		goto nomem;
+	for (int a = 0; a < x->nargs; a++) {
+		uint64_t id;
+		if (cli_parse_object_id(x->args[a], &id) == 0 && id) {
+			size_t v = hp_heap_find(h, id);
+			if (v == SIZE_MAX) {
+				cli_error("%s: no object 0x%llx in the dump", hp_session_path(S), (unsigned long long)id);
+				hp_free_all(want, *set);
+				return EXIT_BAD;
+			}
+			uint32_t *t = *n < cap ? *set : hp_grow(*set, &cap, *n + 1, 64, sizeof **set);
+			if (!t)
+				goto nomem;
+			*set = t;
+			(*set)[(*n)++] = (uint32_t)v;
+			continue;
+		}
+		uint32_t *cls;
+		size_t nc;
+		int rc = cli_classes_named(h, hp_session_path(S), x->args[a], &cls, &nc);
+		if (rc) {
+			hp_free_all(want, *set);
+			return rc;
+		}
+		for (size_t i = 0; i < nc; i++)
+			want[cls[i]] = 1;
+		hp_free(cls);
+	}
+	for (size_t v = 0; v < h->nobj; v++)
+		if (want[h->cls[v]] && hp_heap_kind(h, v) != HP_OBJ_CLASS) {
+			uint32_t *t = *n < cap ? *set : hp_grow(*set, &cap, *n + 1, 1024, sizeof **set);
+			if (!t)
+				goto nomem;
+			*set = t;
+			(*set)[(*n)++] = (uint32_t)v;
+		}
+	hp_free(want);
+	return EXIT_OK;
+nomem:
+	hp_free_all(want, *set);
+	*set = NULL;
+	cli_error("out of memory");
+	return EXIT_NOMEM;
+}
+
 cJSON *cli_object_json(const hp_heap *h, size_t obj)
 {
 	cJSON *e = cJSON_CreateObject();
@@ -657,6 +709,34 @@ void cli_gap_json(cJSON *o, const char *prefix, const struct hp_path_gap *g)
 	cli_json_u64(o, key, g->at);
 }
 
+int cli_prefetch_steps(const hp_heap *h, hp_objread *rd, const uint32_t *objs, size_t n, const uint32_t *starts,
+		       size_t nstarts, struct hp_error *err)
+{
+	uint32_t *pre = hp_reallocarray(NULL, n + nstarts + 1, sizeof *pre);
+	if (!pre)
+		return hp_error_set(err, HP_ENOMEM, "out of memory");
+	if (n)
+		memcpy(pre, objs, n * sizeof *pre);
+	size_t np = n;
+	for (size_t i = 0; i < nstarts; i++) {
+		int tk;
+		uint32_t serial = 0;
+		root_kinds(h, starts[i], &tk, &serial);
+		uint32_t t = tk >= 0 ? hp_idmap_get(&h->thread_map, serial) : HP_IDMAP_NONE;
+		size_t to = t != HP_IDMAP_NONE ? hp_heap_find(h, h->threads[t].object_id) : SIZE_MAX;
+		if (to != SIZE_MAX)
+			pre[np++] = (uint32_t)to;
+	}
+	int rc = hp_objread_prefetch_text(rd, pre, np, err);
+	hp_free(pre);
+	return rc;
+}
+
+const char *cli_class_edge_note(void)
+{
+	return "(<class> is Eclipse MAT's reference from an object to its class: taken only where no path without one goes on)";
+}
+
 /* cli_list_paths(); hint: the line for a gap names --full-path */
 static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whole, int hint, FILE *f, cJSON *arr,
 		      size_t *npaths)
@@ -688,18 +768,12 @@ static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int w
 	if (nn)
 		memcpy(pre, pl.nodes, nn * sizeof *pre);
 	size_t np = nn;
-	for (size_t p = 0; p < pl.npaths; p++) {
-		int tk;
-		uint32_t serial = 0;
-		root_kinds(h, pl.nodes[pl.first[p]], &tk, &serial);
-		uint32_t t = tk >= 0 ? hp_idmap_get(&h->thread_map, serial) : HP_IDMAP_NONE;
-		size_t to = t != HP_IDMAP_NONE ? hp_heap_find(h, h->threads[t].object_id) : SIZE_MAX;
-		if (to != SIZE_MAX)
-			pre[np++] = (uint32_t)to;
+	for (size_t p = 0; p < pl.npaths; p++)
 		if (pl.gap[p].n)
 			pre[np++] = pl.gap[p].last;
-	}
-	rc = hp_objread_prefetch_text(rd, pre, np, &err);
+	for (size_t p = 0; p < pl.npaths; p++)
+		pre[np + p] = pl.nodes[pl.first[p]];
+	rc = cli_prefetch_steps(h, rd, pre, np, pre + np, pl.npaths, &err);
 	hp_free(pre);
 	if (rc) {
 		hp_paths_list_release(&pl);
@@ -743,7 +817,7 @@ static int list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int w
 			via_class |= ref.kind == HP_REF_CLASS;
 		}
 		if (via_class && !arr)
-			fprintf(f, "  (<class> is Eclipse MAT's reference from an object to its class: taken only where no path without one goes on)\n");
+			fprintf(f, "  %s\n", cli_class_edge_note());
 	}
 	*npaths = pl.npaths;
 	hp_paths_list_release(&pl);

@@ -28,6 +28,11 @@ int cli_id_arg(const struct cli_ctx *x, uint64_t *id);
  * name: its class object): EXIT_OK, or an error said (no such object or
  * class, or a name several loaders define). */
 int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint64_t id, size_t *v);
+/* The set the arguments name (idom, merge-paths): every instance of the
+ * classes each CLASS argument names exactly (every loader's; no class
+ * objects) and each ID, in *set (hp_free it; repeats possible) and *n; an
+ * exit code, errors said. */
+int cli_object_set(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint32_t **set, size_t *n);
 /* {"id": "0x7f3a10", "class": "java.util.HashMap"} (and "class_object_of") */
 cJSON *cli_object_json(const hp_heap *h, size_t obj);
 /* a ThreadLocal as threads and leaks name it: "name", "static_field" (the
@@ -79,6 +84,14 @@ int cli_list_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, int whol
 /* cli_list_paths(), long paths by their ends, for a command that takes no
  * --full-path (browse) */
 int cli_show_paths(hp_session *S, uint32_t obj, size_t k, int all_weak, FILE *f, cJSON *arr, size_t *npaths);
+/* Reads ahead in one forward pass over a gzip dump (nothing to do for a
+ * regular file) what the steps of paths show: the records of objs (the
+ * objects references are read from, and the objects named) and the
+ * threads of the GC roots of starts (their names). */
+int cli_prefetch_steps(const hp_heap *h, hp_objread *rd, const uint32_t *objs, size_t n, const uint32_t *starts,
+		       size_t nstarts, struct hp_error *err);
+/* the note under paths that take a class edge (refs.h: <class>) */
+const char *cli_class_edge_note(void);
 /* The ends of a path a command keeps: HP_PATH_HEAD and HP_PATH_TAIL, or
  * with --full-path every step (HP_PATH_WHOLE). */
 size_t cli_path_head(const struct cli_ctx *x);
