@@ -13,8 +13,8 @@
 # any file after an option that takes one, and redact's OUT.
 
 # the commands: the table's, then help and completion
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom group-by-value refs help completion'
-_hprofan_table_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom group-by-value refs'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs help completion'
+_hprofan_table_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --buckets --by-thread --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
@@ -37,6 +37,7 @@ _hprofan_options_index='--size-model --ref-size --header-size --align --weak --r
 _hprofan_options_report='--title --depth --threshold --zombie -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
 _hprofan_options_sql='--csv --timeout --export --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_idom='--top --skip --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_merge_paths='--top --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_group_by_value='--top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_refs='--top --level --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 # the commands that take more than one dump file, and those that need two

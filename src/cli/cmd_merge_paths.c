@@ -39,7 +39,8 @@ struct mline {
 	int kind;
 	uint32_t node;        /* L_NODE: the node; L_MORE: the parent (HP_MERGE_TOP: the starts) */
 	size_t depth;         /* its indent: the node's depth (L_MORE: its children's) */
-	size_t jparent;       /* L_NODE: the JSON index of the node line above it, SIZE_MAX for a start */
+	size_t jparent;       /* the JSON index of the node line above it (L_MORE: of the parent), SIZE_MAX
+	                         for a start (and the starts' line) */
 	size_t from;          /* L_MORE: the first child left out (an index of its list) */
 	uint64_t gap;         /* L_NODE: the nodes left out just above it; L_GAP: how many */
 	uint64_t gap_set;     /* those of the set */
@@ -126,7 +127,7 @@ static int push_kids(struct walk *w, const struct hp_mergepaths *m, uint32_t t, 
 	size_t nk;
 	const uint32_t *k = kids_of(m, t, &nk);
 	size_t shown = top && top < nk ? top : nk;
-	if (shown < nk && push(w, (struct frame){ .more = 1, .node = t, .from = shown }))
+	if (shown < nk && push(w, (struct frame){ .more = 1, .node = t, .jparent = jparent, .from = shown }))
 		return -1;
 	for (size_t i = shown; i-- > 0;)
 		if (push(w, (struct frame){ .node = k[i], .jparent = jparent }))
@@ -145,7 +146,8 @@ static int lay_out(struct mp_result *r, size_t top, size_t head, size_t tail)
 		struct frame f = w.st[--w.nst];
 		if (f.more) {
 			size_t d = f.node == HP_MERGE_TOP ? 0 : hp_paths_depth(P, m->obj[f.node]) + 1;
-			bad = put_line(&w, (struct mline){ .kind = L_MORE, .node = f.node, .depth = d, .from = f.from });
+			bad = put_line(&w, (struct mline){ .kind = L_MORE, .node = f.node, .depth = d, .jparent = f.jparent,
+							   .from = f.from });
 			continue;
 		}
 		/* a run of single children: t, then each one's only child, to a
@@ -408,12 +410,10 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		if (l->kind == L_MORE) {
 			struct mrow w = more_row(r, l);
 			cJSON *mo = more_json(&tb, &w);
-			if (l->node == HP_MERGE_TOP) {
-				cli_json_u64(mo, "roots", w.nodes);
+			if (l->node == HP_MERGE_TOP)
 				cJSON_AddItemToObject(j, "more", mo);
-			} else {
+			else
 				cJSON_AddItemToObject(at[l->jparent], "more", mo);
-			}
 			continue;
 		}
 		uint32_t t = l->node, v = r->m.obj[t];

@@ -163,6 +163,23 @@ doc sql-sample sql sql "$SAMPLE" "SELECT id, class, kind, shallow, retained, ido
 doc sql-classes sql sql "$SAMPLE" "SELECT * FROM classes WHERE instances = 0 LIMIT 3"
 doc idom-sample idom idom "$SAMPLE" 'LeakyCache$Attribute' java.lang.String --top 3
 doc idom-skip idom idom "$SAMPLE" 'LeakyCache$Session' --skip '^java' --top 0
+# merge-paths: a list of 40 Nodes (its middle elided)
+LONG=$TMPD/long.hprof
+python3 - "$LONG" "$(cd "$(dirname "$0")/../helper" && pwd)" <<'PY' || fail "schema: long list" "cannot write it"
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+node = d.load_class("Node"); d.class_dump(node, obj, fields=[("next", OBJECT)])
+nxt = 0
+for i in range(40):
+    nxt = d.instance(node, [nxt])
+d.root(nxt)
+d.write(sys.argv[1])
+PY
+doc mp-sample merge-paths merge-paths "$SAMPLE" java.lang.String 'LeakyCache$Session' --top 2
+doc mp-long merge-paths merge-paths "$LONG" Node --top 0
 doc gbv-sample group-by-value group-by-value "$SAMPLE" 'LeakyCache$Session' region --top 2
 doc gbv-prims group-by-value group-by-value "$SAMPLE" 'LeakyCache$Session' grade --top 0
 doc dominators-package dominators dominators "$SAMPLE" --group=package --depth 3 --top 2

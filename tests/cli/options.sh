@@ -185,6 +185,13 @@ args() {
       esac ;;
     # idom: the sample's Random is dominated by the LeakyCache instance (renamed by --mapping)
     idom) if [ "$2" = --mapping ]; then echo "$1 $f java.util.Random"; else echo "$1 $f $cls"; fi ;;
+    # merge-paths: the Strings' paths (a soft-only byte[] for --all-weak, the long
+    # list's end for --full-path; the Random's path goes through the renamed class)
+    merge-paths) case $2 in
+        --mapping) echo "$1 $f java.util.Random" ;;
+        --all-weak|--full-path) echo "$1 $f $id" ;;
+        *) echo "$1 $f $cls" ;;
+      esac ;;
     redact) echo "$1 $f $TMPD/out.txt" ;;
     diff|trend) echo "$1 $f $S2" ;;
     # sql: one word (comments for spaces) that sizes, policies, names and formats all change
