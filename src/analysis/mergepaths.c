@@ -74,7 +74,7 @@ static int count_up(struct hp_mergepaths *m, const struct hp_paths *P, const uin
 			maxd = d;
 	}
 	/* every node's ancestors are nodes, so a depth of n or more is damage */
-	if (maxd >= n)
+	if (n && maxd >= n)
 		return hp_error_set(err, HP_ECORRUPT, "merging paths: a search depth of %zu in a tree of %zu nodes",
 				    maxd, n);
 	size_t *at = hp_calloc(maxd + 2, sizeof *at);

@@ -5,6 +5,7 @@
  * ends.
  */
 #include "analysis/paths.h"
+#include "base/cmp.h"
 #include "base/alloc.h"
 
 #include <stdlib.h>
@@ -38,24 +39,6 @@ int hp_paths_bfs(struct hp_paths *P, const struct hp_refs *g, const uint32_t *st
 		 struct hp_error *err)
 {
 	return hp_paths_bfs_skip(P, g, starts, nstarts, NULL, 0, NULL, 0, err);
-}
-
-/* the pairs of skip whose first is v: [*lo, *hi) */
-static void skip_range(const uint32_t (*skip)[2], size_t nskip, uint32_t v, size_t *lo_out, size_t *hi_out)
-{
-	size_t lo = 0, hi = nskip;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (skip[mid][0] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	hi = lo;
-	while (hi < nskip && skip[hi][0] == v)
-		hi++;
-	*lo_out = lo;
-	*hi_out = hi;
 }
 
 #define BIT(a, v) ((a)[(v) >> 3] & (1u << ((v) & 7)))
@@ -150,7 +133,7 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 				e++;
 			size_t slo = 0, shi = 0;
 			if (nskip && BIT(has_skip, v))
-				skip_range(skip, nskip, v, &slo, &shi);
+				hp_pairs_equal_range(skip, nskip, v, &slo, &shi);
 			for (; e < eend; e++) {
 				uint32_t w = g->adj[e];
 				if (w >= n) {

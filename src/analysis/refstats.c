@@ -54,18 +54,7 @@ static int cmp_pair(const void *a, const void *b)
 /* the pairs whose reference is v: [*lo, *hi) */
 static void pairs_of(const struct rs *S, uint32_t v, size_t *lo_out, size_t *hi_out)
 {
-	size_t lo = 0, hi = S->npairs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (S->pairs[mid][0] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (hi = lo; hi < S->npairs && S->pairs[hi][0] == v; hi++)
-		;
-	*lo_out = lo;
-	*hi_out = hi;
+	hp_pairs_equal_range((const uint32_t (*)[2])S->pairs, S->npairs, v, lo_out, hi_out);
 }
 
 static void reach_at(struct rs *S, uint32_t w, int level)

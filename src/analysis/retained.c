@@ -5,6 +5,7 @@
  * struct vv says how they are reproduced).
  */
 #include "analysis/retained.h"
+#include "base/cmp.h"
 #include "base/clock.h"
 #include "analysis/fold.h"
 #include "analysis/prefetch.h"
@@ -222,19 +223,7 @@ static void vv_referrer(struct vv *V, uint32_t from, uint32_t to)
 /* the referents of v in G's sorted list: [*lo, *hi) */
 static void vv_referents(const struct hp_refs *G, uint32_t v, size_t *lo_out, size_t *hi_out)
 {
-	size_t lo = 0, hi = G->nreferents;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (G->referents[mid][0] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	hi = lo;
-	while (hi < G->nreferents && G->referents[hi][0] == v)
-		hi++;
-	*lo_out = lo;
-	*hi_out = hi;
+	hp_pairs_equal_range((const uint32_t (*)[2])G->referents, G->nreferents, v, lo_out, hi_out);
 }
 
 static int vv_add_cx(struct vv *V, uint32_t from, uint32_t to)

@@ -99,10 +99,7 @@ static int summarise(struct cli_ctx *x, hp_session *S, const char *file, int fas
 	hp_error_clear(&err);
 	int hr = hp_dsum_build(h, R, rd, sum, &err);
 	if (hr) {
-		char msg[900];
-		cli_format_error(file, &err, msg, sizeof msg);
-		cli_error("%s", msg);
-		return cli_exit_code(hr);
+		return cli_fail(file, &err, hr);
 	}
 	if (grp && grp->by >= 0)
 		return dump_groups(x, S, h, R, rd, grp, sum);

@@ -83,10 +83,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int hr = hp_group_by_value(h, r->R, rd, want, x->args[1], 200, &r->g, &err);
 	hp_free(want);
 	if (hr) {
-		char msg[900];
-		cli_format_error(hp_session_path(S), &err, msg, sizeof msg);
-		cli_error("%s", msg);
-		return cli_exit_code(hr);
+		return cli_fail(hp_session_path(S), &err, hr);
 	}
 	if (r->g.instances && r->g.missing == r->g.instances) {
 		char a[256], b[256];

@@ -203,10 +203,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	for (size_t i = 0; hr == HP_OK && i < r->shown; i++)
 		hr = describe(rd, h, r->objs[i], &r->desc[i], &err);
 	if (hr) {
-		char msg[900];
-		cli_format_error(hp_session_path(S), &err, msg, sizeof msg);
-		cli_error("%s", msg);
-		return cli_exit_code(hr);
+		return cli_fail(hp_session_path(S), &err, hr);
 	}
 	return EXIT_OK;
 }

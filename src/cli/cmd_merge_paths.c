@@ -68,12 +68,6 @@ static void release(void *p)
 	hp_free(r);
 }
 
-static int fail(hp_session *S, const struct hp_error *err, int rc)
-{
-	cli_error("%s: %s", hp_session_path(S), err->msg[0] ? err->msg : "error");
-	return cli_exit_code(rc);
-}
-
 /* the kids of node t (HP_MERGE_TOP: the starts) */
 static const uint32_t *kids_of(const struct hp_mergepaths *m, uint32_t t, size_t *n)
 {
@@ -100,24 +94,26 @@ struct walk {
 	size_t nst, stcap;
 };
 
+/* item (size bytes) after the n of arr (room for cap), grown as needed:
+ * the array (NULL when out of memory; arr is still the caller's then) */
+static void *append(void *arr, size_t *n, size_t *cap, const void *item, size_t size)
+{
+	char *t = *n < *cap ? arr : hp_grow(arr, cap, *n + 1, 256, size);
+	if (t)
+		memcpy(t + (*n)++ * size, item, size);
+	return t;
+}
+
 static int put_line(struct walk *w, struct mline l)
 {
-	struct mline *t = w->n < w->cap ? w->lines : hp_grow(w->lines, &w->cap, w->n + 1, 256, sizeof *t);
-	if (!t)
-		return -1;
-	w->lines = t;
-	w->lines[w->n++] = l;
-	return 0;
+	struct mline *t = append(w->lines, &w->n, &w->cap, &l, sizeof l);
+	return t ? (w->lines = t, 0) : -1;
 }
 
 static int push(struct walk *w, struct frame f)
 {
-	struct frame *t = w->nst < w->stcap ? w->st : hp_grow(w->st, &w->stcap, w->nst + 1, 256, sizeof *t);
-	if (!t)
-		return -1;
-	w->st = t;
-	w->st[w->nst++] = f;
-	return 0;
+	struct frame *t = append(w->st, &w->nst, &w->stcap, &f, sizeof f);
+	return t ? (w->st = t, 0) : -1;
 }
 
 /* the children of node t (or the starts) onto the stack: those --top
@@ -252,7 +248,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	int hr = hp_mergepaths_build(&r->ps->P, set, n, r->R->shallow, &r->m, &err);
 	if (hr) {
 		hp_free(set);
-		return fail(S, &err, hr);
+		return cli_fail(hp_session_path(S), &err, hr);
 	}
 	qsort(set, n, sizeof *set, by_u32);
 	rc = split_unseen(r, x, S, set, n);
@@ -282,7 +278,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	}
 	hr = cli_prefetch_steps(r->h, r->rd, from, nf, starts, ns, &err);
 	hp_free_all(from, starts);
-	return hr ? fail(S, &err, hr) : EXIT_OK;
+	return hr ? cli_fail(hp_session_path(S), &err, hr) : EXIT_OK;
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -421,7 +417,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		int hr = via_of(r, t, &via, &err);
 		if (hr) {
 			hp_free(at);
-			return fail(S, &err, hr);
+			return cli_fail(hp_session_path(S), &err, hr);
 		}
 		cJSON *e = cJSON_CreateObject();
 		if (l->jparent == SIZE_MAX)
@@ -505,7 +501,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 		struct mrow w = node_row(r, l);
 		int hr = via_of(r, l->node, &w.via, &err);
 		if (hr)
-			return fail(S, &err, hr);
+			return cli_fail(hp_session_path(S), &err, hr);
 		via_class |= w.via.kind == HP_REF_CLASS && r->m.parent[l->node] != HP_MERGE_TOP;
 		cli_table_row(&tb, f, &w, 0);
 	}

@@ -73,10 +73,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	hp_error_clear(&err);
 	int hr = hp_refstats_compute(r->h, r->R, r->rd, &r->s, &err);
 	if (hr) {
-		char msg[900];
-		cli_format_error(hp_session_path(S), &err, msg, sizeof msg);
-		cli_error("%s", msg);
-		return cli_exit_code(hr);
+		return cli_fail(hp_session_path(S), &err, hr);
 	}
 	return EXIT_OK;
 }

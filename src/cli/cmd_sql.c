@@ -224,10 +224,7 @@ static int sql_failed(struct run *u, const char *what)
 {
 	const struct hp_error *e = hp_sql_error(u->q);
 	if (e->code) {
-		char msg[900];
-		cli_format_error(hp_session_path(u->S), e, msg, sizeof msg);
-		cli_error("%s", msg);
-		return cli_exit_code(e->code);
+		return cli_fail(hp_session_path(u->S), e, e->code);
 	}
 	if (hp_sql_timed_out(u->q)) {
 		const struct sql_opts *o = u->x->own;
@@ -634,10 +631,7 @@ static int run(struct cli_ctx *x)
 	hp_error_clear(&err);
 	struct hp_sql_opts so = { .timeout = o->timeout };
 	if (hp_sql_open(&q, S, &so, &err) != HP_OK) {
-		char msg[900];
-		cli_format_error(hp_session_path(S), &err, msg, sizeof msg);
-		cli_error("%s", msg);
-		rc = cli_exit_code(err.code);
+		rc = cli_fail(hp_session_path(S), &err, err.code);
 		cli_session_close(S);
 		return rc;
 	}

@@ -80,3 +80,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 		fputs("hprofan: try 'hprofan --help'\n", stderr);
 	return EXIT_USAGE;
 }
+
+int cli_fail(const char *file, const struct hp_error *e, int hp_status)
+{
+	char msg[900];
+	cli_format_error(file, e, msg, sizeof msg);
+	cli_error("%s", msg);
+	return cli_exit_code(hp_status);
+}

@@ -29,5 +29,8 @@ int cli_exit_code(int hp_status);
 /* "FILE: offset 123 (0x7b) (record 4, HEAP DUMP SEGMENT): MSG", or
  * "FILE: MSG" for an error without a position */
 void cli_format_error(const char *file, const struct hp_error *e, char *buf, size_t n);
+/* the error e says (cli_format_error()) printed; returns the exit code for
+ * status hp_status */
+int cli_fail(const char *file, const struct hp_error *e, int hp_status);
 
 #endif
