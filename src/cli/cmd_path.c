@@ -82,11 +82,18 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	fprintf(f, "shortest paths from GC roots to %s (weak referents %s)\n",
 		cli_object_label(r->h, r->v, lab, sizeof lab), x->c->all_weak ? "followed" : "excluded");
 	int rc = cli_list_paths(S, r->v, (size_t)o->top.n, x->c->all_weak, x->c->full_path, f, NULL, &npaths);
-	if (rc == EXIT_OK && !npaths)
-		fprintf(f, "no GC root reaches it%s\n", x->c->all_weak ? "" :
-			" without going through the referent of a soft, weak, final or phantom reference"
-			" (--all-weak follows those)");
-	return rc;
+	if (rc != EXIT_OK || npaths)
+		return rc;
+	/* through a weak referent, or not at all: the search that follows them tells */
+	const struct hp_pathsearch *all = NULL;
+	if (!x->c->all_weak && (rc = cli_paths(S, 1, &all)))
+		return rc;
+	if (all && hp_paths_parent(&all->P, r->v) != HP_PATH_UNSEEN)
+		fprintf(f, "no GC root reaches it without going through the referent of a soft, weak, final or"
+			" phantom reference (--all-weak follows those)\n");
+	else
+		fprintf(f, "no GC root reaches it\n");
+	return EXIT_OK;
 }
 
 CLI_COMMAND(path, "hprofan path FILE ID", "shortest paths from GC roots to ID",

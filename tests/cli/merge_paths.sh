@@ -62,7 +62,8 @@
 #       a start, gc_root java_frame of thread "holder";
 #     - each set member's branch of the tree is hprofan path's first path
 #       (ids, vias, the GC root), with and without --all-weak; path says
-#       the weak ones need --all-weak and the garbage has no path;
+#       the weak ones need --all-weak and the garbage has no path (its
+#       text says which);
 #     - --top 1: the more members add up; the text: the first lines,
 #       "static MAP -> java.util.HashMap @0x..", the thread's Item line;
 #     - a class no dump has: exit 1 "no class named"; an ID no object has:
@@ -600,6 +601,15 @@ for oid, v in sorted(n.items()):
         bad.append((v, "reached"))
 print("ok merge-paths: path: the 10 weakly held need --all-weak, the 5 dropped have no path" if not bad else
       "FAIL merge-paths: path on the weakly held and the garbage: %r" % bad[:2])
+# path's text tells the two apart (the garbage: no path even through a weak referent)
+def last_line(oid):
+    p = subprocess.run([hp, "path", f, oid, "--quiet"], capture_output=True, text=True)
+    return p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr
+said = sorted(set((v // 100 * 100 if v < 1000 else 1000, last_line(oid)) for oid, v in n.items() if 200 <= v < 210 or v >= 1000))
+want = [(200, "no GC root reaches it without going through the referent of a soft, weak, final or phantom reference (--all-weak follows those)"),
+        (1000, "no GC root reaches it")]
+print("ok merge-paths: path's text: the weakly held need --all-weak, the garbage has no path at all" if said == want else
+      "FAIL merge-paths: path's text on the weakly held and the garbage: %r" % said[:3])
 PY
 # the text
 expect_eq "merge-paths: the text's first lines" "$(sed -n 1,3p "$D/jdk.txt.out")" \
