@@ -33,7 +33,7 @@ struct hp_sql {
 	hp_session *S;
 	const hp_heap *h;
 	const struct hp_retained *R;  /* NULL until a query needs it */
-	int tree;                     /* R's dominator tree children are there */
+	int partial;                  /* R may be the index's tree part: no reference graph */
 	hp_objread *rd;               /* the session's, NULL until str() or field() */
 	uint64_t *cls_count, *cls_shallow;   /* per class: instances (class objects too), bytes */
 	int *cls_name_len;            /* per class: its name's bytes (for SQLite, without a strlen a row) */
@@ -53,9 +53,12 @@ struct hp_sql {
 
 /* ---- what the tables read lazily ------------------------------------------ */
 
+/* Retained sizes for a query: tree 1 when the dominator tree, the sizes
+ * and the roots are enough (from an index, its graph is then neither read
+ * nor checked), 0 when the reference graph is needed too. */
 static int need_R(hp_sql *q, sqlite3_vtab *vt, int tree)
 {
-	if (q->R && (!tree || q->tree))
+	if (q->R && (tree || !q->partial))
 		return SQLITE_OK;
 	hp_error_clear(&q->err);
 	int rc = tree ? hp_session_retained_tree(q->S, &q->R, &q->err) : hp_session_retained(q->S, &q->R, &q->err);
@@ -65,7 +68,7 @@ static int need_R(hp_sql *q, sqlite3_vtab *vt, int tree)
 		vt->zErrMsg = sqlite3_mprintf("%s", q->err.msg);
 		return SQLITE_ERROR;
 	}
-	q->tree |= tree;
+	q->partial = tree;
 	return SQLITE_OK;
 }
 
@@ -745,18 +748,19 @@ static void result_root_kinds(sqlite3_context *ctx, unsigned bits)
 		sqlite3_result_null(ctx);
 }
 
+/* (each column reads only its own arrays: a scan of every object touches
+ * no more memory than the columns it asks for) */
 static int object_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3_context *ctx)
 {
 	const hp_heap *h = q->h;
-	int kind = hp_heap_kind(h, v), rc;
-	const struct hp_class *k = &h->classes[h->cls[v]];
+	int kind, rc;
 	switch (col) {
 	case O_ID: sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[v]); break;
 	case O_CLASS:
 		sqlite3_result_text(ctx, hp_class_name(h, h->cls[v]), q->cls_name_len[h->cls[v]], SQLITE_STATIC);
 		break;
-	case O_CLASS_ID: result_id(ctx, k->id); break;
-	case O_KIND: sqlite3_result_text(ctx, kind_names[kind & 3], -1, SQLITE_STATIC); break;
+	case O_CLASS_ID: result_id(ctx, h->classes[h->cls[v]].id); break;
+	case O_KIND: sqlite3_result_text(ctx, kind_names[hp_heap_kind(h, v) & 3], -1, SQLITE_STATIC); break;
 	case O_SHALLOW: sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_shallow(h, v)); break;
 	case O_HEAP:
 		if (hp_heap_android(h) && hp_heap_heap(h, v) < h->nheaps)
@@ -765,26 +769,33 @@ static int object_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3
 			sqlite3_result_null(ctx);
 		break;
 	case O_LENGTH:
+		kind = hp_heap_kind(h, v);
 		if (kind == HP_OBJ_OBJARRAY || kind == HP_OBJ_PRIMARRAY)
 			sqlite3_result_int64(ctx, h->len[v]);
 		else
 			sqlite3_result_null(ctx);
 		break;
-	default:
-		if ((rc = need_R(q, vt, 0)) != SQLITE_OK)
+	case O_RETAINED:
+		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
 			return rc;
-		const struct hp_retained *R = q->R;
-		uint32_t d = R->dom.idom[v];
-		if (col == O_RETAINED)
-			sqlite3_result_int64(ctx, (sqlite3_int64)R->retained[v]);
-		else if (col == O_REACHABLE)
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->retained[v]);
+		break;
+	case O_ROOT_KINDS:
+		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
+			return rc;
+		result_root_kinds(ctx, q->R->root_kinds ? q->R->root_kinds[v] : 0);
+		break;
+	default: {
+		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
+			return rc;
+		uint32_t d = q->R->dom.idom[v];
+		if (col == O_REACHABLE)
 			sqlite3_result_int(ctx, d != HP_DOM_UNREACHABLE);
-		else if (col == O_ROOT_KINDS)
-			result_root_kinds(ctx, R->root_kinds ? R->root_kinds[v] : 0);
 		else if (d == HP_DOM_UNREACHABLE || d == HP_DOM_SUPER)
 			sqlite3_result_null(ctx);
 		else
 			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[d]);
+	}
 	}
 	return SQLITE_OK;
 }
@@ -802,7 +813,7 @@ static int class_column(hp_sql *q, sqlite3_vtab *vt, size_t i, int col, sqlite3_
 	case C_SHALLOW: sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_shallow[i]); break;
 	case C_INSTANCE_SIZE: sqlite3_result_int64(ctx, (sqlite3_int64)k->inst_size); break;
 	default:
-		if ((rc = need_R(q, vt, 0)) != SQLITE_OK)
+		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
 			return rc;
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->class_retained[i]);
 	}
@@ -944,7 +955,7 @@ static int thread_column(hp_sql *q, sqlite3_vtab *vt, const struct hp_thread_inf
 			sqlite3_result_null(ctx);
 			break;
 		}
-		if ((rc = need_R(q, vt, 0)) != SQLITE_OK)
+		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
 			return rc;
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->retained[t->obj]);
 	}

@@ -154,6 +154,13 @@ Q "$S" "$q" >"$TMPD/ix.txt" 2>"$TMPD/ix.err"
 Q "$S" --no-index "$q" >"$TMPD/noix.txt" 2>&1
 if [ -s "$TMPD/ix.txt" ] && cmp -s "$TMPD/ix.txt" "$TMPD/noix.txt"; then ok "sql: from the index = without it"
 else fail "sql: from the index = without it" "$(diff "$TMPD/ix.txt" "$TMPD/noix.txt" | head -5)"; fi
+# the index's dominator tree first (an idom lookup), then its graph (refs)
+# in one query: each read in turn (the graph was once taken as there: a crash)
+q="SELECT (SELECT count(*) FROM objects WHERE idom = (SELECT id FROM objects WHERE class = 'LeakyCache' LIMIT 1)), (SELECT count(*) FROM refs), (SELECT sum(retained) FROM objects)"
+Q "$S" "$q" >"$TMPD/ix2.txt" 2>"$TMPD/ix2.err"
+Q "$S" --no-index "$q" >"$TMPD/noix2.txt" 2>&1
+if [ -s "$TMPD/ix2.txt" ] && cmp -s "$TMPD/ix2.txt" "$TMPD/noix2.txt"; then ok "sql: the index's tree, then its graph, in one query = without the index"
+else fail "sql: the index's tree, then its graph, in one query" "$(cat "$TMPD/ix2.err" | head -3; diff "$TMPD/ix2.txt" "$TMPD/noix2.txt" | head -5)"; fi
 
 # ---- the corpus's facts -----------------------------------------------------
 if have_corpus sql-corpus; then
