@@ -37,7 +37,7 @@ _hprofan_options_index='--size-model --ref-size --header-size --align --weak --r
 _hprofan_options_report='--title --depth --threshold --zombie -o --stats --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
 _hprofan_options_sql='--csv --timeout --export --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_idom='--top --skip --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
-_hprofan_options_merge_paths='--top --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_merge_paths='--top --max-nodes --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_group_by_value='--top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_refs='--top --level --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 # the commands that take more than one dump file, and those that need two
@@ -50,7 +50,7 @@ _hprofan_takes_value='--sort --heap --group --depth --components --filter --excl
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --group --size-model --weak --roots --mode --level'
 # the options whose value, a number, is optional: the next word only when it is one
-_hprofan_optional_number='--top'
+_hprofan_optional_number='--top --max-nodes'
 # the options whose value is any file, or a directory
 _hprofan_file_options='--components --mapping -o --mapping-out --zombie-rules --export'
 _hprofan_dir_options='--out'

@@ -17,17 +17,20 @@
 #include <string.h>
 
 struct mp_opts {
-	struct cli_count top;
+	struct cli_count top, max_nodes;
 };
 
 static void defaults(void *own)
 {
 	((struct mp_opts *)own)->top.n = 10;
+	((struct mp_opts *)own)->max_nodes.n = 200;
 }
 
 static const struct cli_option own[] = {
 	OPT_TOP("at each node the N children that lead to most objects of the set\n(default 10; 0 shows all)",
 		OPT_OWN(struct mp_opts, top)),
+	OPT_COUNT("--max-nodes", "open no more node after N nodes are shown (default 200; 0 shows\nthe whole tree): the rest is added up in the \"more\" lines",
+		  OPT_OWN(struct mp_opts, max_nodes)),
 	OPT_END
 };
 
@@ -56,6 +59,7 @@ struct mp_result {
 	struct mline *lines;
 	size_t nlines, nnodes;                /* lines, of them node lines */
 	int via_class;                        /* a reference shown is a class edge */
+	int truncated;                        /* --max-nodes left nodes out */
 };
 
 static void release(void *p)
@@ -84,7 +88,8 @@ static const uint32_t *kids_of(const struct hp_mergepaths *m, uint32_t t, size_t
 struct frame {
 	int more;             /* 1: the "more" line of node `node`'s children */
 	uint32_t node;
-	size_t jparent, from;
+	size_t jparent;
+	size_t from;          /* more: the first child it adds up; else the node's place among its parent's */
 };
 
 struct walk {
@@ -126,12 +131,12 @@ static int push_kids(struct walk *w, const struct hp_mergepaths *m, uint32_t t, 
 	if (shown < nk && push(w, (struct frame){ .more = 1, .node = t, .jparent = jparent, .from = shown }))
 		return -1;
 	for (size_t i = shown; i-- > 0;)
-		if (push(w, (struct frame){ .node = k[i], .jparent = jparent }))
+		if (push(w, (struct frame){ .node = k[i], .jparent = jparent, .from = i }))
 			return -1;
 	return 0;
 }
 
-static int lay_out(struct mp_result *r, size_t top, size_t head, size_t tail)
+static int lay_out(struct mp_result *r, size_t top, size_t max, size_t head, size_t tail)
 {
 	const struct hp_mergepaths *m = &r->m;
 	const struct hp_paths *P = &r->ps->P;
@@ -144,6 +149,17 @@ static int lay_out(struct mp_result *r, size_t top, size_t head, size_t tail)
 			size_t d = f.node == HP_MERGE_TOP ? 0 : hp_paths_depth(P, m->obj[f.node]) + 1;
 			bad = put_line(&w, (struct mline){ .kind = L_MORE, .node = f.node, .depth = d, .jparent = f.jparent,
 							   .from = f.from });
+			continue;
+		}
+		/* past --max-nodes: this node and its parent's others on one line
+		 * (they are the frames below it, then the parent's own line) */
+		if (max && nodes >= max) {
+			uint32_t p = m->parent[f.node];
+			bad = put_line(&w, (struct mline){ .kind = L_MORE, .node = p, .depth = hp_paths_depth(P, m->obj[f.node]),
+							   .jparent = f.jparent, .from = f.from });
+			while (w.nst && (w.st[w.nst - 1].more ? w.st[w.nst - 1].node == p : m->parent[w.st[w.nst - 1].node] == p))
+				w.nst--;
+			r->truncated = 1;
 			continue;
 		}
 		/* a run of single children: t, then each one's only child, to a
@@ -238,7 +254,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	size_t n;
 	if ((rc = cli_object_set(x, S, r->h, &set, &n)))
 		return rc;
-	if ((rc = cli_retained(S, &r->h, &r->R)) || (rc = cli_paths(S, x->c->all_weak, &r->ps)) ||
+	if ((rc = cli_retained_tree(S, &r->h, &r->R)) || (rc = cli_paths(S, x->c->all_weak, &r->ps)) ||
 	    (rc = cli_objread(S, &r->rd))) {
 		hp_free(set);
 		return rc;
@@ -253,7 +269,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	qsort(set, n, sizeof *set, by_u32);
 	rc = split_unseen(r, x, S, set, n);
 	hp_free(set);
-	if (rc || (rc = lay_out(r, (size_t)o->top.n, cli_path_head(x), cli_path_tail(x))))
+	if (rc || (rc = lay_out(r, (size_t)o->top.n, (size_t)o->max_nodes.n, cli_path_head(x), cli_path_tail(x))))
 		return rc;
 	/* one forward pass over a gzip dump: the records the references are
 	 * read from (each node's parent), and the starts' GC roots */
@@ -381,6 +397,7 @@ static cJSON *more_json(const struct cli_table *tb, const struct mrow *w)
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 {
 	const struct mp_result *r = res;
+	const struct mp_opts *o = x->own;
 	cJSON *j = cli_json_begin_heap(x, S, r->h, r->R);
 	*doc = j;
 	cJSON_AddStringToObject(j, "weak_referents", x->c->all_weak ? "followed" : "excluded");
@@ -388,6 +405,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	for (int a = 0; a < x->nargs; a++)
 		cJSON_AddItemToArray(of, cJSON_CreateString(x->args[a]));
 	total_json(j, r);
+	cli_json_u64(j, "max_nodes", (uint64_t)o->max_nodes.n);
+	cJSON_AddBoolToObject(j, "truncated", r->truncated);
 	struct cli_table tb;
 	CLI_TABLE_INIT(&tb, mp_cols, 0, 0, r);
 	cJSON *arr = cJSON_AddArrayToObject(j, "nodes");
@@ -507,6 +526,9 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	}
 	if (via_class)
 		fprintf(f, "%s\n", cli_class_edge_note());
+	if (r->truncated)
+		fprintf(f, "(%zu of the tree's %s shown, --max-nodes; the others are in the \"more\" lines: --max-nodes 0 shows all)\n",
+			r->nnodes, cli_fmt_counted(r->m.n, "node", "nodes", a, sizeof a));
 	return EXIT_OK;
 }
 

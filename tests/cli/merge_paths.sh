@@ -46,7 +46,10 @@
 #    Lists of 21 and 22 objects: 21 shown whole, 22 by their ends (2 left
 #    out).  A list of 200 with --full-path: all 201 nodes (sanitized
 #    binary).
-# 3. The heap of testdata/java/mergepaths/MergePaths.java (a JDK 17 dump
+# 3. --max-nodes on a complete binary tree of 16,383 objects, all of the
+#    set: 200 nodes by default (truncated), all with 0, the "more" lines
+#    of --max-nodes 7 adding up to the tree.
+# 4. The heap of testdata/java/mergepaths/MergePaths.java (a JDK 17 dump
 #    taken with -all: what only weak references hold and the garbage stay),
 #    against the program (each Item's n says where it is) and the JVM's
 #    class histogram:
@@ -445,6 +448,43 @@ PY
   rm -f "$D/list.hprof"
 else
   fail merge-paths-build "cannot write the list of $N"
+fi
+
+# --max-nodes: a complete binary tree of 16,383 T objects (a GC root at its
+# top), every one in the set: by default 200 nodes are opened (the rest of
+# a run begun is finished: here there are none), the others added up in
+# the "more" lines; 0 opens all; the counts add up either way
+if python3 - "$D/btree.hprof" "$H" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+t = d.load_class("T"); d.class_dump(t, obj, fields=[("left", OBJECT), ("right", OBJECT)])
+level = [d.instance(t, [0, 0]) for _ in range(1 << 13)]
+while len(level) > 1:
+    level = [d.instance(t, [level[i], level[i + 1]]) for i in range(0, len(level), 2)]
+d.root(level[0])
+d.write(sys.argv[1])
+PY
+then
+  mp btree "$HPROFAN" "$D/btree.hprof" T --json
+  mp btree.all "$HPROFAN" "$D/btree.hprof" T --json --max-nodes 0
+  mp btree.txt "$HPROFAN" "$D/btree.hprof" T --max-nodes 7
+  pycheck btree <<'PY'
+check("--max-nodes (default 200): 200 nodes, truncated, the root's count the tree's",
+      (len(d["nodes"]), d["truncated"], d["max_nodes"], d["nodes"][0]["ref_objects"], d["total"]["nodes"]), (200, True, 200, 16383, 16383))
+check("--max-nodes: it adds up", adds_up(d), [])
+PY
+  pycheck btree.all <<'PY'
+check("--max-nodes 0: every node, not truncated", (len(d["nodes"]), d["truncated"], d["max_nodes"]), (16383, False, 0))
+check("--max-nodes 0: it adds up", adds_up(d, True), [])
+PY
+  expect_eq "merge-paths --max-nodes 7: 7 node lines, the more lines add up to the tree, the last line says so" \
+    "$(grep -c ' -> \|GC root:' "$D/btree.txt.out") $(awk '/more object/ { gsub(",", "", $1); s += $1 } END { print s }' "$D/btree.txt.out") $(tail -1 "$D/btree.txt.out")" \
+    "7 16376 (7 of the tree's 16,383 nodes shown, --max-nodes; the others are in the \"more\" lines: --max-nodes 0 shows all)"
+else
+  fail merge-paths-btree "cannot write the binary tree"
 fi
 
 # schema_check: the documents written so far against the schema

@@ -231,6 +231,7 @@ value() {
                  'java.lang.Object -> java.lang.Object:' '    void alpha() -> a' >"$TMPD/mapping.txt"
                echo "--mapping $TMPD/mapping.txt" ;;
     --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;
+    --max-nodes) echo "--max-nodes 5" ;;   # merge-paths
     --title) echo "--title T" ;;   # report
     --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
     --export) echo "--export $TMPD/out.txt" ;;
