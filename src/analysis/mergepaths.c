@@ -15,14 +15,14 @@ static int by_obj(const void *a, const void *b)
 
 struct mkey {
 	uint64_t count, ref_shallow;
-	uint32_t parent, obj, node;
+	uint32_t obj, node;
 };
 
-/* by parent (the starts last), then count and bytes largest first, then object */
+/* count and bytes largest first, then object */
 static int by_place(const void *a, const void *b)
 {
 	const struct mkey *x = a, *y = b;
-	return hp_cmp4_u64(x->parent, y->parent, y->count, x->count, y->ref_shallow, x->ref_shallow, x->obj, y->obj);
+	return hp_cmp3_u64(y->count, x->count, y->ref_shallow, x->ref_shallow, x->obj, y->obj);
 }
 
 /* room for one more node */
@@ -100,36 +100,63 @@ static int count_up(struct hp_mergepaths *m, const struct hp_paths *P, const uin
 	return HP_OK;
 }
 
-/* each node's children in order, and the starts */
+/* nodes[0 .. n) in order: count and bytes largest first, then object
+ * (keys: room for n) */
+static void order_range(const struct hp_mergepaths *m, uint32_t *nodes, size_t n, struct mkey *keys)
+{
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = nodes[i];
+		keys[i] = (struct mkey){ .count = m->count[t], .ref_shallow = m->ref_shallow[t], .obj = m->obj[t], .node = t };
+	}
+	qsort(keys, n, sizeof *keys, by_place);
+	for (size_t i = 0; i < n; i++)
+		nodes[i] = keys[i].node;
+}
+
+/* each node's children in order, and the starts: placed by parent (a
+ * counting sort), then each parent's few sorted */
 static int order_kids(struct hp_mergepaths *m, struct hp_error *err)
 {
-	size_t n = m->n;
-	struct mkey *k = hp_reallocarray(NULL, n ? n : 1, sizeof *k);
+	size_t n = m->n, ntops = 0, widest = 0;
 	m->first = hp_calloc(n + 1, sizeof *m->first);
 	m->kids = hp_reallocarray(NULL, n ? n : 1, sizeof *m->kids);
-	if (!k || !m->first || !m->kids) {
-		hp_free(k);
+	size_t *at = hp_reallocarray(NULL, n + 1, sizeof *at);
+	if (!m->first || !m->kids || !at) {
+		hp_free(at);
 		return hp_error_set(err, HP_ENOMEM, "out of memory merging paths");
 	}
-	for (size_t t = 0; t < n; t++)
-		k[t] = (struct mkey){ .count = m->count[t], .ref_shallow = m->ref_shallow[t], .parent = m->parent[t],
-				      .obj = m->obj[t], .node = (uint32_t)t };
-	qsort(k, n, sizeof *k, by_place);
-	size_t nk = 0;
-	while (nk < n && k[nk].parent != HP_MERGE_TOP)
-		nk++;
-	for (size_t i = 0; i < nk; i++) {
-		m->first[k[i].parent + 1]++;
-		m->kids[i] = k[i].node;
+	for (size_t t = 0; t < n; t++) {
+		if (m->parent[t] == HP_MERGE_TOP)
+			ntops++;
+		else
+			m->first[m->parent[t] + 1]++;
 	}
-	for (size_t t = 0; t < n; t++)
+	for (size_t t = 0; t < n; t++) {
+		if (m->first[t + 1] > widest)
+			widest = m->first[t + 1];
 		m->first[t + 1] += m->first[t];
+	}
+	if (ntops > widest)
+		widest = ntops;
+	memcpy(at, m->first, (n + 1) * sizeof *at);
 	/* the starts after the children, in the same array */
+	size_t nk = n - ntops, ti = nk;
+	for (size_t t = 0; t < n; t++) {
+		uint32_t p = m->parent[t];
+		m->kids[p == HP_MERGE_TOP ? ti++ : at[p]++] = (uint32_t)t;
+	}
+	hp_free(at);
+	struct mkey *keys = hp_reallocarray(NULL, widest ? widest : 1, sizeof *keys);
+	if (!keys)
+		return hp_error_set(err, HP_ENOMEM, "out of memory merging paths");
+	for (size_t t = 0; t < n; t++)
+		order_range(m, m->kids + m->first[t], m->first[t + 1] - m->first[t], keys);
 	m->tops = m->kids + nk;
-	m->ntops = n - nk;
-	for (size_t i = nk; i < n; i++)
-		m->kids[i] = k[i].node;
-	hp_free(k);
+	m->ntops = ntops;
+	order_range(m, m->tops, ntops, keys);
+	hp_free(keys);
 	return HP_OK;
 }
 

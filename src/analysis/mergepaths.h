@@ -13,10 +13,11 @@
  *
  * Cost: one walk up the search tree per object of the set, stopping at
  * the first node the tree has already (so O(set + tree) steps, no
- * recursion: a chain of millions of links is fine), a sort of the set and
- * one of the nodes.  Memory: about 60 bytes per node of the tree (hash,
- * arrays and a sort key while building) and 4 per object of the set,
- * nothing per object of the heap.
+ * recursion: a chain of millions of links is fine), a sort of the set, a
+ * counting sort of the nodes by depth (the counts) and by parent (the
+ * children), then a sort of each node's children.  Memory: about 60 bytes
+ * per node of the tree (hash, arrays, a cursor each while placing) and 4
+ * per object of the set, nothing per object of the heap.
  */
 #ifndef HP_ANALYSIS_MERGEPATHS_H
 #define HP_ANALYSIS_MERGEPATHS_H
