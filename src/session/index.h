@@ -16,9 +16,10 @@
  *
  * Keys: the model depends on the size-model options, the dump number and
  * salvage (struct hp_index_key: an index made under other options is not
- * used, and the next write replaces it); the retained part on the weak and
- * roots policies, which it records (the caller compares them with the ones
- * it wants and computes retained sizes from the dump when they differ).
+ * used; the session replaces it under the defaults or when asked); the
+ * retained part on the weak and roots policies, which it records (the
+ * caller compares them with the ones it wants and computes retained sizes
+ * from the dump when they differ).
  *
  * The index is untrusted input: hp_index_open() checks the identity of the
  * dump (size, mtime, inode, CRC-32 of its first and last 64 KiB), the

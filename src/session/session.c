@@ -822,10 +822,21 @@ static int write_ret(const hp_session *s)
 	       (s->ret_default || !s->ix_had_ret || s->o.index_any_policy);
 }
 
+/* the model under options other than the defaults (size model, dump,
+ * salvage): it replaces an index made under other options only when asked
+ * (hprofan index), so alternating --align 64 and the default does not
+ * rewrite the index each time (the default's index replaces any other) */
+static int keeps_other_key(const hp_session *s)
+{
+	struct hp_index_key k = index_key(s), d;
+	memset(&d, 0, sizeof d);
+	return s->ix_status == HP_INDEX_OTHER_KEY && memcmp(&k, &d, sizeof k) != 0 && !s->o.index_any_policy;
+}
+
 int hp_session_index_pending(const hp_session *s)
 {
 	if (!s->index_path || s->one_shot || !s->ident_ok || s->ix_written || s->ix_failed || !s->heap || !s->heap_objects || s->heap_rc ||
-	    !s->info.stats.ndumps || s->no_such_dump || s->ix_status == HP_INDEX_UNTRUSTED)
+	    !s->info.stats.ndumps || s->no_such_dump || s->ix_status == HP_INDEX_UNTRUSTED || keeps_other_key(s))
 		return 0;
 	return !s->heap_mapped || write_ret(s) || (s->paths_done[0] && !s->paths_rc[0] && !s->paths_mapped[0]);
 }

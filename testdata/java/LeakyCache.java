@@ -28,7 +28,8 @@ import java.util.concurrent.CountDownLatch;
 public class LeakyCache {
 
     // ---- tunables (the counts below are what tests check against) ----
-    static final int SESSION_COUNT = 2000;
+    // (-Dleakycache.sessions=N: scripts/make-sample --small, 2000 unless told)
+    static final int SESSION_COUNT = Integer.getInteger("leakycache.sessions", 2000);
     static final int PAYLOAD_BYTES = 1024;
     static final int ATTRS_PER_SESSION = 4;
     static final int WORKERS = 3;

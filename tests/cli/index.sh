@@ -16,7 +16,9 @@
 #     rewrites);
 #  3. where it goes: beside the dump, or under $XDG_CACHE_HOME/hprofan when
 #     the dump's directory is not writable, none for a pipe or --no-index;
-#     hprofan index builds it.
+#     hprofan index builds it; a run under other size options (--align 64)
+#     leaves an index of the defaults alone, the defaults replace one of
+#     other options.
 . "$(dirname "$0")/../lib.sh"
 have_corpus index || exit 0
 command -v python3 >/dev/null 2>&1 || { skip index "python3 is absent"; exit 0; }
@@ -384,3 +386,30 @@ if "$HPROFAN" index "$D0" >"$TMPD/got" 2>"$TMPD/err" && [ -n "$(ixfile)" ] && gr
    "$HPROFAN" index "$D0" >"$TMPD/got2" 2>>"$TMPD/err" && grep -q "up to date" "$TMPD/got2"; then
   ok "hprofan index: built, then up to date"
 else fail "hprofan index" "$(cat "$TMPD/got" "$TMPD/got2" "$TMPD/err" 2>/dev/null | head -c 400)"; fi
+
+# other size options: an index of the defaults is kept (neither replaced
+# nor rebuilt by a run under --align 64, whose answer is the parse's), the
+# defaults' index replaces one of other options, hprofan index replaces as asked
+export HPROFAN_INDEX_DIR=$IX/key
+ixsum() { f=$(ixfile); [ -n "$f" ] && cksum <"$f"; }
+"$HPROFAN" "$D0" --top 5 >/dev/null 2>&1
+k0=$(ixsum)
+"$HPROFAN" "$D0" --top 5 --align 64 --no-index >"$TMPD/want64" 2>/dev/null
+"$HPROFAN" "$D0" --top 5 --align 64 >"$TMPD/got64" 2>"$TMPD/err"
+k1=$(ixsum)
+"$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>>"$TMPD/err"
+if [ -n "$k0" ] && [ "$k1" = "$k0" ] && [ "$(ixsum)" = "$k0" ] && cmp -s "$TMPD/got64" "$TMPD/want64" &&
+   ! cmp -s "$TMPD/want64" "$TMPD/want" && cmp -s "$TMPD/got" "$TMPD/want" && [ ! -s "$TMPD/err" ]; then
+  ok "index: a run under --align 64 leaves the defaults' index as it was"
+else fail "index: a run under --align 64 leaves the defaults' index as it was" \
+  "index ${k0:-none} -> ${k1:-none} -> $(ixsum); stderr: $(head -c 300 "$TMPD/err")"; fi
+"$HPROFAN" index "$D0" --align 64 >/dev/null 2>&1
+k2=$(ixsum)
+"$HPROFAN" "$D0" --top 5 --align 64 >"$TMPD/got64" 2>/dev/null
+"$HPROFAN" "$D0" --top 5 --align 32 >/dev/null 2>&1
+k3=$(ixsum)
+"$HPROFAN" "$D0" --top 5 >"$TMPD/got" 2>/dev/null
+if [ -n "$k2" ] && [ "$k2" != "$k0" ] && [ "$k3" = "$k2" ] && cmp -s "$TMPD/got64" "$TMPD/want64" &&
+   cmp -s "$TMPD/got" "$TMPD/want" && [ -n "$(ixsum)" ] && [ "$(ixsum)" != "$k2" ]; then
+  ok "index: hprofan index --align 64 replaces it; --align 32 keeps that one; the defaults replace it"
+else fail "index: hprofan index --align 64, then the defaults" "index $k0 -> ${k2:-none} -> ${k3:-none} -> $(ixsum)"; fi

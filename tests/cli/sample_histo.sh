@@ -169,3 +169,30 @@ expect_eq('%s LeakyCache classes: same bytes as jmap' % L,
 PY
 python3 "$TMPD/cmp.py" "$histo" "$TMPD/top.json" "$TMPD/allow.vm" sample-histo
 python3 "$TMPD/cmp.py" "$histo" "$TMPD/mat.json" "$TMPD/allow" sample-histo-mat
+
+# the small sample (scripts/make-sample --small: 100 sessions, for
+# options.sh): the program's classes, byte[], String and HashMap$Node as
+# its own histogram counts them (count and bytes)
+small=$TESTDATA/hprof/leakycache-small.hprof.gz
+if ! run_hp "$TMPD/small.json" "$TMPD/err" "$small" --top 0 --json --quiet --fast; then
+  fail "sample-histo small" "exit $?: $(head -c 300 "$TMPD/err")"
+else
+  python3 - "$TESTDATA/hprof/leakycache-small.histo.txt" "$TMPD/small.json" <<'PY'
+import json, re, sys
+rows = {c['class']: (c['instances'], c['shallow']) for c in json.load(open(sys.argv[2]))['classes']}
+hist = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)', line)
+    if m:
+        hist[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+want = {'LeakyCache$Session': 100, 'LeakyCache$Attribute': 400, 'LeakyCache$ExpiryListener': 100,
+        'LeakyCache$WorkBuffer': 3, 'LeakyCache$Role': 3, 'LeakyCache': 1}
+raw = {'byte[]': '[B', 'java.lang.String': 'java.lang.String', 'java.util.HashMap$Node': 'java.util.HashMap$Node'}
+raw.update({k: k for k in want})
+got = {k: rows.get(k) for k in raw}
+jmap = {k: hist.get(v) for k, v in raw.items()}
+ok = got == jmap and all(jmap[k][0] == n for k, n in want.items())
+print(('ok' if ok else 'FAIL') + ' sample-histo small: the program\'s classes (100 sessions), byte[], String and HashMap$Node as jmap counts them'
+      + ('' if ok else ': got %r, jmap %r' % (got, jmap)))
+PY
+fi
