@@ -25,9 +25,10 @@ command -v python3 >/dev/null 2>&1 || { skip index "python3 is absent"; exit 0; 
 
 IX=$TMPD/ix
 # run ARGS...: stdout and the exit code in $TMPD/out, stderr in $TMPD/err
-# (report's page holds its command line: --no-index taken out of it)
+# (report's page holds its command line: --no-index taken out of it, and
+# the binary's path, the reference's being the release binary)
 run() {
-  "$HPROFAN" "$@" 2>"$TMPD/err" | sed 's/,"--no-index"\]/]/' >"$TMPD/out"
+  "${BIN:-$HPROFAN}" "$@" 2>"$TMPD/err" | sed 's/,"--no-index"\]/]/; s/"command_line":\["[^"]*"/"command_line":["hprofan"/' >"$TMPD/out"
   echo "exit ${PIPESTATUS[0]}" >>"$TMPD/out"
 }
 ixfile() { ls "$HPROFAN_INDEX_DIR"/*.hprofan-index 2>/dev/null | head -n 1; }
@@ -68,10 +69,12 @@ one_dump() {
   # (run's files, this dump's)
   local TMPD=$W
   if is_small "$d"; then cmds=("${small_cmds[@]}"); else cmds=("${big_cmds[@]}"); fi
-  # the reference: no index (the object: the first dominators' top one)
+  # the reference: no index (the object: the first dominators' top one),
+  # the release binary's parse (corpus.sh and the others parse each dump
+  # under the sanitizers; here they check the index written and read)
   for i in "${!cmds[@]}"; do
     # shellcheck disable=SC2046
-    run $(expand "${cmds[$i]#*|}" "$d" "$id" "$cls") --no-index
+    BIN=$REL run $(expand "${cmds[$i]#*|}" "$d" "$id" "$cls") --no-index
     cp "$W/out" "$W/ref.$i"
     if [ "${cmds[$i]%%|*}" = dominators ]; then
       id=$(sed -n 2p "$W/out" | grep -o '@0x[0-9a-f]*' | head -n 1 | tr -d @)

@@ -34,7 +34,7 @@
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 SCHEMA=$SRC/docs/hprofan.schema.json
 MD=$SRC/docs/json-schema.md
-SAMPLE=$TESTDATA/hprof/leakycache.hprof.gz
+SAMPLE=$TESTDATA/hprof/leakycache-small.hprof.gz   # the sample program, 100 sessions (testdata/README.md)
 
 if ! command -v python3 >/dev/null 2>&1; then
   skip json-schema "python3 is absent"
