@@ -21,8 +21,9 @@
 # (build/hprofan, when its tables are the same as the binary's under test):
 # it is the same parser, and sanitizers add nothing to it that the runs of
 # the binary under test do not check (each accepted option in (b), one
-# refusal of each command and one break of each rule kind here).  The rest
-# of (b) runs the binary under test.
+# refusal of each command and one break of each rule kind here).  In (b)
+# the runs without the option, to which those with it are compared, are
+# the release binary's too; the runs with it are the binary under test's.
 # shellcheck disable=SC2046  # the words of args and value are split on purpose
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip options "python3 is absent"; exit 0; }
@@ -257,14 +258,16 @@ run() {
 }
 # run_base ARGS...: $B names the run of ARGS (the run without the option),
 # made once for each distinct ARGS (many options of a command share it);
-# index is run each time: what it says depends on the index it finds
+# index is run each time: what it says depends on the index it finds.
+# The release binary makes it (the run with the option, the binary under
+# test: what sanitizers would find there, they find there)
 declare -A BASES
 nbase=0
 run_base() {
   local key="$*"
   if [ "$1" != index ] && [ -n "${BASES[$key]-}" ]; then B=${BASES[$key]}; return; fi
   nbase=$((nbase + 1)) B=base$nbase
-  run "$B" "$@"
+  BIN=$REL run "$B" "$@"
   BASES[$key]=$B
 }
 differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
@@ -297,7 +300,7 @@ for c in $cmds; do
       rm -rf "$HPROFAN_INDEX_DIR"; run with $base $(value "$o")
       if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then fail "$c $o does something" "an index was written"
       else
-        run base $base
+        BIN=$REL run base $base
         if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then ok "$c $o does something (no index written)"
         else fail "$c $o does something" "no index written without it either ($base)"; fi
       fi
