@@ -523,8 +523,8 @@ void hp_alloc_release_spare(void)
  * (uncontended: one atomic exchange; a pass that allocates from two
  * threads stays correct).  A mutex, not a spin lock: the holder may be in
  * malloc or mmap for a while (page faults, the sanitizers' allocator), and
- * a thread spinning meanwhile took a whole core from it (16% of a small
- * run's CPU under the sanitizers). */
+ * a thread spinning meanwhile burnt a core (16% of a small run's CPU
+ * samples under the sanitizers were the spin). */
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 static void lock(void) { pthread_mutex_lock(&lk); }
 static void unlock(void) { pthread_mutex_unlock(&lk); }
