@@ -72,6 +72,9 @@ struct cli_command;
 /* the command line as main() got it (report shows it) */
 extern int cli_argc;
 extern char **cli_argv;
+/* a command line parsed and run, as main() does; returns the exit code
+ * (hprofan mcp's workers run each call through it) */
+int cli_main(int argc, char **argv);
 
 /* What run() gets. */
 struct cli_ctx {
