@@ -95,7 +95,7 @@ static int session_option(const struct cli_option *o)
 
 /* The positional words of c after the files, from its usage or .args:
  * names[i] ("query", "class_or_id"), and whether the last repeats. */
-struct words { char name[4][32]; int n, repeat, extra; };
+struct words { char name[4][32], word[4][32]; int n, repeat, extra; };
 
 static void word_name(const char *w, size_t len, char *out, size_t n)
 {
@@ -126,6 +126,8 @@ static void words_of(const struct cli_command *c, struct words *w)
 	while (s && *s && w->n < 4) {
 		size_t len = strcspn(s, " ");
 		word_name(s, len, w->name[w->n], sizeof w->name[w->n]);
+		snprintf(w->word[w->n], sizeof w->word[w->n], "%.*s", (int)(len - (s[0] == '[') * 2),
+			 s + (s[0] == '['));   /* (sql's [QUERY]: QUERY) */
 		w->n++;
 		s += len;
 		s += strspn(s, " ");
@@ -198,6 +200,8 @@ static cJSON *tool_of(const struct cli_command *c)
 	char desc[512];
 	snprintf(desc, sizeof desc, "%s. Answers with the JSON document (schema " HP_SCHEMA ") of `%s --json`.",
 		 c->summary, c->usage);
+	if (desc[0] >= 'a' && desc[0] <= 'z')
+		desc[0] = (char)(desc[0] - 'a' + 'A');
 	cJSON_AddStringToObject(t, "description", desc);
 	cJSON *s = cJSON_AddObjectToObject(t, "inputSchema");
 	cJSON_AddStringToObject(s, "type", "object");
@@ -218,7 +222,7 @@ static cJSON *tool_of(const struct cli_command *c)
 	words_of(c, &w);
 	for (int i = 0; i < w.n; i++) {
 		char d[128];
-		snprintf(d, sizeof d, "%s, as in `%s`", w.name[i], c->usage);
+		snprintf(d, sizeof d, "%s%s of `%s`", w.repeat ? "one or more: " : "", w.word[i], c->usage);
 		cJSON *p = str_prop(w.repeat ? "array" : "string", d);
 		if (w.repeat) {
 			cJSON_AddItemToObject(p, "items", str_prop("string", NULL));
