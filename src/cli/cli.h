@@ -31,6 +31,7 @@
  *   objtext.c   objects, GC roots, references and Java text as words/JSON,
  *               paths from GC roots (objtext.h)
  *   cmd_*.c     one command each
+ *   mcp_tools.c, mcp_worker.c  hprofan mcp's tools and workers (mcp.h)
  *   top_*.c     top's modes: its class, group and thread tables (top.h)
  *
  * Exit codes (the man page lists the same):
