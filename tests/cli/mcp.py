@@ -3,11 +3,14 @@
 runs it): initialize (a current, an older and an unknown revision),
 tools/list against the command tables, a tools/call per tool equal to the
 CLI's --json run as a process of its own, bad arguments, an unknown tool
-and method, bad frames followed by calls that work, a notification left
-unanswered, progress on an unindexed dump, a cancellation (a call blocked
-on a FIFO nobody writes: not answered, its worker gone, the server going
-on), a session kept between calls (a FIFO read once, asked twice), -o, and
-a clean end (exit 0, no sanitizer report).  Prints ok/FAIL/skip lines."""
+and method, bad frames followed by calls that work (a line over 16 MiB
+too), a notification left unanswered, progress on an unindexed dump, a
+cancellation (a call blocked on a FIFO nobody writes: not answered, its
+worker gone, a call on another dump answered meanwhile, the server going
+on), a session kept between calls (a FIFO read once, asked twice), at most
+4 workers for 6 sets of options, -o, SIGTERM with a call blocked, and a
+clean end (exit 0, no sanitizer report from the server or its workers).
+Prints ok/FAIL/skip lines."""
 import json, os, select, shutil, subprocess, sys, time
 
 H = os.environ["HPROFAN"]
@@ -130,6 +133,15 @@ for ver, want in [("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"), ("
     check("mcp-initialize-" + ver, rc == 0 and len(ms) == 1 and r.get("protocolVersion") == want and
           r.get("capabilities", {}).get("tools", {}).get("listChanged") is False and
           r.get("serverInfo", {}).get("name") == "hprofan", ms)
+
+# a line over 16 MiB: answered -32700 and skipped; a CRLF line and a last
+# line without its newline are frames
+big = '{"jsonrpc":"2.0","id":1,"method":"ping","x":"' + "a" * (17 << 20) + '"}'
+ms, rc = batch([big, '{"jsonrpc":"2.0","id":2,"method":"ping"}\r'])
+r = subprocess.run([H, "mcp"], input=b'{"jsonrpc":"2.0","id":3,"method":"ping"}', stdout=subprocess.PIPE, timeout=60)
+check("mcp-long-line", rc == 0 and len(ms) == 2 and ms[0].get("error", {}).get("code") == -32700 and
+      ms[0].get("id", 0) is None and ms[1] == {"jsonrpc": "2.0", "id": 2, "result": {}} and
+      json.loads(r.stdout) == {"jsonrpc": "2.0", "id": 3, "result": {}}, (ms, r.stdout))
 
 srv = Server("mcp")
 init = srv.req(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -312,6 +324,9 @@ end = time.time() + 30
 while not new and time.time() < end:
     time.sleep(0.02)
     new = set(srv.children()) - before
+# while it is blocked, a call on another dump is answered (its own worker)
+r = srv.call("side-by-side", "info", {"file": S})
+check("mcp-side-by-side", (r or {}).get("result", {}).get("isError") is False, r)
 srv.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 600, "reason": "test"}})
 r = srv.req(601, "ping")
 gone = new and all(not os.path.exists("/proc/%d" % p) for p in new)
@@ -339,12 +354,35 @@ check("mcp-session-kept", d1 and d1 == d2, (r1, r2))
 if r2 is None:
     srv.p.kill()
 
+# ---- five sets of options: four workers at most, every call answered --------------
+rs = [srv.call(900 + k, "info", {"file": S, "size-model": m})
+      for k, m in enumerate(["mat", "ahat", "raw", "visualvm", "netbeans", "mat"])]
+check("mcp-workers-bounded", all((r or {}).get("result", {}).get("isError") is False for r in rs) and
+      len(srv.children()) <= 4 and rs[0]["result"]["structuredContent"] == rs[5]["result"]["structuredContent"],
+      (srv.children(), rs))
+
 # ---- -o: the call names an output ----------------------------------------------------
 out = os.path.join(TMPD, "out.json")
 r = srv.call(800, "top", {"file": S, "top": 2, "output": out})
 rc, o, e = cli(["top", S, "--top", "2", "--json"])
 check("mcp-output", (r or {}).get("result", {}).get("isError") is False and os.path.exists(out) and
       json.load(open(out)) == json.loads(o) and "structuredContent" not in r["result"], r)
+
+# ---- SIGTERM: the server ends at once, a blocked worker with it --------------------
+t = Server("mcp-term")
+t.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "top", "arguments": {"file": never}}})
+kids = []
+end = time.time() + 30
+while not kids and time.time() < end:
+    time.sleep(0.02)
+    kids = t.children()
+t.p.terminate()
+try:
+    trc = t.p.wait(30)
+except subprocess.TimeoutExpired:
+    t.p.kill()
+    trc = "hung"
+check("mcp-sigterm", kids and trc == 0 and all(not os.path.exists("/proc/%d" % k) for k in kids), (kids, trc))
 
 # ---- the end: every request answered once, the cancelled never; exit 0, clean -----------
 rc, err = srv.close()
