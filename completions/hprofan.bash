@@ -18,7 +18,7 @@ _hprofan_table_commands='top info dominators roots instances object path browse 
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --buckets --by-thread --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
-_hprofan_options_dominators='--top --depth --group --components --sort --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_dominators='--top --depth --group --components --sort --heap --root --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_roots='--top --heap --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_instances='--top --sort --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_object='--top --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
@@ -47,7 +47,7 @@ _hprofan_two_files='diff trend'
 # the commands whose second word is a file to write (redact IN OUT)
 _hprofan_out_file='redact'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --heap --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory --mapping -o --mode --mapping-out --threshold --big-drop --zombie --zombie-rules --min-count --out --title --timeout --export --skip --level'
+_hprofan_takes_value='--sort --heap --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory --mapping -o --root --mode --mapping-out --threshold --big-drop --zombie --zombie-rules --min-count --out --title --timeout --export --skip --level'
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --group --size-model --weak --roots --mode --level'
 # the options whose value, a number, is optional: the next word only when it is one

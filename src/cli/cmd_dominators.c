@@ -1,6 +1,7 @@
 /* hprofan dominators FILE: the top of the dominator tree; with
  * --group=package|loader|component its top level by group (analysis/group.h
- * says which group an object is in). */
+ * says which group an object is in); with --root ID the tree below one
+ * object (hprofan serve opens the tree a level at a time with it). */
 #include "cli/command.h"
 #include "cli/msg.h"
 #include "cli/format.h"
@@ -43,6 +44,7 @@ struct dom_opts {
 	int sort;
 	const char *heap;
 	const char *components;
+	const char *root;
 };
 
 static void defaults(void *own)
@@ -68,6 +70,7 @@ static const struct cli_option own[] = {
 	OPT_COMPONENTS("components for --group=component (the default with\nit): lines NAME REGEX, as top's", OWN(components)),
 	OPT_SORT(sorts, NULL, OWN(sort)),
 	OPT_HEAP("Android: only top-level objects of heap NAME (app,\nzygote, image)", OWN(heap)),
+	OPT_STRING("--root", "ID", "the tree below object ID (hex or decimal) instead of\nthe whole heap's", "needs an object id", OWN(root)),
 	OPT_END
 };
 #undef OWN
@@ -673,6 +676,7 @@ struct dom_result {
 	struct cli_components comps;
 	struct hp_groups G;
 	int grouped;           /* G holds the groups */
+	uint32_t root;         /* --root's object, else the super-root (nobj) */
 };
 
 static void release(void *p)
@@ -707,6 +711,22 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if (o->heap && (d->heap = cli_heap_named(d->h, hp_session_path(S), o->heap, &rc)) < 0)
 		return rc;
 	cli_filter_check(d->flt, d->h, hp_session_path(S));
+	d->root = (uint32_t)d->h->nobj;
+	if (o->root && o->group > GROUP_CLASS)   /* (--components makes it component: no rule sees it) */
+		return cli_usage_error(x->cmd->name, "--root does not go with --group=component: the groups are the top level's");
+	if (o->root) {
+		uint64_t id;
+		size_t v;
+		char a[256];
+		if (cli_parse_object_id(o->root, &id) || !id)
+			return cli_usage_error(x->cmd->name, "--root: '%s' is not an object id: give it in hex (0x7f3a10) or decimal",
+					       hp_text_safe(o->root, a, sizeof a));
+		if ((v = hp_heap_find(d->h, id)) == SIZE_MAX) {
+			cli_error("%s: no object 0x%llx in the dump", hp_session_path(S), (unsigned long long)id);
+			return EXIT_BAD;
+		}
+		d->root = (uint32_t)v;
+	}
 	int by = o->group - GROUP_PACKAGE;
 	if (by < 0)
 		return EXIT_OK;
@@ -748,6 +768,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON_AddStringToObject(j, "sort", cli_choice_name(sorts, c.sort));
 	if (o->heap)
 		cJSON_AddStringToObject(j, "heap", o->heap);
+	if (o->root)
+		cJSON_AddItemToObject(j, "root", cli_object_json(h, d->root));
 	cJSON *tot = cJSON_AddObjectToObject(j, "total");
 	cli_json_u64(tot, "objects", h->nobj);
 	cli_json_u64(tot, "shallow", all);
@@ -763,9 +785,8 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 	cJSON *arr = cJSON_AddArrayToObject(j, "dominators");
 	*doc = j;
 	tables_init(&c);
-	uint32_t super = (uint32_t)h->nobj;
 	c.G = d->grouped ? &d->G : NULL;
-	int rc = c.G ? show_groups(&c, arr, j) : show(&c, &super, 1, 0, arr, j);
+	int rc = c.G ? show_groups(&c, arr, j) : show(&c, &d->root, 1, 0, arr, j);
 	if (rc == EXIT_NOMEM)
 		cli_error("out of memory");
 	return rc;
@@ -784,9 +805,8 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 	cli_partial_note(f, S);
 	tables_init(&c);
 	cli_table_header(&c.tb, f);
-	uint32_t super = (uint32_t)h->nobj;
 	c.G = d->grouped ? &d->G : NULL;
-	int rc = c.G ? show_groups(&c, NULL, NULL) : show(&c, &super, 1, 0, NULL, NULL);
+	int rc = c.G ? show_groups(&c, NULL, NULL) : show(&c, &d->root, 1, 0, NULL, NULL);
 	fprintf(f, "heap: %s, %s; unreachable %s, %s (weak %s, roots %s)\n",
 		cli_fmt_counted(h->nobj, "object", "objects", a, sizeof a), cli_fmt_bytes(all, b, sizeof b),
 		cli_fmt_counted(R->unreachable, "object", "objects", dd, sizeof dd), cli_fmt_bytes(R->unreachable_bytes, e, sizeof e),
@@ -807,7 +827,13 @@ static void after(struct cli_ctx *x, hp_session *S, void *res)
 		cli_native_note(x, d->h, d->N);
 }
 
+static const struct cli_rule rules_root[] = {
+	RULE_EXCLUDES("--root", "--group=package", "the groups are the top level's"),
+	RULE_EXCLUDES("--root", "--group=loader", "the groups are the top level's"),
+	RULE_END
+};
+
 CLI_COMMAND(dominators, "hprofan dominators FILE", "the top of the dominator tree",
 	    CLI_FILES(1, 1), CLI_ANSWERS, CLI_OWN(struct dom_opts, defaults), .after = after,
 	    CLI_TABLES(own, cli_opts_filter, cli_opts_model, cli_opts_policy, cli_opts_load, cli_opts_output, cli_opts_quiet),
-	    CLI_RULES(cli_rules_components));
+	    CLI_RULES(cli_rules_components, rules_root));

@@ -239,6 +239,7 @@ value() {
     --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
     --export) echo "--export $TMPD/out.txt" ;;
     --level) echo "--level=weak" ;;   # refs: the weak level alone
+    --root) echo "--root $SESSION" ;;   # dominators: the tree below a Session
     --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
