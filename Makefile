@@ -5,7 +5,7 @@ BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 CC      ?= cc
-PKGS    := zlib libcjson libpcre2-8 ncursesw sqlite3
+PKGS    := zlib libcjson libpcre2-8 ncursesw sqlite3 libmicrohttpd
 BUILD   ?= build
 SAN     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -75,6 +75,13 @@ ECHARTS_JS  := $(ECHARTS_DIR)/dist/echarts.min.js
 REPORT_GEN  := $(BUILD)/gen/report_assets.c
 CLI_OBJ     += $(BUILD)/obj/gen/report_assets.o
 SAN_CLI_OBJ += $(BUILD)/san/obj/gen/report_assets.o
+# hprofan serve's page (src/cli/serve/: an HTML shell, its script and
+# style, separate files for a CSP without 'unsafe-inline'), embedded by
+# scripts/embed-files (serve.h)
+SERVE_FILES := src/cli/serve/index.html src/cli/serve/serve.js src/cli/serve/serve.css
+SERVE_GEN   := $(BUILD)/gen/serve_assets.c
+CLI_OBJ     += $(BUILD)/obj/gen/serve_assets.o
+SAN_CLI_OBJ += $(BUILD)/san/obj/gen/serve_assets.o
 # (-g1: line tables, for the sanitizers' reports; a third less time to
 # compile than -g, and make check compiles every file again for them)
 SAN_CFLAGS   = $(ALL_CFLAGS) -O1 -g1 $(SAN)
@@ -124,6 +131,21 @@ $(BUILD)/obj/gen/report_assets.o: $(REPORT_GEN) src/cli/report_assets.h
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/obj/gen/report_assets.o: $(REPORT_GEN) src/cli/report_assets.h
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAN_CFLAGS) -c -o $@ $<
+
+$(SERVE_GEN): $(SERVE_FILES) scripts/embed-files Makefile
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)scripts/embed-files $@ $(SERVE_FILES)
+
+$(BUILD)/obj/gen/serve_assets.o: $(SERVE_GEN) src/cli/serve.h
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/obj/gen/serve_assets.o: $(SERVE_GEN) src/cli/serve.h
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAN_CFLAGS) -c -o $@ $<

@@ -19,6 +19,7 @@ extern const struct cli_command cmd_index;
 extern const struct cli_command cmd_report;
 extern const struct cli_command cmd_sql, cmd_idom, cmd_merge_paths, cmd_group_by_value, cmd_refs;
 extern const struct cli_command cmd_mcp;
+extern const struct cli_command cmd_serve;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -40,6 +41,7 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_group_by_value,
 	&cmd_refs,
 	&cmd_mcp,
+	&cmd_serve,
 	NULL
 };
 

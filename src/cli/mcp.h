@@ -58,6 +58,15 @@ cJSON *mcp_tools_list(void);
 int mcp_tool_argv(const struct cli_command *c, const cJSON *args, char ***argv, int *argc, char **key,
 		  char *err, size_t n);
 void mcp_argv_free(char **argv);
+/* for hprofan serve, which makes the arguments from a URL's query: the
+ * option a property names (NULL: none, or one no tool takes); whether
+ * its value is a number; whether it is one the sessions are opened under
+ * (the worker's key); whether prop is a word after the files (*repeat:
+ * an array of them) */
+const struct cli_option *mcp_tool_option(const struct cli_command *c, const char *prop);
+int mcp_option_numeric(const struct cli_option *o);
+int mcp_option_of_session(const struct cli_option *o);
+int mcp_tool_word(const struct cli_command *c, const char *prop, int *repeat);
 /* 1 when two keys of mcp_tool_argv() are the same */
 int mcp_key_same(const char *a, const char *b);
 

@@ -502,6 +502,27 @@ bad:
 	return -1;
 }
 
+const struct cli_option *mcp_tool_option(const struct cli_command *c, const char *prop)
+{
+	return option_of(c, prop);
+}
+
+int mcp_option_numeric(const struct cli_option *o) { return numeric(o); }
+
+int mcp_option_of_session(const struct cli_option *o) { return session_option(o); }
+
+int mcp_tool_word(const struct cli_command *c, const char *prop, int *repeat)
+{
+	struct words w;
+	words_of(c, &w);
+	for (int i = 0; i < w.n; i++)
+		if (!strcmp(w.name[i], prop)) {
+			*repeat = w.repeat;
+			return 1;
+		}
+	return 0;
+}
+
 int mcp_key_same(const char *a, const char *b)
 {
 	for (;;) {
