@@ -4,6 +4,7 @@ events on its fd 4, each message JSON ended by a NUL), with the standard
 library only: no websocket module, no port to find or to leave open.
 
     b = Browser(chromium, profile_dir)      # launches; network off
+    b = Browser(chromium, profile_dir, loopback=True)   # 127.0.0.1 reachable (hprofan serve)
     page = b.open("file:///tmp/r.html", before="window.x = 1")
     page.eval("document.title")             # value, or raises on an exception
     b.close()
@@ -30,7 +31,7 @@ class CDPError(Exception):
 
 
 class Browser:
-    def __init__(self, chromium, profile, timeout=30):
+    def __init__(self, chromium, profile, timeout=30, loopback=False):
         self.timeout = timeout
         self.next_id = 0
         self.events = []
@@ -46,7 +47,9 @@ class Browser:
         def child():
             os.dup2(cr, 3)
             os.dup2(aw, 4)
-        self.proc = subprocess.Popen([chromium, "--user-data-dir=" + profile] + FLAGS, preexec_fn=child,
+        # loopback: the proxy's implicit bypass of loopback kept, all else still dead
+        flags = [f for f in FLAGS if not (loopback and f.startswith("--proxy-bypass-list"))]
+        self.proc = subprocess.Popen([chromium, "--user-data-dir=" + profile] + flags, preexec_fn=child,
                                      close_fds=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         os.close(cr)

@@ -207,34 +207,7 @@ else fail "report footer" "$(jget "$TMPD/self.json" 'd["footer"]')"; fi
 timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --proxy-server=127.0.0.1:9 --hide-scrollbars \
   --user-data-dir="$TMPD/chromium-profile" --window-size=1000,1600 --virtual-time-budget=3000 \
   --screenshot="$TMPD/shot.png" "file://$TMPD/r.html" >/dev/null 2>&1
-colours=$(python3 - "$TMPD/shot.png" <<'PY'
-import struct, sys, zlib
-b = open(sys.argv[1], "rb").read()
-assert b[:8] == b"\x89PNG\r\n\x1a\n"
-i, idat, w = 8, b"", 0
-while i < len(b):
-    n, t = struct.unpack(">I4s", b[i:i + 8]); c = b[i + 8:i + 8 + n]; i += 12 + n
-    if t == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", c[:10]); bpp = {2: 3, 6: 4}[ctype]
-    elif t == b"IDAT": idat += c
-raw = zlib.decompress(idat); stride = w * bpp; prev = bytearray(stride); seen = set(); o = 0
-while o < len(raw):
-    f = raw[o]; line = bytearray(raw[o + 1:o + 1 + stride]); o += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0; up = prev[x]; ul = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + up) & 255
-        elif f == 3: line[x] = (line[x] + (a + up) // 2) & 255
-        elif f == 4:
-            pa, pb, pc = abs(up - ul), abs(a - ul), abs(a + up - 2 * ul)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else up if pb <= pc else ul)) & 255
-    for x in range(0, stride, bpp * 7):
-        seen.add(bytes(line[x:x + 3]))
-    prev = line
-    if len(seen) >= 300:   # enough: the rest of the image need not be decoded
-        break
-print(len(seen))
-PY
-)
+colours=$(python3 "$HELPER/pngcolours.py" "$TMPD/shot.png")
 if [ "${colours:-0}" -ge 300 ]; then ok "screenshot is not blank ($colours colours)"; else fail "report screenshot" "${colours:-no} colours"; fi
 
 # the hostile names as the page shows them

@@ -1,0 +1,323 @@
+"""serve.py — hprofan serve, driven over HTTP on loopback and in headless
+Chromium (cdp.py); run by serve.sh.  The server serves the small sample,
+a dump with a hostile class name and, when there, a corpus dump, on port 0.
+  - its first stdout line is the URL with a 128-bit token;
+  - /api/COMMAND equals `hprofan COMMAND --json` of the same command line
+    (no member dropped: none differs from run to run), usage errors are
+    400 with the CLI's message, an unknown command 404, the options that
+    name files or belong to the sessions 400;
+  - refusals: no token, a wrong one, a foreign Host, a body, POST, paths
+    out of the table (../, %2e%2e, /static/../../etc/passwd), an
+    over-long URL; no CORS header, a CSP without 'unsafe-inline', the
+    cookie HttpOnly and SameSite=Strict;
+  - a bounded load test: 50 clients at once, 4 requests each, all answered;
+  - in Chromium: the histogram, a class's instances, an object, its paths;
+    three levels of the dominator tree; an SQL query; the hostile name
+    shown as text, nothing run; no CSP violation; a screenshot not blank;
+  - SIGTERM ends it, exit 0, nothing from the sanitizers.
+"""
+import base64, http.client, json, os, signal, subprocess, sys, threading, time
+
+HPROFAN, REL, TMPD = os.environ["HPROFAN"], os.environ["REL"], os.environ["TMPD"]
+SAMPLE, HOSTILE, CORPUS_DUMP = os.environ["SAMPLE"], os.environ["HOSTILE"], os.environ.get("CORPUS_DUMP", "")
+HELPER = os.environ["HELPER"]
+sys.path.insert(0, HELPER)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pngcolours import colours  # noqa: E402
+
+def ok(n): print("ok " + n, flush=True)
+def fail(n, why): print("FAIL %s: %s" % (n, str(why)[:1500]), flush=True)
+def skip(n, why): print("skip %s: %s" % (n, why), flush=True)
+def check(n, cond, why=""):
+    (ok if cond else lambda n: fail(n, why))(n)
+
+files = [SAMPLE, HOSTILE] + ([CORPUS_DUMP] if CORPUS_DUMP else [])
+err = open(os.path.join(TMPD, "serve.err"), "w+")
+srv = subprocess.Popen([HPROFAN, "serve", "--port", "0", "--workers", "2", "--quiet"] + files,
+                       stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+timer = threading.Timer(120, srv.kill)   # bounded whatever happens
+timer.start()
+line = srv.stdout.readline().decode().strip()
+import re  # noqa: E402
+m = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{32})", line)
+if not m:
+    fail("serve: the first line is the URL with its token", repr(line))
+    srv.kill(); timer.cancel(); sys.exit(0)
+ok("serve: the first line is the URL with a 128-bit token")
+PORT, TOKEN = int(m.group(1)), m.group(2)
+HOST = "127.0.0.1:%d" % PORT
+
+
+def get(path, headers=None, method="GET", body=None, host=HOST):
+    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+    c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    if host is not None:
+        c.putheader("Host", host)
+    for k, v in (headers or {}).items():
+        c.putheader(k, v)
+    if body is not None:
+        c.putheader("Content-Length", str(len(body)))
+    c.endheaders(body)
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
+
+
+def api(cmd, query):
+    from urllib.parse import urlencode
+    return get("/api/%s?%s" % (cmd, urlencode(query + [("token", TOKEN)])))
+
+
+def cli(args):
+    p = subprocess.run([REL] + args + ["--json", "--quiet"], capture_output=True)
+    return p.returncode, p.stdout, p.stderr.decode()
+
+
+# ---- the API is the CLI's JSON ----------------------------------------------------
+top = json.loads(cli(["top", SAMPLE])[1])
+obj = json.loads(cli(["dominators", SAMPLE, "--top", "1"])[1])["dominators"][0]["id"]
+session = json.loads(cli(["instances", SAMPLE, "LeakyCache$Session", "--top", "1"])[1])["instances"][0]["id"]
+cases = [
+    ("top", [("file", "0")], ["top", SAMPLE]),
+    ("top", [("file", "0"), ("top", "5"), ("sort", "shallow"), ("filter", "java\\.util")],
+     ["top", SAMPLE, "--top", "5", "--sort=shallow", "--filter", "java\\.util"]),
+    ("info", [("file", "0")], ["info", SAMPLE]),
+    ("dominators", [("file", "0"), ("top", "3"), ("depth", "2")], ["dominators", SAMPLE, "--top", "3", "--depth", "2"]),
+    ("dominators", [("file", "0"), ("root", obj)], ["dominators", SAMPLE, "--root", obj]),
+    ("roots", [("file", "0")], ["roots", SAMPLE]),
+    ("instances", [("file", "0"), ("class", "java.lang.String"), ("top", "7")], ["instances", SAMPLE, "java.lang.String", "--top", "7"]),
+    ("object", [("file", "0"), ("id", session)], ["object", SAMPLE, session]),
+    ("path", [("file", "0"), ("id", session), ("top", "2")], ["path", SAMPLE, session, "--top", "2"]),
+    ("leaks", [("file", "0")], ["leaks", SAMPLE]),
+    ("threads", [("file", "0"), ("locals", "")], ["threads", SAMPLE, "--locals"]),
+    ("sites", [("file", "0")], ["sites", SAMPLE]),
+    ("waste", [("file", "0")], ["waste", SAMPLE]),
+    ("sql", [("file", "0"), ("query", "SELECT class, count(*) AS n FROM objects GROUP BY class ORDER BY n DESC LIMIT 5")],
+     ["sql", SAMPLE, "SELECT class, count(*) AS n FROM objects GROUP BY class ORDER BY n DESC LIMIT 5"]),
+    ("idom", [("file", "0"), ("class_or_id", "LeakyCache$Session")], ["idom", SAMPLE, "LeakyCache$Session"]),
+    ("refs", [("file", "0")], ["refs", SAMPLE]),
+    ("diff", [("file", "0"), ("file", "1")], ["diff", SAMPLE, HOSTILE]),
+]
+if CORPUS_DUMP:
+    cases += [("top", [("file", "2")], ["top", CORPUS_DUMP]), ("dominators", [("file", "2")], ["dominators", CORPUS_DUMP])]
+for cmd, q, args in cases:
+    name = "api: %s %s equals the CLI's --json" % (cmd, " ".join(a for a in args[2:])[:60])
+    st, h, body = api(cmd, q)
+    rc, out, e = cli(args)
+    try:
+        same = st == 200 and rc == 0 and json.loads(body) == json.loads(out)
+    except ValueError as x:
+        same = False
+        e = str(x)
+    check(name, same, "status %d, CLI exit %d: %s / %s" % (st, rc, body[:300], e[:300]))
+    if cmd == "top" and q == [("file", "0")]:
+        check("api: answers application/json", h.get("content-type") == "application/json", h)
+
+# errors
+st, _, body = api("top", [("file", "0"), ("sort", "zz")])
+_, _, e = cli(["top", SAMPLE, "--sort=zz"])
+d = json.loads(body)
+check("api: a bad value is 400 with the CLI's message", st == 400 and d["error"] == e.strip() and d["exit_code"] == 2,
+      "%d %s / %s" % (st, body, e))
+st, _, body = api("object", [("file", "0"), ("id", "0x10")])
+check("api: no such object: 422 with the CLI's message", st == 422 and "no object 0x10" in json.loads(body)["error"], body)
+for q, what in [([("file", "0"), ("bogus", "1")], "unknown argument"), ([("file", "9")], "'file' is the number"),
+                ([("file", "0"), ("output", "/tmp/x")], "names a file"), ([("file", "0"), ("components", "/etc/passwd")], "names a file"),
+                ([("file", "0"), ("size-model", "raw")], "is the server's"), ([], "missing argument 'file'"),
+                ([("file", "0"), ("file", "0")], "one 'file' only")]:
+    st, _, body = api("top", q)
+    check("api: refused: %s" % what, st == 400 and what in json.loads(body).get("error", ""), "%d %s" % (st, body))
+st, _, body = api("report", [("file", "0")])
+check("api: a command that writes files is not served (404)", st == 404, "%d %s" % (st, body))
+st, _, body = api("nope", [("file", "0")])
+check("api: an unknown command is 404", st == 404, "%d %s" % (st, body))
+st, _, body = get("/api/files?token=" + TOKEN)
+check("api/files: the dumps served", st == 200 and [f["name"] for f in json.loads(body)["files"]] == files, body[:300])
+
+# ---- refusals ------------------------------------------------------------------
+st, _, body = get("/api/top?file=0")
+check("no token: 403", st == 403 and b"no token" in body, "%d %s" % (st, body))
+st, _, _ = get("/api/top?file=0&token=" + "0" * 32)
+check("a wrong token: 403", st == 403, st)
+st, _, _ = get("/api/top?file=0&token=" + TOKEN[:-1])
+check("a token one character short: 403", st == 403, st)
+st, _, _ = get("/api/top?file=0&token=" + TOKEN, host="evil.example:%d" % PORT)
+check("a foreign Host header (DNS rebinding): 421", st == 421, st)
+st, _, _ = get("/api/top?file=0&token=" + TOKEN, host="127.0.0.1:%d" % (PORT + 1))
+check("a Host with another port: 421", st == 421, st)
+st, _, _ = get("/api/top?file=0&token=" + TOKEN, host=None)
+check("no Host header: refused", st in (400, 421), st)
+st, _, _ = get("/api/files?token=" + TOKEN, host="localhost:%d" % PORT)
+check("Host localhost:PORT is served", st == 200, st)
+for p in ["/../../../../etc/passwd", "/static/../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd",
+          "/%2e%2e/%2e%2e/etc/passwd", "/static/..%2f..%2fetc%2fpasswd", "/static//etc/passwd", "/api/../../etc/passwd"]:
+    st, _, body = get(p + ("&" if "?" in p else "?") + "token=" + TOKEN)
+    check("path traversal %s: 404, nothing read" % p, st == 404 and b"root:" not in body, "%d %s" % (st, body[:100]))
+st, _, _ = get("/api/top?file=0&token=%s&filter=%s" % (TOKEN, "a" * 20000))
+check("an over-long URL is refused (414 or 431)", st in (414, 431), st)
+st, _, _ = get("/api/top?file=0&token=%s&filter=%s" % (TOKEN, "a" * 9000))
+check("a query over 8 KiB is refused (414)", st == 414, st)
+st, _, _ = get("/api/top?file=0&token=" + TOKEN, method="POST", body=b"x=1")
+check("POST is refused (405)", st == 405, st)
+st, _, _ = get("/api/top?file=0&token=" + TOKEN, body=b"abcde")
+check("a request body is refused (413)", st == 413, st)
+st, h, _ = get("/api/top?file=0&token=" + TOKEN, headers={"Origin": "http://evil.example"})
+check("no CORS header", st == 200 and not any(k.startswith("access-control") for k in h), h)
+csp = h.get("content-security-policy", "")
+check("a CSP of 'self' without 'unsafe-inline'", "default-src 'self'" in csp and "unsafe" not in csp, csp)
+check("nosniff, no-referrer, DENY", h.get("x-content-type-options") == "nosniff" and h.get("referrer-policy") == "no-referrer"
+      and h.get("x-frame-options") == "DENY", h)
+st, h, _ = get("/?token=" + TOKEN)
+cookie = h.get("set-cookie", "")
+check("the token becomes a cookie, HttpOnly and SameSite=Strict, and leaves the address bar (303 to /)",
+      st == 303 and h.get("location") == "/" and cookie.startswith("hprofan-%d=%s;" % (PORT, TOKEN)) and "HttpOnly" in cookie
+      and "SameSite=Strict" in cookie, "%d %s" % (st, h))
+st, _, _ = get("/api/files", headers={"Cookie": "hprofan-%d=%s" % (PORT, TOKEN)})
+check("the cookie alone is a token", st == 200, st)
+st, _, _ = get("/api/files", headers={"Cookie": "hprofan-%d=%s" % (PORT + 1, TOKEN)})
+check("another port's cookie is not", st == 403, st)
+st, h, body = get("/static/serve.js?token=" + TOKEN)
+check("the page's script is a file of its own, no innerHTML", st == 200 and h["content-type"].startswith("text/javascript")
+      and b"innerHTML" not in body and b"insertAdjacentHTML" not in body, st)
+st, h, body = get("/?x", headers={"Cookie": "hprofan-%d=%s" % (PORT, TOKEN)})
+check("the page holds no inline script or style", st == 200 and b"<script>" not in body and b"style=" not in body
+      and b"<style" not in body and body.count(b"<script src=") == 2, body[:300])
+
+# ---- a bounded load test on loopback ----------------------------------------------
+N, EACH = 50, 4
+times, bad, lock = [], [], threading.Lock()
+paths = ["/api/top?file=0&top=5", "/api/object?file=0&id=" + session, "/api/dominators?file=0&root=" + obj,
+         "/api/instances?file=0&class=java.lang.String&top=3"]
+
+
+def client(i):
+    for k in range(EACH):
+        t = time.monotonic()
+        try:
+            st, _, _ = get(paths[(i + k) % len(paths)] + "&token=" + TOKEN)
+        except OSError as x:
+            st = str(x)
+        with lock:
+            times.append(time.monotonic() - t)
+            if st != 200:
+                bad.append(st)
+
+
+t0 = time.monotonic()
+ths = [threading.Thread(target=client, args=(i,)) for i in range(N)]
+[t.start() for t in ths]
+[t.join(timeout=90) for t in ths]
+times.sort()
+check("load: %d clients at once x %d requests, all answered 200 (p95 %.0f ms, %.1f s in all)"
+      % (N, EACH, 1000 * times[int(len(times) * 0.95) - 1] if times else -1, time.monotonic() - t0),
+      len(times) == N * EACH and not bad, "%d answers, not 200: %s" % (len(times), bad[:10]))
+
+# ---- Chromium ----------------------------------------------------------------------
+chromium = os.environ.get("CHROMIUM", "")
+if not chromium:
+    skip("serve-chromium", "chromium not installed")
+else:
+    from cdp import Browser, CDPError
+    b = Browser(chromium, os.path.join(TMPD, "chromium-profile"), loopback=True)
+    before = ("window.__csp = []; document.addEventListener('securitypolicyviolation',"
+              " e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));")
+    try:
+        page = b.open("http://%s/?token=%s" % (HOST, TOKEN), before=before)
+
+        def wait(what):
+            for _ in range(300):
+                s = page.eval("document.body.dataset.state || ''")
+                if s in ("ready", "error"):
+                    if s == "error":
+                        raise CDPError(what + ": " + page.eval("(document.getElementById('error')||{}).textContent"))
+                    return
+                time.sleep(0.05)
+            raise CDPError(what + ": not ready in 15 s")
+
+        def go(hash_, what):
+            page.eval("document.body.dataset.state = 'busy'; location.hash = %s" % json.dumps(hash_))
+            wait(what)
+
+        def click(sel, what):
+            page.eval("document.body.dataset.state = 'busy'; document.querySelector(%s).click()" % json.dumps(sel))
+            wait(what)
+
+        wait("overview")
+        check("chromium: the page loads with the cookie, the token gone from the address",
+              page.eval("location.pathname + location.search") == "/" and page.eval("document.querySelector('h1').textContent") == SAMPLE,
+              page.eval("location.href"))
+        go("#/top?file=0&top=400", "histogram")
+        first = page.eval("[...document.querySelectorAll('main table tr td:first-child')].slice(0, 3).map(t => t.textContent)")
+        check("chromium: histogram rows are top's", first == [c["class"] for c in top["classes"][:3]], first)
+        click("main th.sort:nth-child(3)", "sort by shallow")
+        byshallow = json.loads(cli(["top", SAMPLE, "--sort=shallow", "--top", "1"])[1])["classes"][0]["class"]
+        check("chromium: a click on a column sorts by it", page.eval("document.querySelector('main table tr td').textContent") == byshallow
+              and "sort=shallow" in page.eval("location.hash"), page.eval("location.hash"))
+        page.eval("document.getElementById('filter').value = 'Session$'; document.getElementById('filter').dispatchEvent(new Event('change'))")
+        time.sleep(0.1)
+        wait("filter")
+        names = page.eval("[...document.querySelectorAll('main table tr td:first-child')].map(t => t.textContent)")
+        check("chromium: the filter goes to top --filter", names == ["LeakyCache$Session"], names)
+        click("main table a[href*='instances']", "instances")
+        n = page.eval("document.querySelectorAll('main table tr').length - 1")
+        want = json.loads(cli(["instances", SAMPLE, "LeakyCache$Session", "--top", "100"])[1])
+        check("chromium: a class's link opens its instances", page.eval("document.getElementById('cls').textContent") == "LeakyCache$Session"
+              and n == len(want["instances"]), n)
+        oid = want["instances"][0]["id"]
+        click("main table a.id", "object")
+        check("chromium: an instance's id opens its object page", oid in page.eval("location.hash")
+              and page.eval("document.querySelector('h1').textContent").endswith("@" + oid)
+              and page.eval("document.querySelectorAll('main h2').length") >= 4, page.eval("location.hash"))
+        click("#paths", "paths")
+        steps = page.eval("[...document.querySelector('ol.path').querySelectorAll('li a.id')].map(a => a.textContent)")
+        p = json.loads(cli(["path", SAMPLE, oid, "--top", "5"])[1])["paths"][0]["steps"]
+        check("chromium: its path to a GC root, each step a link", steps == ["@" + s["id"] for s in p], steps)
+        go("#/dominators?file=0", "dominators")
+        click(".tree li[data-level='1'] button.tw", "level 2")
+        click(".tree li[data-level='2'] button.tw", "level 3")
+        l3 = page.eval("document.querySelectorAll(\".tree li[data-level='3']\").length")
+        d1 = json.loads(cli(["dominators", SAMPLE, "--top", "25"])[1])["dominators"][0]["id"]
+        d2 = json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", d1])[1])["dominators"][0]["id"]
+        d3 = json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", d2])[1])["dominators"]
+        check("chromium: three levels of the dominator tree, opened one at a time", l3 == len(d3) and l3 > 0, (l3, len(d3)))
+        check("chromium: a treemap of the visible level", page.eval("!!document.querySelector('#treemap canvas')"))
+        go("#/sql?file=0", "sql")
+        q = "SELECT class, count(*) AS n FROM objects GROUP BY class ORDER BY n DESC, class LIMIT 4"
+        page.eval("document.getElementById('query').value = %s" % json.dumps(q))
+        click("#run", "sql query")
+        rows = page.eval("[...document.querySelectorAll('#result tr')].slice(1).map(r => [...r.children].map(c => c.textContent))")
+        want = [[str(v) for v in r] for r in json.loads(cli(["sql", SAMPLE, q])[1])["rows"]]
+        check("chromium: an SQL query's rows", rows == want, (rows, want))
+        go("#/top?file=1&top=0", "hostile histogram")
+        cells = page.eval("[...document.querySelectorAll('main table td')].map(t => t.textContent)")
+        check("chromium: a hostile class name is shown as text", "<img src=x onerror=window.__xss=1>" in cells, cells[:10])
+        check("chromium: ... and nothing of it runs or becomes markup",
+              page.eval("window.__xss === undefined && document.querySelectorAll('main img').length === 0"))
+        go("#/leaks?file=0", "leaks")
+        go("#/threads?file=0", "threads")
+        check("chromium: leaks and threads as tables", page.eval("document.querySelectorAll('main table').length") > 0)
+        go("#/top?file=0", "histogram again")
+        shot = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"}, session=page.s)["data"])
+        open(os.path.join(TMPD, "serve.png"), "wb").write(shot)
+        n = colours(shot, 50)
+        check("chromium: a screenshot is not blank (%d colours)" % n, n >= 50, n)
+        csp = page.eval("window.__csp")
+        check("chromium: no Content-Security-Policy violation", csp == [], csp)
+    except CDPError as x:
+        fail("serve-chromium", x)
+    finally:
+        b.close()
+
+# ---- the end --------------------------------------------------------------------
+srv.send_signal(signal.SIGTERM)
+try:
+    rc = srv.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    srv.kill()
+    rc = "killed after 30 s"
+timer.cancel()
+err.seek(0)
+e = err.read()
+check("SIGTERM ends it cleanly (exit 0, nothing from the sanitizers)", rc == 0 and "Sanitizer" not in e and "ERROR" not in e,
+      "%s: %s" % (rc, e[-1500:]))

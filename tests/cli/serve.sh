@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# hprofan serve: the server on port 0 driven over HTTP on loopback and in
+# headless Chromium by serve.py (its header lists the checks): the small
+# sample, a dump with a hostile class name and a corpus dump read in place.
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null 2>&1 || { skip serve "python3 is absent"; exit 0; }
+SAMPLE=$TESTDATA/hprof/leakycache-small.hprof.gz
+[ -f "$SAMPLE" ] || { skip serve "no $SAMPLE"; exit 0; }
+HELPER=$(cd "$(dirname "$0")/../helper" && pwd)
+# a class named as markup that would run: shown as text or not at all
+H=$TMPD/hostile.hprof
+python3 - "$H" "$HELPER" <<'PY' || fail serve-hostile-dump "cannot write the dump"
+import sys
+sys.path.insert(0, sys.argv[2])
+from mkhprof import *
+d = Dump()
+obj = d.load_class("java.lang.Object"); d.class_dump(obj)
+c = d.load_class("<img src=x onerror=window.__xss=1>"); d.class_dump(c, obj, fields=[("v", INT)])
+for i in range(3): d.root(d.instance(c, [i]))
+d.write(sys.argv[1])
+PY
+C=
+[ -f "$CORPUS/agourlay__hprof-slurp/hprof-32.bin" ] && C=$CORPUS/agourlay__hprof-slurp/hprof-32.bin
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+HPROFAN=$HPROFAN REL=$REL TMPD=$TMPD SAMPLE=$SAMPLE HOSTILE=$H CORPUS_DUMP=$C HELPER=$HELPER CHROMIUM=$CHROMIUM \
+  timeout 150 python3 "$(dirname "$0")/serve.py" || fail serve-driver "serve.py ended with status $?"
