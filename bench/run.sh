@@ -58,6 +58,10 @@
 # filter, and moves among the instances of the class that has the most: 12 M
 # rows here); the summary ends with its median, p95 and max against the
 # 50 ms target (skipped without tmux).
+# Then bench/serve_load.py starts `hprofan serve` on the dump (from its
+# index) and sends the API 50 clients at once, 10 requests each, on loopback:
+# the summary gives each call's median and p95, the p95 over all against the
+# 200 ms target, and the memory of the server and its workers (PSS).
 # Exits 1 if a run fails.
 set -euo pipefail
 
@@ -461,6 +465,14 @@ if ! "$HERE/browse_latency.sh" "$BIN" "$DUMP" >"$LOGS/browse.out" 2>&1; then
   FAILED=1
 fi
 
+# the API of hprofan serve under 50 clients at once (its own log; the summary shows it)
+echo "bench: [serve] bench/serve_load.py $BIN $DUMP"
+if ! python3 "$HERE/serve_load.py" "$BIN" "$DUMP" >"$LOGS/serve.out" 2>&1; then
+  echo "bench: [serve] failed; tail:" >&2
+  tail -5 "$LOGS/serve.out" >&2
+  FAILED=1
+fi
+
 echo
 printf "%-12s %4s %8s %9s %8s %11s %10s" run rc wall_s MB/s ns/obj peak_rss_MB model_B/obj
 [ -n "$TIME" ] && printf " %11s" ext_rss_MB
@@ -647,5 +659,10 @@ if [ -s "$LOGS/browse.out" ]; then
   echo
   grep -E '^browse: (first screen|one capture-pane|each figure|.*skipped)' "$LOGS/browse.out" || true
   sed -n '/^kind /,$p' "$LOGS/browse.out"
+fi
+# the API's latency under load
+if [ -s "$LOGS/serve.out" ]; then
+  echo
+  cat "$LOGS/serve.out"
 fi
 exit "$FAILED"

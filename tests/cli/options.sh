@@ -8,7 +8,8 @@
 #      from the same run without it (--quiet, which only hides the progress
 #      display of a terminal, is checked for being accepted); browse, which
 #      needs a terminal, is checked for accepting each (tests/cli/browse.sh
-#      drives it through tmux);
+#      drives it through tmux), and serve, which runs until a signal, too
+#      (tests/cli/serve.sh drives it);
 #  (c) every option a command does not list is a usage error (exit 2) that
 #      names the command;
 #  (d) each rule of the tables holds: breaking it is a usage error in the
@@ -240,6 +241,7 @@ value() {
     --export) echo "--export $TMPD/out.txt" ;;
     --level) echo "--level=weak" ;;   # refs: the weak level alone
     --root) echo "--root $SESSION" ;;   # dominators: the tree below a Session
+    --port) echo "--port 0" ;; --workers) echo "--workers 2" ;; --bind) echo "--bind 127.0.0.1" ;;   # serve
     --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     *) echo "$1" ;;
@@ -286,6 +288,16 @@ for c in $cmds; do
       if [ "$wrc" = 2 ] && grep -q "browse needs a terminal" "$TMPD/with.err"; then
         ok "browse accepts $o"
       else fail "browse accepts $o" "exit $wrc: $(head -c 300 "$TMPD/with.err")"; fi
+      continue
+    fi
+    # serve runs until a signal: an address it cannot listen on, given
+    # last, ends it once its options are read (before any dump is)
+    if [ "$c" = serve ]; then
+      BIN=$REL run with $base $(value "$o") --bind nowhere
+      read -r wrc <"$TMPD/with.rc"
+      if [ "$wrc" = 2 ] && grep -q "'nowhere' is not an IPv4 or IPv6 address" "$TMPD/with.err"; then
+        ok "serve accepts $o"
+      else fail "serve accepts $o" "exit $wrc: $(head -c 300 "$TMPD/with.err")"; fi
       continue
     fi
     run_base $base

@@ -297,7 +297,10 @@ else:
         go("#/leaks?file=0", "leaks")
         go("#/threads?file=0", "threads")
         check("chromium: leaks and threads as tables", page.eval("document.querySelectorAll('main table').length") > 0)
-        go("#/top?file=0", "histogram again")
+        b.send("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 720, "deviceScaleFactor": 1,
+                                                        "mobile": False}, session=page.s)
+        go("#/dominators?file=0", "dominators again")
+        time.sleep(0.5)   # (the treemap's animation)
         shot = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"}, session=page.s)["data"])
         open(os.path.join(TMPD, "serve.png"), "wb").write(shot)
         n = colours(shot, 50)

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""serve_load.py — latency of `hprofan serve`'s API under concurrent clients,
+measured from outside, on loopback only.
+
+    bench/serve_load.py path/to/hprofan DUMP [CLIENTS [REQUESTS]]
+
+Starts `hprofan serve DUMP --port 0 --quiet` (the dump's index makes the
+start quick: the model is mapped, the retained sizes and paths read or made
+once), times how long until its URL line, picks the ids the requests need
+from its own API (the largest top-level dominator, an instance of the
+largest class), then CLIENTS threads (default 50) each send REQUESTS
+requests (default 10) in turn over a fixed mix: top --top 20, dominators
+--top 20, dominators --root ID, object ID, instances CLASS --top 20, path ID
+--top 1, roots.  Each request's wall time is its latency (connect to last
+byte).  Prints a line per call (count, median, p95, max), the overall line
+
+    serve: p95 X ms, median Y ms, max Z ms over N requests by C clients (target p95 <= 200 ms)
+
+and the memory: the server's and its workers' proportional set size (PSS,
+/proc/PID/smaps_rollup: shared pages counted once over the processes) and
+their RSS summed (shared pages counted in each), after the load.  Ends the
+server with SIGTERM.  Everything is bounded: a request times out after 60 s,
+the whole run after 15 minutes."""
+import http.client, json, os, signal, subprocess, sys, threading, time
+from urllib.parse import quote
+
+BIN, DUMP = sys.argv[1], sys.argv[2]
+CLIENTS = int(sys.argv[3]) if len(sys.argv) > 3 else 50
+EACH = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+
+t0 = time.monotonic()
+srv = subprocess.Popen([BIN, "serve", DUMP, "--port", "0", "--quiet"], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+guard = threading.Timer(900, srv.kill)
+guard.start()
+line = srv.stdout.readline().decode().strip()
+if not line.startswith("http://127.0.0.1:"):
+    print("serve: no URL line (%r)" % line)
+    srv.kill()
+    sys.exit(1)
+start = time.monotonic() - t0
+port = int(line.split(":")[2].split("/")[0])
+token = line.split("token=")[1]
+
+
+def get(path):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", path + ("&" if "?" in path else "?") + "token=" + token)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+_, b = get("/api/dominators?file=0&top=1")
+dom = json.loads(b)["dominators"][0]["id"]
+_, b = get("/api/top?file=0&top=1")
+cls = json.loads(b)["classes"][0]["class"]
+_, b = get("/api/instances?file=0&top=1&class=" + quote(cls))
+inst = json.loads(b)["instances"][0]["id"]
+mix = [("top", "/api/top?file=0&top=20"), ("dominators", "/api/dominators?file=0&top=20"),
+       ("dominators --root", "/api/dominators?file=0&top=20&root=" + dom), ("object", "/api/object?file=0&id=" + inst),
+       ("instances", "/api/instances?file=0&top=20&class=" + quote(cls)), ("path", "/api/path?file=0&top=1&id=" + inst),
+       ("roots", "/api/roots?file=0")]
+lat, bad, lock = {}, [], threading.Lock()
+
+
+def client(i):
+    for k in range(EACH):
+        name, path = mix[(i + k) % len(mix)]
+        t = time.monotonic()
+        try:
+            st, _ = get(path)
+        except OSError as x:
+            st = str(x)
+        with lock:
+            lat.setdefault(name, []).append(time.monotonic() - t)
+            if st != 200:
+                bad.append((name, st))
+
+
+t1 = time.monotonic()
+ths = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
+[t.start() for t in ths]
+[t.join() for t in ths]
+wall = time.monotonic() - t1
+
+
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(len(v) * p))] * 1000
+
+
+print("serve: started in %.2f s (URL line) on %s" % (start, DUMP))
+print("%-18s %6s %9s %9s %9s" % ("call", "count", "median", "p95", "max"))
+for name, _ in mix:
+    v = lat.get(name, [])
+    if v:
+        print("%-18s %6d %7.0f ms %6.0f ms %6.0f ms" % (name, len(v), pct(v, 0.5), pct(v, 0.95), max(v) * 1000))
+every = [x for v in lat.values() for x in v]
+print("serve: p95 %.0f ms, median %.0f ms, max %.0f ms over %d requests by %d clients in %.1f s (target p95 <= 200 ms)"
+      % (pct(every, 0.95), pct(every, 0.5), max(every) * 1000, len(every), CLIENTS, wall))
+if bad:
+    print("serve: %d requests not answered 200: %s" % (len(bad), bad[:5]))
+
+
+def procs(pid):
+    out = [pid]
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                if int(open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(p))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+pss = rss = 0
+for p in procs(srv.pid):
+    try:
+        for ln in open("/proc/%d/smaps_rollup" % p):
+            if ln.startswith("Pss:"):
+                pss += int(ln.split()[1])
+            elif ln.startswith("Rss:"):
+                rss += int(ln.split()[1])
+    except OSError:
+        pass
+print("serve: memory after the load: PSS %.0f MiB over the server and its workers (RSS summed %.0f MiB)"
+      % (pss / 1024, rss / 1024))
+srv.send_signal(signal.SIGTERM)
+try:
+    srv.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    srv.kill()
+guard.cancel()
+sys.exit(1 if bad else 0)
