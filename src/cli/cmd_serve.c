@@ -52,6 +52,8 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +64,7 @@
 #define SERVE_RATE 200.0              /* requests a second per client address ... */
 #define SERVE_BURST 600.0             /* ... and at once */
 #define SERVE_MAX_ANSWER (256u << 20) /* the longest document answered */
+#define SERVE_CACHE_BYTES (256u << 20)   /* the answers kept (serve_cache.c) */
 #define TOKEN_BYTES 16
 
 extern char **environ;
@@ -117,6 +120,7 @@ struct sworker {
 static struct {
 	const char *const *files;
 	int nfiles;
+	struct stat *st;              /* each dump as it was at the last request */
 	char **session;               /* the session options' words, NULL-ended */
 	char token[2 * TOKEN_BYTES + 1];
 	char cookie[32];              /* the cookie's name: hprofan-PORT */
@@ -134,6 +138,32 @@ static struct {
 
 /* ---- workers --------------------------------------------------------------- */
 
+/* A worker forked while the server serves (one replacing a worker that
+ * died) would hold the listening socket and the connections open past the
+ * server's close of them: it closes every socket it has.  (Not every fd:
+ * the sessions' files stay open.) */
+static int fd_number(const char *s)
+{
+	int v = -1;
+	return cli_parse_int(s, 0, 1 << 30, &v) ? -1 : v;
+}
+
+static void close_sockets(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	int self = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int fd = fd_number(e->d_name);
+		struct stat st;
+		if (fd > 2 && fd != self && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			close(fd);
+	}
+	closedir(d);
+}
+
 /* forks worker w: 0, else -1 */
 static int worker_start(struct sworker *w)
 {
@@ -147,6 +177,10 @@ static int worker_start(struct sworker *w)
 	}
 	fflush(stdout);
 	fflush(stderr);
+	/* PR_SET_PDEATHSIG follows the thread that forks: one forked from a
+	 * connection's thread would die with it; such a worker ends when the
+	 * server's end of its pipe closes (its next read), or is killed by it */
+	int main_thread = gettid() == getpid();
 	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
 		close(down[0]);
@@ -156,7 +190,8 @@ static int worker_start(struct sworker *w)
 		return -1;
 	}
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (main_thread)
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
 		sigset_t none;
@@ -169,6 +204,7 @@ static int worker_start(struct sworker *w)
 				close(srv.w[i].to);
 				close(srv.w[i].from);
 			}
+		close_sockets();
 		close(down[1]);
 		close(up[0]);
 		int rc = mcp_worker_run(down[0], up[1]);
@@ -238,30 +274,16 @@ static int skip_bytes(int fd, uint64_t n)
 
 /* Runs argv in a worker: 0 with the exit code, stdout (*out, *nout;
  * free()) and stderr (*err, NUL-ended; free()), else -1 (no worker, or it
- * died: *err NULL). */
-static int run_in_worker(char **argv, int argc, int *rc, char **out, size_t *nout, char **err)
+ * died: *err NULL); buf: the argc words and their NULs, len bytes. */
+static int run_in_worker(const char *buf, size_t len, int argc, int *rc, char **out, size_t *nout, char **err)
 {
 	*out = *err = NULL;
 	*nout = 0;
-	size_t len = 0;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *buf = malloc(len ? len : 1);
-	if (!buf)
-		return -1;
-	for (int i = 0, at = 0; i < argc; i++) {
-		size_t k = strlen(argv[i]) + 1;
-		memcpy(buf + at, argv[i], k);
-		at += (int)k;
-	}
 	struct sworker *w = worker_take();
-	if (!w) {
-		free(buf);
+	if (!w)
 		return -1;
-	}
 	struct mcp_frame f = { .type = MCP_RUN, .code = 0, .len1 = (uint32_t)len, .n = (uint32_t)argc };
 	int bad = mcp_write_all(w->to, &f, sizeof f) || mcp_write_all(w->to, buf, len);
-	free(buf);
 	struct mcp_frame d;
 	for (;;) {
 		if (bad || mcp_read_all(w->from, &d, sizeof d)) {
@@ -458,6 +480,26 @@ static enum MHD_Result api_files(struct MHD_Connection *conn)
 	return answer(conn, 200, "application/json", s, strlen(s), MHD_RESPMEM_MUST_FREE, NULL);
 }
 
+/* a dump changed on disk since the last request: the answers kept are
+ * not its (the workers open it again, as the CLI's kept sessions do) */
+static void dumps_check(void)
+{
+	pthread_mutex_lock(&srv.mu);
+	for (int i = 0; i < srv.nfiles; i++) {
+		struct stat st;
+		int ok = stat(srv.files[i], &st) == 0;
+		struct stat *was = &srv.st[i];
+		if (!ok)
+			memset(&st, 0, sizeof st);
+		if (st.st_ino != was->st_ino || st.st_dev != was->st_dev || st.st_size != was->st_size ||
+		    st.st_mtim.tv_sec != was->st_mtim.tv_sec || st.st_mtim.tv_nsec != was->st_mtim.tv_nsec) {
+			*was = st;
+			serve_cache_clear();
+		}
+	}
+	pthread_mutex_unlock(&srv.mu);
+}
+
 /* the HTTP status of a command's exit code */
 static unsigned status_of(int rc)
 {
@@ -478,11 +520,37 @@ static enum MHD_Result api(struct MHD_Connection *conn, const char *cmd, const s
 	int st = serve_api_argv(cmd, q->p, q->n, srv.files, srv.nfiles, srv.session, &argv, &argc, why, sizeof why);
 	if (st)
 		return answer_error(conn, (unsigned)st, why, st == 400 ? EXIT_USAGE : -1);
+	/* the command line's words as the worker and the cache take them */
+	size_t len = 0;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *key = malloc(len ? len : 1);
+	for (size_t i = 0, at = 0; key && i < (size_t)argc; i++) {
+		size_t k = strlen(argv[i]) + 1;
+		memcpy(key + at, argv[i], k);
+		at += k;
+	}
+	mcp_argv_free(argv);
+	if (!key)
+		return answer_error(conn, 503, "out of memory", -1);
+	dumps_check();
 	int rc = 0;
 	char *out, *err;
 	size_t nout;
-	int r = run_in_worker(argv, argc, &rc, &out, &nout, &err);
-	mcp_argv_free(argv);
+	if (serve_cache_get(key, len, &out, &nout)) {
+		free(key);
+		return answer(conn, 200, "application/json", out, nout, MHD_RESPMEM_MUST_FREE, NULL);
+	}
+	/* a worker that died before (killed, out of memory) is found so and
+	 * replaced: the call goes to another, twice at most */
+	int r = -1;
+	for (int k = 0; k < 3 && r && !srv.stopping; k++)
+		r = run_in_worker(key, len, argc, &rc, &out, &nout, &err);
+	if (r || status_of(rc) != 200)
+		serve_cache_drop(key, len);
+	else
+		serve_cache_put(key, len, out, nout);
+	free(key);
 	if (r)
 		return answer_error(conn, 503, srv.stopping ? "the server is stopping" : "the worker ended", -1);
 	unsigned status = status_of(rc);
@@ -603,7 +671,7 @@ static void session_words_free(void)
 
 /* runs `hprofan CMD SESSION... -- FILE ARG` here, its stdout dropped: the
  * session of FILE opened and kept, and what CMD needs of it made */
-static int warm(const char *cmd, const char *file, const char *arg, int quiet)
+static int warm(const char *cmd, const char *file, const char *arg, int quiet, int silent)
 {
 	char *argv[64];
 	int n = 0;
@@ -620,20 +688,26 @@ static int warm(const char *cmd, const char *file, const char *arg, int quiet)
 		argv[n++] = (char *)arg;
 	argv[n] = NULL;
 	fflush(stdout);
-	int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (saved < 0 || null < 0 || dup2(null, 1) != 1) {
-		if (saved >= 0)
-			close(saved);
-		if (null >= 0)
-			close(null);
-		return EXIT_BAD;
+	fflush(stderr);
+	int saved = dup(1), saved_err = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int rc = EXIT_BAD;
+	if (saved >= 0 && saved_err >= 0 && null >= 0 && dup2(null, 1) == 1 && (!silent || dup2(null, 2) == 2)) {
+		rc = cli_main(n, argv);
+		fflush(stdout);
+		fflush(stderr);
+		clearerr(stdout);
+		clearerr(stderr);
 	}
-	close(null);
-	int rc = cli_main(n, argv);
-	fflush(stdout);
-	clearerr(stdout);
-	dup2(saved, 1);
-	close(saved);
+	if (saved >= 0) {
+		dup2(saved, 1);
+		close(saved);
+	}
+	if (saved_err >= 0) {
+		dup2(saved_err, 2);
+		close(saved_err);
+	}
+	if (null >= 0)
+		close(null);
 	return rc;
 }
 
@@ -714,23 +788,31 @@ static int run(struct cli_ctx *x)
 	for (int i = 0; i < TOKEN_BYTES; i++)
 		snprintf(srv.token + 2 * i, 3, "%02x", raw[i]);
 	int quiet = x->c->quiet;
-	if (session_words(x->cmd, cli_argc, cli_argv)) {
+	srv.st = calloc((size_t)srv.nfiles, sizeof *srv.st);
+	if (!srv.st || session_words(x->cmd, cli_argc, cli_argv)) {
+		free(srv.st);
+		session_words_free();
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
+	for (int i = 0; i < srv.nfiles; i++)
+		if (stat(srv.files[i], &srv.st[i]))
+			memset(&srv.st[i], 0, sizeof srv.st[i]);
+	serve_cache_init(SERVE_CACHE_BYTES);
 	/* the sessions, opened once: model, retained sizes (dominators) and
 	 * paths (the path of java.lang.Object's class object) */
 	cli_sessions_keep(1);
 	int rc = EXIT_OK;
 	for (int i = 0; i < srv.nfiles && rc == EXIT_OK; i++) {
-		rc = warm("dominators", srv.files[i], NULL, quiet);
-		if (rc == EXIT_OK)
-			warm("path", srv.files[i], "java.lang.Object", 1);   /* (a dump without it: the first path makes them) */
+		rc = warm("dominators", srv.files[i], NULL, quiet, 0);
+		if (rc == EXIT_OK)   /* (a dump without it: the first path asked for makes them) */
+			warm("path", srv.files[i], "java.lang.Object", 1, 1);
 	}
 	if (rc != EXIT_OK) {
 		cli_sessions_free();
 		cli_sessions_keep(0);
 		session_words_free();
+		free(srv.st);
 		return rc;
 	}
 	/* the signals waited for here, blocked in every thread */
@@ -780,6 +862,8 @@ static int run(struct cli_ctx *x)
 	cli_sessions_free();
 	cli_sessions_keep(0);
 	session_words_free();
+	serve_cache_free();
+	free(srv.st);
 	pthread_mutex_destroy(&srv.mu);
 	pthread_cond_destroy(&srv.idle);
 	pthread_mutex_destroy(&srv.rate_mu);

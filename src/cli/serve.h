@@ -5,6 +5,7 @@
  *   cmd_serve.c    the command: the sessions opened once, the worker
  *                  processes forked from it, the HTTP server (GNU
  *                  libmicrohttpd) and its checks
+ *   serve_cache.c  the answers kept by command line
  *   serve_api.c    /api/COMMAND?QUERY: the query as the arguments of
  *                  hprofan mcp's tools (mcp_tool_argv()), so the answer is
  *                  the CLI's --json document for the same command line
@@ -42,5 +43,19 @@ struct serve_param { const char *name, *value; };
  * status (400, 404) with why in err. */
 int serve_api_argv(const char *cmd, const struct serve_param *p, int n, const char *const *files, int nfiles,
 		   char *const *session, char ***argv, int *argc, char *err, size_t errn);
+
+/* serve_cache.c: the answers (200's) of /api by command line (key: its
+ * words and their NULs), at most max_bytes kept.  serve_cache_get(): 1
+ * with a copy of the answer in *body (free()) and *len; else 0: the
+ * caller runs it and then gives its answer to serve_cache_put() (a copy
+ * is kept), or serve_cache_drop() when it failed; those asking for the
+ * same key meanwhile wait.  serve_cache_clear() forgets every answer;
+ * serve_cache_free() all at the end. */
+void serve_cache_init(size_t max_bytes);
+int serve_cache_get(const char *key, size_t klen, char **body, size_t *len);
+void serve_cache_put(const char *key, size_t klen, const char *body, size_t len);
+void serve_cache_drop(const char *key, size_t klen);
+void serve_cache_clear(void);
+void serve_cache_free(void);
 
 #endif

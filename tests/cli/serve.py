@@ -135,6 +135,40 @@ check("api: an unknown command is 404", st == 404, "%d %s" % (st, body))
 st, _, body = get("/api/files?token=" + TOKEN)
 check("api/files: the dumps served", st == 200 and [f["name"] for f in json.loads(body)["files"]] == files, body[:300])
 
+# ---- answers kept, a dump replaced, a worker gone ------------------------------------
+st1, _, a1 = api("top", [("file", "1")])
+st2, _, a2 = api("top", [("file", "1")])
+check("api: the same request twice, the same answer", st1 == st2 == 200 and a1 == a2, (st1, st2))
+time.sleep(0.05)
+os.replace(os.path.join(TMPD, "hostile-5.hprof"), HOSTILE)
+st, _, body = api("top", [("file", "1")])
+rc, out, e = cli(["top", HOSTILE])
+check("api: a dump replaced on disk is read again (no answer kept from before)",
+      st == 200 and json.loads(body) == json.loads(out) and body != a1, "%d %s" % (st, body[:200]))
+
+
+def children(pid):
+    out = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                if int(open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(p))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+workers = children(srv.pid)
+check("two workers, as --workers 2 says", len(workers) == 2, workers)
+for w in workers:
+    os.kill(w, signal.SIGKILL)
+time.sleep(0.2)
+answers = [api("info", [("file", "0")])[0] for _ in range(3)]
+check("workers killed: every call still answered (sent again to a new worker)", answers == [200] * 3, answers)
+st, _, body = api("roots", [("file", "0")])
+check("... and new workers answer the CLI's document", st == 200 and json.loads(body) == json.loads(cli(["roots", SAMPLE])[1]), st)
+
 # ---- refusals ------------------------------------------------------------------
 st, _, body = get("/api/top?file=0")
 check("no token: 403", st == 403 and b"no token" in body, "%d %s" % (st, body))
@@ -194,8 +228,10 @@ paths = ["/api/top?file=0&top=5", "/api/object?file=0&id=" + session, "/api/domi
 def client(i):
     for k in range(EACH):
         t = time.monotonic()
+        # (the first of each client's a command line of its own: run, not an answer kept)
+        path = "/api/instances?file=0&class=java.lang.String&top=%d" % (i + 1) if k == 0 else paths[(i + k) % len(paths)]
         try:
-            st, _, _ = get(paths[(i + k) % len(paths)] + "&token=" + TOKEN)
+            st, _, _ = get(path + "&token=" + TOKEN)
         except OSError as x:
             st = str(x)
         with lock:
@@ -311,6 +347,25 @@ else:
         fail("serve-chromium", x)
     finally:
         b.close()
+
+# ---- the rate limit (last: the client's bucket is empty after it) ---------------------
+sent, limited, t0 = [0], [0], time.monotonic()
+
+
+def flood():
+    while not limited[0] and time.monotonic() - t0 < 20 and sent[0] < 20000:
+        st, _, _ = get("/static/serve.css?token=" + TOKEN)
+        with lock:
+            sent[0] += 1
+            if st == 429:
+                limited[0] = sent[0]
+
+
+fl = [threading.Thread(target=flood) for _ in range(8)]
+[t.start() for t in fl]
+[t.join() for t in fl]
+check("rate: a client over 200 requests a second is refused (429) once its 600 are spent",
+      limited[0] > 600, "429 after %d requests in %.1f s" % (limited[0], time.monotonic() - t0))
 
 # ---- the end --------------------------------------------------------------------
 srv.send_signal(signal.SIGTERM)

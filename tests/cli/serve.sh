@@ -9,16 +9,20 @@ SAMPLE=$TESTDATA/hprof/leakycache-small.hprof.gz
 HELPER=$(cd "$(dirname "$0")/../helper" && pwd)
 # a class named as markup that would run: shown as text or not at all
 H=$TMPD/hostile.hprof
-python3 - "$H" "$HELPER" <<'PY' || fail serve-hostile-dump "cannot write the dump"
+# (and a second one, with more of them, to replace it while it is served)
+mkdump() { python3 - "$1" "$HELPER" "$2" <<'PY' || fail serve-hostile-dump "cannot write the dump"
 import sys
 sys.path.insert(0, sys.argv[2])
 from mkhprof import *
 d = Dump()
 obj = d.load_class("java.lang.Object"); d.class_dump(obj)
 c = d.load_class("<img src=x onerror=window.__xss=1>"); d.class_dump(c, obj, fields=[("v", INT)])
-for i in range(3): d.root(d.instance(c, [i]))
+for i in range(int(sys.argv[3])): d.root(d.instance(c, [i]))
 d.write(sys.argv[1])
 PY
+}
+mkdump "$H" 3
+mkdump "$TMPD/hostile-5.hprof" 5
 C=
 [ -f "$CORPUS/agourlay__hprof-slurp/hprof-32.bin" ] && C=$CORPUS/agourlay__hprof-slurp/hprof-32.bin
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
