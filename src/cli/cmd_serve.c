@@ -167,26 +167,19 @@ static void close_sockets(void)
 /* forks worker w: 0, else -1 */
 static int worker_start(struct sworker *w)
 {
-	int down[2], up[2];
-	if (pipe2(down, O_CLOEXEC))
-		return -1;
-	if (pipe2(up, O_CLOEXEC)) {
-		close(down[0]);
-		close(down[1]);
-		return -1;
-	}
+	int p[4] = { -1, -1, -1, -1 };   /* down: p[0] its end, p[1] ours; up: p[2] ours, p[3] its end */
+	int made = pipe2(p, O_CLOEXEC) == 0 && pipe2(p + 2, O_CLOEXEC) == 0;
 	fflush(stdout);
 	fflush(stderr);
 	/* PR_SET_PDEATHSIG follows the thread that forks: one forked from a
 	 * connection's thread would die with it; such a worker ends when the
 	 * server's end of its pipe closes (its next read), or is killed by it */
 	int main_thread = gettid() == getpid();
-	pid_t parent = getpid(), pid = fork();
+	pid_t parent = getpid(), pid = made ? fork() : -1;
 	if (pid < 0) {
-		close(down[0]);
-		close(down[1]);
-		close(up[0]);
-		close(up[1]);
+		for (int i = 0; i < 4; i++)
+			if (p[i] >= 0)
+				close(p[i]);
 		return -1;
 	}
 	if (pid == 0) {
@@ -205,16 +198,15 @@ static int worker_start(struct sworker *w)
 				close(srv.w[i].from);
 			}
 		close_sockets();
-		close(down[1]);
-		close(up[0]);
-		int rc = mcp_worker_run(down[0], up[1]);
-		_exit(rc);
+		close(p[1]);
+		close(p[2]);
+		_exit(mcp_worker_run(p[0], p[3]));
 	}
-	close(down[0]);
-	close(up[1]);
+	close(p[0]);
+	close(p[3]);
 	w->pid = pid;
-	w->to = down[1];
-	w->from = up[0];
+	w->to = p[1];
+	w->from = p[2];
 	w->busy = 0;
 	return 0;
 }

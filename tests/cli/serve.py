@@ -147,16 +147,9 @@ check("api: a dump replaced on disk is read again (no answer kept from before)",
       st == 200 and json.loads(body) == json.loads(out) and body != a1, "%d %s" % (st, body[:200]))
 
 
-def children(pid):
-    out = []
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                if int(open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[1]) == pid:
-                    out.append(int(p))
-            except (OSError, IndexError, ValueError):
-                pass
-    return out
+def children(pid):   # (each thread's children: a worker replaced is a connection thread's)
+    task = "/proc/%d/task" % pid
+    return sorted(int(c) for t in os.listdir(task) for c in open("%s/%s/children" % (task, t)).read().split())
 
 
 workers = children(srv.pid)
