@@ -734,13 +734,17 @@ static int loopback(const struct sockaddr_storage *ss)
 	return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)(const void *)ss)->sin6_addr);
 }
 
-static void browser_open(const char *url)
+/* xdg-open URL, not waited for (it hands the URL to the browser and ends;
+ * the server reaps it when it stops): its pid, or 0 */
+static pid_t browser_open(const char *url)
 {
 	char *argv[] = { (char *)"xdg-open", (char *)url, NULL };
 	pid_t pid;
-	if (posix_spawnp(&pid, "xdg-open", NULL, NULL, argv, environ))
+	if (posix_spawnp(&pid, "xdg-open", NULL, NULL, argv, environ)) {
 		cli_warn("serve: --open: xdg-open could not be started: open the URL yourself");
-	/* (not waited for: it is reaped as SIGCHLD's default) */
+		return 0;
+	}
+	return pid;
 }
 
 static void stop_all(void)
@@ -837,8 +841,7 @@ static int run(struct cli_ctx *x)
 		snprintf(url, sizeof url, "http://%s:%d/?token=%s", srv.host, srv.port, srv.token);
 		printf("%s\n", url);
 		fflush(stdout);
-		if (o->open)
-			browser_open(url);
+		pid_t opener = o->open ? browser_open(url) : 0;
 		int sig = 0;
 		while (sigwait(&sigs, &sig) == EINTR)
 			;
@@ -846,6 +849,8 @@ static int run(struct cli_ctx *x)
 			fprintf(stderr, "hprofan: serve: ended by signal %d\n", sig);
 		stop_all();
 		MHD_stop_daemon(d);
+		if (opener)
+			waitpid(opener, NULL, WNOHANG);
 	}
 	stop_all();
 	for (int i = 0; i < srv.nw; i++)

@@ -360,6 +360,52 @@ fl = [threading.Thread(target=flood) for _ in range(8)]
 check("rate: a client over 200 requests a second is refused (429) once its 600 are spent",
       limited[0] > 600, "429 after %d requests in %.1f s" % (limited[0], time.monotonic() - t0))
 
+# ---- another server: IPv6 loopback, --open, --max-memory ------------------------------
+fake = os.path.join(TMPD, "bin")
+os.makedirs(fake, exist_ok=True)
+with open(os.path.join(fake, "xdg-open"), "w") as f:
+    f.write("#!/bin/sh\nprintf '%%s\\n' \"$1\" >%s/opened.txt\n" % TMPD)
+os.chmod(os.path.join(fake, "xdg-open"), 0o755)
+env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"])
+s6 = subprocess.Popen([HPROFAN, "serve", SAMPLE, "--bind", "::1", "--open", "--workers", "1", "--quiet"],
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
+t6 = threading.Timer(60, s6.kill)
+t6.start()
+url6 = s6.stdout.readline().decode().strip()
+m6 = re.fullmatch(r"http://\[::1\]:(\d+)/\?token=([0-9a-f]{32})", url6)
+if not m6:
+    fail("serve --bind ::1: the URL names [::1]", repr(url6))
+else:
+    ok("serve --bind ::1: the URL names [::1]")
+    try:
+        c = http.client.HTTPConnection("::1", int(m6.group(1)), timeout=30)
+        c.request("GET", "/api/files?token=" + m6.group(2), headers={"Host": "[::1]:" + m6.group(1)})
+        r = c.getresponse()
+        check("serve --bind ::1: answers over IPv6", r.status == 200 and json.loads(r.read())["files"][0]["name"] == SAMPLE, r.status)
+        c.close()
+    except OSError as x:
+        fail("serve --bind ::1: answers over IPv6", x)
+    for _ in range(50):
+        if os.path.exists(os.path.join(TMPD, "opened.txt")):
+            break
+        time.sleep(0.1)
+    opened = open(os.path.join(TMPD, "opened.txt")).read().strip() if os.path.exists(os.path.join(TMPD, "opened.txt")) else ""
+    check("serve --open: xdg-open gets the URL", opened == url6, (opened, url6))
+s6.send_signal(signal.SIGTERM)
+try:
+    rc6 = s6.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    s6.kill()
+    rc6 = "killed"
+t6.cancel()
+e6 = s6.stderr.read().decode()
+check("serve --bind ::1: SIGTERM ends it (exit 0, nothing from the sanitizers)", rc6 == 0 and "Sanitizer" not in e6, (rc6, e6[-500:]))
+p = subprocess.run([HPROFAN, "serve", SAMPLE, "--max-memory", "64K", "--quiet"], capture_output=True, timeout=60)
+check("serve --max-memory 64K: refused before serving (exit 4, no URL)", p.returncode == 4 and not p.stdout
+      and b"max-memory" in p.stderr, (p.returncode, p.stdout[:100], p.stderr[-300:]))
+p = subprocess.run([HPROFAN, "serve", SAMPLE, "--bind", "localhost"], capture_output=True, timeout=60)
+check("serve --bind NAME: an address is wanted (exit 2)", p.returncode == 2 and b"not an IPv4 or IPv6 address" in p.stderr, p.stderr)
+
 # ---- the end --------------------------------------------------------------------
 srv.send_signal(signal.SIGTERM)
 try:
