@@ -323,9 +323,11 @@ else:
         check("chromium: a hostile class name is shown as text", "<img src=x onerror=window.__xss=1>" in cells, cells[:10])
         check("chromium: ... and nothing of it runs or becomes markup",
               page.eval("window.__xss === undefined && document.querySelectorAll('main img').length === 0"))
-        go("#/leaks?file=0", "leaks")
-        go("#/threads?file=0", "threads")
-        check("chromium: leaks and threads as tables", page.eval("document.querySelectorAll('main table').length") > 0)
+        shown = []
+        for v in ["leaks?file=0", "threads?file=0", "sites?file=0", "waste?file=0", "diff?file=0&file=1", "overview?file=1"]:
+            go("#/" + v, v)
+            shown.append(page.eval("document.querySelectorAll('main table').length"))
+        check("chromium: leaks, threads, sites, waste, a diff and a second dump's overview as tables", all(shown), shown)
         b.send("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 720, "deviceScaleFactor": 1,
                                                         "mobile": False}, session=page.s)
         go("#/dominators?file=0", "dominators again")
