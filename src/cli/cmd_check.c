@@ -251,8 +251,9 @@ static int get_size(const struct budget *b, const cJSON *v, const char *path, ui
 	static const char *const expect = "expected a size of 0 bytes or more: a number of bytes, or text such as "
 					  "\"10 MiB\", \"5MB\" or \"1.5 GiB\"";
 	if (cJSON_IsNumber(v)) {
-		if (get_count(b, v, path, out))
+		if (!(v->valuedouble >= 0) || v->valuedouble != floor(v->valuedouble) || v->valuedouble > 9007199254740992.0)
 			return bad(b, path, "%s", expect);
+		*out = (uint64_t)v->valuedouble;
 		return EXIT_OK;
 	}
 	if (!cJSON_IsString(v))
@@ -500,6 +501,8 @@ static int budget_read(const char *file, struct budget *b)
 		return rc;
 	if ((v = cJSON_GetObjectItemCaseSensitive(b->root, "growth")) && (rc = growth(b, v)))
 		return rc;
+	if (!b->n)
+		return bad(b, NULL, "no rule: its objects name no class or package to check");
 	return EXIT_OK;
 }
 
@@ -550,7 +553,8 @@ static size_t names_find(const struct names *N, const char *name)
 
 /* The names nearest `name` that could be a typo of it: within a distance
  * of a sixth of its length (1 to 3), letters' case aside; or whose simple
- * name is `name` (a class named without its package).  Into buf:
+ * name (after its last '.' or '$') is `name` (a class named without its
+ * package or outer class).  Into buf:
  * "'a', 'b'"; how many. */
 static unsigned near_cap(const char *name)
 {
@@ -560,7 +564,9 @@ static unsigned near_cap(const char *name)
 
 static void near_offer(struct hp_near *near, const char *name, const char *cand)
 {
-	const char *dot = strrchr(cand, '.');
+	const char *dot = strrchr(cand, '.'), *dollar = strrchr(cand, '$');
+	if (dollar > dot)
+		dot = dollar;
 	if (dot && !strcmp(dot + 1, name)) {
 		hp_near_offer_at(near, cand, 1);
 		return;
@@ -1045,9 +1051,9 @@ static int text_out(struct check_state *st)
 	for (size_t i = 0; i < st->b.n; i++) {
 		const struct check_rule *r = &st->b.r[i];
 		if (r->absent && (i == 0 || st->b.r[i - 1].name != r->name))
-			fprintf(f, "note: %s %s is not in %s: counted as 0 (no name of the dump is near it)\n",
+			fprintf(f, "note: %s %s is %s: counted as 0 (no name of the dump is near it)\n",
 				r->kind == R_PACKAGE ? "package" : "class", hp_text_safe(r->name, a, sizeof a),
-				r->kind == R_GROWTH_CLASS ? "either dump" : "the dump");
+				r->kind == R_GROWTH_CLASS ? "in neither dump" : "not in the dump");
 	}
 	for (size_t i = 0; i < st->b.n; i++) {
 		const struct check_rule *r = &st->b.r[i];
