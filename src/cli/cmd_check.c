@@ -988,8 +988,8 @@ static const char *breach_text(const struct check_rule *r, char *buf, size_t n)
 		snprintf(buf, n, "%s bytes%s, over the limit of %s bytes by %s", cli_fmt_count((uint64_t)r->actual, a, sizeof a),
 			 r->kind >= R_GROWTH ? " more" : "", cli_fmt_count(r->limit, l, sizeof l), cli_fmt_count(over, d, sizeof d));
 	else
-		snprintf(buf, n, "%s %s%s, over the limit of %s by %s", cli_fmt_count((uint64_t)r->actual, a, sizeof a),
-			 r->metric == M_ZOMBIES ? "zombies" : "instances", r->kind >= R_GROWTH ? " more" : "",
+		snprintf(buf, n, "%s %s%s%s, over the limit of %s by %s", cli_fmt_count((uint64_t)r->actual, a, sizeof a),
+			 r->metric == M_ZOMBIES ? "zombie" : "instance", r->actual == 1 ? "" : "s", r->kind >= R_GROWTH ? " more" : "",
 			 cli_fmt_count(r->limit, l, sizeof l), cli_fmt_count(over, d, sizeof d));
 	return buf;
 }
@@ -1058,7 +1058,8 @@ static int text_out(struct check_state *st)
 	for (size_t i = 0; i < st->b.n; i++) {
 		const struct check_rule *r = &st->b.r[i];
 		if (!r->pass)
-			fprintf(f, "FAIL %s: %s\n", rule_label(r, a, sizeof a), breach_text(r, b, sizeof b));
+			fprintf(f, "FAIL %s: %s\n", hp_text_safe(rule_label(r, c, sizeof c), a, sizeof a),
+				breach_text(r, b, sizeof b));
 	}
 	if (st->breaches)
 		fprintf(f, "%zu of %zu rules broken\n", st->breaches, st->b.n);
