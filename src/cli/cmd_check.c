@@ -515,7 +515,7 @@ struct names {
 	size_t n;
 };
 
-static const hp_heap *sort_heap;   /* qsort has no context */
+static const hp_heap *sort_heap;   /* by_class_name()'s heap: qsort has no context */
 
 static int by_class_name(const void *a, const void *b)
 {
@@ -674,8 +674,7 @@ struct check_state {
 	struct cli_dumpmodel own[2];
 	const char *files[2];         /* FILE, BASE: the series' */
 	struct cli_ctx sx;            /* x with them (the series keeps a pointer) */
-	uint64_t zombies_nested;      /* of the zombies counted, those only other zombies reach */
-	size_t breaches, absent;
+	size_t breaches;
 	char model[256];              /* "size model vm, weak skip-weak, roots threads" */
 };
 
@@ -694,7 +693,10 @@ static int check_classes(struct check_state *st, const struct names *N)
 		struct figures f;
 		char line[1024];
 		class_figures(N, st->R, r->name, &f);
-		if (!f.found) {
+		/* the limits of one class are neighbours: its names looked up once */
+		if (!f.found && i && st->b.r[i - 1].kind == R_CLASS && st->b.r[i - 1].name == r->name) {
+			r->absent = 1;
+		} else if (!f.found) {
 			if (class_near(N->h, r->name, line, sizeof line))
 				return absent_error(&st->b, r, "class", st->x->files[0], line);
 			r->absent = 1;
@@ -798,7 +800,6 @@ static int check_zombies(struct check_state *st)
 	/* as leaks --fail-on-leak counts them: the zombies listed and those only
 	 * others reach; not those no strong path reaches (they will be collected) */
 	uint64_t n = L.nzombies + L.nested;
-	st->zombies_nested = L.nested;
 	hp_leaks_release(&L);
 	for (size_t i = 0; i < st->b.n; i++)
 		if (st->b.r[i].kind == R_ZOMBIES)
@@ -867,7 +868,9 @@ static int growth_near(struct check_state *st, const struct names *N)
 	for (size_t i = 0; i < st->b.n; i++) {
 		struct check_rule *r = &st->b.r[i];
 		char line[1024];
-		if (r->kind != R_GROWTH_CLASS || names_find(N, r->name) < N->n || !class_near(N->h, r->name, line, sizeof line))
+		/* a class's first limit is enough: check_growth() stops at it */
+		if (r->kind != R_GROWTH_CLASS || (i && st->b.r[i - 1].name == r->name) || names_find(N, r->name) < N->n ||
+		    !class_near(N->h, r->name, line, sizeof line))
 			continue;
 		if (!(r->near = hp_strdup(line)))
 			return nomem();

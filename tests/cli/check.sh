@@ -145,6 +145,10 @@ chk shrink '{"growth": {"max_retained": 0, "classes": {"com.acme.sub.Entry": {"m
 expect_eq "check --baseline: a heap that shrank passes a limit of 0 (its growth negative)" \
   "$(rc shrink) $(jget "$D/shrink.out" '[r["actual"] for r in d["rules"]]')" "0 [-216, -2]"
 
+chk gtypo '{"growth": {"classes": {"com.acme.sub.Entyr": {"max_instances": 0}}}}' "$B" --baseline "$A" --size-model=raw
+expect_eq "check --baseline: a growth class in neither dump, near one of FILE's: exit 2, did you mean" \
+  "$(rc gtypo) $(wc -l <"$D/gtypo.err") $(grep -c "did you mean 'com.acme.sub.Entry'" "$D/gtypo.err")" "2 1 1"
+
 # ---- the hostile name: table, JSON, JUnit ------------------------------------------------
 evil='com.evil.N<&\"]]>\u0001'"'"'x'
 chk evil "{\"classes\": {\"$evil\": {\"max_instances\": 0}, \"com.acme.Cache\": {\"max_instances\": 1}}, \"zombies\": 2}" \
