@@ -229,6 +229,11 @@ expect_eq "check: a budget over 4 MiB: exit 2" "$? $(grep -c 'larger than 4 MiB'
 expect_eq "check: a missing budget file: exit 2, one line" "$? $(cat "$D/missing.err")" "2 hprofan: $D/missing.json: No such file or directory"
 "$HPROFAN" check "$A" --quiet 2>/dev/null >/dev/null
 expect_eq "check without --budget: a usage error" "$?" 2
+chk nodump '{"zombies": 0}' "$D/no-such.hprof"
+expect_eq "check: a dump that is not there: exit 1 (a bad input, not a budget breach)" "$(rc nodump)" 1
+printf 'JAVA PROFILE 1.0.2\0' >"$D/short.hprof"
+chk short '{"zombies": 0}' "$D/short.hprof"
+expect_eq "check: a dump cut short: exit 3" "$(rc short)" 3
 # a name with nothing near it counts as 0, said so
 chk absent '{"classes": {"org.nowhere.Zyxwvut": {"max_instances": 0}}}' "$A" --size-model=raw
 expect_eq "check: a class the dump lacks, nothing near it: 0 instances, a note, exit 0" \
