@@ -97,7 +97,8 @@ static int help(const struct cli_command *c)
 		      "  --version              the version\n"
 		      "\n"
 		      "exit status: 0 success, 1 bad or corrupt input, 2 usage error, 3 truncated dump,\n"
-		      "4 out of memory or over --max-memory, 5 leaks --fail-on-leak found a zombie.\n", stdout);
+		      "4 out of memory or over --max-memory, 5 leaks --fail-on-leak found a zombie\n"
+		      "or check found its budget broken.\n", stdout);
 		return EXIT_OK;
 	}
 	char sum[200];

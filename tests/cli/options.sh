@@ -202,6 +202,9 @@ args() {
     sites) if [ "$2" = --salvage ]; then echo "$1 $f"; else echo "$1 $SITES"; fi ;;
     # --fail-on-leak changes the exit status when a rule finds a zombie
     leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
+    # check: a budget of sizes, counts and zombies (--baseline: one of growth, an error without it)
+    check) case $2 in --budget) echo "$1 $f" ;; --baseline) echo "$1 $f --budget $TMPD/check-growth.json" ;;
+        *) echo "$1 $f --budget $TMPD/check-budget.json" ;; esac ;;
     *) echo "$1 $f" ;;
   esac
 }
@@ -241,6 +244,8 @@ value() {
     --level) echo "--level=weak" ;;   # refs: the weak level alone
     --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
+    --budget) echo "--budget $TMPD/check-budget.json" ;; --baseline) echo "--baseline $S2" ;;   # check
+    --junit) echo "--junit $TMPD/out.txt" ;;   # check: run compares the file as -o's
     *) echo "$1" ;;
   esac
 }
@@ -273,6 +278,11 @@ run_base() {
 differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
             ! cmp -s "$TMPD/$1.rc" "$TMPD/$2.rc" || ! cmp -s "$TMPD/$1.file" "$TMPD/$2.file"; }
 
+# check's budgets (args)
+echo '{"classes": {"LeakyCache": {"max_instances": 1, "max_retained": "1 MiB"}, "java.lang.String": {"max_shallow": "1 MiB"},
+    "java.lang.Thread": {"max_retained": "1 MiB"}},
+  "packages": {"java.util": {"max_retained": "10 MiB"}}, "zombies": 0}' >"$TMPD/check-budget.json"
+echo '{"growth": {"max_retained": "1 MiB"}}' >"$TMPD/check-growth.json"
 for c in $cmds; do
   for o in $(opts "$c"); do
     base=$(args "$c" "$o")
