@@ -824,5 +824,5 @@ static int run(struct cli_ctx *x)
 	return EXIT_OK;
 }
 
-CLI_COMMAND(mcp, "hprofan mcp", "a Model Context Protocol server on stdin and stdout: the analysis commands as tools",
+CLI_COMMAND(mcp, "hprofan mcp", "a Model Context Protocol server (stdio): the analysis commands as tools",
 	    CLI_FILES(0, 0), .run = run, CLI_TABLES(cli_opts_quiet));
