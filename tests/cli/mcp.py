@@ -7,7 +7,8 @@ and method, bad frames followed by calls that work (a line over 16 MiB
 too), a notification left unanswered, progress on an unindexed dump, a
 cancellation (a call blocked on a FIFO nobody writes: not answered, its
 worker gone, a call on another dump answered meanwhile, the server going
-on), a session kept between calls (a FIFO read once, asked twice), at most
+on), a worker killed (its call answered -32603), a session kept between
+calls (a FIFO read once, asked twice), at most
 4 workers for 6 sets of options, -o, SIGTERM with a call blocked, and a
 clean end (exit 0, no sanitizer report from the server or its workers).
 Prints ok/FAIL/skip lines."""
@@ -340,6 +341,22 @@ srv.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"req
 srv.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 603}})
 r = srv.req(605, "ping")
 check("mcp-cancel-queued", r is not None and "result" in r, r)
+
+# ---- a worker that dies (killed here, as a crash would end it): its call is
+# answered -32603 and the server goes on
+before = set(srv.children())
+srv.send({"jsonrpc": "2.0", "id": 650, "method": "tools/call", "params": {"name": "top", "arguments": {"file": never}}})
+new = set()
+end = time.time() + 30
+while not new and time.time() < end:
+    time.sleep(0.02)
+    new = set(srv.children()) - before
+for k in new:
+    os.kill(k, 9)
+r = srv.wait_id(650, 30)[0]
+r2 = srv.call(651, "info", {"file": S})
+check("mcp-worker-died", len(new) == 1 and (r or {}).get("error", {}).get("code") == -32603 and
+      (r2 or {}).get("result", {}).get("isError") is False, (new, r, r2))
 
 # ---- a session kept between calls: a FIFO read once, asked twice --------------------
 once = os.path.join(TMPD, "once.fifo")
