@@ -9,8 +9,9 @@ cancellation (a call blocked on a FIFO nobody writes: not answered, its
 worker gone, a call on another dump answered meanwhile, the server going
 on), a worker killed (its call answered -32603), a session kept between
 calls (a FIFO read once, asked twice), at most 4 workers for 6 sets of
-options, -o, SIGTERM with a call blocked, and a clean end (exit 0, no sanitizer report from the server or its workers).
-Prints ok/FAIL/skip lines."""
+options, -o, SIGTERM with a call blocked, and a clean end (exit 0, no
+sanitizer report from the server or its workers).  Prints ok/FAIL/skip
+lines."""
 import json, os, select, shutil, subprocess, sys, time
 
 H = os.environ["HPROFAN"]
