@@ -13,8 +13,8 @@
 # any file after an option that takes one, and redact's OUT.
 
 # the commands: the table's, then help and completion
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs check help completion'
-_hprofan_table_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs check'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs check mcp help completion'
+_hprofan_table_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs check mcp'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --buckets --by-thread --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
@@ -41,6 +41,7 @@ _hprofan_options_merge_paths='--top --max-nodes --all-weak --full-path --size-mo
 _hprofan_options_group_by_value='--top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_refs='--top --level --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_check='--budget --baseline --junit --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_mcp='-q --quiet -h --help'
 # the commands that take more than one dump file, and those that need two
 _hprofan_many_files='diff trend index report sql'
 _hprofan_two_files='diff trend'

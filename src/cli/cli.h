@@ -31,6 +31,7 @@
  *   objtext.c   objects, GC roots, references and Java text as words/JSON,
  *               paths from GC roots (objtext.h)
  *   cmd_*.c     one command each
+ *   mcp_tools.c, mcp_worker.c  hprofan mcp's tools and workers (mcp.h)
  *   top_*.c     top's modes: its class, group and thread tables (top.h)
  *
  * Exit codes (the man page lists the same):
@@ -74,6 +75,9 @@ struct cli_command;
 /* the command line as main() got it (report shows it) */
 extern int cli_argc;
 extern char **cli_argv;
+/* a command line parsed and run, as main() does; returns the exit code
+ * (hprofan mcp's workers run each call through it) */
+int cli_main(int argc, char **argv);
 
 /* What run() gets. */
 struct cli_ctx {

@@ -20,6 +20,7 @@ extern const struct cli_command cmd_report;
 extern const struct cli_command cmd_sql, cmd_idom, cmd_merge_paths, cmd_group_by_value, cmd_refs;
 /* CI budgets */
 extern const struct cli_command cmd_check;
+extern const struct cli_command cmd_mcp;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -41,6 +42,7 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_group_by_value,
 	&cmd_refs,
 	&cmd_check,
+	&cmd_mcp,
 	NULL
 };
 

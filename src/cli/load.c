@@ -88,6 +88,68 @@ void cli_mapping_note(hp_session *S)
 
 /* ---- sessions --------------------------------------------------------- */
 
+static int keep_open;
+
+void cli_sessions_keep(int on) { keep_open = on; }
+
+void cli_sessions_free(void)
+{
+	for (int i = 0; i < MAX_SESSIONS; i++)
+		if (sessions[i].s && sessions[i].kept) {
+			hp_session_free(sessions[i].s);
+			memset(&sessions[i], 0, sizeof sessions[i]);
+		}
+}
+
+static int same_opts(const struct hp_session_opts *a, const struct hp_session_opts *b)
+{
+	return a->size_kind == b->size_kind && a->ref_size == b->ref_size && a->header_size == b->header_size &&
+	       a->align == b->align && a->dump_index == b->dump_index && a->salvage == b->salvage &&
+	       a->weak == b->weak && a->roots == b->roots && a->need_dump == b->need_dump &&
+	       a->mapping == b->mapping && a->index_any_policy == b->index_any_policy &&
+	       !a->index_path == !b->index_path && (!a->index_path || !strcmp(a->index_path, b->index_path)) &&
+	       !strcmp(a->spool_dir, b->spool_dir);
+}
+
+/* the same file still: a regular file not replaced nor changed since */
+static int same_file(const struct cli_sess *k, const struct stat *st, int st_ok)
+{
+	if (!k->st_ok || !st_ok)
+		return k->st_ok == st_ok;
+	if (k->st.st_dev != st->st_dev || k->st.st_ino != st->st_ino)
+		return 0;
+	return !S_ISREG(st->st_mode) || (k->st.st_size == st->st_size &&
+					  k->st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+					  k->st.st_mtim.tv_nsec == st->st_mtim.tv_nsec);
+}
+
+/* the session kept for file under so (cs: the entry being filled, its
+ * index and spool in so), or NULL; one kept for a file since changed is
+ * freed */
+static struct cli_sess *kept_session(const struct cli_sess *cs, const char *file,
+				     const struct hp_session_opts *so, const struct stat *st, int st_ok)
+{
+	for (int i = 0; i < MAX_SESSIONS; i++) {
+		struct cli_sess *k = &sessions[i];
+		if (k == cs || !k->s || !k->kept || k->in_use || strcmp(hp_session_path(k->s), file))
+			continue;
+		struct hp_session_opts a = k->so, b = *so;
+		a.index_path = k->index[0] ? k->index : NULL;
+		b.index_path = cs->index[0] ? cs->index : NULL;
+		a.spool_dir = k->spool;
+		b.spool_dir = cs->spool;
+		if (!same_opts(&a, &b))
+			continue;
+		if (!same_file(k, st, st_ok)) {
+			hp_session_free(k->s);
+			memset(k, 0, sizeof *k);
+			continue;
+		}
+		return k;
+	}
+	return NULL;
+}
+
 int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 {
 	struct hp_session_opts so;
@@ -153,6 +215,20 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	if (!cs->spool[0])
 		snprintf(cs->spool, sizeof cs->spool, "/");
 	so.spool_dir = cs->spool;
+	struct stat st;
+	int st_ok = 0;
+	if (keep_open) {
+		st_ok = stat(file, &st) == 0;
+		struct cli_sess *k = kept_session(cs, file, &so, &st, st_ok);
+		if (k) {
+			k->c = c;
+			k->in_use = 1;
+			k->warned = k->map_warned = k->spool_warned = k->untrusted_said = 0;
+			memset(cs, 0, sizeof *cs);
+			*S = k->s;
+			return EXIT_OK;
+		}
+	}
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (hp_session_open(S, file, &so, &err)) {
@@ -160,6 +236,12 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 		return EXIT_NOMEM;
 	}
 	cs->s = *S;
+	if (keep_open) {
+		cs->kept = cs->in_use = 1;
+		cs->so = so;
+		cs->st = st;
+		cs->st_ok = st_ok;
+	}
 	return EXIT_OK;
 }
 
@@ -202,6 +284,10 @@ void cli_session_close(hp_session *S)
 	if (cs) {
 		cli_progress_end(&cs->p);
 		cli_session_write_index(S, NULL);
+		if (cs->kept) {
+			cs->in_use = 0;
+			return;
+		}
 		memset(cs, 0, sizeof *cs);
 	}
 	hp_session_free(S);

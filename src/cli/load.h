@@ -22,6 +22,13 @@ void cli_session_close(hp_session *S);
  * says when it replaces a stale or corrupt one.  *bytes (if not NULL) the
  * index's size; returns 1 when written. */
 int cli_session_write_index(hp_session *S, uint64_t *bytes);
+/* hprofan mcp's workers: sessions kept open between command lines.  Once
+ * on, cli_session() gives the session kept for FILE when it was opened
+ * under the same options and FILE is the same file still (a dump
+ * replaced on disk is opened again), and cli_session_close() writes its
+ * index but keeps it; cli_sessions_free() frees those kept. */
+void cli_sessions_keep(int on);
+void cli_sessions_free(void);
 /* --mapping's file once it was read (NULL without one) */
 const char *cli_mapping_file(void);
 

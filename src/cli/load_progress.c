@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <time.h>
 
+void (*cli_progress_hook)(int phase, const char *what, const char *name, uint64_t done, uint64_t total);
+
 void cli_progress_end(struct cli_progress *p)
 {
 	if (p->shown) {
@@ -50,5 +52,7 @@ void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total)
 {
 	const char *what = phase == HP_PHASE_READ ? "reading" : phase == HP_PHASE_REFS ? "references in"
 			   : "paths in";
+	if (cli_progress_hook)
+		cli_progress_hook(phase, what, ((struct cli_progress *)ud)->name, done, total);
 	cli_progress_show(ud, phase, what, done, total);
 }

@@ -9,6 +9,7 @@
 #define HP_CLI_LOAD_STATE_H
 
 #include <limits.h>
+#include <sys/stat.h>
 #include "cli/load.h"
 #include "cli/progress.h"
 
@@ -28,6 +29,13 @@ struct cli_sess {
 	char name[512];               /* the file's name, safe for the terminal */
 	char index[PATH_MAX + 64];    /* its index, "" for none */
 	char spool[PATH_MAX];         /* the directory of its spool (session.h) */
+	/* kept open between command lines (cli_sessions_keep()): the options
+	 * it was opened with and the file as it was then, to match the next
+	 * cli_session() against; in_use while a command line has it */
+	int kept, in_use;
+	struct hp_session_opts so;
+	struct stat st;
+	int st_ok;
 };
 /* S's entry in the table, NULL when it has none */
 struct cli_sess *cli_sess_of(const hp_session *S);

@@ -233,8 +233,14 @@ char **cli_argv;
 
 int main(int argc, char **argv)
 {
+	return cli_main(argc, argv);
+}
+
+int cli_main(int argc, char **argv)
+{
 	cli_argc = argc;
 	cli_argv = argv;
+	cli_named_command = NULL;
 	/* the first pass: the command, help, version, -i */
 	int first = -1, want_help = 0, interactive = 0;
 	for (int i = 1; i < argc; i++) {

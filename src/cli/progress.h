@@ -23,5 +23,8 @@ void cli_progress_show(struct cli_progress *p, int phase, const char *what, uint
 void cli_progress_end(struct cli_progress *p);
 /* the session's progress callback (session.h), ud a struct cli_progress */
 void cli_progress_cb(void *ud, int phase, uint64_t done, uint64_t total);
+/* when set, cli_progress_cb() tells it too, whether the line is shown or
+ * not (hprofan mcp's workers: notifications/progress) */
+extern void (*cli_progress_hook)(int phase, const char *what, const char *name, uint64_t done, uint64_t total);
 
 #endif
