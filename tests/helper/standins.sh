@@ -67,7 +67,8 @@ SH
 # standin_jcmd DIR: DIR/jcmd, a jcmd that writes $JCMD_ALL (with -all) or
 # $JCMD_LIVE (without) to the file GC.heap_dump names, gzip -N with -gz=N,
 # and logs its arguments to $JCMD_LOG.  For a PID that catches SIGQUIT (a
-# stand-in "JVM": bash -c 'trap : QUIT; ...').
+# stand-in "JVM": python3 setting a SIGQUIT handler; not a background shell's
+# trap, as its SIGQUIT was ignored on entry).
 standin_jcmd() {
   cat >"$1/jcmd" <<'SH'
 #!/bin/bash
