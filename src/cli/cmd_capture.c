@@ -346,8 +346,9 @@ static int out_open(struct cli_ctx *x, const char *who, int gz, struct cli_ofile
 }
 
 /* the temporary file the tool wrote: opened as o->fd, its first bytes a
- * heap dump (or gzip's), made the owner's only, renamed into place */
-static int out_commit(struct cli_ofile *o, int gz, const char *what_missing)
+ * heap dump (or gzip's) and, from Android (whose dumps always end so), its
+ * last record a HEAP DUMP END; made the owner's only, renamed into place */
+static int out_commit(struct cli_ofile *o, int gz, int android, const char *what_missing)
 {
 	int fd = openat(o->dir, o->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -363,6 +364,14 @@ static int out_commit(struct cli_ofile *o, int gz, const char *what_missing)
 	if (!(gz ? gzip : dump)) {
 		cli_error("capture: what was written is no %sheap dump (%s)", gz ? "gzip-compressed " : "",
 			  k <= 0 ? "an empty file" : "it starts with other bytes");
+		cli_ofile_abort(o);
+		return EXIT_BAD;
+	}
+	struct stat st;
+	unsigned char end[9];
+	if (android && (fstat(fd, &st) != 0 || st.st_size < 9 ||
+			pread(fd, end, sizeof end, st.st_size - 9) != 9 || end[0] != 0x2c || memcmp(end + 5, "\0\0\0\0", 4))) {
+		cli_error("capture: the dump pulled is incomplete: it does not end with a HEAP DUMP END record");
 		cli_ofile_abort(o);
 		return EXIT_BAD;
 	}
@@ -602,7 +611,7 @@ static int capture_jvm(struct cli_ctx *x, const char *pids)
 	char missing[PATH_MAX + 200];
 	snprintf(missing, sizeof missing, "jcmd said the dump was written, but %s is not there (is the JVM in a "
 		 "container, with files of its own?)", tmp);
-	rc = out_commit(&o, op->gz, missing);
+	rc = out_commit(&o, op->gz, 0, missing);
 	return rc ? rc : done(x, name, t0);
 }
 
@@ -801,7 +810,7 @@ static int capture_adb(struct cli_ctx *x)
 	}
 	char missing[PATH_MAX + 64];
 	snprintf(missing, sizeof missing, "adb pull wrote no %s", tmp);
-	rc = out_commit(&o, 0, missing);
+	rc = out_commit(&o, 0, 1, missing);
 	return rc ? rc : done(x, name, t0);
 }
 

@@ -17,7 +17,8 @@
 #    device's file removed, the pulled file the corpus dump byte for byte
 #    (also when am dumpheap returns before the dump is written, as before
 #    Android 10), --serial as adb -s, --live as am dumpheap -g; the errors
-#    for an app not running, not debuggable, gone, no device, adb missing.
+#    for an app not running, not debuggable, gone, no device, adb missing,
+#    a dump cut short (no HEAP DUMP END at its end).
 # The JDK part is skipped without a JDK (javac, java, jcmd), the adb dumps
 # without the corpus.
 . "$(dirname "$0")/../lib.sh"
@@ -213,6 +214,14 @@ if have_corpus capture-adb && [ -f "$A" ]; then
       for ((i = 0; i < stats; i++)); do printf '%s;' "-s emulator-5554 shell stat -c %s DEV"; done
     )-s emulator-5554 pull DEV TMP;-s emulator-5554 shell rm -f DEV"
   expect_eq "capture --adb -q: nothing on stderr" "$(cat "$D/e")" ""
+
+  # a dump cut short (the app died while writing it): refused, nothing left
+  ADB_MODE=cut adb_run cut --adb com.example.app -o "$D/cut.hprof" -q
+  expect_eq "capture --adb: a dump cut short: exit 1" "$arc" 1
+  one_line "capture --adb: a dump cut short: said" "$D/e" "incomplete: it does not end with a HEAP DUMP END record"
+  [ -e "$D/cut.hprof" ] && fail "capture --adb: a dump cut short: no file" "$D/cut.hprof is there" ||
+    ok "capture --adb: a dump cut short: no file"
+  device_empty "capture --adb: a dump cut short"
 
   # no -o: PACKAGE-TIME.hprof here; -- COMMAND
   (cd "$D/cwd" && PATH=$APATH "$HPROFAN" capture --adb com.example.app -q -- info >"$D/o" 2>"$D/e"); rc=$?

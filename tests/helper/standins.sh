@@ -12,7 +12,8 @@
 #                   old: returns at once, the file written in two steps 0.3 s
 #                   apart in the background (what older Android does);
 #                   notdebuggable: the SecurityException of a release app;
-#                   unknown: the IllegalArgumentException of a process gone
+#                   unknown: the IllegalArgumentException of a process gone;
+#                   cut: says it waited, but the file is the dump's first 100000 bytes
 #   shell stat -c %s FILE, shell rm -f FILE, pull FILE LOCAL: as on a device
 standin_adb() {
   cat >"$1/adb" <<'SH'
@@ -42,6 +43,9 @@ case ${1-} in
             echo "Exception occurred while executing 'dumpheap':"
             echo "java.lang.IllegalArgumentException: Unknown process: $1"
             exit 255 ;;
+          cut)
+            echo "File: $2"
+            head -c 100000 "$ADB_DUMP" >"$dev$2" && echo "Waiting for dump to finish..." ;;
           old)
             head -c 100000 "$ADB_DUMP" >"$dev$2"
             (sleep 0.3; cat "$ADB_DUMP" >"$dev$2") >/dev/null 2>&1 &
