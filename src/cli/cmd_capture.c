@@ -297,10 +297,13 @@ static void default_name(char *buf, size_t n, const char *who, int gz)
 }
 
 /* Opens the output (-o FILE or the default name, which is never replaced)
- * as o, its temporary name free (for the tool to make it) and its absolute
- * path in tmp.  An exit code, said. */
-static int out_open(struct cli_ctx *x, const char *who, int gz, struct cli_ofile *o, char *name, size_t nn,
-		    char *tmp, size_t nt)
+ * as o, its temporary file's absolute path in tmp.  leave_free: the temporary
+ * name left free, for a tool that makes the file itself and refuses one
+ * there (the JVM: O_EXCL, so it follows no link planted meanwhile); else
+ * the empty file made stays, ours, for a tool that writes over it (adb
+ * pull).  An exit code, said. */
+static int out_open(struct cli_ctx *x, const char *who, int gz, int leave_free, struct cli_ofile *o, char *name,
+		    size_t nn, char *tmp, size_t nt)
 {
 	const char *path = x->c->output;
 	if (!path) {
@@ -338,10 +341,10 @@ static int out_open(struct cli_ctx *x, const char *who, int gz, struct cli_ofile
 		cli_ofile_abort(o);
 		return EXIT_BAD;
 	}
-	/* the name was made (O_EXCL) to hold it; the tool makes it again */
 	close(o->fd);
 	o->fd = -1;
-	unlinkat(o->dir, o->tmp, 0);
+	if (leave_free)
+		unlinkat(o->dir, o->tmp, 0);
 	return EXIT_OK;
 }
 
@@ -567,7 +570,7 @@ static int capture_jvm(struct cli_ctx *x, const char *pids)
 	char who[32], name[PATH_MAX], tmp[PATH_MAX];
 	snprintf(who, sizeof who, "%d", pid);
 	struct cli_ofile o;
-	int rc = out_open(x, who, op->gz, &o, name, sizeof name, tmp, sizeof tmp);
+	int rc = out_open(x, who, op->gz, 1, &o, name, sizeof name, tmp, sizeof tmp);
 	if (rc)
 		return rc;
 	char all[] = "-all", gz[16], pidw[16], cmdw[] = "GC.heap_dump";
@@ -747,7 +750,7 @@ static int capture_adb(struct cli_ctx *x)
 	}
 	char name[PATH_MAX], tmp[PATH_MAX], dev[128];
 	struct cli_ofile o;
-	int rc = out_open(x, pkg, 0, &o, name, sizeof name, tmp, sizeof tmp);
+	int rc = out_open(x, pkg, 0, 0, &o, name, sizeof name, tmp, sizeof tmp);
 	if (rc)
 		return rc;
 	snprintf(dev, sizeof dev, "/data/local/tmp/hprofan-%ld-%ld.hprof", apid, (long)getpid());
