@@ -102,8 +102,9 @@ mkdir -p "$TMPD/capbin" "$TMPD/capdev/data/local/tmp"
 standin_jcmd "$TMPD/capbin"; standin_adb "$TMPD/capbin"
 export PATH=$TMPD/capbin:$PATH JCMD_ALL=$S JCMD_LIVE=$S2 ADB_DUMP=$S ADB_LOG=/dev/null ADB_DEVICE=$TMPD/capdev \
   ADB_RUNNING=com.example.app ADB_SERIALS=emulator-5554 ADB_MODE=
-# (python: a background shell's SIGQUIT is ignored, and a shell cannot trap what was ignored on entry)
-python3 -c 'import signal, time; signal.signal(signal.SIGQUIT, lambda *a: None); time.sleep(3600)' >/dev/null 2>&1 &
+# (python: a background shell's SIGQUIT is ignored, and a shell cannot trap what
+# was ignored on entry; it ends with this script, also when the script is killed)
+python3 -c $'import os, signal, time\nsignal.signal(signal.SIGQUIT, lambda *a: None)\np = os.getppid()\nwhile os.getppid() == p: time.sleep(0.5)' >/dev/null 2>&1 &
 FAKEJVM=$!
 at_exit 'kill $FAKEJVM 2>/dev/null'
 
