@@ -87,6 +87,8 @@ struct cli_ctx {
 	int nfiles;
 	const char *const *args;      /* what follows the files (an object id) */
 	int nargs;
+	const char *const *rest;      /* the words after -- (a command with .rest) */
+	int nrest;
 	void *own;                    /* the command's options struct */
 };
 

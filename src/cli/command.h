@@ -159,6 +159,8 @@ struct cli_command {
 	                               * them, and OUT is a file written (completions) */
 	const char *args;             /* what follows the files: "ID", or NULL */
 	int many_args;                /* args may repeat: every argument after the files (at least one) */
+	const char *rest;             /* capture's "COMMAND ARGS...": the words after -- are run()'s
+	                               * x->rest, not files; the usage line ends [-- REST] */
 	const struct cli_option *const *options;   /* tables, NULL-terminated */
 	const struct cli_rule *const *rules;       /* tables of rules, NULL-terminated, or NULL */
 	size_t own_size;              /* sizeof the command's options struct */

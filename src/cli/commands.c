@@ -21,6 +21,8 @@ extern const struct cli_command cmd_sql, cmd_idom, cmd_merge_paths, cmd_group_by
 /* CI budgets */
 extern const struct cli_command cmd_check;
 extern const struct cli_command cmd_mcp;
+/* taking a dump */
+extern const struct cli_command cmd_capture;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -43,6 +45,7 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_refs,
 	&cmd_check,
 	&cmd_mcp,
+	&cmd_capture,
 	NULL
 };
 

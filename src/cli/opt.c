@@ -567,6 +567,8 @@ void cli_help_usage(FILE *f, const struct cli_command *c)
 		}
 	if (general)
 		fputs(" [options]", f);
+	if (c->rest)
+		fprintf(f, " [-- %s]", c->rest);
 	fputc('\n', f);
 }
 

@@ -94,6 +94,20 @@ print(hex(end))
 PY
 ) || { fail options-long "cannot write the long list"; exit 0; }
 
+# capture: stand-ins for jcmd and adb first on PATH (tests/helper/standins.sh;
+# capture.sh runs the real jcmd), and a "JVM" for them: a process that
+# catches SIGQUIT; the stand-in jcmd writes the sample (-all) or the small dump
+. "$(dirname "$0")/../helper/standins.sh"
+mkdir -p "$TMPD/capbin" "$TMPD/capdev/data/local/tmp"
+standin_jcmd "$TMPD/capbin"; standin_adb "$TMPD/capbin"
+export PATH=$TMPD/capbin:$PATH JCMD_ALL=$S JCMD_LIVE=$S2 ADB_DUMP=$S ADB_LOG=/dev/null ADB_DEVICE=$TMPD/capdev \
+  ADB_RUNNING=com.example.app ADB_SERIALS=emulator-5554 ADB_MODE=
+# (python: a background shell's SIGQUIT is ignored, and a shell cannot trap what
+# was ignored on entry; it ends with this script, also when the script is killed)
+python3 -c $'import os, signal, time\nsignal.signal(signal.SIGQUIT, lambda *a: None)\np = os.getppid()\nwhile os.getppid() == p: time.sleep(0.5)' >/dev/null 2>&1 &
+FAKEJVM=$!
+at_exit 'kill $FAKEJVM 2>/dev/null'
+
 "$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
 "$HPROFAN" completion options >"$TMPD/table" 2>"$TMPD/table.err" ||
   { fail options-table "hprofan completion options failed: $(head -c 300 "$TMPD/table.err")"; exit 0; }
@@ -196,6 +210,8 @@ args() {
         *) echo "$1 $f $cls" ;;
       esac ;;
     redact) echo "$1 $f $TMPD/out.txt" ;;
+    # capture: the dump into the file run compares; --adb (and --serial) the app instead of the PID
+    capture) case $2 in --adb|--serial) echo "$1 -o $TMPD/out.txt" ;; *) echo "$1 $FAKEJVM -o $TMPD/out.txt" ;; esac ;;
     diff|trend) echo "$1 $f $S2" ;;
     # sql: one word (comments for spaces) that sizes, policies, names and formats all change
     sql) echo "$1 $f SELECT/**/class,count(*),sum(shallow),sum(retained),sum(reachable)FROM/**/objects/**/GROUP/**/BY/**/class" ;;
@@ -211,6 +227,8 @@ args() {
 value() {
   # sites' --exclude matches frames, its call tree is 2 deep
   case $c:$1 in sites:--exclude) echo "--exclude B.java"; return ;; sites:--depth) echo "--depth 1"; return ;; esac
+  # capture's base run writes -o $TMPD/out.txt already
+  case $c:$1 in capture:-o) echo "-o $TMPD/cap.hprof"; return ;; esac
   case $1 in
     --top) echo "--top 1" ;; --sort) echo "--sort=name" ;; --heap) echo "--heap heap" ;;
     --filter) echo "--filter String" ;; --exclude) echo "--exclude String" ;;
@@ -242,6 +260,7 @@ value() {
     --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
     --export) echo "--export $TMPD/out.txt" ;;
     --level) echo "--level=weak" ;;   # refs: the weak level alone
+    --adb) echo "--adb com.example.app" ;; --serial) echo "--serial emulator-5554" ;;   # capture
     --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
     --budget) echo "--budget $TMPD/check-budget.json" ;; --baseline) echo "--baseline $S2" ;;   # check
