@@ -57,14 +57,44 @@ struct sum_job {
 	atomic_uint_fast64_t next;
 };
 
-/* A block is read into a buffer of the thread's own and summed there:
- * read() copies it from the page cache through the kernel's own large
- * pages, where summing it in the mapping takes a page fault and a TLB
- * miss every 4 KiB (four times slower on the bench machine).  The same
- * bytes either way; a read that fails or falls short sums the mapping. */
+/* A block's pages are mapped in one call (MADV_POPULATE_READ, Linux 5.14)
+ * and summed in the mapping, then let go (MADV_DONTNEED: the mapping is
+ * read-only, so a later read maps them again from the page cache): summing
+ * in the mapping page by page takes a page fault and a TLB miss every 4
+ * KiB (four times slower on the bench machine), and read() into a buffer
+ * copies every byte.  The bench dump's one-class sql count: 0.48 s with
+ * read(), 0.40-0.44 s so, and a lower peak RSS (the pages summed are not
+ * kept mapped).  Where the kernel lacks it, the block is read into a
+ * buffer of the thread's own and summed there; a read that fails or
+ * falls short sums the mapping.  The same bytes every way. */
+static int block_mapped(const unsigned char *p, uint64_t n)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t a = (uintptr_t)p, a0 = a & ~(uintptr_t)4095;
+	return madvise((void *)a0, (size_t)(a + n - a0), MADV_POPULATE_READ) == 0;
+#else
+	(void)p, (void)n;
+	return 0;
+#endif
+}
+
+/* the whole pages of [p, p + n) unmapped (mapped again on use) */
+static void block_let_go(const unsigned char *p, uint64_t n)
+{
+	uintptr_t s0 = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+	if (e > s0)
+		(void)madvise((void *)s0, (size_t)(e - s0), MADV_DONTNEED);
+}
+
 static uint64_t block_sum_read(const struct sum_job *j, unsigned char *buf, const struct ix_section *x, uint64_t b)
 {
 	uint64_t off = b * IX_BLOCK, n = x->len - off < IX_BLOCK ? x->len - off : IX_BLOCK;
+	const unsigned char *p = j->map + x->off + off;
+	if (block_mapped(p, n)) {
+		uint64_t h = ix_block_sum(j->map + x->off, x->len, b);
+		block_let_go(p, n);
+		return h;
+	}
 	if (buf && j->fd >= 0) {
 		uint64_t got = 0;
 		while (got < n) {
