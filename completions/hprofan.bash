@@ -13,8 +13,8 @@
 # any file after an option that takes one, and redact's OUT.
 
 # the commands: the table's, then help and completion
-_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs mcp serve help completion'
-_hprofan_table_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs mcp serve'
+_hprofan_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs check mcp serve capture help completion'
+_hprofan_table_commands='top info dominators roots instances object path browse redact diff trend leaks waste threads sites bitmaps components index report sql idom merge-paths group-by-value refs check mcp serve capture'
 # the options of each command, as `hprofan help COMMAND` lists them (and -h, --help)
 _hprofan_options_top='--top --sort --fast --heap --retained-set --group --depth --components --buckets --by-thread --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_info='--size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
@@ -40,21 +40,23 @@ _hprofan_options_idom='--top --skip --size-model --ref-size --header-size --alig
 _hprofan_options_merge_paths='--top --max-nodes --all-weak --full-path --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_group_by_value='--top --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_refs='--top --level --size-model --ref-size --header-size --align --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
+_hprofan_options_check='--budget --baseline --junit --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index --json -o --stats -q --quiet -h --help'
 _hprofan_options_mcp='-q --quiet -h --help'
 _hprofan_options_serve='--port --bind --open --workers --size-model --ref-size --header-size --align --weak --roots --dump --salvage --max-memory --mapping --no-index -q --quiet -h --help'
+_hprofan_options_capture='-o --gz --live --adb --serial -q --quiet -h --help'
 # the commands that take more than one dump file, and those that need two
 _hprofan_many_files='diff trend index report sql serve'
 _hprofan_two_files='diff trend'
 # the commands whose second word is a file to write (redact IN OUT)
 _hprofan_out_file='redact'
 # the options that take a value: the next word, or after '=' in the same word
-_hprofan_takes_value='--sort --heap --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory --mapping -o --root --mode --mapping-out --threshold --big-drop --zombie --zombie-rules --min-count --out --title --timeout --export --skip --level --port --bind --workers'
+_hprofan_takes_value='--sort --heap --group --depth --components --filter --exclude --size-model --ref-size --header-size --align --weak --roots --dump --max-memory --mapping -o --root --mode --mapping-out --threshold --big-drop --zombie --zombie-rules --min-count --out --title --timeout --export --skip --level --budget --baseline --junit --port --bind --workers --adb --serial'
 # the options help writes as --opt=VALUE: offered with the '=' attached
 _hprofan_with_equals='--sort --group --size-model --weak --roots --mode --level'
 # the options whose value, a number, is optional: the next word only when it is one
 _hprofan_optional_number='--top --max-nodes'
 # the options whose value is any file, or a directory
-_hprofan_file_options='--components --mapping -o --mapping-out --zombie-rules --export'
+_hprofan_file_options='--components --mapping -o --mapping-out --zombie-rules --export --budget --baseline --junit'
 _hprofan_dir_options='--out'
 
 # _hprofan_values COMMAND OPTION: prints the values OPTION takes there (nothing: free text)
@@ -74,6 +76,7 @@ _hprofan_values() {
     *:--mode) echo values strings names ;;
     *:--gzip) echo 1 2 3 4 5 6 7 8 9 ;;
     *:--level) echo soft weak final phantom ;;
+    *:--gz) echo 1 2 3 4 5 6 7 8 9 ;;
   esac
 }
 

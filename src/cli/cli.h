@@ -37,7 +37,7 @@
  * Exit codes (the man page lists the same):
  *   0 success, 1 bad or corrupt input / I/O error, 2 usage error,
  *   3 truncated dump (without --salvage), 4 out of memory,
- *   5 leaks --fail-on-leak found a zombie.
+ *   5 leaks --fail-on-leak found a zombie, check found a budget broken.
  */
 #ifndef HP_CLI_H
 #define HP_CLI_H
@@ -50,6 +50,8 @@
 enum { EXIT_OK = 0, EXIT_BAD = 1, EXIT_USAGE = 2, EXIT_TRUNC = 3, EXIT_NOMEM = 4 };
 /* hprofan leaks --fail-on-leak: a zombie was found */
 enum { EXIT_LEAK = 5 };
+/* hprofan check: a rule of the budget was broken (the same status) */
+enum { EXIT_BUDGET = 5 };
 
 /* Options many commands take (each command's tables say which). */
 struct cli_common {
@@ -85,6 +87,8 @@ struct cli_ctx {
 	int nfiles;
 	const char *const *args;      /* what follows the files (an object id) */
 	int nargs;
+	const char *const *rest;      /* the words after -- (a command with .rest) */
+	int nrest;
 	void *own;                    /* the command's options struct */
 };
 

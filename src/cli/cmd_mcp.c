@@ -410,10 +410,12 @@ static void progress(struct call *c, const struct mcp_frame *f, const char *msg)
 	send_msg(m);
 }
 
-/* what came from w: its frames handled; 0, or -1 when it is gone */
+/* what came from w: its frames handled; 0, or -1 when it is gone (or
+ * its frames cannot be held) */
 static int worker_read(struct worker *w)
 {
-	for (;;) {
+	int eof = 0;
+	while (!eof) {
 		if (w->cap - w->len < 65536) {
 			size_t cap = w->cap ? 2 * w->cap : 131072;
 			char *b = realloc(w->buf, cap);
@@ -428,8 +430,9 @@ static int worker_read(struct worker *w)
 		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (k <= 0)
-			return -1;
-		w->len += (size_t)k;
+			eof = 1;      /* (the frames before it handled first) */
+		else
+			w->len += (size_t)k;
 	}
 	size_t at = 0;
 	while (w->len - at >= sizeof(struct mcp_frame)) {
@@ -458,7 +461,12 @@ static int worker_read(struct worker *w)
 	}
 	memmove(w->buf, w->buf + at, w->len - at);
 	w->len -= at;
-	return 0;
+	if (!w->len && w->cap > (1u << 20)) {
+		free(w->buf);     /* (a big answer's room not kept) */
+		w->buf = NULL;
+		w->cap = 0;
+	}
+	return eof ? -1 : 0;
 }
 
 static void worker_died(struct worker *w)
@@ -824,5 +832,5 @@ static int run(struct cli_ctx *x)
 	return EXIT_OK;
 }
 
-CLI_COMMAND(mcp, "hprofan mcp", "a Model Context Protocol server on stdin and stdout: the analysis commands as tools",
+CLI_COMMAND(mcp, "hprofan mcp", "a Model Context Protocol server (stdio): the analysis commands as tools",
 	    CLI_FILES(0, 0), .run = run, CLI_TABLES(cli_opts_quiet));

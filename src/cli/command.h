@@ -159,6 +159,8 @@ struct cli_command {
 	                               * them, and OUT is a file written (completions) */
 	const char *args;             /* what follows the files: "ID", or NULL */
 	int many_args;                /* args may repeat: every argument after the files (at least one) */
+	const char *rest;             /* capture's "COMMAND ARGS...": the words after -- are run()'s
+	                               * x->rest, not files; the usage line ends [-- REST] */
 	const struct cli_option *const *options;   /* tables, NULL-terminated */
 	const struct cli_rule *const *rules;       /* tables of rules, NULL-terminated, or NULL */
 	size_t own_size;              /* sizeof the command's options struct */
@@ -223,6 +225,9 @@ int cli_set_choice(const struct cli_option *o, const char *as, const char *val, 
 /* s as a decimal number from lo to hi (the whole word; strtol's leading
  * space and sign allowed) into *out: 0, else -1 (out untouched) */
 int cli_parse_int(const char *s, long lo, long hi, int *out);
+/* s as a size (--max-memory's: 512M, 4G, 1.5GiB, 10MB, a number of bytes)
+ * into *out: 0, else -1; 0 bytes only when zero_ok */
+int cli_parse_size(const char *s, int zero_ok, uint64_t *out);
 /* the name of value v in a choice list, or NULL */
 const char *cli_choice_name(const struct cli_choice *list, int v);
 

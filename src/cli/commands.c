@@ -18,8 +18,12 @@ extern const struct cli_command cmd_components;
 extern const struct cli_command cmd_index;
 extern const struct cli_command cmd_report;
 extern const struct cli_command cmd_sql, cmd_idom, cmd_merge_paths, cmd_group_by_value, cmd_refs;
+/* CI budgets */
+extern const struct cli_command cmd_check;
 extern const struct cli_command cmd_mcp;
 extern const struct cli_command cmd_serve;
+/* taking a dump */
+extern const struct cli_command cmd_capture;
 
 const struct cli_command *const cli_commands[] = {
 	&cmd_top, &cmd_info, &cmd_dominators, &cmd_roots, &cmd_instances, &cmd_object, &cmd_path, &cmd_browse,
@@ -40,8 +44,10 @@ const struct cli_command *const cli_commands[] = {
 	&cmd_merge_paths,
 	&cmd_group_by_value,
 	&cmd_refs,
+	&cmd_check,
 	&cmd_mcp,
 	&cmd_serve,
+	&cmd_capture,
 	NULL
 };
 

@@ -21,7 +21,8 @@ static void usage_of(const struct cli_command *c, char *u, size_t n)
 	if (c == &cmd_top)
 		snprintf(u, n, "hprofan [top] FILE [--top [N]] [options]");
 	else
-		snprintf(u, n, "%s [options]", c->usage);
+		snprintf(u, n, "%s [options]%s%s%s", c->usage, c->rest ? " [-- " : "", c->rest ? c->rest : "",
+			 c->rest ? "]" : "");
 }
 
 static void usage_lines(FILE *f)
@@ -97,7 +98,8 @@ static int help(const struct cli_command *c)
 		      "  --version              the version\n"
 		      "\n"
 		      "exit status: 0 success, 1 bad or corrupt input, 2 usage error, 3 truncated dump,\n"
-		      "4 out of memory or over --max-memory, 5 leaks --fail-on-leak found a zombie.\n", stdout);
+		      "4 out of memory or over --max-memory, 5 leaks --fail-on-leak found a zombie\n"
+		      "or check found its budget broken.\n", stdout);
 		return EXIT_OK;
 	}
 	char sum[200];
@@ -322,11 +324,17 @@ int cli_main(int argc, char **argv)
 	}
 	if (cmd->defaults)
 		cmd->defaults(own);
-	int npos = 0, rc = EXIT_OK;
+	int npos = 0, nrest = 0, rc = EXIT_OK;
+	char **rest = NULL;
 	for (int i = 1; i < argc && rc == EXIT_OK; i++) {
 		const char *a = argv[i];
 		if (explicit && i == first)
 			continue;
+		if (!strcmp(a, "--") && cmd->rest) {
+			rest = argv + i + 1;  /* capture's COMMAND ARGS...: its own, not files */
+			nrest = argc - i - 1;
+			break;
+		}
 		if (!strcmp(a, "--")) {
 			while (++i < argc)
 				pos[npos++] = argv[i];
@@ -376,7 +384,7 @@ int cli_main(int argc, char **argv)
 	}
 	struct cli_ctx x = {
 		.cmd = cmd, .c = &com, .files = pos, .nfiles = npos - nargs,
-		.args = pos + npos - nargs, .nargs = nargs, .own = own,
+		.args = pos + npos - nargs, .nargs = nargs, .rest = (const char *const *)rest, .nrest = nrest, .own = own,
 	};
 	/* from here on every allocation counts against the limit */
 	cli_memory_setup(x.nfiles ? x.files[0] : NULL);

@@ -129,9 +129,10 @@ static int set_align(const struct cli_option *o, const char *as, const char *val
  * G, T (either case) and KiB, MiB, GiB, TiB are powers of 1024, as the sizes
  * hprofan prints are; kB/KB, MB, GB, TB powers of 1000 (as GNU tools read
  * them); B or nothing is bytes.  A fraction (1.5G) is rounded down to a
- * byte; 0, a fraction of a byte and anything else are refused.
+ * byte; a fraction of a byte and anything else are refused, and 0 unless
+ * zero_ok (check's budgets allow a limit of 0 bytes).
  */
-static int parse_size(const char *s, uint64_t *out)
+int cli_parse_size(const char *s, int zero_ok, uint64_t *out)
 {
 	static const struct { const char *unit; uint64_t mult; } units[] = {
 		{ "", 1 }, { "B", 1 },
@@ -170,7 +171,7 @@ static int parse_size(const char *s, uint64_t *out)
 		if (frac && m == 1)
 			return -1;       /* a fraction of a byte */
 		uint64_t part = frac * m / scale;     /* rounded down to a byte */
-		if (whole * m > UINT64_MAX - part || whole * m + part == 0)
+		if (whole * m > UINT64_MAX - part || (!zero_ok && whole * m + part == 0))
 			return -1;
 		*out = whole * m + part;
 		return 0;
@@ -180,7 +181,7 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int set_max_memory(const struct cli_option *o, const char *as, const char *val, void *dst)
 {
-	if (parse_size(val, dst))
+	if (cli_parse_size(val, 0, dst))
 		return bad("--max-memory %s: expected a size of more than 0 bytes, such as 512M, 4G or 1.5GiB", val);
 	return EXIT_OK;
 }
@@ -566,6 +567,8 @@ void cli_help_usage(FILE *f, const struct cli_command *c)
 		}
 	if (general)
 		fputs(" [options]", f);
+	if (c->rest)
+		fprintf(f, " [-- %s]", c->rest);
 	fputc('\n', f);
 }
 

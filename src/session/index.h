@@ -113,6 +113,11 @@ int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_
 /* hp_index_retained() without the reference graph (R->refs all zero),
  * whose sections are not checked: the dominator tree, sizes and roots */
 int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
+/* hp_index_retained_tree() without the shallow sizes, the tree's order,
+ * children lists and subtree counts (NULL, not checked): each object's
+ * retained size, dominator (a number its readers check before using it as
+ * an object) and root kinds */
+int hp_index_retained_values(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
 /* likewise the path search without the referents of weak references (its
  * arrays in the mapping: release none) */
 int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len);

@@ -287,20 +287,35 @@ bad:
 	return -1;
 }
 
-static int check_retained(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
+/* what the values are read by: retained sizes and root kinds are numbers
+ * (any value is safe), an object's dominator is shown, never followed, by
+ * their readers (which check it is an object); the roots are looked up */
+static int check_values(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
 {
-	uint8_t *seen = NULL;
 	uint64_t n = h->nobj;
 	if (R->weak < 0 || R->weak > HP_WEAK_SKIP_WEAK || R->roots_policy < 0 || R->roots_policy > HP_ROOTS_UNREACHABLE)
 		BAD("policy out of range");
 	if (R->dom.n != n || R->dom.nreach > n || R->nmade_roots > n)
 		BAD("graph size differs from the model's");
-	if (!R->dom.idom || !R->dom.order || !R->shallow || !R->retained || !R->root_objs || !R->root_kinds ||
-	    !R->child_off || !R->children || !R->class_retained || !R->row_retained)
+	if (!R->dom.idom || !R->retained || !R->root_objs || !R->root_kinds || !R->class_retained || !R->row_retained)
 		BAD("retained tables missing");
 	for (size_t i = 0; i < R->nroot_objs; i++)
 		if (R->root_objs[i] >= n || (i && R->root_objs[i] <= R->root_objs[i - 1]))
 			BAD("root object out of range");   /* (sorted, unique: looked up by binary search) */
+	return 0;
+bad:
+	return -1;
+}
+
+/* the tree walks follow: every dominator an object, the order */
+static int check_retained(const hp_heap *h, const struct hp_retained *R, char *why, size_t why_len)
+{
+	uint8_t *seen = NULL;
+	uint64_t n = h->nobj;
+	if (check_values(h, R, why, why_len))
+		return -1;
+	if (!R->dom.order || !R->shallow || !R->child_off || !R->children)
+		BAD("retained tables missing");
 	/* the dominator tree: order lists each reachable object once, its
 	 * idom before it */
 	uint64_t reach = 0;
@@ -419,6 +434,11 @@ int ix_check_model(const hp_heap *h, const void *x, char *why, size_t why_len)
 	const hp_index *ix = x;
 	return check_heap(h, why, why_len) || check_load(h, &ix->info, why, why_len) ||
 	       check_images(h, ix, why, why_len);
+}
+
+int ix_check_values(const hp_heap *h, const void *R, char *why, size_t why_len)
+{
+	return check_values(h, R, why, why_len);
 }
 
 int ix_check_tree(const hp_heap *h, const void *R, char *why, size_t why_len)

@@ -92,8 +92,8 @@ struct hp_index {
 	struct hp_pathsearch paths;   /* valid when hd.has_paths */
 	const hp_heap *model;         /* the heap, for the checks made later */
 	const struct ix_section *tab;
-	int sums_state, tree_state, ret_state, paths_state;   /* 0 not checked yet, 1 good, -1 damaged */
-	char sums_why[160], tree_why[160], ret_why[160], paths_why[160];
+	int sums_state, values_state, tree_state, ret_state, paths_state;   /* 0 not checked yet, 1 good, -1 damaged */
+	char sums_why[160], values_why[160], tree_why[160], ret_why[160], paths_why[160];
 };
 
 /* where the array of d is in the struct at base */
@@ -139,7 +139,11 @@ int ix_read_at(int fd, void *buf, size_t n, uint64_t off);
 typedef int ix_check_fn(const hp_heap *h, const void *x, char *why, size_t why_len);
 /* the model (x: the hp_index, for its load info and header) */
 ix_check_fn ix_check_model;
-/* the dominator tree, sizes and roots (x: struct hp_retained) */
+/* each object's retained values: sizes, dominator (a number, not
+ * followed), root kinds; the roots (x: struct hp_retained) */
+ix_check_fn ix_check_values;
+/* the dominator tree: its order and children lists (x: struct hp_retained;
+ * the values checked before) */
 ix_check_fn ix_check_tree;
 /* a reference graph (x: struct hp_refs) */
 ix_check_fn ix_check_graph;

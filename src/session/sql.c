@@ -33,7 +33,7 @@ struct hp_sql {
 	hp_session *S;
 	const hp_heap *h;
 	const struct hp_retained *R;  /* NULL until a query needs it */
-	int partial;                  /* R may be the index's tree part: no reference graph */
+	int R_level;                  /* what R holds: NEED_* (need_R()) */
 	hp_objread *rd;               /* the session's, NULL until str() or field() */
 	uint64_t *cls_count, *cls_shallow;   /* per class: instances (class objects too), bytes */
 	int *cls_name_len;            /* per class: its name's bytes (for SQLite, without a strlen a row) */
@@ -53,22 +53,28 @@ struct hp_sql {
 
 /* ---- what the tables read lazily ------------------------------------------ */
 
-/* Retained sizes for a query: tree 1 when the dominator tree, the sizes
- * and the roots are enough (from an index, its graph is then neither read
- * nor checked), 0 when the reference graph is needed too. */
-static int need_R(hp_sql *q, sqlite3_vtab *vt, int tree)
+/* Retained sizes for a query, as much as it needs (from an index, what it
+ * does not need is neither read nor checked): the class sums; each
+ * object's values (its sizes, dominator as a number, root kinds); the
+ * dominator tree (its children lists); all of it with the reference graph. */
+enum { NEED_SUMS = 1, NEED_VALUES, NEED_TREE, NEED_ALL };
+
+static int need_R(hp_sql *q, sqlite3_vtab *vt, int level)
 {
-	if (q->R && (tree || !q->partial))
+	if (q->R && q->R_level >= level)
 		return SQLITE_OK;
 	hp_error_clear(&q->err);
-	int rc = tree ? hp_session_retained_tree(q->S, &q->R, &q->err) : hp_session_retained(q->S, &q->R, &q->err);
+	int rc = level == NEED_SUMS ? hp_session_retained_sums(q->S, &q->R, &q->err)
+		 : level == NEED_VALUES ? hp_session_retained_values(q->S, &q->R, &q->err)
+		 : level == NEED_TREE ? hp_session_retained_tree(q->S, &q->R, &q->err)
+		 : hp_session_retained(q->S, &q->R, &q->err);
 	if (rc != HP_OK) {
 		q->R = NULL;
 		sqlite3_free(vt->zErrMsg);
 		vt->zErrMsg = sqlite3_mprintf("%s", q->err.msg);
 		return SQLITE_ERROR;
 	}
-	q->partial = tree;
+	q->R_level = level;
 	return SQLITE_OK;
 }
 
@@ -604,7 +610,7 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		cursor_row(c);
 		return SQLITE_OK;
 	}
-	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, 0)) != SQLITE_OK)
+	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, NEED_ALL)) != SQLITE_OK)
 		return rc;
 	if (v->t == T_ROOTS) {
 		c->hi = h->nroots;
@@ -633,7 +639,7 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		if (o != SIZE_MAX && (rc = entries_of(q, c, cur->pVtab, o)) != SQLITE_OK)
 			return rc;
 	} else if (v->t == T_RETAINED_SET) {
-		if ((rc = need_R(q, cur->pVtab, 1)) != SQLITE_OK)
+		if ((rc = need_R(q, cur->pVtab, NEED_TREE)) != SQLITE_OK)
 			return rc;
 		size_t o = object_of(h, argv[0]);
 		if (o != SIZE_MAX && (rc = subtree_of(q, c, (uint32_t)o)) != SQLITE_OK)
@@ -658,7 +664,7 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		if (k != SIZE_MAX && (rc = objects_named(q, c, NULL, k)) != SQLITE_OK)
 			return rc;
 	} else if (v->t == T_OBJECTS && col == O_IDOM) {
-		if ((rc = need_R(q, cur->pVtab, 1)) != SQLITE_OK)
+		if ((rc = need_R(q, cur->pVtab, NEED_TREE)) != SQLITE_OK)
 			return rc;
 		size_t o = object_of(h, argv[0]);
 		c->list32 = q->R->children;
@@ -776,23 +782,23 @@ static int object_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3
 			sqlite3_result_null(ctx);
 		break;
 	case O_RETAINED:
-		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
+		if ((rc = need_R(q, vt, NEED_VALUES)) != SQLITE_OK)
 			return rc;
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->retained[v]);
 		break;
 	case O_ROOT_KINDS:
-		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
+		if ((rc = need_R(q, vt, NEED_VALUES)) != SQLITE_OK)
 			return rc;
 		result_root_kinds(ctx, q->R->root_kinds ? q->R->root_kinds[v] : 0);
 		break;
 	default: {
-		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
+		if ((rc = need_R(q, vt, NEED_VALUES)) != SQLITE_OK)
 			return rc;
 		uint32_t d = q->R->dom.idom[v];
 		if (col == O_REACHABLE)
 			sqlite3_result_int(ctx, d != HP_DOM_UNREACHABLE);
-		else if (d == HP_DOM_UNREACHABLE || d == HP_DOM_SUPER)
-			sqlite3_result_null(ctx);
+		else if (d == HP_DOM_UNREACHABLE || d == HP_DOM_SUPER || d >= h->nobj)
+			sqlite3_result_null(ctx);   /* (values: the dominator not checked an object) */
 		else
 			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[d]);
 	}
@@ -813,7 +819,7 @@ static int class_column(hp_sql *q, sqlite3_vtab *vt, size_t i, int col, sqlite3_
 	case C_SHALLOW: sqlite3_result_int64(ctx, (sqlite3_int64)q->cls_shallow[i]); break;
 	case C_INSTANCE_SIZE: sqlite3_result_int64(ctx, (sqlite3_int64)k->inst_size); break;
 	default:
-		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
+		if ((rc = need_R(q, vt, NEED_SUMS)) != SQLITE_OK)
 			return rc;
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->class_retained[i]);
 	}
@@ -955,7 +961,7 @@ static int thread_column(hp_sql *q, sqlite3_vtab *vt, const struct hp_thread_inf
 			sqlite3_result_null(ctx);
 			break;
 		}
-		if ((rc = need_R(q, vt, 1)) != SQLITE_OK)
+		if ((rc = need_R(q, vt, NEED_VALUES)) != SQLITE_OK)
 			return rc;
 		sqlite3_result_int64(ctx, (sqlite3_int64)q->R->retained[t->obj]);
 	}

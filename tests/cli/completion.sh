@@ -53,6 +53,7 @@ operands() {
   awk -F'\t' -v c="$1" -v e="$TMPD/empty.hprof" -v o="$TMPD/redact-out.hprof" '$1 == "command" && $2 == c {
     n = $3; s = e; for (i = 1; i < n; i++) s = s " " e
     if ($5 == "ID") s = s " 0x1"; else if ($5 == "CLASS") s = s " java.lang.Object"; else if ($5 == "IN OUT") s = e " " o
+    if (c == "capture") s = "2147483647"   # a PID no process has (exit 1, "no process")
     print s }' "$TMPD/table"
 }
 # each option's words (no choice, no --heap: the heaps are the dump's) on

@@ -148,6 +148,12 @@ doc leaks-sample leaks leaks "$SAMPLE"
 doc leaks-rules leaks leaks "$TMPD/leaky.hprof" --zombie 'java.lang.Thread:daemon=true' --threshold 1 --big-drop 0.2
 doc leaks-visualvm leaks leaks "$SAMPLE" --size-model=visualvm --weak=skip --threshold 0.5
 doc leaks-cut-salvage leaks leaks "$TMPD/cut.hprof" --salvage
+# check: within budget; growth against a baseline (the same dump, unzipped)
+echo '{"classes": {"LeakyCache$Session": {"max_instances": 100, "max_retained": "10 MiB"}},
+  "packages": {"java.util": {"max_retained": "50 MiB"}}, "zombies": 0}' >"$TMPD/budget.json"
+echo '{"growth": {"max_retained": "5 MiB", "classes": {"LeakyCache$Session": {"max_instances": 0}}}}' >"$TMPD/growth.json"
+doc check-sample check check "$SAMPLE" --budget "$TMPD/budget.json"
+doc check-growth check check "$SAMPLE" --budget "$TMPD/growth.json" --baseline "$TMPD/leaky.hprof"
 # waste
 doc waste-sample waste waste "$SAMPLE" --top 3
 doc waste-min waste waste "$SAMPLE" --min-count 100 --top 0 --size-model=raw

@@ -68,6 +68,12 @@ same_out() {
   else fail "$2 = $1" "stdout differs: $(diff "$D/$1.out" "$D/$2.out" | head -4 | tr '\n' ' ')"; fi
 }
 # at_least LABEL A B: A >= B (bytes)
+# near_need LABEL A B: two needs ("7.33 MiB") at most 0.01 MiB apart
+near_need() {
+  local a b; a=$(bytes "$2"); b=$(bytes "$3")
+  if [ -n "$2" ] && [ -n "$3" ] && [ $((a > b ? a - b : b - a)) -le 10486 ]; then ok "$1"
+  else fail "$1" "got '$2', want '$3' (within 0.01 MiB)"; fi
+}
 at_least() {
   if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -ge "$3" ]; then ok "$1"
   else fail "$1" "'$2' is less than '$3' (or missing)"; fi
@@ -148,7 +154,9 @@ same_out fast-plain fast-at-need
 # --fast on a pipe is the same streaming pass (no file can hold the big arrays)
 cat "$S" | (trap '' XFSZ; ulimit -f 32; exec "$HPROFAN" - --top 5 --fast --quiet --max-memory 2M) >"$D/fast-stdin.out" 2>"$D/fast-stdin.err"; echo $? >"$D/fast-stdin.rc"
 refused fast-stdin "^hprofan: -: the class histogram needs about [0-9.]+ MiB"
-expect_eq "--fast: the need from a pipe is the file's" "$(need fast-stdin)" "$nf"
+# (within the last digit shown: the reader of a pipe holds other buffers
+# than a file's, a few KiB, which can round the figure the other way)
+near_need "--fast: the need from a pipe is the file's" "$(need fast-stdin)" "$nf"
 
 # ---- after the model: retained sizes, path ----------------------------------
 

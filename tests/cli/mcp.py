@@ -7,10 +7,11 @@ and method, bad frames followed by calls that work (a line over 16 MiB
 too), a notification left unanswered, progress on an unindexed dump, a
 cancellation (a call blocked on a FIFO nobody writes: not answered, its
 worker gone, a call on another dump answered meanwhile, the server going
-on), a session kept between calls (a FIFO read once, asked twice), at most
-4 workers for 6 sets of options, -o, SIGTERM with a call blocked, and a
-clean end (exit 0, no sanitizer report from the server or its workers).
-Prints ok/FAIL/skip lines."""
+on), a worker killed (its call answered -32603), a session kept between
+calls (a FIFO read once, asked twice), at most 4 workers for 6 sets of
+options, -o, SIGTERM with a call blocked, and a clean end (exit 0, no
+sanitizer report from the server or its workers).  Prints ok/FAIL/skip
+lines."""
 import json, os, select, shutil, subprocess, sys, time
 
 H = os.environ["HPROFAN"]
@@ -95,7 +96,17 @@ class Server:
             with open("/proc/%d/task/%d/children" % (self.p.pid, self.p.pid)) as f:
                 return [int(x) for x in f.read().split()]
         except OSError:
-            return []
+            pass
+        kids = []          # (a kernel without that file: every process's parent)
+        for d in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    st = f.read()
+                if int(st[st.rindex(")") + 2:].split()[1]) == self.p.pid and st[st.rindex(")") + 2] != "Z":
+                    kids.append(int(d))
+            except (OSError, ValueError):
+                pass
+        return kids
 
     def close(self, timeout=60):
         self.p.stdin.close()
@@ -340,6 +351,22 @@ srv.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"req
 srv.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 603}})
 r = srv.req(605, "ping")
 check("mcp-cancel-queued", r is not None and "result" in r, r)
+
+# ---- a worker that dies (killed here, as a crash would end it): its call is
+# answered -32603 and the server goes on
+before = set(srv.children())
+srv.send({"jsonrpc": "2.0", "id": 650, "method": "tools/call", "params": {"name": "top", "arguments": {"file": never}}})
+new = set()
+end = time.time() + 30
+while not new and time.time() < end:
+    time.sleep(0.02)
+    new = set(srv.children()) - before
+for k in new:
+    os.kill(k, 9)
+r = srv.wait_id(650, 30)[0]
+r2 = srv.call(651, "info", {"file": S})
+check("mcp-worker-died", len(new) == 1 and (r or {}).get("error", {}).get("code") == -32603 and
+      (r2 or {}).get("result", {}).get("isError") is False, (new, r, r2))
 
 # ---- a session kept between calls: a FIFO read once, asked twice --------------------
 once = os.path.join(TMPD, "once.fifo")

@@ -95,6 +95,20 @@ print(hex(end))
 PY
 ) || { fail options-long "cannot write the long list"; exit 0; }
 
+# capture: stand-ins for jcmd and adb first on PATH (tests/helper/standins.sh;
+# capture.sh runs the real jcmd), and a "JVM" for them: a process that
+# catches SIGQUIT; the stand-in jcmd writes the sample (-all) or the small dump
+. "$(dirname "$0")/../helper/standins.sh"
+mkdir -p "$TMPD/capbin" "$TMPD/capdev/data/local/tmp"
+standin_jcmd "$TMPD/capbin"; standin_adb "$TMPD/capbin"
+export PATH=$TMPD/capbin:$PATH JCMD_ALL=$S JCMD_LIVE=$S2 ADB_DUMP=$S ADB_LOG=/dev/null ADB_DEVICE=$TMPD/capdev \
+  ADB_RUNNING=com.example.app ADB_SERIALS=emulator-5554 ADB_MODE=
+# (python: a background shell's SIGQUIT is ignored, and a shell cannot trap what
+# was ignored on entry; it ends with this script, also when the script is killed)
+python3 -c $'import os, signal, time\nsignal.signal(signal.SIGQUIT, lambda *a: None)\np = os.getppid()\nwhile os.getppid() == p: time.sleep(0.5)' >/dev/null 2>&1 &
+FAKEJVM=$!
+at_exit 'kill $FAKEJVM 2>/dev/null'
+
 "$HPROFAN" --help >"$TMPD/help" || { fail options-help "hprofan --help failed"; exit 0; }
 "$HPROFAN" completion options >"$TMPD/table" 2>"$TMPD/table.err" ||
   { fail options-table "hprofan completion options failed: $(head -c 300 "$TMPD/table.err")"; exit 0; }
@@ -108,6 +122,10 @@ for c in $cmds; do
   OPTS[$c]=$(awk -F'\t' -v c="$c" '$1 == "option" && $2 == c { if ($4 ~ /^-[^-]/) print $4; print $3 }' "$TMPD/table")
 done
 opts() { printf '%s\n' "${OPTS[$1]}"; }
+# has CMD OPTION: CMD's table has OPTION (no process: this is asked thousands of times)
+declare -A HAS
+for c in $cmds; do for o in ${OPTS[$c]}; do HAS["$c $o"]=1; done; done
+has() { [ -n "${HAS["$1 $2"]-}" ]; }
 all=$(for c in $cmds; do opts "$c"; done | LC_ALL=C sort -u)
 # words CMD OPTION: the values the table gives (a choice's list, the words completed)
 words() { awk -F'\t' -v c="$1" -v o="$2" '$1 == "option" && $2 == c && ($3 == o || $4 == o) && $8 != "-" { print $8 }' "$TMPD/table"; }
@@ -128,7 +146,7 @@ for o in $all; do
   [ -n "$line" ] || line=$(grep -E -- "^  $o, " "$TMPD/help" | head -n 1)
   if [ -z "$line" ]; then fail "--help lists $o" "no line for it"; continue; fi
   listed=$(printf '%s\n' "$line" | sed -E 's/^ +[^ ]+( [^ ]+)?  +//')
-  takers=$(for c in $cmds; do opts "$c" | grep -qxF -- "$o" && printf '%s ' "$c"; done)
+  takers=$(for c in $cmds; do has "$c" "$o" && printf '%s ' "$c"; done)
   if [ "$listed" = "every command" ]; then
     want=$(printf '%s\n' $cmds | LC_ALL=C sort | paste -sd' ')
   else
@@ -197,18 +215,25 @@ args() {
         *) echo "$1 $f $cls" ;;
       esac ;;
     redact) echo "$1 $f $TMPD/out.txt" ;;
+    # capture: the dump into the file run compares; --adb (and --serial) the app instead of the PID
+    capture) case $2 in --adb|--serial) echo "$1 -o $TMPD/out.txt" ;; *) echo "$1 $FAKEJVM -o $TMPD/out.txt" ;; esac ;;
     diff|trend) echo "$1 $f $S2" ;;
     # sql: one word (comments for spaces) that sizes, policies, names and formats all change
     sql) echo "$1 $f SELECT/**/class,count(*),sum(shallow),sum(retained),sum(reachable)FROM/**/objects/**/GROUP/**/BY/**/class" ;;
     sites) if [ "$2" = --salvage ]; then echo "$1 $f"; else echo "$1 $SITES"; fi ;;
     # --fail-on-leak changes the exit status when a rule finds a zombie
     leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
+    # check: a budget of sizes, counts and zombies (--baseline: one of growth, an error without it)
+    check) case $2 in --budget) echo "$1 $f" ;; --baseline) echo "$1 $f --budget $TMPD/check-growth.json" ;;
+        *) echo "$1 $f --budget $TMPD/check-budget.json" ;; esac ;;
     *) echo "$1 $f" ;;
   esac
 }
 value() {
   # sites' --exclude matches frames, its call tree is 2 deep
   case $c:$1 in sites:--exclude) echo "--exclude B.java"; return ;; sites:--depth) echo "--depth 1"; return ;; esac
+  # capture's base run writes -o $TMPD/out.txt already
+  case $c:$1 in capture:-o) echo "-o $TMPD/cap.hprof"; return ;; esac
   case $1 in
     --top) echo "--top 1" ;; --sort) echo "--sort=name" ;; --heap) echo "--heap heap" ;;
     --filter) echo "--filter String" ;; --exclude) echo "--exclude String" ;;
@@ -242,8 +267,11 @@ value() {
     --level) echo "--level=weak" ;;   # refs: the weak level alone
     --root) echo "--root $SESSION" ;;   # dominators: the tree below a Session
     --port) echo "--port 0" ;; --workers) echo "--workers 2" ;; --bind) echo "--bind 127.0.0.1" ;;   # serve
+    --adb) echo "--adb com.example.app" ;; --serial) echo "--serial emulator-5554" ;;   # capture
     --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
     --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
+    --budget) echo "--budget $TMPD/check-budget.json" ;; --baseline) echo "--baseline $S2" ;;   # check
+    --junit) echo "--junit $TMPD/out.txt" ;;   # check: run compares the file as -o's
     *) echo "$1" ;;
   esac
 }
@@ -276,6 +304,11 @@ run_base() {
 differs() { ! cmp -s "$TMPD/$1.out" "$TMPD/$2.out" || ! cmp -s "$TMPD/$1.err" "$TMPD/$2.err" ||
             ! cmp -s "$TMPD/$1.rc" "$TMPD/$2.rc" || ! cmp -s "$TMPD/$1.file" "$TMPD/$2.file"; }
 
+# check's budgets (args)
+echo '{"classes": {"LeakyCache": {"max_instances": 1, "max_retained": "1 MiB"}, "java.lang.String": {"max_shallow": "1 MiB"},
+    "java.lang.Thread": {"max_retained": "1 MiB"}},
+  "packages": {"java.util": {"max_retained": "10 MiB"}}, "zombies": 0}' >"$TMPD/check-budget.json"
+echo '{"growth": {"max_retained": "1 MiB"}}' >"$TMPD/check-growth.json"
 for c in $cmds; do
   for o in $(opts "$c"); do
     base=$(args "$c" "$o")
@@ -342,9 +375,9 @@ refused() {
   else fail "$2 refuses $3${4-}" "exit $rc: ${err:0:300}"; fi
 }
 for c in $cmds; do
-  mine=$(opts "$c") first=1
+  first=1
   for o in $all; do
-    printf '%s\n' "$mine" | grep -qxF -- "$o" && continue
+    has "$c" "$o" && continue
     refused "$REL" "$c" "$o"
     # the binary under test refuses one of each command's too
     if ((first)) && [ "$REL" != "$HPROFAN" ]; then refused "$HPROFAN" "$c" "$o" " (the binary under test)"; first=0; fi
