@@ -65,7 +65,7 @@ static void all_options(FILE *f)
 	/* the list, with the commands that take each option */
 	for (size_t i = 0; i < nseen; i++) {
 		const struct cli_option *o = seen[i];
-		char who[200] = "";
+		char who[1024] = "";   /* (25 commands and more take the load options) */
 		size_t wl = 0, n = 0, all = 0;
 		for (const struct cli_command *const *c = cli_commands; *c; c++, all++) {
 			const char *v;
