@@ -3,16 +3,17 @@
  * Each dump's session is opened once, here, before anything is served:
  * its model, retained sizes and paths are made (or mapped from its index)
  * by running `dominators` and `path` on it through cli_main() with the
- * sessions kept open (cli_sessions_keep()).  Then --workers processes are
- * forked from this one, hprofan mcp's workers (mcp_worker_run()): each
- * inherits those sessions copy-on-write, so the heap is in memory once,
+ * sessions kept open (cli_sessions_keep()).  Then --workers processes,
+ * hprofan mcp's workers (mcp_worker_run()), are forked from a fork of this
+ * one made before any thread (the zygote, below): each inherits those
+ * sessions copy-on-write, so the heap is in memory once,
  * shared by all of them (and the index's pages by the page cache), and no
  * request copies it.  A request for /api/COMMAND?QUERY is the command line
  * the query makes (serve_api.c), run by an idle worker as the CLI runs it:
  * the answer is the CLI's --json document.  The commands keep global state
  * (stdout, the sessions' table, the option tables' results), so they run
- * in processes, not threads; a worker that dies is replaced by a fork of
- * the server.
+ * in processes, not threads; a worker that dies is replaced by another
+ * fork of the zygote, and the call is sent again.
  *
  * The HTTP server is GNU libmicrohttpd, a thread per connection (at most
  * SERVE_MAX_CONN); a connection waits for an idle worker.  Its checks, in
@@ -130,6 +131,8 @@ static struct {
 	pthread_cond_t idle;
 	struct sworker w[SERVE_MAX_WORKERS];
 	int nw;
+	pid_t zygote;                 /* the workers' parent, and its socket */
+	int zfd;
 	volatile int stopping;
 	/* the token buckets, by client address */
 	struct bucket { unsigned char addr[16]; int used; double tokens, at; } rate[256];
@@ -138,86 +141,144 @@ static struct {
 
 /* ---- workers --------------------------------------------------------------- */
 
-/* A worker forked while the server serves (one replacing a worker that
- * died) would hold the listening socket and the connections open past the
- * server's close of them: it closes every socket it has.  (Not every fd:
- * the sessions' files stay open.) */
-static int fd_number(const char *s)
-{
-	int v = -1;
-	return cli_parse_int(s, 0, 1 << 30, &v) ? -1 : v;
-}
+/* ---- the zygote -------------------------------------------------------------
+ * Workers are forked by a process of their own, forked from the server
+ * before it starts any thread: a fork of a process with threads may leave
+ * a lock another thread held locked for good in the child (the
+ * allocator's, stdio's), and a worker that replaces one that died is forked
+ * while the server's connection threads run.  The zygote holds the
+ * sessions as the server does (copy-on-write), waits for a byte on its
+ * socket, forks a worker and sends back its pid and the server's ends of
+ * its two pipes (SCM_RIGHTS).  It reaps its workers (SIGCHLD ignored) and
+ * ends when the server closes its socket, or dies with it. */
 
-static void close_sockets(void)
+/* the zygote's loop on socket fd; never returns */
+static void zygote_run(int fd)
 {
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		return;
-	int self = dirfd(d);
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		int fd = fd_number(e->d_name);
-		struct stat st;
-		if (fd > 2 && fd != self && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+	signal(SIGCHLD, SIG_IGN);
+	char c;
+	for (;;) {
+		ssize_t k = read(fd, &c, 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			_exit(0);
+		int p[4] = { -1, -1, -1, -1 };   /* down: p[0] its end, p[1] ours; up: p[2] ours, p[3] its end */
+		pid_t pid = -1;
+		if (pipe2(p, O_CLOEXEC) == 0 && pipe2(p + 2, O_CLOEXEC) == 0) {
+			fflush(stdout);
+			fflush(stderr);
+			pid = fork();
+		}
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			signal(SIGCHLD, SIG_DFL);
 			close(fd);
-	}
-	closedir(d);
-}
-
-/* forks worker w: 0, else -1 */
-static int worker_start(struct sworker *w)
-{
-	int p[4] = { -1, -1, -1, -1 };   /* down: p[0] its end, p[1] ours; up: p[2] ours, p[3] its end */
-	int made = pipe2(p, O_CLOEXEC) == 0 && pipe2(p + 2, O_CLOEXEC) == 0;
-	fflush(stdout);
-	fflush(stderr);
-	/* PR_SET_PDEATHSIG follows the thread that forks: one forked from a
-	 * connection's thread would die with it; such a worker ends when the
-	 * server's end of its pipe closes (its next read), or is killed by it */
-	int main_thread = gettid() == getpid();
-	pid_t parent = getpid(), pid = made ? fork() : -1;
-	if (pid < 0) {
+			close(p[1]);
+			close(p[2]);
+			_exit(mcp_worker_run(p[0], p[3]));
+		}
+		int32_t id = pid;
+		union { struct cmsghdr h; char b[CMSG_SPACE(2 * sizeof(int))]; } ctl;
+		memset(&ctl, 0, sizeof ctl);
+		struct iovec iov = { .iov_base = &id, .iov_len = sizeof id };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+		if (pid > 0) {
+			m.msg_control = ctl.b;
+			m.msg_controllen = sizeof ctl.b;
+			struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+			h->cmsg_level = SOL_SOCKET;
+			h->cmsg_type = SCM_RIGHTS;
+			h->cmsg_len = CMSG_LEN(2 * sizeof(int));
+			int two[2] = { p[1], p[2] };
+			memcpy(CMSG_DATA(h), two, sizeof two);
+		}
+		while (sendmsg(fd, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
+			;
 		for (int i = 0; i < 4; i++)
 			if (p[i] >= 0)
 				close(p[i]);
+	}
+}
+
+/* starts the zygote (before any thread): 0, else -1 */
+static int zygote_start(void)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	pid_t parent = getpid(), pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
 		return -1;
 	}
 	if (pid == 0) {
-		if (main_thread)
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
-		sigset_t none;
-		sigemptyset(&none);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_IGN);   /* (a terminal's ^C is the server's to take) */
-		pthread_sigmask(SIG_SETMASK, &none, NULL);
-		for (int i = 0; i < srv.nw; i++)   /* the other workers' pipes */
-			if (srv.w[i].pid && &srv.w[i] != w) {
-				close(srv.w[i].to);
-				close(srv.w[i].from);
-			}
-		close_sockets();
-		close(p[1]);
-		close(p[2]);
-		_exit(mcp_worker_run(p[0], p[3]));
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(sv[0]);
+		zygote_run(sv[1]);
 	}
-	close(p[0]);
-	close(p[3]);
-	w->pid = pid;
-	w->to = p[1];
-	w->from = p[2];
+	close(sv[1]);
+	srv.zygote = pid;
+	srv.zfd = sv[0];
+	return 0;
+}
+
+static void zygote_end(void)
+{
+	if (srv.zygote <= 0)
+		return;
+	close(srv.zfd);           /* it ends at its next read */
+	if (waitpid(srv.zygote, NULL, 0) < 0)
+		kill(srv.zygote, SIGKILL);
+	srv.zygote = 0;
+}
+
+/* a worker into w, from the zygote (srv.mu held): 0, else -1 */
+static int worker_start(struct sworker *w)
+{
+	char c = 1;
+	int32_t id = -1;
+	union { struct cmsghdr h; char b[CMSG_SPACE(2 * sizeof(int))]; } ctl;
+	struct iovec iov = { .iov_base = &id, .iov_len = sizeof id };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b };
+	if (srv.zygote <= 0 || write(srv.zfd, &c, 1) != 1)
+		return -1;
+	ssize_t k;
+	while ((k = recvmsg(srv.zfd, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	struct cmsghdr *h = k == (ssize_t)sizeof id ? CMSG_FIRSTHDR(&m) : NULL;
+	if (!h || id <= 0 || h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return -1;
+	int two[2];
+	memcpy(two, CMSG_DATA(h), sizeof two);
+	w->pid = id;
+	w->to = two[0];
+	w->from = two[1];
 	w->busy = 0;
 	return 0;
 }
 
+/* ends worker w (the zygote's child: it reaps it; its pipe's end tells
+ * that it is gone) */
 static void worker_end(struct sworker *w)
 {
 	if (!w->pid)
 		return;
 	kill(w->pid, SIGKILL);
-	waitpid(w->pid, NULL, 0);
 	close(w->to);
+	char b[4096];
+	while (read(w->from, b, sizeof b) > 0)   /* EOF once it is dead */
+		;
 	close(w->from);
 	w->pid = 0;
 }
@@ -818,22 +879,26 @@ static int run(struct cli_ctx *x)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	for (int i = 0; i < srv.nw; i++)
+	if (zygote_start()) {
+		cli_error("serve: cannot start the workers: %s", strerror(errno));
+		rc = EXIT_BAD;
+	}
+	for (int i = 0; i < srv.nw && rc == EXIT_OK; i++)
 		if (worker_start(&srv.w[i]))
 			cli_warn("serve: a worker could not be started: %s", strerror(errno));
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 			 (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-	struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, request, NULL,
+	struct MHD_Daemon *d = rc != EXIT_OK ? NULL : MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, request, NULL,
 						MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 						MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONN,
 						MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONN_PER_IP,
 						MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_TIMEOUT,
 						MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 						MHD_OPTION_END);
-	if (!d) {
+	if (!d && rc == EXIT_OK) {
 		cli_error("serve: cannot listen on %s port %d: %s", bind, o->port, strerror(errno));
 		rc = EXIT_BAD;
-	} else {
+	} else if (d) {
 		const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 		srv.port = di ? di->port : o->port;
 		snprintf(srv.cookie, sizeof srv.cookie, "hprofan-%d", srv.port);
@@ -855,6 +920,7 @@ static int run(struct cli_ctx *x)
 	stop_all();
 	for (int i = 0; i < srv.nw; i++)
 		worker_end(&srv.w[i]);
+	zygote_end();
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
 	cli_sessions_free();
 	cli_sessions_keep(0);

@@ -31,6 +31,8 @@ extern const struct serve_asset serve_assets[];
 /* the longest query (all its names and values) and the most parameters */
 #define SERVE_MAX_QUERY 8192
 #define SERVE_MAX_PARAMS 64
+/* sql's --timeout (seconds) when a query gives none */
+#define SERVE_SQL_TIMEOUT "30"
 
 /* One parameter of a query, as libmicrohttpd gives it (value NULL: the
  * name alone, "?flag"). */

@@ -6,7 +6,8 @@
  * command line.  What the server does not offer: the options that name a
  * file (`-o`, `--components`, `--mapping`, `sql --export`: no part of a URL
  * reaches the filesystem) and those the sessions are opened under
- * (`--size-model`, `--weak`, `--max-memory`...: given once, to serve). */
+ * (`--size-model`, `--weak`, `--max-memory`...: given once, to serve).
+ * sql runs with --timeout SERVE_SQL_TIMEOUT unless the query names one. */
 #include "cli/serve.h"
 #include "cli/mcp.h"
 
@@ -143,6 +144,9 @@ int serve_api_argv(const char *cmd, const struct serve_param *p, int n, const ch
 		return 503;
 	}
 	int st = query_args(c, p, n, files, nfiles, args, err, errn);
+	/* a statement that never ends would hold a worker for good */
+	if (!st && !strcmp(c->name, "sql") && !cJSON_GetObjectItemCaseSensitive(args, "timeout"))
+		cJSON_AddStringToObject(args, "timeout", SERVE_SQL_TIMEOUT);
 	char **w = NULL, *key = NULL;
 	int wn = 0;
 	if (!st && mcp_tool_argv(c, args, &w, &wn, &key, err, errn))

@@ -128,6 +128,10 @@ for q, what in [([("file", "0"), ("bogus", "1")], "unknown argument"), ([("file"
                 ([("file", "0"), ("file", "0")], "one 'file' only")]:
     st, _, body = api("top", q)
     check("api: refused: %s" % what, st == 400 and what in json.loads(body).get("error", ""), "%d %s" % (st, body))
+st, _, body = api("sql", [("file", "0"), ("timeout", "0.5"),
+                           ("query", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c")])
+check("api: an SQL statement past its timeout: 400, the CLI's message", st == 400 and "ran past --timeout" in json.loads(body)["error"],
+      "%d %s" % (st, body[:300]))
 st, _, body = api("report", [("file", "0")])
 check("api: a command that writes files is not served (404)", st == 404, "%d %s" % (st, body))
 st, _, body = api("nope", [("file", "0")])
@@ -147,13 +151,14 @@ check("api: a dump replaced on disk is read again (no answer kept from before)",
       st == 200 and json.loads(body) == json.loads(out) and body != a1, "%d %s" % (st, body[:200]))
 
 
-def children(pid):   # (each thread's children: a worker replaced is a connection thread's)
+def children(pid):
     task = "/proc/%d/task" % pid
     return sorted(int(c) for t in os.listdir(task) for c in open("%s/%s/children" % (task, t)).read().split())
 
 
-workers = children(srv.pid)
-check("two workers, as --workers 2 says", len(workers) == 2, workers)
+zygote = children(srv.pid)
+workers = children(zygote[0]) if len(zygote) == 1 else []
+check("one process forking the workers, two workers, as --workers 2 says", len(workers) == 2, (zygote, workers))
 for w in workers:
     os.kill(w, signal.SIGKILL)
 time.sleep(0.2)
