@@ -129,14 +129,15 @@ if bad:
 
 
 def procs(pid):
+    """pid and its descendants (the zygote, the workers it forked)"""
     out = [pid]
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                if int(open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[1]) == pid:
-                    out.append(int(p))
-            except (OSError, IndexError, ValueError):
-                pass
+    task = "/proc/%d/task" % pid
+    try:
+        for t in os.listdir(task):
+            for c in open("%s/%s/children" % (task, t)).read().split():
+                out += procs(int(c))
+    except OSError:
+        pass
     return out
 
 
@@ -150,8 +151,8 @@ for p in procs(srv.pid):
                 rss += int(ln.split()[1])
     except OSError:
         pass
-print("serve: memory after the load: PSS %.0f MiB over the server and its workers (RSS summed %.0f MiB)"
-      % (pss / 1024, rss / 1024))
+print("serve: memory after the load: PSS %.0f MiB over the server, its zygote and its workers (%d processes; RSS summed %.0f MiB)"
+      % (pss / 1024, len(procs(srv.pid)), rss / 1024))
 srv.send_signal(signal.SIGTERM)
 try:
     srv.wait(timeout=60)

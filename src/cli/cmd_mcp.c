@@ -305,11 +305,7 @@ static struct worker *worker_new(struct worker *w, const char *key)
 		return NULL;
 	}
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_IGN);   /* (a terminal's ^C is the server's to take) */
+		mcp_worker_child(parent);
 		close(down[1]);
 		close(up[0]);
 		forget_server();

@@ -216,11 +216,7 @@ static int zygote_start(void)
 		return -1;
 	}
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_IGN);   /* (a terminal's ^C is the server's to take) */
+		mcp_worker_child(parent);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);

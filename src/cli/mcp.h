@@ -75,6 +75,10 @@ int mcp_key_same(const char *a, const char *b);
  * runs each MCP_RUN, answers MCP_DONE; returns the exit code when the
  * server closes its end. */
 int mcp_worker_run(int in, int out);
+/* In a process just forked from parent (a server's pid): it dies with its
+ * parent (and ends now if that is gone already), SIGTERM ends it, SIGINT
+ * (a terminal's ^C, the server's to take) does not. */
+void mcp_worker_child(pid_t parent);
 /* all of n bytes written / read (EINTR retried): 0, else -1 (EOF: read 0 bytes) */
 int mcp_write_all(int fd, const void *p, size_t n);
 int mcp_read_all(int fd, void *p, size_t n);

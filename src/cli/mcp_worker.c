@@ -14,6 +14,8 @@
 #include "base/clock.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +160,15 @@ static int run_one(const struct mcp_frame *f, char *buf, int outfd, int errfd, i
 	if (send_fd(outfd, d.len1) || send_fd(errfd, d.len2))
 		return -1;
 	return 0;
+}
+
+void mcp_worker_child(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_IGN);   /* (a terminal's ^C is the server's to take) */
 }
 
 int mcp_worker_run(int in, int out)

@@ -367,6 +367,18 @@ fl = [threading.Thread(target=flood) for _ in range(8)]
 check("rate: a client over 200 requests a second is refused (429) once its 600 are spent",
       limited[0] > 600, "429 after %d requests in %.1f s" % (limited[0], time.monotonic() - t0))
 
+def stop(proc, guard):
+    """SIGTERM, then its exit status (or how it was killed after 30 s)"""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        rc = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = "killed after 30 s"
+    guard.cancel()
+    return rc
+
+
 # ---- another server: IPv6 loopback, --open, --max-memory ------------------------------
 fake = os.path.join(TMPD, "bin")
 os.makedirs(fake, exist_ok=True)
@@ -398,13 +410,7 @@ else:
         time.sleep(0.1)
     opened = open(os.path.join(TMPD, "opened.txt")).read().strip() if os.path.exists(os.path.join(TMPD, "opened.txt")) else ""
     check("serve --open: xdg-open gets the URL", opened == url6, (opened, url6))
-s6.send_signal(signal.SIGTERM)
-try:
-    rc6 = s6.wait(timeout=30)
-except subprocess.TimeoutExpired:
-    s6.kill()
-    rc6 = "killed"
-t6.cancel()
+rc6 = stop(s6, t6)
 e6 = s6.stderr.read().decode()
 check("serve --bind ::1: SIGTERM ends it (exit 0, nothing from the sanitizers)", rc6 == 0 and "Sanitizer" not in e6, (rc6, e6[-500:]))
 p = subprocess.run([HPROFAN, "serve", SAMPLE, "--max-memory", "64K", "--quiet"], capture_output=True, timeout=60)
@@ -414,13 +420,7 @@ p = subprocess.run([HPROFAN, "serve", SAMPLE, "--bind", "localhost"], capture_ou
 check("serve --bind NAME: an address is wanted (exit 2)", p.returncode == 2 and b"not an IPv4 or IPv6 address" in p.stderr, p.stderr)
 
 # ---- the end --------------------------------------------------------------------
-srv.send_signal(signal.SIGTERM)
-try:
-    rc = srv.wait(timeout=30)
-except subprocess.TimeoutExpired:
-    srv.kill()
-    rc = "killed after 30 s"
-timer.cancel()
+rc = stop(srv, timer)
 err.seek(0)
 e = err.read()
 check("SIGTERM ends it cleanly (exit 0, nothing from the sanitizers)", rc == 0 and "Sanitizer" not in e and "ERROR" not in e,
