@@ -16,6 +16,7 @@
  * the workers told to end; SIGTERM or SIGINT ends them at once. */
 #include "cli/command.h"
 #include "cli/mcp.h"
+#include "cli/output.h"
 #include "cli/msg.h"
 
 #include <errno.h>
@@ -92,7 +93,7 @@ static void send_msg(cJSON *m)
 	}
 	size_t n = strlen(t);
 	t[n] = '\n';                  /* (over the NUL: the length is known) */
-	if (mcp_write_all(1, t, n + 1))
+	if (cli_write_all(1, t, n + 1))
 		srv.gone = 1;         /* the client is gone */
 	free(t);
 }
@@ -238,7 +239,7 @@ static int send_call(struct worker *w, struct call *c)
 	}
 	struct mcp_frame f = { .type = MCP_RUN, .code = c->token != NULL, .len1 = (uint32_t)len,
 			       .n = (uint32_t)c->argc };
-	int r = mcp_write_all(w->to, &f, sizeof f) || mcp_write_all(w->to, b, len) ? -1 : 0;
+	int r = cli_write_all(w->to, &f, sizeof f) || cli_write_all(w->to, b, len) ? -1 : 0;
 	free(b);
 	w->running = c;
 	w->used = ++srv.tick;
@@ -246,6 +247,23 @@ static int send_call(struct worker *w, struct call *c)
 }
 
 static void dispatch(struct call *c);
+
+/* a worker's slot freed once its process is reaped, the calls queued for
+ * it placed again */
+static void worker_slot_free(struct worker *w)
+{
+	close(w->from);
+	free(w->key);
+	free(w->buf);
+	struct call *q = w->queue;
+	memset(w, 0, sizeof *w);
+	w->to = w->from = -1;
+	while (q) {
+		struct call *n = q->next;
+		dispatch(q);
+		q = n;
+	}
+}
 
 /* the worker gone: its slot freed, the calls queued for it placed again
  * (the one running is the caller's) */
@@ -258,17 +276,7 @@ static void worker_drop(struct worker *w, int kill_it)
 	int st;
 	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
 		;
-	close(w->from);
-	free(w->key);
-	free(w->buf);
-	struct call *q = w->queue;
-	memset(w, 0, sizeof *w);
-	w->to = w->from = -1;
-	while (q) {
-		struct call *n = q->next;
-		dispatch(q);
-		q = n;
-	}
+	worker_slot_free(w);
 }
 
 /* the server's state the worker does not need (in the child) */
@@ -486,18 +494,7 @@ static void worker_died(struct worker *w)
 	if (c)
 		reply_error(c->id, -32603, m, NULL);
 	call_free(c);
-	/* slot freed, queue placed again: as worker_drop() without the wait */
-	close(w->from);
-	free(w->key);
-	free(w->buf);
-	struct call *q = w->queue;
-	memset(w, 0, sizeof *w);
-	w->to = w->from = -1;
-	while (q) {
-		struct call *n = q->next;
-		dispatch(q);
-		q = n;
-	}
+	worker_slot_free(w);
 }
 
 /* ---- requests ---------------------------------------------------------------- */

@@ -34,6 +34,7 @@
  */
 #include "cli/serve.h"
 #include "cli/mcp.h"
+#include "cli/output.h"
 #include "cli/msg.h"
 #include "cli/load.h"
 #include "cli/report_assets.h"
@@ -332,7 +333,7 @@ static int run_in_worker(const char *buf, size_t len, int argc, int *rc, char **
 	if (!w)
 		return -1;
 	struct mcp_frame f = { .type = MCP_RUN, .code = 0, .len1 = (uint32_t)len, .n = (uint32_t)argc };
-	int bad = mcp_write_all(w->to, &f, sizeof f) || mcp_write_all(w->to, buf, len);
+	int bad = cli_write_all(w->to, &f, sizeof f) || cli_write_all(w->to, buf, len);
 	struct mcp_frame d;
 	for (;;) {
 		if (bad || mcp_read_all(w->from, &d, sizeof d)) {

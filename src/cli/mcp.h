@@ -79,8 +79,8 @@ int mcp_worker_run(int in, int out);
  * parent (and ends now if that is gone already), SIGTERM ends it, SIGINT
  * (a terminal's ^C, the server's to take) does not. */
 void mcp_worker_child(pid_t parent);
-/* all of n bytes written / read (EINTR retried): 0, else -1 (EOF: read 0 bytes) */
-int mcp_write_all(int fd, const void *p, size_t n);
+/* all of n bytes read (EINTR retried): 0, else -1 (also at EOF); writing
+ * is output.h's cli_write_all() */
 int mcp_read_all(int fd, void *p, size_t n);
 
 #endif

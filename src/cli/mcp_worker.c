@@ -9,6 +9,7 @@
  * pipe as it comes, at most 10 times a second per phase, the count
  * carried on over the phases so that it only grows. */
 #include "cli/mcp.h"
+#include "cli/output.h"
 #include "cli/load.h"
 #include "cli/progress.h"
 #include "base/clock.h"
@@ -23,21 +24,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int mcp_write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 int mcp_read_all(int fd, void *p, size_t n)
 {
@@ -81,8 +67,8 @@ static void progress_hook(int phase, const char *what, const char *name, uint64_
 	snprintf(msg, sizeof msg, "%s %s", what, name ? name : "the dump");
 	struct mcp_frame f = { .type = MCP_PROGRESS, .code = phase, .a = prog.base + done,
 			       .b = total ? prog.base + total : 0, .len1 = (uint32_t)strlen(msg) };
-	if (mcp_write_all(to_server, &f, sizeof f) == 0)
-		mcp_write_all(to_server, msg, f.len1);
+	if (cli_write_all(to_server, &f, sizeof f) == 0)
+		cli_write_all(to_server, msg, f.len1);
 }
 
 /* ---- calls ------------------------------------------------------------- */
@@ -104,7 +90,7 @@ static int send_fd(int fd, uint64_t n)
 			continue;
 		if (k <= 0)
 			return -1;
-		if (mcp_write_all(to_server, buf, (size_t)k))
+		if (cli_write_all(to_server, buf, (size_t)k))
 			return -1;
 		at += (uint64_t)k;
 	}
@@ -153,10 +139,10 @@ static int run_one(const struct mcp_frame *f, char *buf, int outfd, int errfd, i
 		ne = 65536;
 	struct mcp_frame d = { .type = MCP_DONE, .code = too_big ? 1 : rc, .len1 = too_big ? 0 : (uint32_t)no,
 			       .len2 = too_big ? (uint32_t)strlen(big) : (uint32_t)ne };
-	if (mcp_write_all(to_server, &d, sizeof d))
+	if (cli_write_all(to_server, &d, sizeof d))
 		return -1;
 	if (too_big)
-		return mcp_write_all(to_server, big, d.len2);
+		return cli_write_all(to_server, big, d.len2);
 	if (send_fd(outfd, d.len1) || send_fd(errfd, d.len2))
 		return -1;
 	return 0;
