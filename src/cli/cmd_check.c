@@ -244,6 +244,20 @@ static int get_count(const struct budget *b, const cJSON *v, const char *path, u
 	return EXIT_OK;
 }
 
+/* the run at *s of a number's characters (number) or of non-blanks,
+ * appended to w (n used of cap, a NUL kept room for): 0, -1 when it does
+ * not fit */
+static int copy_run(const char **s, char *w, size_t cap, size_t *n, int number)
+{
+	for (const char *p = *s; *p && (number ? (*p >= '0' && *p <= '9') || *p == '.' : *p != ' ' && *p != '\t');
+	     p = ++*s) {
+		if (*n + 1 >= cap)
+			return -1;
+		w[(*n)++] = *p;
+	}
+	return 0;
+}
+
 /* a size: a count of bytes, or text --max-memory reads ("10 MiB", "5MB",
  * "1.5GiB", "1024"; blanks around the number and before the unit) */
 static int get_size(const struct budget *b, const cJSON *v, const char *path, uint64_t *out)
@@ -263,18 +277,12 @@ static int get_size(const struct budget *b, const cJSON *v, const char *path, ui
 	size_t n = 0;
 	while (*s == ' ' || *s == '\t')
 		s++;
-	while ((*s >= '0' && *s <= '9') || *s == '.')
-		if (n + 1 < sizeof w)
-			w[n++] = *s++;
-		else
-			return bad(b, path, "%s", expect);
+	if (copy_run(&s, w, sizeof w, &n, 1))
+		return bad(b, path, "%s", expect);
 	while (*s == ' ' || *s == '\t')
 		s++;
-	while (*s && *s != ' ' && *s != '\t')
-		if (n + 1 < sizeof w)
-			w[n++] = *s++;
-		else
-			return bad(b, path, "%s", expect);
+	if (copy_run(&s, w, sizeof w, &n, 0))
+		return bad(b, path, "%s", expect);
 	while (*s == ' ' || *s == '\t')
 		s++;
 	w[n] = '\0';
