@@ -16,14 +16,28 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct cli_sess sessions[MAX_SESSIONS];
+/* the entries, allocated as sessions open (an entry is some 9 KiB: a
+ * table of them all would be 2.3 MiB of zeros every run maps, and a leak
+ * checker scans) */
+static struct cli_sess *sessions[MAX_SESSIONS];
 
 struct cli_sess *cli_sess_of(const hp_session *S)
 {
 	for (int i = 0; i < MAX_SESSIONS; i++)
-		if (sessions[i].s == S)
-			return &sessions[i];
+		if (sessions[i] && sessions[i]->s == S)
+			return sessions[i];
 	return NULL;
+}
+
+/* cs's slot emptied */
+static void sess_release(struct cli_sess *cs)
+{
+	for (int i = 0; i < MAX_SESSIONS; i++)
+		if (sessions[i] == cs) {
+			hp_free(cs);
+			sessions[i] = NULL;
+			return;
+		}
 }
 
 void cli_progress_stop(hp_session *S)
@@ -95,9 +109,9 @@ void cli_sessions_keep(int on) { keep_open = on; }
 void cli_sessions_free(void)
 {
 	for (int i = 0; i < MAX_SESSIONS; i++)
-		if (sessions[i].s && sessions[i].kept) {
-			hp_session_free(sessions[i].s);
-			memset(&sessions[i], 0, sizeof sessions[i]);
+		if (sessions[i] && sessions[i]->s && sessions[i]->kept) {
+			hp_session_free(sessions[i]->s);
+			sess_release(sessions[i]);
 		}
 }
 
@@ -130,8 +144,8 @@ static struct cli_sess *kept_session(const struct cli_sess *cs, const char *file
 				     const struct hp_session_opts *so, const struct stat *st, int st_ok)
 {
 	for (int i = 0; i < MAX_SESSIONS; i++) {
-		struct cli_sess *k = &sessions[i];
-		if (k == cs || !k->s || !k->kept || k->in_use || strcmp(hp_session_path(k->s), file))
+		struct cli_sess *k = sessions[i];
+		if (!k || k == cs || !k->s || !k->kept || k->in_use || strcmp(hp_session_path(k->s), file))
 			continue;
 		struct hp_session_opts a = k->so, b = *so;
 		a.index_path = k->index[0] ? k->index : NULL;
@@ -142,7 +156,7 @@ static struct cli_sess *kept_session(const struct cli_sess *cs, const char *file
 			continue;
 		if (!same_file(k, st, st_ok)) {
 			hp_session_free(k->s);
-			memset(k, 0, sizeof *k);
+			sess_release(k);
 			continue;
 		}
 		return k;
@@ -173,14 +187,18 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	so.need_dump = strcmp(x->cmd->name, "info") != 0;
 	if (!strcmp(x->cmd->name, "sites"))
 		so.need_dump = 2;            /* the agent's tables without a heap dump */
-	struct cli_sess *cs = NULL;
-	for (int i = 0; i < MAX_SESSIONS && !cs; i++)
-		if (!sessions[i].s)
-			cs = &sessions[i];
-	if (!cs) {
+	int slot = 0;
+	while (slot < MAX_SESSIONS && sessions[slot] && sessions[slot]->s)
+		slot++;
+	if (slot == MAX_SESSIONS) {
 		cli_error("%s: too many dumps at once (at most %d)", file, MAX_SESSIONS);
 		return EXIT_USAGE;
 	}
+	if (!sessions[slot] && !(sessions[slot] = hp_malloc(sizeof *sessions[slot]))) {
+		cli_error("%s: out of memory", file);
+		return EXIT_NOMEM;
+	}
+	struct cli_sess *cs = sessions[slot];
 	memset(cs, 0, sizeof *cs);
 	cs->p.enabled = !c->quiet && isatty(2);
 	cs->p.name = hp_text_safe(file, cs->name, sizeof cs->name);
@@ -224,7 +242,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 			k->c = c;
 			k->in_use = 1;
 			k->warned = k->map_warned = k->spool_warned = k->untrusted_said = 0;
-			memset(cs, 0, sizeof *cs);
+			sess_release(cs);
 			*S = k->s;
 			return EXIT_OK;
 		}
@@ -232,6 +250,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	struct hp_error err;
 	hp_error_clear(&err);
 	if (hp_session_open(S, file, &so, &err)) {
+		sess_release(cs);
 		cli_error("%s: out of memory", file);
 		return EXIT_NOMEM;
 	}
@@ -288,7 +307,7 @@ void cli_session_close(hp_session *S)
 			cs->in_use = 0;
 			return;
 		}
-		memset(cs, 0, sizeof *cs);
+		sess_release(cs);
 	}
 	hp_session_free(S);
 }
