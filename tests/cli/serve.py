@@ -6,14 +6,18 @@ a dump with a hostile class name and, when there, a corpus dump, on port 0.
     (no member dropped: none differs from run to run), usage errors are
     400 with the CLI's message, an unknown command 404, the options that
     name files or belong to the sessions 400;
+  - POST /api/sql: a query over 8 KiB as the body equals the CLI's --json
+    byte for byte; refused: a body over 1 MiB (413, before it is read), no
+    token, a foreign Origin, a type but application/sql, no Content-Length;
+    a body that stops half-way is dropped after 10 s;
   - refusals: no token, a wrong one, a foreign Host, a body, POST, paths
     out of the table (../, %2e%2e, /static/../../etc/passwd), an
     over-long URL; no CORS header, a CSP without 'unsafe-inline', the
     cookie HttpOnly and SameSite=Strict;
   - a bounded load test: 50 clients at once, 4 requests each, all answered;
   - in Chromium: the histogram, a class's instances, an object, its paths;
-    three levels of the dominator tree; an SQL query; the hostile name
-    shown as text, nothing run; no CSP violation; a screenshot not blank;
+    three levels of the dominator tree; an SQL query, and one over 8 KiB;
+    the hostile name shown as text, nothing run; no CSP violation; a screenshot not blank;
   - SIGTERM ends it, exit 0, nothing from the sanitizers.
 """
 import base64, http.client, json, os, signal, subprocess, sys, threading, time
@@ -194,6 +198,44 @@ st, _, _ = get("/api/top?file=0&token=" + TOKEN, method="POST", body=b"x=1")
 check("POST is refused (405)", st == 405, st)
 st, _, _ = get("/api/top?file=0&token=" + TOKEN, body=b"abcde")
 check("a request body is refused (413)", st == 413, st)
+
+# ---- POST /api/sql: the query as the body --------------------------------------------
+SQLT = {"Content-Type": "application/sql; charset=utf-8"}
+long_q = ("SELECT class, count(*) AS n, sum(shallow) AS bytes FROM objects WHERE "
+          + " OR ".join("class = 'no.such.Class%d'" % i for i in range(400))
+          + " OR class = 'java.lang.String' OR class = 'LeakyCache$Session' GROUP BY class ORDER BY class")
+st, h, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, Origin="http://" + HOST), method="POST",
+                  body=long_q.encode())
+rc, out, e = cli(["sql", SAMPLE, long_q])
+check("POST /api/sql: a %d-byte query (over the URL's 8 KiB) answers the CLI's --json, byte for byte" % len(long_q),
+      len(long_q) > 8192 and st == 200 and rc == 0 and body == out and json.loads(body)["rows"] == json.loads(out)["rows"],
+      "status %d: %s / %s" % (st, body[:300], e[:300]))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, **{"Content-Length": str((1 << 20) + 1)}),
+                  method="POST")
+check("POST /api/sql: a body over 1 MiB is refused before it is read (413, one line)",
+      st == 413 and b"\n" not in body and "1 MiB" in json.loads(body)["error"], "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0", headers=SQLT, method="POST", body=b"SELECT 1")
+check("POST /api/sql without the token: 403", st == 403 and b"no token" in body, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, Origin="http://evil.example"), method="POST",
+                  body=b"SELECT 1")
+check("POST /api/sql from a foreign Origin (CSRF): 403", st == 403 and b"Origin" in body, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, Origin="http://127.0.0.1:%d" % (PORT + 1)),
+                  method="POST", body=b"SELECT 1")
+check("POST /api/sql from another port's Origin: 403", st == 403, "%d %s" % (st, body))
+for t in ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data", None]:
+    st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers={"Content-Type": t} if t else {}, method="POST",
+                      body=b"SELECT 1")
+    check("POST /api/sql as %s: refused (415)" % (t or "no Content-Type"), st == 415, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, **{"Transfer-Encoding": "chunked"}), method="POST")
+check("POST /api/sql without a Content-Length (chunked): refused (411)", st == 411, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&query=x&token=" + TOKEN, headers=SQLT, method="POST", body=b"SELECT 1")
+check("POST /api/sql with a query in the URL too: 400", st == 400 and "given twice" in json.loads(body)["error"],
+      "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=SQLT, method="POST", body=b"SELECT 1\0; SELECT 2")
+check("POST /api/sql with a NUL in the query: 400", st == 400, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers={"Cookie": "hprofan-%d=%s" % (PORT, TOKEN), **SQLT},
+                  method="POST", body=b"SELECT count(*) AS n FROM classes")
+check("POST /api/sql with the cookie as its token", st == 200 and json.loads(body)["command"] == "sql", "%d %s" % (st, body[:200]))
 st, h, _ = get("/api/top?file=0&token=" + TOKEN, headers={"Origin": "http://evil.example"})
 check("no CORS header", st == 200 and not any(k.startswith("access-control") for k in h), h)
 csp = h.get("content-security-policy", "")
@@ -215,6 +257,27 @@ check("the page's script is a file of its own, no innerHTML", st == 200 and h["c
 st, h, body = get("/?x", headers={"Cookie": "hprofan-%d=%s" % (PORT, TOKEN)})
 check("the page holds no inline script or style", st == 200 and b"<script>" not in body and b"style=" not in body
       and b"<style" not in body and body.count(b"<script src=") == 2, body[:300])
+
+# a body that stops arriving: the connection closed after 10 s of silence (in the background)
+slow = {}
+
+
+def slow_body():
+    import socket
+    t = time.monotonic()
+    try:
+        sk = socket.create_connection(("127.0.0.1", PORT), timeout=40)
+        sk.sendall(("POST /api/sql?file=0&token=%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sql\r\n"
+                    "Content-Length: 100\r\n\r\nSELECT" % (TOKEN, HOST)).encode())
+        slow["got"] = sk.recv(1000)
+        sk.close()
+    except OSError as x:
+        slow["got"] = x
+    slow["after"] = time.monotonic() - t
+
+
+slow_th = threading.Thread(target=slow_body)
+slow_th.start()
 
 # ---- a bounded load test on loopback ----------------------------------------------
 N, EACH = 50, 4
@@ -323,6 +386,11 @@ else:
         rows = page.eval("[...document.querySelectorAll('#result tr')].slice(1).map(r => [...r.children].map(c => c.textContent))")
         want = [[str(v) for v in r] for r in json.loads(cli(["sql", SAMPLE, q])[1])["rows"]]
         check("chromium: an SQL query's rows", rows == want, (rows, want))
+        page.eval("document.getElementById('query').value = %s" % json.dumps(long_q))
+        click("#run", "a long sql query")
+        rows = page.eval("[...document.querySelectorAll('#result tr')].slice(1).map(r => [...r.children].map(c => c.textContent))")
+        want = [[str(v) for v in r] for r in json.loads(cli(["sql", SAMPLE, long_q])[1])["rows"]]
+        check("chromium: a query over 8 KiB runs (the console POSTs it)", rows == want and len(want) == 2, (rows, want))
         go("#/top?file=1&top=0", "hostile histogram")
         cells = page.eval("[...document.querySelectorAll('main table td')].map(t => t.textContent)")
         check("chromium: a hostile class name is shown as text", "<img src=x onerror=window.__xss=1>" in cells, cells[:10])
@@ -347,6 +415,11 @@ else:
         fail("serve-chromium", x)
     finally:
         b.close()
+
+slow_th.join(timeout=30)
+check("POST /api/sql: a body that stops half-way is dropped after 10 s (%.1f s)" % slow.get("after", -1),
+      slow.get("got") in (b"",) or isinstance(slow.get("got"), ConnectionResetError), slow)
+check("... not before", 9 <= slow.get("after", 0) < 20, slow)
 
 # ---- the rate limit (last: the client's bucket is empty after it) ---------------------
 sent, limited, t0 = [0], [0], time.monotonic()

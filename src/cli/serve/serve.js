@@ -41,13 +41,16 @@ function route() {
 }
 const fileOf = (q) => (q.has("file") ? q.get("file") : $("file").value || "0");
 
-async function api(cmd, params) {
+// GET /api/CMD?PARAMS; with body, POST it (only /api/sql takes one: the query)
+async function api(cmd, params, body) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
     if (Array.isArray(v)) v.forEach((x) => q.append(k, x));
     else if (v !== undefined && v !== null && v !== "") q.set(k, v);
   }
-  const r = await fetch("/api/" + cmd + "?" + q, { credentials: "same-origin" });
+  const how = body === undefined ? { credentials: "same-origin" } : { credentials: "same-origin", method: "POST",
+    headers: { "Content-Type": "application/sql; charset=utf-8" }, body };
+  const r = await fetch("/api/" + cmd + "?" + q, how);
   const d = await r.json();
   if (!r.ok) throw new Error(d.error || "HTTP " + r.status);
   return d;
@@ -262,7 +265,7 @@ views.sql = async (q, main) => {
   run.addEventListener("click", () => { location.hash = href("sql", { file, query: ta.value }); });
   main.append(ta, el("div", { class: "bar" }, run, el("span", { class: "note" }, "the tables: hprofan help sql")));
   if (!query) return;
-  const d = await api("sql", { file, query });
+  const d = await api("sql", { file }, query);   // (POST: a query may be longer than a URL holds)
   main.append(el("table", { id: "result" }, el("tr", {}, ...d.columns.map((c) => el("th", {}, c))),
     ...d.rows.map((r) => el("tr", {}, ...r.map((v) => el("td", { class: typeof v === "number" ? "num" : "" },
       isId(v) ? objLink(file, { id: v }) : v === null ? "NULL" : String(v)))))));
