@@ -16,7 +16,9 @@ a dump with a hostile class name and, when there, a corpus dump, on port 0.
     cookie HttpOnly and SameSite=Strict;
   - a bounded load test: 50 clients at once, 4 requests each, all answered;
   - in Chromium: the histogram, a class's instances, an object, its paths;
-    three levels of the dominator tree; an SQL query, and one over 8 KiB;
+    three levels of the dominator tree, the treemap showing the level
+    opened (by the tree, a tile or the breadcrumb); an SQL query, and one
+    over 8 KiB;
     the hostile name shown as text, nothing run; no CSP violation; a screenshot not blank;
   - SIGTERM ends it, exit 0, nothing from the sanitizers.
 """
@@ -370,15 +372,52 @@ else:
         steps = page.eval("[...document.querySelector('ol.path').querySelectorAll('li a.id')].map(a => a.textContent)")
         p = json.loads(cli(["path", SAMPLE, oid, "--top", "5"])[1])["paths"][0]["steps"]
         check("chromium: its path to a GC root, each step a link", steps == ["@" + s["id"] for s in p], steps)
+        def level(root=None):
+            """the ids of the rows of `dominators --top 25 [--root ROOT]` (those with an id: the treemap's tiles)"""
+            return [r["id"] for r in json.loads(cli(["dominators", SAMPLE, "--top", "25"] + (["--root", root] if root else []))[1])
+                    ["dominators"] if r.get("id")]
+
+        tiles = "echarts.getInstanceByDom(document.getElementById('treemap')).getOption().series[0].data.map(d => d.id)"
+        crumbs = "[...document.getElementById('crumbs').querySelectorAll('a, span.here')].map(e => e.textContent)"
         go("#/dominators?file=0", "dominators")
+        top1 = level()
+        check("chromium: the treemap shows the first level", page.eval(tiles) == top1, (page.eval(tiles), top1))
         click(".tree li[data-level='1'] button.tw", "level 2")
+        d1 = json.loads(cli(["dominators", SAMPLE, "--top", "25"])[1])["dominators"][0]["id"]
+        check("chromium: a node opened, the treemap shows its children", page.eval(tiles) == level(d1), page.eval(tiles))
         click(".tree li[data-level='2'] button.tw", "level 3")
         l3 = page.eval("document.querySelectorAll(\".tree li[data-level='3']\").length")
-        d1 = json.loads(cli(["dominators", SAMPLE, "--top", "25"])[1])["dominators"][0]["id"]
         d2 = json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", d1])[1])["dominators"][0]["id"]
         d3 = json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", d2])[1])["dominators"]
         check("chromium: three levels of the dominator tree, opened one at a time", l3 == len(d3) and l3 > 0, (l3, len(d3)))
+        check("chromium: two levels down, the treemap's tiles are the second level's children",
+              page.eval(tiles) == [r["id"] for r in d3 if r.get("id")] and page.eval(tiles), page.eval(tiles))
+        cr = page.eval(crumbs)
+        check("chromium: ... and the breadcrumb names the way down (all roots > level 1 > level 2, then the object)",
+              len(cr) == 4 and cr[0] == "all roots" and cr[1].endswith("@" + d1) and cr[2].endswith("@" + d2), cr)
         check("chromium: a treemap of the visible level", page.eval("!!document.querySelector('#treemap canvas')"))
+        page.eval("[...document.querySelectorAll('#crumbs a')][1].click()")
+        check("chromium: the breadcrumb goes back up a level", page.eval(tiles) == level(d1), page.eval(tiles))
+        page.eval("document.querySelector('#crumbs a').click()")
+        check("chromium: ... and to the first", page.eval(tiles) == top1, page.eval(tiles))
+        # a click on the second tile (by its layout: the series fills the box) opens it
+        page.eval("document.getElementById('treemap').scrollIntoView()")
+        at = page.eval("(() => { const box = document.getElementById('treemap'), r = box.getBoundingClientRect();"
+                       " const t = echarts.getInstanceByDom(box).getModel().getSeriesByIndex(0).getData().tree;"
+                       " const k = t.root.children[1], l = k.getLayout();"
+                       " return [r.left + l.x + l.width / 2, r.top + l.y + l.height / 2, k.getModel().get('id')]; })()")
+        page.eval("document.body.dataset.state = 'busy'")
+        for ev in ("mouseMoved", "mousePressed", "mouseReleased"):
+            b.send("Input.dispatchMouseEvent", {"type": ev, "x": at[0], "y": at[1], "button": "left", "clickCount": 1},
+                   session=page.s)
+        wait("a tile clicked")
+        check("chromium: a tile clicked opens its node: the treemap shows its children", at[2] == top1[1]
+              and page.eval(tiles) == level(top1[1]), (at, page.eval(tiles)))
+        check("chromium: ... and the tree opened it too",
+              page.eval("document.querySelectorAll(\".tree > ul > li\")[1].querySelectorAll(\"li[data-level='2']\").length")
+              == len(json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", top1[1]])[1])["dominators"]))
+        page.eval("document.querySelectorAll('.tree > ul > li > button.tw')[1].click()")
+        check("chromium: the node closed in the tree, the treemap goes back up", page.eval(tiles) == top1, page.eval(tiles))
         go("#/sql?file=0", "sql")
         q = "SELECT class, count(*) AS n FROM objects GROUP BY class ORDER BY n DESC, class LIMIT 4"
         page.eval("document.getElementById('query').value = %s" % json.dumps(q))

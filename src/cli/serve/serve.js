@@ -207,28 +207,43 @@ views.path = async (q, main) => {
   d.paths.forEach((p, i) => { main.append(el("h2", {}, "Path " + (i + 1) + " (" + p.length + " steps)")); main.append(pathSteps(file, p.steps)); });
 };
 
-// the dominator tree: a level is asked for when it is opened (dominators --root ID)
-function treeRows(file, rows, ul, level) {
+// the dominator tree: a level is asked for when it is opened (dominators
+// --root ID).  Each node shown is { row, parent, rows (its children's rows,
+// once asked for), kids (id → node), open() }; the treemap draws one node's
+// rows, the level last opened, and the breadcrumb above it goes back up.
+function treeRows(file, rows, ul, level, parent, draw) {
   for (const r of rows) {
     const li = el("li", { "data-level": level });
     const kids = el("ul", {});
     const tw = el("button", { class: "tw", type: "button", "aria-label": "open" }, "+");
-    let open = false, loaded = false;
-    tw.addEventListener("click", async () => {
-      open = !open;
-      tw.textContent = open ? "−" : "+";
-      kids.hidden = !open;
-      if (open && !loaded && r.id) {
-        loaded = true;
-        document.body.dataset.state = "busy";
+    const node = { row: r, parent, rows: null, kids: new Map() };
+    let open = false;
+    const show = (yes) => { open = yes; tw.textContent = open ? "−" : "+"; kids.hidden = !open; };
+    // opens it (asking for its level the first time) and draws its level
+    node.open = async () => {
+      show(true);
+      document.body.dataset.state = "busy";
+      if (!node.rows) {
         try {
           const d = await api("dominators", { file, root: r.id, top: 25 });
-          treeRows(file, d.dominators, kids, level + 1);
+          node.rows = d.dominators;
+          treeRows(file, d.dominators, kids, level + 1, node, draw);
           if (!d.dominators.length) kids.append(el("li", { class: "note" }, "(dominates nothing)"));
-          document.body.dataset.state = "ready";
-        } catch (e) { kids.append(el("li", { class: "error" }, e.message)); document.body.dataset.state = "error"; }
+        } catch (e) {
+          kids.append(el("li", { class: "error" }, e.message));
+          document.body.dataset.state = "error";
+          return;
+        }
       }
+      draw(node);
+      document.body.dataset.state = "ready";
+    };
+    tw.addEventListener("click", () => {
+      if (!open) { node.open(); return; }
+      show(false);
+      draw(null, node);   // (the treemap goes up when it showed this node or one below it)
     });
+    if (r.id) parent.kids.set(r.id, node);
     li.append(r.id ? tw : el("span", { class: "tw" }, " "), el("span", { class: "sz" }, bytes(r.retained)),
       r.id ? objLink(file, r) : el("span", {}, (r.count ? r.count + " × " : "") + (r.group || r.class || "")));
     li.append(kids);
@@ -236,24 +251,53 @@ function treeRows(file, rows, ul, level) {
   }
 }
 
+const objName = (r) => (r.class_object_of ? "class " + r.class_object_of : r.class || "") + " @" + r.id;
+
 views.dominators = async (q, main) => {
   const file = fileOf(q), root = q.get("root");
   const d = await api("dominators", { file, top: 25, root });
   main.append(el("h1", {}, "Dominator tree", root && d.root ? el("span", {}, " below ", objLink(file, d.root)) : ""));
+  const crumbs = el("div", { id: "crumbs", class: "bar" });
   const box = el("div", { id: "treemap" });
-  main.append(box);
+  main.append(crumbs, box);
+  const top = { row: root && d.root ? d.root : null, parent: null, rows: d.dominators, kids: new Map() };
+  const chart = window.echarts ? echarts.init(box) : null;
+  let shown = top;
+  // the treemap of node n's rows, the breadcrumb the chain down to it;
+  // draw(null, closed): up to closed's parent when closed is n or above it
+  const draw = (n, closed) => {
+    if (!n) {
+      let k = shown;
+      while (k && k !== closed) k = k.parent;
+      if (!k) return;
+      n = closed.parent;
+    }
+    shown = n;
+    const chain = [];
+    for (let k = n; k; k = k.parent) chain.unshift(k);
+    crumbs.replaceChildren(...chain.flatMap((k, i) => {
+      const name = k.row ? objName(k.row) : "all roots";
+      const item = k === n ? el("span", { class: "here" }, name) :
+        el("a", { href: "#", on: { click: (e) => { e.preventDefault(); draw(k); } } }, name);
+      return i ? [" › ", item] : [item];
+    }));
+    if (n.row && n.row.id) crumbs.append(el("a", { href: href("object", { file, id: n.row.id }) }, "(its object)"));
+    const tiles = (n.rows || []).filter((r) => r.id);
+    if (!tiles.length) crumbs.append(el("span", { class: "note" }, "dominates nothing"));
+    box.dataset.root = n.row && n.row.id ? n.row.id : "";
+    if (chart)
+      chart.setOption({ series: [{ type: "treemap", roam: false, nodeClick: false, breadcrumb: { show: false },
+        left: 0, top: 0, right: 0, bottom: 0, label: { formatter: (p) => p.name },
+        data: tiles.map((r) => ({ name: objName(r), value: r.retained, id: r.id })) }],
+        tooltip: { formatter: (p) => echarts.format.encodeHTML(p.name) + "<br>" + bytes(p.value) } }, true);
+  };
   const ul = el("ul", {});
   main.append(el("div", { class: "tree" }, ul));
-  treeRows(file, d.dominators, ul, 1);
+  treeRows(file, d.dominators, ul, 1, top, draw);
   if (d.more) ul.append(el("li", { class: "note" }, "… " + count(d.more.rows) + " more, " + bytes(d.more.retained)));
-  if (window.echarts) {   // the visible level as a treemap; a cell opens its object
-    const chart = echarts.init(box);
-    chart.setOption({ series: [{ type: "treemap", roam: false, nodeClick: false, breadcrumb: { show: false },
-      label: { formatter: (p) => p.name }, data: d.dominators.filter((r) => r.id).map((r) => ({
-        name: (r.class_object_of ? "class " + r.class_object_of : r.class) + " @" + r.id, value: r.retained, id: r.id })) }],
-      tooltip: { formatter: (p) => echarts.format.encodeHTML(p.name) + "<br>" + bytes(p.value) } });
-    chart.on("click", (p) => { if (p.data && p.data.id) location.hash = href("object", { file, id: p.data.id }); });
-  }
+  draw(top);
+  // a tile opens its node: the tree opens it too, and the treemap goes down to its level
+  if (chart) chart.on("click", (p) => { const k = p.data && shown.kids.get(p.data.id); if (k) k.open(); });
 };
 
 views.sql = async (q, main) => {
