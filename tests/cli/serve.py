@@ -16,6 +16,8 @@ a dump with a hostile class name and, when there, a corpus dump, on port 0.
     cookie HttpOnly and SameSite=Strict;
   - a bounded load test: 50 clients at once, 4 requests each, all answered;
   - in Chromium: the histogram, a class's instances, an object, its paths;
+    the diff of two dumps (a known class's row, sorted by a column, another
+    dump picked; one dump served: the view says a diff needs two);
     three levels of the dominator tree, the treemap showing the level
     opened (by the tree, a tile or the breadcrumb); an SQL query, and one
     over 8 KiB;
@@ -26,6 +28,7 @@ import base64, http.client, json, os, signal, subprocess, sys, threading, time
 
 HPROFAN, REL, TMPD = os.environ["HPROFAN"], os.environ["REL"], os.environ["TMPD"]
 SAMPLE, HOSTILE, CORPUS_DUMP = os.environ["SAMPLE"], os.environ["HOSTILE"], os.environ.get("CORPUS_DUMP", "")
+BIG = os.environ["BIG"]
 HELPER = os.environ["HELPER"]
 sys.path.insert(0, HELPER)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,7 +40,7 @@ def skip(n, why): print("skip %s: %s" % (n, why), flush=True)
 def check(n, cond, why=""):
     (ok if cond else lambda n: fail(n, why))(n)
 
-files = [SAMPLE, HOSTILE] + ([CORPUS_DUMP] if CORPUS_DUMP else [])
+files = [SAMPLE, HOSTILE, BIG] + ([CORPUS_DUMP] if CORPUS_DUMP else [])
 err = open(os.path.join(TMPD, "serve.err"), "w+")
 srv = subprocess.Popen([HPROFAN, "serve", "--port", "0", "--workers", "2", "--quiet"] + files,
                        stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
@@ -104,9 +107,12 @@ cases = [
     ("idom", [("file", "0"), ("class_or_id", "LeakyCache$Session")], ["idom", SAMPLE, "LeakyCache$Session"]),
     ("refs", [("file", "0")], ["refs", SAMPLE]),
     ("diff", [("file", "0"), ("file", "1")], ["diff", SAMPLE, HOSTILE]),
+    ("diff", [("file", "0"), ("file", "2")], ["diff", SAMPLE, BIG]),
+    ("diff", [("file", "0"), ("file", "2"), ("top", "0")], ["diff", SAMPLE, BIG, "--top", "0"]),
+    ("diff", [("file", "2"), ("file", "0"), ("top", "0")], ["diff", BIG, SAMPLE, "--top", "0"]),
 ]
 if CORPUS_DUMP:
-    cases += [("top", [("file", "2")], ["top", CORPUS_DUMP]), ("dominators", [("file", "2")], ["dominators", CORPUS_DUMP])]
+    cases += [("top", [("file", "3")], ["top", CORPUS_DUMP]), ("dominators", [("file", "3")], ["dominators", CORPUS_DUMP])]
 for cmd, q, args in cases:
     name = "api: %s %s equals the CLI's --json" % (cmd, " ".join(a for a in args[2:])[:60])
     st, h, body = api(cmd, q)
@@ -398,9 +404,15 @@ else:
         check("chromium: a treemap of the visible level", page.eval("!!document.querySelector('#treemap canvas')"))
         page.eval("[...document.querySelectorAll('#crumbs a')][1].click()")
         check("chromium: the breadcrumb goes back up a level", page.eval(tiles) == level(d1), page.eval(tiles))
-        page.eval("document.querySelector('#crumbs a').click()")
+        page.eval("window.__drawn = false; echarts.getInstanceByDom(document.getElementById('treemap'))"
+                  ".on('finished', () => { window.__drawn = true; }); document.querySelector('#crumbs a').click()")
         check("chromium: ... and to the first", page.eval(tiles) == top1, page.eval(tiles))
-        # a click on the second tile (by its layout: the series fills the box) opens it
+        # a click on the second tile (by its layout: the series fills the box) opens it, once
+        # the tiles are where their layout says (the animation over)
+        for _ in range(100):
+            if page.eval("window.__drawn"):
+                break
+            time.sleep(0.05)
         page.eval("document.getElementById('treemap').scrollIntoView()")
         at = page.eval("(() => { const box = document.getElementById('treemap'), r = box.getBoundingClientRect();"
                        " const t = echarts.getInstanceByDom(box).getModel().getSeriesByIndex(0).getData().tree;"
@@ -430,6 +442,33 @@ else:
         rows = page.eval("[...document.querySelectorAll('#result tr')].slice(1).map(r => [...r.children].map(c => c.textContent))")
         want = [[str(v) for v in r] for r in json.loads(cli(["sql", SAMPLE, long_q])[1])["rows"]]
         check("chromium: a query over 8 KiB runs (the console POSTs it)", rows == want and len(want) == 2, (rows, want))
+        # the diff view: the sample, then its program later
+        go("#/diff?file=0&file=2", "diff")
+        want = json.loads(cli(["diff", SAMPLE, BIG, "--top", "0"])[1])["classes"]
+        cells = "[...document.querySelectorAll('#diff-classes tr')].slice(1).map(r => [...r.children].map(c => c.textContent))"
+        rows = page.eval(cells)
+        sess = [r for r in rows if r[0].startswith("LeakyCache$Session")]
+        w = next(c for c in want if c["class"] == "LeakyCache$Session")
+        check("chromium: the diff view, a row per class of diff --top 0", len(rows) == len(want), (len(rows), len(want)))
+        check("chromium: ... LeakyCache$Session's row: instances 100 -> 2,000 (+1,900)", len(sess) == 1
+              and sess[0][1:5] == [w["status"], "100", "2,000", "+1,900"] and w["delta"]["instances"] == 1900, sess)
+        link = page.eval("[...document.querySelectorAll('#diff-classes a')].find(a => a.textContent === 'LeakyCache$Session').getAttribute('href')")
+        check("chromium: ... its name links to its instances in the new dump", link == "#/instances?file=2&class=LeakyCache%24Session", link)
+        click("#diff-classes th:nth-child(5)", "diff sorted by the change of instances")
+        first = page.eval(cells)[0][0]
+        most = sorted(want, key=lambda c: (-c["delta"]["instances"], c["class"]))[0]["class"]
+        check("chromium: a click on a diff column sorts by it (the most grown first)", first.startswith(most)
+              and "sort=instances_delta" in page.eval("location.hash"), (first, most))
+        click("#diff-classes th:nth-child(5)", "diff sorted the other way")
+        first = page.eval(cells)[0][0]
+        least = sorted(want, key=lambda c: (c["delta"]["instances"], [-ord(x) for x in c["class"]]))[0]["class"]
+        check("chromium: ... again, the other way", first.startswith(least) and "rev=1" in page.eval("location.hash"), (first, least))
+        page.eval("document.body.dataset.state = 'busy'; const s = document.getElementById('diff-b'); s.value = '1';"
+                  " s.dispatchEvent(new Event('change'))")
+        wait("diff with another dump picked")
+        n = len(json.loads(cli(["diff", SAMPLE, HOSTILE, "--top", "0"])[1])["classes"])
+        check("chromium: another dump picked, its diff", "file=0&file=1" in page.eval("location.hash")
+              and len(page.eval(cells)) == n, (page.eval("location.hash"), n))
         go("#/top?file=1&top=0", "hostile histogram")
         cells = page.eval("[...document.querySelectorAll('main table td')].map(t => t.textContent)")
         check("chromium: a hostile class name is shown as text", "<img src=x onerror=window.__xss=1>" in cells, cells[:10])
@@ -516,6 +555,21 @@ else:
         c.close()
     except OSError as x:
         fail("serve --bind ::1: answers over IPv6", x)
+    if chromium:   # one dump served: the diff view says it needs two
+        b6 = Browser(chromium, os.path.join(TMPD, "chromium-profile-6"), loopback=True)
+        try:
+            p6 = b6.open("http://[::1]:%s/?token=%s#/diff" % (m6.group(1), m6.group(2)))
+            for _ in range(300):
+                if p6.eval("document.body.dataset.state || ''") in ("ready", "error"):
+                    break
+                time.sleep(0.05)
+            note = p6.eval("(document.getElementById('diff-note') || {}).textContent || ''")
+            check("chromium: one dump served, the diff view says a diff needs two", "needs two dumps" in note
+                  and p6.eval("document.querySelectorAll('#diff-classes').length") == 0, note)
+        except CDPError as x:
+            fail("chromium: one dump served, the diff view says a diff needs two", x)
+        finally:
+            b6.close()
     for _ in range(50):
         if os.path.exists(os.path.join(TMPD, "opened.txt")):
             break

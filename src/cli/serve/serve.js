@@ -323,11 +323,91 @@ for (const cmd of ["leaks", "threads", "sites", "waste"])
     main.append(generic(file, d, 0));
   };
 
+// a signed difference: "+1.2 MiB", "−300 B", "0"
+function signed(n, fmt) {
+  if (typeof n !== "number") return "";
+  return (n > 0 ? "+" : n < 0 ? "−" : "") + fmt(Math.abs(n));
+}
+
+// diff A B: two dumps picked, their classes as a table sorted by a click on a column
 views.diff = async (q, main) => {
-  const both = q.getAll("file").length === 2 ? q.getAll("file") : ["0", "1"];
-  const d = await api("diff", { file: both });
-  main.append(el("h1", {}, "Diff: ", files[both[0]] || "", " → ", files[both[1]] || ""));
-  main.append(generic(both[1], d, 0));
+  main.append(el("h1", {}, "Diff"));
+  if (files.length < 2) {
+    main.append(el("p", { class: "note", id: "diff-note" }, "A diff needs two dumps: serve two or more " +
+      "(hprofan serve BASE.hprof NEW.hprof)."));
+    return;
+  }
+  const picked = q.getAll("file");
+  const [fa, fb] = picked.length === 2 ? picked : ["0", "1"];
+  const sort = q.get("sort") || "", rev = q.has("rev");
+  // the hash with p's changes: a, b (the dumps), sort, rev
+  const go = (p) => {
+    const u = new URLSearchParams();
+    u.append("file", p.a !== undefined ? p.a : fa);
+    u.append("file", p.b !== undefined ? p.b : fb);
+    const k = "sort" in p ? p.sort : sort;
+    if (k) u.set("sort", k);
+    if ("sort" in p ? p.rev : rev) u.set("rev", "1");
+    location.hash = "#/diff?" + u;
+  };
+  const pick = (id, v, which) => {
+    const s = el("select", { id, "aria-label": which });
+    files.forEach((f, i) => s.append(el("option", { value: String(i) }, f)));
+    s.value = v;
+    s.addEventListener("change", () => go(which === "base" ? { a: s.value } : { b: s.value }));
+    return s;
+  };
+  main.append(el("div", { class: "bar" }, "base ", pick("diff-a", fa, "base"), " → new ", pick("diff-b", fb, "new")));
+  const d = await api("diff", { file: [fa, fb], top: 0 });
+  const ret = d.retained_sizes;
+  main.append(table([{ title: "", cell: (r) => r[0] }, { title: "base", num: true, cell: (r) => r[1] },
+    { title: "new", num: true, cell: (r) => r[2] }, { title: "change", num: true, cell: (r) => r[3] }], [
+    ["objects", count(d.base.objects), count(d.new.objects), signed(d.delta.objects, count)],
+    ["shallow", bytes(d.base.shallow), bytes(d.new.shallow), signed(d.delta.shallow, bytes)],
+    ["reachable", bytes(d.base.reachable_shallow), bytes(d.new.reachable_shallow), signed(d.delta.reachable_shallow, bytes)]]));
+  const cc = d.class_counts || {};
+  main.append(el("h2", {}, "Classes"));
+  main.append(el("p", { class: "note" }, count(cc.changed) + " changed, " + count(cc.new) + " new, " + count(cc.gone) +
+    " gone; click a column to sort by it (again: the other way)"));
+  // the columns: each a key to sort by and the value it sorts on
+  const col = (key, title, num, val, cell) => ({ key, title, num, val, cell });
+  const trio = (part, fmt) => [
+    col(part + "_base", part + " (base)", true, (r) => r.base[part], (r) => fmt(r.base[part])),
+    col(part + "_new", part + " (new)", true, (r) => r.new[part], (r) => fmt(r.new[part])),
+    col(part + "_delta", "Δ " + part, true, (r) => r.delta[part], (r) => el("span", {
+      class: r.delta[part] > 0 ? "grew" : r.delta[part] < 0 ? "shrank" : "" }, signed(r.delta[part], fmt)))];
+  const cols = [
+    col("class", "class", false, (r) => r.class, (r) => {
+      const where = r.status === "gone" ? fa : fb;
+      const a = el("a", { href: href("instances", { file: where, class: r.class }) }, r.class);
+      return r.status === "changed" ? el("span", {}, a, " ", el("a", { class: "note", href: href("instances", { file: fa, class: r.class }),
+        title: "its instances in the base dump" }, "(base)")) : a;
+    }),
+    col("status", "status", false, (r) => r.status, (r) => r.status),
+    ...trio("instances", count), ...trio("shallow", bytes), ...(ret ? trio("retained", bytes) : [])];
+  const by = cols.find((c) => c.key === sort);
+  const rows = d.classes.slice();
+  // numbers the largest first, names from A; rev the other way; then by class
+  const cmp = (x, y) => {
+    const u = by.val(x), v = by.val(y);
+    return typeof u === "number" ? v - u : u < v ? -1 : u > v ? 1 : 0;
+  };
+  if (by) rows.sort((x, y) => cmp(x, y) * (rev ? -1 : 1) || (x.class < y.class ? -1 : x.class > y.class ? 1 : 0));
+  const shown = rows.slice(0, 500);
+  const t = table(cols, shown);
+  t.id = "diff-classes";
+  t.querySelectorAll("th").forEach((th, i) => {
+    const k = cols[i].key;
+    th.classList.add("sort");
+    if (k === sort) th.classList.add("sorted");
+    th.addEventListener("click", () => go({ sort: k, rev: k === sort ? !rev : false }));
+  });
+  main.append(t);
+  if (rows.length > shown.length) main.append(el("p", { class: "note" }, (rows.length - shown.length) + " more rows"));
+  const rest = {};
+  for (const k of ["root_kinds", "holders", "object_ids"]) if (d[k] !== undefined) rest[k] = d[k];
+  main.append(el("h2", {}, "Roots, holders, object ids"));
+  main.append(generic(fb, rest, 0));
 };
 
 // ---- the frame -------------------------------------------------------------
@@ -357,8 +437,7 @@ async function start() {
   sel.addEventListener("change", () => { const { view } = route(); location.hash = href(view === "object" || view === "path" || view === "instances" ? "overview" : view, { file: sel.value }); });
   const nav = $("nav");
   const names = [["overview", "Overview"], ["top", "Histogram"], ["dominators", "Dominators"], ["leaks", "Leaks"],
-    ["threads", "Threads"], ["sites", "Sites"], ["waste", "Waste"], ["sql", "SQL"]];
-  if (files.length > 1) names.push(["diff", "Diff"]);
+    ["threads", "Threads"], ["sites", "Sites"], ["waste", "Waste"], ["sql", "SQL"], ["diff", "Diff"]];
   for (const [v, t] of names) {
     const a = el("a", { href: "#/" + v }, t);
     a.dataset.view = v;
