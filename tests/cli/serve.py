@@ -22,6 +22,8 @@ a dump with a hostile class name and, when there, a corpus dump, on port 0.
     opened (by the tree, a tile or the breadcrumb); an SQL query, and one
     over 8 KiB;
     the hostile name shown as text, nothing run; no CSP violation; a screenshot not blank;
+  - --bind: 0.0.0.0 said with a warning (asked on 127.0.0.1 only), ::1 and
+    127.0.0.2 (loopback) without;
   - SIGTERM ends it, exit 0, nothing from the sanitizers.
 """
 import base64, http.client, json, os, signal, subprocess, sys, threading, time
@@ -579,6 +581,44 @@ else:
 rc6 = stop(s6, t6)
 e6 = s6.stderr.read().decode()
 check("serve --bind ::1: SIGTERM ends it (exit 0, nothing from the sanitizers)", rc6 == 0 and "Sanitizer" not in e6, (rc6, e6[-500:]))
+check("serve --bind ::1: loopback, no warning", "warning" not in e6, e6[-300:])
+
+
+def bound(addr):
+    """serve --bind ADDR --port 0 on the sample: its URL line and its standard error so far, then a
+    request to 127.0.0.1 (only: the address is loopback's or all of them), then SIGTERM"""
+    errf = open(os.path.join(TMPD, "bind.err"), "w+")
+    sb = subprocess.Popen([HPROFAN, "serve", SAMPLE, "--bind", addr, "--port", "0", "--workers", "1", "--quiet"],
+                          stdout=subprocess.PIPE, stderr=errf, stdin=subprocess.DEVNULL)
+    tb = threading.Timer(60, sb.kill)
+    tb.start()
+    url = sb.stdout.readline().decode().strip()
+    errf.seek(0)
+    said = errf.read()
+    st = None
+    mb = re.fullmatch(r"http://[^/]*:(\d+)/\?token=([0-9a-f]{32})", url)
+    if mb:
+        try:
+            c = http.client.HTTPConnection("127.0.0.1" if addr != "127.0.0.2" else addr, int(mb.group(1)), timeout=30)
+            c.request("GET", "/api/files?token=" + mb.group(2), headers={"Host": "127.0.0.1:" + mb.group(1)})
+            st = c.getresponse().status
+            c.close()
+        except OSError as x:
+            st = str(x)
+    rc = stop(sb, tb)
+    errf.seek(0)
+    return url, said, st, rc, errf.read()
+
+
+url, said, st, rc, e = bound("0.0.0.0")
+check("serve --bind 0.0.0.0: a warning that it is not loopback, before the URL line (even with --quiet)",
+      "hprofan: warning: serve: listening on 0.0.0.0, not loopback" in said and said.count("\n") == 1, said)
+check("serve --bind 0.0.0.0: the URL names 0.0.0.0, and 127.0.0.1 is answered", url.startswith("http://0.0.0.0:") and st == 200,
+      (url, st))
+check("serve --bind 0.0.0.0: SIGTERM ends it (exit 0)", rc == 0 and "Sanitizer" not in e, (rc, e[-300:]))
+url, said, st, rc, e = bound("127.0.0.2")
+check("serve --bind 127.0.0.2: loopback (127/8), no warning, answered", url.startswith("http://127.0.0.2:") and said == ""
+      and "warning" not in e and st == 200 and rc == 0, (url, said, st, rc, e[-300:]))
 p = subprocess.run([HPROFAN, "serve", SAMPLE, "--max-memory", "64K", "--quiet"], capture_output=True, timeout=60)
 check("serve --max-memory 64K: refused before serving (exit 4, no URL)", p.returncode == 4 and not p.stdout
       and b"max-memory" in p.stderr, (p.returncode, p.stdout[:100], p.stderr[-300:]))
