@@ -484,7 +484,8 @@ else:
         b.send("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 720, "deviceScaleFactor": 1,
                                                         "mobile": False}, session=page.s)
         go("#/dominators?file=0", "dominators again")
-        time.sleep(0.5)   # (the treemap's animation)
+        click(".tree li[data-level='1'] button.tw", "dominators again, a level down")
+        time.sleep(1.0)   # (the treemap's animation)
         shot = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"}, session=page.s)["data"])
         open(os.path.join(TMPD, "serve.png"), "wb").write(shot)
         n = colours(shot, 50)
