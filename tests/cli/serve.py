@@ -9,7 +9,8 @@ a dump with a hostile class name and, when there, a corpus dump, on port 0.
   - POST /api/sql: a query over 8 KiB as the body equals the CLI's --json
     byte for byte; refused: a body over 1 MiB (413, before it is read), no
     token, a foreign Origin, a type but application/sql, no Content-Length;
-    a body that stops half-way is dropped after 10 s;
+    a body that stops half-way is dropped after 10 s, one that trickles
+    in after 30 s;
   - refusals: no token, a wrong one, a foreign Host, a body, POST, paths
     out of the table (../, %2e%2e, /static/../../etc/passwd), an
     over-long URL; no CORS header, a CSP without 'unsafe-inline', the
@@ -286,8 +287,30 @@ def slow_body():
     slow["after"] = time.monotonic() - t
 
 
-slow_th = threading.Thread(target=slow_body)
-slow_th.start()
+# and one that comes a byte every 2 s: closed once 30 s have gone by
+drip = {}
+
+
+def drip_body():
+    import select, socket
+    t = time.monotonic()
+    try:
+        sk = socket.create_connection(("127.0.0.1", PORT), timeout=60)
+        sk.sendall(("POST /api/sql?file=0&token=%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sql\r\n"
+                    "Content-Length: 1000\r\n\r\n" % (TOKEN, HOST)).encode())
+        while time.monotonic() - t < 50:
+            if select.select([sk], [], [], 2)[0]:
+                drip["got"] = sk.recv(1000)
+                break
+            sk.send(b"S")
+        sk.close()
+    except OSError as x:
+        drip["got"] = x
+    drip["after"] = time.monotonic() - t
+
+
+slow_th = [threading.Thread(target=slow_body), threading.Thread(target=drip_body)]
+[t.start() for t in slow_th]
 
 # ---- a bounded load test on loopback ----------------------------------------------
 N, EACH = 50, 4
@@ -497,10 +520,12 @@ else:
     finally:
         b.close()
 
-slow_th.join(timeout=30)
+[t.join(timeout=60) for t in slow_th]
 check("POST /api/sql: a body that stops half-way is dropped after 10 s (%.1f s)" % slow.get("after", -1),
-      slow.get("got") in (b"",) or isinstance(slow.get("got"), ConnectionResetError), slow)
+      slow.get("got") in (b"",) or isinstance(slow.get("got"), (ConnectionResetError, BrokenPipeError)), slow)
 check("... not before", 9 <= slow.get("after", 0) < 20, slow)
+check("POST /api/sql: a body that comes a byte every 2 s is dropped once 30 s have gone by (%.1f s)" % drip.get("after", -1),
+      (drip.get("got") == b"" or isinstance(drip.get("got"), (ConnectionResetError, BrokenPipeError))) and 29 <= drip.get("after", 0) < 40, drip)
 
 # ---- the rate limit (last: the client's bucket is empty after it) ---------------------
 sent, limited, t0 = [0], [0], time.monotonic()
