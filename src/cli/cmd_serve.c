@@ -17,7 +17,7 @@
  *
  * The HTTP server is GNU libmicrohttpd, a thread per connection (at most
  * SERVE_MAX_CONN); a connection waits for an idle worker.  Its checks, in
- * order: GET or HEAD, no body; the Host header names the bound address
+ * order: GET or HEAD, no body (but POST /api/sql, below); the Host header names the bound address
  * or localhost with the port (DNS rebinding); a token bucket per client
  * address (SERVE_RATE a second, SERVE_BURST at once); the token, 128
  * random bits (getrandom), compared in constant time, from the query's
@@ -66,6 +66,9 @@
 #define SERVE_RATE 200.0              /* requests a second per client address ... */
 #define SERVE_BURST 600.0             /* ... and at once */
 #define SERVE_MAX_ANSWER (256u << 20) /* the longest document answered */
+#define SERVE_MAX_BODY (1u << 20)     /* the longest query POST /api/sql takes ... */
+#define SERVE_BODY_IDLE 10            /* ... the seconds its body may pause ... */
+#define SERVE_BODY_TIME 30            /* ... and take in all */
 #define SERVE_CACHE_BYTES (256u << 20)   /* the answers kept (serve_cache.c) */
 #define TOKEN_BYTES 16
 
@@ -618,6 +621,102 @@ static enum MHD_Result api(struct MHD_Connection *conn, const char *cmd, const s
 	return res;
 }
 
+/* ---- POST /api/sql ---------------------------------------------------------
+ * The SQL console's query as the request's body (a query may be longer
+ * than a URL holds).  Its checks, after those of every request (the Host,
+ * the rate, the token): an Origin header, when there is one, names this
+ * server as the Host header does (CSRF); the type is application/sql, a
+ * type no form of another site can send and that a cross-origin fetch()
+ * sends only after a preflight no answer grants; a Content-Length of at
+ * most SERVE_MAX_BODY; the body in SERVE_BODY_TIME seconds at most,
+ * pausing SERVE_BODY_IDLE at most (else the connection is closed). */
+
+static int seen_headers;        /* a GET's state once its headers are answered */
+
+struct body { char *b; size_t len, want; double t0; };
+
+static int origin_ok(struct MHD_Connection *conn)
+{
+	const char *o = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+	return !o || (h && !strncmp(o, "http://", 7) && !strcasecmp(o + 7, h));
+}
+
+/* application/sql, and no parameter but charset=utf-8 */
+static int sql_type_ok(const char *t)
+{
+	static const char want[] = "application/sql";
+	if (!t || strncasecmp(t, want, sizeof want - 1))
+		return 0;
+	t += sizeof want - 1;
+	t += strspn(t, " \t");
+	if (!*t)
+		return 1;
+	if (*t++ != ';')
+		return 0;
+	t += strspn(t, " \t");
+	return !strcasecmp(t, "charset=utf-8");
+}
+
+/* the headers of POST /api/sql: refused now, or its body awaited in *state */
+static enum MHD_Result sql_begin(struct MHD_Connection *conn, void **state)
+{
+	if (!origin_ok(conn))
+		return answer_error(conn, 403, "the Origin header names another site", -1);
+	if (!sql_type_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type")))
+		return answer_error(conn, 415, "POST /api/sql takes the query as Content-Type: application/sql", -1);
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	if (!cl || MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
+		return answer_error(conn, 411, "POST /api/sql needs a Content-Length", -1);
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(cl, &end, 10);
+	if (!*cl || *end || errno || strspn(cl, "0123456789") != strlen(cl))
+		return answer_error(conn, 400, "a Content-Length that is not a number", -1);
+	if (n > SERVE_MAX_BODY)
+		return answer_error(conn, 413, "the query is over 1 MiB", -1);
+	struct body *b = calloc(1, sizeof *b);
+	if (!b || !(b->b = malloc((size_t)n + 1))) {
+		free(b);
+		return answer_error(conn, 503, "out of memory", -1);
+	}
+	b->want = (size_t)n;
+	b->t0 = hp_now();
+	MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)SERVE_BODY_IDLE);
+	*state = b;
+	return MHD_YES;
+}
+
+/* the body of POST /api/sql, whole: the sql command with the URL's
+ * parameters and query=BODY */
+static enum MHD_Result sql_run(struct MHD_Connection *conn, struct body *b)
+{
+	MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)SERVE_TIMEOUT);
+	if (memchr(b->b, '\0', b->len))
+		return answer_error(conn, 400, "sql: the query holds a NUL byte", EXIT_USAGE);
+	b->b[b->len] = '\0';
+	struct query q = { .n = 0 };
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, one_param, &q);
+	if (q.over || q.n == SERVE_MAX_PARAMS)
+		return answer_error(conn, 414, "the URL is too long", -1);
+	q.p[q.n++] = (struct serve_param){ "query", b->b };
+	return api(conn, "sql", &q);
+}
+
+/* a request's end: its body freed */
+static void request_done(void *cls, struct MHD_Connection *conn, void **state, enum MHD_RequestTerminationCode why)
+{
+	(void)cls;
+	(void)conn;
+	(void)why;
+	if (*state && *state != &seen_headers) {
+		struct body *b = *state;
+		free(b->b);
+		free(b);
+	}
+	*state = NULL;
+}
+
 /* ---- requests ----------------------------------------------------------- */
 
 static const struct serve_asset *asset(const char *name)
@@ -633,14 +732,24 @@ static enum MHD_Result request(void *cls, struct MHD_Connection *conn, const cha
 {
 	(void)cls;
 	(void)version;
-	(void)upload;
-	static int seen;
-	if (!*state) {                /* the headers: answered now, nothing read after them */
-		*state = &seen;
-		if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-			return answer_error(conn, 405, "GET only", -1);
+	if (*state && *state != &seen_headers) {   /* POST /api/sql's body */
+		struct body *b = *state;
+		if (!*upload_size)
+			return sql_run(conn, b);
+		if (*upload_size > b->want - b->len || hp_now() - b->t0 > SERVE_BODY_TIME)
+			return MHD_NO;   /* (too slow: the connection closed) */
+		memcpy(b->b + b->len, upload, *upload_size);
+		b->len += *upload_size;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (!*state) {                /* the headers: answered now, nothing read after them (but POST /api/sql's body) */
+		*state = &seen_headers;
+		int post = !strcmp(method, "POST") && !strcmp(url, "/api/sql");
+		if (strcmp(method, "GET") && strcmp(method, "HEAD") && !post)
+			return answer_error(conn, 405, "GET only (and POST /api/sql)", -1);
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-		if ((cl && strcmp(cl, "0")) || MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
+		if (!post && ((cl && strcmp(cl, "0")) || MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")))
 			return answer_error(conn, 413, "no request body is read", -1);
 		if (!host_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host")))
 			return answer_error(conn, 421, "the Host header does not name this server", -1);
@@ -654,6 +763,8 @@ static enum MHD_Result request(void *cls, struct MHD_Connection *conn, const cha
 		int by_query = token_ok(given);
 		if (!by_query && !token_ok(MHD_lookup_connection_value(conn, MHD_COOKIE_KIND, srv.cookie)))
 			return answer_error(conn, 403, given ? "wrong token" : "no token: open the URL hprofan serve printed", -1);
+		if (post)
+			return sql_begin(conn, state);
 		if (!strcmp(url, "/") && by_query) {
 			/* the token into a cookie, out of the address bar */
 			char c[128];
@@ -891,6 +1002,7 @@ static int run(struct cli_ctx *x)
 						MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SERVE_MAX_CONN_PER_IP,
 						MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_TIMEOUT,
 						MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+						MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 						MHD_OPTION_END);
 	if (!d && rc == EXIT_OK) {
 		cli_error("serve: cannot listen on %s port %d: %s", bind, o->port, strerror(errno));

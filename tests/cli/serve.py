@@ -6,20 +6,32 @@ a dump with a hostile class name and, when there, a corpus dump, on port 0.
     (no member dropped: none differs from run to run), usage errors are
     400 with the CLI's message, an unknown command 404, the options that
     name files or belong to the sessions 400;
+  - POST /api/sql: a query over 8 KiB as the body equals the CLI's --json
+    byte for byte; refused: a body over 1 MiB (413, before it is read), no
+    token, a foreign Origin, a type but application/sql, no Content-Length;
+    a body that stops half-way is dropped after 10 s, one that trickles
+    in after 30 s;
   - refusals: no token, a wrong one, a foreign Host, a body, POST, paths
     out of the table (../, %2e%2e, /static/../../etc/passwd), an
     over-long URL; no CORS header, a CSP without 'unsafe-inline', the
     cookie HttpOnly and SameSite=Strict;
   - a bounded load test: 50 clients at once, 4 requests each, all answered;
   - in Chromium: the histogram, a class's instances, an object, its paths;
-    three levels of the dominator tree; an SQL query; the hostile name
-    shown as text, nothing run; no CSP violation; a screenshot not blank;
+    the diff of two dumps (a known class's row, sorted by a column, another
+    dump picked; one dump served: the view says a diff needs two);
+    three levels of the dominator tree, the treemap showing the level
+    opened (by the tree, a tile or the breadcrumb); an SQL query, and one
+    over 8 KiB;
+    the hostile name shown as text, nothing run; no CSP violation; a screenshot not blank;
+  - --bind: 0.0.0.0 said with a warning (asked on 127.0.0.1 only), ::1 and
+    127.0.0.2 (loopback) without;
   - SIGTERM ends it, exit 0, nothing from the sanitizers.
 """
 import base64, http.client, json, os, signal, subprocess, sys, threading, time
 
 HPROFAN, REL, TMPD = os.environ["HPROFAN"], os.environ["REL"], os.environ["TMPD"]
 SAMPLE, HOSTILE, CORPUS_DUMP = os.environ["SAMPLE"], os.environ["HOSTILE"], os.environ.get("CORPUS_DUMP", "")
+BIG = os.environ["BIG"]
 HELPER = os.environ["HELPER"]
 sys.path.insert(0, HELPER)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,7 +43,7 @@ def skip(n, why): print("skip %s: %s" % (n, why), flush=True)
 def check(n, cond, why=""):
     (ok if cond else lambda n: fail(n, why))(n)
 
-files = [SAMPLE, HOSTILE] + ([CORPUS_DUMP] if CORPUS_DUMP else [])
+files = [SAMPLE, HOSTILE, BIG] + ([CORPUS_DUMP] if CORPUS_DUMP else [])
 err = open(os.path.join(TMPD, "serve.err"), "w+")
 srv = subprocess.Popen([HPROFAN, "serve", "--port", "0", "--workers", "2", "--quiet"] + files,
                        stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
@@ -98,9 +110,12 @@ cases = [
     ("idom", [("file", "0"), ("class_or_id", "LeakyCache$Session")], ["idom", SAMPLE, "LeakyCache$Session"]),
     ("refs", [("file", "0")], ["refs", SAMPLE]),
     ("diff", [("file", "0"), ("file", "1")], ["diff", SAMPLE, HOSTILE]),
+    ("diff", [("file", "0"), ("file", "2")], ["diff", SAMPLE, BIG]),
+    ("diff", [("file", "0"), ("file", "2"), ("top", "0")], ["diff", SAMPLE, BIG, "--top", "0"]),
+    ("diff", [("file", "2"), ("file", "0"), ("top", "0")], ["diff", BIG, SAMPLE, "--top", "0"]),
 ]
 if CORPUS_DUMP:
-    cases += [("top", [("file", "2")], ["top", CORPUS_DUMP]), ("dominators", [("file", "2")], ["dominators", CORPUS_DUMP])]
+    cases += [("top", [("file", "3")], ["top", CORPUS_DUMP]), ("dominators", [("file", "3")], ["dominators", CORPUS_DUMP])]
 for cmd, q, args in cases:
     name = "api: %s %s equals the CLI's --json" % (cmd, " ".join(a for a in args[2:])[:60])
     st, h, body = api(cmd, q)
@@ -194,6 +209,44 @@ st, _, _ = get("/api/top?file=0&token=" + TOKEN, method="POST", body=b"x=1")
 check("POST is refused (405)", st == 405, st)
 st, _, _ = get("/api/top?file=0&token=" + TOKEN, body=b"abcde")
 check("a request body is refused (413)", st == 413, st)
+
+# ---- POST /api/sql: the query as the body --------------------------------------------
+SQLT = {"Content-Type": "application/sql; charset=utf-8"}
+long_q = ("SELECT class, count(*) AS n, sum(shallow) AS bytes FROM objects WHERE "
+          + " OR ".join("class = 'no.such.Class%d'" % i for i in range(400))
+          + " OR class = 'java.lang.String' OR class = 'LeakyCache$Session' GROUP BY class ORDER BY class")
+st, h, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, Origin="http://" + HOST), method="POST",
+                  body=long_q.encode())
+rc, out, e = cli(["sql", SAMPLE, long_q])
+check("POST /api/sql: a %d-byte query (over the URL's 8 KiB) answers the CLI's --json, byte for byte" % len(long_q),
+      len(long_q) > 8192 and st == 200 and rc == 0 and body == out and json.loads(body)["rows"] == json.loads(out)["rows"],
+      "status %d: %s / %s" % (st, body[:300], e[:300]))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, **{"Content-Length": str((1 << 20) + 1)}),
+                  method="POST")
+check("POST /api/sql: a body over 1 MiB is refused before it is read (413, one line)",
+      st == 413 and b"\n" not in body and "1 MiB" in json.loads(body)["error"], "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0", headers=SQLT, method="POST", body=b"SELECT 1")
+check("POST /api/sql without the token: 403", st == 403 and b"no token" in body, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, Origin="http://evil.example"), method="POST",
+                  body=b"SELECT 1")
+check("POST /api/sql from a foreign Origin (CSRF): 403", st == 403 and b"Origin" in body, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, Origin="http://127.0.0.1:%d" % (PORT + 1)),
+                  method="POST", body=b"SELECT 1")
+check("POST /api/sql from another port's Origin: 403", st == 403, "%d %s" % (st, body))
+for t in ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data", None]:
+    st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers={"Content-Type": t} if t else {}, method="POST",
+                      body=b"SELECT 1")
+    check("POST /api/sql as %s: refused (415)" % (t or "no Content-Type"), st == 415, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=dict(SQLT, **{"Transfer-Encoding": "chunked"}), method="POST")
+check("POST /api/sql without a Content-Length (chunked): refused (411)", st == 411, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&query=x&token=" + TOKEN, headers=SQLT, method="POST", body=b"SELECT 1")
+check("POST /api/sql with a query in the URL too: 400", st == 400 and "given twice" in json.loads(body)["error"],
+      "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers=SQLT, method="POST", body=b"SELECT 1\0; SELECT 2")
+check("POST /api/sql with a NUL in the query: 400", st == 400, "%d %s" % (st, body))
+st, _, body = get("/api/sql?file=0&token=" + TOKEN, headers={"Cookie": "hprofan-%d=%s" % (PORT, TOKEN), **SQLT},
+                  method="POST", body=b"SELECT count(*) AS n FROM classes")
+check("POST /api/sql with the cookie as its token", st == 200 and json.loads(body)["command"] == "sql", "%d %s" % (st, body[:200]))
 st, h, _ = get("/api/top?file=0&token=" + TOKEN, headers={"Origin": "http://evil.example"})
 check("no CORS header", st == 200 and not any(k.startswith("access-control") for k in h), h)
 csp = h.get("content-security-policy", "")
@@ -215,6 +268,49 @@ check("the page's script is a file of its own, no innerHTML", st == 200 and h["c
 st, h, body = get("/?x", headers={"Cookie": "hprofan-%d=%s" % (PORT, TOKEN)})
 check("the page holds no inline script or style", st == 200 and b"<script>" not in body and b"style=" not in body
       and b"<style" not in body and body.count(b"<script src=") == 2, body[:300])
+
+# a body that stops arriving: the connection closed after 10 s of silence (in the background)
+slow = {}
+
+
+def slow_body():
+    import socket
+    t = time.monotonic()
+    try:
+        sk = socket.create_connection(("127.0.0.1", PORT), timeout=40)
+        sk.sendall(("POST /api/sql?file=0&token=%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sql\r\n"
+                    "Content-Length: 100\r\n\r\nSELECT" % (TOKEN, HOST)).encode())
+        slow["got"] = sk.recv(1000)
+        sk.close()
+    except OSError as x:
+        slow["got"] = x
+    slow["after"] = time.monotonic() - t
+
+
+# and one that comes a byte every 2 s: closed once 30 s have gone by
+drip = {}
+
+
+def drip_body():
+    import select, socket
+    t = time.monotonic()
+    try:
+        sk = socket.create_connection(("127.0.0.1", PORT), timeout=60)
+        sk.sendall(("POST /api/sql?file=0&token=%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sql\r\n"
+                    "Content-Length: 1000\r\n\r\n" % (TOKEN, HOST)).encode())
+        while time.monotonic() - t < 50:
+            if select.select([sk], [], [], 2)[0]:
+                drip["got"] = sk.recv(1000)
+                break
+            sk.send(b"S")
+        sk.close()
+    except OSError as x:
+        drip["got"] = x
+    drip["after"] = time.monotonic() - t
+
+
+slow_th = [threading.Thread(target=slow_body), threading.Thread(target=drip_body)]
+[t.start() for t in slow_th]
 
 # ---- a bounded load test on loopback ----------------------------------------------
 N, EACH = 50, 4
@@ -307,15 +403,58 @@ else:
         steps = page.eval("[...document.querySelector('ol.path').querySelectorAll('li a.id')].map(a => a.textContent)")
         p = json.loads(cli(["path", SAMPLE, oid, "--top", "5"])[1])["paths"][0]["steps"]
         check("chromium: its path to a GC root, each step a link", steps == ["@" + s["id"] for s in p], steps)
+        def level(root=None):
+            """the ids of the rows of `dominators --top 25 [--root ROOT]` (those with an id: the treemap's tiles)"""
+            return [r["id"] for r in json.loads(cli(["dominators", SAMPLE, "--top", "25"] + (["--root", root] if root else []))[1])
+                    ["dominators"] if r.get("id")]
+
+        tiles = "echarts.getInstanceByDom(document.getElementById('treemap')).getOption().series[0].data.map(d => d.id)"
+        crumbs = "[...document.getElementById('crumbs').querySelectorAll('a, span.here')].map(e => e.textContent)"
         go("#/dominators?file=0", "dominators")
+        top1 = level()
+        check("chromium: the treemap shows the first level", page.eval(tiles) == top1, (page.eval(tiles), top1))
         click(".tree li[data-level='1'] button.tw", "level 2")
+        d1 = json.loads(cli(["dominators", SAMPLE, "--top", "25"])[1])["dominators"][0]["id"]
+        check("chromium: a node opened, the treemap shows its children", page.eval(tiles) == level(d1), page.eval(tiles))
         click(".tree li[data-level='2'] button.tw", "level 3")
         l3 = page.eval("document.querySelectorAll(\".tree li[data-level='3']\").length")
-        d1 = json.loads(cli(["dominators", SAMPLE, "--top", "25"])[1])["dominators"][0]["id"]
         d2 = json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", d1])[1])["dominators"][0]["id"]
         d3 = json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", d2])[1])["dominators"]
         check("chromium: three levels of the dominator tree, opened one at a time", l3 == len(d3) and l3 > 0, (l3, len(d3)))
+        check("chromium: two levels down, the treemap's tiles are the second level's children",
+              page.eval(tiles) == [r["id"] for r in d3 if r.get("id")] and page.eval(tiles), page.eval(tiles))
+        cr = page.eval(crumbs)
+        check("chromium: ... and the breadcrumb names the way down (all roots > level 1 > level 2, then the object)",
+              len(cr) == 4 and cr[0] == "all roots" and cr[1].endswith("@" + d1) and cr[2].endswith("@" + d2), cr)
         check("chromium: a treemap of the visible level", page.eval("!!document.querySelector('#treemap canvas')"))
+        page.eval("[...document.querySelectorAll('#crumbs a')][1].click()")
+        check("chromium: the breadcrumb goes back up a level", page.eval(tiles) == level(d1), page.eval(tiles))
+        page.eval("window.__drawn = false; echarts.getInstanceByDom(document.getElementById('treemap'))"
+                  ".on('finished', () => { window.__drawn = true; }); document.querySelector('#crumbs a').click()")
+        check("chromium: ... and to the first", page.eval(tiles) == top1, page.eval(tiles))
+        # a click on the second tile (by its layout: the series fills the box) opens it, once
+        # the tiles are where their layout says (the animation over)
+        for _ in range(100):
+            if page.eval("window.__drawn"):
+                break
+            time.sleep(0.05)
+        page.eval("document.getElementById('treemap').scrollIntoView()")
+        at = page.eval("(() => { const box = document.getElementById('treemap'), r = box.getBoundingClientRect();"
+                       " const t = echarts.getInstanceByDom(box).getModel().getSeriesByIndex(0).getData().tree;"
+                       " const k = t.root.children[1], l = k.getLayout();"
+                       " return [r.left + l.x + l.width / 2, r.top + l.y + l.height / 2, k.getModel().get('id')]; })()")
+        page.eval("document.body.dataset.state = 'busy'")
+        for ev in ("mouseMoved", "mousePressed", "mouseReleased"):
+            b.send("Input.dispatchMouseEvent", {"type": ev, "x": at[0], "y": at[1], "button": "left", "clickCount": 1},
+                   session=page.s)
+        wait("a tile clicked")
+        check("chromium: a tile clicked opens its node: the treemap shows its children", at[2] == top1[1]
+              and page.eval(tiles) == level(top1[1]), (at, page.eval(tiles)))
+        check("chromium: ... and the tree opened it too",
+              page.eval("document.querySelectorAll(\".tree > ul > li\")[1].querySelectorAll(\"li[data-level='2']\").length")
+              == len(json.loads(cli(["dominators", SAMPLE, "--top", "25", "--root", top1[1]])[1])["dominators"]))
+        page.eval("document.querySelectorAll('.tree > ul > li > button.tw')[1].click()")
+        check("chromium: the node closed in the tree, the treemap goes back up", page.eval(tiles) == top1, page.eval(tiles))
         go("#/sql?file=0", "sql")
         q = "SELECT class, count(*) AS n FROM objects GROUP BY class ORDER BY n DESC, class LIMIT 4"
         page.eval("document.getElementById('query').value = %s" % json.dumps(q))
@@ -323,6 +462,38 @@ else:
         rows = page.eval("[...document.querySelectorAll('#result tr')].slice(1).map(r => [...r.children].map(c => c.textContent))")
         want = [[str(v) for v in r] for r in json.loads(cli(["sql", SAMPLE, q])[1])["rows"]]
         check("chromium: an SQL query's rows", rows == want, (rows, want))
+        page.eval("document.getElementById('query').value = %s" % json.dumps(long_q))
+        click("#run", "a long sql query")
+        rows = page.eval("[...document.querySelectorAll('#result tr')].slice(1).map(r => [...r.children].map(c => c.textContent))")
+        want = [[str(v) for v in r] for r in json.loads(cli(["sql", SAMPLE, long_q])[1])["rows"]]
+        check("chromium: a query over 8 KiB runs (the console POSTs it)", rows == want and len(want) == 2, (rows, want))
+        # the diff view: the sample, then its program later
+        go("#/diff?file=0&file=2", "diff")
+        want = json.loads(cli(["diff", SAMPLE, BIG, "--top", "0"])[1])["classes"]
+        cells = "[...document.querySelectorAll('#diff-classes tr')].slice(1).map(r => [...r.children].map(c => c.textContent))"
+        rows = page.eval(cells)
+        sess = [r for r in rows if r[0].startswith("LeakyCache$Session")]
+        w = next(c for c in want if c["class"] == "LeakyCache$Session")
+        check("chromium: the diff view, a row per class of diff --top 0", len(rows) == len(want), (len(rows), len(want)))
+        check("chromium: ... LeakyCache$Session's row: instances 100 -> 2,000 (+1,900)", len(sess) == 1
+              and sess[0][1:5] == [w["status"], "100", "2,000", "+1,900"] and w["delta"]["instances"] == 1900, sess)
+        link = page.eval("[...document.querySelectorAll('#diff-classes a')].find(a => a.textContent === 'LeakyCache$Session').getAttribute('href')")
+        check("chromium: ... its name links to its instances in the new dump", link == "#/instances?file=2&class=LeakyCache%24Session", link)
+        click("#diff-classes th:nth-child(5)", "diff sorted by the change of instances")
+        first = page.eval(cells)[0][0]
+        most = sorted(want, key=lambda c: (-c["delta"]["instances"], c["class"]))[0]["class"]
+        check("chromium: a click on a diff column sorts by it (the most grown first)", first.startswith(most)
+              and "sort=instances_delta" in page.eval("location.hash"), (first, most))
+        click("#diff-classes th:nth-child(5)", "diff sorted the other way")
+        first = page.eval(cells)[0][0]
+        least = sorted(want, key=lambda c: (c["delta"]["instances"], c["class"]))[0]["class"]
+        check("chromium: ... again, the other way", first.startswith(least) and "rev=1" in page.eval("location.hash"), (first, least))
+        page.eval("document.body.dataset.state = 'busy'; const s = document.getElementById('diff-b'); s.value = '1';"
+                  " s.dispatchEvent(new Event('change'))")
+        wait("diff with another dump picked")
+        n = len(json.loads(cli(["diff", SAMPLE, HOSTILE, "--top", "0"])[1])["classes"])
+        check("chromium: another dump picked, its diff", "file=0&file=1" in page.eval("location.hash")
+              and len(page.eval(cells)) == n, (page.eval("location.hash"), n))
         go("#/top?file=1&top=0", "hostile histogram")
         cells = page.eval("[...document.querySelectorAll('main table td')].map(t => t.textContent)")
         check("chromium: a hostile class name is shown as text", "<img src=x onerror=window.__xss=1>" in cells, cells[:10])
@@ -336,7 +507,8 @@ else:
         b.send("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 720, "deviceScaleFactor": 1,
                                                         "mobile": False}, session=page.s)
         go("#/dominators?file=0", "dominators again")
-        time.sleep(0.5)   # (the treemap's animation)
+        click(".tree li[data-level='1'] button.tw", "dominators again, a level down")
+        time.sleep(1.0)   # (the treemap's animation)
         shot = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"}, session=page.s)["data"])
         open(os.path.join(TMPD, "serve.png"), "wb").write(shot)
         n = colours(shot, 50)
@@ -347,6 +519,13 @@ else:
         fail("serve-chromium", x)
     finally:
         b.close()
+
+[t.join(timeout=60) for t in slow_th]
+check("POST /api/sql: a body that stops half-way is dropped after 10 s (%.1f s)" % slow.get("after", -1),
+      slow.get("got") in (b"",) or isinstance(slow.get("got"), (ConnectionResetError, BrokenPipeError)), slow)
+check("... not before", 9 <= slow.get("after", 0) < 20, slow)
+check("POST /api/sql: a body that comes a byte every 2 s is dropped once 30 s have gone by (%.1f s)" % drip.get("after", -1),
+      (drip.get("got") == b"" or isinstance(drip.get("got"), (ConnectionResetError, BrokenPipeError))) and 29 <= drip.get("after", 0) < 40, drip)
 
 # ---- the rate limit (last: the client's bucket is empty after it) ---------------------
 sent, limited, t0 = [0], [0], time.monotonic()
@@ -404,6 +583,21 @@ else:
         c.close()
     except OSError as x:
         fail("serve --bind ::1: answers over IPv6", x)
+    if chromium:   # one dump served: the diff view says it needs two
+        b6 = Browser(chromium, os.path.join(TMPD, "chromium-profile-6"), loopback=True)
+        try:
+            p6 = b6.open("http://[::1]:%s/?token=%s#/diff" % (m6.group(1), m6.group(2)))
+            for _ in range(300):
+                if p6.eval("document.body.dataset.state || ''") in ("ready", "error"):
+                    break
+                time.sleep(0.05)
+            note = p6.eval("(document.getElementById('diff-note') || {}).textContent || ''")
+            check("chromium: one dump served, the diff view says a diff needs two", "needs two dumps" in note
+                  and p6.eval("document.querySelectorAll('#diff-classes').length") == 0, note)
+        except CDPError as x:
+            fail("chromium: one dump served, the diff view says a diff needs two", x)
+        finally:
+            b6.close()
     for _ in range(50):
         if os.path.exists(os.path.join(TMPD, "opened.txt")):
             break
@@ -413,6 +607,44 @@ else:
 rc6 = stop(s6, t6)
 e6 = s6.stderr.read().decode()
 check("serve --bind ::1: SIGTERM ends it (exit 0, nothing from the sanitizers)", rc6 == 0 and "Sanitizer" not in e6, (rc6, e6[-500:]))
+check("serve --bind ::1: loopback, no warning", "warning" not in e6, e6[-300:])
+
+
+def bound(addr):
+    """serve --bind ADDR --port 0 on the sample: its URL line and its standard error so far, then a
+    request to 127.0.0.1 (only: the address is loopback's or all of them), then SIGTERM"""
+    errf = open(os.path.join(TMPD, "bind.err"), "w+")
+    sb = subprocess.Popen([HPROFAN, "serve", SAMPLE, "--bind", addr, "--port", "0", "--workers", "1", "--quiet"],
+                          stdout=subprocess.PIPE, stderr=errf, stdin=subprocess.DEVNULL)
+    tb = threading.Timer(60, sb.kill)
+    tb.start()
+    url = sb.stdout.readline().decode().strip()
+    errf.seek(0)
+    said = errf.read()
+    st = None
+    mb = re.fullmatch(r"http://[^/]*:(\d+)/\?token=([0-9a-f]{32})", url)
+    if mb:
+        try:
+            c = http.client.HTTPConnection("127.0.0.1" if addr != "127.0.0.2" else addr, int(mb.group(1)), timeout=30)
+            c.request("GET", "/api/files?token=" + mb.group(2), headers={"Host": "127.0.0.1:" + mb.group(1)})
+            st = c.getresponse().status
+            c.close()
+        except OSError as x:
+            st = str(x)
+    rc = stop(sb, tb)
+    errf.seek(0)
+    return url, said, st, rc, errf.read()
+
+
+url, said, st, rc, e = bound("0.0.0.0")
+check("serve --bind 0.0.0.0: a warning that it is not loopback, before the URL line (even with --quiet)",
+      "hprofan: warning: serve: listening on 0.0.0.0, not loopback" in said and said.count("\n") == 1, said)
+check("serve --bind 0.0.0.0: the URL names 0.0.0.0, and 127.0.0.1 is answered", url.startswith("http://0.0.0.0:") and st == 200,
+      (url, st))
+check("serve --bind 0.0.0.0: SIGTERM ends it (exit 0)", rc == 0 and "Sanitizer" not in e, (rc, e[-300:]))
+url, said, st, rc, e = bound("127.0.0.2")
+check("serve --bind 127.0.0.2: loopback (127/8), no warning, answered", url.startswith("http://127.0.0.2:") and said == ""
+      and "warning" not in e and st == 200 and rc == 0, (url, said, st, rc, e[-300:]))
 p = subprocess.run([HPROFAN, "serve", SAMPLE, "--max-memory", "64K", "--quiet"], capture_output=True, timeout=60)
 check("serve --max-memory 64K: refused before serving (exit 4, no URL)", p.returncode == 4 and not p.stdout
       and b"max-memory" in p.stderr, (p.returncode, p.stdout[:100], p.stderr[-300:]))

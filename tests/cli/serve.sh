@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hprofan serve: the server on port 0 driven over HTTP on loopback and in
 # headless Chromium by serve.py (its header lists the checks): the small
-# sample, a dump with a hostile class name and a corpus dump read in place.
+# sample, a dump with a hostile class name, a larger dump of the sample's
+# program (the diff) and a corpus dump read in place.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip serve "python3 is absent"; exit 0; }
 SAMPLE=$TESTDATA/hprof/leakycache-small.hprof.gz
@@ -26,5 +27,6 @@ mkdump "$TMPD/hostile-5.hprof" 5
 C=
 [ -f "$CORPUS/agourlay__hprof-slurp/hprof-32.bin" ] && C=$CORPUS/agourlay__hprof-slurp/hprof-32.bin
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-HPROFAN=$HPROFAN REL=$REL TMPD=$TMPD SAMPLE=$SAMPLE HOSTILE=$H CORPUS_DUMP=$C HELPER=$HELPER CHROMIUM=$CHROMIUM \
+BIG=$TESTDATA/hprof/leakycache.hprof.gz   # (the sample's program later: a diff with the sample)
+HPROFAN=$HPROFAN REL=$REL TMPD=$TMPD SAMPLE=$SAMPLE BIG=$BIG HOSTILE=$H CORPUS_DUMP=$C HELPER=$HELPER CHROMIUM=$CHROMIUM \
   timeout 150 python3 "$(dirname "$0")/serve.py" || fail serve-driver "serve.py ended with status $?"

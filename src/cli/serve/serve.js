@@ -41,13 +41,16 @@ function route() {
 }
 const fileOf = (q) => (q.has("file") ? q.get("file") : $("file").value || "0");
 
-async function api(cmd, params) {
+// GET /api/CMD?PARAMS; with body, POST it (only /api/sql takes one: the query)
+async function api(cmd, params, body) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
     if (Array.isArray(v)) v.forEach((x) => q.append(k, x));
     else if (v !== undefined && v !== null && v !== "") q.set(k, v);
   }
-  const r = await fetch("/api/" + cmd + "?" + q, { credentials: "same-origin" });
+  const how = body === undefined ? { credentials: "same-origin" } : { credentials: "same-origin", method: "POST",
+    headers: { "Content-Type": "application/sql; charset=utf-8" }, body };
+  const r = await fetch("/api/" + cmd + "?" + q, how);
   const d = await r.json();
   if (!r.ok) throw new Error(d.error || "HTTP " + r.status);
   return d;
@@ -204,28 +207,43 @@ views.path = async (q, main) => {
   d.paths.forEach((p, i) => { main.append(el("h2", {}, "Path " + (i + 1) + " (" + p.length + " steps)")); main.append(pathSteps(file, p.steps)); });
 };
 
-// the dominator tree: a level is asked for when it is opened (dominators --root ID)
-function treeRows(file, rows, ul, level) {
+// the dominator tree: a level is asked for when it is opened (dominators
+// --root ID).  Each node shown is { row, parent, rows (its children's rows,
+// once asked for), kids (id → node), open() }; the treemap draws one node's
+// rows, the level last opened, and the breadcrumb above it goes back up.
+function treeRows(file, rows, ul, level, parent, draw) {
   for (const r of rows) {
     const li = el("li", { "data-level": level });
     const kids = el("ul", {});
     const tw = el("button", { class: "tw", type: "button", "aria-label": "open" }, "+");
-    let open = false, loaded = false;
-    tw.addEventListener("click", async () => {
-      open = !open;
-      tw.textContent = open ? "−" : "+";
-      kids.hidden = !open;
-      if (open && !loaded && r.id) {
-        loaded = true;
-        document.body.dataset.state = "busy";
+    const node = { row: r, parent, rows: null, kids: new Map() };
+    let open = false;
+    const show = (yes) => { open = yes; tw.textContent = open ? "−" : "+"; kids.hidden = !open; };
+    // opens it (asking for its level the first time) and draws its level
+    node.open = async () => {
+      show(true);
+      document.body.dataset.state = "busy";
+      if (!node.rows) {
         try {
           const d = await api("dominators", { file, root: r.id, top: 25 });
-          treeRows(file, d.dominators, kids, level + 1);
+          node.rows = d.dominators;
+          treeRows(file, d.dominators, kids, level + 1, node, draw);
           if (!d.dominators.length) kids.append(el("li", { class: "note" }, "(dominates nothing)"));
-          document.body.dataset.state = "ready";
-        } catch (e) { kids.append(el("li", { class: "error" }, e.message)); document.body.dataset.state = "error"; }
+        } catch (e) {
+          kids.append(el("li", { class: "error" }, e.message));
+          document.body.dataset.state = "error";
+          return;
+        }
       }
+      draw(node);
+      document.body.dataset.state = "ready";
+    };
+    tw.addEventListener("click", () => {
+      if (!open) { node.open(); return; }
+      show(false);
+      draw(null, node);   // (the treemap goes up when it showed this node or one below it)
     });
+    if (r.id) parent.kids.set(r.id, node);
     li.append(r.id ? tw : el("span", { class: "tw" }, " "), el("span", { class: "sz" }, bytes(r.retained)),
       r.id ? objLink(file, r) : el("span", {}, (r.count ? r.count + " × " : "") + (r.group || r.class || "")));
     li.append(kids);
@@ -233,24 +251,53 @@ function treeRows(file, rows, ul, level) {
   }
 }
 
+const objName = (r) => (r.class_object_of ? "class " + r.class_object_of : r.class || "") + " @" + r.id;
+
 views.dominators = async (q, main) => {
   const file = fileOf(q), root = q.get("root");
   const d = await api("dominators", { file, top: 25, root });
   main.append(el("h1", {}, "Dominator tree", root && d.root ? el("span", {}, " below ", objLink(file, d.root)) : ""));
+  const crumbs = el("div", { id: "crumbs", class: "bar" });
   const box = el("div", { id: "treemap" });
-  main.append(box);
+  main.append(crumbs, box);
+  const top = { row: root && d.root ? d.root : null, parent: null, rows: d.dominators, kids: new Map() };
+  const chart = window.echarts ? echarts.init(box) : null;
+  let shown = top;
+  // the treemap of node n's rows, the breadcrumb the chain down to it;
+  // draw(null, closed): up to closed's parent when closed is n or above it
+  const draw = (n, closed) => {
+    if (!n) {
+      let k = shown;
+      while (k && k !== closed) k = k.parent;
+      if (!k) return;
+      n = closed.parent;
+    }
+    shown = n;
+    const chain = [];
+    for (let k = n; k; k = k.parent) chain.unshift(k);
+    crumbs.replaceChildren(...chain.flatMap((k, i) => {
+      const name = k.row ? objName(k.row) : "all roots";
+      const item = k === n ? el("span", { class: "here" }, name) :
+        el("a", { href: "#", on: { click: (e) => { e.preventDefault(); draw(k); } } }, name);
+      return i ? [" › ", item] : [item];
+    }));
+    if (n.row && n.row.id) crumbs.append(el("a", { href: href("object", { file, id: n.row.id }) }, "(its object)"));
+    const tiles = (n.rows || []).filter((r) => r.id);
+    if (!tiles.length) crumbs.append(el("span", { class: "note" }, "dominates nothing"));
+    box.dataset.root = n.row && n.row.id ? n.row.id : "";
+    if (chart)
+      chart.setOption({ series: [{ type: "treemap", roam: false, nodeClick: false, breadcrumb: { show: false },
+        left: 0, top: 0, right: 0, bottom: 0, label: { formatter: (p) => p.name },
+        data: tiles.map((r) => ({ name: objName(r), value: r.retained, id: r.id })) }],
+        tooltip: { formatter: (p) => echarts.format.encodeHTML(p.name) + "<br>" + bytes(p.value) } }, true);
+  };
   const ul = el("ul", {});
   main.append(el("div", { class: "tree" }, ul));
-  treeRows(file, d.dominators, ul, 1);
+  treeRows(file, d.dominators, ul, 1, top, draw);
   if (d.more) ul.append(el("li", { class: "note" }, "… " + count(d.more.rows) + " more, " + bytes(d.more.retained)));
-  if (window.echarts) {   // the visible level as a treemap; a cell opens its object
-    const chart = echarts.init(box);
-    chart.setOption({ series: [{ type: "treemap", roam: false, nodeClick: false, breadcrumb: { show: false },
-      label: { formatter: (p) => p.name }, data: d.dominators.filter((r) => r.id).map((r) => ({
-        name: (r.class_object_of ? "class " + r.class_object_of : r.class) + " @" + r.id, value: r.retained, id: r.id })) }],
-      tooltip: { formatter: (p) => echarts.format.encodeHTML(p.name) + "<br>" + bytes(p.value) } });
-    chart.on("click", (p) => { if (p.data && p.data.id) location.hash = href("object", { file, id: p.data.id }); });
-  }
+  draw(top);
+  // a tile opens its node: the tree opens it too, and the treemap goes down to its level
+  if (chart) chart.on("click", (p) => { const k = p.data && shown.kids.get(p.data.id); if (k) k.open(); });
 };
 
 views.sql = async (q, main) => {
@@ -262,7 +309,7 @@ views.sql = async (q, main) => {
   run.addEventListener("click", () => { location.hash = href("sql", { file, query: ta.value }); });
   main.append(ta, el("div", { class: "bar" }, run, el("span", { class: "note" }, "the tables: hprofan help sql")));
   if (!query) return;
-  const d = await api("sql", { file, query });
+  const d = await api("sql", { file }, query);   // (POST: a query may be longer than a URL holds)
   main.append(el("table", { id: "result" }, el("tr", {}, ...d.columns.map((c) => el("th", {}, c))),
     ...d.rows.map((r) => el("tr", {}, ...r.map((v) => el("td", { class: typeof v === "number" ? "num" : "" },
       isId(v) ? objLink(file, { id: v }) : v === null ? "NULL" : String(v)))))));
@@ -276,11 +323,91 @@ for (const cmd of ["leaks", "threads", "sites", "waste"])
     main.append(generic(file, d, 0));
   };
 
+// a signed difference: "+1.2 MiB", "−300 B", "0"
+function signed(n, fmt) {
+  if (typeof n !== "number") return "";
+  return (n > 0 ? "+" : n < 0 ? "−" : "") + fmt(Math.abs(n));
+}
+
+// diff A B: two dumps picked, their classes as a table sorted by a click on a column
 views.diff = async (q, main) => {
-  const both = q.getAll("file").length === 2 ? q.getAll("file") : ["0", "1"];
-  const d = await api("diff", { file: both });
-  main.append(el("h1", {}, "Diff: ", files[both[0]] || "", " → ", files[both[1]] || ""));
-  main.append(generic(both[1], d, 0));
+  main.append(el("h1", {}, "Diff"));
+  if (files.length < 2) {
+    main.append(el("p", { class: "note", id: "diff-note" }, "A diff needs two dumps: serve two or more " +
+      "(hprofan serve BASE.hprof NEW.hprof)."));
+    return;
+  }
+  const picked = q.getAll("file");
+  const [fa, fb] = picked.length === 2 ? picked : ["0", "1"];
+  const sort = q.get("sort") || "", rev = q.has("rev");
+  // the hash with p's changes: a, b (the dumps), sort, rev
+  const go = (p) => {
+    const u = new URLSearchParams();
+    u.append("file", p.a !== undefined ? p.a : fa);
+    u.append("file", p.b !== undefined ? p.b : fb);
+    const k = "sort" in p ? p.sort : sort;
+    if (k) u.set("sort", k);
+    if ("sort" in p ? p.rev : rev) u.set("rev", "1");
+    location.hash = "#/diff?" + u;
+  };
+  const pick = (id, v, which) => {
+    const s = el("select", { id, "aria-label": which });
+    files.forEach((f, i) => s.append(el("option", { value: String(i) }, f)));
+    s.value = v;
+    s.addEventListener("change", () => go(which === "base" ? { a: s.value } : { b: s.value }));
+    return s;
+  };
+  main.append(el("div", { class: "bar" }, "base ", pick("diff-a", fa, "base"), " → new ", pick("diff-b", fb, "new")));
+  const d = await api("diff", { file: [fa, fb], top: 0 });
+  const ret = d.retained_sizes;
+  main.append(table([{ title: "", cell: (r) => r[0] }, { title: "base", num: true, cell: (r) => r[1] },
+    { title: "new", num: true, cell: (r) => r[2] }, { title: "change", num: true, cell: (r) => r[3] }], [
+    ["objects", count(d.base.objects), count(d.new.objects), signed(d.delta.objects, count)],
+    ["shallow", bytes(d.base.shallow), bytes(d.new.shallow), signed(d.delta.shallow, bytes)],
+    ["reachable", bytes(d.base.reachable_shallow), bytes(d.new.reachable_shallow), signed(d.delta.reachable_shallow, bytes)]]));
+  const cc = d.class_counts || {};
+  main.append(el("h2", {}, "Classes"));
+  main.append(el("p", { class: "note" }, count(cc.changed) + " changed, " + count(cc.new) + " new, " + count(cc.gone) +
+    " gone; click a column to sort by it (again: the other way)"));
+  // the columns: each a key to sort by and the value it sorts on
+  const col = (key, title, num, val, cell) => ({ key, title, num, val, cell });
+  const trio = (part, fmt) => [
+    col(part + "_base", part + " (base)", true, (r) => r.base[part], (r) => fmt(r.base[part])),
+    col(part + "_new", part + " (new)", true, (r) => r.new[part], (r) => fmt(r.new[part])),
+    col(part + "_delta", "Δ " + part, true, (r) => r.delta[part], (r) => el("span", {
+      class: r.delta[part] > 0 ? "grew" : r.delta[part] < 0 ? "shrank" : "" }, signed(r.delta[part], fmt)))];
+  const cols = [
+    col("class", "class", false, (r) => r.class, (r) => {
+      const where = r.status === "gone" ? fa : fb;
+      const a = el("a", { href: href("instances", { file: where, class: r.class }) }, r.class);
+      return r.status === "changed" ? el("span", {}, a, " ", el("a", { class: "note", href: href("instances", { file: fa, class: r.class }),
+        title: "its instances in the base dump" }, "(base)")) : a;
+    }),
+    col("status", "status", false, (r) => r.status, (r) => r.status),
+    ...trio("instances", count), ...trio("shallow", bytes), ...(ret ? trio("retained", bytes) : [])];
+  const by = cols.find((c) => c.key === sort);
+  const rows = d.classes.slice();
+  // numbers the largest first, names from A; rev the other way; then by class
+  const cmp = (x, y) => {
+    const u = by.val(x), v = by.val(y);
+    return typeof u === "number" ? v - u : u < v ? -1 : u > v ? 1 : 0;
+  };
+  if (by) rows.sort((x, y) => cmp(x, y) * (rev ? -1 : 1) || (x.class < y.class ? -1 : x.class > y.class ? 1 : 0));
+  const shown = rows.slice(0, 500);
+  const t = table(cols, shown);
+  t.id = "diff-classes";
+  t.querySelectorAll("th").forEach((th, i) => {
+    const k = cols[i].key;
+    th.classList.add("sort");
+    if (k === sort) th.classList.add("sorted");
+    th.addEventListener("click", () => go({ sort: k, rev: k === sort ? !rev : false }));
+  });
+  main.append(t);
+  if (rows.length > shown.length) main.append(el("p", { class: "note" }, (rows.length - shown.length) + " more rows"));
+  const rest = {};
+  for (const k of ["root_kinds", "holders", "object_ids"]) if (d[k] !== undefined) rest[k] = d[k];
+  main.append(el("h2", {}, "Roots, holders, object ids"));
+  main.append(generic(fb, rest, 0));
 };
 
 // ---- the frame -------------------------------------------------------------
@@ -310,8 +437,7 @@ async function start() {
   sel.addEventListener("change", () => { const { view } = route(); location.hash = href(view === "object" || view === "path" || view === "instances" ? "overview" : view, { file: sel.value }); });
   const nav = $("nav");
   const names = [["overview", "Overview"], ["top", "Histogram"], ["dominators", "Dominators"], ["leaks", "Leaks"],
-    ["threads", "Threads"], ["sites", "Sites"], ["waste", "Waste"], ["sql", "SQL"]];
-  if (files.length > 1) names.push(["diff", "Diff"]);
+    ["threads", "Threads"], ["sites", "Sites"], ["waste", "Waste"], ["sql", "SQL"], ["diff", "Diff"]];
   for (const [v, t] of names) {
     const a = el("a", { href: "#/" + v }, t);
     a.dataset.view = v;
