@@ -442,13 +442,36 @@ static int token_ok(const char *t)
 	return d == 0;
 }
 
-/* Host: the bound address, localhost, 127.0.0.1 or [::1], with our port */
-static int host_ok(const char *h)
+/* the address conn came to, as a Host header names it ("192.0.2.7",
+ * "[2001:db8::7]"), or "" */
+static void local_name(struct MHD_Connection *conn, char *out, size_t cap)
+{
+	out[0] = '\0';
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct sockaddr_storage ss;
+	socklen_t n = sizeof ss;
+	char a[INET6_ADDRSTRLEN];
+	if (!ci || getsockname(ci->connect_fd, (struct sockaddr *)&ss, &n))
+		return;
+	if (ss.ss_family == AF_INET &&
+	    inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)&ss)->sin_addr, a, sizeof a))
+		snprintf(out, cap, "%s", a);
+	else if (ss.ss_family == AF_INET6 &&
+		 inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)&ss)->sin6_addr, a, sizeof a))
+		snprintf(out, cap, "[%s]", a);
+}
+
+/* Host: the bound address, the address the connection came to (an
+ * address, not a name: what --bind 0.0.0.0 is reached by from another
+ * machine; DNS rebinding sends a name), localhost, 127.0.0.1 or [::1],
+ * with our port */
+static int host_ok(struct MHD_Connection *conn, const char *h)
 {
 	if (!h)
 		return 0;
-	char want[128];
-	const char *names[] = { srv.host, "localhost", "127.0.0.1", "[::1]", NULL };
+	char want[128], here[INET6_ADDRSTRLEN + 2];
+	local_name(conn, here, sizeof here);
+	const char *names[] = { srv.host, "localhost", "127.0.0.1", "[::1]", here[0] ? here : NULL, NULL };
 	for (int i = 0; names[i]; i++) {
 		snprintf(want, sizeof want, "%s:%d", names[i], srv.port);
 		if (!strcasecmp(h, want) || (srv.port == 80 && !strcasecmp(h, names[i])))
@@ -632,6 +655,21 @@ static enum MHD_Result api(struct MHD_Connection *conn, const char *cmd, const s
  * pausing SERVE_BODY_IDLE at most (else the connection is closed). */
 
 static int seen_headers;        /* a GET's state once its headers are answered */
+/* SERVE_BODY_IDLE and SERVE_BODY_TIME, or shorter: HPROFAN_SERVE_BODY_SECONDS=IDLE,TIME
+ * (for tests/cli/serve.py, which would wait half a minute for the defaults) */
+static unsigned body_idle = SERVE_BODY_IDLE, body_time = SERVE_BODY_TIME;
+
+static void body_seconds(void)
+{
+	const char *e = getenv("HPROFAN_SERVE_BODY_SECONDS");
+	unsigned i, t;
+	char end;
+	if (e && sscanf(e, "%u,%u%c", &i, &t, &end) == 2 && i >= 1 && i <= SERVE_BODY_IDLE && t >= i &&
+	    t <= SERVE_BODY_TIME) {
+		body_idle = i;
+		body_time = t;
+	}
+}
 
 struct body { char *b; size_t len, want; double t0; };
 
@@ -682,7 +720,7 @@ static enum MHD_Result sql_begin(struct MHD_Connection *conn, void **state)
 	}
 	b->want = (size_t)n;
 	b->t0 = hp_now();
-	MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)SERVE_BODY_IDLE);
+	MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, body_idle);
 	*state = b;
 	return MHD_YES;
 }
@@ -736,7 +774,7 @@ static enum MHD_Result request(void *cls, struct MHD_Connection *conn, const cha
 		struct body *b = *state;
 		if (!*upload_size)
 			return sql_run(conn, b);
-		if (*upload_size > b->want - b->len || hp_now() - b->t0 > SERVE_BODY_TIME)
+		if (*upload_size > b->want - b->len || hp_now() - b->t0 > body_time)
 			return MHD_NO;   /* (too slow: the connection closed) */
 		memcpy(b->b + b->len, upload, *upload_size);
 		b->len += *upload_size;
@@ -751,7 +789,7 @@ static enum MHD_Result request(void *cls, struct MHD_Connection *conn, const cha
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 		if (!post && ((cl && strcmp(cl, "0")) || MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")))
 			return answer_error(conn, 413, "no request body is read", -1);
-		if (!host_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host")))
+		if (!host_ok(conn, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host")))
 			return answer_error(conn, 421, "the Host header does not name this server", -1);
 		if (!rate_ok(conn))
 			return answer_error(conn, 429, "too many requests: slow down", -1);
@@ -931,6 +969,7 @@ static int run(struct cli_ctx *x)
 {
 	const struct serve_opts *o = x->own;
 	memset(&srv, 0, sizeof srv);
+	body_seconds();
 	srv.files = x->files;
 	srv.nfiles = x->nfiles;
 	srv.nw = o->workers;
