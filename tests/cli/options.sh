@@ -182,8 +182,9 @@ if [ -z "$SESSION" ] || [ -z "$SOFT" ] || [ -z "$THREAD" ]; then fail options-id
 
 # ---- (b) each option does something ------------------------------------------------
 
-# args CMD OPTION: the run without the option; value OPTION: the option as given
-# (redact's OUT is the file run compares, as -o's)
+# args CMD OPTION: the run without the option, in ARGS; value OPTION: the
+# option as given, in VALUE (redact's OUT is the file run compares, as -o's);
+# variables, not output, for no subshell: they are asked thousands of times
 args() {
   local f=$S id=$SESSION
   case $2 in --salvage) f=$T ;; --heap) f=$A ;; --all-weak) id=$SOFT ;; --roots) id=$THREAD ;; esac
@@ -195,60 +196,60 @@ args() {
   [ "$2" = --weak ] && cls=java.lang.ref.SoftReference
   [ "$2" = --mapping ] && cls='LeakyCache$Session'   # a size read from a renamed field
   case $1 in
-    object|path) echo "$1 $f $id" ;;
-    instances) echo "$1 $f $cls" ;;
+    object|path) ARGS="$1 $f $id" ;;
+    instances) ARGS="$1 $f $cls" ;;
     # group-by-value: Sessions by their region (a String; --mapping renames a field of theirs: count)
     # (--weak: SoftReferences by referent, whose retained sizes it changes; --roots: threads by name)
     group-by-value) case $2 in
-        --mapping) echo "$1 $f LeakyCache\$Session version" ;;
-        --weak) echo "$1 $f java.lang.ref.SoftReference referent" ;;
-        --roots) echo "$1 $f java.lang.Thread name" ;;
-        *) echo "$1 $f LeakyCache\$Session region" ;;
+        --mapping) ARGS="$1 $f LeakyCache\$Session version" ;;
+        --weak) ARGS="$1 $f java.lang.ref.SoftReference referent" ;;
+        --roots) ARGS="$1 $f java.lang.Thread name" ;;
+        *) ARGS="$1 $f LeakyCache\$Session region" ;;
       esac ;;
     # idom: the sample's Random is dominated by the LeakyCache instance (renamed by --mapping)
-    idom) if [ "$2" = --mapping ]; then echo "$1 $f java.util.Random"; else echo "$1 $f $cls"; fi ;;
+    idom) if [ "$2" = --mapping ]; then ARGS="$1 $f java.util.Random"; else ARGS="$1 $f $cls"; fi ;;
     # merge-paths: the Strings' paths (a soft-only byte[] for --all-weak, the long
     # list's end for --full-path; the Random's path goes through the renamed class)
     merge-paths) case $2 in
-        --mapping) echo "$1 $f java.util.Random" ;;
-        --all-weak|--full-path) echo "$1 $f $id" ;;
-        *) echo "$1 $f $cls" ;;
+        --mapping) ARGS="$1 $f java.util.Random" ;;
+        --all-weak|--full-path) ARGS="$1 $f $id" ;;
+        *) ARGS="$1 $f $cls" ;;
       esac ;;
-    redact) echo "$1 $f $TMPD/out.txt" ;;
+    redact) ARGS="$1 $f $TMPD/out.txt" ;;
     # capture: the dump into the file run compares; --adb (and --serial) the app instead of the PID
-    capture) case $2 in --adb|--serial) echo "$1 -o $TMPD/out.txt" ;; *) echo "$1 $FAKEJVM -o $TMPD/out.txt" ;; esac ;;
-    diff|trend) echo "$1 $f $S2" ;;
+    capture) case $2 in --adb|--serial) ARGS="$1 -o $TMPD/out.txt" ;; *) ARGS="$1 $FAKEJVM -o $TMPD/out.txt" ;; esac ;;
+    diff|trend) ARGS="$1 $f $S2" ;;
     # sql: one word (comments for spaces) that sizes, policies, names and formats all change
-    sql) echo "$1 $f SELECT/**/class,count(*),sum(shallow),sum(retained),sum(reachable)FROM/**/objects/**/GROUP/**/BY/**/class" ;;
-    sites) if [ "$2" = --salvage ]; then echo "$1 $f"; else echo "$1 $SITES"; fi ;;
+    sql) ARGS="$1 $f SELECT/**/class,count(*),sum(shallow),sum(retained),sum(reachable)FROM/**/objects/**/GROUP/**/BY/**/class" ;;
+    sites) if [ "$2" = --salvage ]; then ARGS="$1 $f"; else ARGS="$1 $SITES"; fi ;;
     # --fail-on-leak changes the exit status when a rule finds a zombie
-    leaks) if [ "$2" = --fail-on-leak ]; then echo "$1 $f --zombie java.lang.Thread:daemon=true"; else echo "$1 $f"; fi ;;
+    leaks) if [ "$2" = --fail-on-leak ]; then ARGS="$1 $f --zombie java.lang.Thread:daemon=true"; else ARGS="$1 $f"; fi ;;
     # check: a budget of sizes, counts and zombies (--baseline: one of growth, an error without it)
-    check) case $2 in --budget) echo "$1 $f" ;; --baseline) echo "$1 $f --budget $TMPD/check-growth.json" ;;
-        *) echo "$1 $f --budget $TMPD/check-budget.json" ;; esac ;;
-    *) echo "$1 $f" ;;
+    check) case $2 in --budget) ARGS="$1 $f" ;; --baseline) ARGS="$1 $f --budget $TMPD/check-growth.json" ;;
+        *) ARGS="$1 $f --budget $TMPD/check-budget.json" ;; esac ;;
+    *) ARGS="$1 $f" ;;
   esac
 }
 value() {
   # sites' --exclude matches frames, its call tree is 2 deep
-  case $c:$1 in sites:--exclude) echo "--exclude B.java"; return ;; sites:--depth) echo "--depth 1"; return ;; esac
+  case $c:$1 in sites:--exclude) VALUE="--exclude B.java"; return ;; sites:--depth) VALUE="--depth 1"; return ;; esac
   # capture's base run writes -o $TMPD/out.txt already
-  case $c:$1 in capture:-o) echo "-o $TMPD/cap.hprof"; return ;; esac
+  case $c:$1 in capture:-o) VALUE="-o $TMPD/cap.hprof"; return ;; esac
   case $1 in
-    --top) echo "--top 1" ;; --sort) echo "--sort=name" ;; --heap) echo "--heap heap" ;;
-    --filter) echo "--filter String" ;; --exclude) echo "--exclude String" ;;
-    --size-model) echo "--size-model=raw" ;; --ref-size) echo "--ref-size 8" ;;
-    --header-size) echo "--header-size 32" ;; --align) echo "--align 64" ;;
-    --weak) echo "--weak=skip" ;; --roots) echo "--roots=all" ;; --dump) echo "--dump 1" ;;
-    --max-memory) echo "--max-memory 64K" ;; --depth) echo "--depth 3" ;;
+    --top) VALUE="--top 1" ;; --sort) VALUE="--sort=name" ;; --heap) VALUE="--heap heap" ;;
+    --filter) VALUE="--filter String" ;; --exclude) VALUE="--exclude String" ;;
+    --size-model) VALUE="--size-model=raw" ;; --ref-size) VALUE="--ref-size 8" ;;
+    --header-size) VALUE="--header-size 32" ;; --align) VALUE="--align 64" ;;
+    --weak) VALUE="--weak=skip" ;; --roots) VALUE="--roots=all" ;; --dump) VALUE="--dump 1" ;;
+    --max-memory) VALUE="--max-memory 64K" ;; --depth) VALUE="--depth 3" ;;
     # dominators merges same-class siblings; top, diff and trend group by package
-    --group) if words "$c" --group | grep -qw class; then echo "--group=class"; else echo "--group=package"; fi ;;
-    --mode) echo "--mode=strings" ;; --mapping-out) echo "--mapping-out $TMPD/map.txt" ;;
-    -o | --output) echo "$1 $TMPD/out.txt" ;;
+    --group) if words "$c" --group | grep -qw class; then VALUE="--group=class"; else VALUE="--group=package"; fi ;;
+    --mode) VALUE="--mode=strings" ;; --mapping-out) VALUE="--mapping-out $TMPD/map.txt" ;;
+    -o | --output) VALUE="$1 $TMPD/out.txt" ;;
     # leaks
-    --threshold) echo "--threshold 1" ;; --big-drop) echo "--big-drop 0.01" ;;
-    --zombie) echo "--zombie java.lang.Thread:daemon=true" ;;
-    --out) echo "--out $TMPD/pngs" ;;   # bitmaps
+    --threshold) VALUE="--threshold 1" ;; --big-drop) VALUE="--big-drop 0.01" ;;
+    --zombie) VALUE="--zombie java.lang.Thread:daemon=true" ;;
+    --out) VALUE="--out $TMPD/pngs" ;;   # bitmaps
     # --mapping renames the sample's classes (roots, waste, the outer
     # class of LeakyCache$X, a Reference class refs lists), a field
     # instances reads, the sites dump's frames
@@ -258,21 +259,21 @@ value() {
                  'sun.util.locale.provider.Adapter -> sun.util.locale.provider.LocaleProviderAdapter:' \
                  'java.lang.invoke.Handle -> java.lang.invoke.MethodHandle:' \
                  'java.lang.Object -> java.lang.Object:' '    void alpha() -> a' >"$TMPD/mapping.txt"
-               echo "--mapping $TMPD/mapping.txt" ;;
-    --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; echo "--components $TMPD/comp.txt" ;;
-    --max-nodes) echo "--max-nodes 5" ;;   # merge-paths
-    --title) echo "--title T" ;;   # report
-    --timeout) echo "--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
-    --export) echo "--export $TMPD/out.txt" ;;
-    --level) echo "--level=weak" ;;   # refs: the weak level alone
-    --root) echo "--root $SESSION" ;;   # dominators: the tree below a Session
-    --port) echo "--port 0" ;; --workers) echo "--workers 2" ;; --bind) echo "--bind 127.0.0.1" ;;   # serve
-    --adb) echo "--adb com.example.app" ;; --serial) echo "--serial emulator-5554" ;;   # capture
-    --skip) echo "--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
-    --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; echo "--zombie-rules $TMPD/rules.txt" ;;
-    --budget) echo "--budget $TMPD/check-budget.json" ;; --baseline) echo "--baseline $S2" ;;   # check
-    --junit) echo "--junit $TMPD/out.txt" ;;   # check: run compares the file as -o's
-    *) echo "$1" ;;
+               VALUE="--mapping $TMPD/mapping.txt" ;;
+    --components) echo 'lang ^java\.lang\.' >"$TMPD/comp.txt"; VALUE="--components $TMPD/comp.txt" ;;
+    --max-nodes) VALUE="--max-nodes 5" ;;   # merge-paths
+    --title) VALUE="--title T" ;;   # report
+    --timeout) VALUE="--timeout 0.000001" ;;   # sql: the GROUP BY runs longer
+    --export) VALUE="--export $TMPD/out.txt" ;;
+    --level) VALUE="--level=weak" ;;   # refs: the weak level alone
+    --root) VALUE="--root $SESSION" ;;   # dominators: the tree below a Session
+    --port) VALUE="--port 0" ;; --workers) VALUE="--workers 2" ;; --bind) VALUE="--bind 127.0.0.1" ;;   # serve
+    --adb) VALUE="--adb com.example.app" ;; --serial) VALUE="--serial emulator-5554" ;;   # capture
+    --skip) VALUE="--skip ^java" ;;   # idom: past the JDK's classes   # sql: the database, where run compares -o's file
+    --zombie-rules) echo "java.lang.Thread:daemon=true" >"$TMPD/rules.txt"; VALUE="--zombie-rules $TMPD/rules.txt" ;;
+    --budget) VALUE="--budget $TMPD/check-budget.json" ;; --baseline) VALUE="--baseline $S2" ;;   # check
+    --junit) VALUE="--junit $TMPD/out.txt" ;;   # check: run compares the file as -o's
+    *) VALUE="$1" ;;
   esac
 }
 # run NAME ARGS...: stdout, stderr, exit status and the -o file, in $TMPD/NAME.*
@@ -311,12 +312,12 @@ echo '{"classes": {"LeakyCache": {"max_instances": 1, "max_retained": "1 MiB"}, 
 echo '{"growth": {"max_retained": "1 MiB"}}' >"$TMPD/check-growth.json"
 for c in $cmds; do
   for o in $(opts "$c"); do
-    base=$(args "$c" "$o")
+    args "$c" "$o"; base=$ARGS; value "$o"
     # browse refuses to start without a terminal once its options are read,
     # and --quiet only hides the progress display of a terminal: what they
     # show is that the option is accepted, decided from argv (the release binary)
     if [ "$c" = browse ]; then
-      TERM=dumb BIN=$REL run with $base $(value "$o")
+      TERM=dumb BIN=$REL run with $base $VALUE
       read -r wrc <"$TMPD/with.rc"
       if [ "$wrc" = 2 ] && grep -q "browse needs a terminal" "$TMPD/with.err"; then
         ok "browse accepts $o"
@@ -326,7 +327,7 @@ for c in $cmds; do
     # serve runs until a signal: an address it cannot listen on, given
     # last, ends it once its options are read (before any dump is)
     if [ "$c" = serve ]; then
-      BIN=$REL run with $base $(value "$o") --bind nowhere
+      BIN=$REL run with $base $VALUE --bind nowhere
       read -r wrc <"$TMPD/with.rc"
       if [ "$wrc" = 2 ] && grep -q "'nowhere' is not an IPv4 or IPv6 address" "$TMPD/with.err"; then
         ok "serve accepts $o"
@@ -334,7 +335,7 @@ for c in $cmds; do
       continue
     fi
     run_base $base
-    case $o in --quiet | -q) BIN=$REL run with $base $(value "$o") ;; *) run with $base $(value "$o") ;; esac
+    case $o in --quiet | -q) BIN=$REL run with $base $VALUE ;; *) run with $base $VALUE ;; esac
     read -r wrc <"$TMPD/with.rc"
     if [ "$wrc" = 2 ] && grep -qE -- "not an option|unknown option" "$TMPD/with.err"; then
       fail "$c takes $o" "$(head -c 300 "$TMPD/with.err")"
@@ -343,7 +344,7 @@ for c in $cmds; do
       expect_eq "$c takes $o" "$wrc" "$brc"
     elif [ "$o" = --no-index ] && [ "$c" != index ]; then
       # what it changes is the index file: none written with it
-      rm -rf "$HPROFAN_INDEX_DIR"; run with $base $(value "$o")
+      rm -rf "$HPROFAN_INDEX_DIR"; run with $base $VALUE
       if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then fail "$c $o does something" "an index was written"
       else
         BIN=$REL run base $base
@@ -355,7 +356,7 @@ for c in $cmds; do
     elif [ "$c" = path ] && case $o in --size-model|--ref-size|--header-size|--align) true ;; *) false ;; esac; then
       # path's table gives no sizes; its JSON gives each step's shallow size
       run base $base --json
-      run with $base $(value "$o") --json
+      run with $base $VALUE --json
       if differs base with; then ok "$c $o does something (the sizes of its JSON)"
       else fail "$c $o does something" "the same output as without it ($base), also in JSON"; fi
     else
@@ -370,7 +371,9 @@ done
 refused() {
   local err rc
   # shellcheck disable=SC2046  # the words of args/value on purpose
-  err=$("$1" $(args "$2" "$3") $(value "$3") --quiet 2>&1 >/dev/null); rc=$?
+  args "$2" "$3"; value "$3"
+  "$1" $ARGS $VALUE --quiet 2>"$TMPD/refused.err" >/dev/null; rc=$?
+  read -r -d '' err <"$TMPD/refused.err"
   if [ $rc = 2 ] && [[ $err == *"$3 is not an option of '$2'"* ]]; then ok "$2 refuses $3${4-}"
   else fail "$2 refuses $3${4-}" "exit $rc: ${err:0:300}"; fi
 }
@@ -387,7 +390,7 @@ done
 # ---- (d) the rules --------------------------------------------------------------------
 
 # side CMD SPEC: SPEC as given ("--group=package" as is, "--depth" with a value)
-side() { c=$1; case $2 in *=*) echo "$2" ;; *) value "$2" ;; esac; }
+side() { c=$1; case $2 in *=*) SIDE=$2 ;; *) value "$2"; SIDE=$VALUE ;; esac; }
 # other CMD OPTION VALUE: a value of OPTION's choice that is not VALUE
 other() { words "$1" "$2" | tr ' ' '\n' | grep -vxF -- "$3" | head -n 1; }
 # try BIN NAME CMD SIDES...: runs CMD on its files with the sides; the
@@ -396,9 +399,10 @@ try() {
   local bin=$1 c=$3 a=${4%%=*}; shift 3
   local sw=() s
   # shellcheck disable=SC2207  # a side is one or two words
-  for s in "$@"; do sw+=($(side "$c" "$s")); done
+  for s in "$@"; do side "$c" "$s"; sw+=($SIDE); done
   # shellcheck disable=SC2046  # the words of args on purpose
-  "$bin" $(args "$c" "$a") "${sw[@]}" --quiet >/dev/null 2>"$TMPD/rule.err"; rrc=$?
+  args "$c" "$a"
+  "$bin" $ARGS "${sw[@]}" --quiet >/dev/null 2>"$TMPD/rule.err"; rrc=$?
 }
 # broken NAME MESSAGE: the run was a usage error saying MESSAGE, then where help is
 broken() {
@@ -450,11 +454,12 @@ while IFS=$'\t' read -r c o vals; do
   [ "$c" = browse ] && continue
   l=$(listed "$vals")
   # shellcheck disable=SC2046  # the words of args on purpose
-  err=$("$REL" $(args "$c" "$o") --quiet "$o" 2>&1 >/dev/null); rc=$?
+  args "$c" "$o"
+  err=$("$REL" $ARGS --quiet "$o" 2>&1 >/dev/null); rc=$?
   expect_eq "$c $o (no value): the one wording" "$rc: ${err%%$'\n'*}" "2: hprofan: $o needs one of: $l"
   for form in "$o=bogus" "$o bogus"; do
     # shellcheck disable=SC2046,SC2086  # the words on purpose
-    err=$("$REL" $(args "$c" "$o") --quiet $form 2>&1 >/dev/null); rc=$?
+    err=$("$REL" $ARGS --quiet $form 2>&1 >/dev/null); rc=$?
     expect_eq "$c $form: the one wording" "$rc: ${err%%$'\n'*}" "2: hprofan: $o=bogus: not one of $l"
   done
 done < <(awk -F'\t' '$1 == "option" && $5 == "choice" { print $2 "\t" $3 "\t" $8 }' "$TMPD/table")
