@@ -118,6 +118,8 @@ int hp_index_retained_tree(hp_index *ix, struct hp_retained *R, char *why, size_
  * retained size, dominator (a number its readers check before using it as
  * an object) and root kinds */
 int hp_index_retained_values(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
+/* hp_index_retained_values() with the reference graph (R->refs, checked) */
+int hp_index_retained_graph(hp_index *ix, struct hp_retained *R, char *why, size_t why_len);
 /* likewise the path search without the referents of weak references (its
  * arrays in the mapping: release none) */
 int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len);

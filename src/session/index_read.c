@@ -437,32 +437,33 @@ static int checked(hp_index *ix, int group, int *state, char *gwhy, size_t gwhy_
 }
 #define CHECKED(group, name) checked(ix, group, &ix->name##_state, ix->name##_why, sizeof ix->name##_why, why, why_len)
 
-/* The retained part of the index, its groups checked up to `upto`: 1 the
- * sums (the per-object arrays and the graph left NULL), 2 the values too
- * (the shallow sizes, the tree's order, children and subtree, and the
- * graph, left NULL), 3 the
- * tree too (the graph left out), 4 all.  Once all are checked, all are
- * given. */
-enum { PART_SUMS = 1, PART_VALUES, PART_TREE, PART_ALL };
+/* The retained part of the index, its groups checked as `upto` asks: 1
+ * the sums (the per-object arrays and the graph left NULL), 2 the values
+ * too (the shallow sizes, the tree's order, children and subtree, and the
+ * graph, left NULL), 3 the values and the graph (the tree's arrays left
+ * NULL), 4 the values and the tree (the graph left out), 5 all.  Once all
+ * are checked, all are given. */
+enum { PART_SUMS = 1, PART_VALUES, PART_GRAPH, PART_TREE, PART_ALL };
 
 static int retained_part(hp_index *ix, int upto, struct hp_retained *R, char *why, size_t why_len)
 {
 	if (!ix->hd.has_retained)
 		return 0;
-	if (ix->ret_state)
-		upto = PART_ALL;
+	if (ix->ret_state < 0 || (ix->ret_state > 0 && ix->tree_state > 0))
+		upto = PART_ALL;   /* (a damaged graph: nothing of the part, as before there was a part 3) */
+	int tree = upto == PART_TREE || upto == PART_ALL, graph = upto == PART_GRAPH || upto == PART_ALL;
 	if (CHECKED(G_SUMS, sums) < 0)
 		return -1;
 	if (upto >= PART_VALUES && CHECKED(G_VALUES, values) < 0)
 		return -1;
-	if (upto >= PART_TREE && CHECKED(G_TREE, tree) < 0)
+	if (tree && CHECKED(G_TREE, tree) < 0)
 		return -1;
-	if (upto >= PART_ALL && CHECKED(G_GRAPH, ret) < 0)
+	if (graph && CHECKED(G_GRAPH, ret) < 0)
 		return -1;
 	*R = ix->ret;
 	if (upto == PART_TREE || upto == PART_VALUES)
 		memset(&R->refs, 0, sizeof R->refs);   /* not checked: none of it */
-	if (upto == PART_VALUES) {
+	if (upto == PART_VALUES || upto == PART_GRAPH) {
 		R->shallow = NULL;
 		R->dom.order = NULL;
 		R->child_off = R->children = NULL;
@@ -497,6 +498,11 @@ int hp_index_retained_sums(hp_index *ix, struct hp_retained *R, char *why, size_
 int hp_index_retained_values(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
 {
 	return retained_part(ix, PART_VALUES, R, why, why_len);
+}
+
+int hp_index_retained_graph(hp_index *ix, struct hp_retained *R, char *why, size_t why_len)
+{
+	return retained_part(ix, PART_GRAPH, R, why, why_len);
 }
 
 int hp_index_paths(hp_index *ix, struct hp_pathsearch *ps, char *why, size_t why_len)

@@ -35,7 +35,7 @@ struct hp_session {
 
 	struct hp_retained R;
 	int ret_done, ret_rc;
-	struct hp_retained Rpart[3];  /* from the index: the sums only, the tree without the graph, the values only */
+	struct hp_retained Rpart[4];  /* from the index: the sums only, the tree without the graph, the values only, the values and the graph */
 	struct hp_error ret_err;
 
 	hp_objread *rd;
@@ -550,7 +550,8 @@ static int model_for_retained(hp_session *s, const hp_heap **h, struct hp_error 
 }
 
 /* part of the index's retained sizes: 1 the sums, 2 the tree, 3 the
- * values (into s->Rpart[part - 1]), else all of them (hp_session_retained()) */
+ * values, 4 the values and the graph (into s->Rpart[part - 1]), else all
+ * of them (hp_session_retained()) */
 static int retained_part(hp_session *s, int part, const struct hp_retained **out, struct hp_error *err)
 {
 	*out = NULL;
@@ -564,7 +565,8 @@ static int retained_part(hp_session *s, int part, const struct hp_retained **out
 		struct hp_retained ixR, *P = &s->Rpart[part - 1];
 		int got = !s->ix ? 0 : part == 1 ? hp_index_retained_sums(s->ix, &ixR, s->ix_why, sizeof s->ix_why)
 				       : part == 2 ? hp_index_retained_tree(s->ix, &ixR, s->ix_why, sizeof s->ix_why)
-				       : hp_index_retained_values(s->ix, &ixR, s->ix_why, sizeof s->ix_why);
+				       : part == 3 ? hp_index_retained_values(s->ix, &ixR, s->ix_why, sizeof s->ix_why)
+				       : hp_index_retained_graph(s->ix, &ixR, s->ix_why, sizeof s->ix_why);
 		if (got > 0 && ixR.weak == weak && ixR.roots_policy == roots) {
 			*P = ixR;
 			P->t_refs = P->t_dom = P->t_retained = P->t_aggregate = 0;
@@ -589,6 +591,11 @@ int hp_session_retained_tree(hp_session *s, const struct hp_retained **out, stru
 int hp_session_retained_values(hp_session *s, const struct hp_retained **out, struct hp_error *err)
 {
 	return retained_part(s, 3, out, err);
+}
+
+int hp_session_retained_graph(hp_session *s, const struct hp_retained **out, struct hp_error *err)
+{
+	return retained_part(s, 4, out, err);
 }
 
 int hp_session_retained(hp_session *s, const struct hp_retained **out, struct hp_error *err)

@@ -170,6 +170,8 @@ int hp_session_retained_tree(hp_session *s, const struct hp_retained **R, struct
  * from an index): each object's retained size, its dominator (check it is
  * below the object count before using it as one) and root kinds. */
 int hp_session_retained_values(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
+/* Likewise with the reference graph (R->refs) too, and still no tree. */
+int hp_session_retained_graph(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
 /* 1 when hp_session_paths(s, all_weak) would take the path search from
  * the index (no pass over the dump; its checks made on that call) */
 int hp_session_paths_indexed(hp_session *s, int all_weak);

@@ -56,17 +56,22 @@ struct hp_sql {
 /* Retained sizes for a query, as much as it needs (from an index, what it
  * does not need is neither read nor checked): the class sums; each
  * object's values (its sizes, dominator as a number, root kinds); the
- * dominator tree (its children lists); all of it with the reference graph. */
-enum { NEED_SUMS = 1, NEED_VALUES, NEED_TREE, NEED_ALL };
+ * dominator tree (its children lists); the reference graph.  A level is
+ * the parts it holds, as bits: what R holds covers a need when it has
+ * every bit of it, else both are read together. */
+enum { NEED_SUMS = 1, NEED_VALUES = 3, NEED_TREE = 7, NEED_GRAPH = 11, NEED_ALL = 15 };
 
 static int need_R(hp_sql *q, sqlite3_vtab *vt, int level)
 {
-	if (q->R && q->R_level >= level)
+	if (q->R && (q->R_level & level) == level)
 		return SQLITE_OK;
+	if (q->R)
+		level |= q->R_level;
 	hp_error_clear(&q->err);
 	int rc = level == NEED_SUMS ? hp_session_retained_sums(q->S, &q->R, &q->err)
 		 : level == NEED_VALUES ? hp_session_retained_values(q->S, &q->R, &q->err)
 		 : level == NEED_TREE ? hp_session_retained_tree(q->S, &q->R, &q->err)
+		 : level == NEED_GRAPH ? hp_session_retained_graph(q->S, &q->R, &q->err)
 		 : hp_session_retained(q->S, &q->R, &q->err);
 	if (rc != HP_OK) {
 		q->R = NULL;
@@ -74,7 +79,8 @@ static int need_R(hp_sql *q, sqlite3_vtab *vt, int level)
 		vt->zErrMsg = sqlite3_mprintf("%s", q->err.msg);
 		return SQLITE_ERROR;
 	}
-	q->R_level = level;
+	q->R_level = level == NEED_SUMS || level == NEED_VALUES || level == NEED_TREE || level == NEED_GRAPH ? level
+		     : NEED_ALL;
 	return SQLITE_OK;
 }
 
@@ -610,7 +616,7 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		cursor_row(c);
 		return SQLITE_OK;
 	}
-	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, NEED_ALL)) != SQLITE_OK)
+	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, NEED_GRAPH)) != SQLITE_OK)
 		return rc;
 	if (v->t == T_ROOTS) {
 		c->hi = h->nroots;

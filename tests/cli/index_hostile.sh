@@ -138,6 +138,19 @@ else
     eval 'said d2 "index .* is corrupt \\(dominator of $K out of range\\): rebuilding$" && same d2 "$TMPD/want.dom"'
 fi
 
+# an edge of the reference graph out of range (its sum fixed): sql's refs
+# table, which takes the graph and each object's values from the index
+# (not the tree), checks the graph, says so and answers from the dump
+Q="SELECT count(*) AS n, sum(dst) AS dst, count(DISTINCT kind) AS kinds FROM refs"
+"$HPROFAN" sql "$D0" "$Q" --no-index >"$TMPD/want.sqlrefs" 2>/dev/null
+if ! cp "$TMPD/good.ix" "$IXF" || ! "$TI" --poke "$IXF" 41 0 ffffffff; then
+  fail "index_hostile: an edge out of range" "cannot forge the first edge"
+else
+  run g1 sql "$D0" "$Q"
+  check "an edge out of range: sql's refs table says so and answers from the dump" \
+    eval 'said g1 "index .* is corrupt \\(edge 0 out of range\\): rebuilding$" && same g1 "$TMPD/want.sqlrefs"'
+fi
+
 
 # ---- 2 and 3: what is at the index path, who could have written it ----------------
 # the dump copied into directories of each kind; its index is made beside it
