@@ -20,6 +20,15 @@ export XDG_CACHE_HOME="$TMPD/.cache" XDG_CONFIG_HOME="$TMPD/.config"
 REL=$HPROFAN
 case $HPROFAN in */san/hprofan) [ -x "${HPROFAN%/san/hprofan}/hprofan" ] && REL=${HPROFAN%/san/hprofan}/hprofan ;; esac
 
+# javac and jcmd are JVMs that live a second: without the C2 compiler (its
+# threads spend more than they save in so short a run: javac 1.2 -> 0.7 s
+# of CPU) and with the serial collector.  (Functions: a script's own calls;
+# the programs a test runs in the background are started as they say; only
+# where the program is, so that `command -v javac` still says when it is not;
+# `type -P jcmd` gives its path.)
+type -P javac >/dev/null && javac() { command javac -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "$@"; }
+type -P jcmd >/dev/null && jcmd() { command jcmd -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "$@"; }
+
 ok()   { printf 'ok %s\n' "$1"; }
 fail() { printf 'FAIL %s: %s\n' "$1" "$2"; }
 skip() { printf 'skip %s: %s\n' "$1" "$2"; }

@@ -107,7 +107,7 @@ if jvm; then
   # $JAVA_HOME/bin when PATH has none
   echo old >"$D/over.hprof"
   chmod 644 "$D/over.hprof"
-  mkdir -p "$D/jh/bin" && ln -s "$(command -v jcmd)" "$D/jh/bin/jcmd"
+  mkdir -p "$D/jh/bin" && ln -s "$(type -P jcmd)" "$D/jh/bin/jcmd"
   (PATH=$D/empty JAVA_HOME=$D/jh "$HPROFAN" capture "$JPID" -o "$D/over.hprof" -q >"$D/o" 2>"$D/e"); rc=$?
   expect_eq "capture -o over a file, jcmd from \$JAVA_HOME/bin: replaced" "$rc:$(head -c 18 "$D/over.hprof")" "0:JAVA PROFILE 1.0.2"
   expect_eq "capture -o: no temporary file left" "$(ls -a "$D" | grep -c '\.tmp\.')" 0
