@@ -50,6 +50,10 @@ struct hp_session {
 	int by_cls_rc;
 	struct hp_error by_cls_err;
 
+	struct hp_root_shares shares;    /* hp_session_root_shares() */
+	int shares_done, shares_rc;
+	struct hp_error shares_err;
+
 	struct hp_pathsearch paths[2];   /* by all_weak */
 	int paths_done[2], paths_rc[2];
 	struct hp_error paths_err[2];
@@ -127,6 +131,7 @@ void hp_session_free(hp_session *s)
 	}
 	hp_index_write_abort(s->ixw);   /* (before the heap it reads is freed) */
 	hp_native_release(&s->native);
+	hp_root_shares_release(&s->shares);
 	hp_free_all(s->by_cls_off, s->by_cls);
 	hp_objread_free(s->rd);
 	hp_retained_release(&s->R);
@@ -760,6 +765,26 @@ out:
 	s->by_cls_rc = rc;
 	s->by_cls_err = *err;
 	return rc;
+}
+
+int hp_session_root_shares(hp_session *s, const struct hp_root_shares **out, struct hp_error *err)
+{
+	*out = NULL;
+	if (!s->shares_done) {
+		const struct hp_retained *R;
+		const hp_heap *h;
+		HP_TRY(hp_session_retained(s, &R, err));
+		HP_TRY(hp_session_model(s, &h, err));
+		s->shares_done = 1;
+		hp_error_clear(&s->shares_err);
+		s->shares_rc = hp_root_shares_compute(h, R, &s->shares, &s->shares_err);
+	}
+	if (s->shares_rc) {
+		*err = s->shares_err;
+		return s->shares_rc;
+	}
+	*out = &s->shares;
+	return HP_OK;
 }
 
 int hp_session_native(hp_session *s, int with_retained, const struct hp_native **out, struct hp_error *err)

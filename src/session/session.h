@@ -42,6 +42,7 @@
 #include "analysis/retained.h"
 #include "analysis/paths.h"
 #include "analysis/native.h"
+#include "analysis/rootshare.h"
 
 /* the analyses after the model need, by a rough rule, this much per object
  * (the reference graph, the dominator tree, retained sizes: 36 bytes per
@@ -183,6 +184,10 @@ int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_
  * wants one class's objects (instead of a pass over all objects each). */
 int hp_session_by_class(hp_session *s, const uint32_t **off, const uint32_t **objs,
 			struct hp_error *err) HP_MUST_USE;
+
+/* What the GC roots hold (rootshare.h) under the session's retained sizes,
+ * computed on first use and kept: a pass over every reference. */
+int hp_session_root_shares(hp_session *s, const struct hp_root_shares **out, struct hp_error *err) HP_MUST_USE;
 
 /* Native sizes registered through NativeAllocationRegistry (native.h),
  * read through the object reader; with_retained: also the retained native
