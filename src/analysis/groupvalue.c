@@ -110,15 +110,16 @@ static int key_of(const hp_heap *h, hp_objread *rd, uint32_t v, const char *name
 	return HP_OK;
 }
 
-int hp_group_by_value(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint8_t *want,
-		      const char *name, size_t max_chars, struct hp_value_groups *out, struct hp_error *err)
+int hp_group_by_value(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint32_t *objs,
+		      size_t nobjs, const char *name, size_t max_chars, struct hp_value_groups *out, struct hp_error *err)
 {
 	memset(out, 0, sizeof *out);
 	size_t n = 0, cap = 0;
 	struct key *k = NULL;
 	int rc = HP_OK;
-	for (size_t v = 0; v < h->nobj && rc == HP_OK; v++) {
-		if (!want[h->cls[v]] || hp_heap_kind(h, v) != HP_OBJ_INSTANCE)
+	for (size_t i = 0; i < nobjs && rc == HP_OK; i++) {
+		uint32_t v = objs[i];
+		if (v >= h->nobj || hp_heap_kind(h, v) != HP_OBJ_INSTANCE)
 			continue;
 		if (n == cap) {
 			struct key *t = hp_grow(k, &cap, n + 1, 1024, sizeof *k);

@@ -31,12 +31,13 @@ struct hp_value_groups {
 	uint64_t missing;             /* instances without the field */
 };
 
-/* The instances (kind instance) of the classes marked in want (a byte
- * per class index) grouped by field `name` (the nearest class's when a
- * subclass repeats it); a String value's text cut at max_chars characters
- * (0: whole). */
-int hp_group_by_value(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint8_t *want,
-		      const char *name, size_t max_chars, struct hp_value_groups *out, struct hp_error *err) HP_MUST_USE;
+/* The instances (kind instance) among objs[0 .. nobjs) (object numbers,
+ * read in that order: by number is file order) grouped by field `name`
+ * (the nearest class's when a subclass repeats it); a String value's text
+ * cut at max_chars characters (0: whole). */
+int hp_group_by_value(const hp_heap *h, const struct hp_retained *R, hp_objread *rd, const uint32_t *objs,
+		      size_t nobjs, const char *name, size_t max_chars, struct hp_value_groups *out,
+		      struct hp_error *err) HP_MUST_USE;
 void hp_value_groups_release(struct hp_value_groups *g);
 
 #endif

@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_edge(const void *a, const void *b)
-{
-	const uint32_t *x = a, *y = b;
-	return hp_cmp2_u64(x[0], y[0], x[1], y[1]);
-}
-
 static int popcount16(unsigned v)
 {
 	int c = 0;
@@ -43,6 +37,24 @@ static int cmp_row(const void *a, const void *b)
 	return hp_cmp2_u64(y->retained, x->retained, x->kinds, y->kinds);
 }
 
+/* the child of the super-root whose subtree holds reachable u, plus one
+ * (top[] as hp_root_shares_compute() fills it, filled up the way), or 0
+ * when the dominator tree does not lead there in at most n steps */
+static uint32_t top_of(const struct hp_dom *D, uint32_t *top, uint32_t u, size_t n)
+{
+	uint32_t v = u, t;
+	size_t steps = 0;
+	while (!(t = top[v])) {
+		uint32_t d = D->idom[v];
+		if (d >= n || ++steps > n)
+			return 0;
+		v = d;
+	}
+	for (v = u; !top[v]; v = D->idom[v])
+		top[v] = t;
+	return t;
+}
+
 void hp_root_shares_release(struct hp_root_shares *s)
 {
 	hp_free(s->rows);
@@ -55,33 +67,32 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 	memset(out, 0, sizeof *out);
 	const struct hp_dom *D = &R->dom;
 	size_t n = h->nobj;
-	uint32_t *top = NULL, *kids = NULL, (*edges)[2] = NULL, *eoff = NULL, *queue = NULL;
+	uint32_t *top = NULL, *kids = NULL, (*edges)[2] = NULL, *dst = NULL, *queue = NULL, *last = NULL;
+	size_t *eoff = NULL;
 	uint16_t *mask = NULL;
 	uint8_t *queued = NULL, *is_root = NULL;
+	uint64_t *jbits = NULL;    /* a bit per object: a child of the super-root no root names */
 	int32_t *slot = NULL;      /* row of (kind set, joint), -1 none */
 	size_t nk = 0, ne = 0, ecap = 0;
 	int rc = HP_ENOMEM;
 
-	/* 1. each reachable object's child of the super-root (as its index) */
-	top = hp_reallocarray(NULL, n ? n : 1, sizeof *top);
+	/* 1. the children of the super-root, by number; top[v] is the index
+	 * of the one whose subtree holds v, plus one (0: not known yet) */
+	top = hp_calloc(n ? n : 1, sizeof *top);
 	if (!top)
 		goto out;
-	for (uint32_t i = 0; i < D->nreach; i++)
-		nk += D->idom[D->order[i]] == HP_DOM_SUPER;
+	for (size_t v = 0; v < n; v++)
+		nk += D->idom[v] == HP_DOM_SUPER;
 	kids = hp_reallocarray(NULL, nk ? nk : 1, sizeof *kids);
 	mask = hp_calloc(nk ? nk : 1, sizeof *mask);
 	if (!kids || !mask)
 		goto out;
 	nk = 0;
-	for (uint32_t i = 0; i < D->nreach; i++) {
-		uint32_t v = D->order[i];
+	for (size_t v = 0; v < n; v++)
 		if (D->idom[v] == HP_DOM_SUPER) {
-			kids[nk] = v;
-			top[v] = (uint32_t)nk++;
-		} else {
-			top[v] = top[D->idom[v]];     /* preorder: the dominator came first */
+			kids[nk] = (uint32_t)v;
+			top[v] = (uint32_t)++nk;
 		}
-	}
 
 	/* 2. the kinds whose records hang each root object off the super-root */
 	is_root = hp_calloc(nk ? nk : 1, 1);
@@ -94,56 +105,78 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 			continue;
 		if (hp_retained_root_on_thread(h, R->roots_policy, r))
 			continue;       /* its thread holds it */
-		mask[top[o]] |= (uint16_t)(1u << r->kind);
-		is_root[top[o]] = 1;
+		mask[top[o] - 1] |= (uint16_t)(1u << r->kind);
+		is_root[top[o] - 1] = 1;
 	}
 	/* objects made roots (HP_ROOTS_UNREACHABLE): root rows of no kind */
 	for (size_t i = 0; i < R->nroot_objs; i++)
-		if (D->idom[R->root_objs[i]] == HP_DOM_SUPER)
-			is_root[top[R->root_objs[i]]] = 1;
+		if (R->root_objs[i] < n && D->idom[R->root_objs[i]] == HP_DOM_SUPER)
+			is_root[top[R->root_objs[i]] - 1] = 1;
+	/* the others, which roots may hold jointly: a bit each */
+	jbits = hp_calloc(n / 64 + 1, sizeof *jbits);
+	if (!jbits)
+		goto out;
+	for (size_t k = 0; k < nk; k++)
+		if (!is_root[k])
+			jbits[kids[k] / 64] |= 1ull << (kids[k] % 64);
 
-	/* 3. edges into the joint children from the other subtrees */
+	/* 3. edges into the joint children from the other subtrees, the
+	 * objects and their edges in order (the bits in a few MiB, the other
+	 * arrays read only at an edge into a joint child): an edge s -> t
+	 * once per run of sources in subtree s (last[t] is the last source
+	 * that added one, plus one); an edge twice changes nothing below */
+	last = hp_calloc(nk ? nk : 1, sizeof *last);
+	if (!last)
+		goto out;
 	const struct hp_refs *G = &R->refs;
-	for (uint32_t i = 0; i < D->nreach; i++) {
-		uint32_t u = D->order[i];
-		for (uint64_t e = hp_refs_off(G, u); e < hp_refs_off(G, u + 1); e++) {
+	for (size_t u = 0; u < n; u++) {
+		if (D->idom[u] == HP_DOM_UNREACHABLE)
+			continue;
+		uint32_t su = 0;
+		for (uint64_t e = hp_refs_off(G, u), end = hp_refs_off(G, u + 1); e < end; e++) {
 			uint32_t w = G->adj[e];
-			if (w >= n || D->idom[w] != HP_DOM_SUPER || is_root[top[w]] || top[w] == top[u])
+			if (w >= n || !(jbits[w / 64] & (1ull << (w % 64))))
 				continue;
+			if (!su && !(su = top_of(D, top, (uint32_t)u, n))) {
+				rc = HP_ECORRUPT;
+				goto out;
+			}
+			uint32_t tw = top[w];
+			if (tw == su || last[tw - 1] == su)
+				continue;
+			last[tw - 1] = su;
 			if (ne == ecap) {
 				uint32_t (*ne2)[2] = hp_grow(edges, &ecap, ne + 1, 1024, sizeof *edges);
 				if (!ne2)
 					goto out;
 				edges = ne2;
 			}
-			edges[ne][0] = top[u];
-			edges[ne][1] = top[w];
+			edges[ne][0] = su - 1;
+			edges[ne][1] = tw - 1;
 			ne++;
 		}
 	}
 	hp_free(top);
 	top = NULL;
-	if (ne)
-		qsort(edges, ne, sizeof *edges, cmp_edge);
-	size_t u = 0;
-	for (size_t i = 0; i < ne; i++)
-		if (!u || edges[u - 1][0] != edges[i][0] || edges[u - 1][1] != edges[i][1]) {
-			edges[u][0] = edges[i][0];
-			edges[u][1] = edges[i][1];
-			u++;
-		}
-	ne = u;
 
-	/* 4. kind sets flow along them: a child is queued when its set grew */
-	eoff = hp_calloc(nk + 1, sizeof *eoff);
+	/* 4. kind sets flow along them, grouped by source (a counting sort,
+	 * the counts shifted by two so that the fill leaves eoff[s] at the
+	 * start of s's): a child is queued when its set grew, so each set ends
+	 * as the union of the sets that reach it, whatever the edges' order */
+	eoff = hp_calloc(nk + 2, sizeof *eoff);
+	dst = hp_reallocarray(NULL, ne ? ne : 1, sizeof *dst);
 	queue = hp_reallocarray(NULL, nk ? nk : 1, sizeof *queue);
 	queued = hp_calloc(nk ? nk : 1, 1);
-	if (!eoff || !queue || !queued)
+	if (!eoff || !dst || !queue || !queued)
 		goto out;
 	for (size_t i = 0; i < ne; i++)
-		eoff[edges[i][0] + 1]++;
+		eoff[edges[i][0] + 2]++;
 	for (size_t i = 0; i < nk; i++)
-		eoff[i + 1] += eoff[i];
+		eoff[i + 2] += eoff[i + 1];
+	for (size_t i = 0; i < ne; i++)
+		dst[eoff[edges[i][0] + 1]++] = edges[i][1];
+	hp_free(edges);
+	edges = NULL;
 	size_t qh = 0, qn = 0;     /* a ring of at most nk entries */
 	for (size_t i = 0; i < nk; i++)
 		if (mask[i] && eoff[i + 1] > eoff[i]) {
@@ -155,8 +188,8 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 		qh = qh + 1 == nk ? 0 : qh + 1;
 		qn--;
 		queued[s] = 0;
-		for (uint32_t e = eoff[s]; e < eoff[s + 1]; e++) {
-			uint32_t t = edges[e][1];
+		for (size_t e = eoff[s]; e < eoff[s + 1]; e++) {
+			uint32_t t = dst[e];
 			uint16_t m = (uint16_t)(mask[t] | mask[s]);
 			if (m == mask[t])
 				continue;
@@ -197,10 +230,11 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 	qsort(out->rows, out->n, sizeof *out->rows, cmp_row);
 	rc = HP_OK;
 out:
-	hp_free_all(top, kids, mask, edges, eoff, queue, queued, is_root, slot);
+	hp_free_all(top, kids, mask, edges, dst, last, jbits, eoff, queue, queued, is_root, slot);
 	if (rc) {
 		hp_root_shares_release(out);
-		return hp_error_set(err, rc, "out of memory attributing what the GC roots hold");
+		return hp_error_set(err, rc, rc == HP_ENOMEM ? "out of memory attributing what the GC roots hold"
+							     : "the dominator tree does not lead every object to the super-root");
 	}
 	return HP_OK;
 }

@@ -17,11 +17,15 @@
  *
  * The kinds that reach a joint object: an object below a child c of the
  * super-root is reached exactly by what reaches c, so only the edges into
- * the children matter.  One pass in dominator-tree preorder gives each
- * object its child; one pass over the edges gives the graph between the
- * children; the kind sets flow along it with a worklist (a set grows at
- * most 16 times).  Memory: 4 bytes per object while computing, then
- * per child of the super-root 12 bytes.
+ * the children matter.  One pass over the objects and their edges in
+ * order, testing each edge's target against a bit per object (the joint
+ * children), gives the graph between the children; only at an edge into
+ * one is the source's child found, up the dominator tree (each object's
+ * remembered), and an edge is kept once per run of sources in one subtree
+ * and grouped by source with a counting sort (no sort of every edge).
+ * The kind sets flow along it with a worklist (a set grows at most 16
+ * times).  Memory: 4 bytes and a bit per object while computing, 8 per
+ * edge kept, then per child of the super-root 12 bytes.
  */
 #ifndef HP_ROOTSHARE_H
 #define HP_ROOTSHARE_H

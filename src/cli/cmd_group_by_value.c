@@ -7,6 +7,7 @@
 #include "cli/format.h"
 #include "cli/filter.h"
 #include "cli/load.h"
+#include "cli/objtext.h"
 #include "cli/output.h"
 #include "cli/table.h"
 #include "analysis/groupvalue.h"
@@ -73,15 +74,21 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	for (size_t i = 0; i < nc; i++)
 		want[cls[i]] = 1;
 	hp_free(cls);
+	uint32_t *objs;
+	size_t nobjs;
+	rc = cli_class_objects(S, h, want, &objs, &nobjs);
+	hp_free(want);
+	if (rc)
+		return rc;
 	hp_objread *rd;
 	if ((rc = cli_objread(S, &rd))) {
-		hp_free(want);
+		hp_free(objs);
 		return rc;
 	}
 	struct hp_error err;
 	hp_error_clear(&err);
-	int hr = hp_group_by_value(h, r->R, rd, want, x->args[1], 200, &r->g, &err);
-	hp_free(want);
+	int hr = hp_group_by_value(h, r->R, rd, objs, nobjs, x->args[1], 200, &r->g, &err);
+	hp_free(objs);
 	if (hr) {
 		return cli_fail(hp_session_path(S), &err, hr);
 	}

@@ -157,7 +157,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	const struct hp_retained *R = r->R;
 	if ((rc = cli_classes_named(h, hp_session_path(S), name, &r->classes, &r->nclasses)))
 		return rc;
-	/* the instances: a pass over the objects, marking the classes wanted */
+	/* the instances: the session's objects of those classes */
 	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
 	if (!want) {
 		cli_error("out of memory");
@@ -167,21 +167,12 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 		want[r->classes[i]] = 1;
 		r->retained += R->class_retained[r->classes[i]];
 	}
-	for (size_t v = 0; v < h->nobj; v++)
-		r->n += want[h->cls[v]];
-	r->objs = hp_reallocarray(NULL, r->n ? r->n : 1, sizeof *r->objs);
-	if (!r->objs) {
-		hp_free(want);
-		cli_error("out of memory");
-		return EXIT_NOMEM;
-	}
-	size_t k = 0;
-	for (size_t v = 0; v < h->nobj; v++)
-		if (want[h->cls[v]]) {
-			r->objs[k++] = (uint32_t)v;
-			r->shallow += R->shallow[v];
-		}
+	rc = cli_class_objects(S, h, want, &r->objs, &r->n);
 	hp_free(want);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < r->n; i++)
+		r->shallow += R->shallow[r->objs[i]];
 	sort_res = r;
 	qsort(r->objs, r->n, sizeof *r->objs, by_size);
 	r->shown = o->top.n > 0 && (size_t)o->top.n < r->n ? (size_t)o->top.n : r->n;

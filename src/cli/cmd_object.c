@@ -567,8 +567,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if ((rc = cli_object_arg(x, S, h, id, &v)))
 		return rc;
 	r->v = (uint32_t)v;
-	for (size_t i = 0; i < h->nobj; i++)
-		c->total += c->R->shallow[i];
+	c->total = c->R->reachable_bytes + c->R->unreachable_bytes;   /* every object's shallow size summed */
 	hp_error_clear(&c->err);
 	int hr = hp_session_objread(S, &c->rd, &c->err);
 	int lim = rows_limit(o);

@@ -102,7 +102,7 @@ struct roots_result {
 	struct rrow *rows;
 	size_t n, shown;
 	uint64_t missing;         /* roots naming objects the dump does not hold */
-	struct hp_root_shares sh; /* the reachable heap, by the kinds that hold it */
+	struct hp_root_shares sh; /* the reachable heap, by the kinds that hold it (the session's, copied) */
 };
 
 static int by_ret(const void *a, const void *b)
@@ -119,7 +119,6 @@ static void release(void *p)
 	if (!r)
 		return;
 	hp_free(r->rows);
-	hp_root_shares_release(&r->sh);
 	hp_free(r);
 }
 
@@ -192,15 +191,24 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if (o->heap && (heap = cli_heap_named(h, hp_session_path(S), o->heap, &rc)) < 0)
 		goto out;
 	cli_filter_check(flt, h, hp_session_path(S));
-	/* root objects that nothing but the super-root dominates, by retained */
-	t->rows = hp_reallocarray(NULL, h->nobj ? h->nobj : 1, sizeof *t->rows);
+	/* root objects that nothing but the super-root dominates, by retained:
+	 * among the super-root's children in the tree (all objects without it) */
+	size_t n = h->nobj, lo = 0, hi = n;
+	const uint32_t *kids = NULL;
+	if (R->child_off && R->children) {
+		kids = R->children;
+		lo = R->child_off[n];
+		hi = R->child_off[n + 1];
+	}
+	t->rows = hp_reallocarray(NULL, hi > lo ? hi - lo : 1, sizeof *t->rows);
 	if (!t->rows) {
 		cli_error("out of memory");
 		rc = EXIT_NOMEM;
 		goto out;
 	}
-	for (size_t v = 0; v < h->nobj; v++) {
-		if (R->dom.idom[v] != HP_DOM_SUPER || (!R->root_kinds[v] && !made_root(R, (uint32_t)v)))
+	for (size_t i = lo; i < hi; i++) {
+		size_t v = kids ? kids[i] : i;
+		if (v >= n || R->dom.idom[v] != HP_DOM_SUPER || (!R->root_kinds[v] && !made_root(R, (uint32_t)v)))
 			continue;
 		if (heap >= 0 && (int)hp_heap_heap(h, v) != heap)
 			continue;
@@ -225,11 +233,14 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 			t->missing++;
 	struct hp_error err;
 	hp_error_clear(&err);
-	if (hp_root_shares_compute(h, R, &t->sh, &err)) {
+	const struct hp_root_shares *sh;
+	int hr = hp_session_root_shares(S, &sh, &err);
+	if (hr) {
 		cli_error("%s: %s", hp_session_path(S), err.msg);
-		rc = EXIT_NOMEM;
+		rc = cli_exit_code(hr);
 		goto out;
 	}
+	t->sh = *sh;
 out:
 	cli_filter_free(flt);
 	return rc;

@@ -1012,6 +1012,8 @@ static int run(struct cli_ctx *x)
 		if (rc == EXIT_OK)   /* (a dump without it: the first path asked for makes them) */
 			warm("path", srv.files[i], "java.lang.Object", 1, 1);
 	}
+	if (rc == EXIT_OK)
+		cli_sessions_prepare();
 	if (rc != EXIT_OK) {
 		cli_sessions_free();
 		cli_sessions_keep(0);

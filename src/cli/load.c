@@ -115,6 +115,23 @@ void cli_sessions_free(void)
 		}
 }
 
+void cli_sessions_prepare(void)
+{
+	for (int i = 0; i < MAX_SESSIONS; i++) {
+		hp_session *S = sessions[i].s;
+		if (!S || !sessions[i].kept || sessions[i].in_use)
+			continue;
+		const struct hp_retained *R;
+		const uint32_t *off, *objs;
+		struct hp_error err;
+		hp_error_clear(&err);
+		/* (a failure is said by the first call that asks) */
+		if (hp_session_retained(S, &R, &err) == HP_OK && hp_session_by_class(S, &off, &objs, &err) == HP_OK)
+			hp_error_clear(&err);
+		cli_progress_stop(S);
+	}
+}
+
 static int same_opts(const struct hp_session_opts *a, const struct hp_session_opts *b)
 {
 	return a->size_kind == b->size_kind && a->ref_size == b->ref_size && a->header_size == b->header_size &&

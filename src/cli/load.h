@@ -29,6 +29,12 @@ int cli_session_write_index(hp_session *S, uint64_t *bytes);
  * index but keeps it; cli_sessions_free() frees those kept. */
 void cli_sessions_keep(int on);
 void cli_sessions_free(void);
+/* hprofan serve, before it forks its workers: what most calls on every
+ * kept session would each make (or check, from the index) on first use,
+ * made once here and shared copy-on-write: the retained sizes with the
+ * reference graph, the objects by class.  A failure is left for the call
+ * that asks to say. */
+void cli_sessions_prepare(void);
 /* --mapping's file once it was read (NULL without one) */
 const char *cli_mapping_file(void);
 

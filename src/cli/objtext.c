@@ -9,6 +9,7 @@
 #include "cli/output.h"
 #include "base/text.h"
 #include "base/alloc.h"
+#include "base/cmp.h"
 
 #include <errno.h>
 #include <math.h>
@@ -140,10 +141,48 @@ int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uin
 	return EXIT_OK;
 }
 
+static int by_u32(const void *a, const void *b)
+{
+	return hp_cmp_u64(*(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+int cli_class_objects(hp_session *S, const hp_heap *h, const uint8_t *want, uint32_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const uint32_t *off, *objs;
+	struct hp_error err;
+	hp_error_clear(&err);
+	int hr = hp_session_by_class(S, &off, &objs, &err);
+	if (hr)
+		return cli_fail(hp_session_path(S), &err, hr);
+	size_t k = 0, parts = 0;
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (want[c]) {
+			k += off[c + 1] - off[c];
+			parts++;
+		}
+	uint32_t *o = hp_reallocarray(NULL, k ? k : 1, sizeof *o);
+	if (!o) {
+		cli_error("out of memory");
+		return EXIT_NOMEM;
+	}
+	for (size_t c = 0; c < h->nclasses; c++)
+		if (want[c] && off[c + 1] > off[c]) {
+			memcpy(o + *n, objs + off[c], (off[c + 1] - off[c]) * sizeof *o);
+			*n += off[c + 1] - off[c];
+		}
+	if (parts > 1)   /* each class's in order: the union in order too */
+		qsort(o, *n, sizeof *o, by_u32);
+	*out = o;
+	return EXIT_OK;
+}
+
 int cli_object_set(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint32_t **set, size_t *n)
 {
 	uint8_t *want = hp_calloc(h->nclasses ? h->nclasses : 1, 1);
 	size_t cap = 0;
+	int any = 0;
 	*set = NULL;
 	*n = 0;
 	if (!want)
@@ -173,17 +212,32 @@ int cli_object_set(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uin
 		}
 		for (size_t i = 0; i < nc; i++)
 			want[cls[i]] = 1;
+		any = 1;
 		hp_free(cls);
 	}
-	for (size_t v = 0; v < h->nobj; v++)
-		if (want[h->cls[v]] && hp_heap_kind(h, v) != HP_OBJ_CLASS) {
-			uint32_t *t = *n < cap ? *set : hp_grow(*set, &cap, *n + 1, 1024, sizeof **set);
-			if (!t)
-				goto nomem;
-			*set = t;
-			(*set)[(*n)++] = (uint32_t)v;
-		}
+	uint32_t *objs = NULL;
+	size_t k = 0;
+	int rc = any ? cli_class_objects(S, h, want, &objs, &k) : EXIT_OK;
 	hp_free(want);
+	want = NULL;
+	if (rc) {
+		hp_free(*set);
+		*set = NULL;
+		*n = 0;
+		return rc;
+	}
+	if (k && *n + k > cap) {
+		uint32_t *t = hp_grow(*set, &cap, *n + k, 1024, sizeof **set);
+		if (!t) {
+			hp_free(objs);
+			goto nomem;
+		}
+		*set = t;
+	}
+	for (size_t i = 0; i < k; i++)
+		if (hp_heap_kind(h, objs[i]) != HP_OBJ_CLASS)
+			(*set)[(*n)++] = objs[i];
+	hp_free(objs);
 	return EXIT_OK;
 nomem:
 	hp_free_all(want, *set);

@@ -28,6 +28,11 @@ int cli_id_arg(const struct cli_ctx *x, uint64_t *id);
  * name: its class object): EXIT_OK, or an error said (no such object or
  * class, or a name several loaders define). */
 int cli_object_arg(const struct cli_ctx *x, hp_session *S, const hp_heap *h, uint64_t id, size_t *v);
+/* The objects of the classes marked in want (a byte per class index of
+ * h, the session's model), by object number (class objects too), from the
+ * session's objects by class (hp_session_by_class()): into *out (hp_free
+ * it) and *n; an exit code, errors said. */
+int cli_class_objects(hp_session *S, const hp_heap *h, const uint8_t *want, uint32_t **out, size_t *n);
 /* The set the arguments name (idom, merge-paths): every instance of the
  * classes each CLASS argument names exactly (every loader's; no class
  * objects) and each ID, in *set (hp_free it; repeats possible) and *n; an

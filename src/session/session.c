@@ -46,6 +46,14 @@ struct hp_session {
 	int native_done, native_rc, native_ret_rc;
 	struct hp_error native_err;
 
+	uint32_t *by_cls_off, *by_cls;   /* hp_session_by_class(): NULL until asked */
+	int by_cls_rc;
+	struct hp_error by_cls_err;
+
+	struct hp_root_shares shares;    /* hp_session_root_shares() */
+	int shares_done, shares_rc;
+	struct hp_error shares_err;
+
 	struct hp_pathsearch paths[2];   /* by all_weak */
 	int paths_done[2], paths_rc[2];
 	struct hp_error paths_err[2];
@@ -123,6 +131,8 @@ void hp_session_free(hp_session *s)
 	}
 	hp_index_write_abort(s->ixw);   /* (before the heap it reads is freed) */
 	hp_native_release(&s->native);
+	hp_root_shares_release(&s->shares);
+	hp_free_all(s->by_cls_off, s->by_cls);
 	hp_objread_free(s->rd);
 	hp_retained_release(&s->R);
 	hp_heap_free(s->heap);
@@ -709,6 +719,78 @@ int hp_session_objread(hp_session *s, hp_objread **out, struct hp_error *err)
 	if (lazy)
 		hp_objread_on_restart(s->rd, s->info.stats.bytes / 4, objread_copy, s);
 	*out = s->rd;
+	return HP_OK;
+}
+
+int hp_session_by_class(hp_session *s, const uint32_t **off, const uint32_t **objs, struct hp_error *err)
+{
+	*off = *objs = NULL;
+	if (s->by_cls) {
+		*off = s->by_cls_off;
+		*objs = s->by_cls;
+		return HP_OK;
+	}
+	if (s->by_cls_rc) {
+		*err = s->by_cls_err;
+		return s->by_cls_rc;
+	}
+	const hp_heap *h;
+	HP_TRY(hp_session_model(s, &h, err));
+	size_t n = h->nobj, nc = h->nclasses;
+	int rc = HP_OK;
+	uint32_t *o = NULL, *list = NULL;
+	if (n > UINT32_MAX) {
+		rc = hp_error_set(err, HP_ECORRUPT, "%zu objects: more than an object number holds", n);
+		goto out;
+	}
+	/* a counting sort: the counts shifted by two, so that the fill
+	 * leaves o[c] at the start of class c */
+	o = hp_calloc(nc + 2, sizeof *o);
+	list = hp_reallocarray(NULL, n ? n : 1, sizeof *list);
+	if (!o || !list) {
+		rc = hp_error_set(err, HP_ENOMEM, "out of memory listing the objects by class");
+		goto out;
+	}
+	for (size_t v = 0; v < n; v++) {
+		if (h->cls[v] >= nc) {
+			rc = hp_error_set(err, HP_ECORRUPT, "object %zu: class %u out of range", v, h->cls[v]);
+			goto out;
+		}
+		o[h->cls[v] + 2]++;
+	}
+	for (size_t c = 0; c < nc; c++)
+		o[c + 2] += o[c + 1];
+	for (size_t v = 0; v < n; v++)
+		list[o[h->cls[v] + 1]++] = (uint32_t)v;
+	s->by_cls_off = o;
+	s->by_cls = list;
+	*off = o;
+	*objs = list;
+	return HP_OK;
+out:
+	hp_free_all(o, list);
+	s->by_cls_rc = rc;
+	s->by_cls_err = *err;
+	return rc;
+}
+
+int hp_session_root_shares(hp_session *s, const struct hp_root_shares **out, struct hp_error *err)
+{
+	*out = NULL;
+	if (!s->shares_done) {
+		const struct hp_retained *R;
+		const hp_heap *h;
+		HP_TRY(hp_session_retained(s, &R, err));
+		HP_TRY(hp_session_model(s, &h, err));
+		s->shares_done = 1;
+		hp_error_clear(&s->shares_err);
+		s->shares_rc = hp_root_shares_compute(h, R, &s->shares, &s->shares_err);
+	}
+	if (s->shares_rc) {
+		*err = s->shares_err;
+		return s->shares_rc;
+	}
+	*out = &s->shares;
 	return HP_OK;
 }
 

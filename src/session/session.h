@@ -42,6 +42,7 @@
 #include "analysis/retained.h"
 #include "analysis/paths.h"
 #include "analysis/native.h"
+#include "analysis/rootshare.h"
 
 /* the analyses after the model need, by a rough rule, this much per object
  * (the reference graph, the dominator tree, retained sizes: 36 bytes per
@@ -177,6 +178,18 @@ int hp_session_retained_graph(hp_session *s, const struct hp_retained **R, struc
 int hp_session_paths_indexed(hp_session *s, int all_weak);
 /* The object reader (objread.h) over the model. */
 int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_MUST_USE;
+
+/* The objects of each class, by object number: class c's are
+ * objs[off[c] .. off[c + 1]) (a class object under java.lang.Class, as
+ * h->cls has it).  A counting sort of the class column, 4 bytes an object
+ * and 4 a class, made on first use and shared by every command that
+ * wants one class's objects (instead of a pass over all objects each). */
+int hp_session_by_class(hp_session *s, const uint32_t **off, const uint32_t **objs,
+			struct hp_error *err) HP_MUST_USE;
+
+/* What the GC roots hold (rootshare.h) under the session's retained sizes,
+ * computed on first use and kept: a pass over every reference. */
+int hp_session_root_shares(hp_session *s, const struct hp_root_shares **out, struct hp_error *err) HP_MUST_USE;
 
 /* Native sizes registered through NativeAllocationRegistry (native.h),
  * read through the object reader; with_retained: also the retained native

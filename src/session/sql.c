@@ -4,11 +4,11 @@
  * (sql.h).  A table's cursor walks object, class or edge numbers: all of
  * them, the few a WHERE constraint names (xBestIndex picks it), or all of
  * them class by class for a GROUP BY or ORDER BY on the class.  Memory:
- * per-class instance counts and shallow sums (16 bytes a class) at open; a
- * class's objects (4 bytes each, one pass over the class column) for each
- * look-up by class; the objects of every class (4 bytes an object) the
- * first time a scan goes class by class; the reverse edges (8 bytes an
- * edge) the first time a query names a dst. */
+ * per-class instance counts and shallow sums (16 bytes a class) at open;
+ * the session's objects of every class (hp_session_by_class(): 4 bytes an
+ * object, made once) the first time a query looks objects up by class or
+ * scans class by class; the reverse edges (8 bytes an edge) the first
+ * time a query names a dst. */
 #include "session/sql.h"
 #include "analysis/collections.h"
 #include "analysis/paths.h"
@@ -37,9 +37,10 @@ struct hp_sql {
 	hp_objread *rd;               /* the session's, NULL until str() or field() */
 	uint64_t *cls_count, *cls_shallow;   /* per class: instances (class objects too), bytes */
 	int *cls_name_len;            /* per class: its name's bytes (for SQLite, without a strlen a row) */
-	uint32_t *by_cls_off, *by_cls;       /* objects of each class: [off[c], off[c + 1]) */
+	const uint32_t *by_cls_off, *by_cls; /* the session's objects of each class: [off[c], off[c + 1]) */
 	uint32_t *cls_order[2];       /* class indexes by (name, id) and by id: the scans in class order */
-	uint32_t *str_objs;           /* the java.lang.String instances (strings), NULL until asked */
+	const uint32_t *str_objs;     /* the java.lang.String instances (strings), NULL until asked */
+	uint32_t *str_owned;          /*   when they are a list of their own (several classes) */
 	size_t nstr;
 	uint64_t *rev_off, *rev_edge;        /* edges into each object: edge numbers */
 	double timeout, deadline;
@@ -88,22 +89,12 @@ static int need_by_cls(hp_sql *q)
 {
 	if (q->by_cls)
 		return SQLITE_OK;
-	const hp_heap *h = q->h;
-	uint32_t *off = hp_calloc(h->nclasses + 2, sizeof *off);
-	uint32_t *objs = hp_reallocarray(NULL, h->nobj ? h->nobj : 1, sizeof *objs);
-	if (!off || !objs) {
-		hp_free_all(off, objs);
-		return SQLITE_NOMEM;
-	}
-	for (size_t v = 0; v < h->nobj; v++)
-		off[h->cls[v] + 2]++;
-	for (size_t c = 0; c < h->nclasses; c++)
-		off[c + 2] += off[c + 1];
-	for (size_t v = 0; v < h->nobj; v++)
-		objs[off[h->cls[v] + 1]++] = (uint32_t)v;
-	q->by_cls_off = off;
-	q->by_cls = objs;
-	return SQLITE_OK;
+	hp_error_clear(&q->err);
+	int rc = hp_session_by_class(q->S, &q->by_cls_off, &q->by_cls, &q->err);
+	if (rc == HP_OK)
+		return SQLITE_OK;
+	q->by_cls_off = q->by_cls = NULL;
+	return rc == HP_ENOMEM ? SQLITE_NOMEM : SQLITE_CORRUPT;
 }
 
 static int by_name(const void *a, const void *b, void *ctx)
@@ -374,25 +365,44 @@ static size_t class_of(const hp_heap *h, sqlite3_value *a)
 	return k == HP_IDMAP_NONE ? SIZE_MAX : k;
 }
 
-/* the objects of the classes marked in want (h->nclasses bytes): one pass
- * over the class column, into the cursor's own list */
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the objects of the classes marked in want (h->nclasses bytes), by
+ * number: one class's are the session's list (hp_session_by_class()),
+ * several classes' a list of the cursor's own */
 static int objects_of(hp_sql *q, struct cursor *c, const uint8_t *want)
 {
 	const hp_heap *h = q->h;
-	size_t n = 0, cap = 0;
-	uint32_t *list = NULL;
-	for (size_t v = 0; v < h->nobj; v++)
-		if (want[h->cls[v]]) {
-			if (n == cap) {
-				uint32_t *t = hp_grow(list, &cap, n + 1, 1024, sizeof *list);
-				if (!t) {
-					hp_free(list);
-					return SQLITE_NOMEM;
-				}
-				list = t;
-			}
-			list[n++] = (uint32_t)v;
+	int rc = need_by_cls(q);
+	if (rc != SQLITE_OK)
+		return rc;
+	const uint32_t *off = q->by_cls_off;
+	size_t n = 0, parts = 0, one = 0;
+	for (size_t k = 0; k < h->nclasses; k++)
+		if (want[k]) {
+			n += off[k + 1] - off[k];
+			parts++;
+			one = k;
 		}
+	if (parts == 1) {
+		c->list32 = q->by_cls + off[one];
+		c->hi = n;
+		return SQLITE_OK;
+	}
+	uint32_t *list = hp_reallocarray(NULL, n ? n : 1, sizeof *list);
+	if (!list)
+		return SQLITE_NOMEM;
+	n = 0;
+	for (size_t k = 0; k < h->nclasses; k++)
+		if (want[k]) {
+			memcpy(list + n, q->by_cls + off[k], (off[k + 1] - off[k]) * sizeof *list);
+			n += off[k + 1] - off[k];
+		}
+	qsort(list, n, sizeof *list, by_u32);
 	c->owned = list;
 	c->list32 = list;
 	c->hi = n;
@@ -585,9 +595,12 @@ static int need_strings(hp_sql *q)
 	int rc = objects_named(q, &tmp, "java.lang.String", 0);
 	if (rc != SQLITE_OK)
 		return rc;
-	q->str_objs = tmp.owned ? tmp.owned : hp_calloc(1, sizeof *q->str_objs);
+	if (!tmp.list32 && !(tmp.owned = hp_calloc(1, sizeof *tmp.owned)))
+		return SQLITE_NOMEM;
+	q->str_owned = tmp.owned;
+	q->str_objs = tmp.list32 ? tmp.list32 : tmp.owned;
 	q->nstr = tmp.hi;
-	return q->str_objs ? SQLITE_OK : SQLITE_NOMEM;
+	return SQLITE_OK;
 }
 
 static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc, sqlite3_value **argv)
@@ -1697,7 +1710,7 @@ void hp_sql_close(hp_sql *q)
 		sqlite3_close_v2(q->db);
 	if (q->T_done)
 		hp_threads_release(&q->T);
-	hp_free_all(q->str_objs, q->cls_count, q->cls_shallow, q->cls_name_len, q->by_cls_off, q->by_cls, q->cls_order[0], q->cls_order[1], q->rev_off,
+	hp_free_all(q->str_owned, q->cls_count, q->cls_shallow, q->cls_name_len, q->cls_order[0], q->cls_order[1], q->rev_off,
 		    q->rev_edge, q);
 }
 
