@@ -118,8 +118,9 @@ void cli_sessions_free(void)
 void cli_sessions_prepare(void)
 {
 	for (int i = 0; i < MAX_SESSIONS; i++) {
-		hp_session *S = sessions[i].s;
-		if (!S || !sessions[i].kept || sessions[i].in_use)
+		const struct cli_sess *k = sessions[i];
+		hp_session *S = k ? k->s : NULL;
+		if (!S || !k->kept || k->in_use)
 			continue;
 		const struct hp_retained *R;
 		const uint32_t *off, *objs;
