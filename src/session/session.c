@@ -722,6 +722,11 @@ int hp_session_objread(hp_session *s, hp_objread **out, struct hp_error *err)
 	return HP_OK;
 }
 
+int hp_session_by_class_made(const hp_session *s)
+{
+	return s->by_cls != NULL;
+}
+
 int hp_session_by_class(hp_session *s, const uint32_t **off, const uint32_t **objs, struct hp_error *err)
 {
 	*off = *objs = NULL;

@@ -186,6 +186,10 @@ int hp_session_objread(hp_session *s, hp_objread **rd, struct hp_error *err) HP_
  * wants one class's objects (instead of a pass over all objects each). */
 int hp_session_by_class(hp_session *s, const uint32_t **off, const uint32_t **objs,
 			struct hp_error *err) HP_MUST_USE;
+/* 1 when hp_session_by_class() has made its list (a kept session: serve's,
+ * mcp's), so that asking costs nothing; a one-shot command looking up one
+ * class may do better with one pass over the class column. */
+int hp_session_by_class_made(const hp_session *s);
 
 /* What the GC roots hold (rootshare.h) under the session's retained sizes,
  * computed on first use and kept: a pass over every reference. */

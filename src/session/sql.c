@@ -371,12 +371,38 @@ static int by_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the objects of the classes marked in want, by number, into the
+ * cursor's own list: one pass over the class column (a one-shot query
+ * naming a class: cheaper than the session's list of every class, which
+ * the bench dump's one-class count took from 0.39 to 0.55 s) */
+static int objects_scanned(hp_sql *q, struct cursor *c, const uint8_t *want)
+{
+	const hp_heap *h = q->h;
+	size_t n = 0;
+	for (size_t v = 0; v < h->nobj; v++)
+		n += want[h->cls[v]];
+	uint32_t *list = hp_reallocarray(NULL, n ? n : 1, sizeof *list);
+	if (!list)
+		return SQLITE_NOMEM;
+	n = 0;
+	for (size_t v = 0; v < h->nobj; v++)
+		if (want[h->cls[v]])
+			list[n++] = (uint32_t)v;
+	c->owned = list;
+	c->list32 = list;
+	c->hi = n;
+	return SQLITE_OK;
+}
+
 /* the objects of the classes marked in want (h->nclasses bytes), by
  * number: one class's are the session's list (hp_session_by_class()),
- * several classes' a list of the cursor's own */
+ * several classes' a list of the cursor's own; when the session has no
+ * list yet and this query has made none, objects_scanned() */
 static int objects_of(hp_sql *q, struct cursor *c, const uint8_t *want)
 {
 	const hp_heap *h = q->h;
+	if (!q->by_cls && !hp_session_by_class_made(q->S))
+		return objects_scanned(q, c, want);
 	int rc = need_by_cls(q);
 	if (rc != SQLITE_OK)
 		return rc;
