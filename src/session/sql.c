@@ -80,8 +80,7 @@ static int need_R(hp_sql *q, sqlite3_vtab *vt, int level)
 		vt->zErrMsg = sqlite3_mprintf("%s", q->err.msg);
 		return SQLITE_ERROR;
 	}
-	q->R_level = level == NEED_SUMS || level == NEED_VALUES || level == NEED_TREE || level == NEED_GRAPH ? level
-		     : NEED_ALL;
+	q->R_level = level;   /* (a union of two levels is a level: TREE | GRAPH is ALL) */
 	return SQLITE_OK;
 }
 
