@@ -271,18 +271,24 @@ st, h, body = get("/?x", headers={"Cookie": "hprofan-%d=%s" % (PORT, TOKEN)})
 check("the page holds no inline script or style", st == 200 and b"<script>" not in body and b"style=" not in body
       and b"<style" not in body and body.count(b"<script src=") == 2, body[:300])
 
+def post_head(length, timeout, first=""):
+    """a connection with POST /api/sql's headers sent, saying LENGTH bytes of body, and FIRST of them"""
+    import socket
+    sk = socket.create_connection(("127.0.0.1", PORT), timeout=timeout)
+    sk.sendall(("POST /api/sql?file=0&token=%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sql\r\n"
+                "Content-Length: %d\r\n\r\n%s" % (TOKEN, HOST, length, first)).encode())
+    return sk
+
+
 # a body that stops arriving: the connection closed after 2 s of silence (in the background;
 # 10 s unless HPROFAN_SERVE_BODY_SECONDS says less, as the server's environment does here)
 slow = {}
 
 
 def slow_body():
-    import socket
     t = time.monotonic()
     try:
-        sk = socket.create_connection(("127.0.0.1", PORT), timeout=40)
-        sk.sendall(("POST /api/sql?file=0&token=%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sql\r\n"
-                    "Content-Length: 100\r\n\r\nSELECT" % (TOKEN, HOST)).encode())
+        sk = post_head(100, 40, "SELECT")
         slow["got"] = sk.recv(1000)
         sk.close()
     except OSError as x:
@@ -295,12 +301,10 @@ drip = {}
 
 
 def drip_body():
-    import select, socket
+    import select
     t = time.monotonic()
     try:
-        sk = socket.create_connection(("127.0.0.1", PORT), timeout=60)
-        sk.sendall(("POST /api/sql?file=0&token=%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sql\r\n"
-                    "Content-Length: 1000\r\n\r\n" % (TOKEN, HOST)).encode())
+        sk = post_head(1000, 60)
         while time.monotonic() - t < 50:
             if select.select([sk], [], [], 1)[0]:
                 drip["got"] = sk.recv(1000)
