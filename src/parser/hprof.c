@@ -8,6 +8,8 @@
 #include "parser/hprof.h"
 #include "base/alloc.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,6 +96,8 @@ struct parser {
 	int times_nonzero;        /* some earlier record had a non-zero time field */
 	uint32_t cur_time;
 	int (*raw)(void *, int, const uint8_t *, size_t, uint64_t);   /* sink->raw when wanted */
+	struct objq *q;           /* the object thread, when running (NULL: callbacks here) */
+	uint64_t fast_seen;       /* bytes of object sub-records before it started */
 };
 
 static const char *tagname(int tag)
@@ -132,6 +136,231 @@ static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
 		e->has_pos = 1;
 	}
 	return rc;
+}
+
+/* ---- the object thread ----------------------------------------------
+ * With opts.object_thread, the fast path's instances and arrays are not
+ * handed to the sink where they are read: they are queued, a few thousand
+ * a batch, and a thread of the parser's own makes the calls, in order,
+ * while the parser reads on.  The sink's work (the model builder's, about
+ * 60% of the pass) and the reading then share the two cores.  The queue is
+ * drained (objq_sync(): every call queued made) before any other callback,
+ * and before an error in the dump is said, so the sink sees the calls it
+ * would see without the thread, one at a time, in file order.  A call that
+ * fails makes the rest of the queue pass unmade; the parse stops at the
+ * next drain with that call's error, positioned at its record.
+ *
+ * Waiting: a spin (the other side is usually a batch's work away), then a
+ * condition variable. */
+#define OBJQ_BATCH 2048
+#define OBJQ_SLOTS 4
+#define OBJQ_SPIN 1024
+
+struct objq_ent {
+	uint64_t id, cid;         /* cid: an array's element type for PRIMITIVE ARRAY DUMP */
+	uint64_t off;             /* the sub-record's offset; its tag in the top byte */
+	uint32_t serial, n;
+};
+struct objq_batch {
+	/* (the flag has a cache line of its own: the side waiting for it
+	 * reads it while the other fills a batch) */
+	char pad0[64];
+	atomic_int full;          /* 1: the thread's to make; 0: the parser's to fill */
+	char pad1[64];
+	uint32_t n;
+	uint64_t recno;           /* the record its entries are in */
+	int tag;
+	struct objq_ent e[OBJQ_BATCH];
+};
+struct objq {
+	const struct hp_sink *s;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char pad0[64];
+	atomic_int sleepers, quit;
+	char pad1[64];
+	unsigned put;             /* the batch the parser fills */
+	char pad2[64];
+	atomic_int failed;        /* a call failed: rc and where (the thread's until the drain) */
+	int rc, fail_tag, fail_sub;
+	uint64_t fail_off, fail_recno;
+	struct objq_batch b[OBJQ_SLOTS];
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static void objq_wake(struct objq *q)
+{
+	if (atomic_load(&q->sleepers)) {
+		pthread_mutex_lock(&q->mu);
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+	}
+}
+
+/* until *flag is want (or, with quit_too, the queue is told to end): 1, or 0 told to end */
+static int objq_wait(struct objq *q, atomic_int *flag, int want, int quit_too)
+{
+	for (int k = 0; k < OBJQ_SPIN; k++) {
+		if (atomic_load(flag) == want)
+			return 1;
+		if (quit_too && atomic_load(&q->quit))
+			return atomic_load(flag) == want;
+		cpu_relax();
+	}
+	pthread_mutex_lock(&q->mu);
+	atomic_fetch_add(&q->sleepers, 1);
+	while (atomic_load(flag) != want && !(quit_too && atomic_load(&q->quit)))
+		pthread_cond_wait(&q->cv, &q->mu);
+	atomic_fetch_sub(&q->sleepers, 1);
+	pthread_mutex_unlock(&q->mu);
+	return atomic_load(flag) == want;
+}
+
+static int objq_call(const struct hp_sink *s, const struct objq_ent *e)
+{
+	uint64_t off = e->off & ((1ull << 56) - 1);
+	switch (e->off >> 56) {
+	case 0x21:
+		return s->instance(s->ud, e->id, e->serial, e->cid, NULL, e->n, off);
+	case 0x22:
+		return s->obj_array(s->ud, e->id, e->serial, e->cid, e->n, NULL, off);
+	default:
+		return s->prim_array(s->ud, e->id, e->serial, (unsigned)e->cid, e->n, NULL, off, 0);
+	}
+}
+
+static void *objq_run(void *arg)
+{
+	struct objq *q = arg;
+	for (unsigned i = 0;; i = (i + 1) % OBJQ_SLOTS) {
+		struct objq_batch *b = &q->b[i];
+		if (!objq_wait(q, &b->full, 1, 1))
+			break;
+		int failed = atomic_load_explicit(&q->failed, memory_order_relaxed);
+		for (uint32_t k = 0, n = b->n; k < n && !failed; k++) {
+			int rc = objq_call(q->s, &b->e[k]);
+			if (rc != HP_OK) {
+				failed = 1;
+				q->rc = rc;
+				q->fail_off = b->e[k].off & ((1ull << 56) - 1);
+				q->fail_sub = (int)(b->e[k].off >> 56);
+				q->fail_recno = b->recno;
+				q->fail_tag = b->tag;
+				atomic_store(&q->failed, 1);
+			}
+		}
+		atomic_store(&b->full, 0);
+		objq_wake(q);
+	}
+	return NULL;
+}
+
+/* the object thread started (0), or not (-1: the calls stay here) */
+static int objq_start(struct parser *P)
+{
+	struct objq *q = hp_calloc(1, sizeof *q);
+	if (!q)
+		return -1;
+	q->s = P->s;
+	if (pthread_mutex_init(&q->mu, NULL) != 0) {
+		hp_free(q);
+		return -1;
+	}
+	if (pthread_cond_init(&q->cv, NULL) != 0 || pthread_create(&q->th, NULL, objq_run, q) != 0) {
+		pthread_cond_destroy(&q->cv);
+		pthread_mutex_destroy(&q->mu);
+		hp_free(q);
+		return -1;
+	}
+	P->q = q;
+	return 0;
+}
+
+/* the batch being filled handed to the thread, and the next one taken when it is done */
+static void objq_publish(struct objq *q)
+{
+	struct objq_batch *b = &q->b[q->put];
+	atomic_store(&b->full, 1);
+	objq_wake(q);
+	q->put = (q->put + 1) % OBJQ_SLOTS;
+	b = &q->b[q->put];
+	objq_wait(q, &b->full, 0, 0);
+	b->n = 0;
+}
+
+static inline void objq_put(struct parser *P, int tag, uint64_t id, uint32_t serial, uint64_t cid, uint32_t n,
+			    uint64_t off)
+{
+	struct objq *q = P->q;
+	struct objq_batch *b = &q->b[q->put];
+	if (b->n && b->recno != P->recno)
+		objq_publish(q), b = &q->b[q->put];
+	if (!b->n) {
+		b->recno = P->recno;
+		b->tag = P->tag;
+	}
+	struct objq_ent *e = &b->e[b->n++];
+	e->id = id;
+	e->cid = cid;
+	e->off = off | (uint64_t)tag << 56;
+	e->serial = serial;
+	e->n = n;
+	if (b->n == OBJQ_BATCH)
+		objq_publish(q);
+}
+
+/* Every queued call made; HP_OK, or the first failed call's error
+ * (positioned at its sub-record, as sink_fail() does). */
+static int objq_sync(struct parser *P)
+{
+	struct objq *q = P->q;
+	if (!q)
+		return HP_OK;
+	if (q->b[q->put].n)
+		objq_publish(q);
+	for (unsigned i = 0; i < OBJQ_SLOTS; i++)
+		objq_wait(q, &q->b[i].full, 0, 0);
+	if (!atomic_load(&q->failed))
+		return HP_OK;
+	/* the parser may have read on and said something later in the file: the failed call came first */
+	struct hp_error *e = P->err;
+	hp_error_clear(e);
+	if (q->rc == HP_ESTOP)
+		return q->rc;
+	snprintf(e->msg, sizeof e->msg, "%s", q->rc == HP_ENOMEM ? "out of memory" : "processing failed");
+	e->code = q->rc;
+	e->offset = q->fail_off;
+	e->record = q->fail_recno;
+	e->tag = q->fail_tag;
+	e->subtag = q->fail_sub;
+	e->has_pos = 1;
+	return q->rc;
+}
+
+/* the queue drained and the thread ended; rc, or the failed call's error */
+static int objq_end(struct parser *P, int rc)
+{
+	struct objq *q = P->q;
+	if (!q)
+		return rc;
+	int qrc = objq_sync(P);
+	atomic_store(&q->quit, 1);
+	pthread_mutex_lock(&q->mu);
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	pthread_join(q->th, NULL);
+	pthread_cond_destroy(&q->cv);
+	pthread_mutex_destroy(&q->mu);
+	hp_free(q);
+	P->q = NULL;
+	return qrc != HP_OK ? qrc : rc;
 }
 
 #define SINK(P, cb, off, sub, ...) do { \
@@ -438,8 +667,15 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 	uint64_t n21 = 0, n22 = 0, n23 = 0, fbytes = 0;
 	const uint8_t *last = NULL;
 	*rc = HP_OK;
+	if (!P->q && P->o->object_thread && deliver && !raw && !want_inst && !want_arr &&
+	    P->fast_seen >= P->o->object_thread_after && P->fast_seen != UINT64_MAX) {
+		if (objq_start(P) != 0)
+			P->fast_seen = UINT64_MAX;   /* (not tried again) */
+	}
+	struct objq *q = P->q;
 	while (p < lim) {
 		size_t left = (size_t)(lim - p);
+		__builtin_prefetch(p + 2048);
 		int t = p[0];
 		if (t == 0x21) {
 			if (left < 1 + 2 * I + 8)
@@ -448,7 +684,10 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			uint64_t total = 1 + 2 * (uint64_t)I + 8 + n;
 			if (total > left)
 				break;
-			if (inst) {
+			if (inst && q) {
+				objq_put(P, 0x21, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I), n,
+					 base + (uint64_t)(p - start));
+			} else if (inst) {
 				*rc = inst(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I),
 					   want_inst ? p + 1 + 2 * I + 8 : NULL, n, base + (uint64_t)(p - start));
 				if (*rc)
@@ -471,7 +710,9 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			uint64_t total = 1 + (uint64_t)I + 9 + (uint64_t)n * es;
 			if (total > left)
 				break;
-			if (parr) {
+			if (parr && q) {
+				objq_put(P, 0x23, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, base + (uint64_t)(p - start));
+			} else if (parr) {
 				*rc = parr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
 					   base + (uint64_t)(p - start), 0);
 				if (*rc)
@@ -494,7 +735,10 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			uint64_t total = 1 + 2 * (uint64_t)I + 8 + (uint64_t)n * I;
 			if (total > left)
 				break;
-			if (oarr) {
+			if (oarr && q) {
+				objq_put(P, 0x22, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n,
+					 base + (uint64_t)(p - start));
+			} else if (oarr) {
 				*rc = oarr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n,
 					   want_arr ? p + 1 + 2 * I + 8 : NULL, base + (uint64_t)(p - start));
 				if (*rc)
@@ -528,6 +772,8 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 	if (*rc)
 		*rc = sink_fail(P, *rc, base + (uint64_t)(p - start), p[0]);
 	r->pos = p;
+	if (P->fast_seen != UINT64_MAX)
+		P->fast_seen += (uint64_t)(p - start);
 	return (uint64_t)(p - start);
 }
 
@@ -559,6 +805,8 @@ static int parse_heap_body(struct parser *P, uint64_t len)
 		fast_bytes += used;
 		if (rem == 0)
 			break;
+		if (P->q && (rc = objq_sync(P)) != HP_OK)
+			return rc;
 		uint64_t off = hp_rd_offset(r);
 		if ((rc = hp_rd_need(r, 1, P->err)) != HP_OK)
 			return sub_short(P, rc, off, -1, 1, rem);
@@ -837,7 +1085,7 @@ static int agent_list(struct parser *P, uint32_t len, uint64_t off, uint32_t hea
 	return rc;
 }
 
-static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
+static int parse_records(struct parser *P, hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
 			 struct hp_stats *st, struct hp_error *err)
 {
 	static const struct hp_sink empty_sink;
@@ -851,47 +1099,51 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 	}
 	memset(st, 0, sizeof *st);
 	st->parsed_dump = -1;
-	struct parser P = { .r = r, .s = sink, .o = opts, .st = st, .err = err,
-			    .tag = -1, .prev_sub = -1, .prev_tag = -1,
-			    .raw = opts->want_raw ? sink->raw : NULL };
-	P.next_progress = PROGRESS_STEP;
-	int rc = read_header(&P);
+	*P = (struct parser){ .r = r, .s = sink, .o = opts, .st = st, .err = err,
+			      .tag = -1, .prev_sub = -1, .prev_tag = -1,
+			      .raw = opts->want_raw ? sink->raw : NULL };
+	P->next_progress = PROGRESS_STEP;
+	int rc = read_header(P);
 	if (rc)
 		return rc;
-	unsigned I = P.I;
+	unsigned I = P->I;
 
 	for (;;) {
 		uint64_t off = hp_rd_offset(r);
 		st->bytes = off;
-		progress(&P);
+		progress(P);
 		rc = hp_rd_need(r, 9, err);
 		if (rc == HP_ETRUNC) {
 			if (hp_rd_avail(r) == 0) {
 				if (r->kind == HP_RD_GZIP && r->at_eof == 2)
-					return perr(&P, HP_ETRUNC, off, -1,
+					return perr(P, HP_ETRUNC, off, -1,
 						"the gzip stream ends without its end-of-member trailer after %llu compressed bytes",
 						(unsigned long long)r->z_in_total);
 				break;          /* clean end of file */
 			}
-			P.tag = r->pos[0];
-			P.recno++;
-			return perr(&P, HP_ETRUNC, off, -1,
+			P->tag = r->pos[0];
+			P->recno++;
+			return perr(P, HP_ETRUNC, off, -1,
 				"file ends inside a record header (%zu of 9 bytes)", hp_rd_avail(r));
 		}
 		if (rc)
 			return rc;
 		int tag = r->pos[0];
 		uint32_t len = hp_be32(r->pos + 5);
-		if (P.recno) {
-			P.prev_tag = P.tag;
-			P.prev_off = P.rec_off;
-			if (P.cur_time && hp_tag_name(P.tag))
-				P.times_nonzero = 1;   /* garbage read as an unknown tag proves nothing */
+		/* the object thread runs on through the segments of a dump, and
+		 * stops for anything else */
+		if (P->q && !(tag == 0x1C && st->in_segmented_dump) && (rc = objq_sync(P)) != HP_OK)
+			return rc;
+		if (P->recno) {
+			P->prev_tag = P->tag;
+			P->prev_off = P->rec_off;
+			if (P->cur_time && hp_tag_name(P->tag))
+				P->times_nonzero = 1;   /* garbage read as an unknown tag proves nothing */
 		}
-		P.cur_time = hp_be32(r->pos + 1);
-		P.recno++;
-		P.tag = tag;
-		P.rec_off = off;
+		P->cur_time = hp_be32(r->pos + 1);
+		P->recno++;
+		P->tag = tag;
+		P->rec_off = off;
 		{
 			/* a fixed-size record longer than its layout is accepted (the
 			 * rest is skipped) when the file holds it; past the end it
@@ -899,165 +1151,167 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 			uint64_t fb = fixed_body(tag, I);
 			uint64_t ks = hp_rd_known_size(r);
 			if ((fb || tag == 0x2C) && len != fb && ks && off + 9 + (uint64_t)len > ks)
-				return past_end(&P, len, P.cur_time, ks - off - 9);
+				return past_end(P, len, P->cur_time, ks - off - 9);
 		}
-		RAW(&P, HP_RAW_RECORD, r->pos, 9, off, -1);
+		RAW(P, HP_RAW_RECORD, r->pos, 9, off, -1);
 		r->pos += 9;
 		st->records++;
 		st->records_by_tag[tag]++;
 
 		/* a known record of another kind ends a segmented dump left open */
 		if (st->in_segmented_dump && tag == 0x0C)
-			HP_TRY(end_dump(&P, off, 0));   /* segments without HEAP DUMP END */
+			HP_TRY(end_dump(P, off, 0));   /* segments without HEAP DUMP END */
 
 		const uint8_t *p;
 		switch (tag) {
 		case 0x01:              /* STRING */
 			/* a string longer than string_max: its first bytes, its length */
-			HP_TRY(small_body(&P, len, I, !sink->string ? I : opts->string_max ? I + (uint64_t)opts->string_max : 0));
+			HP_TRY(small_body(P, len, I, !sink->string ? I : opts->string_max ? I + (uint64_t)opts->string_max : 0));
 			p = r->pos;
-			SINK(&P, string, off, -1, hp_be_id(p, I), p + I, len - I);
+			SINK(P, string, off, -1, hp_be_id(p, I), p + I, len - I);
 			break;
 		case 0x02:              /* LOAD CLASS */
-			HP_TRY(small_body(&P, len, 8 + 2 * I, 0));
+			HP_TRY(small_body(P, len, 8 + 2 * I, 0));
 			p = r->pos;
-			SINK(&P, load_class, off, -1, hp_be32(p), hp_be_id(p + 4, I), hp_be32(p + 4 + I),
+			SINK(P, load_class, off, -1, hp_be32(p), hp_be_id(p + 4, I), hp_be32(p + 4 + I),
 			     hp_be_id(p + 8 + I, I));
 			break;
 		case 0x04: {            /* STACK FRAME */
-			HP_TRY(small_body(&P, len, 8 + 4 * I, 0));
+			HP_TRY(small_body(P, len, 8 + 4 * I, 0));
 			p = r->pos;
 			struct hp_frame f = { hp_be_id(p, I), hp_be_id(p + I, I), hp_be_id(p + 2 * I, I),
 					      hp_be_id(p + 3 * I, I), hp_be32(p + 4 * I),
 					      (int32_t)hp_be32(p + 4 * I + 4) };
-			SINK(&P, frame, off, -1, &f);
+			SINK(P, frame, off, -1, &f);
 			break;
 		}
 		case 0x05: {            /* STACK TRACE */
-			HP_TRY(small_body(&P, len, 12, 12));
+			HP_TRY(small_body(P, len, 12, 12));
 			uint32_t n = hp_be32(r->pos + 8);
 			if ((uint64_t)n * I > len - 12)
-				return perr(&P, HP_ECORRUPT, off, -1,
+				return perr(P, HP_ECORRUPT, off, -1,
 					"STACK TRACE declares %u frames (%llu bytes) but its body has %u bytes left",
 					n, (unsigned long long)n * I, len - 12);
 			if (sink->trace) {      /* the frames wanted, not what may follow them */
 				uint32_t k = opts->trace_frames_max && n > opts->trace_frames_max ? opts->trace_frames_max : n;
 				rc = hp_rd_need(r, 12 + (size_t)k * I, err);
 				if (rc == HP_ETRUNC)
-					return past_end(&P, len, P.cur_time, hp_rd_avail(r));
+					return past_end(P, len, P->cur_time, hp_rd_avail(r));
 				if (rc)
 					return rc;
 			}
 			p = r->pos;
-			SINK(&P, trace, off, -1, hp_be32(p), hp_be32(p + 4), n, p + 12);
+			SINK(P, trace, off, -1, hp_be32(p), hp_be32(p + 4), n, p + 12);
 			break;
 		}
 		case 0x0A: {            /* START THREAD */
-			HP_TRY(small_body(&P, len, 8 + 4 * I, 0));
+			HP_TRY(small_body(P, len, 8 + 4 * I, 0));
 			p = r->pos;
 			struct hp_thread t = { hp_be32(p), hp_be32(p + 4 + I), hp_be_id(p + 4, I),
 					       hp_be_id(p + 8 + I, I), hp_be_id(p + 8 + 2 * I, I),
 					       hp_be_id(p + 8 + 3 * I, I) };
-			SINK(&P, start_thread, off, -1, &t);
+			SINK(P, start_thread, off, -1, &t);
 			break;
 		}
 		case 0x03: case 0x0B:   /* UNLOAD CLASS, END THREAD */
-			HP_TRY(small_body(&P, len, 4, 0));
+			HP_TRY(small_body(P, len, 4, 0));
 			break;
 		case 0x0E:              /* CONTROL SETTINGS */
-			HP_TRY(small_body(&P, len, 6, 0));
+			HP_TRY(small_body(P, len, 6, 0));
 			break;
 		case 0x07: {            /* HEAP SUMMARY */
-			HP_TRY(small_body(&P, len, 24, 0));
+			HP_TRY(small_body(P, len, 24, 0));
 			p = r->pos;
 			struct hp_heap_summary hs = { hp_be32(p), hp_be32(p + 4), hp_be64(p + 8), hp_be64(p + 16) };
-			SINK(&P, heap_summary, off, -1, &hs);
+			SINK(P, heap_summary, off, -1, &hs);
 			break;
 		}
 		case 0x06: {            /* ALLOC SITES */
 			uint32_t n, k;
-			HP_TRY(agent_list(&P, len, off, 34, 25, "sites", sink->alloc_sites != NULL, &n, &k));
+			HP_TRY(agent_list(P, len, off, 34, 25, "sites", sink->alloc_sites != NULL, &n, &k));
 			if (sink->alloc_sites) {
 				p = r->pos;
 				struct hp_alloc_sites_hdr hd = { hp_be16(p), hp_be32(p + 2), hp_be32(p + 6), hp_be32(p + 10),
 								 hp_be64(p + 14), hp_be64(p + 22), n };
-				SINK(&P, alloc_sites, off, -1, &hd, p + 34, k);
+				SINK(P, alloc_sites, off, -1, &hd, p + 34, k);
 			}
 			break;
 		}
 		case 0x0D: {            /* CPU SAMPLES */
 			uint32_t n, k;
-			HP_TRY(agent_list(&P, len, off, 8, 8, "traces", sink->cpu_samples != NULL, &n, &k));
+			HP_TRY(agent_list(P, len, off, 8, 8, "traces", sink->cpu_samples != NULL, &n, &k));
 			if (sink->cpu_samples) {
 				p = r->pos;
-				SINK(&P, cpu_samples, off, -1, hp_be32(p), n, p + 8, k);
+				SINK(P, cpu_samples, off, -1, hp_be32(p), n, p + 8, k);
 			}
 			break;
 		}
 		case 0x0C: case 0x1C: { /* HEAP DUMP, HEAP DUMP SEGMENT */
 			if (tag == 0x0C || !st->in_segmented_dump) {
-				HP_TRY(begin_dump(&P));
+				HP_TRY(begin_dump(P));
 				if (tag == 0x1C)
 					st->in_segmented_dump = 1;
 			}
 			struct hp_dump_info *d = &st->dumps[st->ndumps - 1];
 			d->records++;
 			uint64_t body = hp_rd_offset(r);
-			if (P.deliver) {
-				rc = parse_heap_body(&P, len);
+			if (P->deliver) {
+				rc = parse_heap_body(P, len);
 				if (rc)
 					return rc;
 			} else {
-				rc = pass_bytes(&P, HP_RAW_BODY, len, 1, -1);
+				rc = pass_bytes(P, HP_RAW_BODY, len, 1, -1);
 				if (rc == HP_ETRUNC)
-					return past_end(&P, len, P.cur_time, hp_rd_offset(r) - body);
+					return past_end(P, len, P->cur_time, hp_rd_offset(r) - body);
 				if (rc)
 					return rc;
 			}
 			d->end = hp_rd_offset(r);
 			if (tag == 0x0C)
-				HP_TRY(end_dump(&P, d->end, 1));
+				HP_TRY(end_dump(P, d->end, 1));
 			continue;       /* body already consumed */
 		}
 		case 0x2C:              /* HEAP DUMP END */
 			if (st->in_segmented_dump) {
 				st->dumps[st->ndumps - 1].end = off + 9 + len;
-				HP_TRY(end_dump(&P, off, 1));
+				HP_TRY(end_dump(P, off, 1));
 			}
 			break;
 		default: {              /* unknown: skip by length */
 			uint64_t avail_known = hp_rd_known_size(r);
 			if (avail_known && off + 9 + (uint64_t)len > avail_known)
-				return past_end(&P, len, P.cur_time, avail_known - off - 9);
+				return past_end(P, len, P->cur_time, avail_known - off - 9);
 			st->unknown_records++;
 			st->unknown_bytes += len;
-			rc = pass_bytes(&P, HP_RAW_BODY, len, 1, -1);
+			rc = pass_bytes(P, HP_RAW_BODY, len, 1, -1);
 			if (rc == HP_ETRUNC)
-				return past_end(&P, len, P.cur_time, 0);
+				return past_end(P, len, P->cur_time, 0);
 			if (rc)
 				return rc;
 			continue;
 		}
 		}
 		/* small records: the body was made available above; step over it */
-		rc = pass_bytes(&P, HP_RAW_BODY, len, 1, -1);
+		rc = pass_bytes(P, HP_RAW_BODY, len, 1, -1);
 		if (rc == HP_ETRUNC)
-			return past_end(&P, len, P.cur_time, hp_rd_offset(r) - off - 9);
+			return past_end(P, len, P->cur_time, hp_rd_offset(r) - off - 9);
 		if (rc)
 			return rc;
 	}
 	st->bytes = hp_rd_offset(r);
+	if ((rc = objq_sync(P)) != HP_OK)
+		return rc;
 	if (st->in_segmented_dump) {
 		/* Segments without HEAP DUMP END: HotSpot and ART always write one,
 		 * so the file was cut at a record boundary.  The dump is closed
 		 * (what was read stands, for --salvage) and the cut reported. */
 		st->in_segmented_dump = 0;
-		if (P.deliver && sink->dump_end) {
+		if (P->deliver && sink->dump_end) {
 			rc = sink->dump_end(sink->ud, st->ndumps - 1, st->bytes);
 			if (rc)
-				return sink_fail(&P, rc, st->bytes, -1);
+				return sink_fail(P, rc, st->bytes, -1);
 		}
-		return perr(&P, HP_ETRUNC, st->bytes, -1,
+		return perr(P, HP_ETRUNC, st->bytes, -1,
 			    "file ends after %llu HEAP DUMP SEGMENT record%s of heap dump %u (begun at offset %llu) "
 			    "without its HEAP DUMP END: the file is cut short",
 			    (unsigned long long)st->dumps[st->ndumps - 1].records,
@@ -1070,7 +1324,8 @@ static int parse_records(hp_reader *r, const struct hp_sink *sink, const struct 
 int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,
 	     struct hp_stats *st, struct hp_error *err)
 {
-	int rc = parse_records(r, sink, opts, st, err);
+	struct parser P = { 0 };
+	int rc = objq_end(&P, parse_records(&P, r, sink, opts, st, err));
 	if (rc == HP_ETRUNC && r->kind == HP_RD_GZIP && r->at_eof == 2 && !strstr(err->msg, "gzip")) {
 		size_t l = strlen(err->msg);
 		snprintf(err->msg + l, sizeof err->msg - l,

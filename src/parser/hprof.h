@@ -195,6 +195,16 @@ struct hp_parse_opts {
 	uint32_t trace_frames_max;/* STACK TRACE: at most this many frame ids at frame_ids
 	                             (n stays the trace's); 0 all */
 	int want_raw;             /* deliver sink->raw (enum hp_raw_kind) */
+	/* object_thread: the instance and array callbacks may run on a thread
+	 * of the parser's own, after object_thread_after bytes of object
+	 * sub-records, while the parser reads on (hprof.c: "the object
+	 * thread").  Only without want_instance_data, want_array_data and
+	 * want_raw.  The sink's callbacks still run one at a time and in
+	 * file order, every other one after the objects before it are
+	 * done; they must not write the parser's error (a failure is
+	 * returned, and positioned by the parser). */
+	int object_thread;
+	uint64_t object_thread_after;
 	void (*progress)(void *ud, uint64_t done);   /* called every few MiB */
 	void *progress_ud;
 };

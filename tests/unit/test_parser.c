@@ -1717,6 +1717,126 @@ static void test_sink_stop(void)
 	b_free(&b);
 }
 
+/* ---- the object thread (opts.object_thread) ------------------------------- */
+
+/* Many objects of each kind over several segments, with records between
+ * them that stop the thread (a string, a root, a class dump): the sink
+ * must see what it sees without the thread, event for event; a failing or
+ * stopping sink, and a cut file, must end the parse where they end it
+ * without the thread, with the same error. */
+static void build_objects(struct bld *b, unsigned I)
+{
+	b_init(b, "JAVA PROFILE 1.0.2", I, 5, 0, 0, -1);
+	b_string(b, 1, "java/lang/Object");
+	b_load_class(b, 1, 0x1000, 0, 1);
+	struct hpw_instance_field f[1] = { { 1, HPW_T_INT } };
+	b_dump(b, 0x1C);
+	struct hpw_class c = { 0x1000, 0, 0, 0, 0, 0, 4, 0, NULL, 0, NULL, 1, f };
+	b_class(b, &c);
+	uint8_t fb[4] = { 1, 2, 3, 4 };
+	uint64_t ids[3] = { 0x10000, 0x10010, 0 };
+	uint64_t vals[2] = { 7, 9 };
+	for (uint32_t i = 0; i < 30000; i++) {
+		uint64_t id = 0x10000 + i * 16ull;
+		if (i % 7 == 3)
+			b_objarr(b, id, i % 5, 0x1000, 3, ids);
+		else if (i % 7 == 5)
+			b_primarr(b, id, 2, HPW_T_LONG, 2, vals);
+		else
+			b_instance(b, id, i % 3, 0x1000, fb, 4);
+		if (i == 12000)
+			b_root_id(b, 0x05, id);       /* the slow path mid-segment */
+		if (i % 9000 == 8999) {
+			b_dump_close(b);
+			if (i == 17999)
+				b_string(b, 2, "between segments");
+			b_dump(b, 0x1C);
+		}
+	}
+	b_dump_close(b);
+	b_heap_end(b);
+	b_eof(b);
+}
+
+static void same_run(const struct run *A, const struct run *B)
+{
+	CHECK_EQ(A->rc, B->rc);
+	CHECK_EQ(A->rec.events, B->rec.events);
+	CHECK_STREQ(A->err.msg, B->err.msg);
+	CHECK_EQ(A->err.has_pos, B->err.has_pos);
+	CHECK_EQ(A->err.offset, B->err.offset);
+	CHECK_EQ(A->err.record, B->err.record);
+	CHECK_EQ((uint64_t)A->err.tag, (uint64_t)B->err.tag);
+	CHECK_EQ((uint64_t)A->err.subtag, (uint64_t)B->err.subtag);
+	CHECK_LOG(sb_str(&A->rec.log), sb_str(&B->rec.log));
+}
+
+static void test_object_thread(void)
+{
+	static char name[96];
+	for (unsigned I = 4; I <= 8; I += 4) {
+		struct bld b;
+		build_objects(&b, I);
+		size_t n;
+		const uint8_t *d = b_data(&b, &n);
+		struct hp_parse_opts plain = popts(-1, 0, 0), th = plain;
+		th.object_thread = 1;
+		th.object_thread_after = 0;
+		static const int srcs[] = { SRC_FILE, SRC_GZN, SRC_FIFO };
+		for (size_t si = 0; si < sizeof srcs / sizeof srcs[0]; si++) {
+			snprintf(name, sizeof name, "object thread id%u %s", I, src_names[srcs[si]]);
+			cur_test = name;
+			struct run R;
+			run_bytes(&R, d, n, srcs[si], &th);
+			CHECK_EQ(R.rc, HP_OK);
+			CHECK_LOG(sb_str(&R.rec.log), sb_str(&b.ex));
+			check_stats(&R, &b, n);
+			run_release(&R);
+		}
+		/* a sink that fails or stops at an object, early, mid-batch, late, at the last */
+		const char *ex = sb_str(&b.ex);
+		unsigned nev = 0;
+		for (const char *p = ex; *p; p = strchr(p, '\n') + 1)
+			nev++;
+		const unsigned at[] = { 10, 2049, 5000, 12003, 29000, nev - 3 };
+		const int codes[] = { HP_ENOMEM, HP_ESTOP, HP_ECORRUPT };
+		for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+			for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
+				snprintf(name, sizeof name, "object thread id%u: the sink gives %d at event %u", I,
+					 codes[c], at[k]);
+				cur_test = name;
+				struct run A, B;
+				g_stop_after = at[k];
+				g_stop_code = codes[c];
+				run_bytes(&A, d, n, SRC_FILE, &plain);
+				g_stop_after = at[k];
+				g_stop_code = codes[c];
+				run_bytes(&B, d, n, SRC_FILE, &th);
+				CHECK_EQ(A.rc, codes[c]);
+				same_run(&A, &B);
+				run_release(&A);
+				run_release(&B);
+			}
+		/* the file cut short: inside an object, between records, in a later segment */
+		for (unsigned k = 1; k < 12; k++) {
+			size_t cut = n * k / 12 + k;
+			snprintf(name, sizeof name, "object thread id%u: cut at %zu of %zu", I, cut, n);
+			cur_test = name;
+			struct run A, B;
+			run_bytes(&A, d, cut, SRC_FILE, &plain);
+			run_bytes(&B, d, cut, SRC_FILE, &th);
+			CHECK(A.rc != HP_OK);
+			same_run(&A, &B);
+			CHECK_EQ(A.st.records, B.st.records);
+			CHECK_EQ(A.st.bytes, B.st.bytes);
+			CHECK_EQ(A.st.subrecords_by_tag[0x21], B.st.subrecords_by_tag[0x21]);
+			run_release(&A);
+			run_release(&B);
+		}
+		b_free(&b);
+	}
+}
+
 /* ---- error paths ----------------------------------------------------------- */
 
 static void expect_err(const struct run *R, int code, uint64_t offset, uint64_t record, int tag,
@@ -2830,6 +2950,7 @@ static const struct piece pieces[] = {
 	{ test_multi, NULL, 0, 60 },
 	{ test_segments_then_heap_dump, NULL, 0, 0 },
 	{ test_sink_stop, NULL, 0, 0 },
+	{ test_object_thread, NULL, 0, 300 },
 	{ test_errors_open, NULL, 0, 10 },
 	{ test_errors_header, NULL, 0, 40 },
 	{ test_errors_records, NULL, 0, 130 },
