@@ -156,11 +156,6 @@ static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
 #define OBJQ_SLOTS 4
 #define OBJQ_SPIN 1024
 
-struct objq_ent {
-	uint64_t id, cid;         /* cid: an array's element type for PRIMITIVE ARRAY DUMP */
-	uint64_t off;             /* the sub-record's offset; its tag in the top byte */
-	uint32_t serial, n;
-};
 struct objq_batch {
 	/* (the flag has a cache line of its own: the side waiting for it
 	 * reads it while the other fills a batch) */
@@ -170,7 +165,7 @@ struct objq_batch {
 	uint32_t n;
 	uint64_t recno;           /* the record its entries are in */
 	int tag;
-	struct objq_ent e[OBJQ_BATCH];
+	struct hp_objrec e[OBJQ_BATCH];
 };
 struct objq {
 	const struct hp_sink *s;
@@ -223,10 +218,10 @@ static int objq_wait(struct objq *q, atomic_int *flag, int want, int quit_too)
 	return atomic_load(flag) == want;
 }
 
-static int objq_call(const struct hp_sink *s, const struct objq_ent *e)
+static int objq_call(const struct hp_sink *s, const struct hp_objrec *e)
 {
-	uint64_t off = e->off & ((1ull << 56) - 1);
-	switch (e->off >> 56) {
+	uint64_t off = HP_OBJREC_OFF(e);
+	switch (HP_OBJREC_TAG(e)) {
 	case 0x21:
 		return s->instance(s->ud, e->id, e->serial, e->cid, NULL, e->n, off);
 	case 0x22:
@@ -236,6 +231,21 @@ static int objq_call(const struct hp_sink *s, const struct objq_ent *e)
 	}
 }
 
+/* the batch's calls: 0..n, or up to the one that failed (*failed) */
+static int objq_batch_calls(const struct hp_sink *s, const struct objq_batch *b, size_t *failed)
+{
+	if (s->objects)
+		return s->objects(s->ud, b->e, b->n, failed);
+	for (size_t k = 0; k < b->n; k++) {
+		int rc = objq_call(s, &b->e[k]);
+		if (rc != HP_OK) {
+			*failed = k;
+			return rc;
+		}
+	}
+	return HP_OK;
+}
+
 static void *objq_run(void *arg)
 {
 	struct objq *q = arg;
@@ -243,18 +253,15 @@ static void *objq_run(void *arg)
 		struct objq_batch *b = &q->b[i];
 		if (!objq_wait(q, &b->full, 1, 1))
 			break;
-		int failed = atomic_load_explicit(&q->failed, memory_order_relaxed);
-		for (uint32_t k = 0, n = b->n; k < n && !failed; k++) {
-			int rc = objq_call(q->s, &b->e[k]);
-			if (rc != HP_OK) {
-				failed = 1;
-				q->rc = rc;
-				q->fail_off = b->e[k].off & ((1ull << 56) - 1);
-				q->fail_sub = (int)(b->e[k].off >> 56);
-				q->fail_recno = b->recno;
-				q->fail_tag = b->tag;
-				atomic_store(&q->failed, 1);
-			}
+		size_t k = 0;
+		int rc = atomic_load_explicit(&q->failed, memory_order_relaxed) ? HP_OK : objq_batch_calls(q->s, b, &k);
+		if (rc != HP_OK) {
+			q->rc = rc;
+			q->fail_off = HP_OBJREC_OFF(&b->e[k]);
+			q->fail_sub = HP_OBJREC_TAG(&b->e[k]);
+			q->fail_recno = b->recno;
+			q->fail_tag = b->tag;
+			atomic_store(&q->failed, 1);
 		}
 		atomic_store(&b->full, 0);
 		objq_wake(q);
@@ -306,7 +313,7 @@ static inline void objq_put(struct parser *P, int tag, uint64_t id, uint32_t ser
 		b->recno = P->recno;
 		b->tag = P->tag;
 	}
-	struct objq_ent *e = &b->e[b->n++];
+	struct hp_objrec *e = &b->e[b->n++];
 	e->id = id;
 	e->cid = cid;
 	e->off = off | (uint64_t)tag << 56;

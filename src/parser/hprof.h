@@ -117,6 +117,17 @@ struct hp_class_dump {
 	uint64_t offset;
 };
 
+/* an instance or array sub-record as the object thread queues it (the
+ * sink's objects call): its tag is the top byte of off */
+struct hp_objrec {
+	uint64_t id;
+	uint64_t cid;             /* the class object's id; PRIMITIVE ARRAY DUMP: its element type */
+	uint64_t off;             /* the sub-record's offset, | tag << 56 */
+	uint32_t serial, n;       /* stack trace serial; field bytes, or elements */
+};
+#define HP_OBJREC_TAG(r) ((int)((r)->off >> 56))
+#define HP_OBJREC_OFF(r) ((r)->off & ((1ull << 56) - 1))
+
 struct hp_sink {
 	void *ud;
 	int (*header)(void *ud, const struct hp_header *h);
@@ -140,6 +151,11 @@ struct hp_sink {
 	int (*prim_array)(void *ud, uint64_t id, uint32_t serial, unsigned type, uint32_t n, const uint8_t *elems,
 			  uint64_t offset, int nodata);
 	int (*heap_info)(void *ud, uint32_t heap_id, uint64_t name_sid);
+	/* opts.object_thread: a batch of n instance and array sub-records,
+	 * in file order, instead of the instance, obj_array and prim_array
+	 * calls each would get (no data; never an Android 0xC3); NULL: those
+	 * calls.  On a failure, *failed is the record that failed. */
+	int (*objects)(void *ud, const struct hp_objrec *r, size_t n, size_t *failed);
 	/* the hprof agent's records: n declared entries, the first k at p */
 	int (*alloc_sites)(void *ud, const struct hp_alloc_sites_hdr *hd, const uint8_t *p, uint32_t k);
 	int (*heap_summary)(void *ud, const struct hp_heap_summary *s);

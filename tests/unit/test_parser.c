@@ -492,6 +492,24 @@ static int r_primarr(void *ud, uint64_t id, uint32_t serial, unsigned type, uint
 	return rec_event(r);
 }
 
+/* the object thread's batch call (g_batch): each record as its own call would log it */
+static int r_objects(void *ud, const struct hp_objrec *o, size_t n, size_t *failed)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct hp_objrec *e = &o[k];
+		uint64_t off = HP_OBJREC_OFF(e);
+		int rc = HP_OBJREC_TAG(e) == 0x21 ? r_instance(ud, e->id, e->serial, e->cid, NULL, e->n, off)
+			 : HP_OBJREC_TAG(e) == 0x22 ? r_objarr(ud, e->id, e->serial, e->cid, e->n, NULL, off)
+			 : r_primarr(ud, e->id, e->serial, (unsigned)e->cid, e->n, NULL, off, 0);
+		if (rc != HP_OK) {
+			*failed = k;
+			return rc;
+		}
+	}
+	return HP_OK;
+}
+static int g_batch;   /* the next runs' sinks take batches (r_objects) */
+
 static int r_heap_info(void *ud, uint32_t heap_id, uint64_t sid)
 {
 	struct rec *r = ud;
@@ -517,6 +535,8 @@ static void rec_sink(struct rec *r, struct hp_sink *s)
 	s->obj_array = r_objarr;
 	s->prim_array = r_primarr;
 	s->heap_info = r_heap_info;
+	if (g_batch)
+		s->objects = r_objects;
 }
 
 /* ---- the builder: writes a dump and the log it must produce -------------- */
@@ -1773,8 +1793,9 @@ static void same_run(const struct run *A, const struct run *B)
 
 static void test_object_thread(void)
 {
-	static char name[96];
-	for (unsigned I = 4; I <= 8; I += 4) {
+	static char name[120];
+	for (unsigned I = 4, batch = 0; I <= 8; I += 4 * batch, batch = !batch) {
+		g_batch = (int)batch;
 		struct bld b;
 		build_objects(&b, I);
 		size_t n;
@@ -1784,7 +1805,8 @@ static void test_object_thread(void)
 		th.object_thread_after = 0;
 		static const int srcs[] = { SRC_FILE, SRC_GZN, SRC_FIFO };
 		for (size_t si = 0; si < sizeof srcs / sizeof srcs[0]; si++) {
-			snprintf(name, sizeof name, "object thread id%u %s", I, src_names[srcs[si]]);
+			snprintf(name, sizeof name, "object thread id%u%s %s", I, batch ? " (batches)" : "",
+				 src_names[srcs[si]]);
 			cur_test = name;
 			struct run R;
 			run_bytes(&R, d, n, srcs[si], &th);
@@ -1802,8 +1824,8 @@ static void test_object_thread(void)
 		const int codes[] = { HP_ENOMEM, HP_ESTOP, HP_ECORRUPT };
 		for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
 			for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
-				snprintf(name, sizeof name, "object thread id%u: the sink gives %d at event %u", I,
-					 codes[c], at[k]);
+				snprintf(name, sizeof name, "object thread id%u%s: the sink gives %d at event %u", I,
+					 batch ? " (batches)" : "", codes[c], at[k]);
 				cur_test = name;
 				struct run A, B;
 				g_stop_after = at[k];
@@ -1820,7 +1842,8 @@ static void test_object_thread(void)
 		/* the file cut short: inside an object, between records, in a later segment */
 		for (unsigned k = 1; k < 12; k++) {
 			size_t cut = n * k / 12 + k;
-			snprintf(name, sizeof name, "object thread id%u: cut at %zu of %zu", I, cut, n);
+			snprintf(name, sizeof name, "object thread id%u%s: cut at %zu of %zu", I, batch ? " (batches)" : "",
+				 cut, n);
 			cur_test = name;
 			struct run A, B;
 			run_bytes(&A, d, cut, SRC_FILE, &plain);
@@ -1835,6 +1858,7 @@ static void test_object_thread(void)
 		}
 		b_free(&b);
 	}
+	g_batch = 0;
 }
 
 /* ---- error paths ----------------------------------------------------------- */
