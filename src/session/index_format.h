@@ -9,8 +9,9 @@
  * (struct hp_retained) or of the path search (struct hp_pathsearch), or
  * an image of one of those structs with its pointers cleared; ix_descs[]
  * says where each array's pointer lives and ix_count_of() how many entries
- * the images say it has.  Every section carries its sum: XXH64 of each
- * 1 MiB block, then of the blocks' sums.
+ * the images say it has.  Every section carries its sum: XXH64 of its
+ * 1 MiB blocks' sums, each XXH64 of the CRC-32Cs of the block's three
+ * lanes.
  */
 #ifndef HP_SESSION_INDEX_FORMAT_H
 #define HP_SESSION_INDEX_FORMAT_H
@@ -114,6 +115,8 @@ uint32_t ix_crc(const void *p, uint64_t n);
 /* ---- section sums */
 #define IX_BLOCK ((uint64_t)1 << 20)
 static inline uint64_t ix_nblocks(uint64_t len) { return len ? (len + IX_BLOCK - 1) / IX_BLOCK : 0; }
+/* the sum of one block, the n bytes at p (n <= IX_BLOCK) */
+uint64_t ix_sum_of_block(const void *p, uint64_t n);
 /* the sum of block b of the len bytes at p */
 uint64_t ix_block_sum(const unsigned char *p, uint64_t len, uint64_t b);
 /* the sum of a section whose blocks' sums are sums[0..ix_nblocks(len)) */

@@ -4,7 +4,6 @@
  * on first use (index.h). */
 #include "session/index_format.h"
 #include "base/alloc.h"
-#include "base/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,7 +105,7 @@ static uint64_t block_sum_read(const struct sum_job *j, unsigned char *buf, cons
 			got += (uint64_t)k;
 		}
 		if (got == n)
-			return hp_xxh64(buf, n, 0);
+			return ix_sum_of_block(buf, n);
 	}
 	return ix_block_sum(j->map + x->off, x->len, b);
 }

@@ -273,6 +273,10 @@ cp "$TMPD/good" "$IXF"
 python3 -c 'import struct, sys
 f = open(sys.argv[1], "r+b"); f.seek(8); f.write(struct.pack("<I", 99))' "$IXF"
 damaged "format version 99" "of another version"
+# the format before this one (format 3: its blocks summed by XXH64)
+python3 -c 'import struct, sys
+f = open(sys.argv[1], "r+b"); f.seek(8); f.write(struct.pack("<I", 3))' "$IXF"
+damaged "format version 3" "of another version"
 python3 -c 'import sys
 f = open(sys.argv[1], "r+b"); f.seek(40); f.write(b"\x01")' "$IXF"
 damaged "a byte of the header" "(corrupt|stale)"
@@ -313,9 +317,24 @@ def xxh64(d, seed):   # XXH64, little-endian words
         p += 1
     h ^= h >> 33; h = h * P2 & M; h ^= h >> 29; h = h * P3 & M
     return h ^ (h >> 32)
-def section_sum(d):   # docs/index-format.md: XXH64 of the 1 MiB blocks' XXH64s
+T = []   # CRC-32C (Castagnoli, reflected) a byte at a time from a table
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    T.append(c)
+def crc32c(d):
+    c = 0xFFFFFFFF
+    for v in d:
+        c = (c >> 8) ^ T[(c ^ v) & 0xff]
+    return c ^ 0xFFFFFFFF
+assert crc32c(b'123456789') == 0xE3069283
+def block_sum(d):     # XXH64, seed its length, of the CRC-32Cs of its three lanes
+    n = len(d); L = n // 24 * 8
+    return xxh64(struct.pack('<III', crc32c(d[:L]), crc32c(d[L:2 * L]), crc32c(d[2 * L:])), n)
+def section_sum(d):   # docs/index-format.md: XXH64 of the 1 MiB blocks' sums
     B = 1 << 20
-    return xxh64(b''.join(struct.pack('<Q', xxh64(d[o:o + B], 0)) for o in range(0, len(d), B)), len(d))
+    return xxh64(b''.join(struct.pack('<Q', block_sum(d[o:o + B])) for o in range(0, len(d), B)), len(d))
 path, want = sys.argv[1], int(sys.argv[2])
 b = bytearray(open(path, 'rb').read())
 n, = struct.unpack_from('<I', b, 112)

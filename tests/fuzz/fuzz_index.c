@@ -22,8 +22,9 @@
  *   HPROFAN_INDEX_DIR=/tmp/s hprofan index tests/fuzz/corpus/pipeline/X.hprof
  *   HPROFAN_INDEX_DIR=/tmp/s hprofan path tests/fuzz/corpus/pipeline/X.hprof 0x1000
  * (the second adds the path search)
- * (their layout is this build's: rewrite them when a struct of the model
- * changes, or they only test the version check); and hotspot4's with one
+ * (their layout and format version are this build's: rewrite them when a
+ * struct of the model or the format changes, or they only test the
+ * version check); and hotspot4's with one
  * image field forged, which the reader must refuse
  * (tests/unit/test_index --poke, as tests/cli/index_hostile.sh does):
  *   bias-1, bias-max         the path search's bias 1, 0xffffffff

@@ -1,7 +1,8 @@
 /*
  * test_base.c — src/base's hashes against their published test vectors
- * (XXH64's from xxHash, FNV-1a's from its authors' page), the index's
- * section sum built on XXH64 (docs/index-format.md), the escaping of
+ * (XXH64's from xxHash, FNV-1a's from its authors' page, CRC-32C's check
+ * value and RFC 3720's, B.4), CRC-32C's instruction against its tables on
+ * random lengths and alignments, the escaping of
  * text for the terminal and for JSON, and the nearest names ("did you
  * mean"), whose distances are counted by hand; the comparisons of (key,
  * tie) pairs, and the growable arrays and texts (sizes counted by hand).
@@ -13,10 +14,71 @@
 #include "base/text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int passed, failed;
 #define CHECK(cond, ...) do { if (cond) passed++; else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+/* CRC-32C: the check value and RFC 3720's vectors (B.4), from both paths;
+ * the instruction (where the processor has it) and the tables agree on
+ * random lengths, alignments and starting values, whole and in lanes; the
+ * lanes are the CRCs of the thirds hash.h says */
+static void test_crc32c(void)
+{
+	unsigned char v[48];
+	static const struct { const char *what; uint32_t want; } rfc[] = {
+		{ "32 bytes of 0x00", 0x8A9136AAu }, { "32 bytes of 0xFF", 0x62A8AB43u },
+		{ "bytes 0..31", 0x46DD794Eu }, { "bytes 31..0", 0x113FDB5Cu },
+		{ "an iSCSI read command", 0xD9963A56u },
+	};
+	static const unsigned char iscsi[48] = {
+		0x01, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x14, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x14, 0, 0, 0, 0x18,
+		0x28, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0,
+	};
+	CHECK(hp_crc32c(0, "123456789", 9) == 0xE3069283u && hp_crc32c_tables(0, "123456789", 9) == 0xE3069283u,
+	      "crc32c('123456789') %08x, tables %08x", hp_crc32c(0, "123456789", 9), hp_crc32c_tables(0, "123456789", 9));
+	CHECK(hp_crc32c(0, "", 0) == 0 && hp_crc32c(0x1234u, "", 0) == 0x1234u, "crc32c of nothing");
+	CHECK(hp_crc32c(hp_crc32c(0, "1234", 4), "56789", 5) == 0xE3069283u, "crc32c in pieces");
+	for (size_t k = 0; k < sizeof rfc / sizeof rfc[0]; k++) {
+		size_t n = k == 4 ? 48 : 32;
+		for (size_t i = 0; i < n; i++)
+			v[i] = k == 0 ? 0 : k == 1 ? 0xff : k == 2 ? (unsigned char)i : k == 3 ? (unsigned char)(31 - i) : iscsi[i];
+		CHECK(hp_crc32c(0, v, n) == rfc[k].want && hp_crc32c_tables(0, v, n) == rfc[k].want,
+		      "crc32c(%s) %08x, tables %08x, RFC 3720 %08x", rfc[k].what, hp_crc32c(0, v, n),
+		      hp_crc32c_tables(0, v, n), rfc[k].want);
+	}
+
+	enum { MAX = 3 * 4096 + 100 };
+	unsigned char *buf = malloc(MAX + 8);
+	if (!buf) {
+		CHECK(0, "no memory");
+		return;
+	}
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	for (size_t i = 0; i < MAX + 8; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		buf[i] = (unsigned char)(x >> 24);
+	}
+	int bad = 0, badl = 0;
+	for (int t = 0; t < 2000; t++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t al = (size_t)(x % 8), n = t < 100 ? (size_t)t : (size_t)((x >> 8) % (MAX - 7));
+		uint32_t seed = t & 1 ? (uint32_t)(x >> 32) : 0;
+		const unsigned char *p = buf + al;
+		bad += hp_crc32c(seed, p, n) != hp_crc32c_tables(seed, p, n);
+		uint32_t hw[3], sw[3];
+		hp_crc32c_lanes3(p, n, hw);
+		hp_crc32c_lanes3_tables(p, n, sw);
+		size_t L = n / 24 * 8;
+		badl += memcmp(hw, sw, sizeof hw) || hw[0] != hp_crc32c_tables(0, p, L) ||
+			hw[1] != hp_crc32c_tables(0, p + L, L) || hw[2] != hp_crc32c_tables(0, p + 2 * L, n - 2 * L);
+	}
+	CHECK(!bad, "crc32c: the instruction and the tables differ %d times in 2000", bad);
+	CHECK(!badl, "crc32c lanes: the instruction, the tables and the thirds differ %d times in 2000", badl);
+	free(buf);
+}
 
 int main(void)
 {
@@ -48,6 +110,7 @@ int main(void)
 		g = hp_fnv1a_byte(g, (unsigned char)*p);
 	CHECK(h == 0x85944171f73967e8ull && g == h, "fnv1a in pieces");
 	CHECK(hp_fmix64(0) == 0 && hp_fmix64(1) != 1, "fmix64");
+	test_crc32c();
 
 	/* text for the terminal */
 	char out[64];
