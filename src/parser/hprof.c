@@ -97,8 +97,6 @@ struct parser {
 	uint32_t cur_time;
 	int (*raw)(void *, int, const uint8_t *, size_t, uint64_t);   /* sink->raw when wanted */
 	struct objq *q;           /* the object thread, when running (NULL: callbacks here) */
-	struct hp_objrec *lb;     /* without it, the batch for sink.objects (LB_N records) */
-	uint32_t lbn;
 	uint64_t fast_seen;       /* bytes of object sub-records before it started */
 };
 
@@ -655,31 +653,6 @@ static int class_dump_len(struct parser *P, uint64_t rem, uint64_t off, uint64_t
  * every check the slow path makes, and stops at anything else — another
  * kind, a record cut by the window, or any inconsistency — so that
  * parse_heap_body() handles it (and words the error).  Returns bytes used. */
-/* Without the object thread, a sink that takes batches (sink.objects) gets
- * the fast path's records a batch at a time too: its loop keeps its state
- * in registers (the bench dump's --fast on one thread: XXX). */
-#define LB_N 256
-
-static inline void lb_add(struct parser *P, int tag, uint64_t id, uint32_t serial, uint64_t cid, uint32_t n,
-			  uint64_t off)
-{
-	struct hp_objrec *e = &P->lb[P->lbn++];
-	e->id = id;
-	e->cid = cid;
-	e->off = off | (uint64_t)tag << 56;
-	e->serial = serial;
-	e->n = n;
-}
-
-/* the batch's calls made; on a failure, *failed is the record */
-static int lb_flush(struct parser *P, size_t *failed)
-{
-	int rc = P->lbn ? P->s->objects(P->s->ud, P->lb, P->lbn, failed) : HP_OK;
-	if (rc == HP_OK)
-		P->lbn = 0;
-	return rc;
-}
-
 static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 {
 	hp_reader *r = P->r;
@@ -707,18 +680,9 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			P->fast_seen = UINT64_MAX;   /* (not tried again) */
 	}
 	struct objq *q = P->q;
-	if (!q && !P->lb && s->objects && deliver && !raw && !want_inst && !want_arr)
-		P->lb = hp_malloc(LB_N * sizeof *P->lb);   /* (none: the calls one by one) */
-	struct hp_objrec *lb = q ? NULL : P->lb;
-	const uint8_t *last_before = NULL;   /* last when the batch began */
-	size_t lb_failed = SIZE_MAX;         /* the batch's record that failed */
-	/* a record into the batch, after the full batch's calls: 1 when they failed */
-#define LB_PUT(tag, id, serial, cid, n) \
-	((P->lbn == LB_N && (*rc = lb_flush(P, &lb_failed)) != HP_OK) ? 1 : \
-	 ((P->lbn == 0 ? (void)(last_before = last) : (void)0), \
-	  lb_add(P, (tag), (id), (serial), (cid), (n), base + (uint64_t)(p - start)), 0))
 	while (p < lim) {
 		size_t left = (size_t)(lim - p);
+		__builtin_prefetch(p + 2048);
 		int t = p[0];
 		if (t == 0x21) {
 			if (left < 1 + 2 * I + 8)
@@ -730,9 +694,6 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (inst && q) {
 				objq_put(P, 0x21, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I), n,
 					 base + (uint64_t)(p - start));
-			} else if (inst && lb) {
-				if (LB_PUT(0x21, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I), n))
-					break;
 			} else if (inst) {
 				*rc = inst(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I),
 					   want_inst ? p + 1 + 2 * I + 8 : NULL, n, base + (uint64_t)(p - start));
@@ -758,9 +719,6 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 				break;
 			if (parr && q) {
 				objq_put(P, 0x23, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, base + (uint64_t)(p - start));
-			} else if (parr && lb) {
-				if (LB_PUT(0x23, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n))
-					break;
 			} else if (parr) {
 				*rc = parr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
 					   base + (uint64_t)(p - start), 0);
@@ -787,9 +745,6 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (oarr && q) {
 				objq_put(P, 0x22, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n,
 					 base + (uint64_t)(p - start));
-			} else if (oarr && lb) {
-				if (LB_PUT(0x22, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n))
-					break;
 			} else if (oarr) {
 				*rc = oarr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n,
 					   want_arr ? p + 1 + 2 * I + 8 : NULL, base + (uint64_t)(p - start));
@@ -810,24 +765,6 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 		} else {
 			break;
 		}
-	}
-#undef LB_PUT
-	if (lb && lb_failed == SIZE_MAX && (*rc = lb_flush(P, &lb_failed)) == HP_OK)
-		lb_failed = SIZE_MAX;
-	if (lb && lb_failed != SIZE_MAX) {
-		/* as if the calls had been made one by one: the parse stops at
-		 * the record that failed, the ones after it uncounted */
-		for (size_t k = lb_failed; k < P->lbn; k++) {
-			const struct hp_objrec *e = &P->lb[k];
-			int t = HP_OBJREC_TAG(e);
-			n21 -= t == 0x21;
-			n22 -= t == 0x22;
-			n23 -= t == 0x23;
-			fbytes -= t == 0x21 ? e->n : 0;
-		}
-		p = start + (HP_OBJREC_OFF(&P->lb[lb_failed]) - base);
-		last = lb_failed ? start + (HP_OBJREC_OFF(&P->lb[lb_failed - 1]) - base) : last_before;
-		P->lbn = 0;
 	}
 	struct hp_stats *st = P->st;
 	st->subrecords_by_tag[0x21] += n21;
@@ -1396,7 +1333,6 @@ int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opt
 {
 	struct parser P = { 0 };
 	int rc = objq_end(&P, parse_records(&P, r, sink, opts, st, err));
-	hp_free(P.lb);
 	if (rc == HP_ETRUNC && r->kind == HP_RD_GZIP && r->at_eof == 2 && !strstr(err->msg, "gzip")) {
 		size_t l = strlen(err->msg);
 		snprintf(err->msg + l, sizeof err->msg - l,

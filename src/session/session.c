@@ -171,19 +171,15 @@ struct progress_fwd { const struct hp_session_opts *o; int phase; uint64_t total
  * reader thread already, which the two cores are better left to).  The
  * bench dump's --fast, 12 runs each way side by side: median 0.92 s on
  * one thread, 0.67 s so (but 1.26 s of CPU, not 0.91: the waits spin).
- * HPROFAN_OBJECT_THREAD=off keeps the calls on one thread; =calls also
- * makes them one by one, not a batch at a time (the tests' reference);
- * =N starts the thread after N bytes of objects, whatever the input (the
- * tests: 0). */
-static void object_thread(struct hp_parse_opts *po, const hp_reader *r, struct hp_sink *sink)
+ * HPROFAN_OBJECT_THREAD=off keeps the calls on one thread; =N starts the
+ * thread after N bytes of objects, whatever the input (the tests: 0). */
+static void object_thread(struct hp_parse_opts *po, const hp_reader *r)
 {
 	const char *e = getenv("HPROFAN_OBJECT_THREAD");
 	po->object_thread = r->kind == HP_RD_MMAP && hp_cpus_usable() > 1;
 	po->object_thread_after = 4u << 20;
-	if (e && (strcmp(e, "off") == 0 || strcmp(e, "calls") == 0)) {
+	if (e && strcmp(e, "off") == 0) {
 		po->object_thread = 0;
-		if (strcmp(e, "calls") == 0)
-			sink->objects = NULL;
 	} else if (e && *e >= '0' && *e <= '9') {
 		char *end;
 		unsigned long long n = strtoull(e, &end, 10);
@@ -414,7 +410,7 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	po.trace_frames_max = HP_TRACE_FRAMES_MAX;   /* nor of a stack trace */
 	po.progress = progress_cb;
 	po.progress_ud = &pf;
-	object_thread(&po, r, &sink);
+	object_thread(&po, r);
 	rc = hp_parse(r, &sink, &po, &L->stats, err);
 	L->gzip_members = r->z_members;
 	s->inflater = hp_reader_inflater(r);
