@@ -1756,7 +1756,7 @@ static void build_objects(struct bld *b, unsigned I)
 	uint8_t fb[4] = { 1, 2, 3, 4 };
 	uint64_t ids[3] = { 0x10000, 0x10010, 0 };
 	uint64_t vals[2] = { 7, 9 };
-	for (uint32_t i = 0; i < 30000; i++) {
+	for (uint32_t i = 0; i < 12000; i++) {
 		uint64_t id = 0x10000 + i * 16ull;
 		if (i % 7 == 3)
 			b_objarr(b, id, i % 5, 0x1000, 3, ids);
@@ -1764,11 +1764,11 @@ static void build_objects(struct bld *b, unsigned I)
 			b_primarr(b, id, 2, HPW_T_LONG, 2, vals);
 		else
 			b_instance(b, id, i % 3, 0x1000, fb, 4);
-		if (i == 12000)
+		if (i == 6000)
 			b_root_id(b, 0x05, id);       /* the slow path mid-segment */
-		if (i % 9000 == 8999) {
+		if (i % 4000 == 3999) {
 			b_dump_close(b);
-			if (i == 17999)
+			if (i == 7999)
 				b_string(b, 2, "between segments");
 			b_dump(b, 0x1C);
 		}
@@ -1820,8 +1820,8 @@ static void test_object_thread(void)
 		unsigned nev = 0;
 		for (const char *p = ex; *p; p = strchr(p, '\n') + 1)
 			nev++;
-		const unsigned at[] = { 10, 2049, 5000, 12003, 29000, nev - 3 };
-		const int codes[] = { HP_ENOMEM, HP_ESTOP, HP_ECORRUPT };
+		const unsigned at[] = { 10, 2049, 6003, nev - 3 };
+		const int codes[] = { HP_ENOMEM, HP_ESTOP };
 		for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
 			for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
 				snprintf(name, sizeof name, "object thread id%u%s: the sink gives %d at event %u", I,
@@ -1840,8 +1840,8 @@ static void test_object_thread(void)
 				run_release(&B);
 			}
 		/* the file cut short: inside an object, between records, in a later segment */
-		for (unsigned k = 1; k < 12; k++) {
-			size_t cut = n * k / 12 + k;
+		for (unsigned k = 1; k < 8; k++) {
+			size_t cut = n * k / 8 + k;
 			snprintf(name, sizeof name, "object thread id%u%s: cut at %zu of %zu", I, batch ? " (batches)" : "",
 				 cut, n);
 			cur_test = name;
@@ -2974,7 +2974,7 @@ static const struct piece pieces[] = {
 	{ test_multi, NULL, 0, 60 },
 	{ test_segments_then_heap_dump, NULL, 0, 0 },
 	{ test_sink_stop, NULL, 0, 0 },
-	{ test_object_thread, NULL, 0, 300 },
+	{ test_object_thread, NULL, 0, 180 },
 	{ test_errors_open, NULL, 0, 10 },
 	{ test_errors_header, NULL, 0, 40 },
 	{ test_errors_records, NULL, 0, 130 },
