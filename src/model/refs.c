@@ -463,6 +463,7 @@ static int pass(struct builder *B, const char *path)
 	po.obj_array_chunk = 1u << 16;
 	po.progress = B->o->progress;
 	po.progress_ud = B->o->progress_ud;
+	hp_parse_object_thread(&po);   /* (the references decoded beside the reading) */
 	struct hp_stats st;
 	int rc = hp_parse(r, &s, &po, &st, B->err);
 	hp_stats_release(&st);

@@ -7,10 +7,12 @@
  */
 #include "parser/hprof.h"
 #include "base/alloc.h"
+#include "base/cpus.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PROGRESS_STEP (16ull << 20)
@@ -75,6 +77,23 @@ void hp_stats_release(struct hp_stats *st)
 void hp_parse_opts_init(struct hp_parse_opts *o)
 {
 	memset(o, 0, sizeof *o);
+}
+
+void hp_parse_object_thread(struct hp_parse_opts *o)
+{
+	const char *e = getenv("HPROFAN_OBJECT_THREAD");
+	o->object_thread = hp_cpus_usable() > 1;
+	o->object_thread_after = 4u << 20;
+	if (e && strcmp(e, "off") == 0) {
+		o->object_thread = 0;
+	} else if (e && *e >= '0' && *e <= '9') {
+		char *end;
+		unsigned long long n = strtoull(e, &end, 10);
+		if (!*end) {
+			o->object_thread = 2;
+			o->object_thread_after = n;
+		}
+	}
 }
 
 struct parser {
@@ -177,6 +196,9 @@ struct objq {
 	char pad1[64];
 	unsigned put;             /* the batch the parser fills */
 	char pad2[64];
+	atomic_uint_fast64_t done;   /* with data: the offset of the last record whose call is made */
+	int data;                 /* the records carry their data (pointers into the mapped file) */
+	char pad3[64];
 	atomic_int failed;        /* a call failed: rc and where (the thread's until the drain) */
 	int rc, fail_tag, fail_sub;
 	uint64_t fail_off, fail_recno;
@@ -223,11 +245,11 @@ static int objq_call(const struct hp_sink *s, const struct hp_objrec *e)
 	uint64_t off = HP_OBJREC_OFF(e);
 	switch (HP_OBJREC_TAG(e)) {
 	case 0x21:
-		return s->instance(s->ud, e->id, e->serial, e->cid, NULL, e->n, off);
+		return s->instance(s->ud, e->id, e->serial, e->cid, e->data, e->n, off);
 	case 0x22:
-		return s->obj_array(s->ud, e->id, e->serial, e->cid, e->n, NULL, off);
+		return s->obj_array(s->ud, e->id, e->serial, e->cid, e->n, e->data, off);
 	default:
-		return s->prim_array(s->ud, e->id, e->serial, (unsigned)e->cid, e->n, NULL, off, 0);
+		return s->prim_array(s->ud, e->id, e->serial, (unsigned)e->cid, e->n, e->data, off, 0);
 	}
 }
 
@@ -263,6 +285,8 @@ static void *objq_run(void *arg)
 			q->fail_tag = b->tag;
 			atomic_store(&q->failed, 1);
 		}
+		if (q->data && b->n)
+			atomic_store(&q->done, HP_OBJREC_OFF(&b->e[b->n - 1]));
 		atomic_store(&b->full, 0);
 		objq_wake(q);
 	}
@@ -270,12 +294,13 @@ static void *objq_run(void *arg)
 }
 
 /* the object thread started (0), or not (-1: the calls stay here) */
-static int objq_start(struct parser *P)
+static int objq_start(struct parser *P, int data)
 {
 	struct objq *q = hp_calloc(1, sizeof *q);
 	if (!q)
 		return -1;
 	q->s = P->s;
+	q->data = data;
 	if (pthread_mutex_init(&q->mu, NULL) != 0) {
 		hp_free(q);
 		return -1;
@@ -303,7 +328,7 @@ static void objq_publish(struct objq *q)
 }
 
 static inline void objq_put(struct parser *P, int tag, uint64_t id, uint32_t serial, uint64_t cid, uint32_t n,
-			    uint64_t off)
+			    const uint8_t *data, uint64_t off)
 {
 	struct objq *q = P->q;
 	struct objq_batch *b = &q->b[q->put];
@@ -319,6 +344,7 @@ static inline void objq_put(struct parser *P, int tag, uint64_t id, uint32_t ser
 	e->off = off | (uint64_t)tag << 56;
 	e->serial = serial;
 	e->n = n;
+	e->data = data;
 	if (b->n == OBJQ_BATCH)
 		objq_publish(q);
 }
@@ -508,7 +534,10 @@ static int begin_dump(struct parser *P)
 static void progress(struct parser *P)
 {
 	uint64_t off = hp_rd_offset(P->r);
-	hp_reader_release_before(P->r, off);   /* between records: nothing before off is in use */
+	/* between records: nothing before off is in use, unless the object
+	 * thread is still to read it */
+	uint64_t done = P->q && P->q->data ? atomic_load(&P->q->done) : UINT64_MAX;
+	hp_reader_release_before(P->r, off < done ? off : done);
 	if (off >= P->next_progress) {
 		P->next_progress = off + PROGRESS_STEP;
 		if (P->o->progress)
@@ -674,9 +703,13 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 	uint64_t n21 = 0, n22 = 0, n23 = 0, fbytes = 0;
 	const uint8_t *last = NULL;
 	*rc = HP_OK;
-	if (!P->q && P->o->object_thread && deliver && !raw && !want_inst && !want_arr &&
-	    P->fast_seen >= P->o->object_thread_after && P->fast_seen != UINT64_MAX) {
-		if (objq_start(P) != 0)
+	if (!P->q && P->o->object_thread && deliver && !raw && P->fast_seen >= P->o->object_thread_after &&
+	    P->fast_seen != UINT64_MAX) {
+		/* the data a call gets stays where it is only in a mapped file */
+		int data = want_inst || want_arr, mapped = r->kind == HP_RD_MMAP;
+		if ((data || P->o->object_thread < 2) && !mapped)
+			P->fast_seen = UINT64_MAX;
+		else if (objq_start(P, data) != 0)
 			P->fast_seen = UINT64_MAX;   /* (not tried again) */
 	}
 	struct objq *q = P->q;
@@ -693,7 +726,7 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 				break;
 			if (inst && q) {
 				objq_put(P, 0x21, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I), n,
-					 base + (uint64_t)(p - start));
+					 want_inst ? p + 1 + 2 * I + 8 : NULL, base + (uint64_t)(p - start));
 			} else if (inst) {
 				*rc = inst(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 4, I),
 					   want_inst ? p + 1 + 2 * I + 8 : NULL, n, base + (uint64_t)(p - start));
@@ -718,7 +751,8 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 			if (total > left)
 				break;
 			if (parr && q) {
-				objq_put(P, 0x23, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, base + (uint64_t)(p - start));
+				objq_put(P, 0x23, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
+					 base + (uint64_t)(p - start));
 			} else if (parr) {
 				*rc = parr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), ty, n, want_parr ? p + 1 + I + 9 : NULL,
 					   base + (uint64_t)(p - start), 0);
@@ -744,7 +778,7 @@ static uint64_t fast_objects(struct parser *P, uint64_t rem, int *rc)
 				break;
 			if (oarr && q) {
 				objq_put(P, 0x22, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n,
-					 base + (uint64_t)(p - start));
+					 want_arr ? p + 1 + 2 * I + 8 : NULL, base + (uint64_t)(p - start));
 			} else if (oarr) {
 				*rc = oarr(ud, hp_be_id(p + 1, I), hp_be32(p + 1 + I), hp_be_id(p + 1 + I + 8, I), n,
 					   want_arr ? p + 1 + 2 * I + 8 : NULL, base + (uint64_t)(p - start));

@@ -124,6 +124,7 @@ struct hp_objrec {
 	uint64_t cid;             /* the class object's id; PRIMITIVE ARRAY DUMP: its element type */
 	uint64_t off;             /* the sub-record's offset, | tag << 56 */
 	uint32_t serial, n;       /* stack trace serial; field bytes, or elements */
+	const uint8_t *data;      /* the fields or elements, as the call would get them */
 };
 #define HP_OBJREC_TAG(r) ((int)((r)->off >> 56))
 #define HP_OBJREC_OFF(r) ((r)->off & ((1ull << 56) - 1))
@@ -214,11 +215,14 @@ struct hp_parse_opts {
 	/* object_thread: the instance and array callbacks may run on a thread
 	 * of the parser's own, after object_thread_after bytes of object
 	 * sub-records, while the parser reads on (hprof.c: "the object
-	 * thread").  Only without want_instance_data, want_array_data and
-	 * want_raw.  The sink's callbacks still run one at a time and in
-	 * file order, every other one after the objects before it are
-	 * done; they must not write the parser's error (a failure is
-	 * returned, and positioned by the parser). */
+	 * thread").  1: for a file read in place (gzip and pipes have a
+	 * reader thread already); 2: whatever the input, but with data
+	 * (want_instance_data, want_array_data) only for a file read in
+	 * place, whose pages stay mapped.  Never with want_raw.  The sink's
+	 * callbacks still run one at a time and in file order, every other
+	 * one after the objects before it are done; they must not write the
+	 * parser's error (a failure is returned, and positioned by the
+	 * parser).  hp_parse_object_thread() sets both fields. */
 	int object_thread;
 	uint64_t object_thread_after;
 	void (*progress)(void *ud, uint64_t done);   /* called every few MiB */
@@ -248,6 +252,9 @@ struct hp_stats {
 
 void hp_stats_release(struct hp_stats *st);
 void hp_parse_opts_init(struct hp_parse_opts *o);
+/* opts.object_thread as the process wants it: 1 past 4 MiB where a second
+ * CPU is there; HPROFAN_OBJECT_THREAD=off: 0; =N: 2 past N bytes */
+void hp_parse_object_thread(struct hp_parse_opts *o);
 
 /* Parses the whole input.  st is filled as far as parsing got (also on error). */
 int hp_parse(hp_reader *r, const struct hp_sink *sink, const struct hp_parse_opts *opts,

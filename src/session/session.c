@@ -1,7 +1,6 @@
 /* session.c — the dump's model and analyses, each made on first use (session.h). */
 #include "session/session.h"
 #include "base/clock.h"
-#include "base/cpus.h"
 #include "session/index.h"
 #include "parser/spool.h"
 #include "base/alloc.h"
@@ -164,31 +163,6 @@ const char *hp_session_spool_note(const hp_session *s)
 }
 
 struct progress_fwd { const struct hp_session_opts *o; int phase; uint64_t total; };
-
-/* The model builder's object calls on a thread of the parser's own (hprof.c:
- * "the object thread"), past the first 4 MiB of objects, for a file read
- * in place, where a second CPU is there to run it (gzip and pipes have a
- * reader thread already, which the two cores are better left to).  The
- * bench dump's --fast, 12 runs each way side by side: median 0.92 s on
- * one thread, 0.67 s so (but 1.26 s of CPU, not 0.91: the waits spin).
- * HPROFAN_OBJECT_THREAD=off keeps the calls on one thread; =N starts the
- * thread after N bytes of objects, whatever the input (the tests: 0). */
-static void object_thread(struct hp_parse_opts *po, const hp_reader *r)
-{
-	const char *e = getenv("HPROFAN_OBJECT_THREAD");
-	po->object_thread = r->kind == HP_RD_MMAP && hp_cpus_usable() > 1;
-	po->object_thread_after = 4u << 20;
-	if (e && strcmp(e, "off") == 0) {
-		po->object_thread = 0;
-	} else if (e && *e >= '0' && *e <= '9') {
-		char *end;
-		unsigned long long n = strtoull(e, &end, 10);
-		if (!*end) {
-			po->object_thread = 1;
-			po->object_thread_after = n;
-		}
-	}
-}
 
 static void progress_cb(void *ud, uint64_t done)
 {
@@ -410,7 +384,7 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 	po.trace_frames_max = HP_TRACE_FRAMES_MAX;   /* nor of a stack trace */
 	po.progress = progress_cb;
 	po.progress_ud = &pf;
-	object_thread(&po, r);
+	hp_parse_object_thread(&po);   /* (the bench dump's --fast: docs/performance.md) */
 	rc = hp_parse(r, &sink, &po, &L->stats, err);
 	L->gzip_members = r->z_members;
 	s->inflater = hp_reader_inflater(r);

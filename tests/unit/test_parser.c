@@ -1744,9 +1744,9 @@ static void test_sink_stop(void)
  * must see what it sees without the thread, event for event; a failing or
  * stopping sink, and a cut file, must end the parse where they end it
  * without the thread, with the same error. */
-static void build_objects(struct bld *b, unsigned I)
+static void build_objects(struct bld *b, unsigned I, int want_data)
 {
-	b_init(b, "JAVA PROFILE 1.0.2", I, 5, 0, 0, -1);
+	b_init(b, "JAVA PROFILE 1.0.2", I, 5, want_data, want_data, -1);
 	b_string(b, 1, "java/lang/Object");
 	b_load_class(b, 1, 0x1000, 0, 1);
 	struct hpw_instance_field f[1] = { { 1, HPW_T_INT } };
@@ -1797,7 +1797,7 @@ static void test_object_thread(void)
 	for (unsigned I = 4, batch = 0; I <= 8; I += 4 * batch, batch = !batch) {
 		g_batch = (int)batch;
 		struct bld b;
-		build_objects(&b, I);
+		build_objects(&b, I, 0);
 		size_t n;
 		const uint8_t *d = b_data(&b, &n);
 		struct hp_parse_opts plain = popts(-1, 0, 0), th = plain;
@@ -1856,6 +1856,42 @@ static void test_object_thread(void)
 			run_release(&A);
 			run_release(&B);
 		}
+		b_free(&b);
+		if (batch)
+			continue;
+		/* with the records' data: the thread for a mapped file only (a
+		 * stream's window moves on), the same calls either way */
+		build_objects(&b, I, 1);
+		d = b_data(&b, &n);
+		struct hp_parse_opts wd = popts(-1, 1, 1);
+		wd.object_thread = 2;
+		wd.object_thread_after = 0;
+		static const int dsrcs[] = { SRC_FILE, SRC_GZN };
+		for (size_t si = 0; si < sizeof dsrcs / sizeof dsrcs[0]; si++) {
+			snprintf(name, sizeof name, "object thread id%u with data %s", I, src_names[dsrcs[si]]);
+			cur_test = name;
+			struct run R;
+			run_bytes(&R, d, n, dsrcs[si], &wd);
+			CHECK_EQ(R.rc, HP_OK);
+			CHECK_LOG(sb_str(&R.rec.log), sb_str(&b.ex));
+			check_stats(&R, &b, n);
+			run_release(&R);
+		}
+		snprintf(name, sizeof name, "object thread id%u with data: the sink fails at event 6003", I);
+		cur_test = name;
+		struct run A, B;
+		struct hp_parse_opts wd1 = wd;
+		wd1.object_thread = 0;
+		g_stop_after = 6003;
+		g_stop_code = HP_ENOMEM;
+		run_bytes(&A, d, n, SRC_FILE, &wd1);
+		g_stop_after = 6003;
+		g_stop_code = HP_ENOMEM;
+		run_bytes(&B, d, n, SRC_FILE, &wd);
+		CHECK_EQ(A.rc, HP_ENOMEM);
+		same_run(&A, &B);
+		run_release(&A);
+		run_release(&B);
 		b_free(&b);
 	}
 	g_batch = 0;
