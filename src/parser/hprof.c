@@ -138,7 +138,7 @@ static int perr(struct parser *P, int code, uint64_t off, int subtag, const char
 }
 
 /* A sink failed: keep its message, add the position. */
-static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
+static int sink_fail_at(struct parser *P, int rc, uint64_t off, uint64_t recno, int tag, int subtag)
 {
 	struct hp_error *e = P->err;
 	if (rc == HP_ESTOP)
@@ -149,12 +149,17 @@ static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
 		e->code = rc;
 	if (!e->has_pos) {
 		e->offset = off;
-		e->record = P->recno;
-		e->tag = P->tag;
+		e->record = recno;
+		e->tag = tag;
 		e->subtag = subtag;
 		e->has_pos = 1;
 	}
 	return rc;
+}
+
+static int sink_fail(struct parser *P, int rc, uint64_t off, int subtag)
+{
+	return sink_fail_at(P, rc, off, P->recno, P->tag, subtag);
 }
 
 /* ---- the object thread ----------------------------------------------
@@ -363,18 +368,8 @@ static int objq_sync(struct parser *P)
 	if (!atomic_load(&q->failed))
 		return HP_OK;
 	/* the parser may have read on and said something later in the file: the failed call came first */
-	struct hp_error *e = P->err;
-	hp_error_clear(e);
-	if (q->rc == HP_ESTOP)
-		return q->rc;
-	snprintf(e->msg, sizeof e->msg, "%s", q->rc == HP_ENOMEM ? "out of memory" : "processing failed");
-	e->code = q->rc;
-	e->offset = q->fail_off;
-	e->record = q->fail_recno;
-	e->tag = q->fail_tag;
-	e->subtag = q->fail_sub;
-	e->has_pos = 1;
-	return q->rc;
+	hp_error_clear(P->err);
+	return sink_fail_at(P, q->rc, q->fail_off, q->fail_recno, q->fail_tag, q->fail_sub);
 }
 
 /* the queue drained and the thread ended; rc, or the failed call's error */

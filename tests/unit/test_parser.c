@@ -1791,6 +1791,17 @@ static void same_run(const struct run *A, const struct run *B)
 	CHECK_LOG(sb_str(&A->rec.log), sb_str(&B->rec.log));
 }
 
+/* the whole dump parsed from src with o: every event and count as built */
+static void expect_whole(const struct bld *b, const uint8_t *d, size_t n, int src, const struct hp_parse_opts *o)
+{
+	struct run R;
+	run_bytes(&R, d, n, src, o);
+	CHECK_EQ(R.rc, HP_OK);
+	CHECK_LOG(sb_str(&R.rec.log), sb_str(&b->ex));
+	check_stats(&R, b, n);
+	run_release(&R);
+}
+
 static void test_object_thread(void)
 {
 	static char name[120];
@@ -1808,12 +1819,7 @@ static void test_object_thread(void)
 			snprintf(name, sizeof name, "object thread id%u%s %s", I, batch ? " (batches)" : "",
 				 src_names[srcs[si]]);
 			cur_test = name;
-			struct run R;
-			run_bytes(&R, d, n, srcs[si], &th);
-			CHECK_EQ(R.rc, HP_OK);
-			CHECK_LOG(sb_str(&R.rec.log), sb_str(&b.ex));
-			check_stats(&R, &b, n);
-			run_release(&R);
+			expect_whole(&b, d, n, srcs[si], &th);
 		}
 		/* a sink that fails or stops at an object, early, mid-batch, late, at the last */
 		const char *ex = sb_str(&b.ex);
@@ -1870,12 +1876,7 @@ static void test_object_thread(void)
 		for (size_t si = 0; si < sizeof dsrcs / sizeof dsrcs[0]; si++) {
 			snprintf(name, sizeof name, "object thread id%u with data %s", I, src_names[dsrcs[si]]);
 			cur_test = name;
-			struct run R;
-			run_bytes(&R, d, n, dsrcs[si], &wd);
-			CHECK_EQ(R.rc, HP_OK);
-			CHECK_LOG(sb_str(&R.rec.log), sb_str(&b.ex));
-			check_stats(&R, &b, n);
-			run_release(&R);
+			expect_whole(&b, d, n, dsrcs[si], &wd);
 		}
 		snprintf(name, sizeof name, "object thread id%u with data: the sink fails at event 6003", I);
 		cur_test = name;
