@@ -68,6 +68,7 @@ struct cli_common {
 	int full_path;                /* --full-path: every step of a long path */
 	const char *mapping;          /* --mapping FILE: R8/ProGuard names */
 	int no_index;                 /* --no-index: neither read nor write the dump's index */
+	const char *index_dir;        /* --index-dir DIR: the index there (else $HPROFAN_INDEX_DIR, beside the dump) */
 };
 
 struct cli_command;

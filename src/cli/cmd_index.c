@@ -19,7 +19,7 @@ static int index_one(struct cli_ctx *x, const char *file)
 		cli_error("index: --no-index leaves nothing to do");
 		return EXIT_USAGE;
 	}
-	if (cli_index_path(file, where, sizeof where) != 0) {
+	if (cli_index_path(file, x->c->index_dir, where, sizeof where) != 0) {
 		cli_error("%s: no index for it: it is not a regular file, or no directory can hold its index "
 			  "(beside it, or under $XDG_CACHE_HOME/hprofan)", file);
 		return EXIT_USAGE;

@@ -232,7 +232,7 @@ int cli_session(struct cli_ctx *x, const char *file, hp_session **S)
 	char note[3 * PATH_MAX];
 	note[0] = '\0';
 	if (!c->no_index && !c->max_memory && !c->mapping && !(off && *off && strcmp(off, "0") != 0) &&
-	    cli_index_place(file, cs->index, sizeof cs->index, note, sizeof note) == 0)
+	    cli_index_place(file, c->index_dir, cs->index, sizeof cs->index, note, sizeof note) == 0)
 		so.index_path = cs->index;
 	else
 		cs->index[0] = '\0';

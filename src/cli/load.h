@@ -73,7 +73,7 @@ void cli_partial_note(FILE *f, hp_session *S);
  * directory when FILE's directory is not writable, or under
  * $HPROFAN_INDEX_DIR); 0 on success, -1 when FILE has none (not a regular
  * file, or no directory can hold it). */
-int cli_index_path(const char *file, char *out, size_t n);
+int cli_index_path(const char *file, const char *dir_opt, char *out, size_t n);
 
 /* ---- load_memory.c: memory -------------------------------------------- */
 /* --max-memory: when the limit refused an allocation, makes sure a
@@ -83,7 +83,7 @@ int cli_limit_hit(const char *file);
  * cgroup gives the process) and the directory of the file-backed blocks
  * (the index's directory for FILE, else $TMPDIR, else /tmp), set before
  * the command runs; FILE may be NULL. */
-void cli_memory_setup(const char *file);
+void cli_memory_setup(const char *file, const char *index_dir);
 
 /* ---- load_stats.c ----------------------------------------------------- */
 /* --stats: time, throughput and peak memory on stderr */

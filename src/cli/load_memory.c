@@ -12,7 +12,7 @@
 
 /* ---- bigger than memory ------------------------------------------------ */
 
-void cli_memory_setup(const char *file)
+void cli_memory_setup(const char *file, const char *index_dir)
 {
 	struct hp_alloc_machine m;
 	hp_alloc_machine(&m);
@@ -28,7 +28,7 @@ void cli_memory_setup(const char *file)
 		budget = m.cgroup_limit / 4;
 	hp_alloc_set_budget(budget);
 	char ix[PATH_MAX];
-	if (file && cli_index_path(file, ix, sizeof ix) == 0) {
+	if (file && cli_index_path(file, index_dir, ix, sizeof ix) == 0) {
 		char *slash = strrchr(ix, '/');
 		if (slash && slash != ix) {
 			*slash = '\0';

@@ -64,15 +64,15 @@ static int cache_place(const char *name, char *out, size_t n, char *why, size_t 
 	return t == HP_INDEX_OK || t == HP_INDEX_MISSING ? 0 : -1;
 }
 
-/* Where the index of file goes, into out: in $HPROFAN_INDEX_DIR when set,
- * else beside the dump when its directory is writable, else in the user's
+/* Where the index of file goes, into out: in dir_opt (--index-dir) when
+ * given, else in $HPROFAN_INDEX_DIR when set, else beside the dump when its directory is writable, else in the user's
  * cache; but only where it may be trusted (hp_index_place(): the user's or
  * root's, and no one else can write it), else in the cache.  note (when
  * not NULL) gets a line to say so when a place was passed over: always for
- * $HPROFAN_INDEX_DIR, which the user chose, beside the dump only when
+ * --index-dir and $HPROFAN_INDEX_DIR, which the user chose, beside the dump only when
  * something is there (a dump in a directory others can write has its
  * index in the cache without a word).  0, or -1: no index. */
-int cli_index_place(const char *file, char *out, size_t n, char *note, size_t note_len)
+int cli_index_place(const char *file, const char *dir_opt, char *out, size_t n, char *note, size_t note_len)
 {
 	if (note)
 		note[0] = '\0';
@@ -92,7 +92,7 @@ int cli_index_place(const char *file, char *out, size_t n, char *note, size_t no
 	char dir[PATH_MAX], name[NAME_MAX + 64], first[PATH_MAX + 64], why[256], cwhy[256];
 	snprintf(dir, sizeof dir, "%.*s", slash && slash != abs ? (int)(slash - abs) : 1, abs);
 	snprintf(name, sizeof name, "%s.%016llx.hprofan-index", base, (unsigned long long)hsh);
-	const char *env = getenv("HPROFAN_INDEX_DIR");
+	const char *env = dir_opt && *dir_opt ? dir_opt : getenv("HPROFAN_INDEX_DIR");
 	int w, exists = 0, chosen = 0;
 	first[0] = '\0';
 	if (env && *env) {
@@ -129,7 +129,7 @@ int cli_index_place(const char *file, char *out, size_t n, char *note, size_t no
 	return rc;
 }
 
-int cli_index_path(const char *file, char *out, size_t n)
+int cli_index_path(const char *file, const char *dir_opt, char *out, size_t n)
 {
-	return cli_index_place(file, out, n, NULL, 0);
+	return cli_index_place(file, dir_opt, out, n, NULL, 0);
 }

@@ -49,7 +49,7 @@ void cli_mapping_note(hp_session *S);
 int cli_dir_writable(const char *dir);
 /* where the index of file goes; note (when not NULL) says when a place
  * was passed over; 0, or -1: no index */
-int cli_index_place(const char *file, char *out, size_t n, char *note, size_t note_len);
+int cli_index_place(const char *file, const char *dir_opt, char *out, size_t n, char *note, size_t note_len);
 
 /* ---- load_memory.c ---------------------------------------------------- */
 /* "hprofan: FILE: ...; --max-memory is 500 MiB" */

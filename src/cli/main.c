@@ -387,7 +387,7 @@ int cli_main(int argc, char **argv)
 		.args = pos + npos - nargs, .nargs = nargs, .rest = (const char *const *)rest, .nrest = nrest, .own = own,
 	};
 	/* from here on every allocation counts against the limit */
-	cli_memory_setup(x.nfiles ? x.files[0] : NULL);
+	cli_memory_setup(x.nfiles ? x.files[0] : NULL, com.index_dir);
 	if (com.max_memory)
 		hp_alloc_set_limit(com.max_memory);
 	rc = cmd->run(&x);

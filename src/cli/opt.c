@@ -221,7 +221,12 @@ const struct cli_option cli_opts_quiet[] = {
 #define LOAD_OPTS_TAIL \
 	{ .name = "--no-index", .kind = OPT_FLAG, .flags = OPTF_GENERAL, \
 	  .help = "neither read nor write the dump's index\n(FILE.hprofan-index; see hprofan index)", \
-	  OPT_COMMON(no_index) }
+	  OPT_COMMON(no_index) }, \
+	OPT_STRING_F("--index-dir", "DIR", \
+		     "keep the dump's index in DIR (made if missing), named\n" \
+		     "after the dump and a hash of its path, instead of\n" \
+		     "beside it ($HPROFAN_INDEX_DIR does the same)", \
+		     "needs a directory", OPTF_FILE | OPTF_GENERAL, OPT_COMMON(index_dir))
 
 const struct cli_option cli_opts_load[] = {
 	LOAD_OPTS_HEAD,

@@ -242,6 +242,7 @@ value() {
     --header-size) VALUE="--header-size 32" ;; --align) VALUE="--align 64" ;;
     --weak) VALUE="--weak=skip" ;; --roots) VALUE="--roots=all" ;; --dump) VALUE="--dump 1" ;;
     --max-memory) VALUE="--max-memory 64K" ;; --depth) VALUE="--depth 3" ;;
+    --index-dir) VALUE="--index-dir $TMPD/ixdir" ;;
     # dominators merges same-class siblings; top, diff and trend group by package
     --group) if words "$c" --group | grep -qw class; then VALUE="--group=class"; else VALUE="--group=package"; fi ;;
     --mode) VALUE="--mode=strings" ;; --mapping-out) VALUE="--mapping-out $TMPD/map.txt" ;;
@@ -351,6 +352,11 @@ for c in $cmds; do
         if [ -n "$(ls -A "$HPROFAN_INDEX_DIR" 2>/dev/null)" ]; then ok "$c $o does something (no index written)"
         else fail "$c $o does something" "no index written without it either ($base)"; fi
       fi
+    elif [ "$o" = --index-dir ]; then
+      # what it changes is where the index goes: into the directory named
+      rm -rf "$TMPD/ixdir"; run with $base $VALUE
+      if [ -n "$(ls -A "$TMPD/ixdir" 2>/dev/null)" ]; then ok "$c $o does something (the index in DIR)"
+      else fail "$c $o does something" "no index in $TMPD/ixdir ($base $VALUE)"; fi
     elif differs "$B" with; then
       ok "$c $o does something"
     elif [ "$c" = path ] && case $o in --size-model|--ref-size|--header-size|--align) true ;; *) false ;; esac; then
