@@ -217,13 +217,17 @@ static inline void cpu_relax(void)
 #endif
 }
 
+static void objq_broadcast(struct objq *q)
+{
+	pthread_mutex_lock(&q->mu);
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
 static void objq_wake(struct objq *q)
 {
-	if (atomic_load(&q->sleepers)) {
-		pthread_mutex_lock(&q->mu);
-		pthread_cond_broadcast(&q->cv);
-		pthread_mutex_unlock(&q->mu);
-	}
+	if (atomic_load(&q->sleepers))
+		objq_broadcast(q);
 }
 
 /* until *flag is want (or, with quit_too, the queue is told to end): 1, or 0 told to end */
@@ -380,9 +384,7 @@ static int objq_end(struct parser *P, int rc)
 		return rc;
 	int qrc = objq_sync(P);
 	atomic_store(&q->quit, 1);
-	pthread_mutex_lock(&q->mu);
-	pthread_cond_broadcast(&q->cv);
-	pthread_mutex_unlock(&q->mu);
+	objq_broadcast(q);        /* (the thread may sleep on the next batch) */
 	pthread_join(q->th, NULL);
 	pthread_cond_destroy(&q->cv);
 	pthread_mutex_destroy(&q->mu);
