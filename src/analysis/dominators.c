@@ -22,6 +22,7 @@
 #include "analysis/dominators.h"
 #include "analysis/prefetch.h"
 #include "base/alloc.h"
+#include "model/refs.h"
 
 #include <string.h>
 
@@ -125,29 +126,68 @@ static uint64_t eval(struct node *nd, uint32_t v, uint32_t ll)
 	return (uint64_t)lab << 32 | ls;
 }
 
+/*
+ * The implicit class edges (model/refs.h): object t, just numbered j, has
+ * its class edge first, so when its class object is new the DFS goes there
+ * at once, and on from that one's class edge; returns the node it stopped
+ * at (the one whose other edges come next).  A class object out of range
+ * was caught where the graph was made or mapped (index_check.c).
+ */
+#define CLASS_CHAIN(OFF, CUR, NAME) \
+static inline uint32_t NAME(struct node *nd, uint32_t *pre, CUR *cur, const OFF *off, const struct hp_refs *cg, \
+			    uint32_t n, uint32_t t, uint32_t j, uint32_t *N) \
+{ \
+	while (cg) { \
+		uint32_t ct = hp_refs_class_edge(cg, t); \
+		if (ct >= n || pre[ct]) \
+			break; \
+		uint32_t k = (*N)++; \
+		pre[ct] = k; \
+		nd[k].anc = j; \
+		nd[k].label = 0; \
+		set_end(&nd[k], off[ct + 1]); \
+		cur[k] = (CUR)off[ct]; \
+		j = k; \
+		t = ct; \
+	} \
+	return j; \
+}
+
 int hp_dom_wide_cursors;
 
+CLASS_CHAIN(uint64_t, uint32_t, chain_dom_o64_c32)
+#define class_chain chain_dom_o64_c32
 #define DOM_FN dom_o64_c32
 #define DOM_OFF uint64_t
 #define DOM_CUR uint32_t
 #include "analysis/dominators_lt.h"
+#undef class_chain
 #undef DOM_FN
 #undef DOM_CUR
+CLASS_CHAIN(uint64_t, uint64_t, chain_dom_o64_c64)
+#define class_chain chain_dom_o64_c64
 #define DOM_FN dom_o64_c64
 #define DOM_CUR uint64_t
 #include "analysis/dominators_lt.h"
+#undef class_chain
 #undef DOM_FN
 #undef DOM_CUR
 #undef DOM_OFF
+CLASS_CHAIN(uint32_t, uint32_t, chain_dom_o32_c32)
+#define class_chain chain_dom_o32_c32
 #define DOM_FN dom_o32_c32
 #define DOM_OFF uint32_t
 #define DOM_CUR uint32_t
 #include "analysis/dominators_lt.h"
+#undef class_chain
 #undef DOM_FN
 #undef DOM_CUR
+CLASS_CHAIN(uint32_t, uint64_t, chain_dom_o32_c64)
+#define class_chain chain_dom_o32_c64
 #define DOM_FN dom_o32_c64
 #define DOM_CUR uint64_t
 #include "analysis/dominators_lt.h"
+#undef class_chain
 #undef DOM_FN
 #undef DOM_CUR
 #undef DOM_OFF
@@ -172,8 +212,8 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 {
 	HP_TRY(dom_start(d, n, err));
 	if (narrow_cursors(n ? off[n] : 0, nroots))
-		return dom_o64_c32(d, n, off, adj, roots, nroots, err);
-	return dom_o64_c64(d, n, off, adj, roots, nroots, err);
+		return dom_o64_c32(d, n, off, adj, NULL, roots, nroots, err);
+	return dom_o64_c64(d, n, off, adj, NULL, roots, nroots, err);
 }
 
 int hp_dom_compute32(struct hp_dom *d, uint32_t n, const uint32_t *off, const uint32_t *adj,
@@ -181,18 +221,43 @@ int hp_dom_compute32(struct hp_dom *d, uint32_t n, const uint32_t *off, const ui
 {
 	HP_TRY(dom_start(d, n, err));
 	if (narrow_cursors(n ? off[n] : 0, nroots))
-		return dom_o32_c32(d, n, off, adj, roots, nroots, err);
-	return dom_o32_c64(d, n, off, adj, roots, nroots, err);
+		return dom_o32_c32(d, n, off, adj, NULL, roots, nroots, err);
+	return dom_o32_c64(d, n, off, adj, NULL, roots, nroots, err);
+}
+
+int hp_dom_compute_refs(struct hp_dom *d, const struct hp_refs *g, const uint32_t *roots, size_t nroots,
+			struct hp_error *err)
+{
+	if (g->n > HP_DOM_MAX_NODES)
+		return dom_start(d, HP_DOM_MAX_NODES + 1u, err);
+	uint32_t n = (uint32_t)g->n;
+	HP_TRY(dom_start(d, n, err));
+	const struct hp_refs *cg = g->class_obj ? g : NULL;
+	/* the cursors hold positions in adj[] and count the reverse edges,
+	 * the class edges among them */
+	uint64_t all = hp_refs_total(g);
+	if (g->off32)
+		return narrow_cursors(all, nroots) ? dom_o32_c32(d, n, g->off32, g->adj, cg, roots, nroots, err)
+						   : dom_o32_c64(d, n, g->off32, g->adj, cg, roots, nroots, err);
+	return narrow_cursors(all, nroots) ? dom_o64_c32(d, n, g->off, g->adj, cg, roots, nroots, err)
+					   : dom_o64_c64(d, n, g->off, g->adj, cg, roots, nroots, err);
 }
 
 int hp_dom_retained(const struct hp_dom *d, const uint64_t *shallow, uint64_t *retained,
 		    uint64_t *total, struct hp_error *err)
 {
-	uint64_t sum = 0;
 	if (d->n && !d->idom)
 		return hp_error_set(err, HP_EUSAGE, "dominators: retained sizes asked of an empty tree");
 	for (uint32_t v = 0; v < d->n; v++)
 		retained[v] = d->idom[v] == HP_DOM_UNREACHABLE ? 0 : shallow[v];
+	return hp_dom_accumulate(d, retained, total, err);
+}
+
+int hp_dom_accumulate(const struct hp_dom *d, uint64_t *retained, uint64_t *total, struct hp_error *err)
+{
+	uint64_t sum = 0;
+	if (d->n && !d->idom)
+		return hp_error_set(err, HP_EUSAGE, "dominators: retained sizes asked of an empty tree");
 	/* a walk up order[] that lands at random: fetch idom[] 2 * AHEAD steps
 	 * early, then the two retained[] entries AHEAD steps early */
 	for (uint32_t k = d->nreach; k-- > 0;) {

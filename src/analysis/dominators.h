@@ -84,6 +84,11 @@ int hp_dom_compute(struct hp_dom *d, uint32_t n, const uint64_t *off, const uint
 /* the same for a graph whose edge offsets fit in 32 bits (fewer than 4 G edges) */
 int hp_dom_compute32(struct hp_dom *d, uint32_t n, const uint32_t *off, const uint32_t *adj,
 		     const uint32_t *roots, size_t nroots, struct hp_error *err) HP_MUST_USE;
+/* The same for a heap's reference graph (model/refs.h), its implicit class
+ * edges included: each object's class edge comes first, as in the graph. */
+struct hp_refs;
+int hp_dom_compute_refs(struct hp_dom *d, const struct hp_refs *g, const uint32_t *roots, size_t nroots,
+			struct hp_error *err) HP_MUST_USE;
 /* tests only: nonzero makes both use 64-bit cursors even when 32 bits would do */
 extern int hp_dom_wide_cursors;
 
@@ -96,6 +101,10 @@ extern int hp_dom_wide_cursors;
  */
 int hp_dom_retained(const struct hp_dom *d, const uint64_t *shallow, uint64_t *retained,
 		    uint64_t *total, struct hp_error *err) HP_MUST_USE;
+/* The same with retained[] holding each reachable object's shallow size
+ * (0 for the unreachable ones) on the way in: summed up the tree in place. */
+int hp_dom_accumulate(const struct hp_dom *d, uint64_t *retained, uint64_t *total,
+		      struct hp_error *err) HP_MUST_USE;
 
 void hp_dom_release(struct hp_dom *d);
 

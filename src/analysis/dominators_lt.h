@@ -8,7 +8,7 @@
  * statics (grab, drop, shrink, eval, set_end, get_end, PREFETCH).
  */
 static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32_t *adj,
-		  const uint32_t *roots, size_t nroots, struct hp_error *err)
+		  const struct hp_refs *cg, const uint32_t *roots, size_t nroots, struct hp_error *err)
 {
 	struct mem m = { 0, 0 };
 	uint32_t *pre = NULL, *order = NULL, *radj = NULL;
@@ -47,6 +47,7 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		nd[c].label = 0;
 		set_end(&nd[c], off[r + 1]);
 		cur[c] = (DOM_CUR)off[r];
+		c = class_chain(nd, pre, cur, off, cg, n, r, c, &N);
 		while (c) {
 			uint64_t e = cur[c], end = get_end(&nd[c]);
 			uint32_t t = 0;
@@ -59,6 +60,8 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 					goto fail;
 				}
 				PREFETCH(&off[t]);   /* needed next if t is new */
+				if (cg)
+					PREFETCH(&cg->obj_cls[t]);
 				if (!pre[t])
 					break;
 			}
@@ -70,7 +73,7 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 				nd[j].label = 0;
 				set_end(&nd[j], off[t + 1]);
 				cur[j] = (DOM_CUR)off[t];
-				c = j;
+				c = class_chain(nd, pre, cur, off, cg, n, t, j, &N);
 			} else {
 				c = nd[c].anc;
 			}
@@ -100,6 +103,9 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		uint32_t i = pre[v];
 		if (!i)
 			continue;
+		uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
+		if (ct != NONE && pre[ct] != i && !ROOT(ct))
+			cur[pre[ct]]++;
 		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
 			if (e + AHEAD < nadj)
 				PREFETCH(&pre[TARGET_AT(e + AHEAD)]);
@@ -123,6 +129,9 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		uint32_t i = pre[v];
 		if (!i)
 			continue;
+		uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
+		if (ct != NONE && pre[ct] != i && !ROOT(ct))
+			radj[--cur[pre[ct]]] = i;
 		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
 			if (e + 2 * AHEAD < nadj)
 				PREFETCH(&pre[TARGET_AT(e + 2 * AHEAD)]);

@@ -149,10 +149,10 @@ int hp_group_by_value(const hp_heap *h, const struct hp_retained *R, hp_objread 
 		k[i].value = NULL;
 		struct hp_value_group *x = &g[m - 1];
 		x->instances++;
-		x->shallow += R->shallow[k[i].v];
+		x->shallow += hp_retained_shallow(R, k[i].v);
 		x->retained += R->retained[k[i].v];
 		out->instances++;
-		out->shallow += R->shallow[k[i].v];
+		out->shallow += hp_retained_shallow(R, k[i].v);
 		out->retained += R->retained[k[i].v];
 		if (!x->value)
 			out->missing++;

@@ -44,7 +44,7 @@ int hp_idom_compute(const hp_heap *h, const struct hp_retained *R, const uint32_
 			d = R->dom.idom[d];
 		struct hp_idom_group *k = &g[d == HP_DOM_SUPER ? h->nclasses : h->cls[d]];
 		k->dominated++;
-		k->dominated_shallow += R->shallow[v];
+		k->dominated_shallow += hp_retained_shallow(R, v);
 		k->dominated_retained += R->retained[v];
 		if (d != HP_DOM_SUPER && !(seen[d] & 2)) {
 			seen[d] |= 2;

@@ -126,7 +126,7 @@ static inline int visit(struct lk *L, struct walk *w, uint32_t v)
 	const hp_heap *h = L->h;
 	uint32_t c = h->cls[v];
 	w->count[c]++;
-	w->shallow[c] += R->shallow[v];
+	w->shallow[c] += hp_retained_shallow(R, v);
 	if (!w->open[c])
 		w->retained[c] += R->retained[v];
 	if (!w->capt[c])
@@ -171,7 +171,6 @@ static int walk_subtree(struct lk *L, struct walk *w, uint32_t root)
 			uint32_t a = kids[f->next + 2];
 			PREFETCH(&coff[a]);
 			PREFETCH(&h->cls[a]);
-			PREFETCH(&R->shallow[a]);
 			PREFETCH(&R->retained[a]);
 		}
 		HP_TRY(visit(L, w, v));
@@ -282,9 +281,7 @@ static int is_thread(const struct capt *C, uint32_t v)
 static void field_edges(const struct hp_refs *g, uint32_t v, uint64_t *lo, uint64_t *hi)
 {
 	*lo = hp_refs_off(g, v);
-	*hi = hp_refs_off(g, v + 1);
-	if (*lo < *hi && hp_refs_class_edge(g, v) != HP_NONE)
-		(*lo)++;
+	*hi = hp_refs_off(g, v + 1);   /* (the class edge is not in adj[]: refs.h) */
 }
 
 /* whether v's record is read: its class's graph edges do not say what it
@@ -359,8 +356,6 @@ static int class_pairs(struct capt *C, uint32_t cls, const uint32_t *inst, size_
 		uint32_t v = inst[i];
 		if (graph && gr->off32 && i + 16 < n)
 			PREFETCH(&gr->off32[inst[i + 16]]);
-		if (graph && gr->obj_cls && i + 16 < n)
-			PREFETCH(&gr->obj_cls[inst[i + 16]]);
 		if (graph && gr->off32 && i + 8 < n)
 			PREFETCH(&gr->adj[gr->off32[inst[i + 8]]]);
 		if (!must_decode(C, graph, v)) {

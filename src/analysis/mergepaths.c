@@ -62,14 +62,14 @@ static int add(struct hp_mergepaths *m, size_t *cap, struct hp_idmap *at, uint32
 }
 
 /* the counts, from the deepest nodes up (a counting sort by depth) */
-static int count_up(struct hp_mergepaths *m, const struct hp_paths *P, const uint64_t *shallow,
+static int count_up(struct hp_mergepaths *m, const struct hp_paths *P, const hp_heap *h,
 		    struct hp_error *err)
 {
 	size_t n = m->n, maxd = 0;
 	for (size_t t = 0; t < n; t++) {
 		size_t d = hp_paths_depth(P, m->obj[t]);
 		m->count[t] = m->in_set[t];
-		m->ref_shallow[t] = m->in_set[t] ? shallow[m->obj[t]] : 0;
+		m->ref_shallow[t] = m->in_set[t] ? hp_heap_shallow(h, m->obj[t]) : 0;
 		if (d > maxd)
 			maxd = d;
 	}
@@ -160,7 +160,7 @@ static int order_kids(struct hp_mergepaths *m, struct hp_error *err)
 	return HP_OK;
 }
 
-int hp_mergepaths_build(const struct hp_paths *P, const uint32_t *set, size_t nset, const uint64_t *shallow,
+int hp_mergepaths_build(const struct hp_paths *P, const uint32_t *set, size_t nset, const hp_heap *h,
 			struct hp_mergepaths *out, struct hp_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -185,7 +185,7 @@ int hp_mergepaths_build(const struct hp_paths *P, const uint32_t *set, size_t ns
 		if (hp_paths_parent(P, v) == HP_PATH_UNSEEN)
 			continue;
 		out->reached++;
-		out->reached_shallow += shallow[v];
+		out->reached_shallow += hp_heap_shallow(h, v);
 		if ((t = hp_idmap_get(&at, v)) != HP_IDMAP_NONE) {
 			out->in_set[t] = 1;
 			continue;
@@ -227,7 +227,7 @@ int hp_mergepaths_build(const struct hp_paths *P, const uint32_t *set, size_t ns
 			rc = hp_error_set(err, HP_ENOMEM, "out of memory merging paths");
 	}
 	if (rc == HP_OK)
-		rc = count_up(out, P, shallow, err);
+		rc = count_up(out, P, h, err);
 	if (rc == HP_OK)
 		rc = order_kids(out, err);
 	if (rc != HP_OK)

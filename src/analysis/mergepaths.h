@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include "base/error.h"
 #include "analysis/paths.h"
+#include "model/heap.h"
 
 #define HP_MERGE_TOP UINT32_MAX       /* the parent of a node the search starts at */
 
@@ -46,9 +47,9 @@ struct hp_mergepaths {
 };
 
 /* set: nset object numbers (repeats counted once; each < P->n, else
- * HP_EUSAGE); shallow: per object.  P must come from a whole search (no
- * targets) or one whose targets were the set. */
-int hp_mergepaths_build(const struct hp_paths *P, const uint32_t *set, size_t nset, const uint64_t *shallow,
+ * HP_EUSAGE); h: the model, whose shallow sizes are summed.  P must come
+ * from a whole search (no targets) or one whose targets were the set. */
+int hp_mergepaths_build(const struct hp_paths *P, const uint32_t *set, size_t nset, const hp_heap *h,
 			struct hp_mergepaths *out, struct hp_error *err) HP_MUST_USE;
 void hp_mergepaths_release(struct hp_mergepaths *m);
 

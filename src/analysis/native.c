@@ -267,10 +267,10 @@ int hp_native_retain(const hp_heap *h, const struct hp_retained *R, struct hp_na
 		for (size_t v = 0; v < n; v++) {
 			struct hp_native_heap *s = &N->heaps[hp_heap_heap(h, v)];
 			uint64_t nat = hp_native_of(N, v);
-			s->java += R->shallow[v];
+			s->java += hp_retained_shallow(R, v);
 			s->native += nat;
 			if (R->dom.idom[v] != HP_DOM_UNREACHABLE) {
-				s->held_java += R->shallow[v];
+				s->held_java += hp_retained_shallow(R, v);
 				s->held_native += nat;
 			}
 		}

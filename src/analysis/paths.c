@@ -128,9 +128,7 @@ int hp_paths_bfs_skip(struct hp_paths *P, const struct hp_refs *g, const uint32_
 				v = seeds[si++];
 			else
 				v = queue[head++];
-			uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1);
-			if (hp_refs_class_edge(g, v) != HP_NONE)
-				e++;
+			uint64_t e = hp_refs_off(g, v), eend = hp_refs_off(g, v + 1);   /* (no class edge) */
 			size_t slo = 0, shi = 0;
 			if (nskip && BIT(has_skip, v))
 				hp_pairs_equal_range(skip, nskip, v, &slo, &shi);
@@ -306,18 +304,50 @@ static int flush(struct scan *S, uint32_t v, int real)
 	return push_u32(&S->cls, &S->ncls, &S->clscap, v);
 }
 
+/* Whether target is the class object of a class, so that class edges
+ * (implicit: refs.h) may go to it. */
+static int class_target(const struct hp_refs *g, uint32_t target)
+{
+	if (!g->class_obj)
+		return 0;
+	for (size_t k = 0; k < g->nclasses; k++)
+		if (g->class_obj[k] == target)
+			return 1;
+	return 0;
+}
+
+/* The referrers of a class object: each object's class edge and its other
+ * edges, in object order. */
+static int scan_class_referrers(const struct hp_refs *g, uint32_t target, int split, struct scan *S)
+{
+	for (size_t v = 0; v < g->n; v++) {
+		int cls = hp_refs_class_edge(g, v) == target, field = 0;
+		for (uint64_t e = hp_refs_off(g, v), end = hp_refs_off(g, v + 1); e < end && !field; e++)
+			field = g->adj[e] == target;
+		if ((cls || field) && !flush(S, (uint32_t)v, !split || field))
+			return 0;
+	}
+	return 1;
+}
+
 /* One scan of adj[] (sixteen entries compared at a time, which compilers
  * vectorise), and a binary search over the offsets for each hit: tens of
- * milliseconds for tens of millions of references.  split: class edges
- * apart (struct scan); otherwise every referrer is a holder. */
+ * milliseconds for tens of millions of references; a class object's
+ * referrers, whose class edges are not in adj[], one pass over the objects.
+ * split: class edges apart (struct scan); otherwise every referrer is a
+ * holder. */
 static int scan_referrers(const struct hp_refs *g, uint32_t target, int split, struct scan *S,
 			  struct hp_error *err)
 {
 	memset(S, 0, sizeof *S);
+	if (class_target(g, target)) {
+		if (!scan_class_referrers(g, target, split, S))
+			goto nomem;
+		return HP_OK;
+	}
 	uint64_t m = g->n ? hp_refs_off(g, g->n) : 0;
 	const uint32_t *adj = g->adj;
 	uint32_t cur = UINT32_MAX;
-	int cur_real = 0;
 	uint64_t e = 0;
 	for (;;) {
 		while (e + 16 <= m) {
@@ -335,18 +365,14 @@ static int scan_referrers(const struct hp_refs *g, uint32_t target, int split, s
 			if (adj[e] != target)
 				continue;
 			uint32_t v = owner_of(g, e);
-			int real = !split || !hp_refs_is_class_edge(g, v, e);
-			if (v == cur) {
-				cur_real |= real;   /* the same object again */
-				continue;
-			}
-			if (cur != UINT32_MAX && !flush(S, cur, cur_real))
+			if (v == cur)
+				continue;   /* the same object again */
+			if (cur != UINT32_MAX && !flush(S, cur, 1))
 				goto nomem;
 			cur = v;
-			cur_real = real;
 		}
 	}
-	if (cur != UINT32_MAX && !flush(S, cur, cur_real))
+	if (cur != UINT32_MAX && !flush(S, cur, 1))
 		goto nomem;
 	return HP_OK;
 nomem:

@@ -28,7 +28,8 @@
  * would loop).
  *
  * Referrers (hp_paths_referrers, hp_paths_holders): one scan of all edges,
- * O(edges).  The other paths (k > 1) come from the holders: a class edge
+ * O(edges); of a class object, whose referrers' class edges are implicit
+ * (refs.h), one pass over the objects and their edges.  The other paths (k > 1) come from the holders: a class edge
  * is the last step of one only when nothing else refers to the target.
  * Dominator chain (hp_paths_dom_chain): idom links up to the super-root.
  *

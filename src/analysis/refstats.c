@@ -78,8 +78,8 @@ static void search(struct rs *S, int level, size_t *qh)
 		if (S->klevel[h->cls[v]] && hp_heap_kind(h, v) == HP_OBJ_INSTANCE)
 			pairs_of(S, v, &lo, &hi);
 		int pl = lo < hi ? S->klevel[h->cls[v]] : 0;
-		for (uint64_t e = hp_refs_off(g, v), end = hp_refs_off(g, v + 1); e < end; e++) {
-			uint32_t w = g->adj[e];
+		struct hp_edges it = hp_refs_edges(g, v);
+		for (uint32_t w; hp_edges_next(&it, &w);) {
 			int referent = 0;
 			for (size_t k = lo; k < hi && !referent; k++)
 				if (S->pairs[k][1] == w && (k - lo >= 64 || !((used >> (k - lo)) & 1))) {
@@ -200,7 +200,7 @@ static int references(struct rs *S, struct hp_refstats *out)
 			continue;
 		}
 		rc[c].instances++;
-		rc[c].shallow += S->R->shallow[v];
+		rc[c].shallow += hp_retained_shallow(S->R, v);
 	}
 	for (size_t k = 0; k < S->npairs; k++) {
 		uint32_t v = S->pairs[k][0], c = h->cls[v];
@@ -273,7 +273,7 @@ static void fin_add(struct rs *S, uint32_t v, int fin)
 	S->reach[v] |= (uint8_t)(fin << FIN_SHIFT);
 	struct hp_reach_class *a = &S->acc[(HP_REACH_N + fin - 1) * S->h->nclasses + S->h->cls[v]];
 	a->objects++;
-	a->shallow += S->R->shallow[v];
+	a->shallow += hp_retained_shallow(S->R, v);
 }
 
 /* the object a static of class c names, HP_NONE when none */
@@ -435,7 +435,7 @@ int hp_refstats_compute(const hp_heap *h, const struct hp_retained *R, hp_objrea
 	for (size_t v = 0; v < n; v++) {
 		struct hp_reach_class *a = &S.acc[S.reach[v] * nc + h->cls[v]];
 		a->objects++;
-		a->shallow += R->shallow[v];
+		a->shallow += hp_retained_shallow(R, v);
 		out->reached += S.reach[v] != HP_REACH_NONE;
 	}
 	struct fold_ud F = { &S, 0 };

@@ -66,8 +66,8 @@ static void reach_from(const struct hp_refs *g, uint32_t v, uint8_t *seen, uint3
 	queue[tail++] = v;
 	while (head < tail) {
 		uint32_t u = queue[head++];
-		for (uint64_t e = hp_refs_off(g, u); e < hp_refs_off(g, u + 1); e++) {
-			uint32_t w = g->adj[e];
+		struct hp_edges it = hp_refs_edges(g, u);
+		for (uint32_t w; hp_edges_next(&it, &w);) {
 			if (w < g->n && !BIT(seen, w)) {
 				SETBIT(seen, w);
 				queue[tail++] = w;
@@ -96,9 +96,10 @@ static int add_unreachable_roots(const hp_heap *h, struct hp_retained *R)
 	for (size_t u = 0; u < n; u++) {
 		if (BIT(seen, u))
 			continue;
-		for (uint64_t e = hp_refs_off(g, u); e < hp_refs_off(g, u + 1); e++)
-			if (g->adj[e] < n && g->adj[e] != u)
-				SETBIT(referred, g->adj[e]);
+		struct hp_edges it = hp_refs_edges(g, u);
+		for (uint32_t w; hp_edges_next(&it, &w);)
+			if (w < n && w != u)
+				SETBIT(referred, w);
 	}
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t v = 0; v < n; v++) {
@@ -209,7 +210,7 @@ struct vv {
 
 static uint64_t vv_size(const struct vv *V, uint32_t v)
 {
-	return hp_heap_kind(V->h, v) == HP_OBJ_CLASS ? V->class_size : V->R->shallow[v];
+	return hp_heap_kind(V->h, v) == HP_OBJ_CLASS ? V->class_size : hp_retained_shallow(V->R, v);
 }
 
 static void vv_referrer(struct vv *V, uint32_t from, uint32_t to)
@@ -480,7 +481,7 @@ static void vv_retained(struct vv *V)
 		else if (V->fl[v] & VV_TREE)
 			R->retained[v] = (uint64_t)V->ret[v];
 		else
-			R->retained[v] = hp_heap_kind(h, v) == HP_OBJ_CLASS ? 0 : R->shallow[v];
+			R->retained[v] = hp_heap_kind(h, v) == HP_OBJ_CLASS ? 0 : hp_retained_shallow(R, v);
 	}
 	for (uint32_t k = R->dom.nreach; k-- > 0;) {
 		uint32_t v = R->dom.order[k], p = R->dom.idom[v];
@@ -598,28 +599,20 @@ static int class_sums(const hp_heap *h, struct hp_retained *R, int visualvm)
 	return hp_fold(R->child_off, R->children, h->nobj, h->nclasses, &class_ops, &F);
 }
 
-/* shallow and retained in one block of 16 bytes per object: the size of
- * the dominators' node array, which has just been freed and is taken again
- * as it is (base/alloc.h: spare blocks), where two blocks of 8 would have
- * made half of it fresh memory */
+/* the retained sizes, 8 bytes per object (the shallow ones are the
+ * model's: hp_retained_shallow()); zero */
 static int alloc_sizes(const hp_heap *h, struct hp_retained *R)
 {
-	size_t n = h->nobj, m = n ? n : 1;
-	R->shallow = m <= SIZE_MAX / 2 ? hp_reallocarray(NULL, 2 * m, sizeof *R->shallow) : NULL;
-	if (!R->shallow)
-		return HP_ENOMEM;
-	R->retained = R->shallow + m;
-	R->sizes_block = 1;
-	memset(R->retained, 0, m * sizeof *R->retained);
-	for (size_t i = 0; i < n; i++)
-		R->shallow[i] = hp_heap_shallow(h, i);
-	return HP_OK;
+	size_t n = h->nobj;
+	R->retained = hp_calloc(n ? n : 1, sizeof *R->retained);
+	return R->retained ? HP_OK : HP_ENOMEM;
 }
 
 int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_retained_opts *o,
 			struct hp_retained *R, struct hp_error *err)
 {
 	memset(R, 0, sizeof *R);
+	R->heap = h;
 	R->weak = o->weak;
 	R->roots_policy = o->roots;
 	size_t n = h->nobj;
@@ -663,12 +656,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 		vv_free(&V);
 		goto nomem;
 	}
-	if (R->refs.off32)
-		rc = hp_dom_compute32(&R->dom, (uint32_t)n, R->refs.off32, R->refs.adj, R->root_objs,
-				      R->nroot_objs, err);
-	else
-		rc = hp_dom_compute(&R->dom, (uint32_t)n, R->refs.off, R->refs.adj, R->root_objs,
-				    R->nroot_objs, err);
+	rc = hp_dom_compute_refs(&R->dom, &R->refs, R->root_objs, R->nroot_objs, err);
 	if (rc) {
 		vv_free(&V);
 		return rc;
@@ -687,7 +675,9 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 		vv_free(&V);
 		goto nomem;
 	}
-	rc = hp_dom_retained(&R->dom, R->shallow, R->retained, &R->reachable_bytes, err);
+	for (size_t v = 0; v < n; v++)
+		R->retained[v] = R->dom.idom[v] == HP_DOM_UNREACHABLE ? 0 : hp_retained_shallow(R, v);
+	rc = hp_dom_accumulate(&R->dom, R->retained, &R->reachable_bytes, err);
 	if (rc) {
 		vv_free(&V);
 		return rc;
@@ -699,7 +689,7 @@ int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_reta
 	R->unreachable = n - R->dom.nreach;
 	uint64_t all = 0;
 	for (size_t i = 0; i < n; i++)
-		all += R->shallow[i];
+		all += hp_retained_shallow(R, i);
 	R->unreachable_bytes = all - R->reachable_bytes;
 	for (uint32_t i = 0; i < R->dom.nreach; i++) {
 		uint32_t v = R->dom.order[i];
@@ -769,9 +759,7 @@ void hp_retained_release(struct hp_retained *R)
 	}
 	hp_refs_release(&R->refs);
 	hp_dom_release(&R->dom);
-	hp_free(R->shallow);
-	if (!R->sizes_block)
-		hp_free(R->retained);
+	hp_free(R->retained);
 	hp_free_all(R->root_objs, R->root_kinds, R->class_retained, R->child_off, R->children,
 		    R->subtree, R->row_retained);
 	memset(R, 0, sizeof *R);

@@ -30,8 +30,9 @@
  * tree (the fold of fold.h: one iterative walk of the tree with a counter
  * per class).
  *
- * Memory per object: refs 8 + 4/edge, dominators (see dominators.h),
- * shallow 8, retained 8, tree children 12 while aggregating.
+ * Memory per object: refs 4 + 4/edge (class edges implicit), dominators
+ * (see dominators.h), retained 8, tree children 8 while aggregating.  The
+ * shallow sizes are not kept: the model gives each (hp_retained_shallow()).
  */
 #ifndef HP_RETAINED_H
 #define HP_RETAINED_H
@@ -69,7 +70,7 @@ struct hp_retained {
 	int visualvm;                 /* VisualVM's retained sizes: per class, class objects do not count */
 	struct hp_refs refs;
 	struct hp_dom dom;
-	uint64_t *shallow;            /* per object */
+	const hp_heap *heap;          /* the model the sizes are of: hp_retained_shallow() */
 	uint64_t *retained;           /* per object */
 	uint32_t *root_objs;          /* objects with an edge from the super-root (sorted, unique) */
 	size_t nroot_objs;
@@ -97,8 +98,13 @@ struct hp_retained {
 	struct hp_alloc_io io_dom;    /* the dominator pass's page traffic (base/alloc.h) */
 	int mapped;                   /* the arrays point into a mapped index (session/index.h):
 	                                 hp_retained_release() frees none of them */
-	int sizes_block;              /* retained lies in shallow's block (shallow + n): freed with it */
 };
+
+/* Object v's shallow size: the model's (hp_heap_shallow()), not an array. */
+static inline uint64_t hp_retained_shallow(const struct hp_retained *R, size_t v)
+{
+	return hp_heap_shallow(R->heap, v);
+}
 
 int hp_retained_compute(const hp_heap *h, const char *path, const struct hp_retained_opts *o,
 			struct hp_retained *out, struct hp_error *err) HP_MUST_USE;

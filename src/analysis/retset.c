@@ -33,8 +33,8 @@ int hp_retained_set(const hp_heap *h, const struct hp_retained *R, const uint8_t
 	}
 	while (head < tail) {
 		uint32_t v = queue[head++];
-		for (uint64_t k = hp_refs_off(&R->refs, v), kend = hp_refs_off(&R->refs, v + 1); k < kend; k++) {
-			uint32_t w = R->refs.adj[k];
+		struct hp_edges it = hp_refs_edges(&R->refs, v);
+		for (uint32_t w; hp_edges_next(&it, &w);) {
 			if (in_set[w] || SEEN(w))
 				continue;
 			MARK(w);
@@ -46,7 +46,7 @@ int hp_retained_set(const hp_heap *h, const struct hp_retained *R, const uint8_t
 		if (R->dom.idom[v] == HP_DOM_UNREACHABLE || SEEN(v))
 			continue;
 		cnt++;
-		sz += R->shallow[v];
+		sz += hp_retained_shallow(R, v);
 	}
 #undef SEEN
 #undef MARK

@@ -133,8 +133,8 @@ int hp_root_shares_compute(const hp_heap *h, const struct hp_retained *R, struct
 		if (D->idom[u] == HP_DOM_UNREACHABLE)
 			continue;
 		uint32_t su = 0;
-		for (uint64_t e = hp_refs_off(G, u), end = hp_refs_off(G, u + 1); e < end; e++) {
-			uint32_t w = G->adj[e];
+		struct hp_edges it = hp_refs_edges(G, u);
+		for (uint32_t w; hp_edges_next(&it, &w);) {
 			if (w >= n || !(jbits[w / 64] & (1ull << (w % 64))))
 				continue;
 			if (!su && !(su = top_of(D, top, (uint32_t)u, n))) {

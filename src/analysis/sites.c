@@ -213,7 +213,7 @@ int hp_sites_collect(const hp_heap *h, const struct hp_retained *R, hp_objread *
 				goto out;
 			t = hp_idmap_get(&h->trace_map, serial);
 		}
-		uint64_t sh = R->shallow[v];
+		uint64_t sh = hp_retained_shallow(R, v);
 		if (t == HP_IDMAP_NONE || !h->traces[t].n) {
 			out->untraced++;
 			out->untraced_shallow += sh;

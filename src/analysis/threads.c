@@ -135,7 +135,7 @@ int hp_threads_collect(const hp_heap *h, const struct hp_retained *R, hp_objread
 		t->daemon = -1;
 		t->priority = -1;
 		if (t->obj != SIZE_MAX && R) {
-			t->shallow = R->shallow[t->obj];
+			t->shallow = hp_retained_shallow(R, t->obj);
 			t->retained = R->retained[t->obj];
 		} else if (t->obj != SIZE_MAX) {
 			t->shallow = hp_heap_shallow(h, t->obj);
@@ -253,12 +253,12 @@ int hp_threads_memory(const hp_heap *h, const struct hp_retained *R, struct hp_t
 	 * thread's stack (conservative: another local of the same thread
 	 * referring to it counts too) */
 	if (anchor.n) {
-		for (size_t u = 0; u < n; u++)
-			for (uint64_t e = hp_refs_off(&R->refs, u); e < hp_refs_off(&R->refs, u + 1); e++) {
-				uint32_t v = R->refs.adj[e];
+		for (size_t u = 0; u < n; u++) {
+			struct hp_edges it = hp_refs_edges(&R->refs, u);
+			for (uint32_t v; hp_edges_next(&it, &v);)
 				if (v != u && hp_idmap_get(&anchor, v) != HP_IDMAP_NONE && hp_idmap_put(&anchor, v, MEM_MIXED) < 0)
 					goto oom;
-			}
+		}
 	}
 	/* Thread objects, which win */
 	for (size_t i = 0; i < h->nthreads; i++)
@@ -285,13 +285,13 @@ int hp_threads_memory(const hp_heap *h, const struct hp_retained *R, struct hp_t
 		uint32_t a = hp_idmap_get(&anchor, c);
 		uint32_t o = a != HP_IDMAP_NONE && a != MEM_MIXED ? a : own[sp - 1];
 		reach++;
-		reach_bytes += R->shallow[c];
+		reach_bytes += hp_retained_shallow(R, c);
 		if (o == HP_NONE) {
 			out->shared_objects++;
-			out->shared_bytes += R->shallow[c];
+			out->shared_bytes += hp_retained_shallow(R, c);
 		} else {
 			out->t[o].objects++;
-			out->t[o].bytes += R->shallow[c];
+			out->t[o].bytes += hp_retained_shallow(R, c);
 		}
 		stk[sp] = c;
 		pos[sp] = R->child_off[c];
@@ -300,7 +300,7 @@ int hp_threads_memory(const hp_heap *h, const struct hp_retained *R, struct hp_t
 	}
 	for (size_t v = 0; v < n; v++) {
 		out->objects++;
-		out->bytes += R->shallow[v];
+		out->bytes += hp_retained_shallow(R, v);
 	}
 	out->unreachable_objects = out->objects - reach;
 	out->unreachable_bytes = out->bytes - reach_bytes;

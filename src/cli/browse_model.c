@@ -158,7 +158,7 @@ static struct hp_brow object_row(const struct hp_browse *m, uint32_t v)
 	r.kind = HP_BR_OBJECT;
 	r.id = v;
 	r.retained = m->R->retained[v];
-	r.shallow = m->R->shallow[v];
+	r.shallow = hp_retained_shallow(m->R, v);
 	r.count = m->subtree[v];
 	return r;
 }
@@ -306,11 +306,12 @@ size_t hp_browse_lazy_from = 100000;
 /* row_cmp's order for two object rows of a lazy level, in L's order */
 static int obj_cmp(const struct hp_browse *m, const struct hp_blevel *L, uint32_t a, uint32_t b)
 {
-	const uint64_t *sz = L->shallow ? m->R->shallow : m->R->retained;
 	int r = 0;
+	uint64_t sa = L->shallow ? hp_retained_shallow(m->R, a) : m->R->retained[a];
+	uint64_t sb = L->shallow ? hp_retained_shallow(m->R, b) : m->R->retained[b];
 	switch (L->sort) {
 	case HP_BSORT_SIZE:
-		r = -cmp_u64(sz[a], sz[b]);
+		r = -cmp_u64(sa, sb);
 		break;
 	case HP_BSORT_COUNT:
 		r = -cmp_u64(m->subtree[a], m->subtree[b]);
@@ -323,7 +324,7 @@ static int obj_cmp(const struct hp_browse *m, const struct hp_blevel *L, uint32_
 	}
 	}
 	if (!r && L->sort != HP_BSORT_SIZE)
-		r = -cmp_u64(sz[a], sz[b]);
+		r = -cmp_u64(sa, sb);
 	if (!r)
 		r = cmp_u64(a, b);
 	return L->reverse ? -r : r;
@@ -405,8 +406,8 @@ static void lazy_reset(const struct hp_browse *m, struct hp_blevel *L)
 		uint32_t v = L->order[i];
 		if (m->R->retained[v] > L->max_retained)
 			L->max_retained = m->R->retained[v];
-		if (m->R->shallow[v] > L->max_shallow)
-			L->max_shallow = m->R->shallow[v];
+		if (hp_retained_shallow(m->R, v) > L->max_shallow)
+			L->max_shallow = hp_retained_shallow(m->R, v);
 	}
 	if (L->cursor >= L->nvis)
 		L->cursor = L->nvis ? L->nvis - 1 : 0;
@@ -628,7 +629,7 @@ static int open_dom(struct hp_browse *m, uint32_t v, struct hp_error *err)
 			for (size_t q = i; q < j; q++) {
 				L->members[g++] = mb[q].obj;
 				row->retained += R->retained[mb[q].obj];
-				row->shallow += R->shallow[mb[q].obj];
+				row->shallow += hp_retained_shallow(R, mb[q].obj);
 				row->count += m->subtree[mb[q].obj];
 			}
 		} else {
@@ -679,7 +680,7 @@ static int open_objects(struct hp_browse *m, int kind, uint32_t node, const uint
 	L->nvis = n;
 	L->rng = 0x9e3779b97f4a7c15ull ^ n;
 	for (size_t i = 0; i < n; i++)
-		L->total_shallow += m->R->shallow[objs[i]];
+		L->total_shallow += hp_retained_shallow(m->R, objs[i]);
 	L->sort = m->sort;
 	L->reverse = m->reverse;
 	L->shallow = m->shallow;
@@ -704,7 +705,7 @@ static int make_by_class(struct hp_browse *m)
 	}
 	for (size_t v = 0; v < n; v++) {
 		off[h->cls[v] + 1]++;
-		shallow[h->cls[v]] += R->shallow[v];
+		shallow[h->cls[v]] += hp_retained_shallow(R, v);
 	}
 	for (size_t c = 0; c < nc; c++)
 		off[c + 1] += off[c];
@@ -1018,7 +1019,7 @@ static int open_list(struct hp_browse *m, struct hp_error *err)
 		r->id = (uint32_t)i;
 		r->retained = x->retained;
 		for (size_t j = x->first; j < x->first + x->n; j++) {
-			r->shallow += m->R->shallow[m->tl_vals[j]];
+			r->shallow += hp_retained_shallow(m->R, m->tl_vals[j]);
 			r->count += m->subtree[m->tl_vals[j]];
 		}
 	}

@@ -335,7 +335,7 @@ static char *object_text(struct view *w, uint32_t v, struct links *lk)
 	char lab[800], a[32], b[32], rt[800], nm[600];
 	fprintf(f, "%s\n", cli_object_label(w->h, v, lab, sizeof lab));
 	fprintf(f, "retained %s B, shallow %s B, %s in its dominator subtree\n",
-		cli_fmt_count(w->R->retained[v], a, sizeof a), cli_fmt_count(w->R->shallow[v], b, sizeof b),
+		cli_fmt_count(w->R->retained[v], a, sizeof a), cli_fmt_count(hp_retained_shallow(w->R, v), b, sizeof b),
 		cli_fmt_counted(w->m.subtree[v], "object", "objects", rt, sizeof rt));
 	const char *root = cli_root_text(w->h, w->rd, v, rt, sizeof rt);
 	if (root[0])

@@ -345,7 +345,7 @@ static const struct cli_col dom_cols[] = {
 static struct cdrow cdrow_of(const struct comp_result *t, const struct hp_group *g, uint32_t k)
 {
 	uint32_t v = t->G.top[g->top_at + k];
-	return (struct cdrow){ .v = v, .retained = t->R->retained[v], .shallow = t->R->shallow[v] };
+	return (struct cdrow){ .v = v, .retained = t->R->retained[v], .shallow = hp_retained_shallow(t->R, v) };
 }
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)

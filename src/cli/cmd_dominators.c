@@ -242,21 +242,21 @@ static struct drow *rows_of(struct dctx *c, const uint32_t *par, size_t npar, in
 			uint32_t v = m[i];
 			if (g && rows[g - 1].cls == h->cls[v]) {
 				rows[g - 1].count++;
-				rows[g - 1].shallow += R->shallow[v];
+				rows[g - 1].shallow += hp_retained_shallow(R, v);
 				rows[g - 1].retained += R->retained[v];
 				rows[g - 1].native += hp_native_of(c->N, v);
 				rows[g - 1].native_retained += hp_native_retained_of(c->N, v);
 				continue;
 			}
 			rows[g++] = (struct drow){ .v = v, .cls = h->cls[v], .first = i, .count = 1,
-						   .shallow = R->shallow[v], .retained = R->retained[v],
+						   .shallow = hp_retained_shallow(R, v), .retained = R->retained[v],
 						   .native = hp_native_of(c->N, v),
 						   .native_retained = hp_native_retained_of(c->N, v) };
 		}
 	} else {
 		for (size_t i = 0; i < k; i++)
 			rows[g++] = (struct drow){ .v = m[i], .cls = h->cls[m[i]], .first = i, .count = 1,
-						   .shallow = R->shallow[m[i]], .retained = R->retained[m[i]],
+						   .shallow = hp_retained_shallow(R, m[i]), .retained = R->retained[m[i]],
 						   .native = hp_native_of(c->N, m[i]),
 						   .native_retained = hp_native_retained_of(c->N, m[i]) };
 	}
@@ -616,7 +616,7 @@ static int show_groups(struct dctx *c, cJSON *arr, cJSON *holder)
 		}
 		struct grow *w = &rows[ng - 1];
 		w->count++;
-		w->shallow += R->shallow[gm[i].v];
+		w->shallow += hp_retained_shallow(R, gm[i].v);
 		w->retained += R->retained[gm[i].v];
 	}
 	sort_ctx = c;

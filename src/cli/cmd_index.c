@@ -53,7 +53,7 @@ static int index_one(struct cli_ctx *x, const char *file)
 			       h->nobj ? (double)bytes / (double)h->nobj : 0.0);
 			printf("  %s objects, %s references; size model %s: ref %u, header %u, align %u; "
 			       "retained sizes under weak %s, roots %s\n",
-			       cli_fmt_count(h->nobj, no, sizeof no), cli_fmt_count(R->refs.nedges, ne, sizeof ne),
+			       cli_fmt_count(h->nobj, no, sizeof no), cli_fmt_count(hp_refs_total(&R->refs), ne, sizeof ne),
 			       hp_size_kind_name(h->size.kind), h->size.ref_size, h->size.header, h->size.align,
 			       hp_weak_policy_name(R->weak), cli_roots_policy_name(R->roots_policy));
 			cli_print_stats(x, S);

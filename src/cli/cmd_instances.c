@@ -83,8 +83,8 @@ static int by_size(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	const struct hp_retained *R = sort_res->R;
-	uint64_t kx = sort_res->by_shallow ? R->shallow[x] : R->retained[x];
-	uint64_t ky = sort_res->by_shallow ? R->shallow[y] : R->retained[y];
+	uint64_t kx = sort_res->by_shallow ? hp_retained_shallow(R, x) : R->retained[x];
+	uint64_t ky = sort_res->by_shallow ? hp_retained_shallow(R, y) : R->retained[y];
 	if (kx != ky)
 		return kx < ky ? 1 : -1;
 	uint64_t rx = R->retained[x], ry = R->retained[y];
@@ -172,12 +172,12 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r->n; i++)
-		r->shallow += R->shallow[r->objs[i]];
+		r->shallow += hp_retained_shallow(R, r->objs[i]);
 	sort_res = r;
 	qsort(r->objs, r->n, sizeof *r->objs, by_size);
 	r->shown = o->top.n > 0 && (size_t)o->top.n < r->n ? (size_t)o->top.n : r->n;
 	for (size_t i = r->shown; i < r->n; i++)
-		r->cut_shallow += R->shallow[r->objs[i]];
+		r->cut_shallow += hp_retained_shallow(R, r->objs[i]);
 	/* what each row shown is: one forward pass per kind of read (gzip) */
 	if (!(r->desc = hp_calloc(r->shown ? r->shown : 1, sizeof *r->desc))) {
 		cli_error("out of memory");
@@ -261,7 +261,7 @@ static const struct cli_col inst_cols[] = {
 static struct irow irow_of(const struct inst_result *r, size_t i)
 {
 	uint32_t v = r->objs[i];
-	return (struct irow){ .v = v, .i = i, .retained = r->R->retained[v], .shallow = r->R->shallow[v] };
+	return (struct irow){ .v = v, .i = i, .retained = r->R->retained[v], .shallow = hp_retained_shallow(r->R, v) };
 }
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)

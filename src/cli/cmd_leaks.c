@@ -407,7 +407,7 @@ static cJSON *json_trace(const struct leaks_result *r, const struct hp_leak_trac
 	for (size_t i = 0; i < t->n; i++) {
 		const struct hp_leak_step *s = &t->steps[i];
 		cJSON *e = cli_object_json(h, s->obj);
-		cli_json_u64(e, "shallow", r->R->shallow[s->obj]);
+		cli_json_u64(e, "shallow", hp_retained_shallow(r->R, s->obj));
 		cli_json_u64(e, "retained", r->R->retained[s->obj]);
 		if (i == 0)
 			cli_root_json(e, h, r->rd, s->obj);

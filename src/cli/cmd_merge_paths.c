@@ -261,7 +261,7 @@ static int collect(struct cli_ctx *x, hp_session *S, void **res)
 	}
 	struct hp_error err;
 	hp_error_clear(&err);
-	int hr = hp_mergepaths_build(&r->ps->P, set, n, r->R->shallow, &r->m, &err);
+	int hr = hp_mergepaths_build(&r->ps->P, set, n, r->R->heap, &r->m, &err);
 	if (hr) {
 		hp_free(set);
 		return cli_fail(hp_session_path(S), &err, hr);
@@ -350,7 +350,7 @@ static const struct cli_col mp_cols[] = {
 static struct mrow node_row(const struct mp_result *r, const struct mline *l)
 {
 	uint32_t t = l->node, v = r->m.obj[t];
-	return (struct mrow){ .count = r->m.count[t], .ref_shallow = r->m.ref_shallow[t], .shallow = r->R->shallow[v],
+	return (struct mrow){ .count = r->m.count[t], .ref_shallow = r->m.ref_shallow[t], .shallow = hp_retained_shallow(r->R, v),
 			      .retained = r->R->retained[v], .r = r, .l = l };
 }
 
@@ -365,7 +365,7 @@ static struct mrow more_row(const struct mp_result *r, const struct mline *l)
 	for (size_t i = l->from; i < nk; i++) {
 		w.count += r->m.count[k[i]];
 		w.ref_shallow += r->m.ref_shallow[k[i]];
-		w.shallow += r->R->shallow[r->m.obj[k[i]]];
+		w.shallow += hp_retained_shallow(r->R, r->m.obj[k[i]]);
 		w.nodes++;
 	}
 	return w;

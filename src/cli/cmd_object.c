@@ -236,7 +236,7 @@ static int text_report(struct octx *c, FILE *f, uint32_t v, const struct hp_objd
 	}
 	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
 		fprintf(f, "  heap      %s\n", hp_text_safe(hp_heap_name(h, hp_heap_heap(h, v)), nm, sizeof nm));
-	fprintf(f, "  shallow   %s\n", cli_fmt_bytes(R->shallow[v], a, sizeof a));
+	fprintf(f, "  shallow   %s\n", cli_fmt_bytes(hp_retained_shallow(R, v), a, sizeof a));
 	if (R->dom.idom[v] == HP_DOM_UNREACHABLE)
 		fprintf(f, "  retained  %s (no GC root reaches it)\n", cli_fmt_bytes(R->retained[v], a, sizeof a));
 	else
@@ -385,7 +385,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	}
 	if (h->nheaps > 0 && hp_heap_name(h, hp_heap_heap(h, v))[0])
 		cJSON_AddStringToObject(ob, "heap", hp_heap_name(h, hp_heap_heap(h, v)));
-	cli_json_u64(ob, "shallow", R->shallow[v]);
+	cli_json_u64(ob, "shallow", hp_retained_shallow(R, v));
 	cli_json_u64(ob, "retained", R->retained[v]);
 	if (cli_native_shown(h, c->N)) {
 		cli_json_u64(ob, "native", hp_native_of(c->N, v));
@@ -474,7 +474,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 		struct hp_objref ref;
 		HP_TRY(hp_objread_find_ref(c->rd, refs[i].v, v, &ref, &c->err));
 		cJSON *e = cli_object_json(h, refs[i].v);
-		cli_json_u64(e, "shallow", R->shallow[refs[i].v]);
+		cli_json_u64(e, "shallow", hp_retained_shallow(R, refs[i].v));
 		cli_json_u64(e, "retained", R->retained[refs[i].v]);
 		cJSON_AddItemToObject(e, "via", cli_via_json(h, &ref));
 		cJSON_AddItemToArray(ra, e);
@@ -482,7 +482,7 @@ static int json_report(struct octx *c, cJSON *j, uint32_t v, const struct hp_obj
 	cJSON *da = cJSON_AddArrayToObject(j, "dominators");
 	for (size_t i = 0; i < nchain; i++) {
 		cJSON *e = cli_object_json(h, chain[i]);
-		cli_json_u64(e, "shallow", R->shallow[chain[i]]);
+		cli_json_u64(e, "shallow", hp_retained_shallow(R, chain[i]));
 		cli_json_u64(e, "retained", R->retained[chain[i]]);
 		if (R->root_kinds[chain[i]])
 			cli_root_json(e, h, c->rd, chain[i]);

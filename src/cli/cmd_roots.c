@@ -385,7 +385,7 @@ static struct lrow lrow_of(const struct roots_result *t, size_t i)
 {
 	uint32_t v = t->rows[i].v;
 	return (struct lrow){ .v = v, .cls = hp_class_name(t->h, t->h->cls[v]), .retained = t->R->retained[v],
-			      .shallow = t->R->shallow[v], .thread = t->rows[i].thread };
+			      .shallow = hp_retained_shallow(t->R, v), .thread = t->rows[i].thread };
 }
 
 static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)

@@ -107,7 +107,7 @@ static cJSON *local_json(const struct threads_result *r, const struct hp_thread_
 {
 	cJSON *o = cli_object_json(r->h, l->obj);
 	cJSON_AddStringToObject(o, "root", hp_root_kind_key(l->kind));
-	cli_json_u64(o, "shallow", r->R->shallow[l->obj]);
+	cli_json_u64(o, "shallow", hp_retained_shallow(r->R, l->obj));
 	cli_json_u64(o, "retained", r->R->retained[l->obj]);
 	return o;
 }
@@ -124,7 +124,7 @@ static cJSON *tl_entry_json(const struct threads_result *r, const struct hp_tl_e
 	cJSON_AddItemToObject(e, "entry", cli_object_json(h, E->entry));
 	if (E->value != HP_NONE) {
 		cJSON *v = cli_object_json(h, E->value);
-		cli_json_u64(v, "shallow", r->R->shallow[E->value]);
+		cli_json_u64(v, "shallow", hp_retained_shallow(r->R, E->value));
 		cli_json_u64(v, "retained", E->retained);
 		cJSON_AddBoolToObject(v, "owned", E->owned);
 		cJSON_AddItemToObject(e, "value", v);

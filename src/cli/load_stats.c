@@ -52,7 +52,7 @@ void cli_print_stats(const struct cli_ctx *x, hp_session *S)
 		fprintf(stderr, "phases: parse=%.3fs (%.0f ns/obj) refs=%.3fs (%.0f ns/obj, %llu refs, %llu of them class) "
 			"dominators=%.3fs (%.0f ns/obj, peak %llu bytes) retained=%.3fs aggregate=%.3fs\n",
 			L->t_parse, 1e9 * L->t_parse / n, R->t_refs, 1e9 * R->t_refs / n,
-			(unsigned long long)R->refs.nedges, (unsigned long long)R->refs.nclass_edges, R->t_dom, 1e9 * R->t_dom / n,
+			(unsigned long long)hp_refs_total(&R->refs), (unsigned long long)R->refs.nclass_edges, R->t_dom, 1e9 * R->t_dom / n,
 			(unsigned long long)R->dom_peak_bytes, R->t_retained, R->t_aggregate);
 	}
 	/* bytes: the model's phase, then retained sizes' when computed here,

@@ -92,7 +92,7 @@ void cli_oom_json(cJSON *j, const struct cli_oom *m)
 	for (size_t i = 0; i < m->ntop; i++) {
 		uint32_t v = m->top[i];
 		cJSON *e = cli_object_json(h, v);
-		cli_json_u64(e, "shallow", m->R->shallow[v]);
+		cli_json_u64(e, "shallow", hp_retained_shallow(m->R, v));
 		cli_json_u64(e, "retained", m->R->retained[v]);
 		cJSON_AddNumberToObject(e, "percent", share(m->R->retained[v], m->R->reachable_bytes));
 		if (m->top_frame[i] != HP_FRAME_NONE)

@@ -318,7 +318,6 @@ int hp_heap_add_text(hp_heap *h, const char *buf, size_t len, uint64_t *base) HP
 
 /* object table */
 size_t hp_heap_find(const hp_heap *h, uint64_t id);   /* object number or SIZE_MAX */
-uint64_t hp_heap_shallow(const hp_heap *h, size_t obj);
 static inline int hp_heap_kind(const hp_heap *h, size_t i) { return h->off_hi[i] >> 14; }
 static inline unsigned hp_heap_heap(const hp_heap *h, size_t i) { return (h->off_hi[i] >> 10) & 15; }
 /* the histogram row of class cls in Android heap `heap`, or HP_NONE */
@@ -345,6 +344,15 @@ static inline size_t hp_heap_find_record(const hp_heap *h, uint64_t id, uint64_t
 
 /* size of an array of class c with n elements under the model */
 uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t n);
+/* object i's shallow size under the model: an instance's is its class's
+ * (inline: sums over millions of objects ask it), the others' below */
+uint64_t hp_heap_shallow_other(const hp_heap *h, size_t i);
+static inline uint64_t hp_heap_shallow(const hp_heap *h, size_t i)
+{
+	if (hp_heap_kind(h, i) == HP_OBJ_INSTANCE)
+		return h->classes[h->cls[i]].inst_size;
+	return hp_heap_shallow_other(h, i);
+}
 /* bytes the model keeps per object (ids, cls, len, where) plus the index */
 uint64_t hp_heap_model_bytes(const hp_heap *h);
 

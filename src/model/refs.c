@@ -46,6 +46,8 @@ struct builder {
 	/* edges from the model (class statics, super, loader; thread locals) */
 	uint32_t (*extra)[2];
 	size_t nextra, extracap;
+	/* class edges: bit v set once v's is taken (becomes hp_refs.class_gap) */
+	uint8_t *has_class;
 };
 
 /* Grows *p (of *cap elements of `size` bytes) to hold one more; 0 on failure. */
@@ -130,18 +132,43 @@ static inline size_t edge(struct builder *B, uint64_t id)
 }
 
 /* v's class edge (refs.h), when the graph has them and v has one: the
- * first edge of its record. */
+ * first edge of its record, implicit (only marked taken). */
 static inline void class_edge(struct builder *B, size_t v)
 {
-	uint32_t to = hp_refs_class_of(B->R, v);
-	if (to == HP_NONE)
+	if (!B->has_class || hp_refs_class_of(B->R, v) == HP_NONE)
 		return;
-	if (B->nef == B->efcap && !grow(&B->ef, &B->efcap, B->nef, sizeof *B->ef, (size_t)1 << 20)) {
-		B->nomem = 1;
-		return;
+	uint8_t bit = (uint8_t)(1u << (v & 7));
+	if (!(B->has_class[v >> 3] & bit)) {
+		B->has_class[v >> 3] |= bit;
+		B->R->nclass_edges++;
 	}
-	B->ef[B->nef++] = to;
-	B->R->nclass_edges++;
+}
+
+/* has_class -> class_gap: the objects that would have a class edge and
+ * did not get one; none (the usual case) frees the bitmap */
+static void class_gaps(struct builder *B)
+{
+	struct hp_refs *R = B->R;
+	if (!B->has_class)
+		return;
+	size_t n = R->n, gaps = 0;
+	for (size_t v = 0; v < n; v++) {
+		uint8_t bit = (uint8_t)(1u << (v & 7));
+		int want = hp_refs_class_of(R, v) != HP_NONE, has = !!(B->has_class[v >> 3] & bit);
+		if (want && !has) {
+			B->has_class[v >> 3] |= bit;
+			gaps++;
+		} else {
+			B->has_class[v >> 3] &= (uint8_t)~bit;
+		}
+	}
+	if (gaps) {
+		R->class_gap = B->has_class;
+		R->class_gap_bytes = n / 8 + 1;
+	} else {
+		hp_free(B->has_class);
+	}
+	B->has_class = NULL;
 }
 
 /* Closes the record of object v whose edges start at ef[start]. */
@@ -352,8 +379,6 @@ static int on_obj_array_part(void *ud, uint64_t id, uint32_t serial, uint64_t cl
 		if (B->part_from != SIZE_MAX && hp_heap_kind(B->h, B->part_from) != HP_OBJ_OBJARRAY)
 			B->part_from = SIZE_MAX;
 		B->part_start = B->nef;
-		if (B->part_from != SIZE_MAX)
-			class_edge(B, B->part_from);
 	}
 	if (B->part_from == SIZE_MAX)
 		return HP_OK;
@@ -364,6 +389,7 @@ static int on_obj_array_part(void *ud, uint64_t id, uint32_t serial, uint64_t cl
 		return B->nomem ? HP_ENOMEM : HP_OK;
 	size_t from = B->part_from;
 	B->part_from = SIZE_MAX;
+	class_edge(B, from);   /* (taken once the array is whole) */
 	return end_record(B, from, B->part_start);
 }
 
@@ -383,9 +409,8 @@ static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, 
 		size_t from = obj_of(B, id, off);
 		if (from == SIZE_MAX || hp_heap_kind(h, from) != HP_OBJ_PRIMARRAY)
 			return HP_OK;
-		size_t start = B->nef;
 		class_edge(B, from);
-		return end_record(B, from, start);
+		return HP_OK;
 	}
 	size_t k = B->file_idx;     /* advance only when it is the expected one; never look up */
 	if (k < h->nobj && h->ids[h->file_order ? h->file_order[k] : k] == id)
@@ -404,11 +429,7 @@ static int model_edges(struct builder *B)
 		size_t from = hp_heap_find(h, c->id);
 		if (from == SIZE_MAX)
 			continue;
-		uint32_t jlc = hp_refs_class_of(B->R, from);
-		if (jlc != HP_NONE) {
-			HP_TRY(extra_edge(B, from, h->ids[jlc]));   /* first: java.lang.Class */
-			B->R->nclass_edges++;
-		}
+		class_edge(B, from);   /* first: java.lang.Class (implicit) */
 		if (!B->o->no_super_edges)
 			HP_TRY(extra_edge(B, from, c->super_id));
 		/* statics, then the loader: VisualVM's order, which its paths follow */
@@ -509,11 +530,18 @@ int hp_refs_build(const hp_heap *h, const char *path, const struct hp_refs_opts 
 			R->class_obj[c] = k != SIZE_MAX && hp_heap_kind(h, k) == HP_OBJ_CLASS ? (uint32_t)k : HP_NONE;
 		}
 		R->obj_cls = h->cls;
+		R->nclasses = h->nclasses;
+		B.has_class = hp_calloc(n / 8 + 1, 1);
+		if (!B.has_class) {
+			rc = hp_error_set(err, HP_ENOMEM, "out of memory for the reference graph");
+			goto out;
+		}
 	}
 	/* one pass: each record's edges go to ef[] in file order, off[v + 1]
 	 * counts them, blk[] says whose they are (unless in order) */
 	if ((rc = pass(&B, path)) != HP_OK || (rc = model_edges(&B)) != HP_OK)
 		goto nomem_or_rc;
+	class_gaps(&B);
 	for (size_t i = 0; i < n; i++)
 		R->off[i + 1] += R->off[i];
 	R->nedges = R->off[n];
@@ -553,6 +581,7 @@ out:
 	hp_free(B.ef);
 	hp_free(B.blk);
 	hp_free(B.extra);
+	hp_free(B.has_class);
 	hp_layout_release(&B.lay);
 	if (rc && rc != HP_OK) {
 		if (err->code == HP_OK)
@@ -598,6 +627,6 @@ int hp_refs_widen(struct hp_refs *r)
 
 void hp_refs_release(struct hp_refs *r)
 {
-	hp_free_all(r->class_obj, r->off32, r->off, r->adj, r->referents, r->followed);
+	hp_free_all(r->class_obj, r->class_gap, r->off32, r->off, r->adj, r->referents, r->followed);
 	memset(r, 0, sizeof *r);
 }

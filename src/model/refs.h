@@ -12,10 +12,14 @@
  * as "<class>"): every instance, object array and primitive array refers to
  * the class object of its class, and every class object to java.lang.Class's,
  * where the dump has that class object (none to itself).  Such an edge is
- * always the first of its object's edges: hp_refs_class_edge() says whether
- * an object has one and where it goes, so that paths and referrer lists can
- * tell it from a field.  One edge per object: 4 bytes here and 4 in the
- * dominators' reverse graph, and one more semidominator evaluation each.
+ * the first of its object's edges, and it is not in adj[]: it is implicit,
+ * the class column and class_obj[] say where it goes (hp_refs_class_edge(),
+ * HP_NONE when the object has none), and class_gap marks the few objects
+ * that would have one but whose record the references' pass did not read
+ * whole.  So an object's edges are its class edge, if any, then
+ * adj[off(v), off(v + 1)); every reader of the graph takes both
+ * (hp_refs_degree(), struct hp_edges).  One edge per object that costs no
+ * memory here (it cost 4 bytes an object before).
  *
  * hp_refs_build() re-reads the dump once with the same streaming parser,
  * so it needs a file it can reopen: a regular file or a gzip file, not a
@@ -31,9 +35,10 @@
  * otherwise a list of 8 bytes per record with edges says whose they are
  * and they are copied into object order (8 bytes per object + 8 per edge
  * on top of the result while building).  Memory: 4 bytes per object (off32) + 4 bytes per
- * edge (adj), plus per class the layout (37 bytes and 4 per reference
+ * edge but class edges (adj), plus per class the layout (37 bytes and 4 per reference
  * field) while building (and 4 bytes per class for class_obj with class
- * edges).  Edge
+ * edges, and a bit per object while building, kept as class_gap only when
+ * some object lacks its class edge).  Edge
  * offsets are 64-bit while building (8 bytes per object then); when the
  * graph has fewer than 4 G edges (always, short of a 16 GiB adj[]) they are
  * narrowed to 32 bits at the end and off is NULL; otherwise off32 is NULL.
@@ -91,7 +96,13 @@ struct hp_refs {
 	 * object (borrowed: valid until hp_heap_free()); both NULL otherwise */
 	uint32_t *class_obj;
 	const uint32_t *obj_cls;
-	uint64_t nclass_edges;
+	size_t nclasses;          /* entries of class_obj (0 without class edges) */
+	uint64_t nclass_edges;    /* class edges (implicit: not in adj[] nor nedges) */
+	/* bit v set: v has no class edge though hp_refs_class_of(v) names one
+	 * (its record was not read whole); NULL and 0 bytes when there is no
+	 * such object, else class_gap_bytes = n / 8 + 1 */
+	uint8_t *class_gap;
+	uint64_t class_gap_bytes;
 };
 
 /* Whether a heap's graph has class edges: Eclipse MAT's size model and the
@@ -133,13 +144,48 @@ static inline uint32_t hp_refs_class_of(const struct hp_refs *r, size_t v)
 static inline uint32_t hp_refs_class_edge(const struct hp_refs *r, size_t v)
 {
 	uint32_t c = hp_refs_class_of(r, v);
-	uint64_t e = c == HP_NONE ? 0 : hp_refs_off(r, v);
-	return c != HP_NONE && e < hp_refs_off(r, v + 1) && r->adj[e] == c ? c : HP_NONE;
+	if (c != HP_NONE && r->class_gap && (r->class_gap[v >> 3] >> (v & 7) & 1))
+		return HP_NONE;
+	return c;
 }
-/* 1 when adj[e], an edge of v, is v's class edge. */
-static inline int hp_refs_is_class_edge(const struct hp_refs *r, size_t v, uint64_t e)
+/* How many edges v has, its class edge included. */
+static inline uint64_t hp_refs_degree(const struct hp_refs *r, size_t v)
 {
-	return r->class_obj && e == hp_refs_off(r, v) && hp_refs_class_edge(r, v) != HP_NONE;
+	return hp_refs_off(r, v + 1) - hp_refs_off(r, v) + (hp_refs_class_edge(r, v) != HP_NONE);
+}
+/* Every edge of the graph, class edges included. */
+static inline uint64_t hp_refs_total(const struct hp_refs *r)
+{
+	return r->nedges + r->nclass_edges;
+}
+
+/* v's edges in order, its class edge first:
+ *   struct hp_edges it = hp_refs_edges(r, v);
+ *   for (uint32_t w; hp_edges_next(&it, &w);) ...
+ * it.cls is the class edge while it has not been taken, it.e the position
+ * in adj[] of the next other edge. */
+struct hp_edges {
+	const uint32_t *adj;
+	uint64_t e, end;
+	uint32_t cls;
+};
+static inline struct hp_edges hp_refs_edges(const struct hp_refs *r, size_t v)
+{
+	struct hp_edges it = { r->adj, hp_refs_off(r, v), hp_refs_off(r, v + 1), hp_refs_class_edge(r, v) };
+	return it;
+}
+static inline int hp_edges_next(struct hp_edges *it, uint32_t *w)
+{
+	if (it->cls != HP_NONE) {
+		*w = it->cls;
+		it->cls = HP_NONE;
+		return 1;
+	}
+	if (it->e < it->end) {
+		*w = it->adj[it->e++];
+		return 1;
+	}
+	return 0;
 }
 
 /* off -> off32 in place when nedges fits in 32 bits (else nothing happens);

@@ -599,7 +599,7 @@ uint64_t hp_size_array_row(const hp_heap *h, const struct hp_class *c, const str
 	return total;
 }
 
-uint64_t hp_heap_shallow(const hp_heap *h, size_t i)
+uint64_t hp_heap_shallow_other(const hp_heap *h, size_t i)
 {
 	const struct hp_class *c = &h->classes[h->cls[i]];
 	switch (hp_heap_kind(h, i)) {

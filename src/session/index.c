@@ -40,11 +40,12 @@ const struct ix_desc ix_descs[] = {
 	{ S_DUMPS, B_LOAD, sizeof(struct hp_dump_info), offsetof(struct hp_load_info, stats.dumps) },
 	R(S_R_OFF, refs.off), R(S_R_OFF32, refs.off32), R(S_R_ADJ, refs.adj),
 	R(S_R_REFERENTS, refs.referents), R(S_R_FOLLOWED, refs.followed), R(S_R_CLASS_OBJ, refs.class_obj),
-	R(S_D_IDOM, dom.idom), R(S_D_ORDER, dom.order), R(S_R_SHALLOW, shallow), R(S_R_RETAINED, retained),
+	R(S_D_IDOM, dom.idom), R(S_D_ORDER, dom.order), R(S_R_RETAINED, retained),
 	R(S_R_ROOT_OBJS, root_objs), R(S_R_ROOT_KINDS, root_kinds), R(S_R_CHILD_OFF, child_off),
 	R(S_R_CHILDREN, children), R(S_R_SUBTREE, subtree), R(S_R_CLASS_RET, class_retained), R(S_R_ROW_RET, row_retained),
 	P(S_PG_OFF, g.off), P(S_PG_OFF32, g.off32), P(S_PG_ADJ, g.adj), P(S_PG_REFERENTS, g.referents),
 	P(S_PG_FOLLOWED, g.followed), P(S_PG_CLASS_OBJ, g.class_obj), P(S_P_PARENT, P.parent), P(S_P_DEPTH, P.depth),
+	R(S_R_CLASS_GAP, refs.class_gap), P(S_PG_CLASS_GAP, g.class_gap),
 };
 #undef H
 #undef R
@@ -79,6 +80,7 @@ void ix_clear_ptrs(hp_heap *h, struct hp_load_info *L, struct hp_retained *R, st
 		L->reader_kind = NULL;
 	if (R) {
 		R->refs.obj_cls = NULL;
+		R->heap = NULL;
 		R->mapped = 0;
 	}
 	if (ps)
@@ -123,7 +125,7 @@ uint64_t ix_count_of(int id, const hp_heap *h, const struct hp_load_info *L, con
 	case S_R_REFERENTS: return R->refs.nreferents;
 	case S_R_FOLLOWED: return R->refs.nfollowed;
 	case S_R_CLASS_OBJ: case S_R_CLASS_RET: return h->nclasses;
-	case S_D_IDOM: case S_R_SHALLOW: case S_R_RETAINED: case S_R_ROOT_KINDS: case S_R_SUBTREE: return n;
+	case S_D_IDOM: case S_R_RETAINED: case S_R_ROOT_KINDS: case S_R_SUBTREE: return n;
 	case S_D_ORDER: case S_R_CHILDREN: return R->dom.nreach;
 	case S_R_ROOT_OBJS: return R->nroot_objs;
 	case S_R_CHILD_OFF: return n + 2;
@@ -134,6 +136,8 @@ uint64_t ix_count_of(int id, const hp_heap *h, const struct hp_load_info *L, con
 	case S_PG_FOLLOWED: return ps->g.nfollowed;
 	case S_PG_CLASS_OBJ: return h->nclasses;
 	case S_P_PARENT: case S_P_DEPTH: return n;
+	case S_R_CLASS_GAP: return R->refs.class_gap_bytes;
+	case S_PG_CLASS_GAP: return ps->g.class_gap_bytes;
 	}
 	return 0;
 }

@@ -252,6 +252,23 @@ static int check_graph(const hp_heap *h, const struct hp_refs *g, char *why, siz
 		for (size_t k = 0; k < h->nclasses; k++)
 			if (g->class_obj[k] != HP_NONE && g->class_obj[k] >= n)
 				BAD("class object out of range");
+	/* the implicit class edges (refs.h): their gaps a bit per object, and
+	 * as many as the graph says */
+	if (!g->class_obj && (g->nclasses || g->class_gap_bytes || g->nclass_edges))
+		BAD("class edges without class objects");
+	if (g->class_obj && g->nclasses != h->nclasses)
+		BAD("class objects of %llu classes, want %llu", (unsigned long long)g->nclasses,
+		    (unsigned long long)h->nclasses);
+	if (g->class_gap_bytes && (!g->class_gap || g->class_gap_bytes != n / 8 + 1))
+		BAD("class edge gaps of %llu bytes", (unsigned long long)g->class_gap_bytes);
+	if (g->class_obj) {
+		uint64_t nc = 0;
+		for (uint64_t v = 0; v < n; v++)
+			nc += hp_refs_class_edge(g, v) != HP_NONE;
+		if (nc != g->nclass_edges)
+			BAD("%llu class edges, the graph says %llu", (unsigned long long)nc,
+			    (unsigned long long)g->nclass_edges);
+	}
 	return 0;
 bad:
 	return -1;
@@ -314,7 +331,7 @@ static int check_retained(const hp_heap *h, const struct hp_retained *R, char *w
 	uint64_t n = h->nobj;
 	if (check_values(h, R, why, why_len))
 		return -1;
-	if (!R->dom.order || !R->shallow || !R->child_off || !R->children)
+	if (!R->dom.order || !R->child_off || !R->children)
 		BAD("retained tables missing");
 	/* the dominator tree: order lists each reachable object once, its
 	 * idom before it */

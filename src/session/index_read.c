@@ -34,13 +34,13 @@ static int group_of(uint32_t id)
 {
 	if (id == S_R_CLASS_RET || id == S_R_ROW_RET)
 		return G_SUMS;
-	if (id >= S_R_OFF && id <= S_R_CLASS_OBJ)
+	if ((id >= S_R_OFF && id <= S_R_CLASS_OBJ) || id == S_R_CLASS_GAP)
 		return G_GRAPH;   /* the retained sizes' reference graph */
 	if (id == S_D_IDOM || id == S_R_RETAINED || id == S_R_ROOT_OBJS || id == S_R_ROOT_KINDS)
 		return G_VALUES;  /* each object's retained size, dominator, root kinds */
 	if ((id >= S_D_IDOM && id <= S_R_ROW_RET) || id == S_R_SUBTREE)
 		return G_TREE;    /* the dominator tree's order and children, the shallow sizes */
-	return id >= S_PG_OFF && id <= S_P_DEPTH ? G_PATH : G_OPEN;
+	return (id >= S_PG_OFF && id <= S_P_DEPTH) || id == S_PG_CLASS_GAP ? G_PATH : G_OPEN;
 }
 
 /* the sections' blocks summed on two cores, each thread taking the next
@@ -347,6 +347,7 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 			int may = d->id == S_FILE_ORDER || d->id == S_R_SUBTREE || d->id == S_R_OFF || d->id == S_R_OFF32 ||
 				  d->id == S_R_CLASS_OBJ || d->id == S_PG_OFF || d->id == S_PG_OFF32 ||
 				  d->id == S_PG_CLASS_OBJ;
+			/* (the class edge gaps may not: their count is their bytes) */
 			if (!may && ix_count_of(d->id, h, &ix->info, &ix->ret, &ix->paths))
 				BAD("section %d missing", d->id);
 			continue;
@@ -366,6 +367,7 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 	ix->ret.refs.followed_cap = ix->ret.refs.nfollowed;
 	if (ix->ret.refs.class_obj)
 		ix->ret.refs.obj_cls = h->cls;
+	ix->ret.heap = h;
 	ix->paths.g.referents_cap = ix->paths.g.nreferents;
 	ix->paths.g.followed_cap = ix->paths.g.nfollowed;
 	if (ix->paths.g.class_obj)
@@ -463,7 +465,6 @@ static int retained_part(hp_index *ix, int upto, struct hp_retained *R, char *wh
 	if (upto == PART_TREE || upto == PART_VALUES)
 		memset(&R->refs, 0, sizeof R->refs);   /* not checked: none of it */
 	if (upto == PART_VALUES || upto == PART_GRAPH) {
-		R->shallow = NULL;
 		R->dom.order = NULL;
 		R->child_off = R->children = NULL;
 		R->subtree = NULL;

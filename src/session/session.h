@@ -166,8 +166,7 @@ int hp_session_retained_sums(hp_session *s, const struct hp_retained **R, struct
 /* Likewise with everything but the reference graph (R->refs all zero):
  * the dominator tree, shallow and retained sizes, the roots. */
 int hp_session_retained_tree(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;
-/* Likewise without R->shallow (the model's hp_heap_shallow() says the
- * same), the tree's order, children lists and subtree counts (NULL when
+/* Likewise without the tree's order, children lists and subtree counts (NULL when
  * from an index): each object's retained size, its dominator (check it is
  * below the object count before using it as one) and root kinds. */
 int hp_session_retained_values(hp_session *s, const struct hp_retained **R, struct hp_error *err) HP_MUST_USE;

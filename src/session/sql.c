@@ -42,7 +42,8 @@ struct hp_sql {
 	const uint32_t *str_objs;     /* the java.lang.String instances (strings), NULL until asked */
 	uint32_t *str_owned;          /*   when they are a list of their own (several classes) */
 	size_t nstr;
-	uint64_t *rev_off, *rev_edge;        /* edges into each object: edge numbers */
+	uint64_t *rev_off, *rev_edge;        /* edges into each object: row numbers of refs */
+	uint64_t *cls_bits, *cls_rank;       /* refs' rows with class edges (need_rows()) */
 	double timeout, deadline;
 	int timed_out;
 	int declaring;                /* in a table's xConnect, or exporting: the authorizer allows */
@@ -132,24 +133,88 @@ static int need_order(hp_sql *q, int k)
 	return SQLITE_OK;
 }
 
+/* The rows of refs: every edge, each object's in its order (its class
+ * edge first; refs.h), the objects in their order.  The class edges are
+ * not in the graph's adj[]: a bit per object says who has one, and a count
+ * per 64 objects how many below, so that row_of() is the graph's offset
+ * plus a rank. */
+static int need_rows(hp_sql *q)
+{
+	const struct hp_refs *r = &q->R->refs;
+	if (q->cls_bits || !r->class_obj)
+		return SQLITE_OK;
+	size_t nw = r->n / 64 + 1;
+	uint64_t *bits = hp_calloc(nw, sizeof *bits), *rank = hp_reallocarray(NULL, nw, sizeof *rank);
+	if (!bits || !rank) {
+		hp_free_all(bits, rank);
+		return SQLITE_NOMEM;
+	}
+	for (size_t v = 0; v < r->n; v++)
+		if (hp_refs_class_edge(r, v) != HP_NONE)
+			bits[v / 64] |= (uint64_t)1 << (v % 64);
+	uint64_t below = 0;
+	for (size_t w = 0; w < nw; w++) {
+		rank[w] = below;
+		below += (uint64_t)__builtin_popcountll(bits[w]);
+	}
+	q->cls_bits = bits;
+	q->cls_rank = rank;
+	return SQLITE_OK;
+}
+
+static int row_has_class(const hp_sql *q, size_t v)
+{
+	return q->cls_bits && (q->cls_bits[v / 64] >> (v % 64) & 1);
+}
+
+/* the first row of object v's edges (v = n: the rows' count) */
+static uint64_t row_of(const hp_sql *q, size_t v)
+{
+	uint64_t a = hp_refs_off(&q->R->refs, v);
+	if (!q->cls_bits)
+		return a;
+	unsigned b = v % 64;
+	return a + q->cls_rank[v / 64] + (b ? (uint64_t)__builtin_popcountll(q->cls_bits[v / 64] & (((uint64_t)1 << b) - 1)) : 0);
+}
+
+/* where row `row` of src's goes */
+static uint32_t row_dst(const hp_sql *q, size_t src, uint64_t row)
+{
+	const struct hp_refs *r = &q->R->refs;
+	uint64_t k = row - row_of(q, src);
+	if (row_has_class(q, src)) {
+		if (k == 0)
+			return hp_refs_class_edge(r, src);
+		k--;
+	}
+	return r->adj[hp_refs_off(r, src) + k];
+}
+
 static int need_rev(hp_sql *q)
 {
 	if (q->rev_edge)
 		return SQLITE_OK;
 	const struct hp_refs *r = &q->R->refs;
-	uint64_t ne = hp_refs_off(r, r->n);
+	uint64_t ne = row_of(q, r->n);
 	uint64_t *off = hp_calloc(r->n + 2, sizeof *off);
 	uint64_t *e = hp_reallocarray(NULL, ne ? ne : 1, sizeof *e);
 	if (!off || !e) {
 		hp_free_all(off, e);
 		return SQLITE_NOMEM;
 	}
-	for (uint64_t k = 0; k < ne; k++)
-		off[r->adj[k] + 2]++;
+	for (size_t v = 0; v < r->n; v++) {
+		struct hp_edges it = hp_refs_edges(r, v);
+		for (uint32_t w; hp_edges_next(&it, &w);)
+			off[w + 2]++;
+	}
 	for (size_t v = 0; v < r->n; v++)
 		off[v + 2] += off[v + 1];
-	for (uint64_t k = 0; k < ne; k++)
-		e[off[r->adj[k] + 1]++] = k;
+	uint64_t k = 0;
+	for (size_t v = 0; v < r->n; v++) {
+		struct hp_edges it = hp_refs_edges(r, v);
+		for (uint32_t w; hp_edges_next(&it, &w); k++)
+			e[off[w + 1]++] = k;
+	}
 	q->rev_off = off;
 	q->rev_edge = e;
 	return SQLITE_OK;
@@ -654,7 +719,7 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		cursor_row(c);
 		return SQLITE_OK;
 	}
-	if (v->t == T_REFS && (rc = need_R(q, cur->pVtab, NEED_GRAPH)) != SQLITE_OK)
+	if (v->t == T_REFS && ((rc = need_R(q, cur->pVtab, NEED_GRAPH)) != SQLITE_OK || (rc = need_rows(q)) != SQLITE_OK))
 		return rc;
 	if (v->t == T_ROOTS) {
 		c->hi = h->nroots;
@@ -694,7 +759,7 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		c->hi = idx ? (o == SIZE_MAX ? 0 : o + 1) : h->nobj;
 		return fields_settle(c, q, cur->pVtab);
 	} else if (idx == 0) {
-		c->hi = v->t == T_CLASSES ? h->nclasses : v->t == T_OBJECTS ? h->nobj : hp_refs_off(&q->R->refs, q->R->refs.n);
+		c->hi = v->t == T_CLASSES ? h->nclasses : v->t == T_OBJECTS ? h->nobj : row_of(q, q->R->refs.n);
 	} else if (v->t == T_OBJECTS && col == O_ID) {
 		size_t o = object_of(h, argv[0]);
 		c->i = o == SIZE_MAX ? 0 : o;
@@ -720,8 +785,8 @@ static int filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
 		c->hi = k == SIZE_MAX ? 0 : k + 1;
 	} else if (col == R_SRC) {
 		size_t o = object_of(h, argv[0]);
-		c->i = o == SIZE_MAX ? 0 : hp_refs_off(&q->R->refs, o);
-		c->hi = o == SIZE_MAX ? 0 : hp_refs_off(&q->R->refs, o + 1);
+		c->i = o == SIZE_MAX ? 0 : row_of(q, o);
+		c->hi = o == SIZE_MAX ? 0 : row_of(q, o + 1);
 	} else {
 		if ((rc = need_rev(q)) != SQLITE_OK)
 			return rc;
@@ -1052,13 +1117,13 @@ static int frame_column(hp_sql *q, const struct hp_thread_info *t, uint32_t dept
 	return SQLITE_OK;
 }
 
-/* the object whose edges hold edge e (the last v with off(v) <= e) */
-static size_t edge_src(const struct hp_refs *r, uint64_t e)
+/* the object whose edges hold row e (the last v with row_of(v) <= e) */
+static size_t edge_src(const hp_sql *q, uint64_t e)
 {
-	size_t lo = 0, hi = r->n;
+	size_t lo = 0, hi = q->R->refs.n;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (hp_refs_off(r, mid) <= e)
+		if (row_of(q, mid) <= e)
 			lo = mid;
 		else
 			hi = mid;
@@ -1074,9 +1139,8 @@ static int ref_labels(hp_sql *q, struct cursor *c, sqlite3_vtab *vt, size_t src)
 		return SQLITE_OK;
 	hp_free(c->lab);
 	c->lab = NULL;
-	uint64_t a = hp_refs_off(r, src), b = hp_refs_off(r, src + 1);
-	if (a < b && hp_refs_is_class_edge(r, src, a))
-		a++;   /* the class edge is labelled without the record */
+	uint64_t a = hp_refs_off(r, src), b = hp_refs_off(r, src + 1);   /* (the class edge is not
+									      among them: labelled without the record) */
 	if (open_rd(q) != HP_OK) {
 		vt_error(vt, q->err.msg);
 		return SQLITE_ERROR;
@@ -1101,14 +1165,13 @@ static const char *const referent_kinds[] = { "strong", "soft", "weak", "final",
 
 static int ref_column(hp_sql *q, struct cursor *c, sqlite3_vtab *vt, int col, sqlite3_context *ctx)
 {
-	const struct hp_refs *r = &q->R->refs;
-	size_t src = edge_src(r, c->row);
+	size_t src = edge_src(q, c->row);
 	if (col == R_SRC || col == R_DST) {
-		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[col == R_SRC ? src : r->adj[c->row]]);
+		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[col == R_SRC ? src : row_dst(q, src, c->row)]);
 		return SQLITE_OK;
 	}
-	uint64_t a = hp_refs_off(r, src);
-	if (hp_refs_is_class_edge(r, src, c->row)) {
+	uint64_t a = row_of(q, src);
+	if (row_has_class(q, src) && c->row == a) {
 		if (col == R_KIND)
 			sqlite3_result_text(ctx, "class", -1, SQLITE_STATIC);
 		else
@@ -1118,7 +1181,7 @@ static int ref_column(hp_sql *q, struct cursor *c, sqlite3_vtab *vt, int col, sq
 	int rc = ref_labels(q, c, vt, src);
 	if (rc != SQLITE_OK)
 		return rc;
-	if (a < hp_refs_off(r, src + 1) && hp_refs_is_class_edge(r, src, a))
+	if (row_has_class(q, src))
 		a++;
 	const struct hp_objref *o = &c->lab[c->row - a];
 	if (col == R_FIELD) {
@@ -1736,7 +1799,7 @@ void hp_sql_close(hp_sql *q)
 	if (q->T_done)
 		hp_threads_release(&q->T);
 	hp_free_all(q->str_owned, q->cls_count, q->cls_shallow, q->cls_name_len, q->cls_order[0], q->cls_order[1], q->rev_off,
-		    q->rev_edge, q);
+		    q->rev_edge, q->cls_bits, q->cls_rank, q);
 }
 
 sqlite3 *hp_sql_db(hp_sql *q) { return q->db; }

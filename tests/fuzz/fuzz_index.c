@@ -108,9 +108,10 @@ static void walk(hp_heap *h, const struct hp_retained *R, int have_R)
 		acc += hp_heap_find(h, h->roots[i].object) + h->roots[i].kind;
 	if (have_R) {
 		for (size_t v = 0; v < h->nobj; v++) {
-			for (uint64_t e = hp_refs_off(&R->refs, v); e < hp_refs_off(&R->refs, v + 1); e++)
-				acc += R->refs.adj[e] + (unsigned)hp_refs_is_class_edge(&R->refs, v, e);
-			acc += R->retained[v] + R->shallow[v] + R->root_kinds[v] + R->dom.idom[v];
+			struct hp_edges it = hp_refs_edges(&R->refs, v);
+			for (uint32_t w; hp_edges_next(&it, &w);)
+				acc += w;
+			acc += R->retained[v] + hp_retained_shallow(R, v) + R->root_kinds[v] + R->dom.idom[v];
 			if (R->subtree)
 				acc += R->subtree[v];
 		}
@@ -196,8 +197,9 @@ static void walk_paths(const struct hp_pathsearch *ps)
 			if (++steps > P->n)
 				abort();   /* a loop the checks let through */
 		acc += steps + hp_paths_depth(P, v);
-		for (uint64_t e = hp_refs_off(&ps->g, v); e < hp_refs_off(&ps->g, v + 1); e++)
-			acc += ps->g.adj[e] + (unsigned)hp_refs_is_class_edge(&ps->g, v, e);
+		struct hp_edges it = hp_refs_edges(&ps->g, v);
+		for (uint32_t w; hp_edges_next(&it, &w);)
+			acc += w;
 	}
 	for (uint32_t v = 0; v < P->n && v < 64; v++) {
 		struct hp_pathlist pl;

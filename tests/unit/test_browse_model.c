@@ -689,7 +689,7 @@ int main(int argc, char **argv)
 	const struct hp_brow *g = hp_browse_row(&m, gi);
 	CHECK(g->n == 3 && g->count == 3, "the group holds 3 objects: n %u count %llu", g->n,
 	      (unsigned long long)g->count);
-	CHECK(g->retained == 3 * R.shallow[hp_heap_find(h, N1)], "the group retains its members' sum");
+	CHECK(g->retained == 3 * hp_retained_shallow(&R, hp_heap_find(h, N1)), "the group retains its members' sum");
 	CHECK(find_obj(&m, BIG) == 0 && gi == 1, "by size: byte[1000] first, the group second");
 	CHECK(hp_browse_max(&m) == R.retained[hp_heap_find(h, BIG)] && hp_browse_max(&m) == max_by_scan(&m),
 	      "the bars' maximum is byte[1000]'s retained size");
@@ -708,9 +708,9 @@ int main(int argc, char **argv)
 	hp_browse_sort(&m, HP_BSORT_SIZE);
 	CHECK(find_obj(&m, BIG) == 0 && !m.reverse, "back to size, largest first");
 	hp_browse_toggle_shallow(&m);
-	CHECK(m.shallow && hp_browse_size(&m, hp_browse_row(&m, 0)) == R.shallow[hp_heap_find(h, BIG)],
+	CHECK(m.shallow && hp_browse_size(&m, hp_browse_row(&m, 0)) == hp_retained_shallow(&R, hp_heap_find(h, BIG)),
 	      "a: shallow sizes");
-	CHECK(hp_browse_max(&m) == R.shallow[hp_heap_find(h, BIG)] && hp_browse_max(&m) == max_by_scan(&m),
+	CHECK(hp_browse_max(&m) == hp_retained_shallow(&R, hp_heap_find(h, BIG)) && hp_browse_max(&m) == max_by_scan(&m),
 	      "a: the bars' maximum is a shallow size");
 	hp_browse_toggle_shallow(&m);
 

@@ -10,6 +10,7 @@
  * retained size is the sum of the shallow sizes of its dominator subtree.
  */
 #include "analysis/dominators.h"
+#include "model/refs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -586,6 +587,129 @@ static void test_random(int graphs)
 }
 
 /*
+ * A heap's graph with implicit class edges (model/refs.h: each object's
+ * class edge first, not in adj[]) against the same graph with each class
+ * edge written out as its object's first edge: the same tree and the same
+ * order, with 64- and 32-bit offsets and both cursor widths.  Random
+ * graphs of 2..400 nodes; some classes have no class object, some objects
+ * no class, a few a gap (refs.h class_gap), and a class object may be of a
+ * class whose class object is itself (no edge to itself) or another one.
+ */
+static void test_class_edges(int graphs)
+{
+	int bad = 0, with_class = 0, calls = 0;
+	for (int gi = 0; gi < graphs; gi++) {
+		uint32_t n = 2 + (uint32_t)(next_rand() % 399);
+		uint32_t ncls = 1 + (uint32_t)(next_rand() % 6);
+		uint32_t *class_obj = malloc(ncls * sizeof *class_obj), *obj_cls = malloc(n * sizeof *obj_cls);
+		uint8_t *gap = calloc(n / 8 + 1, 1);
+		size_t m = (size_t)(next_rand() % (3 * n)), nroots = 1 + (size_t)(next_rand() % 3);
+		uint32_t (*edges)[2] = malloc((m + n + 1) * sizeof *edges), (*fields)[2] = malloc((m + 1) * sizeof *fields);
+		uint32_t roots[3];
+		if (!class_obj || !obj_cls || !gap || !edges || !fields)
+			abort();
+		for (uint32_t k = 0; k < ncls; k++)
+			class_obj[k] = next_rand() % 5 ? (uint32_t)(next_rand() % n) : HP_NONE;
+		int gaps = 0;
+		for (uint32_t v = 0; v < n; v++) {
+			obj_cls[v] = next_rand() % 8 ? (uint32_t)(next_rand() % ncls) : HP_NONE;
+			if (next_rand() % 16 == 0) {
+				gap[v / 8] |= (uint8_t)(1u << (v % 8));
+				gaps = 1;
+			}
+		}
+		for (size_t k = 0; k < m; k++) {
+			fields[k][0] = (uint32_t)(next_rand() % n);
+			fields[k][1] = next_rand() % 3 ? (fields[k][0] + 1 + (uint32_t)(next_rand() % 3)) % n
+						       : (uint32_t)(next_rand() % n);
+		}
+		for (size_t k = 0; k < nroots; k++)
+			roots[k] = (uint32_t)(next_rand() % n);
+		struct hp_refs r;
+		memset(&r, 0, sizeof r);
+		r.n = n;
+		r.class_obj = class_obj;
+		r.obj_cls = obj_cls;
+		r.nclasses = ncls;
+		r.class_gap = gaps ? gap : NULL;
+		r.class_gap_bytes = gaps ? n / 8 + 1 : 0;
+		/* the explicit graph: each object's class edge, then its fields
+		 * in list order (graph_build keeps each node's edges so) */
+		size_t me = 0;
+		for (uint32_t v = 0; v < n; v++) {
+			uint32_t c = hp_refs_class_edge(&r, v);
+			if (c != HP_NONE) {
+				edges[me][0] = v;
+				edges[me][1] = c;
+				me++;
+				r.nclass_edges++;
+			}
+			for (size_t k = 0; k < m; k++)
+				if (fields[k][0] == v) {
+					edges[me][0] = v;
+					edges[me][1] = fields[k][1];
+					me++;
+				}
+		}
+		with_class += r.nclass_edges > 0;
+		struct graph ge, gi_;
+		graph_build(&ge, n, (const uint32_t (*)[2])edges, me);
+		graph_build(&gi_, n, (const uint32_t (*)[2])fields, m);
+		r.off = gi_.off;
+		r.adj = gi_.adj;
+		r.nedges = m;
+		struct hp_error err;
+		hp_error_clear(&err);
+		struct hp_dom want;
+		if (hp_dom_compute(&want, n, ge.off, ge.adj, roots, nroots, &err) != HP_OK) {
+			CHECK(0, "class edges graph %d: %s", gi, err.msg);
+			bad++;
+		} else {
+			uint32_t *off32 = malloc(((size_t)n + 1) * sizeof *off32);
+			if (!off32)
+				abort();
+			for (uint32_t v = 0; v <= n; v++)
+				off32[v] = (uint32_t)gi_.off[v];
+			for (int variant = 0; variant < 4; variant++) {
+				struct hp_refs rv = r;
+				if (variant & 2) {
+					rv.off = NULL;
+					rv.off32 = off32;
+				}
+				hp_dom_wide_cursors = variant & 1;
+				struct hp_dom got;
+				int rc = hp_dom_compute_refs(&got, &rv, roots, nroots, &err);
+				hp_dom_wide_cursors = 0;
+				calls++;
+				int same = rc == HP_OK && got.n == want.n && got.nreach == want.nreach &&
+					   !memcmp(got.idom, want.idom, (size_t)n * sizeof *want.idom) &&
+					   !memcmp(got.order, want.order, (size_t)want.nreach * sizeof *want.order);
+				if (!same) {
+					if (!bad)
+						printf("class edges graph %d (n %u, variant %d): %s\n", gi, n, variant,
+						       rc == HP_OK ? "another tree or order" : err.msg);
+					bad++;
+				}
+				if (rc == HP_OK)
+					hp_dom_release(&got);
+			}
+			free(off32);
+			hp_dom_release(&want);
+		}
+		graph_free(&ge);
+		graph_free(&gi_);
+		free(class_obj);
+		free(obj_cls);
+		free(gap);
+		free(edges);
+		free(fields);
+	}
+	CHECK(bad == 0 && calls == 4 * graphs, "%d of %d runs with implicit class edges differ from explicit ones", bad,
+	      calls);
+	CHECK(with_class > graphs / 2, "class edge graphs too easy: %d of %d have class edges", with_class, graphs);
+}
+
+/*
  * Bigger random graphs (300 to 1,200 nodes), checked against the definition
  * itself: u strictly dominates v exactly when v, reachable from S, is not
  * reachable once u is taken out.  One breadth-first search per u (explicit
@@ -844,6 +968,7 @@ int main(int argc, char **argv)
 	test_random(200);
 	test_random(800);       /* more, cheap */
 	test_random_large(30);
+	test_class_edges(300);
 	test_unreached_garbage();
 	test_chain(10000000, 0, 0);
 	test_chain(10000000, 1, 0);

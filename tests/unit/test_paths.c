@@ -1284,12 +1284,13 @@ static void test_referrers_random(void)
  *   3 -> 5             5 is reached without a class edge, though 4's leads to it
  *   4 -> <5>, 6        6 only through class object 4, which only class edges reach
  *   7 -> <4>, 4        7 holds 4 by a field too (and is unreachable)
+ * The class edges are implicit: adj[] holds the others only.
  * Round 0 reaches 0 1 2 3 5; round 1 the class object 4 through 1 (the
  * first of its depth), then 6: 7 objects, 2 through a class edge. */
 static void test_class_edges(void)
 {
-	static uint64_t off[] = { 0, 2, 4, 5, 6, 8, 8, 8, 10 };
-	static uint32_t adj[] = { 1, 2, 4, 3, 4, 5, 5, 6, 4, 4 };
+	static uint64_t off[] = { 0, 2, 3, 3, 4, 5, 5, 5, 6 };
+	static uint32_t adj[] = { 1, 2, 3, 5, 6, 4 };
 	static uint32_t obj_cls[] = { 2, 0, 0, 2, 1, 1, 2, 0 };
 	static uint32_t class_obj[] = { 4, 5, HP_NONE };
 	struct hp_refs g;
@@ -1297,13 +1298,29 @@ static void test_class_edges(void)
 	g.n = 8;
 	g.off = off;
 	g.adj = adj;
-	g.nedges = 10;
+	g.nedges = 6;
 	g.class_obj = class_obj;
 	g.obj_cls = obj_cls;
+	g.nclasses = 3;
+	g.nclass_edges = 4;
 	CHECK(hp_refs_class_edge(&g, 1) == 4 && hp_refs_class_edge(&g, 5) == HP_NONE &&
-	      hp_refs_class_edge(&g, 0) == HP_NONE && hp_refs_is_class_edge(&g, 7, 8) &&
-	      !hp_refs_is_class_edge(&g, 7, 9) && !hp_refs_is_class_edge(&g, 1, 3),
+	      hp_refs_class_edge(&g, 0) == HP_NONE && hp_refs_class_edge(&g, 7) == 4 && hp_refs_degree(&g, 7) == 2 &&
+	      hp_refs_degree(&g, 2) == 1 && hp_refs_degree(&g, 5) == 0 && hp_refs_total(&g) == 10,
 	      "class edges: the first edge of an object whose class has a class object, never to itself");
+	{
+		struct hp_edges it = hp_refs_edges(&g, 7);
+		uint32_t w1 = 0, w2 = 0, w3 = 0;
+		int k = hp_edges_next(&it, &w1) + hp_edges_next(&it, &w2) + hp_edges_next(&it, &w3);
+		CHECK(k == 2 && w1 == 4 && w2 == 4, "7's edges: its class edge, then its field (%d: %u %u)", k, w1, w2);
+	}
+	/* an object marked in class_gap has none */
+	static uint8_t gap[] = { 0x02, 0 };
+	g.class_gap = gap;
+	g.class_gap_bytes = sizeof gap;
+	CHECK(hp_refs_class_edge(&g, 1) == HP_NONE && hp_refs_class_edge(&g, 2) == 4 && hp_refs_degree(&g, 1) == 1,
+	      "class_gap: object 1 has no class edge");
+	g.class_gap = NULL;
+	g.class_gap_bytes = 0;
 	struct hp_error err;
 	hp_error_clear(&err);
 	struct hp_paths P;
