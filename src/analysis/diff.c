@@ -166,7 +166,7 @@ static const char *mutf8_name(struct pbuild *b, uint64_t sid)
 
 static uint32_t class_of(const hp_heap *h, uint32_t v)
 {
-	uint32_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+	uint32_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, v));
 	return k == HP_IDMAP_NONE ? HP_NONE : k;
 }
 
@@ -343,7 +343,7 @@ static int field_tags(const hp_heap *h, const struct hp_retained *R, hp_objread 
 		if (rc)
 			return rc;
 		for (uint32_t k = lo; k < hi && !rc; k++) {
-			uint64_t id = h->ids[R->children[k]];
+			uint64_t id = hp_heap_id(h, R->children[k]);
 			ftag[k] = FT_NONE;
 			for (size_t f = 0; f < od.nfields; f++)
 				if (od.fields[f].type == HP_T_OBJECT && od.fields[f].bits == id) {
@@ -363,7 +363,7 @@ static int field_tags(const hp_heap *h, const struct hp_retained *R, hp_objread 
 static uint64_t child_tag(struct pbuild *b, uint32_t p, uint32_t v, uint32_t ft, const struct fnames *fn)
 {
 	const hp_heap *h = b->h;
-	uint64_t id = h->ids[v];
+	uint64_t id = hp_heap_id(h, v);
 	switch (hp_heap_kind(h, p)) {
 	case HP_OBJ_OBJARRAY:
 		return TAG_SPECIAL | VIA_ELEM;
@@ -1315,7 +1315,8 @@ int hp_idcols_take(const hp_heap *h, const struct hp_dsum *s, struct hp_idcols *
 		return hp_error_set(err, HP_ENOMEM, "out of memory keeping the object ids");
 	}
 	if (c->n) {
-		memcpy(c->ids, h->ids, c->n * sizeof *c->ids);
+		for (size_t i = 0; i < c->n; i++)
+			c->ids[i] = hp_heap_id(h, i);
 		memcpy(c->cls, h->cls, c->n * sizeof *c->cls);
 	}
 	for (size_t k = 0; k < c->nclasses; k++) {
@@ -1346,14 +1347,14 @@ int hp_diff_ids(const struct hp_idcols *a, const hp_heap *b, struct hp_idmatch *
 	uint64_t kept_bytes = 0;
 	size_t i = 0, j = 0;
 	while (i < a->n || j < b->nobj) {
-		if (j >= b->nobj || (i < a->n && a->ids[i] < b->ids[j])) {
+		if (j >= b->nobj || (i < a->n && a->ids[i] < hp_heap_id(b, j))) {
 			m->gone_objects++;
 			i++;
 			continue;
 		}
 		uint64_t sz = hp_heap_shallow(b, j);
 		uint32_t cb = b->cls[j];
-		if (i >= a->n || b->ids[j] < a->ids[i]) {
+		if (i >= a->n || hp_heap_id(b, j) < a->ids[i]) {
 			m->new_objects++;
 			m->new_bytes += sz;
 			if (new_count) {

@@ -389,7 +389,7 @@ static inline uint32_t object_group(const struct hp_groups *G, const hp_heap *h,
 	if (c == h->jlc) {
 		*part = 1;
 		if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
-			uint32_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+			uint32_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, v));
 			if (k != HP_IDMAP_NONE && h->classes[k].dumped) {
 				*heap = h->classes[k].heap;
 				return G->class_group[k];

@@ -54,7 +54,7 @@ int lk_trace_of(struct lk *L, uint32_t target, size_t head, size_t tail, struct 
 const char *lk_owner_name(const hp_heap *h, uint32_t v)
 {
 	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
-		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		size_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, v));
 		if (k != HP_IDMAP_NONE)
 			return hp_class_name(h, k);
 	}

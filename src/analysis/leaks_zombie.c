@@ -973,7 +973,7 @@ static int trace_statuses(struct lk *L, struct hp_leak_trace *t, const struct ve
 			uint32_t below = node_near(t, i + 1);
 			const char *bn = hp_class_name(h, h->cls[below]);
 			if (hp_heap_kind(h, below) == HP_OBJ_CLASS) {
-				size_t c = hp_idmap_get(&h->class_map, h->ids[below]);
+				size_t c = hp_idmap_get(&h->class_map, hp_heap_id(h, below));
 				if (c != HP_IDMAP_NONE)
 					bn = hp_class_name(h, c);
 			}

@@ -67,7 +67,7 @@ uint32_t hp_oom_held_frame(const hp_heap *h, const struct hp_oom *o, uint32_t v)
 	uint32_t best = HP_FRAME_NONE;
 	if (!o->found || v >= h->nobj)
 		return best;
-	uint64_t id = h->ids[v];
+	uint64_t id = hp_heap_id(h, v);
 	for (size_t r = 0; r < h->nroots; r++) {
 		const struct hp_root_rec *rr = &h->roots[r];
 		if ((rr->kind == HP_ROOT_JAVA_FRAME || rr->kind == HP_ROOT_JNI_LOCAL) && rr->has_thread &&

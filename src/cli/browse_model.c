@@ -67,7 +67,7 @@ int hp_browse_init(struct hp_browse *m, const hp_heap *h, const struct hp_retain
 static uint32_t name_class(const hp_heap *h, uint32_t v)
 {
 	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
-		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		size_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, v));
 		if (k != HP_IDMAP_NONE)
 			return (uint32_t)k;
 	}

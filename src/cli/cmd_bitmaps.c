@@ -82,7 +82,7 @@ static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, co
 	hp_free(rgba);
 	if (prc) {
 		cli_error(prc == -2 ? "out of memory" : "bitmap 0x%llx: %dx%d is too large for one PNG",
-			  (unsigned long long)r->h->ids[b->obj], b->width, b->height);
+			  (unsigned long long)hp_heap_id(r->h, b->obj), b->width, b->height);
 		return prc == -2 ? EXIT_NOMEM : EXIT_BAD;
 	}
 	size_t pl = strlen(dir) + 64;
@@ -92,7 +92,7 @@ static int write_png(struct bitmaps_result *r, hp_session *S, hp_objread *rd, co
 		cli_error("out of memory");
 		return EXIT_NOMEM;
 	}
-	snprintf(path, pl, "%s/bitmap-0x%llx.png", dir, (unsigned long long)r->h->ids[b->obj]);
+	snprintf(path, pl, "%s/bitmap-0x%llx.png", dir, (unsigned long long)hp_heap_id(r->h, b->obj));
 	struct cli_ofile of;
 	int rc = cli_ofile_create(&of, dfd, strrchr(path, '/') + 1, path);
 	if (!rc && cli_write_all(of.fd, png, len)) {
@@ -206,7 +206,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON_AddStringToObject(e, "source", hp_bitmap_source_name(b->source));
 		char hx[24];
 		if (b->buffer != HP_NONE) {
-			snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)h->ids[b->buffer]);
+			snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)hp_heap_id(h, b->buffer));
 			cJSON_AddStringToObject(e, "buffer", hx);
 		}
 		if (r->N && r->N->shallow)
@@ -218,7 +218,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 			cJSON_AddStringToObject(e, "content_hash", hx);
 			cli_json_u64(e, "copies", b->copies);
 			if (b->first != r->order[k]) {
-				snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)h->ids[B->b[b->first].obj]);
+				snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)hp_heap_id(h, B->b[b->first].obj));
 				cJSON_AddStringToObject(e, "duplicate_of", hx);
 			}
 		}
@@ -255,7 +255,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			hp_bitmap_config_name(b->config), hp_bitmap_source_name(b->source), cp,
 			cli_object_label(h, b->obj, lab, sizeof lab));
 		if (b->has_pixels && b->first != r->order[k])
-			fprintf(f, " (copy of @0x%llx)", (unsigned long long)h->ids[B->b[b->first].obj]);
+			fprintf(f, " (copy of @0x%llx)", (unsigned long long)hp_heap_id(h, B->b[b->first].obj));
 		fputc('\n', f);
 	}
 	fprintf(f, "%s, %s of pixels; %s with the pixels in the dump", cli_fmt_counted(B->n, "bitmap", "bitmaps", c1, sizeof c1),

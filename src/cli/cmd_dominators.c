@@ -444,7 +444,7 @@ static int show_level(struct dctx *c, const uint32_t *par, size_t npar, int as_c
 			struct dline cl = { .retained = c->R->retained[first], .native_retained = hp_native_retained_of(c->N, first) };
 			snprintf(c->line, sizeof c->line, "%*s\xc3\x97 %s links of %s, down to @0x%llx", 2 * d, "",
 				 cli_fmt_count(links, cnt, sizeof cnt), hp_text_safe(hp_class_name(h, r->cls), nm, sizeof nm),
-				 (unsigned long long)h->ids[end]);
+				 (unsigned long long)hp_heap_id(h, end));
 			cli_table_line(&c->tb, c->f, &cl, COL_LINE3, NULL, c->line);
 			d++;
 		}

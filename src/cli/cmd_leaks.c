@@ -690,7 +690,7 @@ static int json(struct cli_ctx *x, hp_session *S, void *res, cJSON **doc)
 		cJSON *ids = cJSON_AddArrayToObject(e, "zombies");
 		for (size_t k = G->first; k < G->first + G->count; k++) {
 			char id[32];
-			snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[L->zombies[k].obj]);
+			snprintf(id, sizeof id, "0x%llx", (unsigned long long)hp_heap_id(h, L->zombies[k].obj));
 			cJSON_AddItemToArray(ids, cJSON_CreateString(id));
 		}
 		cJSON_AddItemToArray(la, e);
@@ -851,7 +851,7 @@ static int text(struct cli_ctx *x, hp_session *S, void *res, FILE *f)
 			fprintf(f, "  the other zombies of this leak:");
 			size_t shown = 0;
 			for (size_t k = G->first + 1; k < G->first + G->count && shown < LIST_IN_TEXT; k++, shown++)
-				fprintf(f, " 0x%llx (%s)", (unsigned long long)h->ids[L->zombies[k].obj],
+				fprintf(f, " 0x%llx (%s)", (unsigned long long)hp_heap_id(h, L->zombies[k].obj),
 					cli_fmt_bytes(L->zombies[k].retained, a, sizeof a));
 			if (G->count - 1 > shown)
 				fprintf(f, " and %s more (--json lists all)", cli_fmt_count(G->count - 1 - shown, c, sizeof c));

@@ -346,7 +346,7 @@ static void id_json(const struct cli_table *tb, const void *row, cJSON *e, const
 {
 	const struct lctx *c = tb->ctx;
 	char id[32];
-	snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->t->h->ids[((const struct lrow *)row)->v]);
+	snprintf(id, sizeof id, "0x%llx", (unsigned long long)hp_heap_id(c->t->h, ((const struct lrow *)row)->v));
 	cJSON_AddStringToObject(e, key, id);
 }
 

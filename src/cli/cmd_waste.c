@@ -218,7 +218,7 @@ static const char *id_text(const hp_heap *h, uint32_t v, char *buf, size_t n)
 	if (v == HP_NONE)
 		snprintf(buf, n, "-");
 	else
-		snprintf(buf, n, "0x%llx", (unsigned long long)h->ids[v]);
+		snprintf(buf, n, "0x%llx", (unsigned long long)hp_heap_id(h, v));
 	return buf;
 }
 

@@ -24,15 +24,15 @@ const char *cli_object_label(const hp_heap *h, size_t obj, char *buf, size_t n)
 {
 	char nm[512];
 	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
-		size_t k = hp_idmap_get(&h->class_map, h->ids[obj]);
+		size_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, obj));
 		if (k != HP_IDMAP_NONE) {
 			snprintf(buf, n, "class %s @0x%llx", hp_text_safe(hp_class_name(h, k), nm, sizeof nm),
-				 (unsigned long long)h->ids[obj]);
+				 (unsigned long long)hp_heap_id(h, obj));
 			return buf;
 		}
 	}
 	snprintf(buf, n, "%s @0x%llx", hp_text_safe(hp_class_name(h, h->cls[obj]), nm, sizeof nm),
-		 (unsigned long long)h->ids[obj]);
+		 (unsigned long long)hp_heap_id(h, obj));
 	return buf;
 }
 
@@ -250,11 +250,11 @@ cJSON *cli_object_json(const hp_heap *h, size_t obj)
 {
 	cJSON *e = cJSON_CreateObject();
 	char id[32];
-	snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[obj]);
+	snprintf(id, sizeof id, "0x%llx", (unsigned long long)hp_heap_id(h, obj));
 	cJSON_AddStringToObject(e, "id", id);
 	cJSON_AddStringToObject(e, "class", hp_class_name(h, h->cls[obj]));
 	if (hp_heap_kind(h, obj) == HP_OBJ_CLASS) {
-		size_t ci = hp_idmap_get(&h->class_map, h->ids[obj]);
+		size_t ci = hp_idmap_get(&h->class_map, hp_heap_id(h, obj));
 		if (ci != HP_IDMAP_NONE)
 			cJSON_AddStringToObject(e, "class_object_of", hp_class_name(h, ci));
 	}
@@ -446,7 +446,7 @@ static unsigned root_kinds(const hp_heap *h, uint32_t obj, int *thread_kind, uin
 	*thread_kind = -1;
 	for (size_t i = 0; i < h->nroots; i++) {
 		const struct hp_root_rec *r = &h->roots[i];
-		if (r->object != h->ids[obj])
+		if (r->object != hp_heap_id(h, obj))
 			continue;
 		kinds |= 1u << r->kind;
 		if (*thread_kind < 0 && r->has_thread && r->kind != HP_ROOT_THREAD_OBJECT) {
@@ -649,7 +649,7 @@ static const char *simple(const char *n)
 static const char *own_class(const hp_heap *h, uint32_t v)
 {
 	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
-		size_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		size_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, v));
 		if (k != HP_IDMAP_NONE)
 			return hp_class_name(h, k);
 	}

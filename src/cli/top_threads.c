@@ -57,7 +57,7 @@ static void thread_put(const struct cli_table *tb, const void *row, FILE *f)
 	fprintf(f, " serial %u", h->threads[m->rec].serial);
 	if (m->obj != SIZE_MAX)
 		fprintf(f, "  %s @0x%llx", hp_text_safe(hp_class_name(h, h->cls[m->obj]), nm, sizeof nm),
-			(unsigned long long)h->ids[m->obj]);
+			(unsigned long long)hp_heap_id(h, m->obj));
 	else
 		fprintf(f, "  (no Thread object in the dump)");
 }
@@ -75,7 +75,7 @@ static void thread_json(const struct cli_table *tb, const void *row, cJSON *e, c
 			cJSON_AddItemToObject(e, key, cli_text_json(&t->names[i]));
 	} else if (m->obj != SIZE_MAX) {
 		char id[32];
-		snprintf(id, sizeof id, "0x%llx", (unsigned long long)h->ids[m->obj]);
+		snprintf(id, sizeof id, "0x%llx", (unsigned long long)hp_heap_id(h, m->obj));
 		cJSON_AddStringToObject(e, key, id);
 	}
 }

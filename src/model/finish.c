@@ -149,7 +149,7 @@ static int sum_rows(hp_heap *h)
 
 uint64_t hp_heap_model_bytes(const hp_heap *h)
 {
-	return (uint64_t)h->nobj * (8 + 4 + 4 + 4 + 2) + (h->bucket ? (h->nbuckets + 1) * 4 : 0);
+	return (uint64_t)h->nobj * ((h->ids32 ? 4 : 8) + 4 + 4 + 4 + 2) + (h->bucket ? (h->nbuckets + 1) * 4 : 0);
 }
 
 /* ---- what the model needs (--max-memory) -------------------------------- */

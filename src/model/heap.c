@@ -74,7 +74,7 @@ void hp_heap_free(hp_heap *h)
 	hp_build_free(h->build);
 	hp_free_all(h->text, h->classes, h->fields, h->statics, h->rows, h->frames, h->traces,
 		    h->trace_frames, h->alloc_recs, h->alloc_sites, h->summaries, h->cpu_recs,
-		    h->cpu_samples, h->threads, h->roots, h->ids, h->cls, h->len, h->off_lo,
+		    h->cpu_samples, h->threads, h->roots, h->ids, h->ids32, h->cls, h->len, h->off_lo,
 		    h->off_hi, h->bucket, h->file_order, h->warnings, h);
 }
 

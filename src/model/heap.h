@@ -1,9 +1,11 @@
 /*
  * heap.h — the heap as tables, built by a parser sink in one pass.
  *
- * Memory per object: 22.25 bytes before references (HP_HEAP_BYTES_PER_OBJECT
- * rounds up; hp_heap_model_bytes() gives the exact figure):
- *   ids[]    u64  object id (address), sorted ascending after hp_heap_finish()
+ * Memory per object: 22.25 bytes before references while building
+ * (HP_HEAP_BYTES_PER_OBJECT rounds up), 18.25 once finished when the ids
+ * narrow (hp_heap_model_bytes() gives the exact figure):
+ *   ids[]    u64  object id (address), sorted ascending after hp_heap_finish();
+ *                 then ids32[], u32 (id - min_id) >> id_shift, where that fits
  *   cls[]    u32  class index (for a class object: java.lang.Class)
  *   len[]    u32  array length (0 for instances and classes)
  *   off_lo[] u32  file offset bits 0..31
@@ -245,8 +247,13 @@ struct hp_heap {
 	uint64_t heap_ids[HP_MAX_HEAPS];
 	uint64_t heap_objects[HP_MAX_HEAPS], heap_bytes[HP_MAX_HEAPS], heap_classes[HP_MAX_HEAPS];
 
-	/* objects (build_objects only) */
-	uint64_t *ids; uint32_t *cls; uint32_t *len; uint32_t *off_lo; uint16_t *off_hi;
+	/* objects (build_objects only).  Their ids ascending: once the model is
+	 * finished, when every id is min_id + k << id_shift with k < 2^32 (a
+	 * heap of under 32 GiB of 8-byte aligned objects), ids32 holds the k
+	 * and ids is NULL (4 bytes an object, not 8); else ids32 is NULL.
+	 * Read them with hp_heap_id(). */
+	uint64_t *ids; uint32_t *ids32; unsigned id_shift;
+	uint32_t *cls; uint32_t *len; uint32_t *off_lo; uint16_t *off_hi;
 	size_t nobj;
 	uint32_t *bucket; unsigned bucket_shift; size_t nbuckets; uint64_t min_id;
 	uint32_t *file_order;         /* object number of the k-th object in file order; NULL when
@@ -319,6 +326,11 @@ int hp_heap_add_text(hp_heap *h, const char *buf, size_t len, uint64_t *base) HP
 /* object table */
 size_t hp_heap_find(const hp_heap *h, uint64_t id);   /* object number or SIZE_MAX */
 static inline int hp_heap_kind(const hp_heap *h, size_t i) { return h->off_hi[i] >> 14; }
+/* object i's id */
+static inline uint64_t hp_heap_id(const hp_heap *h, size_t i)
+{
+	return h->ids32 ? h->min_id + ((uint64_t)h->ids32[i] << h->id_shift) : h->ids[i];
+}
 static inline unsigned hp_heap_heap(const hp_heap *h, size_t i) { return (h->off_hi[i] >> 10) & 15; }
 /* the histogram row of class cls in Android heap `heap`, or HP_NONE */
 static inline uint32_t hp_heap_row_of(const hp_heap *h, uint32_t cls, unsigned heap)

@@ -311,6 +311,8 @@ int hp_heap_sort_objects(hp_heap *h)
 	return HP_OK;
 }
 
+static void narrow_ids(hp_heap *h);
+
 int hp_heap_build_index(hp_heap *h)
 {
 	size_t n = h->nobj;
@@ -339,17 +341,56 @@ int hp_heap_build_index(hp_heap *h)
 			i++;
 		h->bucket[b] = (uint32_t)i;
 	}
+	narrow_ids(h);
 	return HP_OK;
+}
+
+/* ids -> ids32 in place when every id is min_id + k << s, k < 2^32, s the
+ * alignment all ids share (heap.h); a failed shrink keeps the block */
+static void narrow_ids(hp_heap *h)
+{
+	size_t n = h->nobj;
+	uint64_t all = 0;
+	for (size_t i = 0; i < n; i++)
+		all |= h->ids[i] - h->min_id;
+	unsigned s = all ? (unsigned)__builtin_ctzll(all) : 0;
+	if (((h->ids[n - 1] - h->min_id) >> s) > UINT32_MAX)
+		return;
+	/* entry i moves from byte 8i to byte 4i: never onto one not yet read */
+	unsigned char *b = (unsigned char *)h->ids;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+		memcpy(&v, b + 8 * i, sizeof v);
+		uint32_t k = (uint32_t)((v - h->min_id) >> s);
+		memcpy(b + 4 * i, &k, sizeof k);
+	}
+	uint32_t *shrunk = hp_realloc(b, n * sizeof *shrunk);
+	h->ids32 = shrunk ? shrunk : (uint32_t *)(void *)b;
+	h->ids = NULL;
+	h->id_shift = s;
 }
 
 size_t hp_heap_find(const hp_heap *h, uint64_t id)
 {
 	if (!h->nobj || id < h->min_id)
 		return SIZE_MAX;
-	uint64_t b = (id - h->min_id) >> h->bucket_shift;
+	uint64_t d = id - h->min_id, b = d >> h->bucket_shift;
 	if (b >= h->nbuckets)
 		return SIZE_MAX;
 	size_t lo = h->bucket[b], hi = h->bucket[b + 1];
+	if (h->ids32) {
+		if (d & (((uint64_t)1 << h->id_shift) - 1) || (d >> h->id_shift) > UINT32_MAX)
+			return SIZE_MAX;
+		uint32_t k = (uint32_t)(d >> h->id_shift);
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (h->ids32[mid] < k)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < h->nobj && h->ids32[lo] == k ? lo : SIZE_MAX;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (h->ids[mid] < id)

@@ -72,7 +72,7 @@ static int changed(const hp_objread *f, size_t obj, uint64_t off, const char *wh
 {
 	return hp_error_set(err, HP_ECORRUPT,
 			    "offset %llu: %s where the record of object 0x%llx should be; has the dump changed since it was read?",
-			    (unsigned long long)off, what, (unsigned long long)f->h->ids[obj]);
+			    (unsigned long long)off, what, (unsigned long long)hp_heap_id(f->h, obj));
 }
 
 int hp_objread_open(hp_objread **out, const hp_heap *h, const char *path, struct hp_error *err)
@@ -311,7 +311,7 @@ static int load(hp_objread *f, size_t obj, uint64_t need, struct rec *rec, struc
 	int want = kind == HP_OBJ_INSTANCE ? 0x21 : kind == HP_OBJ_OBJARRAY ? 0x22 : 0x23;
 	if (!(rec->tag == want || (want == 0x23 && rec->tag == 0xC3)))
 		return changed(f, obj, off, "another kind of record is", err);
-	if (hp_be_id(p + 1, I) != h->ids[obj])
+	if (hp_be_id(p + 1, I) != hp_heap_id(h, obj))
 		return changed(f, obj, off, "another object is", err);
 	switch (kind) {
 	case HP_OBJ_INSTANCE:
@@ -580,7 +580,7 @@ int hp_objread_decode(hp_objread *f, size_t obj, uint32_t max_elems, struct hp_o
 	if (obj >= h->nobj)
 		return hp_error_set(err, HP_EUSAGE, "no object number %zu (the dump holds %zu)", obj, h->nobj);
 	o->obj = obj;
-	o->id = h->ids[obj];
+	o->id = hp_heap_id(h, obj);
 	o->kind = hp_heap_kind(h, obj);
 	o->cls = h->cls[obj];
 	int rc = HP_OK;
@@ -996,7 +996,7 @@ static void indirect_ref(hp_objread *f, size_t from, size_t to, struct hp_objref
 	const hp_heap *h = f->h;
 	if (out->kind != HP_REF_NONE)
 		return;
-	size_t i = find_local(f, h->ids[to], h->ids[from]);
+	size_t i = find_local(f, hp_heap_id(h, to), hp_heap_id(h, from));
 	if (i != SIZE_MAX) {
 		const struct hp_root_rec *r = &h->roots[i];
 		out->kind = HP_REF_LOCAL;
@@ -1005,7 +1005,7 @@ static void indirect_ref(hp_objread *f, size_t from, size_t to, struct hp_objref
 		out->count = 1;
 		return;
 	}
-	if (h->cls[from] != HP_NONE && h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == h->ids[to]) {
+	if (h->cls[from] != HP_NONE && h->classes[h->cls[from]].dumped && h->classes[h->cls[from]].id == hp_heap_id(h, to)) {
 		out->kind = HP_REF_CLASS;
 		out->count = 1;
 	}
@@ -1019,11 +1019,11 @@ int hp_objread_find_ref(hp_objread *f, size_t from, size_t to, struct hp_objref 
 	out->frame = UINT32_MAX;
 	if (from >= h->nobj || to >= h->nobj)
 		return hp_error_set(err, HP_EUSAGE, "no such object");
-	uint64_t want = h->ids[to];
+	uint64_t want = hp_heap_id(h, to);
 	unsigned I = h->I;
 	int kind = hp_heap_kind(h, from);
 	if (kind == HP_OBJ_CLASS) {
-		uint32_t ci = hp_idmap_get(&h->class_map, h->ids[from]);
+		uint32_t ci = hp_idmap_get(&h->class_map, hp_heap_id(h, from));
 		if (ci == HP_IDMAP_NONE)
 			return HP_OK;
 		const struct hp_class *c = &h->classes[ci];
@@ -1124,7 +1124,7 @@ int hp_objread_edge_refs(hp_objread *f, size_t from, const uint32_t *to, size_t 
 	uint32_t ci = HP_IDMAP_NONE;
 	size_t ns = 0;
 	if (kind == HP_OBJ_CLASS) {
-		ci = hp_idmap_get(&h->class_map, h->ids[from]);
+		ci = hp_idmap_get(&h->class_map, hp_heap_id(h, from));
 		c = ci == HP_IDMAP_NONE ? NULL : &h->classes[ci];
 		ns = c ? (size_t)c->n_statics + 2 : 0;
 	} else if (kind == HP_OBJ_INSTANCE || kind == HP_OBJ_OBJARRAY) {
@@ -1158,7 +1158,7 @@ int hp_objread_edge_refs(hp_objread *f, size_t from, const uint32_t *to, size_t 
 		memset(o, 0, sizeof *o);
 		o->decl = HP_NONE;
 		o->frame = UINT32_MAX;
-		uint64_t want = h->ids[to[k]];
+		uint64_t want = hp_heap_id(h, to[k]);
 		size_t lo = 0, hi = m;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;

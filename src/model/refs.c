@@ -75,7 +75,7 @@ static inline size_t obj_of(struct builder *B, uint64_t id, uint64_t off)
 	size_t k = B->file_idx;
 	if (k < h->nobj) {
 		size_t v = h->file_order ? h->file_order[k] : k;
-		if (h->ids[v] == id) {
+		if (hp_heap_id(h, v) == id) {
 			B->file_idx++;
 			return v;
 		}
@@ -413,7 +413,7 @@ static int on_prim_array(void *ud, uint64_t id, uint32_t serial, unsigned type, 
 		return HP_OK;
 	}
 	size_t k = B->file_idx;     /* advance only when it is the expected one; never look up */
-	if (k < h->nobj && h->ids[h->file_order ? h->file_order[k] : k] == id)
+	if (k < h->nobj && hp_heap_id(h, h->file_order ? h->file_order[k] : k) == id)
 		B->file_idx++;
 	return HP_OK;
 }

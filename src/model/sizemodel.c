@@ -605,7 +605,7 @@ uint64_t hp_heap_shallow_other(const hp_heap *h, size_t i)
 	switch (hp_heap_kind(h, i)) {
 	case HP_OBJ_INSTANCE: return c->inst_size;
 	case HP_OBJ_CLASS: {
-		size_t k = hp_idmap_get(&h->class_map, h->ids[i]);
+		size_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, i));
 		return k == HP_IDMAP_NONE ? 0 : h->classes[k].self_size;
 	}
 	default: return hp_heap_array_size(h, c, h->len[i]);

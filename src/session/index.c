@@ -45,7 +45,7 @@ const struct ix_desc ix_descs[] = {
 	R(S_R_CHILDREN, children), R(S_R_SUBTREE, subtree), R(S_R_CLASS_RET, class_retained), R(S_R_ROW_RET, row_retained),
 	P(S_PG_OFF, g.off), P(S_PG_OFF32, g.off32), P(S_PG_ADJ, g.adj), P(S_PG_REFERENTS, g.referents),
 	P(S_PG_FOLLOWED, g.followed), P(S_PG_CLASS_OBJ, g.class_obj), P(S_P_PARENT, P.parent), P(S_P_DEPTH, P.depth),
-	R(S_R_CLASS_GAP, refs.class_gap), P(S_PG_CLASS_GAP, g.class_gap),
+	R(S_R_CLASS_GAP, refs.class_gap), P(S_PG_CLASS_GAP, g.class_gap), H(S_IDS32, ids32),
 };
 #undef H
 #undef R
@@ -111,7 +111,7 @@ uint64_t ix_count_of(int id, const hp_heap *h, const struct hp_load_info *L, con
 	case S_THREADS: return h->nthreads;
 	case S_THREAD_KEYS: case S_THREAD_VALS: return h->thread_map.cap;
 	case S_ROOTS: return h->nroots;
-	case S_IDS: case S_CLS: case S_LEN: case S_OFF_LO: case S_OFF_HI: case S_FILE_ORDER: return n;
+	case S_IDS: case S_IDS32: case S_CLS: case S_LEN: case S_OFF_LO: case S_OFF_HI: case S_FILE_ORDER: return n;
 	case S_BUCKET: return h->nbuckets + 1;
 	case S_WARNINGS: return h->nwarnings;
 	case S_ALLOC_RECS: return h->nalloc_recs;

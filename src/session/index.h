@@ -40,7 +40,7 @@
 #include "model/heap.h"
 #include "analysis/retained.h"
 
-#define HP_INDEX_VERSION 5
+#define HP_INDEX_VERSION 6
 
 struct hp_load_info;
 struct hp_pathsearch;

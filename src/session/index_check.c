@@ -174,15 +174,17 @@ static int check_heap(const hp_heap *h, char *why, size_t why_len)
 	    z->header > 4096 || z->array_header > 4096 || (z->vm.jdk15 != 0 && z->vm.jdk15 != 1))
 		BAD("size model out of range");
 	if (h->nobj) {
-		if (!h->ids || !h->cls || !h->len || !h->off_lo || !h->off_hi || !h->bucket)
+		if (!h->ids == !h->ids32 || !h->cls || !h->len || !h->off_lo || !h->off_hi || !h->bucket)
 			BAD("object columns missing");
+		if (h->id_shift >= 64)
+			BAD("id shift %u", h->id_shift);
 		for (size_t i = 0; i < h->nobj; i++) {
 			if (h->cls[i] >= h->nclasses)
 				BAD("object %zu: class out of range", i);
-			if (i && h->ids[i] < h->ids[i - 1])
+			if (i && (h->ids32 ? h->ids32[i] < h->ids32[i - 1] : h->ids[i] < h->ids[i - 1]))
 				BAD("object ids not sorted");
 		}
-		if (h->bucket_shift >= 64 || h->min_id != h->ids[0] || h->nbuckets == 0 || h->nbuckets > h->nobj + 1)
+		if (h->bucket_shift >= 64 || h->min_id != hp_heap_id(h, 0) || h->nbuckets == 0 || h->nbuckets > h->nobj + 1)
 			BAD("id index out of range");
 		for (size_t b = 0; b <= h->nbuckets; b++)
 			if (h->bucket[b] > h->nobj || (b && h->bucket[b] < h->bucket[b - 1]))

@@ -344,7 +344,7 @@ int hp_index_open(hp_index **out, const char *path, const struct hp_index_ident 
 		}
 		if (!s) {
 			/* absent: NULL, which only these may be with entries */
-			int may = d->id == S_FILE_ORDER || d->id == S_R_SUBTREE || d->id == S_R_OFF || d->id == S_R_OFF32 ||
+			int may = d->id == S_FILE_ORDER || d->id == S_IDS || d->id == S_IDS32 || d->id == S_R_SUBTREE || d->id == S_R_OFF || d->id == S_R_OFF32 ||
 				  d->id == S_R_CLASS_OBJ || d->id == S_PG_OFF || d->id == S_PG_OFF32 ||
 				  d->id == S_PG_CLASS_OBJ;
 			/* (the class edge gaps may not: their count is their bytes) */

@@ -164,7 +164,7 @@ static int tmp_commit(struct tmpf *t, const char *path, struct hp_error *err)
 /* The object columns, written first and by a thread of their own while
  * the caller computes retained sizes (hp_index_write_start): they are
  * most of the model and fixed once it is finished. */
-static const int early_ids[] = { S_IDS, S_CLS, S_LEN, S_OFF_LO, S_OFF_HI, S_BUCKET, S_FILE_ORDER };
+static const int early_ids[] = { S_IDS, S_IDS32, S_CLS, S_LEN, S_OFF_LO, S_OFF_HI, S_BUCKET, S_FILE_ORDER };
 #define NEARLY (sizeof early_ids / sizeof early_ids[0])
 #define IX_TABLE_END (((sizeof(struct ix_header) + (S_MAX + 4) * sizeof(struct ix_section)) + IX_ALIGN - 1) & \
 		      ~(uint64_t)(IX_ALIGN - 1))

@@ -870,7 +870,7 @@ static int object_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3
 	const hp_heap *h = q->h;
 	int kind, rc;
 	switch (col) {
-	case O_ID: sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[v]); break;
+	case O_ID: sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_id(h, v)); break;
 	case O_CLASS:
 		sqlite3_result_text(ctx, hp_class_name(h, h->cls[v]), q->cls_name_len[h->cls[v]], SQLITE_STATIC);
 		break;
@@ -909,7 +909,7 @@ static int object_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3
 		else if (d == HP_DOM_UNREACHABLE || d == HP_DOM_SUPER || d >= h->nobj)
 			sqlite3_result_null(ctx);   /* (values: the dominator not checked an object) */
 		else
-			sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[d]);
+			sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_id(h, d));
 	}
 	}
 	return SQLITE_OK;
@@ -964,7 +964,7 @@ static int root_column(hp_sql *q, size_t i, int col, sqlite3_context *ctx)
 static int string_column(hp_sql *q, sqlite3_vtab *vt, size_t v, int col, sqlite3_context *ctx)
 {
 	if (col == S_ID) {
-		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[v]);
+		sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_id(q->h, v));
 		return SQLITE_OK;
 	}
 	if (open_rd(q) != HP_OK) {
@@ -991,7 +991,7 @@ static int field_column(hp_sql *q, const struct cursor *c, int col, sqlite3_cont
 {
 	const struct hp_objval *f = &c->od.fields[c->f];
 	switch (col) {
-	case F_ID: sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[c->i]); break;
+	case F_ID: sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_id(q->h, c->i)); break;
 	case F_NAME: sqlite3_result_text(ctx, f->name ? f->name : "?", -1, SQLITE_TRANSIENT); break;
 	case F_TYPE: {
 		const char *t = f->type == HP_T_OBJECT ? "object" : hp_type_name(f->type);
@@ -1019,7 +1019,7 @@ static int field_column(hp_sql *q, const struct cursor *c, int col, sqlite3_cont
 static void result_thread(sqlite3_context *ctx, const hp_heap *h, const struct hp_thread_info *t)
 {
 	if (t->obj != SIZE_MAX)
-		sqlite3_result_int64(ctx, (sqlite3_int64)h->ids[t->obj]);
+		sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_id(h, t->obj));
 	else
 		result_id(ctx, h->threads[t->rec].object_id);
 }
@@ -1167,7 +1167,7 @@ static int ref_column(hp_sql *q, struct cursor *c, sqlite3_vtab *vt, int col, sq
 {
 	size_t src = edge_src(q, c->row);
 	if (col == R_SRC || col == R_DST) {
-		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[col == R_SRC ? src : row_dst(q, src, c->row)]);
+		sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_id(q->h, col == R_SRC ? src : row_dst(q, src, c->row)));
 		return SQLITE_OK;
 	}
 	uint64_t a = row_of(q, src);
@@ -1222,7 +1222,7 @@ static int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	if (v->t == T_FIELDS)
 		return field_column(q, c, col, ctx);
 	if (v->t == T_RETAINED_SET) {
-		sqlite3_result_int64(ctx, (sqlite3_int64)q->h->ids[c->row]);
+		sqlite3_result_int64(ctx, (sqlite3_int64)hp_heap_id(q->h, c->row));
 		return SQLITE_OK;
 	}
 	if (v->t == T_ENTRIES) {
@@ -1574,12 +1574,12 @@ static void fn_list_get(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static void path_node(sqlite3_str *t, const hp_heap *h, uint32_t v)
 {
 	if (hp_heap_kind(h, v) == HP_OBJ_CLASS) {
-		uint32_t k = hp_idmap_get(&h->class_map, h->ids[v]);
+		uint32_t k = hp_idmap_get(&h->class_map, hp_heap_id(h, v));
 		sqlite3_str_appendf(t, "class %s", k == HP_IDMAP_NONE ? "?" : hp_class_name(h, k));
 	} else {
 		sqlite3_str_appendf(t, "%s", h->cls[v] == HP_NONE ? "?" : hp_class_name(h, h->cls[v]));
 	}
-	sqlite3_str_appendf(t, " @0x%llx", (unsigned long long)h->ids[v]);
+	sqlite3_str_appendf(t, " @0x%llx", (unsigned long long)hp_heap_id(h, v));
 }
 
 /* " .next", " [3]", " (super)": how a path's node holds the next one */
@@ -1639,7 +1639,7 @@ static void fn_path(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			path_node(t, h, nodes[0]);
 			unsigned bits = 0;
 			for (size_t r = 0; r < h->nroots; r++)
-				if (h->roots[r].object == h->ids[nodes[0]] && h->roots[r].kind < 16)
+				if (h->roots[r].object == hp_heap_id(h, nodes[0]) && h->roots[r].kind < 16)
 					bits |= 1u << h->roots[r].kind;
 			for (int k = 0, n = 0; k < 16; k++)
 				if (bits & (1u << k))

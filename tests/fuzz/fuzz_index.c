@@ -75,7 +75,7 @@ static void walk(hp_heap *h, const struct hp_retained *R, int have_R)
 {
 	uint64_t acc = 0;
 	for (size_t i = 0; i < h->nobj; i++) {
-		acc += hp_heap_find(h, h->ids[i]);
+		acc += hp_heap_find(h, hp_heap_id(h, i));
 		acc += hp_heap_shallow(h, i) + hp_heap_offset(h, i) + (unsigned)hp_heap_kind(h, i) + hp_heap_heap(h, i);
 		acc += strlen(hp_class_name(h, h->cls[i]));
 	}

@@ -139,7 +139,7 @@ static size_t find_obj(const struct hp_browse *m, uint64_t id)
 	const struct hp_blevel *L = hp_browse_level(m);
 	for (size_t i = 0; i < L->nvis; i++) {
 		const struct hp_brow *r = hp_browse_row(m, i);
-		if (r->kind == HP_BR_OBJECT && m->h->ids[r->id] == id)
+		if (r->kind == HP_BR_OBJECT && hp_heap_id(m->h, r->id) == id)
 			return i;
 	}
 	return SIZE_MAX;
@@ -489,13 +489,13 @@ static void test_search(struct hp_browse *m, const hp_heap *h, const struct hp_r
 			break;
 		if (first == HP_NONE)
 			first = v;
-		if ((strcmp(hp_class_name(h, h->cls[v]), "Node") && h->ids[v] != NODE_C) || v >= 64 || got[v]++)
+		if ((strcmp(hp_class_name(h, h->cls[v]), "Node") && hp_heap_id(h, v) != NODE_C) || v >= 64 || got[v]++)
 			bad++;
 		seen++;
 		/* each match shown in the dominator view, the cursor on it */
 		if (hp_browse_reveal(m, v, &err) != HP_OK || !hp_browse_cur(m) || hp_browse_cur(m)->id != v ||
 		    hp_browse_cur(m)->kind != HP_BR_OBJECT || m->view != HP_BV_DOM) {
-			printf("search: reveal %llx failed\n", (unsigned long long)h->ids[v]);
+			printf("search: reveal %llx failed\n", (unsigned long long)hp_heap_id(h, v));
 			bad++;
 		} else {
 			/* the level above lists v's dominator */

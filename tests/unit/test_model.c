@@ -495,7 +495,7 @@ static void check_objects(const hp_heap *h, const struct hs *s, enum model m)
 	/* sorted by id */
 	int sorted = 1;
 	for (size_t i = 1; i < h->nobj; i++)
-		if (h->ids[i] <= h->ids[i - 1])
+		if (hp_heap_id(h, i) <= hp_heap_id(h, i - 1))
 			sorted = 0;
 	CHECK(sorted);
 	const struct hp_class *jlc = class_by_id(h, s->cid[C_CLASS]);
@@ -512,7 +512,7 @@ static void check_objects(const hp_heap *h, const struct hs *s, enum model m)
 		const struct hp_class *c = &h->classes[h->cls[i]];
 		uint64_t want_cid = e->kind == HP_OBJ_CLASS ? s->cid[C_CLASS] : e->cid;
 		uint64_t sz = hp_heap_shallow(h, i);
-		if (h->ids[i] != e->id || hp_heap_offset(h, i) != e->off || hp_heap_kind(h, i) != e->kind ||
+		if (hp_heap_id(h, i) != e->id || hp_heap_offset(h, i) != e->off || hp_heap_kind(h, i) != e->kind ||
 		    h->len[i] != e->len || c->id != want_cid || hp_heap_heap(h, i) != 0 || sz != SIZE[m][e->key]) {
 			bad++;
 			printf("    id 0x%llx: offset %llu/%llu kind %d/%d len %u/%u class 0x%llx/0x%llx shallow %llu/%llu (got/want)\n",
@@ -950,7 +950,7 @@ static void test_duplicates(void)
 		CHECK_EQ(h->duplicate_ids, 1);
 		CHECK(has_warning(h, "appear more than once"));
 		size_t i = hp_heap_find(h, 0x2000);
-		CHECK(i != SIZE_MAX && h->ids[i] == 0x2000);
+		CHECK(i != SIZE_MAX && hp_heap_id(h, i) == 0x2000);
 		CHECK(hp_heap_find(h, 0x1000) != SIZE_MAX);
 		CHECK(hp_heap_find(h, 0x3000) != SIZE_MAX);
 		CHECK(hp_heap_find(h, 0x100) != SIZE_MAX);
@@ -1120,13 +1120,13 @@ static void test_find_many(void)
 	if (h) {
 		int sorted = 1;
 		for (size_t i = 1; i < h->nobj; i++)
-			if (h->ids[i] < h->ids[i - 1])
+			if (hp_heap_id(h, i) < hp_heap_id(h, i - 1))
 				sorted = 0;
 		CHECK(sorted);
 		int missing = 0, phantom = 0;
 		for (size_t i = 0; i < N; i++) {
 			size_t k = hp_heap_find(h, ids[i]);
-			if (k == SIZE_MAX || h->ids[k] != ids[i])
+			if (k == SIZE_MAX || hp_heap_id(h, k) != ids[i])
 				missing++;
 			/* ids are multiples of 16: +8 never exists */
 			if (hp_heap_find(h, ids[i] + 8) != SIZE_MAX)

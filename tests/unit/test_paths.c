@@ -324,7 +324,7 @@ static void path_ids(const hp_heap *h, const struct hp_pathlist *l, size_t p, ch
 	size_t o = 0;
 	buf[0] = '\0';
 	for (size_t i = l->first[p]; i < l->first[p + 1] && o < n; i++) {
-		int k = snprintf(buf + o, n - o, "%s0x%llx", o ? " " : "", (unsigned long long)h->ids[l->nodes[i]]);
+		int k = snprintf(buf + o, n - o, "%s0x%llx", o ? " " : "", (unsigned long long)hp_heap_id(h, l->nodes[i]));
 		if (k < 0 || (size_t)k >= n - o)
 			break;
 		o += (size_t)k;
@@ -438,12 +438,12 @@ static void test_graph_paths(void)
 	uint32_t *r;
 	size_t nr;
 	rc = hp_paths_referrers(&G.g, (uint32_t)obj(h, C), &r, &nr, &err);
-	CHECK(rc == HP_OK && nr == 3 && h->ids[r[0]] == ARR && h->ids[r[1]] == D && h->ids[r[2]] == E,
+	CHECK(rc == HP_OK && nr == 3 && hp_heap_id(h, r[0]) == ARR && hp_heap_id(h, r[1]) == D && hp_heap_id(h, r[2]) == E,
 	      "referrers of C: %zu", nr);
 	free(r);
 	/* B holds ARR twice (next and other): one referrer */
 	rc = hp_paths_referrers(&G.g, (uint32_t)obj(h, ARR), &r, &nr, &err);
-	CHECK(rc == HP_OK && nr == 1 && h->ids[r[0]] == B, "referrers of ARR: %zu", nr);
+	CHECK(rc == HP_OK && nr == 1 && hp_heap_id(h, r[0]) == B, "referrers of ARR: %zu", nr);
 	free(r);
 
 	/* X only through W.referent: no path; U: nothing reaches it */
@@ -455,7 +455,7 @@ static void test_graph_paths(void)
 	hp_paths_list_release(&l);
 	/* L is a root itself: a path of one object */
 	rc = hp_paths_shortest(&G.P, &G.g, (uint32_t)obj(h, L), 5, &l, &err);
-	CHECK(rc == HP_OK && l.npaths == 1 && l.first[1] == 1 && h->ids[l.nodes[0]] == L, "L: %zu paths", l.npaths);
+	CHECK(rc == HP_OK && l.npaths == 1 && l.first[1] == 1 && hp_heap_id(h, l.nodes[0]) == L, "L: %zu paths", l.npaths);
 	hp_paths_list_release(&l);
 	/* Holder, T, L, and what Holder reaches without W's referent */
 	CHECK(G.P.reached == 11, "reached %llu, want 11", (unsigned long long)G.P.reached);
@@ -588,21 +588,21 @@ static void test_chain(void)
 	      l.npaths ? l.first[1] : 0);
 	int order = 1;
 	for (size_t i = 0; rc == HP_OK && l.npaths && i < N; i++)
-		if (h->ids[l.nodes[i]] != base + 16ull * i)
+		if (hp_heap_id(h, l.nodes[i]) != base + 16ull * i)
 			order = 0;
 	CHECK(order, "the chain's path is the chain");
 	hp_paths_list_release(&l);
 	/* cut to its first 3 and last 2 links: the gap is the N - 5 between */
 	rc = hp_paths_shortest_cut(&G.P, &G.g, last, 5, 3, 2, &l, &err);
 	CHECK(rc == HP_OK && l.npaths == 1 && l.first[1] == 5 && l.gap[0].at == 3 && l.gap[0].n == N - 5 &&
-	      h->ids[l.gap[0].first] == base + 48 && h->ids[l.gap[0].last] == base + 16ull * (N - 3),
+	      hp_heap_id(h, l.gap[0].first) == base + 48 && hp_heap_id(h, l.gap[0].last) == base + 16ull * (N - 3),
 	      "the chain cut: %zu nodes kept, a gap of %zu from %zu", l.npaths ? l.first[1] : 0,
 	      l.npaths ? l.gap[0].n : 0, l.npaths ? l.gap[0].at : 0);
 	if (rc == HP_OK && l.npaths == 1 && l.first[1] == 5) {
 		static const unsigned at[5] = { 0, 1, 2, N - 2, N - 1 };
 		int kept = 1;
 		for (size_t i = 0; i < 5; i++)
-			kept &= h->ids[l.nodes[i]] == base + 16ull * at[i];
+			kept &= hp_heap_id(h, l.nodes[i]) == base + 16ull * at[i];
 		CHECK(kept, "the chain cut keeps links 0, 1, 2, N-2 and N-1");
 	}
 	hp_paths_list_release(&l);
@@ -631,7 +631,7 @@ static void test_chain(void)
 		uint32_t *c;
 		size_t nc;
 		rc = hp_paths_dom_chain(&d, last, &c, &nc, &err);
-		CHECK(rc == HP_OK && nc == N - 1 && h->ids[c[0]] == base + 16ull * (N - 2) && h->ids[c[nc - 1]] == base,
+		CHECK(rc == HP_OK && nc == N - 1 && hp_heap_id(h, c[0]) == base + 16ull * (N - 2) && hp_heap_id(h, c[nc - 1]) == base,
 		      "dominator chain: %zu", nc);
 		free(c);
 		rc = hp_paths_dom_chain(&d, root, &c, &nc, &err);
@@ -640,9 +640,9 @@ static void test_chain(void)
 		/* cut: the 2 nearest (links N-2, N-3) and the farthest (link 0) */
 		struct hp_path_gap gap;
 		rc = hp_paths_dom_chain_cut(&d, last, 2, 1, &c, &nc, &gap, &err);
-		CHECK(rc == HP_OK && nc == 3 && gap.at == 2 && gap.n == N - 4 && h->ids[c[0]] == base + 16ull * (N - 2) &&
-		      h->ids[c[1]] == base + 16ull * (N - 3) && h->ids[c[2]] == base &&
-		      h->ids[gap.first] == base + 16ull * (N - 4) && h->ids[gap.last] == base + 16,
+		CHECK(rc == HP_OK && nc == 3 && gap.at == 2 && gap.n == N - 4 && hp_heap_id(h, c[0]) == base + 16ull * (N - 2) &&
+		      hp_heap_id(h, c[1]) == base + 16ull * (N - 3) && hp_heap_id(h, c[2]) == base &&
+		      hp_heap_id(h, gap.first) == base + 16ull * (N - 4) && hp_heap_id(h, gap.last) == base + 16,
 		      "dominator chain cut: %zu kept, a gap of %zu from %zu", nc, gap.n, gap.at);
 		free(c);
 		hp_dom_release(&d);

@@ -202,7 +202,7 @@ static uint32_t idom_id(const struct run *X_, uint64_t id, uint64_t *out)
 {
 	size_t v = hp_heap_find(X_->h, id);
 	uint32_t d = X_->R.dom.idom[v];
-	*out = d < X_->h->nobj ? X_->h->ids[d] : 0;
+	*out = d < X_->h->nobj ? hp_heap_id(X_->h, d) : 0;
 	return d;
 }
 

@@ -101,16 +101,16 @@ static void run_case(const char *name, const uint64_t *ids, size_t n, const uint
 	size_t bad_order = 0, bad_col = 0, not_found = 0;
 	for (size_t i = 0; i < h->nobj; i++) {
 		/* equal ids (dups) stay in file order: a lookup finds the first */
-		if (i && (h->ids[i] < h->ids[i - 1] || (h->ids[i] == h->ids[i - 1] &&
+		if (i && (hp_heap_id(h, i) < hp_heap_id(h, i - 1) || (hp_heap_id(h, i) == hp_heap_id(h, i - 1) &&
 		     (!dups || hp_heap_offset(h, i) < hp_heap_offset(h, i - 1)))))
 			bad_order++;
 		uint64_t off = hp_heap_offset(h, i);
 		/* the record at the offset must hold this id */
-		if (off + 9 > flen || hpw_be64_test(file + off + 1) != h->ids[i])
+		if (off + 9 > flen || hpw_be64_test(file + off + 1) != hp_heap_id(h, i))
 			bad_col++;
 		if (hp_heap_kind(h, i) == HP_OBJ_PRIMARRAY) {
-			if (h->len[i] != len_of(h->ids[i]) ||
-			    h->classes[h->cls[i]].elem_type != type_of(h->ids[i]))
+			if (h->len[i] != len_of(hp_heap_id(h, i)) ||
+			    h->classes[h->cls[i]].elem_type != type_of(hp_heap_id(h, i)))
 				bad_col++;
 		} else if (hp_heap_kind(h, i) != HP_OBJ_CLASS) {
 			bad_col++;
@@ -119,7 +119,7 @@ static void run_case(const char *name, const uint64_t *ids, size_t n, const uint
 	CHECK(bad_order == 0, "%s: %zu ids out of order", name, bad_order);
 	CHECK(bad_col == 0, "%s: %zu objects whose columns did not follow their id", name, bad_col);
 	for (size_t i = 0; i < n; i++)
-		if (hp_heap_find(h, ids[i]) == SIZE_MAX || h->ids[hp_heap_find(h, ids[i])] != ids[i])
+		if (hp_heap_find(h, ids[i]) == SIZE_MAX || hp_heap_id(h, hp_heap_find(h, ids[i])) != ids[i])
 			not_found++;
 	CHECK(not_found == 0, "%s: %zu ids not found", name, not_found);
 	/* ids that are not there */
