@@ -1090,16 +1090,20 @@ static void test_empty(void)
 	hpw_free(w);
 }
 
-/* many objects, random order, a wide id range: the bucket index */
-static void test_find_many(void)
+/* many objects, random order: the bucket index.  far: some ids 2^48 away,
+ * past 2^32 steps of 16, so they stay 8 bytes each (heap.h); else within
+ * 64 MiB, narrowed to 4-byte steps of 16 (id_shift 4), and with odd: one
+ * odd id among them (steps of 1, id_shift 0). */
+static void test_find_many(int far, int odd)
 {
-	cur_test = "find many";
+	cur_test = far ? "find many, far" : odd ? "find many, one odd id" : "find many, near";
 	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 8, 0);
 	hpw_string(w, 1, "java/lang/Object");
-	hpw_load_class(w, 1, 0x10, 0, 1);
+	uint64_t cid = far ? 0x10 : 0x7f0000000000ull - 0x10;   /* the class object: the least id */
+	hpw_load_class(w, 1, cid, 0, 1);
 	hpw_begin_dump(w, 0x1C);
 	struct hpw_class c = { 0 };
-	c.class_id = 0x10;
+	c.class_id = cid;
 	hpw_class_dump(w, &c);
 	enum { N = 20000 };
 	uint64_t *ids = malloc(N * sizeof *ids);
@@ -1109,9 +1113,11 @@ static void test_find_many(void)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		uint64_t id = (i % 100 == 0) ? (x & 0xFFFFFFFFFFF0ull) | 0x1000000000000ull : 0x7f0000000000ull + (x % 4000000) * 16;
+		uint64_t id = (far && i % 100 == 0) ? (x & 0xFFFFFFFFFFF0ull) | 0x1000000000000ull : 0x7f0000000000ull + (x % 4000000) * 16;
+		if (odd && i == N / 2)
+			id = 0x7f0000000000ull + 4000000ull * 16 + 1;
 		ids[i] = id;
-		hpw_instance(w, id, 0, 0x10, NULL, 0);
+		hpw_instance(w, id, 0, cid, NULL, 0);
 	}
 	hpw_end_dump(w);
 	hpw_dump_end(w);
@@ -1135,6 +1141,15 @@ static void test_find_many(void)
 		CHECK_EQ(missing, 0);
 		CHECK_EQ(phantom, 0);
 		CHECK_EQ(h->nobj, N + 1);
+		CHECK_EQ(h->min_id, cid);
+		CHECK(far ? h->ids && !h->ids32 : !h->ids && h->ids32);
+		if (!far)
+			CHECK_EQ(h->id_shift, odd ? 0 : 4);
+		CHECK_EQ(hp_heap_model_bytes(h) - (h->nbuckets + 1) * 4, (uint64_t)h->nobj * (far ? 22 : 18));
+		/* between and around: nothing */
+		CHECK_EQ(hp_heap_find(h, 0x7f0000000000ull + 4000000ull * 16 + 17), SIZE_MAX);
+		CHECK_EQ(hp_heap_find(h, cid + 8), SIZE_MAX);
+		CHECK_EQ(hp_heap_find(h, cid), 0);
 		hp_heap_free(h);
 	}
 	free(ids);
@@ -1330,7 +1345,9 @@ int main(int argc, char **argv)
 	test_super_loop();
 	test_missing_class();
 	test_empty();
-	test_find_many();
+	test_find_many(1, 0);
+	test_find_many(0, 0);
+	test_find_many(0, 1);
 	test_vm_layout();
 	rmdir(tmpdir);
 	printf("%d passed, %d failed\n", n_pass, n_fail);
