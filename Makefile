@@ -100,7 +100,7 @@ deps:
 	@pkg-config --exists $(PKGS) 2>/dev/null && test -f $(ECHARTS_JS) || scripts/install-deps
 	@pkg-config --exists $(PKGS) || { echo "hprofan: missing build dependencies: $(PKGS)" >&2; exit 1; }
 
-.PHONY: all deps demo check unit clean bench dom-bench install uninstall fuzz wall
+.PHONY: all deps demo check unit clean bench dom-bench bench-many install uninstall fuzz wall
 
 # Without the dependencies' flags (a bare machine), make runs again once
 # `deps` has installed them, so that pkg-config's answers are read.
@@ -220,12 +220,22 @@ $(BUILD)/dom_bench: bench/dom_bench.c $(BUILD)/libhprofan.a
 dom-bench: deps $(BUILD)/dom_bench
 	$(BUILD)/dom_bench
 
+# Past 2^32 objects: a synthetic dump of BENCH_MANY_N objects (default 5 G,
+# 117 GB) streamed through a pipe into --fast, its counts checked exactly
+# (bench/many.sh; a few minutes).  gen_many is built by `make check` too.
+$(BUILD)/gen_many: bench/gen_many.c
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $<
+
+bench-many: all $(BUILD)/gen_many
+	@bench/many.sh $(BUILD)/hprofan $(BUILD)/gen_many
+
 # make check builds and tests in parallel: JOBS at a time as make -jN says,
 # else one per processor (tests/run-all.sh counts them the same way).
 NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 check: deps
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) \
-	  $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/dom_bench unit
+	  $(BUILD)/hprofan $(BUILD)/san/hprofan $(BUILD)/dom_bench $(BUILD)/gen_many unit
 	@tests/run-all.sh $(BUILD)
 
 # The layer wall alone: only src/cli/ prints, exits or touches curses; each

@@ -416,8 +416,16 @@ static int add_object(hp_heap *h, uint64_t id, uint32_t cidx, uint32_t len, int 
 	if (off >= HP_MAX_OFFSET)
 		return hp_heap_add_warning(h, "objects past 4 TiB into the dump are not kept in the model") == HP_OK
 			? HP_ENOMEM : HP_ENOMEM;
+	if (h->nobj >= hp_heap_max_objects) {
+		h->build->too_many = 1;
+		return HP_ENOMEM;
+	}
 	if (h->nobj >= h->build->obj_cap) {
+		/* (never past the most objects: the fast paths append while
+		 * there is room, and come here when there is none) */
 		size_t nc = h->build->obj_cap ? h->build->obj_cap * 2 : 1 << 14;
+		if (nc > hp_heap_max_objects)
+			nc = hp_heap_max_objects;
 		uint64_t *ni = hp_reallocarray(h->ids, nc, sizeof *ni);
 		if (!ni)
 			return oom(h);

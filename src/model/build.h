@@ -138,6 +138,7 @@ struct hp_heap_build {
 	/* the memory limit: what the records need, counted whether stored or not
 	 * (objects: n_instances, n_objarrays, n_primarrays and class_dumps) */
 	int over_limit;               /* the limit refused an allocation: only counting */
+	int too_many;                 /* more objects than hp_heap_max_objects: the parse stopped */
 	struct hp_tally {
 		uint64_t strings, string_bytes, load_classes, class_dumps, fields, statics;
 		uint64_t roots, frames, traces, trace_frames, threads;

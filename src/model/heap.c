@@ -127,6 +127,13 @@ int hp_heap_over_limit(const hp_heap *h)
 	return h->build && h->build->over_limit;
 }
 
+size_t hp_heap_max_objects = HP_MAX_OBJECTS;
+
+int hp_heap_too_many(const hp_heap *h)
+{
+	return h->build && h->build->too_many;
+}
+
 const char *hp_size_kind_name(int kind)
 {
 	switch (kind) {

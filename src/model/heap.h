@@ -50,6 +50,12 @@
 
 #define HP_HEAP_BYTES_PER_OBJECT 23
 #define HP_MAX_OFFSET (1ull << 42)
+/* The most objects a model numbers (object numbers are 32 bits, and the
+ * top two values mean none and the super-root); past it the parse stops
+ * with hp_heap_too_many() set.  --fast keeps no object and counts any
+ * number.  hp_heap_max_objects: that, lowered by tests only. */
+#define HP_MAX_OBJECTS ((size_t)UINT32_MAX - 2)
+extern size_t hp_heap_max_objects;
 #define HP_NONE UINT32_MAX
 #define HP_MAX_HEAPS 16
 #define HP_LENMOD 256          /* array lengths are bucketed mod this for exact aligned sums */
@@ -354,6 +360,9 @@ static inline size_t hp_heap_find_record(const hp_heap *h, uint64_t id, uint64_t
 	return v != SIZE_MAX && hp_heap_offset(h, v) == off ? v : SIZE_MAX;
 }
 
+/* Whether the dump held more objects than the model numbers (the parse
+ * stopped there with HP_ENOMEM; HP_MAX_OBJECTS). */
+int hp_heap_too_many(const hp_heap *h);
 /* size of an array of class c with n elements under the model */
 uint64_t hp_heap_array_size(const hp_heap *h, const struct hp_class *c, uint64_t n);
 /* object i's shallow size under the model: an instance's is its class's

@@ -398,6 +398,13 @@ static int load(hp_session *s, int build_objects, struct hp_error *err)
 		hp_spool_close(&s->spool);
 	}
 	hp_reader_free(r);
+	if (rc && hp_heap_too_many(h)) {
+		/* (err keeps the record's position) */
+		hp_error_set(err, HP_ENOMEM, "more than %zu objects: the model numbers objects in 32 bits "
+			     "(--fast counts any number)", hp_heap_max_objects);
+		hp_heap_free(h);
+		return HP_ENOMEM;
+	}
 	if (rc == HP_ENOMEM && limit_refused(refusals0)) {
 		/* the reader or the parser itself was refused: the tally stops here */
 		model_need(s, h, base, before_reader, 1, err->has_pos ? err->offset : L->stats.bytes);

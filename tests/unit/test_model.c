@@ -13,6 +13,7 @@
 #include "model/heap.h"
 #include "parser/hprof.h"
 #include "parser/reader.h"
+#include "session/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1048,6 +1049,54 @@ static void test_missing_class(void)
 	hpw_free(w);
 }
 
+/* More objects than the model numbers (HP_MAX_OBJECTS, lowered here to
+ * 10): the load stops with one message, positioned at the record past the
+ * limit; the same dump loads whole under the real limit. */
+static void test_too_many(void)
+{
+	cur_test = "too many objects";
+	hpw *w = hpw_new("JAVA PROFILE 1.0.2", 8, 0);
+	hpw_string(w, 1, "java/lang/Object");
+	hpw_load_class(w, 1, 0x10, 0, 1);
+	hpw_begin_dump(w, 0x1C);
+	struct hpw_class c = { 0 };
+	c.class_id = 0x10;
+	hpw_class_dump(w, &c);
+	for (uint64_t i = 0; i < 20; i++)
+		hpw_instance(w, 0x1000 + 16 * i, 0, 0x10, NULL, 0);
+	hpw_end_dump(w);
+	hpw_dump_end(w);
+	char path[600];
+	snprintf(path, sizeof path, "%s/many-XXXXXX", tmpdir);
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && (close(fd), hpw_write_file(w, path) == 0));
+	struct hp_session_opts so;
+	hp_session_opts_init(&so);
+	for (int pass = 0; pass < 2; pass++) {
+		hp_heap_max_objects = pass ? HP_MAX_OBJECTS : 10;
+		struct hp_error err;
+		hp_error_clear(&err);
+		hp_session *s = NULL;
+		CHECK_EQ(hp_session_open(&s, path, &so, &err), HP_OK);
+		const hp_heap *h = NULL;
+		int rc = s ? hp_session_model(s, &h, &err) : HP_ENOMEM;
+		if (!pass) {
+			CHECK_EQ(rc, HP_ENOMEM);
+			CHECK(strstr(err.msg, "more than 10 objects: the model numbers objects in 32 bits") != NULL);
+			CHECK(err.has_pos && err.offset > 0 && err.tag == 0x1C && err.subtag == 0x21);
+			if (!strstr(err.msg, "more than 10"))
+				printf("    message: %s\n", err.msg);
+		} else {
+			CHECK_EQ(rc, HP_OK);
+			CHECK(h && h->nobj == 21);
+		}
+		hp_session_free(s);
+	}
+	hp_heap_max_objects = HP_MAX_OBJECTS;
+	unlink(path);
+	hpw_free(w);
+}
+
 /* an empty dump (header only) and one with classes but no objects */
 static void test_empty(void)
 {
@@ -1345,6 +1394,7 @@ int main(int argc, char **argv)
 	test_super_loop();
 	test_missing_class();
 	test_empty();
+	test_too_many();
 	test_find_many(1, 0);
 	test_find_many(0, 0);
 	test_find_many(0, 1);
