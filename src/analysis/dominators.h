@@ -44,7 +44,10 @@
  *   4 (e_r + nroots)   reverse edges (self-loops not stored)
  * Peak: max(24 n, 4 n + 20 r + n / 8 + 4 (e_r + nroots)), i.e. at most 24.2
  * bytes per object + 4 per edge (+ 4 per root entry; 4 more per object past
- * 4 G edges); hp_dom.peak_bytes reports the exact figure.  What stays
+ * 4 G edges); hp_dom.peak_bytes reports the exact figure.  When that would
+ * pass the memory budget or limit (base/alloc.h) and there are fewer than
+ * 2^31 objects, the cursors live in the nodes instead (dominators_lt.h,
+ * DOM_COMPACT): 4 bytes per reached object less, the pass a fifth slower.  What stays
  * afterwards is idom (4 n) and order (4 r), order being built at the end
  * when the rest has been given back.  Big arrays use huge pages (Linux;
  * hp_malloc() advises every big block to), which matters because every
@@ -89,8 +92,10 @@ int hp_dom_compute32(struct hp_dom *d, uint32_t n, const uint32_t *off, const ui
 struct hp_refs;
 int hp_dom_compute_refs(struct hp_dom *d, const struct hp_refs *g, const uint32_t *roots, size_t nroots,
 			struct hp_error *err) HP_MUST_USE;
-/* tests only: nonzero makes both use 64-bit cursors even when 32 bits would do */
-extern int hp_dom_wide_cursors;
+/* tests only: nonzero makes both use 64-bit cursors even when 32 bits would
+ * do; compact_cursors: no cursor array (what a tight memory budget or
+ * limit chooses, dominators.c) below 2^31 objects */
+extern int hp_dom_wide_cursors, hp_dom_compact_cursors;
 
 /*
  * retained[v] = sum of shallow[] over v's dominator subtree (v included); 0

@@ -3,10 +3,33 @@
  * once per combination of edge-offset width (DOM_OFF: the caller's off[])
  * and cursor width (DOM_CUR: the per-node edge cursor and reverse-edge
  * offsets, 4 bytes when every edge position fits in 32 bits, which saves
- * 4 bytes per object at the peak).  DOM_FN names the function.  Not a
- * header of its own: no include guard, and it needs dominators.c's
+ * 4 bytes per object at the peak).  DOM_FN names the function.
+ *
+ * DOM_COMPACT (32-bit cursors, fewer than 2^31 objects): no cursor array at
+ * all.  During the DFS a node's edge cursor is its label and its end its
+ * lsemi (both free then); its reverse edges are counted, summed and
+ * filled in its lsemi, which holds the start of its list until the node
+ * is processed (its end is the start of the node after it, processed just
+ * before: kept in a local); and where the semidominator went to the cursor
+ * array for the last pass, a bucket's node deferred to another's idom gets
+ * that one's number with the top bit set (DEFER).  4 bytes per reached
+ * object less at the peak.
+ *
+ * Not a header of its own: no include guard, and it needs dominators.c's
  * statics (grab, drop, shrink, eval, set_end, get_end, PREFETCH).
  */
+#ifdef DOM_COMPACT
+#define CUR_AT(i) nd[i].label
+#define END_OF(c) ((uint64_t)nd[c].lsemi)
+#define START(j, a, b) (nd[j].label = (uint32_t)(a), nd[j].lsemi = (uint32_t)(b))
+#define REV(p) nd[p].lsemi
+#define DEFER (1u << 31)
+#else
+#define CUR_AT(i) cur[i]
+#define END_OF(c) get_end(&nd[c])
+#define START(j, a, b) (set_end(&nd[j], (b)), cur[j] = (DOM_CUR)(a))
+#define REV(p) cur[p]
+#endif
 static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32_t *adj,
 		  const struct hp_refs *cg, const uint32_t *roots, size_t nroots, struct hp_error *err)
 {
@@ -22,10 +45,14 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 	size_t n1 = (size_t)n + 1;
 	pre = grab(&m, n, sizeof *pre, 1);
 	nd = grab(&m, n1, sizeof *nd, 0);
+#ifndef DOM_COMPACT
 	/* cur ends with N + 1 entries (the prefix sums' end), N at most n + 1:
 	 * made that big now, so that the shrink below never has to grow it */
 	cur = grab(&m, n1 + 1, sizeof *cur, 0);
-	if (!pre || !nd || !cur)
+	if (!cur)
+		goto nomem;
+#endif
+	if (!pre || !nd)
 		goto nomem;
 
 	/* 1. DFS from the super-root.  The tree's parent links are the stack;
@@ -45,11 +72,10 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		pre[r] = c;
 		nd[c].anc = 0;
 		nd[c].label = 0;
-		set_end(&nd[c], off[r + 1]);
-		cur[c] = (DOM_CUR)off[r];
+		START(c, off[r], off[r + 1]);
 		c = class_chain(nd, pre, cur, off, cg, n, r, c, &N);
 		while (c) {
-			uint64_t e = cur[c], end = get_end(&nd[c]);
+			uint64_t e = CUR_AT(c), end = END_OF(c);
 			uint32_t t = 0;
 			for (; e < end; e++) {
 				t = adj[e];
@@ -66,13 +92,12 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 					break;
 			}
 			if (e < end) {
-				cur[c] = (DOM_CUR)(e + 1);
+				CUR_AT(c) = (DOM_CUR)(e + 1);
 				uint32_t j = N++;
 				pre[t] = j;
 				nd[j].anc = c;
 				nd[j].label = 0;
-				set_end(&nd[j], off[t + 1]);
-				cur[j] = (DOM_CUR)off[t];
+				START(j, off[t], off[t + 1]);
 				c = class_chain(nd, pre, cur, off, cg, n, t, j, &N);
 			} else {
 				c = nd[c].anc;
@@ -80,7 +105,14 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		}
 	}
 	nd = shrink(&m, nd, n1, N, sizeof *nd);
+#ifdef DOM_COMPACT
+	for (uint32_t i = 0; i < N; i++) {   /* bucket heads empty, counts 0 */
+		nd[i].label = 0;
+		nd[i].lsemi = 0;
+	}
+#else
 	cur = shrink(&m, cur, n1 + 1, (size_t)N + 1, sizeof *cur);
+#endif
 
 	/* 2. Predecessors in preorder numbers: count into cur[], prefix sums
 	 * (cur[p] = end of p's list), fill downwards (cur[p] = start).  Both
@@ -90,7 +122,9 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 	 * heap with class edges, most instances' edge to their class).
 	 * Targets of unreached objects were never checked, so a prefetch
 	 * clamps them. */
+#ifndef DOM_COMPACT
 	memset(cur, 0, ((size_t)N + 1) * sizeof *cur);
+#endif
 	isroot = grab(&m, n / 8 + 1, 1, 1);
 	if (!isroot)
 		goto nomem;
@@ -105,21 +139,23 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 			continue;
 		uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
 		if (ct != NONE && pre[ct] != i && !ROOT(ct))
-			cur[pre[ct]]++;
+			REV(pre[ct])++;
 		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
 			if (e + AHEAD < nadj)
 				PREFETCH(&pre[TARGET_AT(e + AHEAD)]);
 			uint32_t t = adj[e], p = pre[t];
 			if (p != i && !ROOT(t))
-				cur[p]++;
+				REV(p)++;
 		}
 	}
 	for (size_t k = 0; k < nroots; k++)
-		cur[pre[roots[k]]]++;
+		REV(pre[roots[k]])++;
 	for (uint32_t p = 1; p < N; p++)
-		cur[p] += cur[p - 1];
-	nrev = cur[N - 1];
+		REV(p) += REV(p - 1);
+	nrev = REV(N - 1);
+#ifndef DOM_COMPACT
 	cur[N] = (DOM_CUR)nrev;
+#endif
 	if (nrev > SIZE_MAX / sizeof *radj)
 		goto nomem;
 	radj = grab(&m, (size_t)nrev, sizeof *radj, 0);
@@ -131,19 +167,19 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 			continue;
 		uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
 		if (ct != NONE && pre[ct] != i && !ROOT(ct))
-			radj[--cur[pre[ct]]] = i;
+			radj[--REV(pre[ct])] = i;
 		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
 			if (e + 2 * AHEAD < nadj)
 				PREFETCH(&pre[TARGET_AT(e + 2 * AHEAD)]);
 			if (e + AHEAD < nadj)
-				PREFETCH_W(&cur[pre[TARGET_AT(e + AHEAD)]]);
+				PREFETCH_W(&REV(pre[TARGET_AT(e + AHEAD)]));
 			if (e + AHEAD / 2 < nadj) {
-				uint64_t at = cur[pre[TARGET_AT(e + AHEAD / 2)]];
+				uint64_t at = REV(pre[TARGET_AT(e + AHEAD / 2)]);
 				PREFETCH_W(&radj[at ? at - 1 : 0]);
 			}
 			uint32_t t = adj[e], p = pre[t];
 			if (p != i && !ROOT(t))
-				radj[--cur[p]] = i;
+				radj[--REV(p)] = i;
 		}
 	}
 #undef TARGET_AT
@@ -151,18 +187,27 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 	drop(&m, isroot, n / 8 + 1, 1);
 	isroot = NULL;
 	for (size_t k = 0; k < nroots; k++)
-		radj[--cur[pre[roots[k]]]] = 0;
+		radj[--REV(pre[roots[k]])] = 0;
 
 	/* 3. Semidominators in reverse preorder; each node waits in the bucket
 	 * of its semidominator, which is emptied when that one is processed.
 	 * Node i's semidominator goes to cur[i + 1], which nothing reads once
 	 * i's reverse edges are done (SEMI(i)). */
 #define SEMI(i) cur[(i) + 1]
+#ifdef DOM_COMPACT
+	uint64_t hi = nrev;   /* the end of node i's list: the start of i + 1's */
+#endif
 	for (uint32_t i = N; i-- > 0;) {
 		uint32_t s = 0;
 		if (i > 0) {
 			s = i;
-			for (uint64_t e = cur[i], end = cur[i + 1]; e < end; e++) {
+#ifdef DOM_COMPACT
+			uint64_t lo = nd[i].lsemi, end = hi;
+			hi = lo;
+#else
+			uint64_t lo = cur[i], end = cur[i + 1];
+#endif
+			for (uint64_t e = lo; e < end; e++) {
 				uint32_t v = radj[e];
 				/* eval() walks up from an edge's source: prefetch the
 				 * first node of the path AHEAD edges before it is needed
@@ -203,24 +248,36 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 			uint32_t next = nd[v].idm;
 			PREFETCH(&nd[next]);
 			uint64_t u = eval(nd, v, i + 1);
+#ifdef DOM_COMPACT
+			nd[v].idm = (uint32_t)u < i ? (uint32_t)(u >> 32) | DEFER : i;
+#else
 			nd[v].idm = (uint32_t)u < i ? (uint32_t)(u >> 32) : i;
+#endif
 			v = next;
 		}
 		nd[i].label = i;
 		nd[i].lsemi = s;
+#ifndef DOM_COMPACT
 		SEMI(i) = (DOM_CUR)s;
+#endif
 	}
 	drop(&m, radj, (size_t)nrev, sizeof *radj);
 	radj = NULL;
 
 	/* 4. Relative dominators to idoms in preorder; order[] from pre[]; the
 	 * idoms to object numbers (in nd[i].anc, free now); pre[] becomes idom[]. */
+#ifdef DOM_COMPACT
+	for (uint32_t i = 1; i < N; i++)   /* (an idom before i: final already) */
+		if (nd[i].idm & DEFER)
+			nd[i].idm = nd[nd[i].idm & ~DEFER].idm;
+#else
 	for (uint32_t i = 1; i < N; i++)
 		if (nd[i].idm != SEMI(i))
 			nd[i].idm = nd[nd[i].idm].idm;
-#undef SEMI
 	drop(&m, cur, (size_t)N + 1, sizeof *cur);
 	cur = NULL;
+#endif
+#undef SEMI
 	order = grab(&m, (size_t)N - 1, sizeof *order, 0);
 	if (!order)
 		goto nomem;
@@ -256,3 +313,10 @@ fail:
 	hp_free(radj);
 	return rc;
 }
+#undef CUR_AT
+#undef END_OF
+#undef START
+#undef REV
+#ifdef DEFER
+#undef DEFER
+#endif

@@ -11,6 +11,7 @@
  */
 #include "analysis/dominators.h"
 #include "model/refs.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,10 +62,11 @@ static void graph_free(struct graph *g)
 
 /*
  * hp_dom_compute() as every caller can reach it: 64-bit and 32-bit edge
- * offsets, each with 32-bit cursors (the default below 4 G edges) and with
- * 64-bit ones (forced).  All four must give the same tree, order included;
- * the narrow cursors must need 4 bytes per reached node less at the peak.
- * *d gets the default one's result.
+ * offsets, each with 32-bit cursors in an array (the default below 4 G
+ * edges), with 64-bit ones (forced) and with none (the cursors in the
+ * nodes: what a tight memory budget chooses; forced).  All must give the
+ * same tree, order included; 64-bit cursors must need 4 bytes per reached
+ * node more at the peak, none 4 less.  *d gets the default one's result.
  */
 static int compute_variants(struct hp_dom *d, const char *name, const struct graph *g,
 			    const uint32_t *roots, size_t nroots, struct hp_error *err)
@@ -77,14 +79,15 @@ static int compute_variants(struct hp_dom *d, const char *name, const struct gra
 		abort();
 	for (size_t v = 0; v <= g->n; v++)
 		off32[v] = (uint32_t)g->off[v];
-	for (int variant = 1; variant < 4; variant++) {
+	for (int variant = 1; variant < 8; variant++) {
 		struct hp_dom o;
 		struct hp_error e2;
 		hp_error_clear(&e2);
 		hp_dom_wide_cursors = variant & 1;
+		hp_dom_compact_cursors = (variant & 4) != 0;
 		int r2 = variant & 2 ? hp_dom_compute32(&o, g->n, off32, g->adj, roots, nroots, &e2)
 				     : hp_dom_compute(&o, g->n, g->off, g->adj, roots, nroots, &e2);
-		hp_dom_wide_cursors = 0;
+		hp_dom_wide_cursors = hp_dom_compact_cursors = 0;
 		CHECK(r2 == HP_OK, "%s: variant %d: %s", name, variant, e2.msg);
 		if (r2 != HP_OK)
 			continue;
@@ -92,14 +95,35 @@ static int compute_variants(struct hp_dom *d, const char *name, const struct gra
 			   !memcmp(o.idom, d->idom, (size_t)d->n * sizeof *d->idom) &&
 			   !memcmp(o.order, d->order, (size_t)d->nreach * sizeof *d->order);
 		CHECK(same, "%s: variant %d (%s offsets, %s cursors) gives another tree", name, variant,
-		      variant & 2 ? "32-bit" : "64-bit", variant & 1 ? "64-bit" : "32-bit");
+		      variant & 2 ? "32-bit" : "64-bit", variant & 1 ? "64-bit" : variant & 4 ? "no" : "32-bit");
 		if (variant & 1)
 			CHECK(o.peak_bytes >= d->peak_bytes + 4ull * d->nreach,
 			      "%s: 64-bit cursors peak %llu, 32-bit %llu, %u reached", name,
 			      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes, d->nreach);
+		else if (variant & 4)
+			CHECK(o.peak_bytes + 4ull * d->nreach <= d->peak_bytes,
+			      "%s: no cursor array peak %llu, 32-bit cursors %llu, %u reached", name,
+			      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes, d->nreach);
 		else
 			CHECK(o.peak_bytes == d->peak_bytes, "%s: variant %d peak %llu, want %llu", name, variant,
 			      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes);
+		hp_dom_release(&o);
+	}
+	/* a memory budget the pass would pass with its cursor array: none */
+	struct hp_dom o;
+	struct hp_error e2;
+	hp_error_clear(&e2);
+	hp_alloc_set_budget(1);
+	int r2 = hp_dom_compute(&o, g->n, g->off, g->adj, roots, nroots, &e2);
+	hp_alloc_set_budget(0);
+	CHECK(r2 == HP_OK, "%s: under a budget: %s", name, e2.msg);
+	if (r2 == HP_OK) {
+		int same = o.n == d->n && o.nreach == d->nreach &&
+			   !memcmp(o.idom, d->idom, (size_t)d->n * sizeof *d->idom) &&
+			   !memcmp(o.order, d->order, (size_t)d->nreach * sizeof *d->order);
+		CHECK(same && o.peak_bytes + 4ull * d->nreach <= d->peak_bytes,
+		      "%s: under a budget: %s, peak %llu against %llu", name, same ? "the same tree" : "another tree",
+		      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes);
 		hp_dom_release(&o);
 	}
 	free(off32);
@@ -670,16 +694,17 @@ static void test_class_edges(int graphs)
 				abort();
 			for (uint32_t v = 0; v <= n; v++)
 				off32[v] = (uint32_t)gi_.off[v];
-			for (int variant = 0; variant < 4; variant++) {
+			for (int variant = 0; variant < 8; variant++) {
 				struct hp_refs rv = r;
 				if (variant & 2) {
 					rv.off = NULL;
 					rv.off32 = off32;
 				}
 				hp_dom_wide_cursors = variant & 1;
+				hp_dom_compact_cursors = (variant & 4) != 0;
 				struct hp_dom got;
 				int rc = hp_dom_compute_refs(&got, &rv, roots, nroots, &err);
-				hp_dom_wide_cursors = 0;
+				hp_dom_wide_cursors = hp_dom_compact_cursors = 0;
 				calls++;
 				int same = rc == HP_OK && got.n == want.n && got.nreach == want.nreach &&
 					   !memcmp(got.idom, want.idom, (size_t)n * sizeof *want.idom) &&
@@ -704,7 +729,7 @@ static void test_class_edges(int graphs)
 		free(edges);
 		free(fields);
 	}
-	CHECK(bad == 0 && calls == 4 * graphs, "%d of %d runs with implicit class edges differ from explicit ones", bad,
+	CHECK(bad == 0 && calls == 8 * graphs, "%d of %d runs with implicit class edges differ from explicit ones", bad,
 	      calls);
 	CHECK(with_class > graphs / 2, "class edge graphs too easy: %d of %d have class edges", with_class, graphs);
 }
