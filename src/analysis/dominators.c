@@ -23,6 +23,9 @@
 #include "analysis/prefetch.h"
 #include "base/alloc.h"
 #include "model/refs.h"
+#include "base/cpus.h"
+
+#include <pthread.h>
 
 #include <string.h>
 
@@ -159,6 +162,7 @@ static inline uint32_t NAME(struct node *nd, uint32_t *pre, CUR *cur, const OFF 
 }
 
 int hp_dom_wide_cursors, hp_dom_compact_cursors;
+size_t hp_dom_parallel_from = (size_t)1 << 20;
 
 CLASS_CHAIN(uint64_t, uint32_t, chain_dom_o64_c32, 0)
 #define class_chain chain_dom_o64_c32

@@ -47,7 +47,9 @@
  * 4 G edges); hp_dom.peak_bytes reports the exact figure.  When that would
  * pass the memory budget or limit (base/alloc.h) and there are fewer than
  * 2^31 objects, the cursors live in the nodes instead (dominators_lt.h,
- * DOM_COMPACT): 4 bytes per reached object less, the pass a fifth slower.  What stays
+ * DOM_COMPACT): 4 bytes per reached object less, the pass a fifth slower.
+ * The reverse edges (step 2) are counted and filled on two threads when
+ * two CPUs are there and the graph is big (hp_dom_parallel_from objects).  What stays
  * afterwards is idom (4 n) and order (4 r), order being built at the end
  * when the rest has been given back.  Big arrays use huge pages (Linux;
  * hp_malloc() advises every big block to), which matters because every
@@ -96,6 +98,9 @@ int hp_dom_compute_refs(struct hp_dom *d, const struct hp_refs *g, const uint32_
  * do; compact_cursors: no cursor array (what a tight memory budget or
  * limit chooses, dominators.c) below 2^31 objects */
 extern int hp_dom_wide_cursors, hp_dom_compact_cursors;
+/* the reverse edges are made on two threads (two CPUs) from this many
+ * objects on (tests lower it) */
+extern size_t hp_dom_parallel_from;
 
 /*
  * retained[v] = sum of shallow[] over v's dominator subtree (v included); 0

@@ -30,6 +30,119 @@
 #define START(j, a, b) (set_end(&nd[j], (b)), cur[j] = (DOM_CUR)(a))
 #define REV(p) cur[p]
 #endif
+#define DOM_CAT2(a, b) a##b
+#define DOM_CAT(a, b) DOM_CAT2(a, b)
+#define REV_JOB DOM_CAT(DOM_FN, _revjob)
+#define REV_RUN DOM_CAT(DOM_FN, _rev)
+#define REV_SPLIT DOM_CAT(DOM_FN, _revsplit)
+
+/* Step 2's two passes over the objects [lo, hi): count (fill 0) or fill
+ * the reverse edges; atomic when two threads share the counts. */
+struct REV_JOB {
+	const uint32_t *pre, *adj;
+	const DOM_OFF *off;
+	const struct hp_refs *cg;
+	const uint8_t *isroot;
+	uint32_t n, lo, hi;
+	uint64_t nadj;
+	struct node *nd;
+	DOM_CUR *cur;
+	uint32_t *radj;
+	int fill, atomic;
+};
+
+static void *REV_RUN(void *arg)
+{
+	const struct REV_JOB *J = arg;
+	const uint32_t *pre = J->pre, *adj = J->adj;
+	const DOM_OFF *off = J->off;
+	const struct hp_refs *cg = J->cg;
+	const uint8_t *isroot = J->isroot;
+	const uint32_t n = J->n;
+	const uint64_t nadj = J->nadj;
+	struct node *nd = J->nd;
+	DOM_CUR *cur = J->cur;
+	uint32_t *radj = J->radj;
+	const int atomic = J->atomic;
+	(void)nd;
+	(void)cur;
+#define ROOT(t) (isroot[(t) >> 3] & (1u << ((t) & 7)))
+#define TARGET_AT(x) (adj[x] < n ? adj[x] : 0)
+#define REV_INC(p) (atomic ? (void)__atomic_fetch_add(&REV(p), 1, __ATOMIC_RELAXED) : (void)REV(p)++)
+#define REV_TAKE(p) (atomic ? __atomic_sub_fetch(&REV(p), 1, __ATOMIC_RELAXED) : --REV(p))
+	if (!J->fill) {
+		for (uint32_t v = J->lo; v < J->hi; v++) {
+			uint32_t i = pre[v];
+			if (!i)
+				continue;
+			uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
+			if (ct != NONE && pre[ct] != i && !ROOT(ct))
+				REV_INC(pre[ct]);
+			for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
+				if (e + AHEAD < nadj)
+					PREFETCH(&pre[TARGET_AT(e + AHEAD)]);
+				uint32_t t = adj[e], p = pre[t];
+				if (p != i && !ROOT(t))
+					REV_INC(p);
+			}
+		}
+		return NULL;
+	}
+	for (uint32_t v = J->lo; v < J->hi; v++) {
+		uint32_t i = pre[v];
+		if (!i)
+			continue;
+		uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
+		if (ct != NONE && pre[ct] != i && !ROOT(ct))
+			radj[REV_TAKE(pre[ct])] = i;
+		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
+			if (e + 2 * AHEAD < nadj)
+				PREFETCH(&pre[TARGET_AT(e + 2 * AHEAD)]);
+			if (e + AHEAD < nadj)
+				PREFETCH_W(&REV(pre[TARGET_AT(e + AHEAD)]));
+			if (e + AHEAD / 2 < nadj) {
+				uint64_t at = REV(pre[TARGET_AT(e + AHEAD / 2)]);
+				PREFETCH_W(&radj[at ? at - 1 : 0]);
+			}
+			uint32_t t = adj[e], p = pre[t];
+			if (p != i && !ROOT(t))
+				radj[REV_TAKE(p)] = i;
+		}
+	}
+#undef REV_TAKE
+#undef REV_INC
+#undef TARGET_AT
+#undef ROOT
+	return NULL;
+}
+
+/* A pass on two threads (halves of the edges) on a big graph when two
+ * CPUs are there: the lists' order then varies, the tree and the preorder
+ * do not (a node's semidominator is a minimum over its list). */
+static void REV_SPLIT(struct REV_JOB *J)
+{
+	if (J->n >= hp_dom_parallel_from && J->n > 1 && hp_cpus_usable() >= 2) {
+		uint32_t lo = 0, hi = J->n;   /* the first object at or past half the edges */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (J->off[mid] < J->nadj / 2)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		struct REV_JOB A = *J, B = *J;
+		A.hi = B.lo = lo;
+		A.atomic = B.atomic = 1;
+		pthread_t th;
+		if (pthread_create(&th, NULL, REV_RUN, &B) == 0) {
+			REV_RUN(&A);
+			pthread_join(th, NULL);
+			return;
+		}
+	}
+	REV_RUN(J);
+}
+
 static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32_t *adj,
 		  const struct hp_refs *cg, const uint32_t *roots, size_t nroots, struct hp_error *err)
 {
@@ -130,24 +243,9 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 		goto nomem;
 	for (size_t k = 0; k < nroots; k++)
 		isroot[roots[k] >> 3] |= (uint8_t)(1u << (roots[k] & 7));
-#define ROOT(t) (isroot[(t) >> 3] & (1u << ((t) & 7)))
 	uint64_t nadj = n ? off[n] : 0;
-#define TARGET_AT(x) (adj[x] < n ? adj[x] : 0)
-	for (uint32_t v = 0; v < n; v++) {
-		uint32_t i = pre[v];
-		if (!i)
-			continue;
-		uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
-		if (ct != NONE && pre[ct] != i && !ROOT(ct))
-			REV(pre[ct])++;
-		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
-			if (e + AHEAD < nadj)
-				PREFETCH(&pre[TARGET_AT(e + AHEAD)]);
-			uint32_t t = adj[e], p = pre[t];
-			if (p != i && !ROOT(t))
-				REV(p)++;
-		}
-	}
+	struct REV_JOB J = { pre, adj, off, cg, isroot, n, 0, n, nadj, nd, cur, NULL, 0, 0 };
+	REV_SPLIT(&J);
 	for (size_t k = 0; k < nroots; k++)
 		REV(pre[roots[k]])++;
 	for (uint32_t p = 1; p < N; p++)
@@ -161,29 +259,9 @@ static int DOM_FN(struct hp_dom *d, uint32_t n, const DOM_OFF *off, const uint32
 	radj = grab(&m, (size_t)nrev, sizeof *radj, 0);
 	if (!radj)
 		goto nomem;
-	for (uint32_t v = 0; v < n; v++) {
-		uint32_t i = pre[v];
-		if (!i)
-			continue;
-		uint32_t ct = cg ? hp_refs_class_edge(cg, v) : NONE;
-		if (ct != NONE && pre[ct] != i && !ROOT(ct))
-			radj[--REV(pre[ct])] = i;
-		for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
-			if (e + 2 * AHEAD < nadj)
-				PREFETCH(&pre[TARGET_AT(e + 2 * AHEAD)]);
-			if (e + AHEAD < nadj)
-				PREFETCH_W(&REV(pre[TARGET_AT(e + AHEAD)]));
-			if (e + AHEAD / 2 < nadj) {
-				uint64_t at = REV(pre[TARGET_AT(e + AHEAD / 2)]);
-				PREFETCH_W(&radj[at ? at - 1 : 0]);
-			}
-			uint32_t t = adj[e], p = pre[t];
-			if (p != i && !ROOT(t))
-				radj[--REV(p)] = i;
-		}
-	}
-#undef TARGET_AT
-#undef ROOT
+	J.radj = radj;
+	J.fill = 1;
+	REV_SPLIT(&J);
 	drop(&m, isroot, n / 8 + 1, 1);
 	isroot = NULL;
 	for (size_t k = 0; k < nroots; k++)
@@ -320,3 +398,8 @@ fail:
 #ifdef DEFER
 #undef DEFER
 #endif
+#undef REV_SPLIT
+#undef REV_RUN
+#undef REV_JOB
+#undef DOM_CAT
+#undef DOM_CAT2

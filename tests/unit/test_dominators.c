@@ -126,6 +126,24 @@ static int compute_variants(struct hp_dom *d, const char *name, const struct gra
 		      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes);
 		hp_dom_release(&o);
 	}
+	/* the reverse edges made on two threads (from any size here), with
+	 * the cursor array and without: the same tree and order */
+	for (int k = 0; k < 2; k++) {
+		size_t from = hp_dom_parallel_from;
+		hp_dom_parallel_from = 0;
+		hp_dom_compact_cursors = k;
+		r2 = hp_dom_compute(&o, g->n, g->off, g->adj, roots, nroots, &e2);
+		hp_dom_parallel_from = from;
+		hp_dom_compact_cursors = 0;
+		CHECK(r2 == HP_OK, "%s: on two threads: %s", name, e2.msg);
+		if (r2 != HP_OK)
+			continue;
+		int same = o.n == d->n && o.nreach == d->nreach &&
+			   !memcmp(o.idom, d->idom, (size_t)d->n * sizeof *d->idom) &&
+			   !memcmp(o.order, d->order, (size_t)d->nreach * sizeof *d->order);
+		CHECK(same, "%s: on two threads%s: another tree", name, k ? ", no cursor array" : "");
+		hp_dom_release(&o);
+	}
 	free(off32);
 	return HP_OK;
 }
@@ -702,9 +720,13 @@ static void test_class_edges(int graphs)
 				}
 				hp_dom_wide_cursors = variant & 1;
 				hp_dom_compact_cursors = (variant & 4) != 0;
+				size_t from = hp_dom_parallel_from;
+				if (gi % 2)   /* half the graphs on two threads */
+					hp_dom_parallel_from = 0;
 				struct hp_dom got;
 				int rc = hp_dom_compute_refs(&got, &rv, roots, nroots, &err);
 				hp_dom_wide_cursors = hp_dom_compact_cursors = 0;
+				hp_dom_parallel_from = from;
 				calls++;
 				int same = rc == HP_OK && got.n == want.n && got.nreach == want.nreach &&
 					   !memcmp(got.idom, want.idom, (size_t)n * sizeof *want.idom) &&
