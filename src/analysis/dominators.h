@@ -45,9 +45,10 @@
  * Peak: max(24 n, 4 n + 20 r + n / 8 + 4 (e_r + nroots)), i.e. at most 24.2
  * bytes per object + 4 per edge (+ 4 per root entry; 4 more per object past
  * 4 G edges); hp_dom.peak_bytes reports the exact figure.  When that would
- * pass the memory budget or limit (base/alloc.h) and there are fewer than
- * 2^31 objects, the cursors live in the nodes instead (dominators_lt.h,
- * DOM_COMPACT): 4 bytes per reached object less, the pass a fifth slower.
+ * pass the memory budget or limit (base/alloc.h), the cursors living in the
+ * nodes instead would not, and there are fewer than 2^31 objects, they do
+ * (dominators_lt.h, DOM_COMPACT): 4 bytes per reached object less, the pass
+ * a fifth slower.
  * The reverse edges (step 2) are counted and filled on two threads when
  * two CPUs are there and the graph is big (hp_dom_parallel_from objects).  What stays
  * afterwards is idom (4 n) and order (4 r), order being built at the end
@@ -94,6 +95,10 @@ int hp_dom_compute32(struct hp_dom *d, uint32_t n, const uint32_t *off, const ui
 struct hp_refs;
 int hp_dom_compute_refs(struct hp_dom *d, const struct hp_refs *g, const uint32_t *roots, size_t nroots,
 			struct hp_error *err) HP_MUST_USE;
+/* About the most memory the pass takes for n objects and nedges edges
+ * (class edges included), with the cursor array or without (compact):
+ * the figure its choice between the two is made on. */
+uint64_t hp_dom_bytes(uint32_t n, uint64_t nedges, size_t nroots, int compact);
 /* tests only: nonzero makes both use 64-bit cursors even when 32 bits would
  * do; compact_cursors: no cursor array (what a tight memory budget or
  * limit chooses, dominators.c) below 2^31 objects */

@@ -109,13 +109,18 @@ static int compute_variants(struct hp_dom *d, const char *name, const struct gra
 			      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes);
 		hp_dom_release(&o);
 	}
-	/* a memory budget the pass would pass with its cursor array: none */
+	/* a memory budget the pass would pass with its cursor array and not
+	 * without one: none (and with a budget too small for either, the
+	 * array: compared with the default below as every variant is) */
 	struct hp_dom o;
 	struct hp_error e2;
 	hp_error_clear(&e2);
-	hp_alloc_set_budget(1);
+	uint64_t ne = g->n ? g->off[g->n] : 0;
+	hp_alloc_set_budget(hp_dom_bytes(g->n, ne, nroots, 0) - 1);
 	int r2 = hp_dom_compute(&o, g->n, g->off, g->adj, roots, nroots, &e2);
 	hp_alloc_set_budget(0);
+	CHECK(hp_dom_bytes(g->n, ne, nroots, 1) <= hp_dom_bytes(g->n, ne, nroots, 0) - 1,
+	      "%s: the budget between the two layouts' needs", name);
 	CHECK(r2 == HP_OK, "%s: under a budget: %s", name, e2.msg);
 	if (r2 == HP_OK) {
 		int same = o.n == d->n && o.nreach == d->nreach &&
@@ -126,6 +131,12 @@ static int compute_variants(struct hp_dom *d, const char *name, const struct gra
 		      (unsigned long long)o.peak_bytes, (unsigned long long)d->peak_bytes);
 		hp_dom_release(&o);
 	}
+	hp_alloc_set_budget(1);
+	r2 = hp_dom_compute(&o, g->n, g->off, g->adj, roots, nroots, &e2);
+	hp_alloc_set_budget(0);
+	CHECK(r2 == HP_OK && o.peak_bytes == d->peak_bytes, "%s: a budget too small for either: the cursor array", name);
+	if (r2 == HP_OK)
+		hp_dom_release(&o);
 	/* the reverse edges made on two threads (from any size here), with
 	 * the cursor array and without: the same tree and order */
 	for (int k = 0; k < 2; k++) {
