@@ -45,12 +45,13 @@
 #include "analysis/rootshare.h"
 
 /* the analyses after the model need, by a rough rule, this much per object
- * (the reference graph, the dominator tree, retained sizes: 36 bytes per
+ * (the reference graph's offsets and the dominator pass: about 32 bytes per
  * object at the dominators' peak, see dominators.h and refs.h) and 8 bytes
- * per reference on top; the references are not known before they are read,
- * so this counts about 1.5 per object, plus the one class edge per object
- * of Eclipse MAT's graph (refs.h): 36 + 8 x 2.5 */
-#define HP_RETAINED_BYTES_PER_OBJECT 56
+ * per reference on top (4 forward, 4 reverse); the references are not
+ * known before they are read, so this counts 2 per object (the class edges
+ * of Eclipse MAT's graph cost nothing: refs.h): 32 + 8 x 2.  The bench
+ * dump (1 reference an object besides its class edge) took 38.6. */
+#define HP_RETAINED_BYTES_PER_OBJECT 48
 
 enum hp_session_phase { HP_PHASE_READ = 0, HP_PHASE_REFS, HP_PHASE_PATHS };
 
